@@ -1,0 +1,198 @@
+/*
+ * symmem: symmetric memory for processes on CPUs and GPUs.
+ *
+ * The one header a C program includes. Every PE (processing element, one
+ * process) owns a slice of a symmetric heap; any PE can read, write and
+ * signal into any other PE's slice with one-sided calls.
+ *
+ * Every call returns a symmem_status_t (0 = SYMMEM_OK). On failure,
+ * symmem_last_error() gives a message that names the call, the argument,
+ * the value and the PE, e.g.
+ *   "[pe 1] put: dst [0x7f12..+4096) is not on the symmetric heap"
+ *
+ * A stream argument is a CUDA stream (cudaStream_t) on the gpu backend and is
+ * ignored by the cpu backend, which completes every call before returning.
+ * SYMMEM_STREAM_NONE asks for a blocking call on both.
+ */
+#ifndef SYMMEM_SYMMEM_H
+#define SYMMEM_SYMMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SYMMEM_VERSION_MAJOR 0
+#define SYMMEM_VERSION_MINOR 1
+#define SYMMEM_VERSION_PATCH 0
+#define SYMMEM_VERSION_STRING "0.1.0"
+/* The OpenSHMEM specification the API follows. */
+#define SYMMEM_OPENSHMEM_SPEC_VERSION "1.5"
+
+typedef enum {
+    SYMMEM_OK = 0,
+    SYMMEM_ERR_INVALID = 1,         /* misuse: bad argument, PE, dtype, op */
+    SYMMEM_ERR_NOT_INITIALIZED = 2, /* called before init or after finalize */
+    SYMMEM_ERR_NOT_SYMMETRIC = 3,   /* memory is not on the symmetric heap */
+    SYMMEM_ERR_MISMATCH = 4,        /* PEs disagree on a collective's arguments */
+    SYMMEM_ERR_NO_MEMORY = 5,       /* the symmetric heap or the system is full */
+    SYMMEM_ERR_SYSTEM = 6,          /* a system call failed */
+    SYMMEM_ERR_BOOTSTRAP = 7,       /* the PEs could not find each other */
+    SYMMEM_ERR_PEER_DEAD = 8,       /* a peer PE exited while we waited for it */
+    SYMMEM_ERR_TIMEOUT = 9,         /* SYMMEM_TIMEOUT expired */
+    SYMMEM_ERR_UNSUPPORTED = 10,    /* the running backend lacks this feature */
+    SYMMEM_ERR_BACKEND = 11,        /* the backend library reported a failure */
+    SYMMEM_STATUS_COUNT
+} symmem_status_t;
+
+/* A short, fixed description of a status ("invalid argument"). */
+const char *symmem_status_string(symmem_status_t status);
+/* The message of the last failed call on this thread ("" if none). */
+const char *symmem_last_error(void);
+
+/* CUDA stream handle (cudaStream_t); SYMMEM_STREAM_NONE means "blocking". */
+typedef void *symmem_stream_t;
+#define SYMMEM_STREAM_NONE ((symmem_stream_t)0)
+
+/* ---- initialisation ------------------------------------------------------ */
+
+#define SYMMEM_UNIQUE_ID_SIZE 128
+
+/* Opaque bytes that let PEs of one job find each other. Made by one PE with
+ * symmem_get_unique_id() and handed to the others by any means. */
+typedef struct {
+    uint8_t bytes[SYMMEM_UNIQUE_ID_SIZE];
+} symmem_unique_id_t;
+
+typedef enum {
+    SYMMEM_INIT_FROM_ENV = 0, /* launcher, torchrun, mpirun/srun, or one PE */
+    SYMMEM_INIT_WITH_UID = 1  /* attr.uid, attr.rank, attr.nranks */
+} symmem_init_method_t;
+
+#define SYMMEM_INIT_ATTR_VERSION 1
+
+typedef struct {
+    uint32_t version;            /* SYMMEM_INIT_ATTR_VERSION */
+    symmem_init_method_t method;
+    symmem_unique_id_t uid;      /* SYMMEM_INIT_WITH_UID only */
+    int rank;                    /* SYMMEM_INIT_WITH_UID only */
+    int nranks;                  /* SYMMEM_INIT_WITH_UID only */
+    const char *backend;         /* "cpu", "gpu", "auto" or NULL (SYMMEM_BACKEND) */
+    int device;                  /* gpu: CUDA ordinal, -1 = LOCAL_RANK % devices */
+} symmem_init_attr_t;
+
+/* Fills attr with defaults: method FROM_ENV, backend NULL, device -1. */
+void symmem_init_attr_default(symmem_init_attr_t *attr);
+/* Makes a fresh unique id (collective-free; call it on one PE). */
+symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p);
+
+/* Collective over all PEs. A second call while initialised does nothing. */
+symmem_status_t symmem_init(void);
+symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr);
+/* Collective. Frees what the program forgot. A second call does nothing. */
+symmem_status_t symmem_finalize(void);
+int symmem_initialized(void);
+
+int symmem_my_pe(void);   /* -1 before init */
+int symmem_n_pes(void);   /* -1 before init */
+/* The running backend's name ("cpu" or "gpu"), NULL before init. */
+const char *symmem_backend_name(void);
+
+/* ---- symmetric memory ---------------------------------------------------- */
+
+/* Collective: every PE must ask for the same size, or every PE gets
+ * SYMMEM_ERR_MISMATCH and the heap is left as it was. size 0 gives NULL. */
+symmem_status_t symmem_malloc(size_t size, void **ptr_p);
+/* Collective: every PE frees the same allocation. */
+symmem_status_t symmem_free(void *ptr);
+/* The address through which this PE can load/store PE pe's copy of ptr,
+ * or NULL where no such mapping exists (never on the cpu backend). */
+void *symmem_ptr(const void *ptr, int pe);
+/* Finds the live allocation holding [ptr, ptr+nbytes): its start and size. */
+symmem_status_t symmem_find_allocation(const void *ptr, size_t nbytes,
+                                       void **start_p, size_t *size_p);
+
+/* ---- one-sided data movement --------------------------------------------- */
+
+/* dst is symmetric; src may be any memory the backend can read. */
+symmem_status_t symmem_put(void *dst, const void *src, size_t nbytes, int pe,
+                           symmem_stream_t stream);
+symmem_status_t symmem_get(void *dst, const void *src, size_t nbytes, int pe,
+                           symmem_stream_t stream);
+/* Non-blocking forms: complete at the next symmem_quiet on the stream. */
+symmem_status_t symmem_put_nbi(void *dst, const void *src, size_t nbytes,
+                               int pe, symmem_stream_t stream);
+symmem_status_t symmem_get_nbi(void *dst, const void *src, size_t nbytes,
+                               int pe, symmem_stream_t stream);
+/* Completes every put/get issued by this PE (on the stream). */
+symmem_status_t symmem_quiet(symmem_stream_t stream);
+/* Orders puts to each PE: those before it land before those after it. */
+symmem_status_t symmem_fence(void);
+
+/* ---- signals --------------------------------------------------------------*/
+
+typedef enum { SYMMEM_SIGNAL_SET = 9, SYMMEM_SIGNAL_ADD = 10 } symmem_signal_op_t;
+
+typedef enum {
+    SYMMEM_CMP_EQ = 0,
+    SYMMEM_CMP_NE = 1,
+    SYMMEM_CMP_GT = 2,
+    SYMMEM_CMP_LE = 3,
+    SYMMEM_CMP_LT = 4,
+    SYMMEM_CMP_GE = 5
+} symmem_cmp_t;
+
+/* put, then update sig on pe; a PE that sees the signal sees the data. */
+symmem_status_t symmem_put_signal(void *dst, const void *src, size_t nbytes,
+                                  uint64_t *sig, uint64_t value,
+                                  symmem_signal_op_t op, int pe,
+                                  symmem_stream_t stream);
+symmem_status_t symmem_put_signal_nbi(void *dst, const void *src,
+                                      size_t nbytes, uint64_t *sig,
+                                      uint64_t value, symmem_signal_op_t op,
+                                      int pe, symmem_stream_t stream);
+symmem_status_t symmem_signal_op(uint64_t *sig, uint64_t value,
+                                 symmem_signal_op_t op, int pe,
+                                 symmem_stream_t stream);
+/* Waits until (*sig cmp value) holds on this PE; its value goes to value_p
+ * (may be NULL; not filled for a stream-ordered wait on the gpu backend). */
+symmem_status_t symmem_signal_wait_until(uint64_t *sig, symmem_cmp_t cmp,
+                                         uint64_t value,
+                                         symmem_stream_t stream,
+                                         uint64_t *value_p);
+symmem_status_t symmem_signal_fetch(const uint64_t *sig, uint64_t *value_p);
+
+/* ---- point synchronisation on any integer element ------------------------ */
+
+typedef enum {
+    SYMMEM_DTYPE_BOOL = 0,
+    SYMMEM_DTYPE_INT8, SYMMEM_DTYPE_INT16, SYMMEM_DTYPE_INT32, SYMMEM_DTYPE_INT64,
+    SYMMEM_DTYPE_UINT8, SYMMEM_DTYPE_UINT16, SYMMEM_DTYPE_UINT32, SYMMEM_DTYPE_UINT64,
+    SYMMEM_DTYPE_FLOAT16, SYMMEM_DTYPE_BFLOAT16, SYMMEM_DTYPE_FLOAT32,
+    SYMMEM_DTYPE_FLOAT64,
+    SYMMEM_DTYPE_COUNT
+} symmem_dtype_t;
+
+size_t symmem_dtype_size(symmem_dtype_t dtype);
+const char *symmem_dtype_name(symmem_dtype_t dtype);
+
+/* Waits until (*ivar cmp value) holds; ivar is local symmetric memory. */
+symmem_status_t symmem_wait_until(void *ivar, symmem_dtype_t dtype,
+                                  symmem_cmp_t cmp, int64_t value);
+/* Returns 1 in *result_p if (*ivar cmp value) holds now, else 0. */
+symmem_status_t symmem_test(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
+                            int64_t value, int *result_p);
+
+/* ---- synchronisation ----------------------------------------------------- */
+
+/* Completes this PE's puts, then waits for every PE to arrive. */
+symmem_status_t symmem_barrier_all(symmem_stream_t stream);
+/* Waits for every PE to arrive (no completion of puts implied). */
+symmem_status_t symmem_sync_all(symmem_stream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SYMMEM_SYMMEM_H */

@@ -1,0 +1,120 @@
+/*
+ * The cpu engine: one process per PE on one host. Each PE's symmetric heap is
+ * a shared-memory file (/dev/shm/symmem-<job>-heap<pe>) that every PE maps, so
+ * put and get are copies into or out of a peer's mapping. A control segment
+ * (/dev/shm/symmem-<job>-ctl) holds one slot per PE: liveness, the doorbell
+ * that wakes sleeping waiters, barrier epochs and collective agreement.
+ * All file names are unlinked once every PE has mapped them, so a crash
+ * leaves nothing behind.
+ */
+#ifndef SYMMEM_CPU_H
+#define SYMMEM_CPU_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../../core/backend.h"
+
+#define CPU_CTL_MAGIC 0x53594d4d454d4331ULL /* "SYMMEMC1" */
+#define CPU_CACHELINE 64
+#define CPU_BARRIER_CHANNELS 64 /* channel 0: TEAM_WORLD */
+
+enum { PE_ABSENT = 0, PE_JOINED = 1, PE_FINALIZED = 2 };
+
+/* What a PE publishes for one collective agreement (malloc, free, ...). */
+typedef struct {
+    uint64_t seq;   /* which agreement this is, counted from 1 */
+    uint64_t what;  /* a tag naming the call */
+    uint64_t value; /* the argument every PE must agree on */
+} cpu_agree_t;
+
+/* One PE's slot in the control segment. Fields written by others sit on
+ * their own cache lines so that waking and arriving do not false-share. */
+typedef struct {
+    _Atomic uint32_t state;  /* PE_*; set with release after pid and host */
+    int32_t pid;
+    uint64_t start_time;     /* /proc/<pid>/stat field 22, against pid reuse */
+    char host[64];
+    alignas(CPU_CACHELINE) _Atomic uint32_t doorbell; /* bumped by every waker */
+    _Atomic uint32_t sleepers;                        /* waiters in futex_wait */
+    alignas(CPU_CACHELINE) _Atomic uint64_t epoch[CPU_BARRIER_CHANNELS];
+    alignas(CPU_CACHELINE) cpu_agree_t agree[2]; /* double-buffered by seq */
+} cpu_pe_slot_t;
+
+typedef struct {
+    uint64_t magic;
+    int32_t nranks;
+    uint64_t heap_size;
+    alignas(CPU_CACHELINE) cpu_pe_slot_t slots[]; /* nranks of them */
+} cpu_ctl_t;
+
+struct symmem_backend {
+    symmem_bootstrap_t boot;
+    int me;
+    int n;
+    cpu_ctl_t *ctl;
+    size_t ctl_size;
+    char **heaps;          /* heaps[pe]: where PE pe's heap is mapped here */
+    size_t heap_size;
+    int heap_fd;           /* our own heap file, for fallocate */
+    uint64_t epoch[CPU_BARRIER_CHANNELS]; /* our count of barriers per channel */
+    uint64_t agree_seq;
+    void *allocator;       /* cpu_allocator_t */
+};
+
+typedef symmem_backend_t cpu_t;
+
+/* ---- segment.c: shared-memory files ---- */
+void cpu_segment_name(char *out, size_t size, const char *job, const char *what, int pe);
+/* Creates (or joins) the control segment; the creator initialises it. */
+symmem_status_t cpu_ctl_join(cpu_t *cpu, double deadline);
+symmem_status_t cpu_heap_create(cpu_t *cpu);
+symmem_status_t cpu_heap_map_peer(cpu_t *cpu, int pe);
+void cpu_segments_unlink(cpu_t *cpu);
+/* Replaces every mapping with private zero pages, so stale views never fault. */
+void cpu_segments_retire(cpu_t *cpu);
+/* Commits [offset, offset+size) of our heap; SYMMEM_ERR_NO_MEMORY if /dev/shm is full. */
+symmem_status_t cpu_heap_commit(cpu_t *cpu, size_t offset, size_t size);
+void cpu_heap_release(cpu_t *cpu, size_t offset, size_t size);
+
+/* ---- peers.c: is a peer alive? ---- */
+uint64_t cpu_process_start_time(pid_t pid);
+/* 1 if PE pe is gone without finalizing; how it ended goes into how. */
+int cpu_peer_dead(cpu_t *cpu, int pe, char *how, size_t how_size);
+
+/* ---- wait.c: doorbells and the one wait loop ---- */
+double cpu_now(void);
+/* Wakes PE pe if it sleeps in a wait (call after the store it waits for). */
+void cpu_ring(cpu_t *cpu, int pe);
+typedef int (*cpu_ready_func_t)(void *arg);
+/* Lists, into out, the PEs still awaited (for messages). */
+typedef void (*cpu_pending_func_t)(void *arg, char *out, size_t size);
+/* Waits until ready(arg). Fails with PEER_DEAD when a peer dies or TIMEOUT
+ * when SYMMEM_TIMEOUT (or deadline, if > 0) passes; call names the caller. */
+symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_ready_func_t ready,
+                         cpu_pending_func_t pending, void *arg, double deadline);
+
+/* ---- barrier.c: barriers and agreement ---- */
+/* Waits until every PE in members[0..count) arrives on channel. */
+symmem_status_t cpu_barrier(cpu_t *cpu, const char *call, int channel, const int *members,
+                            int count);
+symmem_status_t cpu_barrier_world(cpu_t *cpu, const char *call);
+/* Every PE publishes (what, value); values_p[pe] gets each PE's value.
+ * SYMMEM_ERR_MISMATCH if some PE is in another collective. */
+symmem_status_t cpu_agree(cpu_t *cpu, const char *call, uint64_t what, uint64_t value,
+                          uint64_t *values_p);
+
+/* ---- heap_alloc.c: offsets in the heap, the same on every PE ---- */
+typedef struct cpu_allocator cpu_allocator_t;
+cpu_allocator_t *cpu_allocator_create(size_t heap_size);
+void cpu_allocator_destroy(cpu_allocator_t *a);
+/* SYMMEM_ERR_NO_MEMORY if no free block fits. */
+symmem_status_t cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t *offset_p);
+/* Returns the block's size, 0 if offset is not a live block. */
+size_t cpu_allocator_free(cpu_allocator_t *a, size_t offset);
+size_t cpu_allocator_largest_free(const cpu_allocator_t *a);
+
+#endif

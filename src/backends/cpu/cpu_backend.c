@@ -1,0 +1,397 @@
+/* The cpu engine's ops table: lifecycle, memory, one-sided copies, signals. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../core/error.h"
+#include "cpu.h"
+
+/* Tags for cpu_agree: which collective a PE is in. */
+enum { AGREE_MALLOC = 1, AGREE_COMMIT, AGREE_FREE };
+
+/* Bootstrap waits this long for all PEs unless SYMMEM_TIMEOUT says otherwise. */
+#define INIT_TIMEOUT_SECONDS 120.0
+
+/* ---- lifecycle ---- */
+
+typedef struct {
+    cpu_t *cpu;
+} joined_wait_t;
+
+static int all_joined(void *arg)
+{
+    cpu_t *cpu = ((joined_wait_t *)arg)->cpu;
+    for (int pe = 0; pe < cpu->n; pe++)
+        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) == PE_ABSENT)
+            return 0;
+    return 1;
+}
+
+static void not_joined(void *arg, char *out, size_t size)
+{
+    cpu_t *cpu = ((joined_wait_t *)arg)->cpu;
+    int n = snprintf(out, size, "PEs that never started:");
+    for (int pe = 0; pe < cpu->n && n < (int)size; pe++)
+        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) == PE_ABSENT)
+            n += snprintf(out + n, size - (size_t)n, " %d", pe);
+}
+
+static void cpu_destroy(cpu_t *cpu)
+{
+    cpu_segments_retire(cpu);
+    cpu_allocator_destroy(cpu->allocator);
+    free(cpu->heaps);
+    free(cpu);
+}
+
+/* Claims our slot: pid, start time and host, then the state (release). */
+static symmem_status_t claim_slot(cpu_t *cpu)
+{
+    cpu_pe_slot_t *slot = &cpu->ctl->slots[cpu->me];
+    uint32_t expected = PE_ABSENT;
+    slot->pid = (int32_t)getpid();
+    slot->start_time = cpu_process_start_time(getpid());
+    snprintf(slot->host, sizeof(slot->host), "%s", cpu->boot.host);
+    if (!atomic_compare_exchange_strong_explicit(&slot->state, &expected, PE_JOINED,
+                                                 memory_order_acq_rel, memory_order_acquire))
+        return symmem__error(SYMMEM_ERR_BOOTSTRAP,
+                             "init: two processes claim PE %d of job %s (pid %d and %d)",
+                             cpu->me, cpu->boot.job, (int)slot->pid, (int)getpid());
+    return SYMMEM_OK;
+}
+
+static symmem_status_t check_one_host(cpu_t *cpu)
+{
+    for (int pe = 0; pe < cpu->n; pe++)
+        if (strcmp(cpu->ctl->slots[pe].host, cpu->boot.host) != 0)
+            return symmem__error(SYMMEM_ERR_BOOTSTRAP,
+                                 "init: the cpu backend runs on one host, but PE %d is on "
+                                 "'%s' and this PE on '%s'",
+                                 pe, cpu->ctl->slots[pe].host, cpu->boot.host);
+    return SYMMEM_OK;
+}
+
+static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
+{
+    symmem_status_t status;
+    cpu_t *cpu = calloc(1, sizeof(*cpu));
+    if (cpu == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    cpu->boot = *boot;
+    cpu->me = boot->rank;
+    cpu->n = boot->nranks;
+    cpu->heap_size = boot->heap_size;
+    cpu->heap_fd = -1;
+    cpu->heaps = calloc((size_t)cpu->n, sizeof(*cpu->heaps));
+    cpu->allocator = cpu_allocator_create(cpu->heap_size);
+    if (cpu->heaps == NULL || cpu->allocator == NULL) {
+        status = symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+        goto err_free;
+    }
+    double deadline = cpu_now() + (boot->timeout > 0 ? boot->timeout : INIT_TIMEOUT_SECONDS);
+    SYMMEM_CHECK_GOTO(cpu_ctl_join(cpu, deadline), status, err_free);
+    SYMMEM_CHECK_GOTO(cpu_heap_create(cpu), status, err_free);
+    SYMMEM_CHECK_GOTO(claim_slot(cpu), status, err_unlink);
+    joined_wait_t w = {cpu};
+    SYMMEM_CHECK_GOTO(cpu_wait(cpu, "init", all_joined, not_joined, &w, deadline), status,
+                      err_unlink);
+    SYMMEM_CHECK_GOTO(check_one_host(cpu), status, err_unlink);
+    for (int pe = 0; pe < cpu->n; pe++)
+        if (pe != cpu->me) SYMMEM_CHECK_GOTO(cpu_heap_map_peer(cpu, pe), status, err_unlink);
+    /* Everyone has mapped everything: the names are no longer needed. */
+    SYMMEM_CHECK_GOTO(cpu_barrier_world(cpu, "init"), status, err_unlink);
+    cpu_segments_unlink(cpu);
+    *backend_p = cpu;
+    return SYMMEM_OK;
+err_unlink:
+    cpu_segments_unlink(cpu);
+err_free:
+    cpu_destroy(cpu);
+    return status;
+}
+
+static symmem_status_t cpu_finalize(cpu_t *cpu)
+{
+    symmem_status_t status = cpu_barrier_world(cpu, "finalize");
+    atomic_store_explicit(&cpu->ctl->slots[cpu->me].state, PE_FINALIZED, memory_order_release);
+    cpu_destroy(cpu);
+    return status;
+}
+
+/* ---- memory ---- */
+
+static void describe_values(char *out, size_t size, const uint64_t *values, int n)
+{
+    int len = 0;
+    for (int pe = 0; pe < n && len < (int)size; pe++)
+        len += snprintf(out + len, size - (size_t)len, "%sPE %d: %llu", pe ? ", " : "", pe,
+                        (unsigned long long)values[pe]);
+}
+
+static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
+{
+    uint64_t values[cpu->n];
+    char list[512];
+    SYMMEM_CHECK(cpu_agree(cpu, "malloc", AGREE_MALLOC, size, values));
+    for (int pe = 0; pe < cpu->n; pe++) {
+        if (values[pe] == size) continue;
+        describe_values(list, sizeof(list), values, cpu->n);
+        return symmem__error(SYMMEM_ERR_MISMATCH,
+                             "malloc: size must be the same on every PE, but got %s", list);
+    }
+    if (size == 0) {
+        *ptr_p = NULL;
+        return SYMMEM_OK;
+    }
+    size_t offset;
+    if (cpu_allocator_alloc(cpu->allocator, size, &offset) != SYMMEM_OK)
+        return symmem__error(SYMMEM_ERR_NO_MEMORY,
+                             "malloc: size=%zu does not fit in the symmetric heap (largest "
+                             "free block %zu of SYMMEM_SYMMETRIC_SIZE=%zu bytes)",
+                             size, cpu_allocator_largest_free(cpu->allocator), cpu->heap_size);
+    /* Every PE must have its pages, or no PE keeps the allocation. */
+    symmem_status_t committed = cpu_heap_commit(cpu, offset, size);
+    char reason[512];
+    snprintf(reason, sizeof(reason), "%s", symmem_last_error());
+    symmem_status_t status = cpu_agree(cpu, "malloc", AGREE_COMMIT, committed == SYMMEM_OK,
+                                       values);
+    for (int pe = 0; status == SYMMEM_OK && pe < cpu->n; pe++)
+        if (!values[pe])
+            status = pe == cpu->me ? symmem__error(SYMMEM_ERR_NO_MEMORY, "%s", reason)
+                                   : symmem__error(SYMMEM_ERR_NO_MEMORY,
+                                                   "malloc: PE %d could not commit %zu "
+                                                   "bytes of shared memory",
+                                                   pe, size);
+    if (status != SYMMEM_OK) {
+        cpu_allocator_free(cpu->allocator, offset);
+        return status;
+    }
+    *ptr_p = cpu->heaps[cpu->me] + offset;
+    return SYMMEM_OK;
+}
+
+static symmem_status_t cpu_free(cpu_t *cpu, void *ptr)
+{
+    uint64_t offset = (uint64_t)((char *)ptr - cpu->heaps[cpu->me]);
+    uint64_t values[cpu->n];
+    char list[512];
+    SYMMEM_CHECK(cpu_agree(cpu, "free", AGREE_FREE, offset, values));
+    for (int pe = 0; pe < cpu->n; pe++) {
+        if (values[pe] == offset) continue;
+        describe_values(list, sizeof(list), values, cpu->n);
+        return symmem__error(SYMMEM_ERR_MISMATCH,
+                             "free: every PE must free the same allocation, but the heap "
+                             "offsets freed were %s",
+                             list);
+    }
+    size_t size = cpu_allocator_free(cpu->allocator, offset);
+    cpu_heap_release(cpu, offset, size);
+    return SYMMEM_OK;
+}
+
+static inline char *peer_address(cpu_t *cpu, const void *ptr, int pe)
+{
+    return cpu->heaps[pe] + ((const char *)ptr - cpu->heaps[cpu->me]);
+}
+
+static void *cpu_ptr(cpu_t *cpu, const void *ptr, int pe) { return peer_address(cpu, ptr, pe); }
+
+/* ---- one-sided copies: synchronous, so nbi, quiet and fence are trivial ---- */
+
+static symmem_status_t cpu_put(cpu_t *cpu, void *dst, const void *src, size_t nbytes, int pe,
+                               symmem_stream_t stream)
+{
+    (void)stream;
+    char *target = peer_address(cpu, dst, pe);
+    if (pe == cpu->me) memmove(target, src, nbytes); /* may overlap */
+    else memcpy(target, src, nbytes);
+    /* A waiter on PE pe may be watching this memory (wait_until). */
+    atomic_thread_fence(memory_order_release);
+    cpu_ring(cpu, pe);
+    return SYMMEM_OK;
+}
+
+static symmem_status_t cpu_get(cpu_t *cpu, void *dst, const void *src, size_t nbytes, int pe,
+                               symmem_stream_t stream)
+{
+    (void)stream;
+    const char *source = peer_address(cpu, src, pe);
+    if (pe == cpu->me) memmove(dst, source, nbytes);
+    else memcpy(dst, source, nbytes);
+    atomic_thread_fence(memory_order_acquire);
+    return SYMMEM_OK;
+}
+
+static symmem_status_t cpu_quiet(cpu_t *cpu, symmem_stream_t stream)
+{
+    (void)cpu;
+    (void)stream;
+    atomic_thread_fence(memory_order_seq_cst);
+    return SYMMEM_OK;
+}
+
+static symmem_status_t cpu_fence(cpu_t *cpu)
+{
+    (void)cpu;
+    atomic_thread_fence(memory_order_seq_cst);
+    return SYMMEM_OK;
+}
+
+/* ---- signals ---- */
+
+static symmem_status_t cpu_put_signal(cpu_t *cpu, void *dst, const void *src, size_t nbytes,
+                                      uint64_t *sig, uint64_t value, symmem_signal_op_t op,
+                                      int pe, int nbi, symmem_stream_t stream)
+{
+    (void)nbi;
+    (void)stream;
+    if (nbytes > 0) {
+        char *target = peer_address(cpu, dst, pe);
+        if (pe == cpu->me) memmove(target, src, nbytes);
+        else memcpy(target, src, nbytes);
+    }
+    _Atomic uint64_t *remote = (_Atomic uint64_t *)peer_address(cpu, sig, pe);
+    /* release: a PE that acquires the new signal value sees the data. */
+    if (op == SYMMEM_SIGNAL_SET) atomic_store_explicit(remote, value, memory_order_release);
+    else atomic_fetch_add_explicit(remote, value, memory_order_release);
+    cpu_ring(cpu, pe);
+    return SYMMEM_OK;
+}
+
+static int compare_u64(uint64_t a, symmem_cmp_t cmp, uint64_t b)
+{
+    switch (cmp) {
+    case SYMMEM_CMP_EQ: return a == b;
+    case SYMMEM_CMP_NE: return a != b;
+    case SYMMEM_CMP_GT: return a > b;
+    case SYMMEM_CMP_LE: return a <= b;
+    case SYMMEM_CMP_LT: return a < b;
+    case SYMMEM_CMP_GE: return a >= b;
+    }
+    return 0;
+}
+
+static int compare_i64(int64_t a, symmem_cmp_t cmp, int64_t b)
+{
+    switch (cmp) {
+    case SYMMEM_CMP_EQ: return a == b;
+    case SYMMEM_CMP_NE: return a != b;
+    case SYMMEM_CMP_GT: return a > b;
+    case SYMMEM_CMP_LE: return a <= b;
+    case SYMMEM_CMP_LT: return a < b;
+    case SYMMEM_CMP_GE: return a >= b;
+    }
+    return 0;
+}
+
+/* An element being waited on, and the condition. */
+typedef struct {
+    void *ivar;
+    symmem_dtype_t dtype;
+    symmem_cmp_t cmp;
+    int64_t value;
+    uint64_t seen;
+} element_wait_t;
+
+/* Loads the element (acquire) and tests the condition in its own type. */
+static int element_ready(void *arg)
+{
+    element_wait_t *w = arg;
+    switch (w->dtype) {
+#define CASE(DT, T, CMP, WIDE)                                                                  \
+    case DT: {                                                                                  \
+        T v = __atomic_load_n((T *)w->ivar, __ATOMIC_ACQUIRE);                                  \
+        w->seen = (uint64_t)v;                                                                  \
+        return CMP((WIDE)v, w->cmp, (WIDE)(T)w->value);                                         \
+    }
+        CASE(SYMMEM_DTYPE_INT8, int8_t, compare_i64, int64_t)
+        CASE(SYMMEM_DTYPE_INT16, int16_t, compare_i64, int64_t)
+        CASE(SYMMEM_DTYPE_INT32, int32_t, compare_i64, int64_t)
+        CASE(SYMMEM_DTYPE_INT64, int64_t, compare_i64, int64_t)
+        CASE(SYMMEM_DTYPE_UINT8, uint8_t, compare_u64, uint64_t)
+        CASE(SYMMEM_DTYPE_UINT16, uint16_t, compare_u64, uint64_t)
+        CASE(SYMMEM_DTYPE_UINT32, uint32_t, compare_u64, uint64_t)
+        CASE(SYMMEM_DTYPE_UINT64, uint64_t, compare_u64, uint64_t)
+#undef CASE
+    default: return 0;
+    }
+}
+
+static void element_pending(void *arg, char *out, size_t size)
+{
+    element_wait_t *w = arg;
+    static const char *const names[] = {"==", "!=", ">", "<=", "<", ">="};
+    snprintf(out, size, "waiting for value %s %lld, last seen %llu", names[w->cmp],
+             (long long)w->value, (unsigned long long)w->seen);
+}
+
+static symmem_status_t cpu_signal_wait_until(cpu_t *cpu, uint64_t *sig, symmem_cmp_t cmp,
+                                             uint64_t value, symmem_stream_t stream,
+                                             uint64_t *value_p)
+{
+    (void)stream;
+    element_wait_t w = {sig, SYMMEM_DTYPE_UINT64, cmp, (int64_t)value, 0};
+    SYMMEM_CHECK(cpu_wait(cpu, "signal_wait", element_ready, element_pending, &w, 0));
+    if (value_p) *value_p = w.seen;
+    return SYMMEM_OK;
+}
+
+static symmem_status_t cpu_signal_fetch(cpu_t *cpu, const uint64_t *sig, uint64_t *value_p)
+{
+    (void)cpu;
+    *value_p = __atomic_load_n(sig, __ATOMIC_ACQUIRE);
+    return SYMMEM_OK;
+}
+
+static symmem_status_t cpu_wait_until(cpu_t *cpu, void *ivar, symmem_dtype_t dtype,
+                                      symmem_cmp_t cmp, int64_t value)
+{
+    element_wait_t w = {ivar, dtype, cmp, value, 0};
+    return cpu_wait(cpu, "wait_until", element_ready, element_pending, &w, 0);
+}
+
+static symmem_status_t cpu_test(cpu_t *cpu, void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
+                                int64_t value, int *result_p)
+{
+    (void)cpu;
+    element_wait_t w = {ivar, dtype, cmp, value, 0};
+    *result_p = element_ready(&w);
+    return SYMMEM_OK;
+}
+
+/* ---- synchronisation ---- */
+
+static symmem_status_t cpu_barrier_all(cpu_t *cpu, symmem_stream_t stream)
+{
+    (void)stream;
+    return cpu_barrier_world(cpu, "barrier_all");
+}
+
+static symmem_status_t cpu_sync_all(cpu_t *cpu, symmem_stream_t stream)
+{
+    (void)stream;
+    return cpu_barrier_world(cpu, "sync_all");
+}
+
+const symmem_backend_ops_t symmem__cpu_backend_ops = {
+    .version = SYMMEM_BACKEND_OPS_VERSION,
+    .name = "cpu",
+    .init = cpu_init,
+    .finalize = cpu_finalize,
+    .malloc = cpu_malloc,
+    .free = cpu_free,
+    .ptr = cpu_ptr,
+    .put = cpu_put,
+    .get = cpu_get,
+    .put_nbi = cpu_put, /* copies complete at once: nbi is put */
+    .get_nbi = cpu_get,
+    .quiet = cpu_quiet,
+    .fence = cpu_fence,
+    .put_signal = cpu_put_signal,
+    .signal_wait_until = cpu_signal_wait_until,
+    .signal_fetch = cpu_signal_fetch,
+    .wait_until = cpu_wait_until,
+    .test = cpu_test,
+    .barrier_all = cpu_barrier_all,
+    .sync_all = cpu_sync_all,
+};

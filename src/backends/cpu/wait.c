@@ -1,0 +1,104 @@
+/* The one wait loop: spin briefly, then sleep on this PE's doorbell futex,
+ * waking at least every POLL_SECONDS to look for dead peers and timeouts. */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../core/error.h"
+#include "cpu.h"
+
+#define POLL_SECONDS 0.1
+
+double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void futex_wait(_Atomic uint32_t *word, uint32_t expected, double seconds)
+{
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    /* Not FUTEX_PRIVATE: the word lives in memory shared between processes. */
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0);
+}
+
+static void futex_wake_all(_Atomic uint32_t *word)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+void cpu_ring(cpu_t *cpu, int pe)
+{
+    cpu_pe_slot_t *slot = &cpu->ctl->slots[pe];
+    /* seq_cst pairs with the waiter's sleepers increment: either we see it
+     * and wake, or it sees our doorbell bump and does not sleep. */
+    atomic_fetch_add_explicit(&slot->doorbell, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&slot->sleepers, memory_order_seq_cst) != 0)
+        futex_wake_all(&slot->doorbell);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* A dead peer, or an expired deadline, as an error naming what we wait for. */
+static symmem_status_t check_failures(cpu_t *cpu, const char *call, cpu_pending_func_t pending,
+                                      void *arg, double started, double deadline)
+{
+    char how[256], waiting[512] = "";
+    for (int pe = 0; pe < cpu->n; pe++) {
+        if (pe == cpu->me || !cpu_peer_dead(cpu, pe, how, sizeof(how))) continue;
+        if (pending) pending(arg, waiting, sizeof(waiting));
+        return symmem__error(SYMMEM_ERR_PEER_DEAD, "%s: PE %d (pid %d) %s%s%s", call, pe,
+                             (int)cpu->ctl->slots[pe].pid, how, waiting[0] ? "; " : "",
+                             waiting);
+    }
+    if (deadline > 0 && cpu_now() > deadline) {
+        if (pending) pending(arg, waiting, sizeof(waiting));
+        return symmem__error(SYMMEM_ERR_TIMEOUT, "%s: timed out after %.1f s%s%s", call,
+                             cpu_now() - started, waiting[0] ? "; " : "", waiting);
+    }
+    return SYMMEM_OK;
+}
+
+symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_ready_func_t ready,
+                         cpu_pending_func_t pending, void *arg, double deadline)
+{
+    if (ready(arg)) return SYMMEM_OK;
+    double started = cpu_now();
+    if (deadline <= 0 && cpu->boot.timeout > 0) deadline = started + cpu->boot.timeout;
+    double spin_until = started + cpu->boot.spin_us * 1e-6;
+    do {
+        for (int i = 0; i < 64; i++) {
+            if (ready(arg)) return SYMMEM_OK;
+            cpu_relax();
+        }
+    } while (cpu_now() < spin_until);
+
+    cpu_pe_slot_t *me = &cpu->ctl->slots[cpu->me];
+    double next_check = started;
+    for (;;) {
+        atomic_fetch_add_explicit(&me->sleepers, 1, memory_order_seq_cst);
+        uint32_t seq = atomic_load_explicit(&me->doorbell, memory_order_seq_cst);
+        int done = ready(arg);
+        if (!done) futex_wait(&me->doorbell, seq, POLL_SECONDS);
+        atomic_fetch_sub_explicit(&me->sleepers, 1, memory_order_relaxed);
+        if (done || ready(arg)) return SYMMEM_OK;
+        double now = cpu_now();
+        if (now >= next_check) {
+            SYMMEM_CHECK(check_failures(cpu, call, pending, arg, started, deadline));
+            next_check = now + POLL_SECONDS;
+        }
+    }
+}

@@ -1,0 +1,113 @@
+/*
+ * The backend ops table: what a backend (cpu: our shared-memory engine; gpu:
+ * NVSHMEM) provides to the core. The core checks arguments (PE range, heap
+ * membership, sizes) before it calls a slot, so a slot may trust them.
+ *
+ * Rules:
+ *  - version comes first; slots are only ever appended.
+ *  - every data-moving slot takes a stream. The cpu backend completes the
+ *    operation before returning; the gpu backend enqueues it on the stream,
+ *    or completes it before returning when stream is SYMMEM_STREAM_NONE.
+ *  - pointers may be host or device memory wherever the backend can reach it.
+ *  - a slot a backend lacks points at a function that returns
+ *    SYMMEM_ERR_UNSUPPORTED naming the backend (symmem__unsupported_*), never
+ *    at NULL.
+ *  - a failing slot writes its message with symmem__error().
+ */
+#ifndef SYMMEM_CORE_BACKEND_H
+#define SYMMEM_CORE_BACKEND_H
+
+#include <stdint.h>
+
+#include "symmem/symmem.h"
+
+#define SYMMEM_BACKEND_OPS_VERSION 1
+
+/* Who we are and how to find the others; filled by bootstrap.c. */
+typedef struct {
+    int rank;
+    int nranks;
+    char job[96];          /* rendezvous name, the same on every PE of a job */
+    char host[64];         /* this PE's host name */
+    int device;            /* gpu: CUDA ordinal or -1 */
+    int local_rank;        /* rank among the PEs of this host */
+    size_t heap_size;      /* bytes of symmetric heap per PE */
+    double timeout;        /* seconds, 0 = none */
+    double spin_us;        /* spin this long before sleeping */
+    char status_dir[256];  /* launcher's exit reports, "" if none */
+    int have_uid;          /* uid below came from the user (gpu uses it) */
+    symmem_unique_id_t uid;
+} symmem_bootstrap_t;
+
+/* A backend's private state. */
+typedef struct symmem_backend symmem_backend_t;
+
+typedef struct symmem_backend_ops {
+    uint32_t version; /* SYMMEM_BACKEND_OPS_VERSION */
+    const char *name; /* "cpu", "gpu" */
+
+    /* Collective. [in] boot; [out] backend_p: the state every slot gets. */
+    symmem_status_t (*init)(const symmem_bootstrap_t *boot,
+                            symmem_backend_t **backend_p);
+    /* Collective. Releases everything init made; memory handed out stays
+     * addressable (reads zeros) so stale views never fault. */
+    symmem_status_t (*finalize)(symmem_backend_t *be);
+
+    /* Collective. [in] size > 0, the same on every PE (checked here: else
+     * SYMMEM_ERR_MISMATCH on every PE). [out] ptr_p: local address. */
+    symmem_status_t (*malloc)(symmem_backend_t *be, size_t size, void **ptr_p);
+    /* Collective. [in] ptr: the start of a live allocation, the same one on
+     * every PE (checked here). */
+    symmem_status_t (*free)(symmem_backend_t *be, void *ptr);
+    /* [in] ptr: local symmetric address. Returns where this process can
+     * load/store PE pe's copy, or NULL. */
+    void *(*ptr)(symmem_backend_t *be, const void *ptr, int pe);
+
+    /* [in] dst symmetric, src readable, nbytes > 0, pe valid. */
+    symmem_status_t (*put)(symmem_backend_t *be, void *dst, const void *src,
+                           size_t nbytes, int pe, symmem_stream_t stream);
+    /* [in] src symmetric, dst writable. */
+    symmem_status_t (*get)(symmem_backend_t *be, void *dst, const void *src,
+                           size_t nbytes, int pe, symmem_stream_t stream);
+    symmem_status_t (*put_nbi)(symmem_backend_t *be, void *dst,
+                               const void *src, size_t nbytes, int pe,
+                               symmem_stream_t stream);
+    symmem_status_t (*get_nbi)(symmem_backend_t *be, void *dst,
+                               const void *src, size_t nbytes, int pe,
+                               symmem_stream_t stream);
+    symmem_status_t (*quiet)(symmem_backend_t *be, symmem_stream_t stream);
+    symmem_status_t (*fence)(symmem_backend_t *be);
+
+    /* [in] sig symmetric uint64; nbytes may be 0; nbi: 1 for put_signal_nbi. */
+    symmem_status_t (*put_signal)(symmem_backend_t *be, void *dst,
+                                  const void *src, size_t nbytes,
+                                  uint64_t *sig, uint64_t value,
+                                  symmem_signal_op_t op, int pe, int nbi,
+                                  symmem_stream_t stream);
+    /* [in] sig local symmetric uint64; [out] value_p (may be NULL). */
+    symmem_status_t (*signal_wait_until)(symmem_backend_t *be, uint64_t *sig,
+                                         symmem_cmp_t cmp, uint64_t value,
+                                         symmem_stream_t stream,
+                                         uint64_t *value_p);
+    /* [in] sig local symmetric uint64; [out] value_p. */
+    symmem_status_t (*signal_fetch)(symmem_backend_t *be, const uint64_t *sig,
+                                     uint64_t *value_p);
+    /* [in] ivar local symmetric element of dtype (an integer type).
+     * test: [out] result_p. wait: blocks until the comparison holds. */
+    symmem_status_t (*wait_until)(symmem_backend_t *be, void *ivar,
+                                  symmem_dtype_t dtype, symmem_cmp_t cmp,
+                                  int64_t value);
+    symmem_status_t (*test)(symmem_backend_t *be, void *ivar,
+                            symmem_dtype_t dtype, symmem_cmp_t cmp,
+                            int64_t value, int *result_p);
+
+    /* barrier: quiet, then wait for every PE; sync: wait only. */
+    symmem_status_t (*barrier_all)(symmem_backend_t *be,
+                                   symmem_stream_t stream);
+    symmem_status_t (*sync_all)(symmem_backend_t *be, symmem_stream_t stream);
+} symmem_backend_ops_t;
+
+/* The cpu engine (always built in). */
+extern const symmem_backend_ops_t symmem__cpu_backend_ops;
+
+#endif

@@ -1,0 +1,206 @@
+/* One-sided calls, signals and synchronisation: argument checks, then the
+ * backend's slot. */
+#include <string.h>
+
+#include "error.h"
+#include "runtime.h"
+
+#define RT (&symmem__rt)
+
+static const struct {
+    const char *name;
+    size_t size;
+} dtypes[SYMMEM_DTYPE_COUNT] = {
+    [SYMMEM_DTYPE_BOOL] = {"bool", 1},         [SYMMEM_DTYPE_INT8] = {"int8", 1},
+    [SYMMEM_DTYPE_INT16] = {"int16", 2},       [SYMMEM_DTYPE_INT32] = {"int32", 4},
+    [SYMMEM_DTYPE_INT64] = {"int64", 8},       [SYMMEM_DTYPE_UINT8] = {"uint8", 1},
+    [SYMMEM_DTYPE_UINT16] = {"uint16", 2},     [SYMMEM_DTYPE_UINT32] = {"uint32", 4},
+    [SYMMEM_DTYPE_UINT64] = {"uint64", 8},     [SYMMEM_DTYPE_FLOAT16] = {"float16", 2},
+    [SYMMEM_DTYPE_BFLOAT16] = {"bfloat16", 2}, [SYMMEM_DTYPE_FLOAT32] = {"float32", 4},
+    [SYMMEM_DTYPE_FLOAT64] = {"float64", 8},
+};
+
+size_t symmem_dtype_size(symmem_dtype_t dtype)
+{
+    return (unsigned)dtype < SYMMEM_DTYPE_COUNT ? dtypes[dtype].size : 0;
+}
+
+const char *symmem_dtype_name(symmem_dtype_t dtype)
+{
+    return (unsigned)dtype < SYMMEM_DTYPE_COUNT ? dtypes[dtype].name : "unknown";
+}
+
+/* Checks shared by put and get: symmetric side, private side, PE. */
+static symmem_status_t check_rma(const char *call, const char *sym_arg, const void *sym,
+                                 const char *other_arg, const void *other, size_t nbytes,
+                                 int pe)
+{
+    SYMMEM_CHECK(symmem__check_initialized(call));
+    SYMMEM_CHECK(symmem__check_pe(call, "pe", pe));
+    if (nbytes == 0) return SYMMEM_OK;
+    if (other == NULL)
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: %s is NULL", call, other_arg);
+    return symmem__check_symmetric(call, sym_arg, sym, nbytes);
+}
+
+symmem_status_t symmem_put(void *dst, const void *src, size_t nbytes, int pe,
+                           symmem_stream_t stream)
+{
+    SYMMEM_CHECK(check_rma("put", "dst", dst, "src", src, nbytes, pe));
+    if (nbytes == 0) return SYMMEM_OK;
+    return RT->ops->put(RT->be, dst, src, nbytes, pe, stream);
+}
+
+symmem_status_t symmem_get(void *dst, const void *src, size_t nbytes, int pe,
+                           symmem_stream_t stream)
+{
+    SYMMEM_CHECK(check_rma("get", "src", src, "dst", dst, nbytes, pe));
+    if (nbytes == 0) return SYMMEM_OK;
+    return RT->ops->get(RT->be, dst, src, nbytes, pe, stream);
+}
+
+symmem_status_t symmem_put_nbi(void *dst, const void *src, size_t nbytes, int pe,
+                               symmem_stream_t stream)
+{
+    SYMMEM_CHECK(check_rma("put_nbi", "dst", dst, "src", src, nbytes, pe));
+    if (nbytes == 0) return SYMMEM_OK;
+    return RT->ops->put_nbi(RT->be, dst, src, nbytes, pe, stream);
+}
+
+symmem_status_t symmem_get_nbi(void *dst, const void *src, size_t nbytes, int pe,
+                               symmem_stream_t stream)
+{
+    SYMMEM_CHECK(check_rma("get_nbi", "src", src, "dst", dst, nbytes, pe));
+    if (nbytes == 0) return SYMMEM_OK;
+    return RT->ops->get_nbi(RT->be, dst, src, nbytes, pe, stream);
+}
+
+symmem_status_t symmem_quiet(symmem_stream_t stream)
+{
+    SYMMEM_CHECK(symmem__check_initialized("quiet"));
+    return RT->ops->quiet(RT->be, stream);
+}
+
+symmem_status_t symmem_fence(void)
+{
+    SYMMEM_CHECK(symmem__check_initialized("fence"));
+    return RT->ops->fence(RT->be);
+}
+
+/* A signal word: a symmetric, 8-byte aligned uint64. */
+static symmem_status_t check_signal(const char *call, const uint64_t *sig)
+{
+    SYMMEM_CHECK(symmem__check_symmetric(call, "signal_var", sig, sizeof(*sig)));
+    if ((uintptr_t)sig % sizeof(*sig) != 0)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "%s: signal_var %p is not 8-byte aligned", call, (void *)sig);
+    return SYMMEM_OK;
+}
+
+static symmem_status_t check_signal_op(const char *call, symmem_signal_op_t op)
+{
+    if (op == SYMMEM_SIGNAL_SET || op == SYMMEM_SIGNAL_ADD) return SYMMEM_OK;
+    return symmem__error(SYMMEM_ERR_INVALID,
+                         "%s: signal_op=%d is not SIGNAL_SET (9) or SIGNAL_ADD (10)", call,
+                         (int)op);
+}
+
+static symmem_status_t check_cmp(const char *call, symmem_cmp_t cmp)
+{
+    if ((unsigned)cmp <= SYMMEM_CMP_GE) return SYMMEM_OK;
+    return symmem__error(SYMMEM_ERR_INVALID,
+                         "%s: cmp=%d is not a ComparisonType (CMP_EQ=0 .. CMP_GE=5)", call,
+                         (int)cmp);
+}
+
+static symmem_status_t put_signal(const char *call, void *dst, const void *src,
+                                  size_t nbytes, uint64_t *sig, uint64_t value,
+                                  symmem_signal_op_t op, int pe, int nbi,
+                                  symmem_stream_t stream)
+{
+    SYMMEM_CHECK(check_rma(call, "dst", dst, "src", src, nbytes, pe));
+    SYMMEM_CHECK(check_signal(call, sig));
+    SYMMEM_CHECK(check_signal_op(call, op));
+    return RT->ops->put_signal(RT->be, dst, src, nbytes, sig, value, op, pe, nbi, stream);
+}
+
+symmem_status_t symmem_put_signal(void *dst, const void *src, size_t nbytes, uint64_t *sig,
+                                  uint64_t value, symmem_signal_op_t op, int pe,
+                                  symmem_stream_t stream)
+{
+    return put_signal("put_signal", dst, src, nbytes, sig, value, op, pe, 0, stream);
+}
+
+symmem_status_t symmem_put_signal_nbi(void *dst, const void *src, size_t nbytes,
+                                      uint64_t *sig, uint64_t value, symmem_signal_op_t op,
+                                      int pe, symmem_stream_t stream)
+{
+    return put_signal("put_signal_nbi", dst, src, nbytes, sig, value, op, pe, 1, stream);
+}
+
+symmem_status_t symmem_signal_op(uint64_t *sig, uint64_t value, symmem_signal_op_t op,
+                                 int pe, symmem_stream_t stream)
+{
+    static const char zero = 0;
+    return put_signal("signal_op", NULL, &zero, 0, sig, value, op, pe, 0, stream);
+}
+
+symmem_status_t symmem_signal_wait_until(uint64_t *sig, symmem_cmp_t cmp, uint64_t value,
+                                         symmem_stream_t stream, uint64_t *value_p)
+{
+    SYMMEM_CHECK(symmem__check_initialized("signal_wait"));
+    SYMMEM_CHECK(check_signal("signal_wait", sig));
+    SYMMEM_CHECK(check_cmp("signal_wait", cmp));
+    return RT->ops->signal_wait_until(RT->be, sig, cmp, value, stream, value_p);
+}
+
+symmem_status_t symmem_signal_fetch(const uint64_t *sig, uint64_t *value_p)
+{
+    SYMMEM_CHECK(symmem__check_initialized("signal_fetch"));
+    SYMMEM_CHECK(check_signal("signal_fetch", sig));
+    return RT->ops->signal_fetch(RT->be, sig, value_p);
+}
+
+/* wait_until/test take integer elements, naturally aligned. */
+static symmem_status_t check_ivar(const char *call, const void *ivar, symmem_dtype_t dtype,
+                                  symmem_cmp_t cmp)
+{
+    SYMMEM_CHECK(symmem__check_initialized(call));
+    if ((unsigned)dtype >= SYMMEM_DTYPE_COUNT || dtype == SYMMEM_DTYPE_BOOL ||
+        dtype >= SYMMEM_DTYPE_FLOAT16)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "%s: ivar dtype %s is not an integer type (int8..uint64)", call,
+                             symmem_dtype_name(dtype));
+    size_t size = symmem_dtype_size(dtype);
+    SYMMEM_CHECK(symmem__check_symmetric(call, "ivar", ivar, size));
+    if ((uintptr_t)ivar % size != 0)
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: ivar %p is not %zu-byte aligned", call,
+                             ivar, size);
+    return check_cmp(call, cmp);
+}
+
+symmem_status_t symmem_wait_until(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
+                                  int64_t value)
+{
+    SYMMEM_CHECK(check_ivar("wait_until", ivar, dtype, cmp));
+    return RT->ops->wait_until(RT->be, ivar, dtype, cmp, value);
+}
+
+symmem_status_t symmem_test(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
+                            int64_t value, int *result_p)
+{
+    SYMMEM_CHECK(check_ivar("test", ivar, dtype, cmp));
+    return RT->ops->test(RT->be, ivar, dtype, cmp, value, result_p);
+}
+
+symmem_status_t symmem_barrier_all(symmem_stream_t stream)
+{
+    SYMMEM_CHECK(symmem__check_initialized("barrier_all"));
+    return RT->ops->barrier_all(RT->be, stream);
+}
+
+symmem_status_t symmem_sync_all(symmem_stream_t stream)
+{
+    SYMMEM_CHECK(symmem__check_initialized("sync_all"));
+    return RT->ops->sync_all(RT->be, stream);
+}

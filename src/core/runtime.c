@@ -1,0 +1,189 @@
+/* init/finalize, backend choice, queries and symmetric memory management. */
+#include "runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap.h"
+#include "env.h"
+#include "error.h"
+
+symmem_runtime_t symmem__rt = {.my_pe = -1, .n_pes = -1};
+
+void symmem_init_attr_default(symmem_init_attr_t *attr)
+{
+    memset(attr, 0, sizeof(*attr));
+    attr->version = SYMMEM_INIT_ATTR_VERSION;
+    attr->method = SYMMEM_INIT_FROM_ENV;
+    attr->device = -1;
+}
+
+/* Chooses the backend's ops table from attr->backend or SYMMEM_BACKEND. */
+static symmem_status_t choose_backend(const char *requested,
+                                      const symmem_backend_ops_t **ops_p)
+{
+    const char *name = requested != NULL ? requested : symmem__env_string("SYMMEM_BACKEND");
+    if (strcmp(name, "cpu") == 0 || strcmp(name, "auto") == 0 || name[0] == '\0') {
+        /* auto: the gpu backend registers itself through symmem__gpu_ops
+         * when it is loaded and usable. */
+        if (strcmp(name, "cpu") != 0 && symmem__gpu_ops != NULL) *ops_p = symmem__gpu_ops;
+        else *ops_p = &symmem__cpu_backend_ops;
+        return SYMMEM_OK;
+    }
+    if (strcmp(name, "gpu") == 0) {
+        if (symmem__gpu_ops == NULL)
+            return symmem__error(SYMMEM_ERR_UNSUPPORTED,
+                                 "init: backend='gpu' is not available in this process "
+                                 "(the gpu backend was not loaded: %s)",
+                                 symmem__gpu_unavailable_reason);
+        *ops_p = symmem__gpu_ops;
+        return SYMMEM_OK;
+    }
+    return symmem__error(SYMMEM_ERR_INVALID,
+                         "init: backend='%s' is not one of 'cpu', 'gpu', 'auto'", name);
+}
+
+const symmem_backend_ops_t *symmem__gpu_ops = NULL;
+const char *symmem__gpu_unavailable_reason = "it is not built yet";
+
+symmem_status_t symmem_init(void)
+{
+    symmem_init_attr_t attr;
+    symmem_init_attr_default(&attr);
+    return symmem_init_attr(&attr);
+}
+
+symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
+{
+    symmem_runtime_t *rt = &symmem__rt;
+    if (rt->initialized) return SYMMEM_OK;
+    if (attr == NULL || attr->version != SYMMEM_INIT_ATTR_VERSION)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "init: attr is NULL or has version %u (expected %u)",
+                             attr ? attr->version : 0, SYMMEM_INIT_ATTR_VERSION);
+    const symmem_backend_ops_t *ops = NULL;
+    SYMMEM_CHECK(choose_backend(attr->backend, &ops));
+    symmem_bootstrap_t boot;
+    SYMMEM_CHECK(symmem__bootstrap_from_attr(attr, &boot));
+    symmem__error_set_pe(boot.rank);
+    symmem_backend_t *be;
+    symmem_status_t status = ops->init(&boot, &be);
+    if (status != SYMMEM_OK) {
+        symmem__error_set_pe(-1);
+        return status;
+    }
+    rt->ops = ops;
+    rt->be = be;
+    rt->my_pe = boot.rank;
+    rt->n_pes = boot.nranks;
+    rt->initialized = 1;
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem_finalize(void)
+{
+    symmem_runtime_t *rt = &symmem__rt;
+    if (!rt->initialized) return SYMMEM_OK;
+    symmem_status_t status = rt->ops->finalize(rt->be);
+    symmem__registry_clear(&rt->registry);
+    rt->initialized = 0;
+    rt->be = NULL;
+    rt->my_pe = rt->n_pes = -1;
+    symmem__error_set_pe(-1);
+    return status;
+}
+
+int symmem_initialized(void) { return symmem__rt.initialized; }
+int symmem_my_pe(void) { return symmem__rt.my_pe; }
+int symmem_n_pes(void) { return symmem__rt.n_pes; }
+
+const char *symmem_backend_name(void)
+{
+    return symmem__rt.initialized ? symmem__rt.ops->name : NULL;
+}
+
+symmem_status_t symmem__check_initialized(const char *call)
+{
+    if (symmem__rt.initialized) return SYMMEM_OK;
+    return symmem__error(SYMMEM_ERR_NOT_INITIALIZED,
+                         "%s: symmem is not initialized (call init() first)", call);
+}
+
+symmem_status_t symmem__check_pe(const char *call, const char *arg, int pe)
+{
+    if (pe >= 0 && pe < symmem__rt.n_pes) return SYMMEM_OK;
+    return symmem__error(SYMMEM_ERR_INVALID, "%s: %s=%d is outside [0, %d)", call, arg, pe,
+                         symmem__rt.n_pes);
+}
+
+symmem_status_t symmem__check_symmetric(const char *call, const char *arg,
+                                        const void *ptr, size_t nbytes)
+{
+    uintptr_t address = (uintptr_t)ptr;
+    const symmem_allocation_t *a = symmem__registry_find(&symmem__rt.registry, address);
+    if (a == NULL)
+        return symmem__error(SYMMEM_ERR_NOT_SYMMETRIC,
+                             "%s: %s [%p, +%zu) is not on the symmetric heap (not "
+                             "allocated by symmem, or already freed)",
+                             call, arg, ptr, nbytes);
+    if (nbytes > a->size - (address - a->start))
+        return symmem__error(SYMMEM_ERR_NOT_SYMMETRIC,
+                             "%s: %s [%p, +%zu) runs %zu bytes past the end of its "
+                             "symmetric allocation [%p, +%zu)",
+                             call, arg, ptr, nbytes,
+                             nbytes - (a->size - (address - a->start)), (void *)a->start,
+                             a->size);
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem_malloc(size_t size, void **ptr_p)
+{
+    SYMMEM_CHECK(symmem__check_initialized("malloc"));
+    if (ptr_p == NULL) return symmem__error(SYMMEM_ERR_INVALID, "malloc: ptr_p is NULL");
+    void *ptr = NULL;
+    SYMMEM_CHECK(symmem__rt.ops->malloc(symmem__rt.be, size, &ptr));
+    if (ptr != NULL) {
+        symmem_status_t status = symmem__registry_add(&symmem__rt.registry, ptr, size);
+        if (status != SYMMEM_OK) return status;
+    }
+    *ptr_p = ptr;
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem_free(void *ptr)
+{
+    SYMMEM_CHECK(symmem__check_initialized("free"));
+    if (ptr == NULL) return SYMMEM_OK;
+    const symmem_allocation_t *a = symmem__registry_find(&symmem__rt.registry, (uintptr_t)ptr);
+    if (a == NULL)
+        return symmem__error(SYMMEM_ERR_NOT_SYMMETRIC,
+                             "free: %p is not a live symmetric allocation (freed twice, "
+                             "or not allocated by symmem)",
+                             ptr);
+    if (a->start != (uintptr_t)ptr)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "free: %p is %zu bytes inside the allocation at %p; pass its "
+                             "start",
+                             ptr, (size_t)((uintptr_t)ptr - a->start), (void *)a->start);
+    SYMMEM_CHECK(symmem__rt.ops->free(symmem__rt.be, ptr));
+    return symmem__registry_remove(&symmem__rt.registry, ptr);
+}
+
+void *symmem_ptr(const void *ptr, int pe)
+{
+    if (!symmem__rt.initialized || pe < 0 || pe >= symmem__rt.n_pes) return NULL;
+    if (symmem__registry_find(&symmem__rt.registry, (uintptr_t)ptr) == NULL) return NULL;
+    return symmem__rt.ops->ptr(symmem__rt.be, ptr, pe);
+}
+
+symmem_status_t symmem_find_allocation(const void *ptr, size_t nbytes, void **start_p,
+                                       size_t *size_p)
+{
+    SYMMEM_CHECK(symmem__check_initialized("find_allocation"));
+    SYMMEM_CHECK(symmem__check_symmetric("find_allocation", "ptr", ptr, nbytes));
+    const symmem_allocation_t *a = symmem__registry_find(&symmem__rt.registry, (uintptr_t)ptr);
+    *start_p = (void *)a->start;
+    *size_p = a->size;
+    return SYMMEM_OK;
+}

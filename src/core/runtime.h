@@ -1,0 +1,29 @@
+/* The process-wide runtime state and the argument checks every call uses. */
+#ifndef SYMMEM_CORE_RUNTIME_H
+#define SYMMEM_CORE_RUNTIME_H
+
+#include "backend.h"
+#include "registry.h"
+
+typedef struct {
+    int initialized;
+    int my_pe;
+    int n_pes;
+    const symmem_backend_ops_t *ops;
+    symmem_backend_t *be;
+    symmem_registry_t registry; /* live allocations of this PE */
+} symmem_runtime_t;
+
+extern symmem_runtime_t symmem__rt;
+
+/* Set by the gpu backend's loader when it is usable (NULL otherwise). */
+extern const symmem_backend_ops_t *symmem__gpu_ops;
+extern const char *symmem__gpu_unavailable_reason;
+
+symmem_status_t symmem__check_initialized(const char *call);
+symmem_status_t symmem__check_pe(const char *call, const char *arg, int pe);
+/* [ptr, ptr+nbytes) must lie inside one live allocation of this PE. */
+symmem_status_t symmem__check_symmetric(const char *call, const char *arg,
+                                        const void *ptr, size_t nbytes);
+
+#endif

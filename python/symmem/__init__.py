@@ -1,0 +1,26 @@
+"""symmem: symmetric memory for Python on CPUs and GPUs.
+
+A superset of NVIDIA's NVSHMEM4Py host API: `import symmem as nvshmem` runs
+NVSHMEM4Py programs. Start N PEs with `python -m symmem.run -n N prog.py`.
+"""
+from symmem import _symmem
+from symmem._enums import ComparisonType, InitStatus, SignalOp, Teams
+from symmem._errors import NvshmemError, NvshmemInvalid
+from symmem._lifecycle import (UniqueID, Version, finalize, get_unique_id, get_version, init,
+                               init_status, my_pe, n_pes)
+from symmem._memory import (Buffer, array, array_get_buffer, buffer, bytearray, free,
+                            free_array, get_peer_array, get_peer_buffer)
+from symmem._teams import barrier, sync, team_my_pe, team_n_pes, team_translate_pe
+from symmem._symmem import (barrier_all, fence, g, get, get_nbi, p, put, put_nbi, put_signal,
+                            put_signal_nbi, quiet, signal_fetch, signal_op, signal_wait, sync_all,
+                            test, wait_until)
+from symmem.interop.torch import (bytetensor, free_tensor, get_peer_tensor, tensor,
+                                  tensor_get_buffer)
+from symmem import interop
+
+flush = quiet  # flush(stream=None): NVSHMEM's name for completing outstanding work
+
+__version__ = _symmem.VERSION
+__all__ = [name for name in dir() if not name.startswith("_")]
+
+from symmem import core  # noqa: E402  (the NVSHMEM4Py-style alias module)

@@ -1,0 +1,179 @@
+"""init / finalize, unique ids, status and versions."""
+import os
+import warnings
+
+import numpy as np
+
+from symmem import _symmem
+from symmem._enums import InitStatus
+from symmem._errors import NvshmemInvalid, invalid
+
+_state = {"was_initialized": False}
+_finalize_hooks = []  # run before the runtime ends (frees leaked memory)
+
+INITIALIZER_METHODS = ("", "auto", "uid", "mpi", "emulated_mpi")
+
+
+class UniqueID:
+    """The bytes that let PEs of one job find each other.
+
+    Made by get_unique_id() on one PE and handed to the others by any means:
+    pickle, bytes(uid) / UniqueID.from_bytes, or an MPI broadcast of
+    uid._data (a writable NumPy view of the bytes)."""
+
+    SIZE = _symmem.UNIQUE_ID_SIZE
+
+    def __init__(self, data=None):
+        self._data = np.zeros(self.SIZE, dtype=np.uint8)
+        if data is not None:
+            raw = bytes(data)
+            if len(raw) != self.SIZE:
+                raise invalid(f"UniqueID: expected {self.SIZE} bytes, got {len(raw)}")
+            self._data[:] = np.frombuffer(raw, dtype=np.uint8)
+
+    @classmethod
+    def from_bytes(cls, data):
+        return cls(data)
+
+    def __bytes__(self):
+        return self._data.tobytes()
+
+    def __reduce__(self):
+        return (UniqueID.from_bytes, (bytes(self),))
+
+    def __eq__(self, other):
+        return isinstance(other, UniqueID) and bytes(self) == bytes(other)
+
+    def __hash__(self):
+        return hash(bytes(self))
+
+    def __repr__(self):
+        return f"UniqueID({bytes(self)[:16].hex()}...)"
+
+
+def get_unique_id(empty=False):
+    """A fresh UniqueID (or an all-zero one to receive into, with empty=True)."""
+    if empty:
+        return UniqueID()
+    return UniqueID(_symmem.get_unique_id())
+
+
+class Version:
+    """Versions of what is running."""
+
+    def __init__(self, backend):
+        self.symmem_version = _symmem.VERSION
+        self.nvshmem4py_version = _symmem.VERSION
+        self.openshmem_spec_version = _symmem.OPENSHMEM_SPEC_VERSION
+        self.libnvshmem_version = ""
+        self.backend = backend
+
+    def __repr__(self):
+        return (f"Version(symmem_version={self.symmem_version!r}, backend={self.backend!r}, "
+                f"openshmem_spec_version={self.openshmem_spec_version!r}, "
+                f"libnvshmem_version={self.libnvshmem_version!r})")
+
+
+def get_version():
+    backend = _symmem.backend_name() or os.environ.get("SYMMEM_BACKEND", "auto")
+    return Version(backend)
+
+
+def init_status():
+    if _symmem.initialized():
+        return InitStatus.STATUS_IS_INITIALIZED
+    if _state["was_initialized"]:
+        return InitStatus.STATUS_IS_BOOTSTRAPPED
+    return InitStatus.STATUS_NOT_INITIALIZED
+
+
+def _device_ordinal(device):
+    """A cuda.core Device, an int ordinal or None -> an ordinal (-1 = default)."""
+    if device is None:
+        return -1
+    if isinstance(device, bool):
+        raise invalid(f"init: device={device!r} is not a Device or an ordinal")
+    if isinstance(device, int):
+        if device < 0:
+            raise invalid(f"init: device={device} must be >= 0")
+        return device
+    for attribute in ("device_id", "id", "index"):
+        ordinal = getattr(device, attribute, None)
+        if isinstance(ordinal, int):
+            return ordinal
+    raise invalid(f"init: device of type {type(device).__name__} is not a Device or an ordinal")
+
+
+def _uid_over_mpi(mpi_comm):
+    """Rank 0 makes a unique id and broadcasts it over the communicator."""
+    try:
+        from mpi4py import MPI
+    except ImportError as error:
+        raise invalid(f"init: initializer_method='mpi' needs mpi4py ({error})") from None
+    comm = mpi_comm if mpi_comm is not None else MPI.COMM_WORLD
+    if not hasattr(comm, "Bcast"):
+        raise invalid(f"init: mpi_comm of type {type(comm).__name__} is not an mpi4py communicator")
+    rank = comm.Get_rank()
+    uid = get_unique_id(empty=(rank != 0))
+    comm.Bcast(uid._data, root=0)
+    return uid, rank, comm.Get_size()
+
+
+def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
+         initializer_method="", backend=None):
+    """Start the runtime (collective). A second call does nothing.
+
+    initializer_method: "" or "auto" (the launcher's, torchrun's, mpirun's or
+    srun's environment; a world of one PE without any), "uid" (uid, rank and
+    nranks required), "mpi" or "emulated_mpi" (over mpi_comm, default
+    COMM_WORLD)."""
+    if _symmem.initialized():
+        return
+    if initializer_method is None:
+        initializer_method = ""
+    if initializer_method not in INITIALIZER_METHODS:
+        raise invalid(f"init: initializer_method={initializer_method!r} is not one of "
+                      f"{', '.join(repr(m) for m in INITIALIZER_METHODS)}")
+    if backend is not None and backend not in ("cpu", "gpu", "auto"):
+        raise invalid(f"init: backend={backend!r} is not one of 'cpu', 'gpu', 'auto'")
+    ordinal = _device_ordinal(device)
+    if initializer_method in ("mpi", "emulated_mpi"):
+        uid, rank, nranks = _uid_over_mpi(mpi_comm)
+    if initializer_method == "uid" or initializer_method in ("mpi", "emulated_mpi"):
+        if not isinstance(uid, UniqueID):
+            raise invalid(f"init: initializer_method='uid' needs uid=get_unique_id(), got "
+                          f"{type(uid).__name__}")
+        if not isinstance(nranks, int) or isinstance(nranks, bool) or nranks < 1:
+            raise invalid(f"init: nranks={nranks!r} must be an int >= 1")
+        if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank < nranks:
+            raise invalid(f"init: rank={rank!r} must be an int in [0, nranks={nranks})")
+        _symmem.init(uid=bytes(uid), rank=rank, nranks=nranks, backend=backend, device=ordinal)
+    else:
+        _symmem.init(backend=backend, device=ordinal)
+    _state["was_initialized"] = True
+
+
+def finalize():
+    """End the runtime (collective): frees what the program forgot, reporting
+    each leak once. A second call does nothing."""
+    if not _symmem.initialized():
+        return
+    for hook in _finalize_hooks:
+        hook()
+    _symmem.finalize()
+
+
+def my_pe():
+    return _symmem.my_pe()
+
+
+def n_pes():
+    return _symmem.n_pes()
+
+
+def _warn(message):
+    warnings.warn(message, ResourceWarning, stacklevel=3)
+
+
+__all__ = ["UniqueID", "get_unique_id", "Version", "get_version", "init_status", "init",
+           "finalize", "my_pe", "n_pes", "NvshmemInvalid"]

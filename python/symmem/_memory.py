@@ -1,0 +1,162 @@
+"""Symmetric memory: Buffers, and NumPy arrays on them. Every allocation and
+free is collective over TEAM_WORLD; finalize() frees what was forgotten."""
+import itertools
+import math
+import warnings
+
+import numpy as np
+
+from symmem import _symmem
+from symmem._errors import invalid, require_initialized
+from symmem._lifecycle import _finalize_hooks
+
+Buffer = _symmem.Buffer
+
+# handle -> (sequence number, Buffer, release flag): what finalize() frees.
+_live = {}
+_sequence = itertools.count()
+
+
+def buffer(size, release=False, except_on_del=True):
+    """A Buffer of size bytes on every PE's symmetric heap (collective)."""
+    require_initialized("buffer")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
+        raise invalid(f"buffer: size={size!r} must be an int")
+    buf = _symmem.malloc(int(size))
+    _live[buf.handle] = (next(_sequence), buf, release)
+    return buf
+
+
+def free(buf):
+    """Free a Buffer made by buffer() (collective)."""
+    require_initialized("free")
+    if not isinstance(buf, Buffer):
+        raise invalid(f"free: expected a symmem Buffer, got {type(buf).__name__}")
+    _symmem.free(buf)
+    _live.pop(buf.handle, None)
+
+
+def _free_leaks():
+    """Frees every live allocation, in allocation order (the same on every PE)."""
+    leaks = sorted(_live.values(), key=lambda record: record[0])
+    _live.clear()
+    for _, buf, release in leaks:
+        if not release:
+            warnings.warn(f"symmem: finalize() freed a leaked {buf!r}; free it with free(), "
+                          "free_array() or free_tensor()", RuntimeWarning, stacklevel=3)
+        _symmem.free(buf)
+
+
+_finalize_hooks.append(_free_leaks)
+
+
+def _address_of(obj, call, arg="array"):
+    """The start address and byte size of a contiguous array-like."""
+    if isinstance(obj, Buffer):
+        return obj.handle, obj.size
+    if isinstance(obj, np.ndarray):
+        if not (obj.flags.c_contiguous or obj.flags.f_contiguous):
+            raise invalid(f"{call}: {arg} is not contiguous")
+        return obj.__array_interface__["data"][0], obj.nbytes
+    from symmem._resolver import resolve
+    try:
+        address, nbytes, *_ = resolve(obj)
+    except TypeError:
+        raise invalid(f"{call}: {arg} of type {type(obj).__name__} is not symmetric memory") from None
+    return address, nbytes
+
+
+def buffer_of(obj, call, arg="array"):
+    """(Buffer, byte offset) of the allocation that holds obj."""
+    require_initialized(call)
+    address, nbytes = _address_of(obj, call, arg)
+    found = _symmem.find_allocation(address)
+    if found is None or found[0] not in _live:
+        raise invalid(f"{call}: {arg} at 0x{address:x} is not on the symmetric heap "
+                      "(not allocated by symmem, or already freed)")
+    start, size = found
+    return _live[start][1], address - start
+
+
+def _free_object(obj, call):
+    buf, offset = buffer_of(obj, call)
+    if offset != 0:
+        raise invalid(f"{call}: the object starts {offset} bytes inside its allocation; pass "
+                      "the object that array()/tensor() returned")
+    free(buf)
+
+
+# ---- NumPy arrays ----
+
+def _shape_tuple(shape, call):
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        raise invalid(f"{call}: shape={shape!r} is not an int or a sequence of ints") from None
+    if any(s < 0 for s in shape):
+        raise invalid(f"{call}: shape={shape} has a negative dimension")
+    return shape
+
+
+def _numpy_dtype(dtype, call):
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        name = getattr(dtype, "name", None) or str(dtype).replace("torch.", "")
+        try:
+            return np.dtype(name)
+        except TypeError:
+            raise invalid(f"{call}: dtype={dtype!r} is not a dtype NumPy knows") from None
+
+
+def array(shape, dtype="float32", release=False, morder="C", except_on_del=True):
+    """A NumPy array on the symmetric heap (collective)."""
+    shape = _shape_tuple(shape, "array")
+    dt = _numpy_dtype(dtype, "array")
+    if morder not in ("C", "F"):
+        raise invalid(f"array: morder={morder!r} must be 'C' or 'F'")
+    count = math.prod(shape)
+    buf = buffer(count * dt.itemsize, release=release, except_on_del=except_on_del)
+    flat = np.frombuffer(buf, dtype=dt, count=count)
+    return flat.reshape(shape, order=morder)
+
+
+def bytearray(shape, dtype="float32", release=False, morder="C", except_on_del=True):
+    """A uint8 NumPy array big enough for shape x dtype (collective)."""
+    shape = _shape_tuple(shape, "bytearray")
+    nbytes = math.prod(shape) * _numpy_dtype(dtype, "bytearray").itemsize
+    buf = buffer(nbytes, release=release, except_on_del=except_on_del)
+    return np.frombuffer(buf, dtype=np.uint8, count=nbytes)
+
+
+def free_array(arr):
+    """Free an array made by array() or bytearray() (collective)."""
+    _free_object(arr, "free_array")
+
+
+def array_get_buffer(arr):
+    """(Buffer, nbytes, dtype name) of an array on the symmetric heap."""
+    buf, _ = buffer_of(arr, "array_get_buffer")
+    dtype = getattr(arr, "dtype", None)
+    name = str(dtype).replace("torch.", "") if dtype is not None else "uint8"
+    return buf, int(getattr(arr, "nbytes", buf.size)), name
+
+
+def get_peer_buffer(buf, pe):
+    """A Buffer through which this PE loads and stores PE pe's copy of buf."""
+    require_initialized("get_peer_buffer")
+    if not isinstance(buf, Buffer):
+        raise invalid(f"get_peer_buffer: expected a symmem Buffer, got {type(buf).__name__}")
+    return _symmem.peer_buffer(buf, pe)
+
+
+def get_peer_array(arr, pe):
+    """A NumPy array over PE pe's copy of arr: stores land straight in its memory."""
+    whole, offset = buffer_of(arr, "get_peer_array")
+    if not isinstance(arr, np.ndarray):
+        raise invalid(f"get_peer_array: expected a NumPy array, got {type(arr).__name__}")
+    peer = _symmem.peer_buffer(whole, pe)
+    flat = np.frombuffer(peer, dtype=arr.dtype, count=arr.size, offset=offset)
+    return flat.reshape(arr.shape, order="F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C")

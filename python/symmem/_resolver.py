@@ -1,0 +1,60 @@
+"""Memory the C module cannot read through the buffer protocol: torch
+tensors, __cuda_array_interface__, __array_interface__ and DLPack producers.
+resolve(obj) -> (address, nbytes, itemsize, format, readonly, keepalive)."""
+import numpy as np
+
+_TORCH_FORMATS = {
+    "float16": "e", "bfloat16": "bfloat16", "float32": "f", "float64": "d",
+    "int8": "b", "int16": "h", "int32": "i", "int64": "q",
+    "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q", "bool": "?",
+}
+
+
+def _format_of_typestr(typestr):
+    """'<f4' -> 'f' via NumPy; bfloat16 has no typestr of its own."""
+    try:
+        return np.dtype(typestr).char
+    except TypeError:
+        return "B"
+
+
+def _from_interface(obj, interface):
+    address, readonly = interface["data"]
+    shape = interface["shape"]
+    dtype = np.dtype(interface["typestr"])
+    strides = interface.get("strides")
+    count = int(np.prod(shape)) if shape else 1
+    if strides is not None:
+        expected = np.empty(0, dtype).itemsize
+        for dim, stride in zip(reversed(shape), reversed(strides)):
+            if dim > 1 and stride != expected:
+                raise TypeError("not contiguous")
+            expected *= dim
+    return address, count * dtype.itemsize, dtype.itemsize, dtype.char, bool(readonly), obj
+
+
+def _from_torch(tensor):
+    if not tensor.is_contiguous():
+        raise TypeError("tensor is not contiguous")
+    name = str(tensor.dtype).replace("torch.", "")
+    fmt = _TORCH_FORMATS.get(name, "B")
+    size = tensor.element_size()
+    return tensor.data_ptr(), tensor.numel() * size, size, fmt, False, tensor
+
+
+def resolve(obj):
+    module = type(obj).__module__
+    if module.startswith("torch") and hasattr(obj, "data_ptr"):
+        return _from_torch(obj)
+    interface = getattr(obj, "__cuda_array_interface__", None)
+    if interface is None:
+        interface = getattr(obj, "__array_interface__", None)
+    if interface is not None:
+        return _from_interface(obj, interface)
+    if hasattr(obj, "__dlpack__"):
+        view = np.from_dlpack(obj)
+        if not (view.flags.c_contiguous or view.flags.f_contiguous):
+            raise TypeError("not contiguous")
+        return (view.__array_interface__["data"][0], view.nbytes, view.itemsize,
+                view.dtype.char, not view.flags.writeable, view)
+    raise TypeError(f"{type(obj).__name__} is not memory")

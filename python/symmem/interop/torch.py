@@ -1,0 +1,107 @@
+"""torch tensors on the symmetric heap. torch is imported only when used."""
+import math
+
+from symmem import _symmem
+from symmem._errors import invalid
+from symmem._memory import buffer, buffer_of, free
+
+
+def _torch(call):
+    try:
+        import torch
+    except ImportError as error:
+        raise ModuleNotFoundError(f"{call}: torch is not installed ({error})") from None
+    return torch
+
+
+def _torch_dtype(torch, dtype, call):
+    if dtype is None:
+        return torch.float32
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    name = str(getattr(dtype, "name", dtype)).replace("torch.", "")
+    found = getattr(torch, name, None)
+    if not isinstance(found, torch.dtype):
+        raise invalid(f"{call}: dtype={dtype!r} is not a torch dtype")
+    return found
+
+
+def _shape(shape, call):
+    if isinstance(shape, int):
+        shape = (shape,)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        raise invalid(f"{call}: shape={shape!r} is not an int or a sequence of ints") from None
+    if any(s < 0 for s in shape):
+        raise invalid(f"{call}: shape={shape} has a negative dimension")
+    return shape
+
+
+def _wrap(torch, buf, dtype, count):
+    if _symmem.backend_name() == "gpu":
+        flat = torch.from_dlpack(buf).view(dtype)[:count]
+    elif count == 0:
+        flat = torch.empty(0, dtype=dtype)
+    else:
+        flat = torch.frombuffer(buf, dtype=dtype, count=count)
+    return flat
+
+
+def tensor(shape, dtype=None, release=False, except_on_del=True):
+    """A torch tensor on the symmetric heap (collective)."""
+    torch = _torch("tensor")
+    shape = _shape(shape, "tensor")
+    dtype = _torch_dtype(torch, dtype, "tensor")
+    count = math.prod(shape)
+    itemsize = torch.empty(0, dtype=dtype).element_size()
+    buf = buffer(count * itemsize, release=release, except_on_del=except_on_del)
+    return _wrap(torch, buf, dtype, count).reshape(shape)
+
+
+def bytetensor(shape, dtype=None, release=False, except_on_del=True):
+    """A uint8 torch tensor big enough for shape x dtype (collective)."""
+    torch = _torch("bytetensor")
+    shape = _shape(shape, "bytetensor")
+    dtype = _torch_dtype(torch, dtype, "bytetensor")
+    nbytes = math.prod(shape) * torch.empty(0, dtype=dtype).element_size()
+    buf = buffer(nbytes, release=release, except_on_del=except_on_del)
+    return _wrap(torch, buf, torch.uint8, nbytes)
+
+
+def empty(shape, dtype=None, release=False):
+    """An uninitialised torch tensor on the symmetric heap (collective)."""
+    return tensor(shape, dtype=dtype, release=release)
+
+
+def free_tensor(t):
+    """Free a tensor made by tensor() or bytetensor() (collective)."""
+    buf, offset = buffer_of(t, "free_tensor", "tensor")
+    if offset != 0:
+        raise invalid(f"free_tensor: the tensor starts {offset} bytes inside its allocation; "
+                      "pass the tensor that tensor() returned")
+    free(buf)
+
+
+def tensor_get_buffer(t):
+    """(Buffer, nbytes, dtype name) of a tensor on the symmetric heap."""
+    buf, _ = buffer_of(t, "tensor_get_buffer", "tensor")
+    return buf, t.numel() * t.element_size(), str(t.dtype).replace("torch.", "")
+
+
+def get_peer_tensor(t, peer_pe):
+    """A tensor over PE peer_pe's copy of t: stores land in its memory."""
+    torch = _torch("get_peer_tensor")
+    whole, offset = buffer_of(t, "get_peer_tensor", "tensor")
+    peer = _symmem.peer_buffer(whole, peer_pe)
+    nbytes = t.numel() * t.element_size()
+    if _symmem.backend_name() == "gpu":
+        raw = torch.from_dlpack(peer)[offset:offset + nbytes]
+    else:
+        raw = torch.frombuffer(peer, dtype=torch.uint8, count=nbytes, offset=offset)
+    return raw.view(t.dtype).reshape(t.shape)
+
+
+# The names NVSHMEM4Py's interop module uses.
+free_array = free_tensor
+__all__ = ["empty", "tensor", "bytetensor", "free_tensor", "tensor_get_buffer", "get_peer_tensor"]

@@ -1,0 +1,458 @@
+"""Start a symmem job: N processing elements (PEs) on this host.
+
+    python -m symmem.run -n N [--backend B] [--timeout S] [--grace S]
+                         [--no-prefix] (script.py | -m module | -c code)
+                         [args ...]
+
+Every output line of a PE is prefixed with ``[pe K] ``. If a PE fails (exits
+non-zero or is killed by a signal), the others get ``--grace`` seconds to
+notice and exit by themselves, then they are stopped; the launcher exits with
+the first failure's status and prints a report naming it.
+
+This module uses the standard library only: it must run even while the
+compiled part of the package is missing or broken.
+"""
+
+import argparse
+import collections
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+PROG = "python -m symmem.run"
+KILL_DELAY = 2.0   # seconds from SIGTERM (or a forwarded signal) to SIGKILL
+POLL = 0.05        # main loop period; PE exits wake it up at once
+TAIL_LINES = 40    # stderr lines kept per PE for the failure report
+READER_JOIN = 2.0  # how long to wait for output still buffered in the pipes
+
+EXIT_USAGE = 2
+EXIT_TIMEOUT = 124
+
+# Launcher options that take a value: the next word is theirs, not the program.
+OPTIONS_WITH_VALUE = ("-n", "--npes", "--backend", "--timeout", "--grace")
+
+
+# --------------------------------------------------------------------------
+# Command line
+
+def _positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be >= 1, got %d" % value)
+    return value
+
+
+def _seconds(text):
+    value = float(text)
+    if not value >= 0:  # also rejects nan
+        raise argparse.ArgumentTypeError("must be >= 0, got %s" % text)
+    return value
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        usage="%(prog)s [-n N] [--backend {cpu,gpu,auto}] [--timeout S] "
+              "[--grace S] [--no-prefix]\n"
+              "       (script.py | -m module | -c code) [args ...]",
+        description="Start N symmem PEs on this host. Launcher options must "
+                    "come before the program; everything after it is passed "
+                    "to the program.")
+    parser.add_argument("-n", "--npes", type=_positive_int, default=1,
+                        metavar="N", help="number of PEs to start (default 1)")
+    parser.add_argument("--backend", choices=("cpu", "gpu", "auto"),
+                        help="exported to the PEs as SYMMEM_BACKEND")
+    parser.add_argument("--timeout", type=_seconds, default=None, metavar="S",
+                        help="wall-clock limit for the whole job; when it is "
+                             "exceeded all PEs are killed and the exit code "
+                             "is 124")
+    parser.add_argument("--grace", type=_seconds, default=5.0, metavar="S",
+                        help="after the first failure, seconds the other PEs "
+                             "get to exit by themselves before they are "
+                             "terminated (default 5)")
+    parser.add_argument("--no-prefix", action="store_true",
+                        help="do not prefix output lines with [pe K]")
+    return parser
+
+
+def split_argv(argv):
+    """Split argv into (launcher options, program words).
+
+    The program starts at -m/-c, at the first word that is not an option, or
+    after "--". argparse cannot do this split itself: the program's own
+    options (``script.py -n 3``) must not be taken as the launcher's.
+    """
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            return argv[:i], argv[i + 1:]
+        if word in ("-m", "-c"):
+            return argv[:i], argv[i:]
+        if word[:2] in ("-m", "-c") and len(word) > 2:  # -mpkg.mod, -cCODE
+            return argv[:i], [word[:2], word[2:]] + argv[i + 1:]
+        if word in OPTIONS_WITH_VALUE:
+            i += 2
+        elif word.startswith("-") and word != "-":
+            i += 1  # a flag, --opt=value or -nN; argparse judges it
+        else:
+            return argv[:i], argv[i:]
+    return argv, []
+
+
+def parse_args(argv):
+    """Parse argv; returns the options with .program = [kind, target, args]."""
+    parser = build_parser()
+    own, program = split_argv(argv)
+    args = parser.parse_args(own)
+    if not program:
+        parser.error("no program given: expected script.py, -m module or "
+                     "-c code")
+    if program[0] in ("-m", "-c"):
+        if len(program) < 2:
+            parser.error("argument %s: expected %s" % (
+                program[0], "a module name" if program[0] == "-m" else "code"))
+        kind = "module" if program[0] == "-m" else "code"
+        args.program = [kind, program[1], program[2:]]
+    else:
+        if not os.path.isfile(program[0]):
+            parser.error("no such program file: %r" % program[0])
+        kind = "executable" if is_native_executable(program[0]) else "script"
+        args.program = [kind, program[0], program[1:]]
+    return args
+
+
+def is_native_executable(path):
+    """A compiled program (a C test or example) rather than a Python script."""
+    if not os.access(path, os.X_OK):
+        return False
+    with open(path, "rb") as f:
+        return f.read(4) == b"\x7fELF"
+
+
+
+def child_command(program):
+    kind, target, prog_args = program
+    if kind == "executable":
+        return [os.path.abspath(target)] + list(prog_args)
+    flag = {"script": [], "module": ["-m"], "code": ["-c"]}[kind]
+    return [sys.executable] + flag + [target] + list(prog_args)
+
+
+def child_env(args, job, rank, status_dir):
+    env = dict(os.environ)
+    env.update(SYMMEM_JOB=job,
+               SYMMEM_RANK=str(rank),
+               SYMMEM_NRANKS=str(args.npes),
+               SYMMEM_LOCAL_RANK=str(rank),
+               SYMMEM_STATUS_DIR=status_dir,
+               PYTHONUNBUFFERED="1")
+    if args.backend is not None:
+        env["SYMMEM_BACKEND"] = args.backend
+    return env
+
+
+# --------------------------------------------------------------------------
+# Exit statuses
+
+def describe(returncode):
+    """Popen-style returncode (negative = signal) -> words for reports."""
+    if returncode >= 0:
+        return "exited with code %d" % returncode
+    return "killed by signal %d (%s)" % (-returncode, signal_name(-returncode))
+
+
+def status_line(returncode):
+    """The one line of a PE's status file, read by the C library."""
+    text = describe(returncode)
+    return text if returncode >= 0 else "was " + text
+
+
+def exit_code_for(returncode):
+    """Shell convention: a death by signal s becomes 128 + s."""
+    return returncode if returncode >= 0 else 128 - returncode
+
+
+def signal_name(signum):
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return "signal %d" % signum
+
+
+def wait_exited(proc):
+    """Block until proc has exited and return its Popen-style returncode,
+    leaving it a zombie (not reaped) where the OS allows it.
+
+    Reaping later, after the status file is written, means a peer that sees
+    the pid gone always finds the file already there.
+    """
+    if hasattr(os, "waitid"):
+        try:
+            info = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+        except ChildProcessError:
+            info = None
+        if info is not None:
+            if info.si_code == os.CLD_EXITED:
+                return info.si_status
+            return -info.si_status
+    return proc.wait()
+
+
+def write_status(status_dir, rank, returncode):
+    # Write then rename, so a reader never sees a half-written file.
+    final = os.path.join(status_dir, str(rank))
+    temp = os.path.join(status_dir, ".%d.tmp" % rank)
+    with open(temp, "w") as f:
+        f.write(status_line(returncode) + "\n")
+    os.rename(temp, final)
+
+
+# --------------------------------------------------------------------------
+# The job
+
+class PE:
+    """One child process and what the launcher knows about it."""
+
+    def __init__(self, rank, proc):
+        self.rank = rank
+        self.proc = proc
+        self.pid = proc.pid
+        self.returncode = None    # set as soon as it has exited
+        self.reaped = False       # its pid may be reused once this is True
+        self.stopped = False      # the launcher signalled it while it ran
+        self.stderr_tail = collections.deque(maxlen=TAIL_LINES)
+        self.threads = []
+
+
+class Job:
+    def __init__(self, args):
+        self.args = args
+        self.name = "j" + secrets.token_hex(8)
+        self.pes = []
+        self.lock = threading.Lock()       # PE state, signalling, reaping
+        self.out_lock = threading.Lock()   # whole lines on our stdout/stderr
+        self.changed = threading.Event()   # a PE exited or a signal came
+        self.first_failure = None          # the PE that failed first
+        self.failure_time = None
+        self.stop_reason = None            # "the failure", "the timeout", ...
+        self.kill_at = None                # when to escalate to SIGKILL
+        self.signals = []                  # signals the launcher received
+        self.status_dir = None
+
+    # ---- starting
+
+    def start(self):
+        self.status_dir = tempfile.mkdtemp(prefix="symmem-%s-" % self.name)
+        cmd = child_command(self.args.program)
+        for rank in range(self.args.npes):
+            # Like mpirun: only PE 0 reads the launcher's stdin.
+            stdin = None if rank == 0 else subprocess.DEVNULL
+            proc = subprocess.Popen(
+                cmd, stdin=stdin, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=child_env(self.args, self.name, rank, self.status_dir))
+            pe = PE(rank, proc)
+            self.pes.append(pe)
+            prefix = b"" if self.args.no_prefix else b"[pe %d] " % rank
+            self._thread(pe, self._pump, proc.stdout, sys.stdout, prefix, None)
+            self._thread(pe, self._pump, proc.stderr, sys.stderr, prefix,
+                         pe.stderr_tail)
+            self._thread(pe, self._waiter, pe)
+
+    def _thread(self, pe, target, *args):
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        thread.start()
+        pe.threads.append(thread)
+
+    def _pump(self, pipe, out, prefix, tail):
+        """Copy one child pipe to our stream line by line, prefixed; keep the
+        last lines in tail (a deque) if given."""
+        out = getattr(out, "buffer", out)
+        for line in iter(pipe.readline, b""):
+            if not line.endswith(b"\n"):
+                line += b"\n"  # a final partial line still gets printed
+            if tail is not None:
+                tail.append(line.decode(errors="replace").rstrip("\n"))
+            with self.out_lock:
+                try:
+                    out.write(prefix + line)
+                    out.flush()
+                except (BrokenPipeError, ValueError):
+                    pass  # our output is gone; keep draining the child
+        pipe.close()
+
+    def _waiter(self, pe):
+        """Notice the PE's exit at once, report it in the status dir, reap."""
+        returncode = wait_exited(pe.proc)
+        with self.lock:
+            pe.returncode = returncode
+        try:
+            write_status(self.status_dir, pe.rank, returncode)
+        except OSError as e:  # peers then only see the pid gone
+            self.message("cannot write the status of PE %d: %s" % (pe.rank, e))
+        with self.lock:
+            pe.proc.wait()  # reaps the zombie; instant
+            pe.reaped = True
+            if (returncode != 0 and not pe.stopped
+                    and self.first_failure is None):
+                self.first_failure = pe
+                self.failure_time = time.monotonic()
+        self.changed.set()
+
+    # ---- stopping
+
+    def running(self):
+        """PEs not yet reaped (their exit is not fully handled yet)."""
+        with self.lock:
+            return [pe for pe in self.pes if not pe.reaped]
+
+    def signal_all(self, signum):
+        """Send signum to every PE not yet reaped."""
+        with self.lock:  # holding it, no pid can be reaped (and reused)
+            for pe in self.pes:
+                if pe.reaped:
+                    continue
+                try:
+                    os.kill(pe.pid, signum)
+                except ProcessLookupError:
+                    continue
+                if pe.returncode is None:
+                    pe.stopped = True
+
+    def stop(self, reason, signum=signal.SIGTERM):
+        """Ask the running PEs to exit; SIGKILL follows KILL_DELAY later."""
+        self.stop_reason = reason
+        self.signal_all(signum)
+        self.kill_at = time.monotonic() + KILL_DELAY
+
+    def on_signal(self, signum, frame):
+        self.signals.append(signum)
+        self.changed.set()
+
+    # ---- the main loop
+
+    def wait(self):
+        """Supervise until every PE has exited; returns our exit code."""
+        start = time.monotonic()
+        timed_out = False
+        handled_signals = 0
+        while self.running():
+            now = time.monotonic()
+            if len(self.signals) > handled_signals:
+                handled_signals = len(self.signals)
+                signum = self.signals[-1]
+                if handled_signals == 1:
+                    self.message("got %s; stopping PEs %s" % (
+                        signal_name(signum), self.ranks(self.running())))
+                    self.stop("%s" % signal_name(signum), signum)
+                else:  # asked twice: do not wait any longer
+                    self.signal_all(signal.SIGKILL)
+            elif (self.args.timeout is not None and not timed_out
+                  and now - start >= self.args.timeout):
+                timed_out = True
+                self.message("timeout after %g s: PEs still running: %s" % (
+                    self.args.timeout, self.ranks(self.running())))
+                self.stop("the timeout")
+            elif (self.first_failure is not None and self.stop_reason is None
+                  and now - self.failure_time >= self.args.grace):
+                self.stop("the failure")
+            if self.kill_at is not None and now >= self.kill_at:
+                self.signal_all(signal.SIGKILL)
+                self.kill_at = None
+            self.changed.wait(POLL)
+            self.changed.clear()
+        self.join_output()
+        if self.first_failure is not None:
+            self.report_failure()
+        if self.signals:
+            return 128 + self.signals[0]
+        if timed_out:
+            return EXIT_TIMEOUT
+        if self.first_failure is not None:
+            return exit_code_for(self.first_failure.returncode)
+        return 0
+
+    def join_output(self):
+        # The pipes reach EOF when the PEs exit, unless a process they
+        # started keeps them open: do not wait for that one forever.
+        deadline = time.monotonic() + READER_JOIN
+        for pe in self.pes:
+            for thread in pe.threads:
+                thread.join(max(0.0, deadline - time.monotonic()))
+
+    # ---- reporting
+
+    def report_failure(self):
+        first = self.first_failure
+        lines = ["PE %d (pid %d) failed first: %s" % (
+            first.rank, first.pid, describe(first.returncode))]
+        if first.stderr_tail:
+            lines.append("last lines of PE %d's stderr:" % first.rank)
+            # Indented, without our prefix: they read as a quote.
+            lines.extend("\t" + line for line in first.stderr_tail)
+        else:
+            lines.append("PE %d wrote nothing on stderr" % first.rank)
+        failed = [pe for pe in self.pes
+                  if pe.returncode != 0 and not pe.stopped]
+        stopped = [pe for pe in self.pes if pe.stopped]
+        summary = "%d of %d PEs failed (%s)" % (
+            len(failed), len(self.pes), self.ranks(failed, brackets=False))
+        if stopped:
+            summary += "; stopped %s after %s" % (
+                self.ranks(stopped, brackets=False), self.stop_reason)
+        lines.append(summary)
+        self.message("\n".join(lines))
+
+    @staticmethod
+    def ranks(pes, brackets=True):
+        if brackets:
+            return "[%s]" % ", ".join(str(pe.rank) for pe in pes)
+        return ", ".join("PE %d" % pe.rank for pe in pes)
+
+    def message(self, text):
+        """Write our own lines to stderr; lines starting with a tab are
+        written indented by four spaces instead of prefixed."""
+        with self.out_lock:
+            for line in text.split("\n"):
+                if line.startswith("\t"):
+                    sys.stderr.write("    %s\n" % line[1:])
+                else:
+                    sys.stderr.write("symmem.run: %s\n" % line)
+            sys.stderr.flush()
+
+    def cleanup(self):
+        if self.status_dir is not None:
+            shutil.rmtree(self.status_dir, ignore_errors=True)
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    job = Job(args)
+    # Handle SIGINT/SIGTERM in the main loop: forward them to the PEs and
+    # make sure none outlives the launcher.
+    old_handlers = {s: signal.signal(s, job.on_signal)
+                    for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        try:
+            job.start()
+        except OSError as e:
+            job.message("cannot start the PEs: %s" % e)
+            job.stop("a start error", signal.SIGKILL)
+            job.wait()
+            return 1
+        return job.wait()
+    finally:
+        for signum, handler in old_handlers.items():
+            signal.signal(signum, handler)
+        job.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

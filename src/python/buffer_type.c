@@ -1,0 +1,240 @@
+/* symmem.Buffer: a block of symmetric memory (or a view of a peer's copy).
+ * It exports the buffer protocol (cpu) and DLPack; the exported capsule keeps
+ * the Buffer alive and never frees symmetric memory. */
+#include <stddef.h>
+
+#include "dlpack.h"
+#include "symmem_python.h"
+
+PyObject *buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe, int owner,
+                     PyObject *base)
+{
+    buffer_object_t *buf = PyObject_GC_New(buffer_object_t, st->buffer_type);
+    if (buf == NULL) return NULL;
+    buf->ptr = ptr;
+    buf->size = size;
+    buf->pe = pe;
+    buf->owner = owner;
+    buf->freed = 0;
+    buf->base = Py_XNewRef(base);
+    PyObject_GC_Track(buf);
+    return (PyObject *)buf;
+}
+
+static int buffer_traverse(buffer_object_t *self, visitproc visit, void *arg)
+{
+    Py_VISIT(self->base);
+    Py_VISIT(Py_TYPE(self));
+    return 0;
+}
+
+static int buffer_clear(buffer_object_t *self)
+{
+    Py_CLEAR(self->base);
+    return 0;
+}
+
+static void buffer_dealloc(buffer_object_t *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    buffer_clear(self);
+    type->tp_free(self);
+    Py_DECREF(type);
+}
+
+/* A peer view is dead once the Buffer it views has been freed. */
+static int buffer_usable(buffer_object_t *self)
+{
+    if (self->freed) return 0;
+    if (self->base != NULL && ((buffer_object_t *)self->base)->freed) return 0;
+    return 1;
+}
+
+static module_state_t *state_of(buffer_object_t *self)
+{
+    return module_state(PyType_GetModule(Py_TYPE(self)));
+}
+
+static int buffer_getbuffer(buffer_object_t *self, Py_buffer *view, int flags)
+{
+    if (!buffer_usable(self)) {
+        raise_invalid(state_of(self), "Buffer: the memory at 0x%llx was freed",
+                      (unsigned long long)(uintptr_t)self->ptr);
+        return -1;
+    }
+    return PyBuffer_FillInfo(view, (PyObject *)self, self->ptr, self->size, 0, flags);
+}
+
+static PyObject *buffer_get_handle(buffer_object_t *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromUnsignedLongLong((unsigned long long)(uintptr_t)self->ptr);
+}
+
+static PyObject *buffer_get_size(buffer_object_t *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromSsize_t(self->size);
+}
+
+static PyObject *buffer_get_device(buffer_object_t *self, void *closure)
+{
+    (void)self, (void)closure;
+    return PyUnicode_FromString("cpu");
+}
+
+static PyObject *buffer_get_pe(buffer_object_t *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(self->pe);
+}
+
+static PyObject *buffer_get_freed(buffer_object_t *self, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(!buffer_usable(self));
+}
+
+/* ---- DLPack ---- */
+
+/* What a capsule owns: the managed tensor, its shape, and a Buffer reference. */
+typedef struct {
+    DLManagedTensorVersioned versioned;
+    DLManagedTensor legacy;
+    int64_t shape[1];
+    int64_t strides[1];
+    PyObject *owner;
+} dlpack_export_t;
+
+static void release_export(dlpack_export_t *export)
+{
+    /* May run without the GIL (called by a consumer's deleter). */
+    PyGILState_STATE gil = PyGILState_Ensure();
+    Py_XDECREF(export->owner);
+    PyGILState_Release(gil);
+    PyMem_RawFree(export);
+}
+
+static void delete_versioned(DLManagedTensorVersioned *self)
+{
+    release_export((dlpack_export_t *)self->manager_ctx);
+}
+
+static void delete_legacy(DLManagedTensor *self)
+{
+    release_export((dlpack_export_t *)self->manager_ctx);
+}
+
+/* Frees an export nobody consumed (the capsule still has its first name). */
+static void capsule_destructor(PyObject *capsule)
+{
+    if (PyCapsule_IsValid(capsule, "dltensor_versioned")) {
+        DLManagedTensorVersioned *t = PyCapsule_GetPointer(capsule, "dltensor_versioned");
+        if (t->deleter) t->deleter(t);
+    } else if (PyCapsule_IsValid(capsule, "dltensor")) {
+        DLManagedTensor *t = PyCapsule_GetPointer(capsule, "dltensor");
+        if (t->deleter) t->deleter(t);
+    }
+}
+
+static PyObject *buffer_dlpack(buffer_object_t *self, PyObject *args, PyObject *kwargs)
+{
+    static char *keywords[] = {"stream", "max_version", "dl_device", "copy", NULL};
+    PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOO:__dlpack__", keywords, &stream,
+                                     &max_version, &dl_device, &copy))
+        return NULL;
+    module_state_t *st = state_of(self);
+    if (!buffer_usable(self)) return raise_invalid(st, "__dlpack__: the Buffer was freed");
+    if (copy == Py_True)
+        return raise_invalid(st, "__dlpack__: copy=True is not supported: a copy would not "
+                                 "be symmetric memory");
+    int versioned = 0;
+    if (max_version != Py_None) {
+        long major = PyLong_AsLong(PyTuple_GetItem(max_version, 0));
+        if (PyErr_Occurred()) return NULL;
+        versioned = major >= 1;
+    }
+    dlpack_export_t *export = PyMem_RawCalloc(1, sizeof(*export));
+    if (export == NULL) return PyErr_NoMemory();
+    export->shape[0] = self->size;
+    export->strides[0] = 1;
+    export->owner = Py_NewRef((PyObject *)self);
+    DLTensor tensor = {
+        .data = self->ptr,
+        .device = {kDLCPU, 0},
+        .ndim = 1,
+        .dtype = {kDLUInt, 8, 1},
+        .shape = export->shape,
+        .strides = export->strides,
+        .byte_offset = 0,
+    };
+    PyObject *capsule;
+    if (versioned) {
+        export->versioned.version = (DLPackVersion){DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION};
+        export->versioned.manager_ctx = export;
+        export->versioned.deleter = delete_versioned;
+        export->versioned.dl_tensor = tensor;
+        capsule = PyCapsule_New(&export->versioned, "dltensor_versioned", capsule_destructor);
+    } else {
+        export->legacy.manager_ctx = export;
+        export->legacy.deleter = delete_legacy;
+        export->legacy.dl_tensor = tensor;
+        capsule = PyCapsule_New(&export->legacy, "dltensor", capsule_destructor);
+    }
+    if (capsule == NULL) release_export(export);
+    return capsule;
+}
+
+static PyObject *buffer_dlpack_device(buffer_object_t *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    return Py_BuildValue("(ii)", kDLCPU, 0);
+}
+
+static PyObject *buffer_repr(buffer_object_t *self)
+{
+    return PyUnicode_FromFormat("<symmem.Buffer %s0x%llx size=%zd pe=%d%s>",
+                                self->owner ? "" : "peer view ",
+                                (unsigned long long)(uintptr_t)self->ptr, self->size, self->pe,
+                                buffer_usable(self) ? "" : " freed");
+}
+
+static PyGetSetDef buffer_getset[] = {
+    {"handle", (getter)buffer_get_handle, NULL, "The address of the memory (int).", NULL},
+    {"ptr", (getter)buffer_get_handle, NULL, "Alias of handle.", NULL},
+    {"size", (getter)buffer_get_size, NULL, "Size in bytes.", NULL},
+    {"device", (getter)buffer_get_device, NULL, "Where the memory is.", NULL},
+    {"pe", (getter)buffer_get_pe, NULL, "Whose copy of the memory this is.", NULL},
+    {"freed", (getter)buffer_get_freed, NULL, "True once free() released it.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef buffer_methods[] = {
+    {"__dlpack__", (PyCFunction)(void (*)(void))buffer_dlpack, METH_VARARGS | METH_KEYWORDS,
+     "DLPack capsule over the bytes (a 1-D uint8 tensor)."},
+    {"__dlpack_device__", (PyCFunction)buffer_dlpack_device, METH_NOARGS, "(device_type, id)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot buffer_slots[] = {
+    {Py_tp_doc, "Symmetric memory: .handle, .size, .device; buffer protocol and DLPack."},
+    {Py_tp_dealloc, buffer_dealloc},
+    {Py_tp_traverse, buffer_traverse},
+    {Py_tp_clear, buffer_clear},
+    {Py_tp_repr, buffer_repr},
+    {Py_tp_getset, buffer_getset},
+    {Py_tp_methods, buffer_methods},
+    {Py_bf_getbuffer, buffer_getbuffer},
+    {0, NULL},
+};
+
+static PyType_Spec buffer_spec = {
+    .name = "symmem.Buffer",
+    .basicsize = sizeof(buffer_object_t),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = buffer_slots,
+};
+
+PyType_Spec *buffer_type_spec(void) { return &buffer_spec; }

@@ -1,0 +1,187 @@
+/* Turning Python objects into memory and streams, the way mpi4py does:
+ * our Buffer, then the buffer protocol, then a Python fallback (torch,
+ * __cuda_array_interface__, __dlpack__) registered by the package. */
+#include <string.h>
+
+#include "symmem_python.h"
+
+static void set_format(memory_t *mem, const char *format)
+{
+    /* Byte order and alignment prefixes carry no dtype information here. */
+    while (format && (*format == '@' || *format == '=' || *format == '<' || *format == '>' ||
+                      *format == '!'))
+        format++;
+    snprintf(mem->format, sizeof(mem->format), "%s", format && *format ? format : "B");
+}
+
+static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable,
+                                 const char *call, const char *arg, memory_t *mem)
+{
+    if (st->resolver == NULL)
+        goto unsupported;
+    PyObject *result = PyObject_CallOneArg(st->resolver, obj);
+    if (result == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+        PyErr_Clear();
+        goto unsupported;
+    }
+    unsigned long long address;
+    Py_ssize_t nbytes, itemsize;
+    const char *format;
+    int readonly;
+    PyObject *keep;
+    if (!PyArg_ParseTuple(result, "Knnsp|O", &address, &nbytes, &itemsize, &format, &readonly,
+                          &keep)) {
+        Py_DECREF(result);
+        return -1;
+    }
+    if (writable && readonly) {
+        Py_DECREF(result);
+        raise_invalid(st, "%s: %s (%s) is read-only", call, arg, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    mem->ptr = (char *)(uintptr_t)address;
+    mem->nbytes = nbytes;
+    mem->itemsize = itemsize;
+    set_format(mem, format);
+    mem->keep = result; /* holds whatever the resolver says keeps the memory alive */
+    return 0;
+unsupported:
+    raise_invalid(st,
+                  "%s: %s of type %s is not memory symmem understands (expected a symmem "
+                  "Buffer, an array, a tensor, or an object with the buffer protocol, "
+                  "__cuda_array_interface__ or __dlpack__)",
+                  call, arg, Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *call,
+                   const char *arg, memory_t *mem)
+{
+    memset(mem, 0, sizeof(*mem));
+    if (Py_IS_TYPE(obj, st->buffer_type)) {
+        buffer_object_t *buf = (buffer_object_t *)obj;
+        if (buf->freed || (buf->base && ((buffer_object_t *)buf->base)->freed)) {
+            raise_invalid(st, "%s: %s is a Buffer that was freed", call, arg);
+            return -1;
+        }
+        mem->ptr = buf->ptr;
+        mem->nbytes = buf->size;
+        mem->itemsize = 1;
+        set_format(mem, "B");
+        return 0;
+    }
+    if (PyObject_CheckBuffer(obj)) {
+        int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+        if (PyObject_GetBuffer(obj, &mem->view, flags) != 0) {
+            PyObject *type, *value, *tb;
+            PyErr_Fetch(&type, &value, &tb);
+            PyObject *text = value ? PyObject_Str(value) : NULL;
+            raise_invalid(st, "%s: %s cannot be used: %s", call, arg,
+                          text ? PyUnicode_AsUTF8(text) : "buffer export failed");
+            Py_XDECREF(text);
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            memset(&mem->view, 0, sizeof(mem->view));
+            return -1;
+        }
+        if (!PyBuffer_IsContiguous(&mem->view, 'A')) {
+            memory_release(mem);
+            raise_invalid(st, "%s: %s is not contiguous (pass a contiguous array or slice)",
+                          call, arg);
+            return -1;
+        }
+        mem->ptr = mem->view.buf;
+        mem->nbytes = mem->view.len;
+        mem->itemsize = mem->view.itemsize;
+        set_format(mem, mem->view.format);
+        return 0;
+    }
+    return resolve_with_fallback(st, obj, writable, call, arg, mem);
+}
+
+void memory_release(memory_t *mem)
+{
+    if (mem->view.obj != NULL) PyBuffer_Release(&mem->view);
+    Py_CLEAR(mem->keep);
+}
+
+int memory_dtype(const memory_t *mem)
+{
+    const char *f = mem->format;
+    if (f[0] == '\0' || f[1] != '\0') {
+        /* Names a resolver may give for types without a struct code. */
+        if (strcmp(f, "bfloat16") == 0) return SYMMEM_DTYPE_BFLOAT16;
+        return -1;
+    }
+    Py_ssize_t size = mem->itemsize;
+    switch (f[0]) {
+    case '?': return SYMMEM_DTYPE_BOOL;
+    case 'e': return SYMMEM_DTYPE_FLOAT16;
+    case 'f': return SYMMEM_DTYPE_FLOAT32;
+    case 'd': return SYMMEM_DTYPE_FLOAT64;
+    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n':
+        return size == 1 ? SYMMEM_DTYPE_INT8 : size == 2 ? SYMMEM_DTYPE_INT16
+             : size == 4 ? SYMMEM_DTYPE_INT32 : size == 8 ? SYMMEM_DTYPE_INT64 : -1;
+    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N':
+        return size == 1 ? SYMMEM_DTYPE_UINT8 : size == 2 ? SYMMEM_DTYPE_UINT16
+             : size == 4 ? SYMMEM_DTYPE_UINT32 : size == 8 ? SYMMEM_DTYPE_UINT64 : -1;
+    default: return -1;
+    }
+}
+
+/* An int handle from an attribute or the __cuda_stream__ protocol. */
+static int stream_from_object(PyObject *obj, PyObject **handle_p)
+{
+    if (PyObject_HasAttrString(obj, "__cuda_stream__")) {
+        PyObject *pair = PyObject_CallMethod(obj, "__cuda_stream__", NULL);
+        if (pair == NULL) return -1;
+        if (PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) == 2) {
+            *handle_p = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
+            Py_DECREF(pair);
+            return 0;
+        }
+        Py_DECREF(pair);
+        return 1;
+    }
+    static const char *const attributes[] = {"cuda_stream", "ptr", "handle", NULL};
+    for (int i = 0; attributes[i]; i++) {
+        if (!PyObject_HasAttrString(obj, attributes[i])) continue;
+        *handle_p = PyObject_GetAttrString(obj, attributes[i]);
+        return *handle_p == NULL ? -1 : 0;
+    }
+    return 1;
+}
+
+int stream_resolve(module_state_t *st, PyObject *obj, const char *call, symmem_stream_t *out)
+{
+    if (obj == NULL || obj == Py_None) {
+        *out = SYMMEM_STREAM_NONE;
+        return 0;
+    }
+    PyObject *handle = NULL;
+    if (PyLong_Check(obj)) {
+        handle = Py_NewRef(obj);
+    } else {
+        int rc = stream_from_object(obj, &handle);
+        if (rc < 0) return -1;
+        if (rc > 0 || !PyLong_Check(handle)) {
+            Py_XDECREF(handle);
+            raise_invalid(st,
+                          "%s: stream of type %s is not a stream (expected None, an int "
+                          "handle, or an object with __cuda_stream__, .cuda_stream or .ptr)",
+                          call, Py_TYPE(obj)->tp_name);
+            return -1;
+        }
+    }
+    unsigned long long value = PyLong_AsUnsignedLongLong(handle);
+    Py_DECREF(handle);
+    if (PyErr_Occurred()) {
+        PyErr_Clear();
+        raise_invalid(st, "%s: stream handle is not a valid (unsigned) integer", call);
+        return -1;
+    }
+    *out = (symmem_stream_t)(uintptr_t)value;
+    return 0;
+}

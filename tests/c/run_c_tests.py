@@ -1,0 +1,30 @@
+"""Runs every C test program at 1, 2, 3 and 4 PEs through the launcher."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PE_COUNTS = (1, 2, 3, 4)
+
+
+def main(test_dir):
+    programs = sorted(p for p in Path(test_dir).iterdir() if os.access(p, os.X_OK))
+    failed = passed = 0
+    for program in programs:
+        for n in PE_COUNTS:
+            result = subprocess.run(
+                [sys.executable, "-m", "symmem.run", "-n", str(n), "--timeout", "120",
+                 str(program)],
+                capture_output=True, text=True)
+            ok = result.returncode == 0
+            passed += ok
+            failed += not ok
+            print(f"{'PASS' if ok else 'FAIL'} {program.name} -n {n}")
+            if not ok:
+                print(result.stdout + result.stderr)
+    print(f"c tests: {passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -192,6 +192,90 @@ symmem_status_t symmem_barrier_all(symmem_stream_t stream);
 /* Waits for every PE to arrive (no completion of puts implied). */
 symmem_status_t symmem_sync_all(symmem_stream_t stream);
 
+
+/* ---- teams ----------------------------------------------------------------*/
+
+/* A team handle. User teams get handles >= SYMMEM_TEAM_FIRST_USER that are
+ * the same on every member. */
+typedef int32_t symmem_team_t;
+#define SYMMEM_TEAM_INVALID (-1)
+#define SYMMEM_TEAM_WORLD 0
+#define SYMMEM_TEAM_SHARED 1          /* cpu: every PE of the host */
+#define SYMMEM_TEAM_NODE 2            /* cpu: every PE of the host */
+#define SYMMEM_TEAM_SAME_MYPE_NODE 3  /* cpu: just this PE */
+#define SYMMEM_TEAM_SAME_GPU 4        /* cpu: just this PE */
+#define SYMMEM_TEAM_GPU_LEADERS 5     /* cpu: every PE */
+#define SYMMEM_TEAM_FIRST_USER 6
+#define SYMMEM_TEAM_MAX 64
+
+/* -1 if the calling PE is not a member (or the team is invalid). */
+int symmem_team_my_pe(symmem_team_t team);
+int symmem_team_n_pes(symmem_team_t team);
+/* src_pe of src_team as numbered in dest_team; -1 where not a member. */
+int symmem_team_translate_pe(symmem_team_t src_team, int src_pe, symmem_team_t dest_team);
+/* The world PE number of a team's member (-1 if out of range). */
+int symmem_team_world_pe(symmem_team_t team, int team_pe);
+
+/* Collective over parent: members parent[start + i*stride], i < size.
+ * PEs outside the new team get SYMMEM_TEAM_INVALID. */
+symmem_status_t symmem_team_split_strided(symmem_team_t parent, int start, int stride,
+                                          int size, symmem_team_t *new_team_p);
+/* Collective over parent: x teams of xrange consecutive PEs, y teams of
+ * the PEs with the same x index. */
+symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange,
+                                     symmem_team_t *xteam_p, symmem_team_t *yteam_p);
+/* Collective over the team. */
+symmem_status_t symmem_team_destroy(symmem_team_t team);
+
+/* ---- collectives (every member calls them in the same order) ------------ */
+
+typedef enum {
+    SYMMEM_OP_SUM = 0, SYMMEM_OP_MIN, SYMMEM_OP_MAX, SYMMEM_OP_PROD,
+    SYMMEM_OP_AND, SYMMEM_OP_OR, SYMMEM_OP_XOR, /* bitwise: integer and bool only */
+    SYMMEM_OP_COUNT
+} symmem_reduce_op_t;
+
+const char *symmem_reduce_op_name(symmem_reduce_op_t op);
+
+symmem_status_t symmem_team_barrier(symmem_team_t team, symmem_stream_t stream);
+symmem_status_t symmem_team_sync(symmem_team_t team, symmem_stream_t stream);
+/* All-reduce of nelems elements: dst[i] = op over members of src[i]. */
+symmem_status_t symmem_reduce(symmem_team_t team, void *dst, const void *src, size_t nelems,
+                              symmem_dtype_t dtype, symmem_reduce_op_t op,
+                              symmem_stream_t stream);
+/* Member k gets block k (nelems elements) of the reduction of src
+ * (team_n_pes * nelems elements). */
+symmem_status_t symmem_reducescatter(symmem_team_t team, void *dst, const void *src,
+                                     size_t nelems, symmem_dtype_t dtype,
+                                     symmem_reduce_op_t op, symmem_stream_t stream);
+/* Block j (nbytes) of member k's src lands in block k of member j's dst. */
+symmem_status_t symmem_alltoall(symmem_team_t team, void *dst, const void *src, size_t nbytes,
+                                symmem_stream_t stream);
+/* All-gather: member k's src (nbytes) lands in block k of every dst. */
+symmem_status_t symmem_fcollect(symmem_team_t team, void *dst, const void *src, size_t nbytes,
+                                symmem_stream_t stream);
+/* root (team-relative) src's nbytes land in every member's dst. */
+symmem_status_t symmem_broadcast(symmem_team_t team, void *dst, const void *src, size_t nbytes,
+                                 int root, symmem_stream_t stream);
+
+/* ---- atomics --------------------------------------------------------------*/
+
+typedef enum {
+    SYMMEM_ATOMIC_FETCH = 0, SYMMEM_ATOMIC_SET, SYMMEM_ATOMIC_INC, SYMMEM_ATOMIC_FETCH_INC,
+    SYMMEM_ATOMIC_ADD, SYMMEM_ATOMIC_FETCH_ADD, SYMMEM_ATOMIC_AND, SYMMEM_ATOMIC_FETCH_AND,
+    SYMMEM_ATOMIC_OR, SYMMEM_ATOMIC_FETCH_OR, SYMMEM_ATOMIC_XOR, SYMMEM_ATOMIC_FETCH_XOR,
+    SYMMEM_ATOMIC_SWAP, SYMMEM_ATOMIC_COMPARE_SWAP,
+    SYMMEM_ATOMIC_COUNT
+} symmem_atomic_op_t;
+
+/* One atomic on PE pe's copy of target (an int32, int64, uint32 or uint64;
+ * float32/float64 for FETCH, SET, SWAP, ADD, FETCH_ADD). value and cond hold
+ * the element's bits in their low bytes; fetched_p (may be NULL) gets the
+ * old value's bits. Atomic against every other symmem atomic from any PE. */
+symmem_status_t symmem_atomic(symmem_atomic_op_t op, void *target, symmem_dtype_t dtype,
+                              uint64_t value, uint64_t cond, int pe, uint64_t *fetched_p);
+const char *symmem_atomic_op_name(symmem_atomic_op_t op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,14 @@ typedef struct {
     symmem_unique_id_t uid;
 } symmem_bootstrap_t;
 
+/* A team as the backend sees it: world PE numbers of its members. */
+typedef struct {
+    const int *members; /* members[i]: world PE of team PE i */
+    int n;
+    int me;             /* our index in members */
+    int channel;        /* the backend's synchronisation channel for the team */
+} symmem_team_view_t;
+
 /* A backend's private state. */
 typedef struct symmem_backend symmem_backend_t;
 
@@ -105,6 +113,44 @@ typedef struct symmem_backend_ops {
     symmem_status_t (*barrier_all)(symmem_backend_t *be,
                                    symmem_stream_t stream);
     symmem_status_t (*sync_all)(symmem_backend_t *be, symmem_stream_t stream);
+
+    /* ---- teams and collectives (appended) ---- */
+
+    /* Collective over parent. [in] args_hash: the split's arguments, which
+     * must agree (else SYMMEM_ERR_MISMATCH); [out] channel_p: a channel that
+     * is free on every parent member, now reserved by the new team's members
+     * (in_team says whether we are one). */
+    symmem_status_t (*team_create)(symmem_backend_t *be, const symmem_team_view_t *parent,
+                                   uint64_t args_hash, int in_team, int *channel_p);
+    /* Collective over the team: releases its channel. */
+    symmem_status_t (*team_destroy)(symmem_backend_t *be, const symmem_team_view_t *team);
+    /* barrier: quiet, then wait for every member; sync: wait only. */
+    symmem_status_t (*barrier)(symmem_backend_t *be, const symmem_team_view_t *team,
+                               symmem_stream_t stream);
+    symmem_status_t (*sync)(symmem_backend_t *be, const symmem_team_view_t *team,
+                            symmem_stream_t stream);
+    /* [in] dst, src symmetric; sizes checked by the core. */
+    symmem_status_t (*reduce)(symmem_backend_t *be, const symmem_team_view_t *team, void *dst,
+                              const void *src, size_t nelems, symmem_dtype_t dtype,
+                              symmem_reduce_op_t op, symmem_stream_t stream);
+    symmem_status_t (*reducescatter)(symmem_backend_t *be, const symmem_team_view_t *team,
+                                     void *dst, const void *src, size_t nelems,
+                                     symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                     symmem_stream_t stream);
+    symmem_status_t (*alltoall)(symmem_backend_t *be, const symmem_team_view_t *team,
+                                void *dst, const void *src, size_t nbytes,
+                                symmem_stream_t stream);
+    symmem_status_t (*fcollect)(symmem_backend_t *be, const symmem_team_view_t *team,
+                                void *dst, const void *src, size_t nbytes,
+                                symmem_stream_t stream);
+    /* [in] root: team-relative. */
+    symmem_status_t (*broadcast)(symmem_backend_t *be, const symmem_team_view_t *team,
+                                 void *dst, const void *src, size_t nbytes, int root,
+                                 symmem_stream_t stream);
+    /* [in] target symmetric, dtype and op checked; [out] fetched_p may be NULL. */
+    symmem_status_t (*atomic)(symmem_backend_t *be, symmem_atomic_op_t op, void *target,
+                              symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
+                              uint64_t *fetched_p);
 } symmem_backend_ops_t;
 
 /* The cpu engine (always built in). */

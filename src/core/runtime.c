@@ -78,6 +78,11 @@ symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
     rt->my_pe = boot.rank;
     rt->n_pes = boot.nranks;
     rt->initialized = 1;
+    status = symmem__teams_init();
+    if (status != SYMMEM_OK) {
+        symmem_finalize();
+        return status;
+    }
     return SYMMEM_OK;
 }
 
@@ -87,6 +92,7 @@ symmem_status_t symmem_finalize(void)
     if (!rt->initialized) return SYMMEM_OK;
     symmem_status_t status = rt->ops->finalize(rt->be);
     symmem__registry_clear(&rt->registry);
+    symmem__teams_clear();
     rt->initialized = 0;
     rt->be = NULL;
     rt->my_pe = rt->n_pes = -1;

@@ -5,6 +5,13 @@
 #include "backend.h"
 #include "registry.h"
 
+/* A team: world PE numbers of its members, and our place in it. */
+typedef struct {
+    int in_use;
+    symmem_team_view_t view;
+    int *members; /* owned; view.members points here */
+} symmem_team_entry_t;
+
 typedef struct {
     int initialized;
     int my_pe;
@@ -12,6 +19,7 @@ typedef struct {
     const symmem_backend_ops_t *ops;
     symmem_backend_t *be;
     symmem_registry_t registry; /* live allocations of this PE */
+    symmem_team_entry_t teams[SYMMEM_TEAM_MAX]; /* indexed by handle */
 } symmem_runtime_t;
 
 extern symmem_runtime_t symmem__rt;
@@ -25,5 +33,12 @@ symmem_status_t symmem__check_pe(const char *call, const char *arg, int pe);
 /* [ptr, ptr+nbytes) must lie inside one live allocation of this PE. */
 symmem_status_t symmem__check_symmetric(const char *call, const char *arg,
                                         const void *ptr, size_t nbytes);
+
+/* teams.c: the predefined teams after init; every team at finalize. */
+symmem_status_t symmem__teams_init(void);
+void symmem__teams_clear(void);
+/* The team behind a handle, or an INVALID error naming call. */
+symmem_status_t symmem__team_lookup(const char *call, symmem_team_t team,
+                                    const symmem_team_view_t **view_p);
 
 #endif

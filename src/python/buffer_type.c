@@ -195,9 +195,11 @@ static PyObject *buffer_dlpack_device(buffer_object_t *self, PyObject *unused)
 
 static PyObject *buffer_repr(buffer_object_t *self)
 {
-    return PyUnicode_FromFormat("<symmem.Buffer %s0x%llx size=%zd pe=%d%s>",
-                                self->owner ? "" : "peer view ",
-                                (unsigned long long)(uintptr_t)self->ptr, self->size, self->pe,
+    /* PyUnicode_FromFormat has no %llx: format the address here. */
+    char address[32];
+    snprintf(address, sizeof(address), "0x%llx", (unsigned long long)(uintptr_t)self->ptr);
+    return PyUnicode_FromFormat("<symmem.Buffer %s%s size=%zd pe=%d%s>",
+                                self->owner ? "" : "peer view ", address, self->size, self->pe,
                                 buffer_usable(self) ? "" : " freed");
 }
 

@@ -15,6 +15,7 @@ typedef struct {
     uint64_t epoch;
 } barrier_wait_t;
 
+
 static int barrier_ready(void *arg)
 {
     barrier_wait_t *w = arg;
@@ -39,48 +40,49 @@ static void barrier_pending(void *arg, char *out, size_t size)
     }
 }
 
-symmem_status_t cpu_barrier(cpu_t *cpu, const char *call, int channel, const int *members,
-                            int count)
+symmem_status_t cpu_barrier(cpu_t *cpu, const char *call, const symmem_team_view_t *team)
 {
-    barrier_wait_t w = {cpu, channel, members, count, ++cpu->epoch[channel]};
+    if (team->n == 1) return SYMMEM_OK; /* nobody to wait for */
+    int channel = team->channel;
+    barrier_wait_t w = {cpu, channel, team->members, team->n, ++cpu->epoch[channel]};
     atomic_store_explicit(&cpu->ctl->slots[cpu->me].epoch[channel], w.epoch,
                           memory_order_release);
-    for (int i = 0; i < count; i++)
-        if (members[i] != cpu->me) cpu_ring(cpu, members[i]);
+    for (int i = 0; i < team->n; i++)
+        if (team->members[i] != cpu->me) cpu_ring(cpu, team->members[i]);
     symmem_status_t status = cpu_wait(cpu, call, barrier_ready, barrier_pending, &w, 0);
     if (status != SYMMEM_OK) --cpu->epoch[channel]; /* stays consistent for messages */
     return status;
 }
 
-
 symmem_status_t cpu_barrier_world(cpu_t *cpu, const char *call)
 {
-    int members[cpu->n];
-    for (int pe = 0; pe < cpu->n; pe++) members[pe] = pe;
-    return cpu_barrier(cpu, call, 0, members, cpu->n);
+    return cpu_barrier(cpu, call, &cpu->world);
 }
 
-symmem_status_t cpu_agree(cpu_t *cpu, const char *call, uint64_t what, uint64_t value,
-                          uint64_t *values_p)
+symmem_status_t cpu_agree(cpu_t *cpu, const char *call, const symmem_team_view_t *team,
+                          uint64_t what, uint64_t value, uint64_t *values_p)
 {
-    uint64_t seq = ++cpu->agree_seq;
-    cpu_agree_t *mine = &cpu->ctl->slots[cpu->me].agree[seq % 2];
+    int channel = team->channel < 0 ? 0 : team->channel;
+    uint64_t seq = ++cpu->agree_seq[channel];
+    cpu_agree_t *mine = &cpu->ctl->slots[cpu->me].agree[channel][seq % 2];
     mine->seq = seq;
     mine->what = what;
     mine->value = value;
-    /* The barrier's release/acquire publishes these stores to every PE; the
-     * next agreement writes the other half, and cannot reach this half again
-     * before every PE has passed the next barrier, i.e. finished reading. */
-    SYMMEM_CHECK(cpu_barrier_world(cpu, call));
-    for (int pe = 0; pe < cpu->n; pe++) {
-        cpu_agree_t *theirs = &cpu->ctl->slots[pe].agree[seq % 2];
+    /* The barrier's release/acquire publishes these stores to every member;
+     * the next agreement on this channel writes the other half, and cannot
+     * reach this half again before every member has passed the next
+     * barrier, i.e. finished reading. */
+    SYMMEM_CHECK(cpu_barrier(cpu, call, team));
+    for (int i = 0; i < team->n; i++) {
+        int pe = team->members[i];
+        cpu_agree_t *theirs = &cpu->ctl->slots[pe].agree[channel][seq % 2];
         if (theirs->seq != seq || theirs->what != what)
             return symmem__error(SYMMEM_ERR_MISMATCH,
                                  "%s: PE %d is not in %s but in another collective "
                                  "(collectives must be called in the same order on "
                                  "every PE)",
                                  call, pe, call);
-        values_p[pe] = theirs->value;
+        values_p[i] = theirs->value;
     }
     return SYMMEM_OK;
 }

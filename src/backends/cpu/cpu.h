@@ -41,7 +41,8 @@ typedef struct {
     alignas(CPU_CACHELINE) _Atomic uint32_t doorbell; /* bumped by every waker */
     _Atomic uint32_t sleepers;                        /* waiters in futex_wait */
     alignas(CPU_CACHELINE) _Atomic uint64_t epoch[CPU_BARRIER_CHANNELS];
-    alignas(CPU_CACHELINE) cpu_agree_t agree[2]; /* double-buffered by seq */
+    /* double-buffered by seq, one pair per channel: only that channel's team reads it */
+    alignas(CPU_CACHELINE) cpu_agree_t agree[CPU_BARRIER_CHANNELS][2];
 } cpu_pe_slot_t;
 
 typedef struct {
@@ -61,8 +62,11 @@ struct symmem_backend {
     size_t heap_size;
     int heap_fd;           /* our own heap file, for fallocate */
     uint64_t epoch[CPU_BARRIER_CHANNELS]; /* our count of barriers per channel */
-    uint64_t agree_seq;
-    void *allocator;       /* cpu_allocator_t */
+    uint64_t agree_seq[CPU_BARRIER_CHANNELS];
+    uint64_t channels_in_use; /* bit c: a team of ours synchronises on channel c */
+    int *world_members;       /* 0..n-1 */
+    symmem_team_view_t world;
+    void *allocator;          /* cpu_allocator_t */
 };
 
 typedef symmem_backend_t cpu_t;
@@ -98,14 +102,46 @@ symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_ready_func_t ready,
                          cpu_pending_func_t pending, void *arg, double deadline);
 
 /* ---- barrier.c: barriers and agreement ---- */
-/* Waits until every PE in members[0..count) arrives on channel. */
-symmem_status_t cpu_barrier(cpu_t *cpu, const char *call, int channel, const int *members,
-                            int count);
+/* Waits until every member of the team arrives on its channel. */
+symmem_status_t cpu_barrier(cpu_t *cpu, const char *call, const symmem_team_view_t *team);
 symmem_status_t cpu_barrier_world(cpu_t *cpu, const char *call);
-/* Every PE publishes (what, value); values_p[pe] gets each PE's value.
- * SYMMEM_ERR_MISMATCH if some PE is in another collective. */
-symmem_status_t cpu_agree(cpu_t *cpu, const char *call, uint64_t what, uint64_t value,
-                          uint64_t *values_p);
+/* Every member publishes (what, value); values_p[i] gets member i's value.
+ * SYMMEM_ERR_MISMATCH if some member is in another collective. */
+symmem_status_t cpu_agree(cpu_t *cpu, const char *call, const symmem_team_view_t *team,
+                          uint64_t what, uint64_t value, uint64_t *values_p);
+
+/* ---- teams.c, collectives.c, atomics.c: the slots of the same names ---- */
+symmem_status_t cpu_team_create(cpu_t *cpu, const symmem_team_view_t *parent,
+                                uint64_t args_hash, int in_team, int *channel_p);
+symmem_status_t cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *team);
+symmem_status_t cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *team,
+                                 symmem_stream_t stream);
+symmem_status_t cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+                           const void *src, size_t nelems, symmem_dtype_t dtype,
+                           symmem_reduce_op_t op, symmem_stream_t stream);
+symmem_status_t cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+                                  const void *src, size_t nelems, symmem_dtype_t dtype,
+                                  symmem_reduce_op_t op, symmem_stream_t stream);
+symmem_status_t cpu_alltoall(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+                             const void *src, size_t nbytes, symmem_stream_t stream);
+symmem_status_t cpu_fcollect(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+                             const void *src, size_t nbytes, symmem_stream_t stream);
+symmem_status_t cpu_broadcast(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+                              const void *src, size_t nbytes, int root, symmem_stream_t stream);
+symmem_status_t cpu_atomic(cpu_t *cpu, symmem_atomic_op_t op, void *target,
+                           symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
+                           uint64_t *fetched_p);
+
+/* ---- reduce_kernels.c ---- */
+/* acc[i] = acc[i] op in[i] for n elements of dtype. */
+void cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
+                     symmem_reduce_op_t op);
+
+/* Where this process sees PE pe's copy of our symmetric address ptr. */
+static inline char *cpu_peer(cpu_t *cpu, const void *ptr, int pe)
+{
+    return cpu->heaps[pe] + ((const char *)ptr - cpu->heaps[cpu->me]);
+}
 
 /* ---- heap_alloc.c: offsets in the heap, the same on every PE ---- */
 typedef struct cpu_allocator cpu_allocator_t;

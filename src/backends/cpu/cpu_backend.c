@@ -42,6 +42,7 @@ static void cpu_destroy(cpu_t *cpu)
     cpu_segments_retire(cpu);
     cpu_allocator_destroy(cpu->allocator);
     free(cpu->heaps);
+    free(cpu->world_members);
     free(cpu);
 }
 
@@ -84,10 +85,15 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->heap_fd = -1;
     cpu->heaps = calloc((size_t)cpu->n, sizeof(*cpu->heaps));
     cpu->allocator = cpu_allocator_create(cpu->heap_size);
-    if (cpu->heaps == NULL || cpu->allocator == NULL) {
+    cpu->world_members = calloc((size_t)cpu->n, sizeof(int));
+    if (cpu->heaps == NULL || cpu->allocator == NULL || cpu->world_members == NULL) {
         status = symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
         goto err_free;
     }
+    for (int pe = 0; pe < cpu->n; pe++) cpu->world_members[pe] = pe;
+    cpu->world = (symmem_team_view_t){cpu->world_members, cpu->n, cpu->me, 0};
+    /* Channels 0..5 belong to the predefined teams. */
+    cpu->channels_in_use = (1ULL << SYMMEM_TEAM_FIRST_USER) - 1;
     double deadline = cpu_now() + (boot->timeout > 0 ? boot->timeout : INIT_TIMEOUT_SECONDS);
     SYMMEM_CHECK_GOTO(cpu_ctl_join(cpu, deadline), status, err_free);
     SYMMEM_CHECK_GOTO(cpu_heap_create(cpu), status, err_free);
@@ -132,7 +138,7 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
 {
     uint64_t values[cpu->n];
     char list[512];
-    SYMMEM_CHECK(cpu_agree(cpu, "malloc", AGREE_MALLOC, size, values));
+    SYMMEM_CHECK(cpu_agree(cpu, "malloc", &cpu->world, AGREE_MALLOC, size, values));
     for (int pe = 0; pe < cpu->n; pe++) {
         if (values[pe] == size) continue;
         describe_values(list, sizeof(list), values, cpu->n);
@@ -153,8 +159,8 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
     symmem_status_t committed = cpu_heap_commit(cpu, offset, size);
     char reason[512];
     snprintf(reason, sizeof(reason), "%s", symmem_last_error());
-    symmem_status_t status = cpu_agree(cpu, "malloc", AGREE_COMMIT, committed == SYMMEM_OK,
-                                       values);
+    symmem_status_t status = cpu_agree(cpu, "malloc", &cpu->world, AGREE_COMMIT,
+                                       committed == SYMMEM_OK, values);
     for (int pe = 0; status == SYMMEM_OK && pe < cpu->n; pe++)
         if (!values[pe])
             status = pe == cpu->me ? symmem__error(SYMMEM_ERR_NO_MEMORY, "%s", reason)
@@ -175,7 +181,7 @@ static symmem_status_t cpu_free(cpu_t *cpu, void *ptr)
     uint64_t offset = (uint64_t)((char *)ptr - cpu->heaps[cpu->me]);
     uint64_t values[cpu->n];
     char list[512];
-    SYMMEM_CHECK(cpu_agree(cpu, "free", AGREE_FREE, offset, values));
+    SYMMEM_CHECK(cpu_agree(cpu, "free", &cpu->world, AGREE_FREE, offset, values));
     for (int pe = 0; pe < cpu->n; pe++) {
         if (values[pe] == offset) continue;
         describe_values(list, sizeof(list), values, cpu->n);
@@ -189,12 +195,7 @@ static symmem_status_t cpu_free(cpu_t *cpu, void *ptr)
     return SYMMEM_OK;
 }
 
-static inline char *peer_address(cpu_t *cpu, const void *ptr, int pe)
-{
-    return cpu->heaps[pe] + ((const char *)ptr - cpu->heaps[cpu->me]);
-}
-
-static void *cpu_ptr(cpu_t *cpu, const void *ptr, int pe) { return peer_address(cpu, ptr, pe); }
+static void *cpu_ptr(cpu_t *cpu, const void *ptr, int pe) { return cpu_peer(cpu, ptr, pe); }
 
 /* ---- one-sided copies: synchronous, so nbi, quiet and fence are trivial ---- */
 
@@ -202,7 +203,7 @@ static symmem_status_t cpu_put(cpu_t *cpu, void *dst, const void *src, size_t nb
                                symmem_stream_t stream)
 {
     (void)stream;
-    char *target = peer_address(cpu, dst, pe);
+    char *target = cpu_peer(cpu, dst, pe);
     if (pe == cpu->me) memmove(target, src, nbytes); /* may overlap */
     else memcpy(target, src, nbytes);
     /* A waiter on PE pe may be watching this memory (wait_until). */
@@ -215,7 +216,7 @@ static symmem_status_t cpu_get(cpu_t *cpu, void *dst, const void *src, size_t nb
                                symmem_stream_t stream)
 {
     (void)stream;
-    const char *source = peer_address(cpu, src, pe);
+    const char *source = cpu_peer(cpu, src, pe);
     if (pe == cpu->me) memmove(dst, source, nbytes);
     else memcpy(dst, source, nbytes);
     atomic_thread_fence(memory_order_acquire);
@@ -246,11 +247,11 @@ static symmem_status_t cpu_put_signal(cpu_t *cpu, void *dst, const void *src, si
     (void)nbi;
     (void)stream;
     if (nbytes > 0) {
-        char *target = peer_address(cpu, dst, pe);
+        char *target = cpu_peer(cpu, dst, pe);
         if (pe == cpu->me) memmove(target, src, nbytes);
         else memcpy(target, src, nbytes);
     }
-    _Atomic uint64_t *remote = (_Atomic uint64_t *)peer_address(cpu, sig, pe);
+    _Atomic uint64_t *remote = (_Atomic uint64_t *)cpu_peer(cpu, sig, pe);
     /* release: a PE that acquires the new signal value sees the data. */
     if (op == SYMMEM_SIGNAL_SET) atomic_store_explicit(remote, value, memory_order_release);
     else atomic_fetch_add_explicit(remote, value, memory_order_release);
@@ -394,4 +395,14 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .test = cpu_test,
     .barrier_all = cpu_barrier_all,
     .sync_all = cpu_sync_all,
+    .team_create = cpu_team_create,
+    .team_destroy = cpu_team_destroy,
+    .barrier = cpu_team_barrier,
+    .sync = cpu_team_barrier, /* copies are synchronous: sync is barrier */
+    .reduce = cpu_reduce,
+    .reducescatter = cpu_reducescatter,
+    .alltoall = cpu_alltoall,
+    .fcollect = cpu_fcollect,
+    .broadcast = cpu_broadcast,
+    .atomic = cpu_atomic,
 };

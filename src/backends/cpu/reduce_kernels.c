@@ -1,0 +1,162 @@
+/* acc = acc op in, element-wise, for every dtype and op. float16 and
+ * bfloat16 are reduced in float32 and rounded back to nearest even. */
+#include <math.h>
+#include <string.h>
+
+#include "cpu.h"
+
+static float half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    uint32_t bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000 | (man << 13); /* inf, nan */
+    } else if (exp != 0) {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    } else if (man == 0) {
+        bits = sign;
+    } else { /* subnormal: renormalise */
+        int e = -1;
+        do { man <<= 1; e++; } while (!(man & 0x400));
+        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static uint16_t float_to_half(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    uint16_t sign = (uint16_t)((bits >> 16) & 0x8000);
+    uint32_t exp = (bits >> 23) & 0xff, man = bits & 0x7fffff;
+    if (exp == 0xff) return sign | 0x7c00 | (man ? 0x200 : 0);
+    int e = (int)exp - 127 + 15;
+    if (e >= 0x1f) return sign | 0x7c00; /* overflow: inf */
+    if (e <= 0) {                        /* subnormal or zero */
+        if (e < -10) return sign;
+        man |= 0x800000;
+        int shift = 14 - e;
+        uint32_t half = man >> shift, rest = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rest > mid || (rest == mid && (half & 1))) half++;
+        return sign | (uint16_t)half;
+    }
+    uint32_t half = ((uint32_t)e << 10) | (man >> 13), rest = man & 0x1fff;
+    if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) half++; /* may carry into exp: fine */
+    return sign | (uint16_t)half;
+}
+
+static float bf16_to_float(uint16_t b)
+{
+    uint32_t bits = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static uint16_t float_to_bf16(float f)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    if ((bits & 0x7fffffff) > 0x7f800000) return (uint16_t)((bits >> 16) | 0x40); /* nan */
+    bits += 0x7fff + ((bits >> 16) & 1);
+    return (uint16_t)(bits >> 16);
+}
+
+#define ARITH_LOOPS(T)                                                                      \
+    case SYMMEM_OP_SUM: for (size_t i = 0; i < n; i++) a[i] = (T)(a[i] + b[i]); return;     \
+    case SYMMEM_OP_PROD: for (size_t i = 0; i < n; i++) a[i] = (T)(a[i] * b[i]); return;    \
+    case SYMMEM_OP_MIN: for (size_t i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i]; return; \
+    case SYMMEM_OP_MAX: for (size_t i = 0; i < n; i++) a[i] = b[i] > a[i] ? b[i] : a[i]; return;
+
+#define INTEGER_KERNEL(NAME, T)                                                             \
+    static void NAME(T *restrict a, const T *restrict b, size_t n, symmem_reduce_op_t op)   \
+    {                                                                                       \
+        switch (op) {                                                                       \
+            ARITH_LOOPS(T)                                                                  \
+        case SYMMEM_OP_AND: for (size_t i = 0; i < n; i++) a[i] &= b[i]; return;            \
+        case SYMMEM_OP_OR: for (size_t i = 0; i < n; i++) a[i] |= b[i]; return;             \
+        case SYMMEM_OP_XOR: for (size_t i = 0; i < n; i++) a[i] ^= b[i]; return;            \
+        default: return;                                                                    \
+        }                                                                                   \
+    }
+
+/* NaN propagates through min and max, as in NumPy. */
+#define FLOAT_KERNEL(NAME, T)                                                               \
+    static void NAME(T *restrict a, const T *restrict b, size_t n, symmem_reduce_op_t op)   \
+    {                                                                                       \
+        switch (op) {                                                                       \
+        case SYMMEM_OP_SUM: for (size_t i = 0; i < n; i++) a[i] += b[i]; return;            \
+        case SYMMEM_OP_PROD: for (size_t i = 0; i < n; i++) a[i] *= b[i]; return;           \
+        case SYMMEM_OP_MIN:                                                                 \
+            for (size_t i = 0; i < n; i++) a[i] = (b[i] < a[i] || isnan(b[i])) ? b[i] : a[i]; \
+            return;                                                                         \
+        case SYMMEM_OP_MAX:                                                                 \
+            for (size_t i = 0; i < n; i++) a[i] = (b[i] > a[i] || isnan(b[i])) ? b[i] : a[i]; \
+            return;                                                                         \
+        default: return;                                                                    \
+        }                                                                                   \
+    }
+
+INTEGER_KERNEL(reduce_i8, int8_t)
+INTEGER_KERNEL(reduce_i16, int16_t)
+INTEGER_KERNEL(reduce_i32, int32_t)
+INTEGER_KERNEL(reduce_i64, int64_t)
+INTEGER_KERNEL(reduce_u8, uint8_t)
+INTEGER_KERNEL(reduce_u16, uint16_t)
+INTEGER_KERNEL(reduce_u32, uint32_t)
+INTEGER_KERNEL(reduce_u64, uint64_t)
+FLOAT_KERNEL(reduce_f32, float)
+FLOAT_KERNEL(reduce_f64, double)
+
+/* bool: sum and max are "or", prod and min are "and"; results stay 0 or 1. */
+static void reduce_bool(uint8_t *a, const uint8_t *b, size_t n, symmem_reduce_op_t op)
+{
+    for (size_t i = 0; i < n; i++) {
+        int x = a[i] != 0, y = b[i] != 0;
+        switch (op) {
+        case SYMMEM_OP_SUM: case SYMMEM_OP_MAX: case SYMMEM_OP_OR: a[i] = (uint8_t)(x | y); break;
+        case SYMMEM_OP_PROD: case SYMMEM_OP_MIN: case SYMMEM_OP_AND: a[i] = (uint8_t)(x & y); break;
+        default: a[i] = (uint8_t)(x ^ y); break;
+        }
+    }
+}
+
+/* 16-bit floats: widen a block to float32, reduce, narrow back. */
+static void reduce_f16(uint16_t *a, const uint16_t *b, size_t n, symmem_reduce_op_t op,
+                       int brain)
+{
+    float wa[256], wb[256];
+    for (size_t done = 0; done < n; done += 256) {
+        size_t m = n - done < 256 ? n - done : 256;
+        for (size_t i = 0; i < m; i++) {
+            wa[i] = brain ? bf16_to_float(a[done + i]) : half_to_float(a[done + i]);
+            wb[i] = brain ? bf16_to_float(b[done + i]) : half_to_float(b[done + i]);
+        }
+        reduce_f32(wa, wb, m, op);
+        for (size_t i = 0; i < m; i++)
+            a[done + i] = brain ? float_to_bf16(wa[i]) : float_to_half(wa[i]);
+    }
+}
+
+void cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
+                     symmem_reduce_op_t op)
+{
+    switch (dtype) {
+    case SYMMEM_DTYPE_BOOL: reduce_bool(acc, in, n, op); return;
+    case SYMMEM_DTYPE_INT8: reduce_i8(acc, in, n, op); return;
+    case SYMMEM_DTYPE_INT16: reduce_i16(acc, in, n, op); return;
+    case SYMMEM_DTYPE_INT32: reduce_i32(acc, in, n, op); return;
+    case SYMMEM_DTYPE_INT64: reduce_i64(acc, in, n, op); return;
+    case SYMMEM_DTYPE_UINT8: reduce_u8(acc, in, n, op); return;
+    case SYMMEM_DTYPE_UINT16: reduce_u16(acc, in, n, op); return;
+    case SYMMEM_DTYPE_UINT32: reduce_u32(acc, in, n, op); return;
+    case SYMMEM_DTYPE_UINT64: reduce_u64(acc, in, n, op); return;
+    case SYMMEM_DTYPE_FLOAT16: reduce_f16(acc, in, n, op, 0); return;
+    case SYMMEM_DTYPE_BFLOAT16: reduce_f16(acc, in, n, op, 1); return;
+    case SYMMEM_DTYPE_FLOAT32: reduce_f32(acc, in, n, op); return;
+    case SYMMEM_DTYPE_FLOAT64: reduce_f64(acc, in, n, op); return;
+    default: return;
+    }
+}

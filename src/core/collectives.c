@@ -1,0 +1,119 @@
+/* Team barriers and collectives: argument checks, then the backend. */
+#include "error.h"
+#include "runtime.h"
+
+#define RT (&symmem__rt)
+
+static const char *const op_names[SYMMEM_OP_COUNT] = {"sum", "min", "max", "prod",
+                                                       "and", "or",  "xor"};
+
+const char *symmem_reduce_op_name(symmem_reduce_op_t op)
+{
+    return (unsigned)op < SYMMEM_OP_COUNT ? op_names[op] : "unknown";
+}
+
+/* The team, with this PE a member. */
+static symmem_status_t member_of(const char *call, symmem_team_t team,
+                                 const symmem_team_view_t **view_p)
+{
+    SYMMEM_CHECK(symmem__team_lookup(call, team, view_p));
+    if ((*view_p)->me < 0)
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: this PE is not a member of team=%d", call,
+                             (int)team);
+    return SYMMEM_OK;
+}
+
+static symmem_status_t check_buffers(const char *call, const void *dst, size_t dst_bytes,
+                                     const void *src, size_t src_bytes)
+{
+    if (dst_bytes == 0 && src_bytes == 0) return SYMMEM_OK;
+    SYMMEM_CHECK(symmem__check_symmetric(call, "dst", dst, dst_bytes));
+    return symmem__check_symmetric(call, "src", src, src_bytes);
+}
+
+static symmem_status_t check_reduction(const char *call, symmem_dtype_t dtype,
+                                       symmem_reduce_op_t op)
+{
+    if ((unsigned)dtype >= SYMMEM_DTYPE_COUNT)
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: dtype=%d is not a symmem dtype", call,
+                             (int)dtype);
+    if ((unsigned)op >= SYMMEM_OP_COUNT)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "%s: op=%d is not one of sum, min, max, prod, and, or, xor", call,
+                             (int)op);
+    int is_float = dtype >= SYMMEM_DTYPE_FLOAT16;
+    if (is_float && op >= SYMMEM_OP_AND)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "%s: op='%s' is bitwise and needs an integer or bool dtype, not %s",
+                             call, op_names[op], symmem_dtype_name(dtype));
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem_team_barrier(symmem_team_t team, symmem_stream_t stream)
+{
+    const symmem_team_view_t *t;
+    SYMMEM_CHECK(member_of("barrier", team, &t));
+    return RT->ops->barrier(RT->be, t, stream);
+}
+
+symmem_status_t symmem_team_sync(symmem_team_t team, symmem_stream_t stream)
+{
+    const symmem_team_view_t *t;
+    SYMMEM_CHECK(member_of("sync", team, &t));
+    return RT->ops->sync(RT->be, t, stream);
+}
+
+symmem_status_t symmem_reduce(symmem_team_t team, void *dst, const void *src, size_t nelems,
+                              symmem_dtype_t dtype, symmem_reduce_op_t op,
+                              symmem_stream_t stream)
+{
+    const symmem_team_view_t *t;
+    SYMMEM_CHECK(member_of("reduce", team, &t));
+    SYMMEM_CHECK(check_reduction("reduce", dtype, op));
+    size_t nbytes = nelems * symmem_dtype_size(dtype);
+    SYMMEM_CHECK(check_buffers("reduce", dst, nbytes, src, nbytes));
+    return RT->ops->reduce(RT->be, t, dst, src, nelems, dtype, op, stream);
+}
+
+symmem_status_t symmem_reducescatter(symmem_team_t team, void *dst, const void *src,
+                                     size_t nelems, symmem_dtype_t dtype,
+                                     symmem_reduce_op_t op, symmem_stream_t stream)
+{
+    const symmem_team_view_t *t;
+    SYMMEM_CHECK(member_of("reducescatter", team, &t));
+    SYMMEM_CHECK(check_reduction("reducescatter", dtype, op));
+    size_t nbytes = nelems * symmem_dtype_size(dtype);
+    SYMMEM_CHECK(check_buffers("reducescatter", dst, nbytes, src, nbytes * (size_t)t->n));
+    return RT->ops->reducescatter(RT->be, t, dst, src, nelems, dtype, op, stream);
+}
+
+symmem_status_t symmem_alltoall(symmem_team_t team, void *dst, const void *src, size_t nbytes,
+                                symmem_stream_t stream)
+{
+    const symmem_team_view_t *t;
+    SYMMEM_CHECK(member_of("alltoall", team, &t));
+    size_t total = nbytes * (size_t)t->n;
+    SYMMEM_CHECK(check_buffers("alltoall", dst, total, src, total));
+    return RT->ops->alltoall(RT->be, t, dst, src, nbytes, stream);
+}
+
+symmem_status_t symmem_fcollect(symmem_team_t team, void *dst, const void *src, size_t nbytes,
+                                symmem_stream_t stream)
+{
+    const symmem_team_view_t *t;
+    SYMMEM_CHECK(member_of("fcollect", team, &t));
+    SYMMEM_CHECK(check_buffers("fcollect", dst, nbytes * (size_t)t->n, src, nbytes));
+    return RT->ops->fcollect(RT->be, t, dst, src, nbytes, stream);
+}
+
+symmem_status_t symmem_broadcast(symmem_team_t team, void *dst, const void *src, size_t nbytes,
+                                 int root, symmem_stream_t stream)
+{
+    const symmem_team_view_t *t;
+    SYMMEM_CHECK(member_of("broadcast", team, &t));
+    if (root < 0 || root >= t->n)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "broadcast: root=%d is outside the team's [0, %d)", root, t->n);
+    SYMMEM_CHECK(check_buffers("broadcast", dst, nbytes, src, nbytes));
+    return RT->ops->broadcast(RT->be, t, dst, src, nbytes, root, stream);
+}

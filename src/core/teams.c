@@ -1,0 +1,197 @@
+/* Teams: ordered sets of world PEs. Splits are collective over the parent;
+ * the backend agrees on a channel that becomes the team's handle. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "runtime.h"
+
+#define RT (&symmem__rt)
+
+/* Stores a team under handle; members is taken over. */
+static symmem_status_t team_store(symmem_team_t handle, int *members, int n, int channel)
+{
+    symmem_team_entry_t *t = &RT->teams[handle];
+    t->in_use = 1;
+    t->members = members;
+    t->view.members = members;
+    t->view.n = n;
+    t->view.channel = channel;
+    t->view.me = -1;
+    for (int i = 0; i < n; i++)
+        if (members[i] == RT->my_pe) t->view.me = i;
+    return SYMMEM_OK;
+}
+
+static int *members_alloc(int n)
+{
+    return malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+}
+
+symmem_status_t symmem__teams_init(void)
+{
+    /* Every predefined team that holds all PEs shares channel 0; the
+     * one-PE teams need no synchronisation (channel -1). */
+    static const symmem_team_t everyone[] = {SYMMEM_TEAM_WORLD, SYMMEM_TEAM_SHARED,
+                                             SYMMEM_TEAM_NODE, SYMMEM_TEAM_GPU_LEADERS};
+    for (size_t k = 0; k < sizeof(everyone) / sizeof(everyone[0]); k++) {
+        int *members = members_alloc(RT->n_pes);
+        if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+        for (int pe = 0; pe < RT->n_pes; pe++) members[pe] = pe;
+        team_store(everyone[k], members, RT->n_pes, 0);
+    }
+    static const symmem_team_t just_me[] = {SYMMEM_TEAM_SAME_MYPE_NODE, SYMMEM_TEAM_SAME_GPU};
+    for (size_t k = 0; k < 2; k++) {
+        int *members = members_alloc(1);
+        if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+        members[0] = RT->my_pe;
+        team_store(just_me[k], members, 1, -1);
+    }
+    return SYMMEM_OK;
+}
+
+void symmem__teams_clear(void)
+{
+    for (int h = 0; h < SYMMEM_TEAM_MAX; h++) {
+        free(RT->teams[h].members);
+        memset(&RT->teams[h], 0, sizeof(RT->teams[h]));
+    }
+}
+
+symmem_status_t symmem__team_lookup(const char *call, symmem_team_t team,
+                                    const symmem_team_view_t **view_p)
+{
+    SYMMEM_CHECK(symmem__check_initialized(call));
+    if (team < 0 || team >= SYMMEM_TEAM_MAX || !RT->teams[team].in_use)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "%s: team=%d is not a valid team (never created, destroyed, or "
+                             "this PE is not a member)",
+                             call, (int)team);
+    *view_p = &RT->teams[team].view;
+    return SYMMEM_OK;
+}
+
+int symmem_team_my_pe(symmem_team_t team)
+{
+    const symmem_team_view_t *v;
+    if (team < 0 || team >= SYMMEM_TEAM_MAX || !RT->initialized || !RT->teams[team].in_use)
+        return -1;
+    v = &RT->teams[team].view;
+    return v->me;
+}
+
+int symmem_team_n_pes(symmem_team_t team)
+{
+    if (team < 0 || team >= SYMMEM_TEAM_MAX || !RT->initialized || !RT->teams[team].in_use)
+        return -1;
+    return RT->teams[team].view.n;
+}
+
+int symmem_team_world_pe(symmem_team_t team, int team_pe)
+{
+    if (symmem_team_n_pes(team) <= team_pe || team_pe < 0) return -1;
+    return RT->teams[team].view.members[team_pe];
+}
+
+int symmem_team_translate_pe(symmem_team_t src_team, int src_pe, symmem_team_t dest_team)
+{
+    int world_pe = symmem_team_world_pe(src_team, src_pe);
+    int n = symmem_team_n_pes(dest_team);
+    if (world_pe < 0 || n < 0) return -1;
+    for (int i = 0; i < n; i++)
+        if (RT->teams[dest_team].view.members[i] == world_pe) return i;
+    return -1;
+}
+
+/* FNV-1a over the split's arguments: every parent member must pass the same. */
+static uint64_t hash_args(const int *args, int count)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (int i = 0; i < count; i++) h = (h ^ (uint32_t)args[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* Makes the team parent[start + i*stride] (i < size); its handle, or
+ * SYMMEM_TEAM_INVALID where we are not a member. */
+static symmem_status_t split(const char *call, const symmem_team_view_t *parent, int start,
+                             int stride, int size, uint64_t args_hash, symmem_team_t *team_p)
+{
+    int *members = members_alloc(size);
+    if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+    int in_team = 0;
+    for (int i = 0; i < size; i++) {
+        members[i] = parent->members[start + i * stride];
+        in_team |= members[i] == RT->my_pe;
+    }
+    int channel = -1;
+    symmem_status_t status = RT->ops->team_create(RT->be, parent, args_hash, in_team, &channel);
+    if (status != SYMMEM_OK || !in_team) {
+        free(members);
+        *team_p = SYMMEM_TEAM_INVALID;
+        return status;
+    }
+    team_store(channel, members, size, channel);
+    *team_p = channel;
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem_team_split_strided(symmem_team_t parent, int start, int stride, int size,
+                                          symmem_team_t *new_team_p)
+{
+    const char *call = "team_split_strided";
+    const symmem_team_view_t *p;
+    SYMMEM_CHECK(symmem__team_lookup(call, parent, &p));
+    if (size < 1) return symmem__error(SYMMEM_ERR_INVALID, "%s: size=%d must be >= 1", call, size);
+    if (stride < 1)
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: stride=%d must be >= 1", call, stride);
+    if (start < 0 || start >= p->n)
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: start=%d is outside the parent's [0, %d)",
+                             call, start, p->n);
+    if ((long long)start + (long long)(size - 1) * stride >= p->n)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "%s: start=%d, stride=%d, size=%d reaches PE %lld, beyond the "
+                             "parent's %d PEs",
+                             call, start, stride, size, (long long)start + (long long)(size - 1) * stride,
+                             p->n);
+    if (p->me < 0)
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: this PE is not in the parent team", call);
+    int args[] = {1, parent, start, stride, size};
+    return split(call, p, start, stride, size, hash_args(args, 5), new_team_p);
+}
+
+symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange, symmem_team_t *xteam_p,
+                                     symmem_team_t *yteam_p)
+{
+    const char *call = "team_split_2d";
+    const symmem_team_view_t *p;
+    SYMMEM_CHECK(symmem__team_lookup(call, parent, &p));
+    if (xrange < 1)
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: xrange=%d must be >= 1", call, xrange);
+    if (xrange > p->n) xrange = p->n; /* as NVSHMEM: one x team of all PEs */
+    int x = p->me % xrange, y = p->me / xrange;
+    int xsize = p->n - y * xrange < xrange ? p->n - y * xrange : xrange;
+    int ysize = (p->n - x + xrange - 1) / xrange;
+    int args[] = {2, parent, xrange};
+    uint64_t h = hash_args(args, 3);
+    SYMMEM_CHECK(split(call, p, y * xrange, 1, xsize, h, xteam_p));
+    symmem_status_t status = split(call, p, x, xrange, ysize, h + 1, yteam_p);
+    if (status != SYMMEM_OK) {
+        symmem_team_destroy(*xteam_p);
+        *xteam_p = SYMMEM_TEAM_INVALID;
+    }
+    return status;
+}
+
+symmem_status_t symmem_team_destroy(symmem_team_t team)
+{
+    const symmem_team_view_t *v;
+    SYMMEM_CHECK(symmem__team_lookup("team_destroy", team, &v));
+    if (team < SYMMEM_TEAM_FIRST_USER)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "team_destroy: team=%d is predefined and cannot be destroyed",
+                             (int)team);
+    SYMMEM_CHECK(RT->ops->team_destroy(RT->be, v));
+    free(RT->teams[team].members);
+    memset(&RT->teams[team], 0, sizeof(RT->teams[team]));
+    return SYMMEM_OK;
+}

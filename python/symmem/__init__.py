@@ -10,7 +10,15 @@ from symmem._lifecycle import (UniqueID, Version, finalize, get_unique_id, get_v
                                init_status, my_pe, n_pes)
 from symmem._memory import (Buffer, array, array_get_buffer, buffer, bytearray, free,
                             free_array, get_peer_array, get_peer_buffer)
-from symmem._teams import barrier, sync, team_my_pe, team_n_pes, team_translate_pe
+from symmem._teams import (Team, TeamConfig, barrier, get_team_unique_id, sync, team_destroy,
+                           team_get_config, team_init, team_my_pe, team_n_pes,
+                           team_split_2d, team_split_strided, team_translate_pe)
+from symmem._collectives import (alltoall, broadcast, collective_on_buffer, fcollect, reduce,
+                                 reducescatter)
+from symmem._atomics import (atomic_add, atomic_and, atomic_compare_swap, atomic_fetch,
+                             atomic_fetch_add, atomic_fetch_and, atomic_fetch_inc,
+                             atomic_fetch_or, atomic_fetch_xor, atomic_inc, atomic_or,
+                             atomic_set, atomic_swap, atomic_xor)
 from symmem._symmem import (barrier_all, fence, g, get, get_nbi, p, put, put_nbi, put_signal,
                             put_signal_nbi, quiet, signal_fetch, signal_op, signal_wait, sync_all,
                             test, wait_until)

@@ -23,7 +23,8 @@ def buffer(size, release=False, except_on_del=True):
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
         raise invalid(f"buffer: size={size!r} must be an int")
     buf = _symmem.malloc(int(size))
-    _live[buf.handle] = (next(_sequence), buf, release)
+    if buf.size:  # size 0 allocates nothing (handle 0): nothing to track or free
+        _live[buf.handle] = (next(_sequence), buf, release)
     return buf
 
 
@@ -66,10 +67,30 @@ def _address_of(obj, call, arg="array"):
     return address, nbytes
 
 
+def _backing_buffer(obj):
+    """The Buffer a NumPy array was made over (following .base), or None."""
+    for _ in range(64):
+        if isinstance(obj, Buffer):
+            return obj
+        if not isinstance(obj, np.ndarray):
+            return None
+        obj = obj.base
+    return None
+
+
 def buffer_of(obj, call, arg="array"):
     """(Buffer, byte offset) of the allocation that holds obj."""
     require_initialized(call)
+    # An array made over a Buffer is checked through that Buffer: its
+    # address may already belong to a newer allocation after a free.
+    backing = _backing_buffer(obj)
+    if backing is not None and backing.freed:
+        raise invalid(f"{call}: {arg} is on a Buffer that was already freed")
     address, nbytes = _address_of(obj, call, arg)
+    if backing is not None and backing.size == 0 and backing.pe == _symmem.my_pe():
+        return backing, 0
+    if backing is not None and _live.get(backing.handle, (None, None))[1] is backing:
+        return backing, address - backing.handle
     found = _symmem.find_allocation(address)
     if found is None or found[0] not in _live:
         raise invalid(f"{call}: {arg} at 0x{address:x} is not on the symmetric heap "

@@ -1,56 +1,136 @@
-"""Teams: the predefined ones, on one host. TEAM_WORLD, TEAM_SHARED and
-TEAM_NODE hold every PE; TEAM_SAME_MYPE_NODE and TEAM_SAME_GPU hold only the
-calling PE; TEAM_GPU_LEADERS holds every PE (each PE leads its own device)."""
+"""Teams. On the cpu backend TEAM_WORLD, TEAM_SHARED, TEAM_NODE and
+TEAM_GPU_LEADERS hold every PE of the host; TEAM_SAME_MYPE_NODE and
+TEAM_SAME_GPU hold only the calling PE. New teams come from splits, which are
+collective over the parent; PEs outside a new team get None."""
 from symmem import _symmem
 from symmem._enums import Teams
 from symmem._errors import invalid, require_initialized
+from symmem._lifecycle import get_unique_id
 
-_WHOLE_WORLD = (Teams.TEAM_WORLD, Teams.TEAM_SHARED, Teams.TEAM_NODE, Teams.TEAM_GPU_LEADERS)
-_JUST_ME = (Teams.TEAM_SAME_MYPE_NODE, Teams.TEAM_SAME_GPU)
+_MY_PE, _N_PES, _TRANSLATE = 0, 1, 2
 
 
-def _predefined(team, call):
+class Team(int):
+    """A team made by a split: an int handle (the same on every member) with a name."""
+
+    def __new__(cls, handle, name):
+        team = super().__new__(cls, handle)
+        team.name = name
+        return team
+
+    def __repr__(self):
+        return f"<Team {self.name}={int(self)}>"
+
+
+class TeamConfig:
+    """NVSHMEM's team configuration; the cpu backend keeps it for team_get_config."""
+
+    def __init__(self, version=1, num_contexts=0, uniqueid=None):
+        self.version = version
+        self.num_contexts = num_contexts
+        self.uniqueid = uniqueid
+
+    def __repr__(self):
+        return f"TeamConfig(version={self.version}, num_contexts={self.num_contexts})"
+
+
+_configs = {}  # handle -> TeamConfig of the teams this PE made
+_names = {}    # handle -> name
+
+
+def _handle(team, call, arg="team"):
     require_initialized(call)
-    try:
-        team = Teams(team)
-    except ValueError:
-        raise invalid(f"{call}: team={team!r} is not a valid team") from None
-    if team == Teams.TEAM_INVALID:
-        raise invalid(f"{call}: team=TEAM_INVALID is not a valid team")
-    return team
+    if team is None:
+        raise invalid(f"{call}: {arg} is None (this PE is not a member of that team)")
+    if isinstance(team, bool) or not isinstance(team, int):
+        raise invalid(f"{call}: {arg}={team!r} is not a team")
+    if _symmem.team_query(_N_PES, int(team)) < 0:
+        raise invalid(f"{call}: {arg}={int(team)} is not a valid team (never created, "
+                      "destroyed, or this PE is not a member)")
+    return int(team)
 
 
 def team_my_pe(team):
-    team = _predefined(team, "team_my_pe")
-    return 0 if team in _JUST_ME else _symmem.my_pe()
+    return _symmem.team_query(_MY_PE, _handle(team, "team_my_pe"))
 
 
 def team_n_pes(team):
-    team = _predefined(team, "team_n_pes")
-    return 1 if team in _JUST_ME else _symmem.n_pes()
+    return _symmem.team_query(_N_PES, _handle(team, "team_n_pes"))
 
 
 def team_translate_pe(src_team, src_pe, dest_team):
     """src_pe of src_team as numbered in dest_team; -1 where not a member."""
-    src_team = _predefined(src_team, "team_translate_pe")
-    dest_team = _predefined(dest_team, "team_translate_pe")
-    if not 0 <= src_pe < team_n_pes(src_team):
-        raise invalid(f"team_translate_pe: src_pe={src_pe} is outside [0, {team_n_pes(src_team)})")
-    world_pe = _symmem.my_pe() if src_team in _JUST_ME else src_pe
-    if dest_team in _JUST_ME:
-        return 0 if world_pe == _symmem.my_pe() else -1
-    return world_pe
+    src = _handle(src_team, "team_translate_pe", "src_team")
+    dest = _handle(dest_team, "team_translate_pe", "dest_team")
+    n = _symmem.team_query(_N_PES, src)
+    if isinstance(src_pe, bool) or not isinstance(src_pe, int) or not 0 <= src_pe < n:
+        raise invalid(f"team_translate_pe: src_pe={src_pe!r} is outside [0, {n})")
+    return _symmem.team_query(_TRANSLATE, src, src_pe, dest)
+
+
+def _made(handle, name, config):
+    if handle < 0:
+        return None
+    _names[handle] = name or f"TEAM_{handle}"
+    _configs[handle] = config if config is not None else TeamConfig()
+    return Team(handle, _names[handle])
+
+
+def team_split_strided(parent_team, start, stride, size, config=None, config_mask=0,
+                       new_team_name=None):
+    """Collective over parent_team: the team parent[start + i*stride], i < size."""
+    parent = _handle(parent_team, "team_split_strided", "parent_team")
+    return _made(_symmem.team_split_strided(parent, start, stride, size), new_team_name, config)
+
+
+def team_split_2d(parent_team, xrange, xaxis_config=None, xaxis_mask=0, yaxis_config=None,
+                  yaxis_mask=0, new_team_name=None):
+    """Collective over parent_team: (x team of xrange consecutive PEs, y team of
+    the PEs with the same x index)."""
+    parent = _handle(parent_team, "team_split_2d", "parent_team")
+    x, y = _symmem.team_split_2d(parent, xrange)
+    base = new_team_name or "TEAM_2D"
+    return _made(x, f"{base}_X", xaxis_config), _made(y, f"{base}_Y", yaxis_config)
+
+
+def team_init(config=None, config_mask=0, npes=None, pe_idx_in_team=None, new_team_name=None,
+              n_pes=None, my_pe=None):
+    """A team from an explicit group: not on the cpu backend yet."""
+    npes = npes if npes is not None else n_pes
+    pe_idx_in_team = pe_idx_in_team if pe_idx_in_team is not None else my_pe
+    raise NotImplementedError(
+        f"team_init: teams from an arbitrary group (npes={npes}, pe_idx_in_team="
+        f"{pe_idx_in_team}) are not supported by the {_symmem.backend_name()} backend yet; "
+        "use team_split_strided or team_split_2d")
+
+
+def team_destroy(team):
+    """Collective over the team."""
+    handle = _handle(team, "team_destroy")
+    _symmem.team_destroy(handle)
+    _configs.pop(handle, None)
+    _names.pop(handle, None)
+
+
+def team_get_config(team):
+    handle = _handle(team, "team_get_config")
+    return _configs.get(handle, TeamConfig())
+
+
+def get_team_unique_id():
+    return get_unique_id()
 
 
 def barrier(team, stream=None):
     """Completes this PE's puts, then waits for every PE of the team."""
-    if _predefined(team, "barrier") in _WHOLE_WORLD:
-        _symmem.barrier_all(stream)
-    else:
-        _symmem.quiet(stream)
+    _symmem.team_barrier(0, _handle(team, "barrier"), stream)
 
 
 def sync(team, stream=None):
-    """Waits for every PE of the team (no completion of puts implied)."""
-    if _predefined(team, "sync") in _WHOLE_WORLD:
-        _symmem.sync_all(stream)
+    """Waits for every PE of the team."""
+    _symmem.team_barrier(1, _handle(team, "sync"), stream)
+
+
+__all__ = ["Team", "TeamConfig", "Teams", "team_my_pe", "team_n_pes", "team_translate_pe",
+           "team_split_strided", "team_split_2d", "team_init", "team_destroy", "team_get_config",
+           "get_team_unique_id", "barrier", "sync"]

@@ -272,7 +272,8 @@ static int module_exec(PyObject *module)
         PyModule_AddStringConstant(module, "VERSION", SYMMEM_VERSION_STRING) < 0 ||
         PyModule_AddStringConstant(module, "OPENSHMEM_SPEC_VERSION",
                                    SYMMEM_OPENSHMEM_SPEC_VERSION) < 0 ||
-        PyModule_AddFunctions(module, rma_methods) < 0)
+        PyModule_AddFunctions(module, rma_methods) < 0 ||
+        PyModule_AddFunctions(module, collective_methods) < 0)
         return -1;
     return 0;
 }

@@ -68,7 +68,8 @@ int memory_dtype(const memory_t *mem);
  * .cuda_stream / .ptr / .handle. Raises NvshmemInvalid and returns -1 if not. */
 int stream_resolve(module_state_t *st, PyObject *obj, const char *call, symmem_stream_t *out);
 
-/* ---- rma.c ---- */
+/* ---- rma.c, collectives.c ---- */
 extern PyMethodDef rma_methods[];
+extern PyMethodDef collective_methods[];
 
 #endif

@@ -6,7 +6,7 @@ VPY := $(VENV)/bin/python
 CC ?= cc
 CFLAGS ?= -O2 -g -Wall -Wextra -Werror=implicit-function-declaration
 CFLAGS += -std=gnu11 -fPIC -Iinclude -pthread
-LDLIBS := -pthread
+LDLIBS := -pthread -ldl
 
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/backends/cpu/*.c)
 CORE_OBJ := $(patsubst src/%.c,build/obj/%.o,$(CORE_SRC))

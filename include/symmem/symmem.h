@@ -85,7 +85,8 @@ typedef struct {
 
 /* Fills attr with defaults: method FROM_ENV, backend NULL, device -1. */
 void symmem_init_attr_default(symmem_init_attr_t *attr);
-/* Makes a fresh unique id (collective-free; call it on one PE). */
+/* Makes a fresh unique id (collective-free; call it on one PE) in the format
+ * of the backend SYMMEM_BACKEND selects. */
 symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p);
 
 /* Collective over all PEs. A second call while initialised does nothing. */
@@ -99,6 +100,8 @@ int symmem_my_pe(void);   /* -1 before init */
 int symmem_n_pes(void);   /* -1 before init */
 /* The running backend's name ("cpu" or "gpu"), NULL before init. */
 const char *symmem_backend_name(void);
+/* The CUDA device ordinal of the symmetric heap; -1 for host memory. */
+int symmem_device(void);
 
 /* ---- symmetric memory ---------------------------------------------------- */
 

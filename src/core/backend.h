@@ -17,6 +17,7 @@
 #ifndef SYMMEM_CORE_BACKEND_H
 #define SYMMEM_CORE_BACKEND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "symmem/symmem.h"
@@ -116,12 +117,17 @@ typedef struct symmem_backend_ops {
 
     /* ---- teams and collectives (appended) ---- */
 
-    /* Collective over parent. [in] args_hash: the split's arguments, which
-     * must agree (else SYMMEM_ERR_MISMATCH); [out] channel_p: a channel that
-     * is free on every parent member, now reserved by the new team's members
-     * (in_team says whether we are one). */
-    symmem_status_t (*team_create)(symmem_backend_t *be, const symmem_team_view_t *parent,
-                                   uint64_t args_hash, int in_team, int *channel_p);
+    /* Collective over parent: the team parent[start + i*stride], i < size
+     * (arguments checked by the core; every parent member passes the same).
+     * [out] handle_p: the new team's handle (< SYMMEM_TEAM_MAX, the same on
+     * every member), or SYMMEM_TEAM_INVALID where in_team is 0. */
+    symmem_status_t (*team_split_strided)(symmem_backend_t *be,
+                                          const symmem_team_view_t *parent, int start,
+                                          int stride, int size, int in_team, int *handle_p);
+    /* Collective over parent: x teams of xrange consecutive members, y teams
+     * of the members with the same x index. [out] both handles. */
+    symmem_status_t (*team_split_2d)(symmem_backend_t *be, const symmem_team_view_t *parent,
+                                     int xrange, int *xhandle_p, int *yhandle_p);
     /* Collective over the team: releases its channel. */
     symmem_status_t (*team_destroy)(symmem_backend_t *be, const symmem_team_view_t *team);
     /* barrier: quiet, then wait for every member; sync: wait only. */
@@ -151,7 +157,27 @@ typedef struct symmem_backend_ops {
     symmem_status_t (*atomic)(symmem_backend_t *be, symmem_atomic_op_t op, void *target,
                               symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
                               uint64_t *fetched_p);
+    /* The CUDA device ordinal the backend's memory lives on; -1 for host. */
+    int (*device)(symmem_backend_t *be);
+    /* Works before init (be unused): a unique id this backend's init takes. */
+    symmem_status_t (*get_unique_id)(symmem_unique_id_t *uid_p);
 } symmem_backend_ops_t;
+
+/* What the core lends a backend built as its own shared object. */
+#define SYMMEM_CORE_SERVICES_VERSION 1
+typedef struct {
+    uint32_t version;
+    symmem_status_t (*error)(symmem_status_t status, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+    const char *(*last_error)(void);
+} symmem_core_services_t;
+
+/* The entry point a gpu backend library exports: fills ops_p if the backend
+ * can run here, else returns non-zero with the reason in why. */
+typedef int (*symmem_backend_open_func_t)(const symmem_core_services_t *services,
+                                          const symmem_backend_ops_t **ops_p, char *why,
+                                          size_t why_size);
+#define SYMMEM_GPU_BACKEND_ENTRY "symmem_gpu_backend_open"
 
 /* The cpu engine (always built in). */
 extern const symmem_backend_ops_t symmem__cpu_backend_ops;

@@ -38,7 +38,7 @@ static void random_hex(char *out, size_t nhex)
     for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", bytes[i]);
 }
 
-symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p)
+symmem_status_t symmem__cpu_unique_id(symmem_unique_id_t *uid_p)
 {
     if (uid_p == NULL)
         return symmem__error(SYMMEM_ERR_INVALID, "get_unique_id: uid_p is NULL");
@@ -137,9 +137,11 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
     if (attr->method == SYMMEM_INIT_WITH_UID) {
         uid_layout_t id;
         memcpy(&id, attr->uid.bytes, sizeof(id));
-        if (memcmp(id.magic, UID_MAGIC, 8) != 0)
+        static const symmem_unique_id_t empty;
+        if (memcmp(&attr->uid, &empty, sizeof(empty)) == 0)
             return symmem__error(SYMMEM_ERR_INVALID,
-                                 "init: uid is empty or was not made by get_unique_id()");
+                                 "init: uid is empty (every PE needs the uid that one PE "
+                                 "made with get_unique_id())");
         if (attr->nranks < 1)
             return symmem__error(SYMMEM_ERR_INVALID, "init: nranks=%d must be >= 1",
                                  attr->nranks);
@@ -147,8 +149,15 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
             return symmem__error(SYMMEM_ERR_INVALID,
                                  "init: rank=%d is outside [0, nranks=%d)", attr->rank,
                                  attr->nranks);
-        id.job[sizeof(id.job) - 1] = '\0';
-        snprintf(boot.job, sizeof(boot.job), "%s", id.job);
+        if (memcmp(id.magic, UID_MAGIC, 8) == 0) {
+            id.job[sizeof(id.job) - 1] = '\0';
+            snprintf(boot.job, sizeof(boot.job), "%s", id.job);
+        } else { /* another backend's id (NVSHMEM's): its bytes name the job */
+            char text[2 * SYMMEM_UNIQUE_ID_SIZE + 1];
+            for (int i = 0; i < SYMMEM_UNIQUE_ID_SIZE; i++)
+                sprintf(text + 2 * i, "%02x", attr->uid.bytes[i]);
+            snprintf(boot.job, sizeof(boot.job), "n%016llx", hash_text(text));
+        }
         boot.rank = attr->rank;
         boot.nranks = attr->nranks;
         boot.have_uid = 1;

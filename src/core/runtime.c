@@ -19,33 +19,38 @@ void symmem_init_attr_default(symmem_init_attr_t *attr)
     attr->device = -1;
 }
 
-/* Chooses the backend's ops table from attr->backend or SYMMEM_BACKEND. */
-static symmem_status_t choose_backend(const char *requested,
+/* Chooses the backend's ops table from requested or SYMMEM_BACKEND:
+ * auto takes the gpu backend where it is usable, else the cpu engine. */
+static symmem_status_t choose_backend(const char *call, const char *requested,
                                       const symmem_backend_ops_t **ops_p)
 {
     const char *name = requested != NULL ? requested : symmem__env_string("SYMMEM_BACKEND");
-    if (strcmp(name, "cpu") == 0 || strcmp(name, "auto") == 0 || name[0] == '\0') {
-        /* auto: the gpu backend registers itself through symmem__gpu_ops
-         * when it is loaded and usable. */
-        if (strcmp(name, "cpu") != 0 && symmem__gpu_ops != NULL) *ops_p = symmem__gpu_ops;
-        else *ops_p = &symmem__cpu_backend_ops;
-        return SYMMEM_OK;
-    }
-    if (strcmp(name, "gpu") == 0) {
-        if (symmem__gpu_ops == NULL)
+    const char *why = NULL;
+    if (strcmp(name, "cpu") == 0) {
+        *ops_p = &symmem__cpu_backend_ops;
+    } else if (strcmp(name, "auto") == 0 || name[0] == '\0') {
+        const symmem_backend_ops_t *gpu = symmem__gpu_backend(&why);
+        *ops_p = gpu != NULL ? gpu : &symmem__cpu_backend_ops;
+    } else if (strcmp(name, "gpu") == 0) {
+        *ops_p = symmem__gpu_backend(&why);
+        if (*ops_p == NULL)
             return symmem__error(SYMMEM_ERR_UNSUPPORTED,
-                                 "init: backend='gpu' is not available in this process "
-                                 "(the gpu backend was not loaded: %s)",
-                                 symmem__gpu_unavailable_reason);
-        *ops_p = symmem__gpu_ops;
-        return SYMMEM_OK;
+                                 "%s: backend='gpu' cannot run here: %s", call, why);
+    } else {
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "%s: backend='%s' is not one of 'cpu', 'gpu', 'auto'", call, name);
     }
-    return symmem__error(SYMMEM_ERR_INVALID,
-                         "init: backend='%s' is not one of 'cpu', 'gpu', 'auto'", name);
+    return SYMMEM_OK;
 }
 
-const symmem_backend_ops_t *symmem__gpu_ops = NULL;
-const char *symmem__gpu_unavailable_reason = "it is not built yet";
+symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p)
+{
+    if (uid_p == NULL)
+        return symmem__error(SYMMEM_ERR_INVALID, "get_unique_id: uid_p is NULL");
+    const symmem_backend_ops_t *ops = NULL;
+    SYMMEM_CHECK(choose_backend("get_unique_id", NULL, &ops));
+    return ops->get_unique_id(uid_p);
+}
 
 symmem_status_t symmem_init(void)
 {
@@ -63,7 +68,7 @@ symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
                              "init: attr is NULL or has version %u (expected %u)",
                              attr ? attr->version : 0, SYMMEM_INIT_ATTR_VERSION);
     const symmem_backend_ops_t *ops = NULL;
-    SYMMEM_CHECK(choose_backend(attr->backend, &ops));
+    SYMMEM_CHECK(choose_backend("init", attr->backend, &ops));
     symmem_bootstrap_t boot;
     SYMMEM_CHECK(symmem__bootstrap_from_attr(attr, &boot));
     symmem__error_set_pe(boot.rank);
@@ -101,6 +106,11 @@ symmem_status_t symmem_finalize(void)
 }
 
 int symmem_initialized(void) { return symmem__rt.initialized; }
+
+int symmem_device(void)
+{
+    return symmem__rt.initialized ? symmem__rt.ops->device(symmem__rt.be) : -1;
+}
 int symmem_my_pe(void) { return symmem__rt.my_pe; }
 int symmem_n_pes(void) { return symmem__rt.n_pes; }
 

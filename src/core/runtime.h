@@ -24,9 +24,9 @@ typedef struct {
 
 extern symmem_runtime_t symmem__rt;
 
-/* Set by the gpu backend's loader when it is usable (NULL otherwise). */
-extern const symmem_backend_ops_t *symmem__gpu_ops;
-extern const char *symmem__gpu_unavailable_reason;
+/* gpu_loader.c: the gpu backend's ops if its library loads and it can run
+ * here; else NULL and *why_p says why. */
+const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p);
 
 symmem_status_t symmem__check_initialized(const char *call);
 symmem_status_t symmem__check_pe(const char *call, const char *arg, int pe);

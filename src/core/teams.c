@@ -103,35 +103,33 @@ int symmem_team_translate_pe(symmem_team_t src_team, int src_pe, symmem_team_t d
     return -1;
 }
 
-/* FNV-1a over the split's arguments: every parent member must pass the same. */
-static uint64_t hash_args(const int *args, int count)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (int i = 0; i < count; i++) h = (h ^ (uint32_t)args[i]) * 1099511628211ULL;
-    return h;
-}
-
-/* Makes the team parent[start + i*stride] (i < size); its handle, or
- * SYMMEM_TEAM_INVALID where we are not a member. */
-static symmem_status_t split(const char *call, const symmem_team_view_t *parent, int start,
-                             int stride, int size, uint64_t args_hash, symmem_team_t *team_p)
+/* The members parent[start + i*stride], i < size; *in_team_p says if we are one. */
+static int *strided_members(const symmem_team_view_t *parent, int start, int stride, int size,
+                            int *in_team_p)
 {
     int *members = members_alloc(size);
-    if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
-    int in_team = 0;
+    if (members == NULL) return NULL;
+    *in_team_p = 0;
     for (int i = 0; i < size; i++) {
         members[i] = parent->members[start + i * stride];
-        in_team |= members[i] == RT->my_pe;
+        *in_team_p |= members[i] == RT->my_pe;
     }
-    int channel = -1;
-    symmem_status_t status = RT->ops->team_create(RT->be, parent, args_hash, in_team, &channel);
-    if (status != SYMMEM_OK || !in_team) {
+    return members;
+}
+
+/* Keeps a new team under the handle the backend gave it. */
+static symmem_status_t adopt(const char *call, int handle, int *members, int size,
+                             symmem_team_t *team_p)
+{
+    if (handle < 0 || handle >= SYMMEM_TEAM_MAX || RT->teams[handle].in_use) {
         free(members);
         *team_p = SYMMEM_TEAM_INVALID;
-        return status;
+        if (handle == SYMMEM_TEAM_INVALID) return SYMMEM_OK; /* not a member */
+        return symmem__error(SYMMEM_ERR_BACKEND, "%s: the backend returned team handle %d, "
+                             "which is out of range or in use", call, handle);
     }
-    team_store(channel, members, size, channel);
-    *team_p = channel;
+    team_store(handle, members, size, handle);
+    *team_p = handle;
     return SYMMEM_OK;
 }
 
@@ -155,8 +153,17 @@ symmem_status_t symmem_team_split_strided(symmem_team_t parent, int start, int s
                              p->n);
     if (p->me < 0)
         return symmem__error(SYMMEM_ERR_INVALID, "%s: this PE is not in the parent team", call);
-    int args[] = {1, parent, start, stride, size};
-    return split(call, p, start, stride, size, hash_args(args, 5), new_team_p);
+    int in_team;
+    int *members = strided_members(p, start, stride, size, &in_team);
+    if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+    int handle = SYMMEM_TEAM_INVALID;
+    symmem_status_t status =
+        RT->ops->team_split_strided(RT->be, p, start, stride, size, in_team, &handle);
+    if (status != SYMMEM_OK) {
+        free(members);
+        return status;
+    }
+    return adopt(call, in_team ? handle : SYMMEM_TEAM_INVALID, members, size, new_team_p);
 }
 
 symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange, symmem_team_t *xteam_p,
@@ -171,15 +178,20 @@ symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange, symmem_te
     int x = p->me % xrange, y = p->me / xrange;
     int xsize = p->n - y * xrange < xrange ? p->n - y * xrange : xrange;
     int ysize = (p->n - x + xrange - 1) / xrange;
-    int args[] = {2, parent, xrange};
-    uint64_t h = hash_args(args, 3);
-    SYMMEM_CHECK(split(call, p, y * xrange, 1, xsize, h, xteam_p));
-    symmem_status_t status = split(call, p, x, xrange, ysize, h + 1, yteam_p);
+    int in_x, in_y;
+    int *xmembers = strided_members(p, y * xrange, 1, xsize, &in_x);
+    int *ymembers = strided_members(p, x, xrange, ysize, &in_y);
+    int xhandle = SYMMEM_TEAM_INVALID, yhandle = SYMMEM_TEAM_INVALID;
+    symmem_status_t status = xmembers && ymembers
+                                 ? RT->ops->team_split_2d(RT->be, p, xrange, &xhandle, &yhandle)
+                                 : symmem__error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
     if (status != SYMMEM_OK) {
-        symmem_team_destroy(*xteam_p);
-        *xteam_p = SYMMEM_TEAM_INVALID;
+        free(xmembers);
+        free(ymembers);
+        return status;
     }
-    return status;
+    SYMMEM_CHECK(adopt(call, xhandle, xmembers, xsize, xteam_p));
+    return adopt(call, yhandle, ymembers, ysize, yteam_p);
 }
 
 symmem_status_t symmem_team_destroy(symmem_team_t team)

@@ -1,6 +1,7 @@
 /* symmem._symmem: the CPython extension module over the C library.
  * Multi-phase init; the exceptions and the Buffer type live in module state. */
 #include <stdarg.h>
+#include <string.h>
 
 #include "symmem_python.h"
 #include "../core/env.h"
@@ -38,6 +39,19 @@ PyObject *raise_status(module_state_t *st, symmem_status_t status)
     const char *msg = symmem_last_error();
     return raise_with(exception_for(st, status), msg[0] ? msg : symmem_status_string(status),
                       (int)status);
+}
+
+PyObject *raise_status_as(module_state_t *st, symmem_status_t status, const char *inner,
+                          const char *outer)
+{
+    const char *msg = symmem_last_error();
+    if (!msg[0]) msg = symmem_status_string(status);
+    char pattern[64], text[1200];
+    snprintf(pattern, sizeof(pattern), "%s: ", inner);
+    const char *at = strstr(msg, pattern);
+    if (at == NULL) return raise_with(exception_for(st, status), msg, (int)status);
+    snprintf(text, sizeof(text), "%.*s%s: %s", (int)(at - msg), msg, outer, at + strlen(pattern));
+    return raise_with(exception_for(st, status), text, (int)status);
 }
 
 PyObject *raise_invalid(module_state_t *st, const char *fmt, ...)

@@ -288,7 +288,7 @@ static PyObject *py_p(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     int dtype = element_dtype(st, &dst, "p", "dst");
     if (dtype >= 0 && pack_element(st, "p", dtype, v[1], element) == 0) {
         symmem_status_t status = symmem_put(dst.ptr, element, symmem_dtype_size(dtype), pe, stream);
-        result = status == SYMMEM_OK ? Py_NewRef(Py_None) : raise_status(st, status);
+        result = status == SYMMEM_OK ? Py_NewRef(Py_None) : raise_status_as(st, status, "put", "p");
     }
     memory_release(&dst);
     return result;
@@ -311,7 +311,8 @@ static PyObject *py_g(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     int dtype = element_dtype(st, &src, "g", "src");
     if (dtype >= 0) {
         symmem_status_t status = symmem_get(element, src.ptr, symmem_dtype_size(dtype), pe, stream);
-        result = status == SYMMEM_OK ? unpack_element(dtype, element) : raise_status(st, status);
+        result = status == SYMMEM_OK ? unpack_element(dtype, element)
+                                     : raise_status_as(st, status, "get", "g");
     }
     memory_release(&src);
     return result;

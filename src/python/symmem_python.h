@@ -28,6 +28,10 @@ static inline module_state_t *module_state(PyObject *module)
 
 /* Raises the exception for status with symmem_last_error(); returns NULL. */
 PyObject *raise_status(module_state_t *st, symmem_status_t status);
+/* raise_status for a call the core knows under another name: the message's
+ * "inner: " (the core's name, e.g. put) becomes "outer: " (e.g. p). */
+PyObject *raise_status_as(module_state_t *st, symmem_status_t status, const char *inner,
+                          const char *outer);
 /* Raises NvshmemInvalid with "[pe N] call: ..." ; returns NULL. */
 PyObject *raise_invalid(module_state_t *st, const char *fmt, ...);
 

@@ -111,8 +111,11 @@ symmem_status_t cpu_agree(cpu_t *cpu, const char *call, const symmem_team_view_t
                           uint64_t what, uint64_t value, uint64_t *values_p);
 
 /* ---- teams.c, collectives.c, atomics.c: the slots of the same names ---- */
-symmem_status_t cpu_team_create(cpu_t *cpu, const symmem_team_view_t *parent,
-                                uint64_t args_hash, int in_team, int *channel_p);
+symmem_status_t cpu_team_split_strided(cpu_t *cpu, const symmem_team_view_t *parent,
+                                       int start, int stride, int size, int in_team,
+                                       int *handle_p);
+symmem_status_t cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *parent, int xrange,
+                                  int *xhandle_p, int *yhandle_p);
 symmem_status_t cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *team);
 symmem_status_t cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *team,
                                  symmem_stream_t stream);

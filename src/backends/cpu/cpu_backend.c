@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../../core/bootstrap.h"
 #include "../../core/error.h"
 #include "cpu.h"
 
@@ -360,6 +361,12 @@ static symmem_status_t cpu_test(cpu_t *cpu, void *ivar, symmem_dtype_t dtype, sy
     return SYMMEM_OK;
 }
 
+static int cpu_device(cpu_t *cpu)
+{
+    (void)cpu;
+    return -1; /* host memory */
+}
+
 /* ---- synchronisation ---- */
 
 static symmem_status_t cpu_barrier_all(cpu_t *cpu, symmem_stream_t stream)
@@ -395,7 +402,8 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .test = cpu_test,
     .barrier_all = cpu_barrier_all,
     .sync_all = cpu_sync_all,
-    .team_create = cpu_team_create,
+    .team_split_strided = cpu_team_split_strided,
+    .team_split_2d = cpu_team_split_2d,
     .team_destroy = cpu_team_destroy,
     .barrier = cpu_team_barrier,
     .sync = cpu_team_barrier, /* copies are synchronous: sync is barrier */
@@ -405,4 +413,6 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .fcollect = cpu_fcollect,
     .broadcast = cpu_broadcast,
     .atomic = cpu_atomic,
+    .device = cpu_device,
+    .get_unique_id = symmem__cpu_unique_id,
 };

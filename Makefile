@@ -17,7 +17,12 @@ C_EXAMPLES := $(patsubst examples/%.c,build/examples/%,$(wildcard examples/*.c))
 
 all: lib $(C_TESTS) $(C_EXAMPLES)
 
-lib: build/libsymmem.so build/libsymmem.a
+lib: build/libsymmem.so build/libsymmem.a build/libsymmem_gpu.so
+
+# The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB.
+build/libsymmem_gpu.so: $(wildcard src/backends/gpu/*.c src/backends/gpu/*.h) src/core/backend.h
+	@mkdir -p build
+	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) -ldl
 
 build/obj/%.o: src/%.c $(wildcard include/symmem/*.h src/core/*.h src/backends/cpu/*.h)
 	@mkdir -p $(dir $@)

@@ -3,7 +3,11 @@
 A superset of NVIDIA's NVSHMEM4Py host API: `import symmem as nvshmem` runs
 NVSHMEM4Py programs. Start N PEs with `python -m symmem.run -n N prog.py`.
 """
-from symmem import _symmem
+from symmem import _libraries
+
+_libraries.publish()  # before the core looks for the gpu backend
+
+from symmem import _symmem  # noqa: E402
 from symmem._enums import ComparisonType, InitStatus, SignalOp, Teams
 from symmem._errors import NvshmemError, NvshmemInvalid
 from symmem._lifecycle import (UniqueID, Version, finalize, get_unique_id, get_version, init,

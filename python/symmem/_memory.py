@@ -17,12 +17,36 @@ _live = {}
 _sequence = itertools.count()
 
 
+def _renamed(error, old, new):
+    """error with the call name in its message changed from old to new (the
+    call the program made), keeping its type and status."""
+    text = str(error)
+    for before in (f"] {old}: ", f"{old}: "):
+        if before in text:
+            text = text.replace(before, before.replace(f"{old}: ", f"{new}: "), 1)
+            break
+    else:
+        return error
+    renamed = type(error)(text)
+    renamed.msg = text
+    renamed.status = getattr(error, "status", None)
+    return renamed
+
+
 def buffer(size, release=False, except_on_del=True):
     """A Buffer of size bytes on every PE's symmetric heap (collective)."""
-    require_initialized("buffer")
+    return _allocate(size, release, "buffer")
+
+
+def _allocate(size, release, call):
+    """buffer() for the factory named call (which error messages name)."""
+    require_initialized(call)
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-        raise invalid(f"buffer: size={size!r} must be an int")
-    buf = _symmem.malloc(int(size))
+        raise invalid(f"{call}: size={size!r} must be an int")
+    try:
+        buf = _symmem.malloc(int(size))
+    except (_symmem.NvshmemInvalid, _symmem.NvshmemError) as error:
+        raise _renamed(error, "malloc", call) from None
     if buf.size:  # size 0 allocates nothing (handle 0): nothing to track or free
         _live[buf.handle] = (next(_sequence), buf, release)
     return buf
@@ -55,10 +79,10 @@ def _address_of(obj, call, arg="array"):
     """The start address and byte size of a contiguous array-like."""
     if isinstance(obj, Buffer):
         return obj.handle, obj.size
-    if isinstance(obj, np.ndarray):
-        if not (obj.flags.c_contiguous or obj.flags.f_contiguous):
+    if isinstance(obj, np.ndarray) or hasattr(obj, "__cuda_array_interface__"):
+        flags = getattr(obj, "flags", None)
+        if flags is not None and not (flags.c_contiguous or flags.f_contiguous):
             raise invalid(f"{call}: {arg} is not contiguous")
-        return obj.__array_interface__["data"][0], obj.nbytes
     from symmem._resolver import resolve
     try:
         address, nbytes, *_ = resolve(obj)
@@ -139,7 +163,7 @@ def array(shape, dtype="float32", release=False, morder="C", except_on_del=True)
     if morder not in ("C", "F"):
         raise invalid(f"array: morder={morder!r} must be 'C' or 'F'")
     count = math.prod(shape)
-    buf = buffer(count * dt.itemsize, release=release, except_on_del=except_on_del)
+    buf = _allocate(count * dt.itemsize, release, "array")
     flat = np.frombuffer(buf, dtype=dt, count=count)
     return flat.reshape(shape, order=morder)
 
@@ -148,7 +172,7 @@ def bytearray(shape, dtype="float32", release=False, morder="C", except_on_del=T
     """A uint8 NumPy array big enough for shape x dtype (collective)."""
     shape = _shape_tuple(shape, "bytearray")
     nbytes = math.prod(shape) * _numpy_dtype(dtype, "bytearray").itemsize
-    buf = buffer(nbytes, release=release, except_on_del=except_on_del)
+    buf = _allocate(nbytes, release, "bytearray")
     return np.frombuffer(buf, dtype=np.uint8, count=nbytes)
 
 
@@ -170,7 +194,16 @@ def get_peer_buffer(buf, pe):
     require_initialized("get_peer_buffer")
     if not isinstance(buf, Buffer):
         raise invalid(f"get_peer_buffer: expected a symmem Buffer, got {type(buf).__name__}")
-    return _symmem.peer_buffer(buf, pe)
+    return _symmem.peer_buffer(buf, check_peer(pe, "get_peer_buffer"))
+
+
+def check_peer(pe, call, arg="pe"):
+    """pe as an int in [0, n_pes), or NvshmemInvalid naming call."""
+    if isinstance(pe, bool) or not isinstance(pe, (int, np.integer)):
+        raise invalid(f"{call}: {arg}={pe!r} must be an int")
+    if not 0 <= pe < _symmem.n_pes():
+        raise invalid(f"{call}: {arg}={pe} is outside [0, {_symmem.n_pes()})")
+    return int(pe)
 
 
 def get_peer_array(arr, pe):
@@ -178,6 +211,6 @@ def get_peer_array(arr, pe):
     whole, offset = buffer_of(arr, "get_peer_array")
     if not isinstance(arr, np.ndarray):
         raise invalid(f"get_peer_array: expected a NumPy array, got {type(arr).__name__}")
-    peer = _symmem.peer_buffer(whole, pe)
+    peer = _symmem.peer_buffer(whole, check_peer(pe, "get_peer_array"))
     flat = np.frombuffer(peer, dtype=arr.dtype, count=arr.size, offset=offset)
     return flat.reshape(arr.shape, order="F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C")

@@ -34,7 +34,7 @@ static symmem_status_t choose_backend(const char *call, const char *requested,
     } else if (strcmp(name, "gpu") == 0) {
         *ops_p = symmem__gpu_backend(&why);
         if (*ops_p == NULL)
-            return symmem__error(SYMMEM_ERR_UNSUPPORTED,
+            return symmem__error(SYMMEM_ERR_BACKEND,
                                  "%s: backend='gpu' cannot run here: %s", call, why);
     } else {
         return symmem__error(SYMMEM_ERR_INVALID,

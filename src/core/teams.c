@@ -30,22 +30,21 @@ static int *members_alloc(int n)
 
 symmem_status_t symmem__teams_init(void)
 {
-    /* Every predefined team that holds all PEs shares channel 0; the
-     * one-PE teams need no synchronisation (channel -1). */
+    /* A team's channel is its handle; the backend maps it to its own. */
     static const symmem_team_t everyone[] = {SYMMEM_TEAM_WORLD, SYMMEM_TEAM_SHARED,
                                              SYMMEM_TEAM_NODE, SYMMEM_TEAM_GPU_LEADERS};
     for (size_t k = 0; k < sizeof(everyone) / sizeof(everyone[0]); k++) {
         int *members = members_alloc(RT->n_pes);
         if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
         for (int pe = 0; pe < RT->n_pes; pe++) members[pe] = pe;
-        team_store(everyone[k], members, RT->n_pes, 0);
+        team_store(everyone[k], members, RT->n_pes, everyone[k]);
     }
     static const symmem_team_t just_me[] = {SYMMEM_TEAM_SAME_MYPE_NODE, SYMMEM_TEAM_SAME_GPU};
     for (size_t k = 0; k < 2; k++) {
         int *members = members_alloc(1);
         if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
         members[0] = RT->my_pe;
-        team_store(just_me[k], members, 1, -1);
+        team_store(just_me[k], members, 1, just_me[k]);
     }
     return SYMMEM_OK;
 }

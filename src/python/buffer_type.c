@@ -14,6 +14,7 @@ PyObject *buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe, int
     buf->ptr = ptr;
     buf->size = size;
     buf->pe = pe;
+    buf->device = symmem_device();
     buf->owner = owner;
     buf->freed = 0;
     buf->base = Py_XNewRef(base);
@@ -63,6 +64,13 @@ static int buffer_getbuffer(buffer_object_t *self, Py_buffer *view, int flags)
                       (unsigned long long)(uintptr_t)self->ptr);
         return -1;
     }
+    if (self->device >= 0) {
+        /* The CPU must never touch GPU memory through a memoryview. */
+        PyErr_Format(PyExc_BufferError,
+                     "symmem.Buffer: device memory (cuda:%d) has no buffer protocol; use "
+                     "__cuda_array_interface__ or __dlpack__ (CuPy, torch)", self->device);
+        return -1;
+    }
     return PyBuffer_FillInfo(view, (PyObject *)self, self->ptr, self->size, 0, flags);
 }
 
@@ -80,8 +88,31 @@ static PyObject *buffer_get_size(buffer_object_t *self, void *closure)
 
 static PyObject *buffer_get_device(buffer_object_t *self, void *closure)
 {
-    (void)self, (void)closure;
-    return PyUnicode_FromString("cpu");
+    (void)closure;
+    if (self->device < 0) return PyUnicode_FromString("cpu");
+    return PyUnicode_FromFormat("cuda:%d", self->device);
+}
+
+static PyObject *buffer_get_device_id(buffer_object_t *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(self->device);
+}
+
+/* Version 3 of the CUDA array interface: a 1-D uint8 array of the bytes. */
+static PyObject *buffer_get_cai(buffer_object_t *self, void *closure)
+{
+    (void)closure;
+    if (self->device < 0) {
+        PyErr_SetString(PyExc_AttributeError,
+                        "__cuda_array_interface__: this Buffer is host memory");
+        return NULL;
+    }
+    if (!buffer_usable(self))
+        return raise_invalid(state_of(self), "__cuda_array_interface__: the Buffer was freed");
+    return Py_BuildValue("{s:(n),s:s,s:(KO),s:i,s:O,s:O}", "shape", self->size, "typestr", "|u1",
+                         "data", (unsigned long long)(uintptr_t)self->ptr, Py_False, "version",
+                         3, "strides", Py_None, "stream", Py_None);
 }
 
 static PyObject *buffer_get_pe(buffer_object_t *self, void *closure)
@@ -163,7 +194,7 @@ static PyObject *buffer_dlpack(buffer_object_t *self, PyObject *args, PyObject *
     export->owner = Py_NewRef((PyObject *)self);
     DLTensor tensor = {
         .data = self->ptr,
-        .device = {kDLCPU, 0},
+        .device = self->device < 0 ? (DLDevice){kDLCPU, 0} : (DLDevice){kDLCUDA, self->device},
         .ndim = 1,
         .dtype = {kDLUInt, 8, 1},
         .shape = export->shape,
@@ -189,8 +220,9 @@ static PyObject *buffer_dlpack(buffer_object_t *self, PyObject *args, PyObject *
 
 static PyObject *buffer_dlpack_device(buffer_object_t *self, PyObject *unused)
 {
-    (void)self, (void)unused;
-    return Py_BuildValue("(ii)", kDLCPU, 0);
+    (void)unused;
+    if (self->device < 0) return Py_BuildValue("(ii)", kDLCPU, 0);
+    return Py_BuildValue("(ii)", kDLCUDA, self->device);
 }
 
 static PyObject *buffer_repr(buffer_object_t *self)
@@ -207,7 +239,9 @@ static PyGetSetDef buffer_getset[] = {
     {"handle", (getter)buffer_get_handle, NULL, "The address of the memory (int).", NULL},
     {"ptr", (getter)buffer_get_handle, NULL, "Alias of handle.", NULL},
     {"size", (getter)buffer_get_size, NULL, "Size in bytes.", NULL},
-    {"device", (getter)buffer_get_device, NULL, "Where the memory is.", NULL},
+    {"device", (getter)buffer_get_device, NULL, "Where the memory is: 'cpu' or 'cuda:N'.", NULL},
+    {"device_id", (getter)buffer_get_device_id, NULL, "CUDA ordinal, -1 for host memory.", NULL},
+    {"__cuda_array_interface__", (getter)buffer_get_cai, NULL, "CUDA array interface (gpu).", NULL},
     {"pe", (getter)buffer_get_pe, NULL, "Whose copy of the memory this is.", NULL},
     {"freed", (getter)buffer_get_freed, NULL, "True once free() released it.", NULL},
     {NULL, NULL, NULL, NULL, NULL},

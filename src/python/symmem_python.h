@@ -41,6 +41,7 @@ typedef struct {
     char *ptr;
     Py_ssize_t size;
     int pe;          /* whose memory this is: my_pe for our own allocations */
+    int device;      /* CUDA ordinal of device memory; -1 for host memory */
     int owner;       /* 1 if free() may release it (not a peer view) */
     int freed;
     PyObject *base;  /* what keeps a peer view's memory alive: the local Buffer */

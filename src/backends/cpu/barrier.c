@@ -43,7 +43,7 @@ static void barrier_pending(void *arg, char *out, size_t size)
 symmem_status_t cpu_barrier(cpu_t *cpu, const char *call, const symmem_team_view_t *team)
 {
     if (team->n == 1) return SYMMEM_OK; /* nobody to wait for */
-    int channel = team->channel;
+    int channel = cpu_channel(team);
     barrier_wait_t w = {cpu, channel, team->members, team->n, ++cpu->epoch[channel]};
     atomic_store_explicit(&cpu->ctl->slots[cpu->me].epoch[channel], w.epoch,
                           memory_order_release);
@@ -62,7 +62,7 @@ symmem_status_t cpu_barrier_world(cpu_t *cpu, const char *call)
 symmem_status_t cpu_agree(cpu_t *cpu, const char *call, const symmem_team_view_t *team,
                           uint64_t what, uint64_t value, uint64_t *values_p)
 {
-    int channel = team->channel < 0 ? 0 : team->channel;
+    int channel = cpu_channel(team);
     uint64_t seq = ++cpu->agree_seq[channel];
     cpu_agree_t *mine = &cpu->ctl->slots[cpu->me].agree[channel][seq % 2];
     mine->seq = seq;

@@ -140,6 +140,19 @@ symmem_status_t cpu_atomic(cpu_t *cpu, symmem_atomic_op_t op, void *target,
 void cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
                      symmem_reduce_op_t op);
 
+/* The synchronisation channel of a team: the predefined teams of every PE
+ * share channel 0, the one-PE ones channel 1 (only their member reads it),
+ * and a split team uses its handle. */
+static inline int cpu_channel(const symmem_team_view_t *team)
+{
+    switch (team->channel) {
+    case SYMMEM_TEAM_SAME_MYPE_NODE: case SYMMEM_TEAM_SAME_GPU: return 1;
+    case SYMMEM_TEAM_WORLD: case SYMMEM_TEAM_SHARED: case SYMMEM_TEAM_NODE:
+    case SYMMEM_TEAM_GPU_LEADERS: return 0;
+    default: return team->channel;
+    }
+}
+
 /* Where this process sees PE pe's copy of our symmetric address ptr. */
 static inline char *cpu_peer(cpu_t *cpu, const void *ptr, int pe)
 {

@@ -94,7 +94,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     for (int pe = 0; pe < cpu->n; pe++) cpu->world_members[pe] = pe;
     cpu->world = (symmem_team_view_t){cpu->world_members, cpu->n, cpu->me, 0};
     /* Channels 0..5 belong to the predefined teams. */
-    cpu->channels_in_use = (1ULL << SYMMEM_TEAM_FIRST_USER) - 1;
+    cpu->channels_in_use = (1ULL << SYMMEM_TEAM_FIRST_USER) - 1; /* see cpu_channel */
     double deadline = cpu_now() + (boot->timeout > 0 ? boot->timeout : INIT_TIMEOUT_SECONDS);
     SYMMEM_CHECK_GOTO(cpu_ctl_join(cpu, deadline), status, err_free);
     SYMMEM_CHECK_GOTO(cpu_heap_create(cpu), status, err_free);

@@ -1,0 +1,817 @@
+/*
+ * The gpu backend: the ops table over NVIDIA's NVSHMEM host library. Every
+ * data-moving slot enqueues on the caller's CUDA stream; with no stream it
+ * uses the backend's own stream and completes before returning. Host memory
+ * on the private side of a put or get is staged through a device buffer.
+ * The calling thread's CUDA context is switched to the backend's device for
+ * each call and switched back after it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../core/backend.h"
+#include "gpu_libs.h"
+
+#define SCRATCH_BYTES (1 << 20)
+#define INIT_TIMEOUT_SECONDS 120.0
+
+static const symmem_core_services_t *core;
+static gpu_libs_t libs;
+
+#define ERROR(status, ...) core->error((status), __VA_ARGS__)
+
+struct symmem_backend {
+    symmem_bootstrap_t boot;
+    int device;
+    cu_context_t ctx;
+    nv_stream_t stream;       /* for calls made without a stream */
+    cu_deviceptr_t scratch;   /* stages host memory */
+    int64_t *agree_in;        /* symmetric: this PE's value for an agreement */
+    int64_t *agree_all;       /* symmetric: every PE's value */
+};
+
+typedef symmem_backend_t gpu_t;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static symmem_status_t cuda_error(const char *call, const char *what, cu_result_t rc)
+{
+    const char *text = "unknown error";
+    libs.cuGetErrorString(rc, &text);
+    return ERROR(SYMMEM_ERR_BACKEND, "%s: %s failed: CUDA error %d (%s)", call, what, rc, text);
+}
+
+#define CU(call_name, expr)                                                               \
+    do {                                                                                  \
+        cu_result_t _rc = (expr);                                                         \
+        if (_rc != 0) return cuda_error(call_name, #expr, _rc);                           \
+    } while (0)
+
+/* ---- the caller's context is put back after every call ---- */
+
+typedef struct {
+    cu_context_t saved;
+} scope_t;
+
+static scope_t enter(gpu_t *g)
+{
+    scope_t scope = {NULL};
+    libs.cuCtxGetCurrent(&scope.saved);
+    if (scope.saved != g->ctx) libs.cuCtxSetCurrent(g->ctx);
+    return scope;
+}
+
+static symmem_status_t leave(gpu_t *g, scope_t scope, symmem_status_t status)
+{
+    if (scope.saved != g->ctx && scope.saved != NULL) libs.cuCtxSetCurrent(scope.saved);
+    return status;
+}
+
+/* Waits for the backend's stream, honouring SYMMEM_TIMEOUT. */
+static symmem_status_t drain(gpu_t *g, const char *call)
+{
+    if (g->boot.timeout <= 0) {
+        CU(call, libs.cuStreamSynchronize(g->stream));
+        return SYMMEM_OK;
+    }
+    double deadline = now() + g->boot.timeout;
+    for (;;) {
+        cu_result_t rc = libs.cuStreamQuery(g->stream);
+        if (rc == 0) return SYMMEM_OK;
+        if (rc != CU_ERROR_NOT_READY) return cuda_error(call, "cuStreamQuery", rc);
+        if (now() > deadline)
+            return ERROR(SYMMEM_ERR_TIMEOUT,
+                         "%s: timed out after %.1f s (SYMMEM_TIMEOUT) waiting for the GPU", call,
+                         g->boot.timeout);
+        usleep(50);
+    }
+}
+
+/* The stream to enqueue on; *blocking_p says whether to drain it after. */
+static nv_stream_t pick(gpu_t *g, symmem_stream_t stream, int *blocking_p)
+{
+    *blocking_p = stream == SYMMEM_STREAM_NONE;
+    return *blocking_p ? g->stream : (nv_stream_t)stream;
+}
+
+static int is_device_memory(const void *ptr)
+{
+    unsigned int type = 0;
+    if (libs.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                   (cu_deviceptr_t)ptr) != 0)
+        return 0; /* unregistered host memory */
+    return type == CU_MEMORYTYPE_DEVICE;
+}
+
+/* ---- lifecycle ---- */
+
+static symmem_status_t gpu_unique_id(symmem_unique_id_t *uid_p)
+{
+    nv_uniqueid_t uid;
+    memset(&uid, 0, sizeof(uid));
+    uid.version = NV_UNIQUEID_VERSION;
+    int rc = libs.get_uniqueid(&uid);
+    if (rc != 0) return ERROR(SYMMEM_ERR_BACKEND, "get_unique_id: nvshmemx_get_uniqueid failed (%d)", rc);
+    memcpy(uid_p->bytes, &uid, sizeof(uid));
+    return SYMMEM_OK;
+}
+
+/* Hands PE 0's NVSHMEM unique id to the PEs of a launcher's job through a
+ * file in /dev/shm (the launcher starts every PE on this host). */
+static symmem_status_t exchange_uid(gpu_t *g, nv_uniqueid_t *uid)
+{
+    char path[256], tmp[300];
+    snprintf(path, sizeof(path), "/dev/shm/symmem-%s-nvshmem-uid", g->boot.job);
+    if (g->boot.rank == 0) {
+        symmem_unique_id_t bytes;
+        symmem_status_t status = gpu_unique_id(&bytes);
+        if (status != SYMMEM_OK) return status;
+        memcpy(uid, bytes.bytes, sizeof(*uid));
+        snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fd < 0 || write(fd, uid, sizeof(*uid)) != (ssize_t)sizeof(*uid) || close(fd) != 0 ||
+            rename(tmp, path) != 0)
+            return ERROR(SYMMEM_ERR_BOOTSTRAP, "init: cannot publish the unique id in %s: %s",
+                         path, strerror(errno));
+        return SYMMEM_OK;
+    }
+    double deadline = now() + (g->boot.timeout > 0 ? g->boot.timeout : INIT_TIMEOUT_SECONDS);
+    for (;;) {
+        int fd = open(path, O_RDONLY);
+        if (fd >= 0) {
+            ssize_t n = read(fd, uid, sizeof(*uid));
+            close(fd);
+            if (n == (ssize_t)sizeof(*uid)) return SYMMEM_OK;
+        }
+        if (now() > deadline)
+            return ERROR(SYMMEM_ERR_BOOTSTRAP,
+                         "init: PE 0 never published the unique id (%s); the gpu backend's "
+                         "launcher rendezvous works for PEs on one host",
+                         path);
+        usleep(1000);
+    }
+}
+
+static symmem_status_t start_nvshmem(gpu_t *g)
+{
+    nv_uniqueid_t uid;
+    if (g->boot.have_uid) {
+        memcpy(&uid, g->boot.uid.bytes, sizeof(uid));
+        if (uid.version != NV_UNIQUEID_VERSION)
+            return ERROR(SYMMEM_ERR_INVALID,
+                         "init: uid was not made by get_unique_id() for the gpu backend "
+                         "(make it with SYMMEM_BACKEND=gpu, or on a machine with a GPU)");
+    } else if (g->boot.nranks == 1) {
+        symmem_unique_id_t bytes;
+        symmem_status_t status = gpu_unique_id(&bytes);
+        if (status != SYMMEM_OK) return status;
+        memcpy(&uid, bytes.bytes, sizeof(uid));
+    } else {
+        symmem_status_t status = exchange_uid(g, &uid);
+        if (status != SYMMEM_OK) return status;
+    }
+    /* Version 1 identifiers: every NVSHMEM 3.x accepts them. */
+    nv_init_attr_t attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.version = (1 << 16) + (int)sizeof(nv_init_attr_t);
+    attr.args.version = (1 << 16) + (int)sizeof(nv_init_args_t);
+    attr.args.uid_args.version = NV_UNIQUEID_ARGS_VERSION;
+    attr.args.uid_args.myrank = -1;
+    attr.args.uid_args.nranks = -1;
+    int rc = libs.set_attr_uniqueid_args(g->boot.rank, g->boot.nranks, &uid, &attr);
+    if (rc != 0)
+        return ERROR(SYMMEM_ERR_BOOTSTRAP, "init: nvshmemx_set_attr_uniqueid_args failed (%d)", rc);
+    rc = libs.hostlib_init_attr(NV_INIT_WITH_UNIQUEID, &attr);
+    if (rc != 0)
+        return ERROR(SYMMEM_ERR_BOOTSTRAP,
+                     "init: NVSHMEM failed to start (nvshmemx_hostlib_init_attr returned %d; "
+                     "NVSHMEM_DEBUG=INFO tells more)",
+                     rc);
+    if (libs.my_pe() != g->boot.rank || libs.n_pes() != g->boot.nranks)
+        return ERROR(SYMMEM_ERR_BOOTSTRAP,
+                     "init: NVSHMEM numbered this PE %d of %d, expected %d of %d", libs.my_pe(),
+                     libs.n_pes(), g->boot.rank, g->boot.nranks);
+    return SYMMEM_OK;
+}
+
+static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
+{
+    int count = 0;
+    libs.cuDeviceGetCount(&count);
+    int ordinal = boot->device >= 0 ? boot->device : boot->local_rank % count;
+    if (ordinal >= count)
+        return ERROR(SYMMEM_ERR_INVALID, "init: device=%d but this host has %d CUDA devices",
+                     ordinal, count);
+    gpu_t *g = calloc(1, sizeof(*g));
+    if (g == NULL) return ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    g->boot = *boot;
+    g->device = ordinal;
+    cu_device_t dev;
+    cu_context_t saved = NULL;
+    symmem_status_t status = SYMMEM_OK;
+    libs.cuCtxGetCurrent(&saved);
+    cu_result_t rc = libs.cuDeviceGet(&dev, ordinal);
+    if (rc == 0) rc = libs.cuDevicePrimaryCtxRetain(&g->ctx, dev);
+    if (rc == 0) rc = libs.cuCtxSetCurrent(g->ctx);
+    if (rc != 0) {
+        status = cuda_error("init", "selecting the device", rc);
+        goto err_free;
+    }
+    status = start_nvshmem(g);
+    if (status != SYMMEM_OK) goto err_free;
+    rc = libs.cuStreamCreate(&g->stream, 0); /* ordered after the legacy default stream */
+    if (rc == 0) rc = libs.cuMemAlloc(&g->scratch, SCRATCH_BYTES);
+    g->agree_in = libs.malloc(sizeof(int64_t));
+    g->agree_all = libs.malloc(sizeof(int64_t) * (size_t)boot->nranks);
+    if (rc != 0 || g->agree_in == NULL || g->agree_all == NULL) {
+        status = rc ? cuda_error("init", "allocating the backend's buffers", rc)
+                    : ERROR(SYMMEM_ERR_NO_MEMORY, "init: nvshmem_malloc of 8 bytes failed");
+        goto err_free;
+    }
+    /* A caller with its own device current keeps it; one with none gets ours. */
+    if (saved != NULL && saved != g->ctx) libs.cuCtxSetCurrent(saved);
+    *backend_p = g;
+    return SYMMEM_OK;
+err_free:
+    if (saved != NULL) libs.cuCtxSetCurrent(saved);
+    free(g);
+    return status;
+}
+
+static symmem_status_t gpu_finalize(gpu_t *g)
+{
+    scope_t scope = enter(g);
+    libs.cuStreamSynchronize(g->stream);
+    libs.free(g->agree_all);
+    libs.free(g->agree_in);
+    libs.hostlib_finalize();
+    libs.cuMemFree(g->scratch);
+    libs.cuStreamDestroy(g->stream);
+    leave(g, scope, SYMMEM_OK);
+    free(g);
+    return SYMMEM_OK;
+}
+
+static int gpu_device(gpu_t *g) { return g->device; }
+
+/* ---- memory ---- */
+
+/* Every PE's value, so collective arguments can be checked before NVSHMEM
+ * sees them (it would hang or corrupt the heap on a mismatch). */
+static symmem_status_t agree(gpu_t *g, const char *call, int64_t value, int64_t *values)
+{
+    CU(call, libs.cuMemcpy((cu_deviceptr_t)g->agree_in, (cu_deviceptr_t)&value, sizeof(value)));
+    int (*fcollect)(nv_team_t, int64_t *, const int64_t *, size_t, nv_stream_t) =
+        (int (*)(nv_team_t, int64_t *, const int64_t *, size_t, nv_stream_t))gpu_libs_symbol(
+            &libs, "nvshmemx_int64_fcollect_on_stream");
+    if (fcollect == NULL)
+        return ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM has no nvshmemx_int64_fcollect_on_stream", call);
+    fcollect(0, g->agree_all, g->agree_in, 1, g->stream);
+    symmem_status_t status = drain(g, call);
+    if (status != SYMMEM_OK) return status;
+    CU(call, libs.cuMemcpy((cu_deviceptr_t)values, (cu_deviceptr_t)g->agree_all,
+                           sizeof(int64_t) * (size_t)g->boot.nranks));
+    return SYMMEM_OK;
+}
+
+static symmem_status_t gpu_malloc(gpu_t *g, size_t size, void **ptr_p)
+{
+    scope_t scope = enter(g);
+    int64_t values[g->boot.nranks];
+    symmem_status_t status = agree(g, "malloc", (int64_t)size, values);
+    for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
+        if (values[pe] != (int64_t)size)
+            status = ERROR(SYMMEM_ERR_MISMATCH,
+                           "malloc: size must be the same on every PE, but PE %d asked for "
+                           "%lld bytes and this PE for %zu",
+                           pe, (long long)values[pe], size);
+    if (status == SYMMEM_OK && size > 0) {
+        *ptr_p = libs.malloc(size);
+        if (*ptr_p == NULL)
+            status = ERROR(SYMMEM_ERR_NO_MEMORY,
+                           "malloc: nvshmem_malloc(%zu) failed: the symmetric heap is full "
+                           "(NVSHMEM_SYMMETRIC_SIZE sets its size)",
+                           size);
+    } else if (status == SYMMEM_OK) {
+        *ptr_p = NULL;
+    }
+    return leave(g, scope, status);
+}
+
+static symmem_status_t gpu_free(gpu_t *g, void *ptr)
+{
+    scope_t scope = enter(g);
+    libs.cuStreamSynchronize(g->stream);
+    libs.free(ptr);
+    return leave(g, scope, SYMMEM_OK);
+}
+
+static void *gpu_ptr(gpu_t *g, const void *ptr, int pe)
+{
+    scope_t scope = enter(g);
+    void *peer = libs.ptr(ptr, pe);
+    leave(g, scope, SYMMEM_OK);
+    return peer;
+}
+
+/* ---- one-sided copies ---- */
+
+typedef void (*nv_copy_func_t)(void *, const void *, size_t, int, nv_stream_t);
+
+/* put (is_put) or get; host memory on the private side goes through scratch. */
+static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func_t func,
+                            void *dst, const void *src, size_t nbytes, int pe,
+                            symmem_stream_t stream)
+{
+    scope_t scope = enter(g);
+    int blocking;
+    nv_stream_t s = pick(g, stream, &blocking);
+    const void *private_side = is_put ? src : dst;
+    symmem_status_t status = SYMMEM_OK;
+    if (is_device_memory(private_side)) {
+        func(dst, src, nbytes, pe, s);
+        if (blocking) {
+            libs.quiet_on_stream(s);
+            status = drain(g, call);
+        }
+        return leave(g, scope, status);
+    }
+    /* Host memory: one staged chunk at a time, each completed before the next. */
+    for (size_t done = 0; done < nbytes && status == SYMMEM_OK; done += SCRATCH_BYTES) {
+        size_t n = nbytes - done < SCRATCH_BYTES ? nbytes - done : SCRATCH_BYTES;
+        void *scratch = (void *)g->scratch;
+        cu_result_t rc = 0;
+        if (is_put) {
+            rc = libs.cuMemcpy(g->scratch, (cu_deviceptr_t)((const char *)src + done), n);
+            if (rc == 0) rc = libs.cuStreamSynchronize((nv_stream_t)0);
+            if (rc == 0) func((char *)dst + done, scratch, n, pe, s);
+        } else {
+            func(scratch, (const char *)src + done, n, pe, s);
+        }
+        if (rc != 0) {
+            status = cuda_error(call, "staging host memory", rc);
+            break;
+        }
+        libs.quiet_on_stream(s);
+        if (s == g->stream) {
+            status = drain(g, call);
+        } else if ((rc = libs.cuStreamSynchronize(s)) != 0) {
+            status = cuda_error(call, "cuStreamSynchronize", rc);
+        }
+        if (status == SYMMEM_OK && !is_put &&
+            (rc = libs.cuMemcpy((cu_deviceptr_t)((char *)dst + done), g->scratch, n)) != 0)
+            status = cuda_error(call, "copying to host memory", rc);
+    }
+    return leave(g, scope, status);
+}
+
+static symmem_status_t gpu_put(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                               symmem_stream_t stream)
+{
+    return copy(g, "put", 1, libs.putmem_on_stream, dst, src, n, pe, stream);
+}
+
+static symmem_status_t gpu_get(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                               symmem_stream_t stream)
+{
+    return copy(g, "get", 0, libs.getmem_on_stream, dst, src, n, pe, stream);
+}
+
+static symmem_status_t gpu_put_nbi(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                                   symmem_stream_t stream)
+{
+    return copy(g, "put_nbi", 1, libs.putmem_nbi_on_stream, dst, src, n, pe, stream);
+}
+
+static symmem_status_t gpu_get_nbi(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                                   symmem_stream_t stream)
+{
+    return copy(g, "get_nbi", 0, libs.getmem_nbi_on_stream, dst, src, n, pe, stream);
+}
+
+static symmem_status_t gpu_quiet(gpu_t *g, symmem_stream_t stream)
+{
+    scope_t scope = enter(g);
+    int blocking;
+    nv_stream_t s = pick(g, stream, &blocking);
+    libs.quiet_on_stream(s);
+    symmem_status_t status = blocking ? drain(g, "quiet") : SYMMEM_OK;
+    return leave(g, scope, status);
+}
+
+static symmem_status_t gpu_fence(gpu_t *g)
+{
+    scope_t scope = enter(g);
+    libs.fence();
+    return leave(g, scope, SYMMEM_OK);
+}
+
+/* ---- signals and waits ---- */
+
+static symmem_status_t gpu_put_signal(gpu_t *g, void *dst, const void *src, size_t nbytes,
+                                      uint64_t *sig, uint64_t value, symmem_signal_op_t op,
+                                      int pe, int nbi, symmem_stream_t stream)
+{
+    const char *call = nbytes ? "put_signal" : "signal_op";
+    scope_t scope = enter(g);
+    int blocking;
+    nv_stream_t s = pick(g, stream, &blocking);
+    if (nbytes > 0 && !is_device_memory(src))
+        return leave(g, scope,
+                     ERROR(SYMMEM_ERR_INVALID,
+                           "%s: src %p is host memory; the gpu backend needs device memory "
+                           "(a CuPy array or a torch CUDA tensor) for put_signal",
+                           call, src));
+    if (nbytes == 0) libs.signal_op_on_stream(sig, value, (int)op, pe, s);
+    else if (nbi) libs.putmem_signal_nbi_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
+    else libs.putmem_signal_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
+    symmem_status_t status = SYMMEM_OK;
+    if (blocking) {
+        libs.quiet_on_stream(s);
+        status = drain(g, call);
+    }
+    return leave(g, scope, status);
+}
+
+static symmem_status_t gpu_signal_wait_until(gpu_t *g, uint64_t *sig, symmem_cmp_t cmp,
+                                             uint64_t value, symmem_stream_t stream,
+                                             uint64_t *value_p)
+{
+    scope_t scope = enter(g);
+    int blocking;
+    nv_stream_t s = pick(g, stream, &blocking);
+    libs.signal_wait_until_on_stream(sig, (int)cmp, value, s);
+    symmem_status_t status = SYMMEM_OK;
+    if (blocking) {
+        status = drain(g, "signal_wait");
+        if (status == SYMMEM_OK && value_p) *value_p = libs.signal_fetch(sig);
+    }
+    return leave(g, scope, status);
+}
+
+static symmem_status_t gpu_signal_fetch(gpu_t *g, const uint64_t *sig, uint64_t *value_p)
+{
+    scope_t scope = enter(g);
+    *value_p = libs.signal_fetch(sig);
+    return leave(g, scope, SYMMEM_OK);
+}
+
+static const char *const type_names[SYMMEM_DTYPE_COUNT] = {
+    [SYMMEM_DTYPE_BOOL] = "uint8",     [SYMMEM_DTYPE_INT8] = "int8",
+    [SYMMEM_DTYPE_INT16] = "int16",    [SYMMEM_DTYPE_INT32] = "int32",
+    [SYMMEM_DTYPE_INT64] = "int64",    [SYMMEM_DTYPE_UINT8] = "uint8",
+    [SYMMEM_DTYPE_UINT16] = "uint16",  [SYMMEM_DTYPE_UINT32] = "uint32",
+    [SYMMEM_DTYPE_UINT64] = "uint64",  [SYMMEM_DTYPE_FLOAT16] = "half",
+    [SYMMEM_DTYPE_BFLOAT16] = "bfloat16", [SYMMEM_DTYPE_FLOAT32] = "float",
+    [SYMMEM_DTYPE_FLOAT64] = "double",
+};
+
+/* An NVSHMEM function by name, or an UNSUPPORTED error naming it. */
+static symmem_status_t lookup(const char *call, void **func_p, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static symmem_status_t lookup(const char *call, void **func_p, const char *fmt, ...)
+{
+    char name[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof(name), fmt, ap);
+    va_end(ap);
+    *func_p = gpu_libs_symbol(&libs, name);
+    if (*func_p != NULL) return SYMMEM_OK;
+    return ERROR(SYMMEM_ERR_UNSUPPORTED, "%s: the gpu backend's NVSHMEM has no %s", call, name);
+}
+
+/* Reads one element of device memory into a host int64/uint64 comparison. */
+static symmem_status_t element_holds(gpu_t *g, const void *ivar, symmem_dtype_t dtype,
+                                     symmem_cmp_t cmp, int64_t value, int *holds_p)
+{
+    (void)g;
+    union { int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint8_t u8; uint16_t u16;
+            uint32_t u32; uint64_t u64; } v;
+    size_t size = dtype == SYMMEM_DTYPE_INT8 || dtype == SYMMEM_DTYPE_UINT8 ? 1
+                : dtype == SYMMEM_DTYPE_INT16 || dtype == SYMMEM_DTYPE_UINT16 ? 2
+                : dtype == SYMMEM_DTYPE_INT32 || dtype == SYMMEM_DTYPE_UINT32 ? 4 : 8;
+    CU("test", libs.cuMemcpy((cu_deviceptr_t)&v, (cu_deviceptr_t)ivar, size));
+    int is_signed = dtype <= SYMMEM_DTYPE_INT64;
+    long double a = 0, b = is_signed ? (long double)value : (long double)(uint64_t)value;
+    switch (dtype) {
+    case SYMMEM_DTYPE_INT8: a = v.i8; break;
+    case SYMMEM_DTYPE_INT16: a = v.i16; break;
+    case SYMMEM_DTYPE_INT32: a = v.i32; break;
+    case SYMMEM_DTYPE_INT64: a = v.i64; break;
+    case SYMMEM_DTYPE_UINT8: a = v.u8; break;
+    case SYMMEM_DTYPE_UINT16: a = v.u16; break;
+    case SYMMEM_DTYPE_UINT32: a = v.u32; break;
+    default: a = v.u64; break;
+    }
+    switch (cmp) {
+    case SYMMEM_CMP_EQ: *holds_p = a == b; break;
+    case SYMMEM_CMP_NE: *holds_p = a != b; break;
+    case SYMMEM_CMP_GT: *holds_p = a > b; break;
+    case SYMMEM_CMP_LE: *holds_p = a <= b; break;
+    case SYMMEM_CMP_LT: *holds_p = a < b; break;
+    default: *holds_p = a >= b; break;
+    }
+    return SYMMEM_OK;
+}
+
+static symmem_status_t gpu_test(gpu_t *g, void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
+                                int64_t value, int *result_p)
+{
+    scope_t scope = enter(g);
+    return leave(g, scope, element_holds(g, ivar, dtype, cmp, value, result_p));
+}
+
+static symmem_status_t gpu_wait_until(gpu_t *g, void *ivar, symmem_dtype_t dtype,
+                                      symmem_cmp_t cmp, int64_t value)
+{
+    /* Polls from the host: NVSHMEM's typed waits exist only on a stream. */
+    scope_t scope = enter(g);
+    double deadline = g->boot.timeout > 0 ? now() + g->boot.timeout : 0;
+    int holds = 0;
+    symmem_status_t status;
+    unsigned pause = 1;
+    while ((status = element_holds(g, ivar, dtype, cmp, value, &holds)) == SYMMEM_OK && !holds) {
+        if (deadline > 0 && now() > deadline) {
+            status = ERROR(SYMMEM_ERR_TIMEOUT, "wait_until: timed out after %.1f s",
+                           g->boot.timeout);
+            break;
+        }
+        usleep(pause);
+        if (pause < 1000) pause *= 2;
+    }
+    return leave(g, scope, status);
+}
+
+/* ---- synchronisation and collectives ---- */
+
+static symmem_status_t finish(gpu_t *g, scope_t scope, const char *call, int rc, int blocking)
+{
+    symmem_status_t status = SYMMEM_OK;
+    if (rc != 0) status = ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM returned %d", call, rc);
+    else if (blocking) status = drain(g, call);
+    return leave(g, scope, status);
+}
+
+static symmem_status_t gpu_barrier_all(gpu_t *g, symmem_stream_t stream)
+{
+    scope_t scope = enter(g);
+    int blocking;
+    nv_stream_t s = pick(g, stream, &blocking);
+    libs.barrier_all_on_stream(s);
+    return finish(g, scope, "barrier_all", 0, blocking);
+}
+
+static symmem_status_t gpu_sync_all(gpu_t *g, symmem_stream_t stream)
+{
+    scope_t scope = enter(g);
+    int blocking;
+    nv_stream_t s = pick(g, stream, &blocking);
+    libs.sync_all_on_stream(s);
+    return finish(g, scope, "sync_all", 0, blocking);
+}
+
+static symmem_status_t gpu_barrier(gpu_t *g, const symmem_team_view_t *team,
+                                   symmem_stream_t stream)
+{
+    scope_t scope = enter(g);
+    int blocking;
+    nv_stream_t s = pick(g, stream, &blocking);
+    return finish(g, scope, "barrier", libs.barrier_on_stream(team->channel, s), blocking);
+}
+
+static symmem_status_t gpu_sync(gpu_t *g, const symmem_team_view_t *team, symmem_stream_t stream)
+{
+    scope_t scope = enter(g);
+    int blocking;
+    nv_stream_t s = pick(g, stream, &blocking);
+    return finish(g, scope, "sync", libs.team_sync_on_stream(team->channel, s), blocking);
+}
+
+/* bool reduces as uint8: sum/max/or are "or", prod/min/and are "and". */
+static const char *reduce_op_name(symmem_dtype_t dtype, symmem_reduce_op_t op)
+{
+    static const char *const names[] = {"sum", "min", "max", "prod", "and", "or", "xor"};
+    if (dtype != SYMMEM_DTYPE_BOOL) return names[op];
+    switch (op) {
+    case SYMMEM_OP_SUM: case SYMMEM_OP_MAX: case SYMMEM_OP_OR: return "max";
+    case SYMMEM_OP_PROD: case SYMMEM_OP_MIN: case SYMMEM_OP_AND: return "min";
+    default: return "xor";
+    }
+}
+
+typedef int (*nv_reduce_func_t)(nv_team_t, void *, const void *, size_t, nv_stream_t);
+typedef int (*nv_broadcast_func_t)(nv_team_t, void *, const void *, size_t, int, nv_stream_t);
+
+static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
+                                 const symmem_team_view_t *team, void *dst, const void *src,
+                                 size_t nelems, symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                 symmem_stream_t stream)
+{
+    void *func;
+    if (lookup(call, &func, "nvshmemx_%s_%s_%s_on_stream", type_names[dtype],
+               reduce_op_name(dtype, op), kind) != SYMMEM_OK)
+        return SYMMEM_ERR_UNSUPPORTED;
+    scope_t scope = enter(g);
+    int blocking;
+    nv_stream_t s = pick(g, stream, &blocking);
+    int rc = ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s);
+    return finish(g, scope, call, rc, blocking);
+}
+
+static symmem_status_t gpu_reduce(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                  const void *src, size_t nelems, symmem_dtype_t dtype,
+                                  symmem_reduce_op_t op, symmem_stream_t stream)
+{
+    return reduction(g, "reduce", "reduce", team, dst, src, nelems, dtype, op, stream);
+}
+
+static symmem_status_t gpu_reducescatter(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                         const void *src, size_t nelems, symmem_dtype_t dtype,
+                                         symmem_reduce_op_t op, symmem_stream_t stream)
+{
+    return reduction(g, "reducescatter", "reducescatter", team, dst, src, nelems, dtype, op,
+                     stream);
+}
+
+/* Byte-moving collectives use NVSHMEM's uint8 forms. */
+static symmem_status_t move_bytes(gpu_t *g, const char *call, const symmem_team_view_t *team,
+                                  void *dst, const void *src, size_t nbytes, int root,
+                                  symmem_stream_t stream)
+{
+    void *func;
+    if (lookup(call, &func, "nvshmemx_uint8_%s_on_stream", call) != SYMMEM_OK)
+        return SYMMEM_ERR_UNSUPPORTED;
+    scope_t scope = enter(g);
+    int blocking;
+    nv_stream_t s = pick(g, stream, &blocking);
+    int rc = root < 0 ? ((nv_reduce_func_t)func)(team->channel, dst, src, nbytes, s)
+                      : ((nv_broadcast_func_t)func)(team->channel, dst, src, nbytes, root, s);
+    return finish(g, scope, call, rc, blocking);
+}
+
+static symmem_status_t gpu_alltoall(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                    const void *src, size_t nbytes, symmem_stream_t stream)
+{
+    return move_bytes(g, "alltoall", team, dst, src, nbytes, -1, stream);
+}
+
+static symmem_status_t gpu_fcollect(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                    const void *src, size_t nbytes, symmem_stream_t stream)
+{
+    return move_bytes(g, "fcollect", team, dst, src, nbytes, -1, stream);
+}
+
+static symmem_status_t gpu_broadcast(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                     const void *src, size_t nbytes, int root,
+                                     symmem_stream_t stream)
+{
+    return move_bytes(g, "broadcast", team, dst, src, nbytes, root, stream);
+}
+
+/* ---- teams ---- */
+
+static symmem_status_t gpu_team_split_strided(gpu_t *g, const symmem_team_view_t *parent,
+                                              int start, int stride, int size, int in_team,
+                                              int *handle_p)
+{
+    scope_t scope = enter(g);
+    nv_team_t team = -1;
+    int rc = libs.team_split_strided(parent->channel, start, stride, size, NULL, 0, &team);
+    *handle_p = in_team ? team : SYMMEM_TEAM_INVALID;
+    return finish(g, scope, "team_split_strided", rc, 0);
+}
+
+static symmem_status_t gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *parent, int xrange,
+                                         int *xhandle_p, int *yhandle_p)
+{
+    scope_t scope = enter(g);
+    nv_team_t x = -1, y = -1;
+    int rc = libs.team_split_2d(parent->channel, xrange, NULL, 0, &x, NULL, 0, &y);
+    *xhandle_p = x;
+    *yhandle_p = y;
+    return finish(g, scope, "team_split_2d", rc, 0);
+}
+
+static symmem_status_t gpu_team_destroy(gpu_t *g, const symmem_team_view_t *team)
+{
+    scope_t scope = enter(g);
+    libs.team_destroy(team->channel);
+    return leave(g, scope, SYMMEM_OK);
+}
+
+/* ---- atomics: NVSHMEM's host AMOs ---- */
+
+static symmem_status_t gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target,
+                                  symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
+                                  uint64_t *fetched_p)
+{
+    static const char *const ops[SYMMEM_ATOMIC_COUNT] = {
+        "fetch", "set", "inc", "fetch_inc", "add", "fetch_add", "and", "fetch_and",
+        "or", "fetch_or", "xor", "fetch_xor", "swap", "compare_swap"};
+    const char *type = dtype == SYMMEM_DTYPE_FLOAT32   ? "float"
+                       : dtype == SYMMEM_DTYPE_FLOAT64 ? "double"
+                                                       : type_names[dtype];
+    char call[64];
+    snprintf(call, sizeof(call), "atomic_%s", ops[op]);
+    void *func;
+    if (lookup(call, &func, "nvshmem_%s_atomic_%s", type, ops[op]) != SYMMEM_OK)
+        return SYMMEM_ERR_UNSUPPORTED;
+    scope_t scope = enter(g);
+    uint64_t old = 0;
+    int wide = dtype == SYMMEM_DTYPE_INT64 || dtype == SYMMEM_DTYPE_UINT64;
+    /* Integer and float arguments travel in different registers: call each
+     * signature as what it is. */
+#define CALL(T)                                                                             \
+    do {                                                                                    \
+        T v, c, r = 0;                                                                      \
+        memcpy(&v, &value, sizeof(T));                                                      \
+        memcpy(&c, &cond, sizeof(T));                                                       \
+        switch (op) {                                                                       \
+        case SYMMEM_ATOMIC_FETCH: r = ((T(*)(void *, int))func)(target, pe); break;         \
+        case SYMMEM_ATOMIC_INC: ((void (*)(void *, int))func)(target, pe); break;           \
+        case SYMMEM_ATOMIC_FETCH_INC: r = ((T(*)(void *, int))func)(target, pe); break;     \
+        case SYMMEM_ATOMIC_COMPARE_SWAP:                                                    \
+            r = ((T(*)(void *, T, T, int))func)(target, c, v, pe);                          \
+            break;                                                                          \
+        case SYMMEM_ATOMIC_SET: case SYMMEM_ATOMIC_ADD: case SYMMEM_ATOMIC_AND:             \
+        case SYMMEM_ATOMIC_OR: case SYMMEM_ATOMIC_XOR:                                      \
+            ((void (*)(void *, T, int))func)(target, v, pe);                                \
+            break;                                                                          \
+        default: r = ((T(*)(void *, T, int))func)(target, v, pe); break;                   \
+        }                                                                                   \
+        memcpy(&old, &r, sizeof(T));                                                        \
+    } while (0)
+    if (dtype == SYMMEM_DTYPE_FLOAT32) CALL(float);
+    else if (dtype == SYMMEM_DTYPE_FLOAT64) CALL(double);
+    else if (wide) CALL(uint64_t);
+    else CALL(uint32_t);
+#undef CALL
+    if (fetched_p) *fetched_p = old;
+    return leave(g, scope, SYMMEM_OK);
+}
+
+static const symmem_backend_ops_t gpu_ops = {
+    .version = SYMMEM_BACKEND_OPS_VERSION,
+    .name = "gpu",
+    .init = gpu_init,
+    .finalize = gpu_finalize,
+    .malloc = gpu_malloc,
+    .free = gpu_free,
+    .ptr = gpu_ptr,
+    .put = gpu_put,
+    .get = gpu_get,
+    .put_nbi = gpu_put_nbi,
+    .get_nbi = gpu_get_nbi,
+    .quiet = gpu_quiet,
+    .fence = gpu_fence,
+    .put_signal = gpu_put_signal,
+    .signal_wait_until = gpu_signal_wait_until,
+    .signal_fetch = gpu_signal_fetch,
+    .wait_until = gpu_wait_until,
+    .test = gpu_test,
+    .barrier_all = gpu_barrier_all,
+    .sync_all = gpu_sync_all,
+    .team_split_strided = gpu_team_split_strided,
+    .team_split_2d = gpu_team_split_2d,
+    .team_destroy = gpu_team_destroy,
+    .barrier = gpu_barrier,
+    .sync = gpu_sync,
+    .reduce = gpu_reduce,
+    .reducescatter = gpu_reducescatter,
+    .alltoall = gpu_alltoall,
+    .fcollect = gpu_fcollect,
+    .broadcast = gpu_broadcast,
+    .atomic = gpu_atomic,
+    .device = gpu_device,
+    .get_unique_id = gpu_unique_id,
+};
+
+__attribute__((visibility("default"))) int symmem_gpu_backend_open(
+    const symmem_core_services_t *services, const symmem_backend_ops_t **ops_p, char *why,
+    size_t why_size)
+{
+    if (services == NULL || services->version != SYMMEM_CORE_SERVICES_VERSION) {
+        snprintf(why, why_size, "the gpu backend was built for another symmem core");
+        return -1;
+    }
+    core = services;
+    static int loaded;
+    if (!loaded) {
+        if (gpu_libs_load(&libs, why, why_size) != 0) return -1;
+        loaded = 1;
+    }
+    *ops_p = &gpu_ops;
+    return 0;
+}

@@ -1,0 +1,107 @@
+#include "gpu_libs.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where libnvshmem_host.so.3 may be, in the order the contract gives:
+ * SYMMEM_NVSHMEM_LIB, the nvidia-nvshmem wheel (its path is handed over by
+ * the Python package as SYMMEM_NVSHMEM_WHEEL_LIB), then the system. */
+static void *open_nvshmem(char *why, size_t why_size)
+{
+    const char *candidates[] = {getenv("SYMMEM_NVSHMEM_LIB"), getenv("SYMMEM_NVSHMEM_WHEEL_LIB"),
+                                "libnvshmem_host.so.3"};
+    int n = 0;
+    n += snprintf(why, why_size, "libnvshmem_host.so.3 not found; tried:");
+    for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
+        if (candidates[i] == NULL || candidates[i][0] == '\0') continue;
+        void *handle = dlopen(candidates[i], RTLD_NOW | RTLD_GLOBAL);
+        if (handle != NULL) return handle;
+        if (n < (int)why_size)
+            n += snprintf(why + n, why_size - (size_t)n, " %s (%s);", candidates[i], dlerror());
+    }
+    if (n < (int)why_size)
+        snprintf(why + n, why_size - (size_t)n,
+                 " install the nvidia-nvshmem-cu13 (or -cu12) wheel or set SYMMEM_NVSHMEM_LIB");
+    return NULL;
+}
+
+#define LOAD(handle, field, name)                                                         \
+    do {                                                                                  \
+        *(void **)&libs->field = dlsym(handle, name);                                     \
+        if (libs->field == NULL) {                                                        \
+            snprintf(why, why_size, "%s has no symbol %s", #handle, name);                \
+            return -1;                                                                    \
+        }                                                                                 \
+    } while (0)
+
+int gpu_libs_load(gpu_libs_t *libs, char *why, size_t why_size)
+{
+    memset(libs, 0, sizeof(*libs));
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+    if (cuda == NULL) {
+        snprintf(why, why_size, "no CUDA driver (libcuda.so.1: %s)", dlerror());
+        return -1;
+    }
+    LOAD(cuda, cuInit, "cuInit");
+    LOAD(cuda, cuDeviceGetCount, "cuDeviceGetCount");
+    LOAD(cuda, cuDeviceGet, "cuDeviceGet");
+    LOAD(cuda, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    LOAD(cuda, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+    LOAD(cuda, cuCtxGetCurrent, "cuCtxGetCurrent");
+    LOAD(cuda, cuCtxSetCurrent, "cuCtxSetCurrent");
+    LOAD(cuda, cuStreamCreate, "cuStreamCreate");
+    LOAD(cuda, cuStreamDestroy, "cuStreamDestroy_v2");
+    LOAD(cuda, cuStreamSynchronize, "cuStreamSynchronize");
+    LOAD(cuda, cuStreamQuery, "cuStreamQuery");
+    LOAD(cuda, cuMemcpy, "cuMemcpy");
+    LOAD(cuda, cuMemAlloc, "cuMemAlloc_v2");
+    LOAD(cuda, cuMemFree, "cuMemFree_v2");
+    LOAD(cuda, cuPointerGetAttribute, "cuPointerGetAttribute");
+    LOAD(cuda, cuGetErrorString, "cuGetErrorString");
+    int count = 0;
+    if (libs->cuInit(0) != 0 || libs->cuDeviceGetCount(&count) != 0 || count == 0) {
+        snprintf(why, why_size, "no usable CUDA device (cuInit or cuDeviceGetCount failed, or "
+                                "0 devices)");
+        return -1;
+    }
+    void *nv = open_nvshmem(why, why_size);
+    if (nv == NULL) return -1;
+    libs->nvshmem_handle = nv;
+    LOAD(nv, get_uniqueid, "nvshmemx_get_uniqueid");
+    LOAD(nv, set_attr_uniqueid_args, "nvshmemx_set_attr_uniqueid_args");
+    LOAD(nv, hostlib_init_attr, "nvshmemx_hostlib_init_attr");
+    LOAD(nv, hostlib_finalize, "nvshmemx_hostlib_finalize");
+    LOAD(nv, vendor_get_version_info, "nvshmemx_vendor_get_version_info");
+    LOAD(nv, my_pe, "nvshmem_my_pe");
+    LOAD(nv, n_pes, "nvshmem_n_pes");
+    LOAD(nv, malloc, "nvshmem_malloc");
+    LOAD(nv, free, "nvshmem_free");
+    LOAD(nv, ptr, "nvshmem_ptr");
+    LOAD(nv, putmem_on_stream, "nvshmemx_putmem_on_stream");
+    LOAD(nv, getmem_on_stream, "nvshmemx_getmem_on_stream");
+    LOAD(nv, putmem_nbi_on_stream, "nvshmemx_putmem_nbi_on_stream");
+    LOAD(nv, getmem_nbi_on_stream, "nvshmemx_getmem_nbi_on_stream");
+    LOAD(nv, quiet_on_stream, "nvshmemx_quiet_on_stream");
+    LOAD(nv, quiet, "nvshmem_quiet");
+    LOAD(nv, fence, "nvshmem_fence");
+    LOAD(nv, putmem_signal_on_stream, "nvshmemx_putmem_signal_on_stream");
+    LOAD(nv, putmem_signal_nbi_on_stream, "nvshmemx_putmem_signal_nbi_on_stream");
+    LOAD(nv, signal_op_on_stream, "nvshmemx_signal_op_on_stream");
+    LOAD(nv, signal_wait_until_on_stream, "nvshmemx_signal_wait_until_on_stream");
+    LOAD(nv, signal_fetch, "nvshmem_signal_fetch");
+    LOAD(nv, barrier_all_on_stream, "nvshmemx_barrier_all_on_stream");
+    LOAD(nv, sync_all_on_stream, "nvshmemx_sync_all_on_stream");
+    LOAD(nv, barrier_on_stream, "nvshmemx_barrier_on_stream");
+    LOAD(nv, team_sync_on_stream, "nvshmemx_team_sync_on_stream");
+    LOAD(nv, team_split_strided, "nvshmem_team_split_strided");
+    LOAD(nv, team_split_2d, "nvshmem_team_split_2d");
+    LOAD(nv, team_destroy, "nvshmem_team_destroy");
+    return 0;
+}
+
+void *gpu_libs_symbol(const gpu_libs_t *libs, const char *name)
+{
+    return dlsym(libs->nvshmem_handle, name);
+}

@@ -1,0 +1,73 @@
+/* The CUDA driver and NVSHMEM host library, loaded at run time into a table
+ * of function pointers (NCCL's ibvsymbols pattern). */
+#ifndef SYMMEM_GPU_LIBS_H
+#define SYMMEM_GPU_LIBS_H
+
+#include <stddef.h>
+
+#include "nvshmem_abi.h"
+
+typedef struct {
+    /* CUDA driver (libcuda.so.1) */
+    cu_result_t (*cuInit)(unsigned flags);
+    cu_result_t (*cuDeviceGetCount)(int *count);
+    cu_result_t (*cuDeviceGet)(cu_device_t *device, int ordinal);
+    cu_result_t (*cuDevicePrimaryCtxRetain)(cu_context_t *ctx, cu_device_t device);
+    cu_result_t (*cuDevicePrimaryCtxRelease)(cu_device_t device);
+    cu_result_t (*cuCtxGetCurrent)(cu_context_t *ctx);
+    cu_result_t (*cuCtxSetCurrent)(cu_context_t ctx);
+    cu_result_t (*cuStreamCreate)(nv_stream_t *stream, unsigned flags);
+    cu_result_t (*cuStreamDestroy)(nv_stream_t stream);
+    cu_result_t (*cuStreamSynchronize)(nv_stream_t stream);
+    cu_result_t (*cuStreamQuery)(nv_stream_t stream);
+    cu_result_t (*cuMemcpy)(cu_deviceptr_t dst, cu_deviceptr_t src, size_t bytes);
+    cu_result_t (*cuMemAlloc)(cu_deviceptr_t *ptr, size_t bytes);
+    cu_result_t (*cuMemFree)(cu_deviceptr_t ptr);
+    cu_result_t (*cuPointerGetAttribute)(void *data, int attribute, cu_deviceptr_t ptr);
+    cu_result_t (*cuGetErrorString)(cu_result_t error, const char **text);
+
+    /* NVSHMEM host library (libnvshmem_host.so.3) */
+    int (*get_uniqueid)(nv_uniqueid_t *uid);
+    int (*set_attr_uniqueid_args)(int rank, int nranks, const nv_uniqueid_t *uid,
+                                  nv_init_attr_t *attr);
+    int (*hostlib_init_attr)(unsigned flags, nv_init_attr_t *attr);
+    void (*hostlib_finalize)(void);
+    void (*vendor_get_version_info)(int *major, int *minor, int *patch);
+    int (*my_pe)(void);
+    int (*n_pes)(void);
+    void *(*malloc)(size_t size);
+    void (*free)(void *ptr);
+    void *(*ptr)(const void *ptr, int pe);
+    void (*putmem_on_stream)(void *dst, const void *src, size_t n, int pe, nv_stream_t s);
+    void (*getmem_on_stream)(void *dst, const void *src, size_t n, int pe, nv_stream_t s);
+    void (*putmem_nbi_on_stream)(void *dst, const void *src, size_t n, int pe, nv_stream_t s);
+    void (*getmem_nbi_on_stream)(void *dst, const void *src, size_t n, int pe, nv_stream_t s);
+    void (*quiet_on_stream)(nv_stream_t s);
+    void (*quiet)(void);
+    void (*fence)(void);
+    void (*putmem_signal_on_stream)(void *dst, const void *src, size_t n, uint64_t *sig,
+                                    uint64_t value, int op, int pe, nv_stream_t s);
+    void (*putmem_signal_nbi_on_stream)(void *dst, const void *src, size_t n, uint64_t *sig,
+                                        uint64_t value, int op, int pe, nv_stream_t s);
+    void (*signal_op_on_stream)(uint64_t *sig, uint64_t value, int op, int pe, nv_stream_t s);
+    void (*signal_wait_until_on_stream)(uint64_t *sig, int cmp, uint64_t value, nv_stream_t s);
+    uint64_t (*signal_fetch)(const uint64_t *sig);
+    void (*barrier_all_on_stream)(nv_stream_t s);
+    void (*sync_all_on_stream)(nv_stream_t s);
+    int (*barrier_on_stream)(nv_team_t team, nv_stream_t s);
+    int (*team_sync_on_stream)(nv_team_t team, nv_stream_t s);
+    int (*team_split_strided)(nv_team_t parent, int start, int stride, int size,
+                              const void *config, long mask, nv_team_t *new_team);
+    int (*team_split_2d)(nv_team_t parent, int xrange, const void *xconfig, long xmask,
+                         nv_team_t *xteam, const void *yconfig, long ymask, nv_team_t *yteam);
+    void (*team_destroy)(nv_team_t team);
+
+    void *nvshmem_handle; /* for typed collectives and atomics, looked up by name */
+} gpu_libs_t;
+
+/* Loads both libraries; non-zero with the reason in why on failure. */
+int gpu_libs_load(gpu_libs_t *libs, char *why, size_t why_size);
+/* A typed NVSHMEM function such as "nvshmemx_float_sum_reduce_on_stream". */
+void *gpu_libs_symbol(const gpu_libs_t *libs, const char *name);
+
+#endif

@@ -9,11 +9,15 @@ import symmem as nvshmem
 
 nvshmem.init()
 my_pe, n_pes = nvshmem.my_pe(), nvshmem.n_pes()
+if nvshmem.get_version().backend == "gpu":
+    import cupy as xp  # symmetric arrays are CuPy arrays on the gpu backend
+else:
+    xp = np
 
 size = 10
 src = nvshmem.array((size,), dtype="float32")
 dst = nvshmem.array((size,), dtype="float32")
-src[:] = np.arange(size, dtype="float32") + 100 * my_pe
+src[:] = xp.arange(size, dtype="float32") + 100 * my_pe
 dst[:] = -1
 nvshmem.barrier_all()
 
@@ -22,8 +26,8 @@ nvshmem.put(dst, src, size, next_pe)  # the seed's form: (dst, src, count, pe)
 nvshmem.barrier_all()
 
 prev_pe = (my_pe - 1) % n_pes
-expected = np.arange(size, dtype="float32") + 100 * prev_pe
-assert np.array_equal(dst, expected), f"PE {my_pe} got {dst}, expected {expected}"
+expected = xp.arange(size, dtype="float32") + 100 * prev_pe
+assert bool((dst == expected).all()), f"PE {my_pe} got {dst}, expected {expected}"
 print(f"PE {my_pe} of {n_pes} received from PE {prev_pe}: {dst}")
 
 nvshmem.free_array(src)

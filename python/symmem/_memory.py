@@ -1,4 +1,4 @@
-"""Symmetric memory: Buffers, and NumPy arrays on them. Every allocation and
+"""Symmetric memory: Buffers, and NumPy (cpu) or CuPy (gpu) arrays on them. Every allocation and
 free is collective over TEAM_WORLD; finalize() frees what was forgotten."""
 import itertools
 import math
@@ -156,24 +156,34 @@ def _numpy_dtype(dtype, call):
             raise invalid(f"{call}: dtype={dtype!r} is not a dtype NumPy knows") from None
 
 
+def _wrap(buf, dt, count, offset=0):
+    """A flat array of count dt elements over buf: NumPy on host memory, CuPy
+    on device memory (it keeps buf alive as the owner of its memory)."""
+    if buf.device_id < 0:
+        return np.frombuffer(buf, dtype=dt, count=count, offset=offset)
+    import cupy
+    memory = cupy.cuda.UnownedMemory(buf.handle, buf.size, buf, buf.device_id)
+    return cupy.ndarray((count,), dtype=dt, memptr=cupy.cuda.MemoryPointer(memory, offset))
+
+
 def array(shape, dtype="float32", release=False, morder="C", except_on_del=True):
-    """A NumPy array on the symmetric heap (collective)."""
+    """An array on the symmetric heap (collective): NumPy on the cpu backend,
+    CuPy on the gpu backend."""
     shape = _shape_tuple(shape, "array")
     dt = _numpy_dtype(dtype, "array")
     if morder not in ("C", "F"):
         raise invalid(f"array: morder={morder!r} must be 'C' or 'F'")
     count = math.prod(shape)
     buf = _allocate(count * dt.itemsize, release, "array")
-    flat = np.frombuffer(buf, dtype=dt, count=count)
-    return flat.reshape(shape, order=morder)
+    return _wrap(buf, dt, count).reshape(shape, order=morder)
 
 
 def bytearray(shape, dtype="float32", release=False, morder="C", except_on_del=True):
-    """A uint8 NumPy array big enough for shape x dtype (collective)."""
+    """A uint8 array big enough for shape x dtype (collective)."""
     shape = _shape_tuple(shape, "bytearray")
     nbytes = math.prod(shape) * _numpy_dtype(dtype, "bytearray").itemsize
     buf = _allocate(nbytes, release, "bytearray")
-    return np.frombuffer(buf, dtype=np.uint8, count=nbytes)
+    return _wrap(buf, np.dtype(np.uint8), nbytes)
 
 
 def free_array(arr):
@@ -207,10 +217,10 @@ def check_peer(pe, call, arg="pe"):
 
 
 def get_peer_array(arr, pe):
-    """A NumPy array over PE pe's copy of arr: stores land straight in its memory."""
+    """An array over PE pe's copy of arr: stores land straight in its memory."""
     whole, offset = buffer_of(arr, "get_peer_array")
-    if not isinstance(arr, np.ndarray):
-        raise invalid(f"get_peer_array: expected a NumPy array, got {type(arr).__name__}")
+    if not hasattr(arr, "dtype") or not hasattr(arr, "flags"):
+        raise invalid(f"get_peer_array: expected a NumPy or CuPy array, got {type(arr).__name__}")
     peer = _symmem.peer_buffer(whole, check_peer(pe, "get_peer_array"))
-    flat = np.frombuffer(peer, dtype=arr.dtype, count=arr.size, offset=offset)
+    flat = _wrap(peer, np.dtype(arr.dtype), arr.size, offset)
     return flat.reshape(arr.shape, order="F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C")

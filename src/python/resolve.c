@@ -74,6 +74,13 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
     if (PyObject_CheckBuffer(obj)) {
         int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(obj, &mem->view, flags) != 0) {
+            memset(&mem->view, 0, sizeof(mem->view));
+            /* Device arrays (CuPy) refuse the buffer protocol: try the others. */
+            if (PyObject_HasAttrString(obj, "__cuda_array_interface__") ||
+                PyObject_HasAttrString(obj, "__dlpack__")) {
+                PyErr_Clear();
+                return resolve_with_fallback(st, obj, writable, call, arg, mem);
+            }
             PyObject *type, *value, *tb;
             PyErr_Fetch(&type, &value, &tb);
             PyObject *text = value ? PyObject_Str(value) : NULL;
@@ -83,7 +90,6 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
             Py_XDECREF(type);
             Py_XDECREF(value);
             Py_XDECREF(tb);
-            memset(&mem->view, 0, sizeof(mem->view));
             return -1;
         }
         if (!PyBuffer_IsContiguous(&mem->view, 'A')) {

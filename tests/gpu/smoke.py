@@ -1,0 +1,109 @@
+"""A first end-to-end check of the gpu backend on 2+ GPUs: every PE checks
+what it received. Run: python -m symmem.run -n 2 tests/gpu/smoke.py"""
+import cupy as cp
+import numpy as np
+import torch
+
+import symmem as nvshmem
+
+nvshmem.init()
+me, n = nvshmem.my_pe(), nvshmem.n_pes()
+assert nvshmem.get_version().backend == "gpu", nvshmem.get_version()
+nxt, prv = (me + 1) % n, (me - 1) % n
+stream = cp.cuda.Stream(non_blocking=True)
+checks = []
+
+def check(name, cond):
+    assert cond, f"PE {me}: {name} failed"
+    checks.append(name)
+
+# put / get, blocking and on a stream
+a = nvshmem.array((1000,), dtype="float32")
+b = nvshmem.array((1000,), dtype="float32")
+check("array is cupy", isinstance(a, cp.ndarray))
+a[:] = cp.arange(1000, dtype=cp.float32) + 1000 * me
+b[:] = -1
+nvshmem.barrier_all()
+nvshmem.put(b, a, nxt)
+nvshmem.barrier_all()
+check("put blocking", bool((b == cp.arange(1000, dtype=cp.float32) + 1000 * prv).all()))
+nvshmem.put(b, a, 10, nxt, stream=stream)          # the seeds' form
+nvshmem.quiet(stream=stream)
+nvshmem.barrier_all(stream=stream)
+stream.synchronize()
+got = cp.empty(1000, dtype=cp.float32)
+nvshmem.get(got, a, nxt)
+check("get", bool((got == cp.arange(1000, dtype=cp.float32) + 1000 * nxt).all()))
+host = np.zeros(1000, dtype=np.float32)
+nvshmem.get(host, a, prv)                          # host destination is staged
+check("get to host", np.array_equal(host, np.arange(1000, dtype=np.float32) + 1000 * prv))
+nvshmem.p(b, 7.5, nxt)
+nvshmem.barrier_all()
+check("p/g", nvshmem.g(b, me) == 7.5)
+
+# signals
+sig = nvshmem.array((1,), dtype="uint64")
+sig[:] = 0
+nvshmem.barrier_all()
+nvshmem.put_signal(b, a, sig, 1, nvshmem.SignalOp.SIGNAL_SET, nxt, stream=stream)
+nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ, stream=stream)
+stream.synchronize()
+check("put_signal data", bool((b == cp.arange(1000, dtype=cp.float32) + 1000 * prv).all()))
+check("signal_fetch", nvshmem.signal_fetch(sig) == 1)
+nvshmem.barrier_all()
+nvshmem.signal_op(sig, 5, nvshmem.SignalOp.SIGNAL_ADD, 0)
+if me == 0:
+    nvshmem.signal_wait(sig, 1 + 5 * n, nvshmem.ComparisonType.CMP_EQ)
+nvshmem.barrier_all()
+
+# collectives on the world team
+W = nvshmem.Teams.TEAM_WORLD
+for dtype in ["float32", "float64", "int32", "int64", "float16", "uint8"]:
+    src = nvshmem.array((4096,), dtype=dtype)
+    dst = nvshmem.array((4096,), dtype=dtype)
+    src[:] = (cp.arange(4096) % 5 + me).astype(dtype)
+    for op in ["sum", "min", "max"]:
+        nvshmem.reduce(W, dst, src, op, stream=stream)
+        stream.synchronize()
+        parts = np.stack([(np.arange(4096) % 5 + p).astype(dtype) for p in range(n)])
+        ref = {"sum": parts.sum(0), "min": parts.min(0), "max": parts.max(0)}[op].astype(dtype)
+        check(f"reduce {dtype} {op}", np.array_equal(cp.asnumpy(dst), ref))
+    nvshmem.free_array(src)
+    nvshmem.free_array(dst)
+x = nvshmem.array((4,), dtype="int64")
+x[:] = me
+g = nvshmem.array((4 * n,), dtype="int64")
+nvshmem.fcollect(W, g, x)
+check("fcollect", cp.asnumpy(g).tolist() == [p for p in range(n) for _ in range(4)])
+y = nvshmem.array((2 * n,), dtype="int64")
+y[:] = cp.arange(2 * n) + 100 * me
+z = nvshmem.array((2 * n,), dtype="int64")
+nvshmem.alltoall(W, z, y)
+check("alltoall", cp.asnumpy(z).tolist() == [p * 100 + me * 2 + k for p in range(n) for k in range(2)])
+nvshmem.broadcast(W, z, y, root=n - 1)
+check("broadcast", cp.asnumpy(z).tolist() == list(range(100 * (n - 1), 100 * (n - 1) + 2 * n)))
+
+# atomics
+cnt = nvshmem.array((1,), dtype="int64")
+try:
+    nvshmem.atomic_fetch_add(cnt, 1, 0)
+    check("atomics raise NotImplementedError", False)
+except NotImplementedError as error:
+    check("atomics raise NotImplementedError", "gpu" in str(error))
+
+# torch, peer views, DLPack
+t = nvshmem.tensor((16,), dtype=torch.float32)
+check("tensor is cuda", t.is_cuda)
+t.fill_(me)
+nvshmem.barrier_all()
+peer = nvshmem.get_peer_array(a, nxt)
+peer[:3] = -5
+nvshmem.barrier_all()
+check("peer view store", bool((a[:3] == -5).all()))
+buf, nbytes, _ = nvshmem.array_get_buffer(a)
+check("dlpack", cp.from_dlpack(buf).size == 4000 and torch.from_dlpack(buf).is_cuda)
+nvshmem.free_tensor(t)
+for arr in (a, b, sig, x, g, y, z, cnt):
+    nvshmem.free_array(arr)
+nvshmem.finalize()
+print(f"PE {me} OK ({len(checks)} checks)")

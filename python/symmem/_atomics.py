@@ -17,11 +17,16 @@ _CODES = {"int32": "i", "int64": "q", "uint32": "I", "uint64": "Q", "float32": "
 def _dtype_name(target, dtype):
     if dtype is None:
         return None
+    import numpy as np
+    if not isinstance(dtype, str):
+        try:  # a NumPy dtype or scalar type (np.int64), or anything NumPy understands
+            return np.dtype(dtype).name
+        except (TypeError, ValueError):
+            pass
     name = str(getattr(dtype, "name", dtype)).replace("torch.", "")
     try:
-        import numpy as np
         name = np.dtype(name).name
-    except TypeError:
+    except (TypeError, ValueError):
         pass
     return name
 
@@ -53,8 +58,12 @@ def _element_dtype(target, dtype):
     return _dtype_name(target, found) if found is not None else None
 
 
-def _atomic(op, target, value=None, cond=None, remote_pe=-1, offset=0, dtype=None):
+def _atomic(op, target, value=None, cond=None, remote_pe=-1, offset=0, dtype=None,
+            takes=()):
     call = "atomic_" + op
+    for arg, given in (("value", value), ("cond", cond)):
+        if arg in takes and given is None:
+            raise invalid(f"{call}: {arg}=None must be a number")
     if isinstance(remote_pe, bool) or not isinstance(remote_pe, int):
         raise invalid(f"{call}: remote_pe={remote_pe!r} must be an int")
     pe = _symmem.my_pe() if remote_pe == -1 else remote_pe
@@ -67,10 +76,11 @@ def _atomic(op, target, value=None, cond=None, remote_pe=-1, offset=0, dtype=Non
 def _make(op, takes_value, takes_cond, fetches):
     if takes_cond:
         def atomic(target, cond, value, remote_pe=-1, *, offset=0, dtype=None):
-            return _atomic(op, target, value, cond, remote_pe, offset, dtype)
+            return _atomic(op, target, value, cond, remote_pe, offset, dtype,
+                           ("value", "cond"))
     elif takes_value:
         def atomic(target, value, remote_pe=-1, *, offset=0, dtype=None):
-            old = _atomic(op, target, value, None, remote_pe, offset, dtype)
+            old = _atomic(op, target, value, None, remote_pe, offset, dtype, ("value",))
             return old if fetches else None
     else:
         def atomic(target, remote_pe=-1, *, offset=0, dtype=None):

@@ -44,7 +44,7 @@ def _handle(team, call, arg="team"):
         raise invalid(f"{call}: {arg} is None (this PE is not a member of that team)")
     if isinstance(team, bool) or not isinstance(team, int):
         raise invalid(f"{call}: {arg}={team!r} is not a team")
-    if _symmem.team_query(_N_PES, int(team)) < 0:
+    if not -2**31 <= team < 2**31 or _symmem.team_query(_N_PES, int(team)) < 0:
         raise invalid(f"{call}: {arg}={int(team)} is not a valid team (never created, "
                       "destroyed, or this PE is not a member)")
     return int(team)

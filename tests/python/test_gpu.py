@@ -1,0 +1,130 @@
+"""The gpu backend. Without a GPU only its host-side logic runs (library
+discovery and error paths); with 2+ GPUs and the nvidia-nvshmem wheel every
+start-up path and the end-to-end checks of tests/gpu/ run (docs/testing.md)."""
+import os
+import pickle
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import symmem
+
+ROOT = Path(__file__).resolve().parents[2]
+GPU_DIR = ROOT / "tests" / "gpu"
+
+
+def _gpu_count():
+    try:
+        import cupy
+        import nvidia.nvshmem  # noqa: F401
+        return cupy.cuda.runtime.getDeviceCount()
+    except Exception:
+        return 0
+
+
+GPUS = _gpu_count()
+needs_gpus = pytest.mark.skipif(GPUS < 2, reason="needs 2 GPUs, CuPy and nvidia-nvshmem")
+
+
+def run(args, env=None, timeout=240):
+    full = dict(os.environ, **(env or {}))
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, env=full)
+
+
+def run_python(code, env):
+    return run([sys.executable, "-c", code], env=env, timeout=60)
+
+
+# ---- host-side logic: runs everywhere ----
+
+def test_the_package_points_the_core_at_its_gpu_backend_library():
+    path = os.environ.get("SYMMEM_GPU_BACKEND_LIB")
+    assert path and Path(path).exists() and "_gpu_backend" in path
+
+
+@pytest.mark.skipif(GPUS > 0, reason="checks the error on a machine without a GPU")
+def test_backend_gpu_without_a_gpu_raises_naming_what_is_missing():
+    result = run_python(
+        "import symmem\n"
+        "try:\n    symmem.init(backend='gpu')\n"
+        "except symmem.NvshmemError as e:\n    print('ERR', e)\n", env={})
+    assert "ERR" in result.stdout, result.stderr
+    assert "backend='gpu' cannot run here" in result.stdout
+    assert "libcuda.so.1" in result.stdout or "libnvshmem_host.so.3" in result.stdout
+
+
+def test_a_missing_backend_library_is_reported_by_path():
+    result = run_python(
+        "import symmem\n"
+        "try:\n    symmem.init(backend='gpu')\n"
+        "except symmem.NvshmemError as e:\n    print('ERR', e)\n",
+        env={"SYMMEM_GPU_BACKEND_LIB": "/nonexistent/libsymmem_gpu.so"})
+    assert "cannot load the gpu backend /nonexistent/libsymmem_gpu.so" in result.stdout, result
+
+
+@pytest.mark.skipif(GPUS > 0, reason="auto picks the gpu where there is one")
+def test_auto_falls_back_to_the_cpu_engine():
+    result = run_python("import symmem\nsymmem.init()\nprint(symmem.get_version().backend)\n",
+                        env={"SYMMEM_BACKEND": "auto"})
+    assert result.stdout.strip() == "cpu", result.stderr
+
+
+# ---- on GPUs ----
+
+def _launch(n, script, *args, env=None):
+    return run([sys.executable, "-m", "symmem.run", "-n", str(n), "--timeout", "200",
+                str(script), *args], env=env)
+
+
+def _assert_all_ok(result, n, marker="OK"):
+    assert result.returncode == 0, result.stdout + result.stderr
+    for pe in range(n):
+        assert f"PE {pe} " in result.stdout and marker in result.stdout, result.stdout
+
+
+@needs_gpus
+def test_end_to_end_checks_on_every_gpu():
+    n = min(GPUS, 4)
+    _assert_all_ok(_launch(n, GPU_DIR / "smoke.py", env={"SYMMEM_BACKEND": "gpu"}), n)
+
+
+@needs_gpus
+def test_launcher_start_picks_the_gpu_by_itself():
+    result = _launch(2, GPU_DIR / "startup.py", "launcher", env={"SYMMEM_BACKEND": "auto"})
+    _assert_all_ok(result, 2, "via launcher")
+    assert "on cuda:0" in result.stdout and "on cuda:1" in result.stdout
+
+
+@needs_gpus
+@pytest.mark.parametrize("method", ["mpi", "emulated_mpi"])
+def test_mpi_start(method):
+    mpirun = shutil.which("mpirun") or shutil.which("mpiexec")
+    if mpirun is None:
+        pytest.skip("no mpirun")
+    env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    result = run([mpirun, "-np", "2", "--oversubscribe", sys.executable,
+                  str(GPU_DIR / "startup.py"), method], env=env)
+    _assert_all_ok(result, 2, f"via {method}")
+
+
+@needs_gpus
+def test_torchrun_start():
+    result = run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
+                  str(GPU_DIR / "startup.py"), "torchrun"])
+    _assert_all_ok(result, 2, "via torchrun")
+
+
+@needs_gpus
+def test_uid_start(tmp_path):
+    uid_file = tmp_path / "uid.pickle"
+    env = dict(os.environ, SYMMEM_BACKEND="gpu")
+    procs = [subprocess.Popen([sys.executable, str(GPU_DIR / "startup.py"), "uid", str(rank),
+                               "2", str(uid_file)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=env)
+             for rank in range(2)]
+    outputs = [p.communicate(timeout=200) for p in procs]
+    for rank, (p, (out, err)) in enumerate(zip(procs, outputs)):
+        assert p.returncode == 0 and f"PE {rank} of 2 OK via uid" in out, out + err

@@ -1,0 +1,353 @@
+"""Teams on the cpu engine at 1..4 PEs: the predefined teams, every strided
+split of the world (and of a split), 2-D splits for every xrange, translation
+between all of them, configs, names, destroy, channel reuse, and every misuse
+(raised on each PE, naming the call and the PE). One launch per PE count and
+section; each PE prints "PE k OK"."""
+import pytest
+
+from _launch import assert_all_ok, run_pes
+
+N_PES = (1, 2, 3, 4)
+
+COMMON = """
+W = Teams.TEAM_WORLD
+nvshmem.init()
+me, n = nvshmem.my_pe(), nvshmem.n_pes()
+box = nvshmem.array((1,), dtype="int64")
+boxes = nvshmem.array((n,), dtype="int64")
+acc = nvshmem.array((1,), dtype="int64")
+
+
+def check_team(team, want, what):
+    \"\"\"team (None where this PE is outside) holds world PEs want, in order.\"\"\"
+    if me not in want:
+        check(team is None, f"{what}: not a member, got {team!r}")
+        return
+    check(isinstance(team, nvshmem.Team) and isinstance(team, int), f"{what}: got {team!r}")
+    check(int(team) >= 6, f"{what}: handle {int(team)} collides with a predefined team")
+    check(nvshmem.team_n_pes(team) == len(want), f"{what}: team_n_pes {nvshmem.team_n_pes(team)}")
+    check(nvshmem.team_n_pes(int(team)) == len(want), f"{what}: team_n_pes(int(team))")
+    check(nvshmem.team_my_pe(team) == want.index(me),
+          f"{what}: team_my_pe {nvshmem.team_my_pe(team)}, expected {want.index(me)}")
+    for i, pe in enumerate(want):
+        got = nvshmem.team_translate_pe(team, i, W)
+        check(got == pe, f"{what}: translate({i} -> world) = {got}, expected {pe}")
+        check(nvshmem.team_translate_pe(team, i, team) == i, f"{what}: translate to itself")
+    for pe in range(n):
+        got = nvshmem.team_translate_pe(W, pe, team)
+        expect = want.index(pe) if pe in want else -1
+        check(got == expect, f"{what}: translate(world {pe} -> team) = {got}, expected {expect}")
+        got = nvshmem.team_translate_pe(Teams.TEAM_NODE, pe, team)
+        check(got == expect, f"{what}: translate(node {pe} -> team) = {got}")
+    # a collective over the team sees exactly its members
+    box[0] = 1 << me
+    nvshmem.reduce(team, acc, box, "or")
+    check(acc[0] == sum(1 << pe for pe in want), f"{what}: reduce over the team gave {acc[0]:b}")
+
+
+def same_handle_everywhere(team, want, what):
+    \"\"\"Collective over the world: every member holds the same handle.\"\"\"
+    box[0] = int(team) if team is not None else -1
+    nvshmem.fcollect(W, boxes, box)
+    handles = {int(boxes[pe]) for pe in want}
+    check(len(handles) == 1 and -1 not in handles, f"{what}: members hold handles {handles}")
+    outside = [int(boxes[pe]) for pe in range(n) if pe not in want]
+    check(outside == [-1] * len(outside), f"{what}: non-members got handles {outside}")
+"""
+
+# Predefined teams, every strided split of the world, splits of splits, 2-D
+# splits for every xrange (of the world and of a strided team), configs.
+SPLITS = COMMON + """
+# ---- predefined teams ----
+check([int(t) for t in Teams] == [-1, 0, 1, 2, 3, 4, 5], "Teams values")
+for t in (Teams.TEAM_WORLD, Teams.TEAM_SHARED, Teams.TEAM_NODE, Teams.TEAM_GPU_LEADERS, 0, 1, 2, 5):
+    check(nvshmem.team_n_pes(t) == n and nvshmem.team_my_pe(t) == me, f"team {t}: everyone")
+    for pe in range(n):
+        check(nvshmem.team_translate_pe(t, pe, W) == pe, f"team {t}: translate {pe} to world")
+        check(nvshmem.team_translate_pe(W, pe, t) == pe, f"team {t}: translate {pe} from world")
+    check(isinstance(nvshmem.team_get_config(t), nvshmem.TeamConfig), f"team {t}: config")
+for t in (Teams.TEAM_SAME_MYPE_NODE, Teams.TEAM_SAME_GPU, 3, 4):
+    check(nvshmem.team_n_pes(t) == 1 and nvshmem.team_my_pe(t) == 0, f"team {t}: just me")
+    check(nvshmem.team_translate_pe(t, 0, W) == me, f"team {t}: translate 0 to world")
+    for pe in range(n):
+        got = nvshmem.team_translate_pe(W, pe, t)
+        check(got == (0 if pe == me else -1), f"team {t}: translate world {pe} -> {got}")
+    check(nvshmem.team_translate_pe(t, 0, Teams.TEAM_SAME_GPU) == 0, f"team {t}: to SAME_GPU")
+    check(nvshmem.team_translate_pe(Teams.TEAM_SAME_GPU, 0, Teams.TEAM_NODE) == me,
+          "SAME_GPU -> NODE")
+    nvshmem.barrier(t)
+    nvshmem.sync(t)
+
+# ---- every strided split of the world, and a split of each ----
+made = 0
+for start in range(n):
+    for stride in range(1, n + 1):
+        for size in range(1, (n - 1 - start) // stride + 2):
+            want = [start + i * stride for i in range(size)]
+            what = f"split_strided(world, {start}, {stride}, {size})"
+            config = nvshmem.TeamConfig(num_contexts=size)
+            t = nvshmem.team_split_strided(W, start, stride, size, config=config,
+                                           config_mask=0, new_team_name=f"S{start}{stride}{size}")
+            check_team(t, want, what)
+            same_handle_everywhere(t, want, what)
+            if t is not None:
+                check(t.name == f"S{start}{stride}{size}" and t.name in repr(t),
+                      f"{what}: name {t.name!r}, repr {t!r}")
+                got = nvshmem.team_get_config(t)
+                check(isinstance(got, nvshmem.TeamConfig) and got.num_contexts == size,
+                      f"{what}: config {got!r}")
+                # a split of the split: its members 1, 3, ... (or just 0)
+                sub_want = want[1::2] if size > 1 else want[:1]
+                sub = nvshmem.team_split_strided(t, 1 if size > 1 else 0, 2, len(sub_want))
+                check_team(sub, sub_want, f"{what} -> split(1, 2)")
+                if sub is not None:
+                    for i, pe in enumerate(sub_want):
+                        got = nvshmem.team_translate_pe(sub, i, t)
+                        check(got == want.index(pe), f"{what}: translate sub {i} -> parent {got}")
+                    for j in range(size):   # parent -> sub translation (-1 outside)
+                        got = nvshmem.team_translate_pe(t, j, sub)
+                        expect = sub_want.index(want[j]) if want[j] in sub_want else -1
+                        check(got == expect, f"{what}: translate parent {j} -> sub = {got}")
+                    check(nvshmem.team_get_config(sub).num_contexts == 0,
+                          f"{what}: sub team's default config")
+                    nvshmem.team_destroy(sub)
+                    expect_invalid("team_n_pes", nvshmem.team_n_pes, sub)
+                nvshmem.team_destroy(t)
+                expect_invalid("team_my_pe", nvshmem.team_my_pe, t)
+                expect_invalid("team_n_pes", nvshmem.team_n_pes, t)
+                expect_invalid("team_translate_pe", nvshmem.team_translate_pe, t, 0, W)
+                expect_invalid("team_translate_pe", nvshmem.team_translate_pe, W, 0, t)
+                expect_invalid("team_get_config", nvshmem.team_get_config, t)
+                expect_invalid("team_destroy", nvshmem.team_destroy, t)
+                expect_invalid("team_split_strided", nvshmem.team_split_strided, t, 0, 1, 1)
+            made += 1
+nvshmem.barrier_all()
+check(made == sum(len(range(1, (n - 1 - s) // d + 2)) for s in range(n) for d in range(1, n + 1)),
+      "split count")
+
+# ---- 2-D splits of the world for every xrange ----
+for xrange in range(1, n + 2):
+    xr = min(xrange, n)
+    x, y = nvshmem.team_split_2d(W, xrange, xaxis_config=nvshmem.TeamConfig(num_contexts=7),
+                                 xaxis_mask=0, yaxis_config=nvshmem.TeamConfig(num_contexts=9),
+                                 yaxis_mask=0, new_team_name="GRID")
+    xwant = list(range(me - me % xr, min(me - me % xr + xr, n)))
+    ywant = list(range(me % xr, n, xr))
+    check_team(x, xwant, f"split_2d(world, {xrange}) x")
+    check_team(y, ywant, f"split_2d(world, {xrange}) y")
+    check(nvshmem.team_get_config(x).num_contexts == 7, "x config")
+    check(nvshmem.team_get_config(y).num_contexts == 9, "y config")
+    check(int(x) != int(y), "x and y teams share a handle")
+    # x then y: the world again, as translate and a reduce see it
+    check(nvshmem.team_translate_pe(x, nvshmem.team_my_pe(x), y) == nvshmem.team_my_pe(y),
+          "x -> y translation of myself")
+    nvshmem.team_destroy(y)
+    nvshmem.team_destroy(x)
+x, y = nvshmem.team_split_2d(W, 2)          # positional form, default names
+check_team(x, list(range(me - me % 2, min(me - me % 2 + 2, n))), "split_2d(world, 2) x")
+check_team(y, list(range(me % 2, n, 2)), "split_2d(world, 2) y")
+nvshmem.team_destroy(x)
+nvshmem.team_destroy(y)
+
+# ---- 2-D split of a strided team (PEs outside the parent do not call) ----
+parent = nvshmem.team_split_strided(W, 0, 1, n)
+odd = nvshmem.team_split_strided(W, 1, 2, n // 2) if n > 1 else None
+if odd is not None:
+    pw = list(range(1, n, 2))
+    x, y = nvshmem.team_split_2d(odd, 1)
+    check_team(x, [me], "split_2d(odd, 1) x")
+    check_team(y, pw, "split_2d(odd, 1) y")
+    for t in (x, y):
+        nvshmem.team_destroy(t)
+if parent is not None:
+    x, y = nvshmem.team_split_2d(parent, 3)
+    check_team(x, list(range(me - me % 3, min(me - me % 3 + 3, n))), "split_2d(parent, 3) x")
+    check_team(y, list(range(me % 3, n, 3)), "split_2d(parent, 3) y")
+    nvshmem.team_destroy(x)
+    nvshmem.team_destroy(y)
+    nvshmem.team_destroy(parent)
+if odd is not None:
+    nvshmem.team_destroy(odd)
+
+# ---- other APIs ----
+uid = nvshmem.get_team_unique_id()
+check(isinstance(uid, nvshmem.UniqueID), f"get_team_unique_id gave {uid!r}")
+check(nvshmem.UniqueID.from_bytes(bytes(uid)) is not None, "UniqueID round trip")
+for kwargs in ({"npes": 2, "pe_idx_in_team": 0}, {"n_pes": n, "my_pe": me},
+               {"config_mask": 0, "n_pes": 1, "my_pe": 0, "new_team_name": "USER_TEAM"}):
+    expect_raises(NotImplementedError, ["team_init", "cpu"], nvshmem.team_init,
+                        nvshmem.TeamConfig(), **kwargs)
+expect_raises(NotImplementedError, ["team_init"], nvshmem.team_init, nvshmem.TeamConfig(), 0,
+              2, 1, "T")
+expect_raises(NotImplementedError, ["team_init"], nvshmem.team_init,
+              config=nvshmem.TeamConfig(version=2, num_contexts=1, uniqueid=1004),
+              config_mask=0, n_pes=n, my_pe=me, new_team_name="USER_CREATED_TEAM")
+nvshmem.barrier_all()
+print(f"checked {made} strided splits", flush=True)
+nvshmem.finalize()
+ok(me)
+"""
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("n", N_PES)
+def test_splits_translate_destroy(tmp_path, n):
+    assert_all_ok(run_pes(tmp_path, n, SPLITS, timeout=60), n)
+
+
+# Team slots are reused after team_destroy; running out is an error on every
+# PE that leaves the library working; a split of a one-PE team is local;
+# channels that served a subset's splits can serve a new team.
+CHANNELS = COMMON + """
+# many teams alive at once, then all destroyed, twice over
+for rnd in range(2):
+    teams = []
+    for k in range(40):
+        t = nvshmem.team_split_strided(W, 0, 1, n, new_team_name=f"T{k}")
+        check_team(t, list(range(n)), f"round {rnd} team {k}")
+        teams.append(t)
+    check(len({int(t) for t in teams}) == 40, "40 live teams share handles")
+    for t in reversed(teams):
+        nvshmem.team_destroy(t)
+# running out of team slots: an error on every PE, naming the split
+teams = []
+try:
+    for k in range(100):
+        teams.append(nvshmem.team_split_strided(W, 0, 1, n))
+    fail("100 live teams were allowed")
+except nvshmem.NvshmemError as error:
+    check("team_split" in str(error) and f"[pe {me}]" in str(error), f"message: {error}")
+    check(len(teams) >= 50, f"only {len(teams)} teams before running out")
+for t in teams:
+    nvshmem.team_destroy(t)
+t = nvshmem.team_split_strided(W, 0, 1, n)
+check_team(t, list(range(n)), "a team after running out")
+nvshmem.team_destroy(t)
+
+# create/destroy in a loop: nothing leaks
+for k in range(150):
+    t = nvshmem.team_split_strided(W, k % n, 1, 1)
+    check_team(t, [k % n], f"loop team {k}")
+    if t is not None:
+        nvshmem.team_destroy(t)
+
+# a split of a one-PE team involves no other PE (only PE 0 makes one)
+if me == 0:
+    for parent in (Teams.TEAM_SAME_MYPE_NODE, Teams.TEAM_SAME_GPU):
+        solo = nvshmem.team_split_strided(parent, 0, 1, 1)
+        check(nvshmem.team_n_pes(solo) == 1 and nvshmem.team_translate_pe(solo, 0, W) == 0,
+              "split of TEAM_SAME_MYPE_NODE")
+        sx, sy = nvshmem.team_split_2d(solo, 1)
+        check(nvshmem.team_n_pes(sx) == 1 and nvshmem.team_n_pes(sy) == 1, "2-D split of one")
+        for team in (sy, sx, solo):
+            nvshmem.team_destroy(team)
+t = nvshmem.team_split_strided(W, 0, 1, n)
+check_team(t, list(range(n)), "world split after PE 0 split a one-PE team")
+sub = nvshmem.team_split_strided(t, 0, 1, n)
+check_team(sub, list(range(n)), "split of that split")
+nvshmem.team_destroy(sub)
+nvshmem.team_destroy(t)
+
+# members of one x team split it (the others do not); after destroying the
+# grid, a new world team on the same channel can still be split
+x, y = nvshmem.team_split_2d(W, 2)
+if me < 2:
+    for _ in range(3):
+        s = nvshmem.team_split_strided(x, 0, 1, nvshmem.team_n_pes(x))
+        nvshmem.team_destroy(s)
+nvshmem.team_destroy(x)
+nvshmem.team_destroy(y)
+for _ in range(3):
+    t = nvshmem.team_split_strided(W, 0, 1, n)
+    check_team(t, list(range(n)), "world team after the grid")
+    u = nvshmem.team_split_strided(t, 0, 1, n)
+    check_team(u, list(range(n)), "split of the world team after the grid")
+    nvshmem.team_destroy(u)
+    nvshmem.team_destroy(t)
+
+# PEs that pass different arguments: every PE gets an error, then all is well
+if n > 1:
+    size = n if me == 0 else n - 1
+    expect_raises(nvshmem.NvshmemInvalid, ["team_split", f"[pe {me}]", "different arguments"],
+                  nvshmem.team_split_strided, W, 0, 1, size)
+    t = nvshmem.team_split_strided(W, 0, 1, n)
+    check_team(t, list(range(n)), "a split after a mismatch")
+    nvshmem.team_destroy(t)
+nvshmem.barrier_all()
+nvshmem.finalize()
+ok(me)
+"""
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("n", N_PES)
+def test_team_slots_and_channels(tmp_path, n):
+    assert_all_ok(run_pes(tmp_path, n, CHANNELS, timeout=60), n)
+
+
+# Misuse: raised on each PE by itself (no PE waits for another), as
+# NvshmemInvalid naming the call and the PE.
+ERRORS = COMMON + """
+dead = nvshmem.team_split_strided(W, 0, 1, n)
+nvshmem.team_destroy(dead)
+for turn in range(n):
+    nvshmem.barrier_all()
+    if turn != me:
+        continue
+    S = "team_split_strided"
+    for args in ((0, 1, 0), (0, 1, -1), (0, 0, 1), (0, -1, 1), (0, -2, 2), (-1, 1, 1),
+                 (n, 1, 1), (n + 3, 1, 1), (0, 1, n + 1), (n - 1, 1, 2), (0, n, 2),
+                 (1, 2, n), (0, 2, n // 2 + 1 + n % 2)):
+        expect_invalid(S, nvshmem.team_split_strided, W, *args)
+    for bad in (0.5, "1", None):
+        expect_invalid(S, nvshmem.team_split_strided, W, bad, 1, 1)
+        expect_invalid(S, nvshmem.team_split_strided, W, 0, bad, 1)
+        expect_invalid(S, nvshmem.team_split_strided, W, 0, 1, bad)
+    for parent in (57, 6, 63, 64, -1, -5, 2**40, None, "world", 1.0, dead):
+        expect_invalid(S, nvshmem.team_split_strided, parent, 0, 1, 1)
+        expect_invalid("team_split_2d", nvshmem.team_split_2d, parent, 1)
+        expect_invalid("team_n_pes", nvshmem.team_n_pes, parent)
+        expect_invalid("team_my_pe", nvshmem.team_my_pe, parent)
+        expect_invalid("team_translate_pe", nvshmem.team_translate_pe, parent, 0, W)
+        expect_invalid("team_translate_pe", nvshmem.team_translate_pe, W, 0, parent)
+        expect_invalid("team_destroy", nvshmem.team_destroy, parent)
+        expect_invalid("team_get_config", nvshmem.team_get_config, parent)
+    for xrange in (0, -1, -100, None, 1.5):
+        expect_invalid("team_split_2d", nvshmem.team_split_2d, W, xrange)
+    # src_pe outside the source team
+    for pe in (-1, n, n + 10, None, 0.0):
+        expect_invalid("team_translate_pe", nvshmem.team_translate_pe, W, pe, W)
+    expect_invalid("team_translate_pe", nvshmem.team_translate_pe,
+                   Teams.TEAM_SAME_MYPE_NODE, 1, W)
+    # the predefined teams cannot be destroyed
+    for t in (Teams.TEAM_WORLD, Teams.TEAM_SHARED, Teams.TEAM_NODE, Teams.TEAM_SAME_MYPE_NODE,
+              Teams.TEAM_SAME_GPU, Teams.TEAM_GPU_LEADERS):
+        expect_invalid("team_destroy", nvshmem.team_destroy, t)
+        check(nvshmem.team_n_pes(t) >= 1, f"team {t} survived team_destroy")
+nvshmem.barrier_all()
+# messages name the value
+msg = expect_invalid("team_split_strided", nvshmem.team_split_strided, W, 0, 0, 1)
+check("stride" in msg and "0" in msg, f"stride message {msg!r}")
+msg = expect_invalid("team_split_strided", nvshmem.team_split_strided, W, 0, 1, 0)
+check("size" in msg, f"size message {msg!r}")
+msg = expect_invalid("team_n_pes", nvshmem.team_n_pes, 57)
+check("57" in msg, f"message {msg!r} does not name the team")
+msg = expect_invalid("team_split_strided", nvshmem.team_split_strided, None, 0, 1, 1)
+check("None" in msg, f"message {msg!r}")
+# everything still works
+t = nvshmem.team_split_strided(W, 0, 1, n)
+check_team(t, list(range(n)), "a split after the errors")
+nvshmem.team_destroy(t)
+# before init and after finalize: NvshmemInvalid too
+nvshmem.finalize()
+expect_raises(nvshmem.NvshmemInvalid, ["team_n_pes"], nvshmem.team_n_pes, W)
+expect_raises(nvshmem.NvshmemInvalid, ["team_split_strided"], nvshmem.team_split_strided,
+              W, 0, 1, 1)
+ok(me)
+"""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("n", N_PES)
+def test_team_errors(tmp_path, n):
+    assert_all_ok(run_pes(tmp_path, n, ERRORS, timeout=45), n)

@@ -18,6 +18,16 @@ def _format_of_typestr(typestr):
         return "B"
 
 
+def _dense(dims, itemsize):
+    """Whether (dim, stride) pairs, fastest-varying first, leave no gaps."""
+    expected = itemsize
+    for dim, stride in dims:
+        if dim > 1 and stride != expected:
+            return False
+        expected *= dim
+    return True
+
+
 def _from_interface(obj, interface):
     address, readonly = interface["data"]
     shape = interface["shape"]
@@ -25,11 +35,9 @@ def _from_interface(obj, interface):
     strides = interface.get("strides")
     count = int(np.prod(shape)) if shape else 1
     if strides is not None:
-        expected = np.empty(0, dtype).itemsize
-        for dim, stride in zip(reversed(shape), reversed(strides)):
-            if dim > 1 and stride != expected:
-                raise TypeError("not contiguous")
-            expected *= dim
+        dims = list(zip(shape, strides))
+        if not (_dense(reversed(dims), dtype.itemsize) or _dense(dims, dtype.itemsize)):
+            raise TypeError("not contiguous")  # neither C nor Fortran order
     return address, count * dtype.itemsize, dtype.itemsize, dtype.char, bool(readonly), obj
 
 

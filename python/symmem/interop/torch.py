@@ -3,7 +3,7 @@ import math
 
 from symmem import _symmem
 from symmem._errors import invalid
-from symmem._memory import buffer, buffer_of, free
+from symmem._memory import _allocate, buffer_of, check_peer, free
 
 
 def _torch(call):
@@ -55,7 +55,7 @@ def tensor(shape, dtype=None, release=False, except_on_del=True):
     dtype = _torch_dtype(torch, dtype, "tensor")
     count = math.prod(shape)
     itemsize = torch.empty(0, dtype=dtype).element_size()
-    buf = buffer(count * itemsize, release=release, except_on_del=except_on_del)
+    buf = _allocate(count * itemsize, release, "tensor")
     return _wrap(torch, buf, dtype, count).reshape(shape)
 
 
@@ -65,7 +65,7 @@ def bytetensor(shape, dtype=None, release=False, except_on_del=True):
     shape = _shape(shape, "bytetensor")
     dtype = _torch_dtype(torch, dtype, "bytetensor")
     nbytes = math.prod(shape) * torch.empty(0, dtype=dtype).element_size()
-    buf = buffer(nbytes, release=release, except_on_del=except_on_del)
+    buf = _allocate(nbytes, release, "bytetensor")
     return _wrap(torch, buf, torch.uint8, nbytes)
 
 
@@ -93,7 +93,7 @@ def get_peer_tensor(t, peer_pe):
     """A tensor over PE peer_pe's copy of t: stores land in its memory."""
     torch = _torch("get_peer_tensor")
     whole, offset = buffer_of(t, "get_peer_tensor", "tensor")
-    peer = _symmem.peer_buffer(whole, peer_pe)
+    peer = _symmem.peer_buffer(whole, check_peer(peer_pe, "get_peer_tensor", "peer_pe"))
     nbytes = t.numel() * t.element_size()
     if _symmem.backend_name() == "gpu":
         raw = torch.from_dlpack(peer)[offset:offset + nbytes]

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../core/backend.h"
+#include "gpu_atomics.h"
 #include "gpu_libs.h"
 
 #define SCRATCH_BYTES (1 << 20)
@@ -34,6 +35,7 @@ struct symmem_backend {
     cu_deviceptr_t scratch;   /* stages host memory */
     int64_t *agree_in;        /* symmetric: this PE's value for an agreement */
     int64_t *agree_all;       /* symmetric: every PE's value */
+    void *atomics;            /* CUmodule of the PTX atomics */
 };
 
 typedef symmem_backend_t gpu_t;
@@ -239,6 +241,12 @@ static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
                     : ERROR(SYMMEM_ERR_NO_MEMORY, "init: nvshmem_malloc of 8 bytes failed");
         goto err_free;
     }
+    static char ptx[32768];
+    if (gpu_atomics_ptx(ptx, sizeof(ptx)) != 0 ||
+        (rc = libs.cuModuleLoadData(&g->atomics, ptx)) != 0) {
+        status = cuda_error("init", "compiling the atomics' PTX", rc);
+        goto err_free;
+    }
     /* A caller with its own device current keeps it; one with none gets ours. */
     if (saved != NULL && saved != g->ctx) libs.cuCtxSetCurrent(saved);
     *backend_p = g;
@@ -256,6 +264,7 @@ static symmem_status_t gpu_finalize(gpu_t *g)
     libs.free(g->agree_all);
     libs.free(g->agree_in);
     libs.hostlib_finalize();
+    libs.cuModuleUnload(g->atomics);
     libs.cuMemFree(g->scratch);
     libs.cuStreamDestroy(g->stream);
     leave(g, scope, SYMMEM_OK);
@@ -711,19 +720,38 @@ static symmem_status_t gpu_team_destroy(gpu_t *g, const symmem_team_view_t *team
     return leave(g, scope, SYMMEM_OK);
 }
 
-/* ---- atomics ---- */
+/* ---- atomics: one-thread PTX kernels on the peer mapping ---- */
 
 static symmem_status_t gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target,
                                   symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
                                   uint64_t *fetched_p)
 {
-    /* NVSHMEM's host library has the AMO symbols but no implementation
-     * behind them (they print "not implemented"): never call them. */
-    (void)g, (void)op, (void)target, (void)dtype, (void)value, (void)cond, (void)pe,
-        (void)fetched_p;
-    return ERROR(SYMMEM_ERR_UNSUPPORTED,
-                 "atomics: not supported by the gpu backend yet (NVSHMEM has no host-initiated "
-                 "atomics); use them on the cpu backend");
+    const char *call = "atomic";
+    scope_t scope = enter(g);
+    void *remote = libs.ptr(target, pe);
+    if (remote == NULL)
+        return leave(g, scope,
+                     ERROR(SYMMEM_ERR_UNSUPPORTED,
+                           "atomic: PE %d cannot be reached by load/store from this PE (it "
+                           "is outside this PE's NVLink domain); the gpu backend's atomics "
+                           "work within one",
+                           pe));
+    char name[32];
+    void *kernel = NULL;
+    gpu_atomic_kernel(op, dtype, name, sizeof(name), &value);
+    cu_result_t rc = libs.cuModuleGetFunction(&kernel, g->atomics, name);
+    uint64_t address = (uint64_t)(uintptr_t)remote, result = (uint64_t)g->scratch;
+    void *params[] = {&address, &value, &cond, &result};
+    if (rc == 0) rc = libs.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, g->stream, params, NULL);
+    if (rc != 0) return leave(g, scope, cuda_error(call, name, rc));
+    symmem_status_t status = drain(g, call);
+    uint64_t old = 0;
+    size_t size = dtype == SYMMEM_DTYPE_INT64 || dtype == SYMMEM_DTYPE_UINT64 ||
+                          dtype == SYMMEM_DTYPE_FLOAT64 ? 8 : 4;
+    if (status == SYMMEM_OK && (rc = libs.cuMemcpy((cu_deviceptr_t)&old, g->scratch, size)) != 0)
+        status = cuda_error(call, "reading the old value", rc);
+    if (status == SYMMEM_OK && fetched_p) *fetched_p = old;
+    return leave(g, scope, status);
 }
 
 static const symmem_backend_ops_t gpu_ops = {

@@ -60,6 +60,10 @@ int gpu_libs_load(gpu_libs_t *libs, char *why, size_t why_size)
     LOAD(cuda, cuMemFree, "cuMemFree_v2");
     LOAD(cuda, cuPointerGetAttribute, "cuPointerGetAttribute");
     LOAD(cuda, cuGetErrorString, "cuGetErrorString");
+    LOAD(cuda, cuModuleLoadData, "cuModuleLoadData");
+    LOAD(cuda, cuModuleUnload, "cuModuleUnload");
+    LOAD(cuda, cuModuleGetFunction, "cuModuleGetFunction");
+    LOAD(cuda, cuLaunchKernel, "cuLaunchKernel");
     int count = 0;
     if (libs->cuInit(0) != 0 || libs->cuDeviceGetCount(&count) != 0 || count == 0) {
         snprintf(why, why_size, "no usable CUDA device (cuInit or cuDeviceGetCount failed, or "

@@ -25,6 +25,12 @@ typedef struct {
     cu_result_t (*cuMemFree)(cu_deviceptr_t ptr);
     cu_result_t (*cuPointerGetAttribute)(void *data, int attribute, cu_deviceptr_t ptr);
     cu_result_t (*cuGetErrorString)(cu_result_t error, const char **text);
+    cu_result_t (*cuModuleLoadData)(void **module, const void *image);
+    cu_result_t (*cuModuleUnload)(void *module);
+    cu_result_t (*cuModuleGetFunction)(void **function, void *module, const char *name);
+    cu_result_t (*cuLaunchKernel)(void *function, unsigned gx, unsigned gy, unsigned gz,
+                                  unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                                  nv_stream_t stream, void **params, void **extra);
 
     /* NVSHMEM host library (libnvshmem_host.so.3) */
     int (*get_uniqueid)(nv_uniqueid_t *uid);

@@ -1,0 +1,182 @@
+"""Helpers for the symmem test suite.
+
+Multi-PE tests write a program to tmp_path and start it through the launcher
+(`python -m symmem.run -n N --timeout T prog.py`). Every program gets PRELUDE
+prepended: the imports, the list of dtypes, and small helpers, so that each
+PE can assert on what it received and finish with `ok()` (prints "PE k OK").
+The test then checks rc == 0 and that every PE printed its OK line.
+"""
+import os
+import re
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+# Variables through which a launcher tells init() who is who. Tests that start
+# processes themselves remove them so the parent's environment cannot leak in.
+LAUNCHER_VARS = re.compile(
+    r"^(SYMMEM_(JOB|RANK|NRANKS|LOCAL_RANK|STATUS_DIR|BACKEND|TIMEOUT)|RANK|WORLD_SIZE|"
+    r"LOCAL_RANK|LOCAL_WORLD_SIZE|MASTER_ADDR|MASTER_PORT|TORCHELASTIC_.*|OMPI_.*|PMIX_.*|"
+    r"SLURM_.*|PMI_.*|MPI_LOCALRANKID)$")
+
+PRELUDE = '''\
+import os, sys, time, signal, pickle, warnings
+import numpy as np
+import symmem as nvshmem
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+          "uint64", "float16", "float32", "float64"]
+INT_DTYPES = [d for d in DTYPES if d.startswith(("int", "uint"))]
+
+
+def values(pe, dtype, count=8, salt=0):
+    """Deterministic contents that differ from PE to PE (and with salt)."""
+    dt = np.dtype(dtype)
+    k = np.arange(count)
+    if dt == np.bool_:
+        return (k + pe + salt) % 3 == 0
+    if dt.kind in "iu":
+        return ((k * 7 + pe * 11 + salt * 3 + 1) % 100).astype(dt)
+    return (k * 0.5 + pe + salt * 0.25).astype(dt)
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(f"PE {nvshmem.my_pe()}: {what}")
+
+
+def check_equal(got, expected, what):
+    got, expected = np.asarray(got), np.asarray(expected)
+    if got.shape != expected.shape or not np.array_equal(got, expected):
+        raise AssertionError(f"PE {nvshmem.my_pe()}: {what}: got {got!r}, expected {expected!r}")
+
+
+def expect_raises(exc, words, fn, *args, **kwargs):
+    """fn(*args, **kwargs) must raise exc with every word of words in its message;
+    returns the message."""
+    try:
+        fn(*args, **kwargs)
+    except exc as error:
+        msg = str(error)
+        for word in words:
+            if word not in msg:
+                raise AssertionError(f"{getattr(fn, '__name__', fn)}: message {msg!r} "
+                                     f"lacks {word!r}")
+        return msg
+    except BaseException as error:
+        raise AssertionError(f"{getattr(fn, '__name__', fn)}{args!r}: expected "
+                             f"{exc.__name__}, got {type(error).__name__}: {error}")
+    raise AssertionError(f"{getattr(fn, '__name__', fn)}{args!r}: expected {exc.__name__}, "
+                         "nothing was raised")
+
+
+def ok():
+    print(f"PE {nvshmem.my_pe()} OK", flush=True)
+
+'''
+
+
+def clean_env(extra=None):
+    """os.environ without any launcher's variables, plus extra."""
+    env = {k: v for k, v in os.environ.items() if not LAUNCHER_VARS.match(k)}
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def write_program(tmp_path, code, name=None, prelude=True):
+    """Writes code (dedented, PRELUDE first) to tmp_path; returns the path."""
+    if name is None:
+        index = len(list(tmp_path.glob("prog*.py")))
+        name = f"prog{index}.py"
+    path = tmp_path / name
+    text = textwrap.dedent(code)
+    path.write_text((PRELUDE if prelude else "") + text)
+    return path
+
+
+class Result:
+    """A finished job: rc, stdout, stderr, elapsed seconds, and per-PE lines."""
+
+    def __init__(self, proc, elapsed):
+        self.rc = proc.returncode
+        self.returncode = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.elapsed = elapsed
+
+    def lines(self, pe, stream="stdout"):
+        """The lines PE pe wrote (launcher prefix removed)."""
+        prefix = f"[pe {pe}] "
+        text = self.stdout if stream == "stdout" else self.stderr
+        return [line[len(prefix):] for line in text.splitlines() if line.startswith(prefix)]
+
+    def __repr__(self):
+        return (f"rc={self.rc} elapsed={self.elapsed:.1f}s\n--- stdout ---\n{self.stdout}"
+                f"\n--- stderr ---\n{self.stderr}")
+
+
+def launch(n, program, timeout=60, env=None, args=(), launcher_args=()):
+    """Runs program (a path) on n PEs through the launcher."""
+    cmd = [sys.executable, "-m", "symmem.run", "-n", str(n), "--timeout", str(timeout),
+           *map(str, launcher_args), str(program), *map(str, args)]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30,
+                          env=clean_env(env))
+    return Result(proc, time.monotonic() - start)
+
+
+@pytest.fixture
+def run_pes(tmp_path):
+    """run_pes(n, code_or_script, timeout=60, env=None, args=()) -> Result.
+
+    code_or_script is program text (PRELUDE is prepended) or a path to an
+    existing script (run as it is)."""
+
+    def run(n, code_or_script, timeout=60, env=None, args=(), launcher_args=()):
+        if isinstance(code_or_script, os.PathLike) or (
+                isinstance(code_or_script, str) and "\n" not in code_or_script
+                and code_or_script.endswith(".py") and os.path.isfile(code_or_script)):
+            program = code_or_script
+        else:
+            program = write_program(tmp_path, code_or_script)
+        return launch(n, program, timeout=timeout, env=env, args=args,
+                      launcher_args=launcher_args)
+
+    return run
+
+
+def assert_all_ok(result, n):
+    """rc == 0 and every one of the n PEs printed "PE k OK" (each PE once)."""
+    assert result.rc == 0, str(result)
+    for pe in range(n):
+        assert result.lines(pe).count(f"PE {pe} OK") == 1, f"PE {pe} did not print OK\n{result}"
+    assert f"[pe {n}] " not in result.stdout, str(result)
+
+
+def run_plain(program, args=(), env=None, timeout=60):
+    """Starts `python program args` without any launcher; returns the Popen."""
+    return subprocess.Popen([sys.executable, str(program), *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=clean_env(env))
+
+
+def wait_all(procs, timeout=60):
+    """Waits for Popen objects; returns [(rc, stdout, stderr)], killing stragglers."""
+    deadline = time.monotonic() + timeout
+    results = []
+    for proc in procs:
+        try:
+            out, err = proc.communicate(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            for other in procs:
+                if other.poll() is None:
+                    other.kill()
+            out, err = proc.communicate()
+            results.append((None, out, err + "\n(killed: timeout)"))
+            continue
+        results.append((proc.returncode, out, err))
+    return results

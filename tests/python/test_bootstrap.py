@@ -1,0 +1,197 @@
+"""Ways to start PEs other than the launcher: a unique id handed around by the
+test, mpi4py (initializer_method "mpi" and "emulated_mpi", and plain init()
+under mpirun), torchrun's variables, and no launcher at all (one PE)."""
+import os
+import pickle
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symmem
+from conftest import clean_env, run_plain, wait_all, write_program
+
+# After init, every PE checks who it is, then puts into the next PE and
+# checks what it got from the previous one.
+RING_CHECK = """
+def ring_check(expected_me, expected_n):
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    check(me == expected_me, f"my_pe {me} != {expected_me}")
+    check(n == expected_n, f"n_pes {n} != {expected_n}")
+    check(nvshmem.get_version().backend == "cpu", "backend")
+    check(nvshmem.init_status() == nvshmem.InitStatus.STATUS_IS_INITIALIZED, "status")
+    src = nvshmem.array((6,), dtype="int64")
+    dst = nvshmem.array((6,), dtype="int64")
+    src[:] = np.arange(6) + 100 * me
+    dst[:] = -1
+    nvshmem.barrier_all()
+    nvshmem.put(dst, src, (me + 1) % n)
+    nvshmem.barrier_all()
+    prv = (me - 1) % n
+    check_equal(dst, np.arange(6) + 100 * prv, "ring put")
+    nvshmem.barrier_all()
+    nvshmem.free_array(src)
+    nvshmem.free_array(dst)
+    print(f"PE {me} received from PE {prv}", flush=True)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+def check_outputs(results, n):
+    """Every process exited 0 and printed its OK line (in any order)."""
+    seen = []
+    for rc, out, err in results:
+        assert rc == 0, f"rc={rc}\nstdout:\n{out}\nstderr:\n{err}"
+        seen += [line for line in out.splitlines() if line.endswith(" OK")]
+    assert sorted(seen) == sorted(f"PE {pe} OK" for pe in range(n)), seen
+
+
+# ---------------------------------------------------------------- unique ids
+
+def test_unique_id_round_trips():
+    uid = symmem.get_unique_id()     # needs no init
+    assert isinstance(uid, symmem.UniqueID)
+    raw = bytes(uid)
+    assert len(raw) == symmem.UniqueID.SIZE and raw != bytes(len(raw))
+    assert symmem.UniqueID.from_bytes(raw) == uid
+    assert bytes(symmem.UniqueID.from_bytes(raw)) == raw
+    assert pickle.loads(pickle.dumps(uid)) == uid
+    assert bytes(pickle.loads(pickle.dumps(uid))) == raw
+    assert hash(symmem.UniqueID.from_bytes(raw)) == hash(uid)
+    # two ids differ
+    assert symmem.get_unique_id() != uid
+    # an empty one is all zeros, ready to receive
+    empty = symmem.get_unique_id(empty=True)
+    assert bytes(empty) == bytes(symmem.UniqueID.SIZE)
+    # _data: a writable uint8 NumPy view of the bytes (the seeds Bcast it as int8)
+    data = empty._data
+    assert isinstance(data, np.ndarray) and data.dtype == np.uint8
+    assert data.flags.writeable and data.nbytes == symmem.UniqueID.SIZE
+    as_int8 = data.view(np.int8)
+    as_int8[:] = np.frombuffer(raw, dtype=np.int8)      # what comm.Bcast does
+    assert bytes(empty) == raw and empty == uid
+    empty._data[0] ^= 0xFF
+    assert bytes(empty)[0] == raw[0] ^ 0xFF
+    with pytest.raises(symmem.NvshmemInvalid):
+        symmem.UniqueID.from_bytes(raw[:-1])
+
+
+UID_PROGRAM = """
+rank, nranks, uid_file, how = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+with open(uid_file, "rb") as f:
+    raw = f.read()
+uid = pickle.loads(raw) if how == "pickle" else nvshmem.UniqueID.from_bytes(raw)
+check(nvshmem.init_status() == nvshmem.InitStatus.STATUS_NOT_INITIALIZED, "status")
+nvshmem.init(uid=uid, rank=rank, nranks=nranks, initializer_method="uid")
+nvshmem.init(uid=uid, rank=rank, nranks=nranks, initializer_method="uid")  # harmless
+ring_check(rank, nranks)
+"""
+
+
+@pytest.mark.parametrize("n, how", [(1, "bytes"), (2, "bytes"), (3, "pickle"), (4, "bytes")])
+def test_uid_bootstrap(tmp_path, n, how):
+    uid = symmem.get_unique_id()
+    uid_file = tmp_path / "uid"
+    uid_file.write_bytes(pickle.dumps(uid) if how == "pickle" else bytes(uid))
+    prog = write_program(tmp_path, RING_CHECK + UID_PROGRAM)
+    procs = [run_plain(prog, [rank, n, uid_file, how]) for rank in range(n)]
+    check_outputs(wait_all(procs, timeout=60), n)
+
+
+def test_two_uid_jobs_side_by_side(tmp_path):
+    # Two jobs with different ids do not mix, even with the same ranks.
+    prog = write_program(tmp_path, RING_CHECK + UID_PROGRAM)
+    procs = []
+    for job in range(2):
+        uid_file = tmp_path / f"uid{job}"
+        uid_file.write_bytes(bytes(symmem.get_unique_id()))
+        procs += [run_plain(prog, [rank, 2, uid_file, "bytes"]) for rank in range(2)]
+    results = wait_all(procs, timeout=60)
+    check_outputs(results[:2], 2)
+    check_outputs(results[2:], 2)
+
+
+# ---------------------------------------------------------------- MPI
+
+def mpiexec_path():
+    path = Path(sys.executable).parent / "mpiexec"
+    if not path.exists():
+        pytest.skip(f"no mpiexec next to {sys.executable}")
+    pytest.importorskip("mpi4py")
+    return path
+
+
+MPI_PROGRAM = """
+from mpi4py import MPI
+comm = MPI.COMM_WORLD
+how = sys.argv[1]
+if how == "mpi":
+    nvshmem.init(mpi_comm=comm, initializer_method="mpi")
+elif how == "emulated_mpi":
+    nvshmem.init(initializer_method="emulated_mpi")       # COMM_WORLD by default
+elif how == "seed_bcast":
+    # the seeds' way: rank 0 makes the id, MPI broadcasts its bytes
+    uid = nvshmem.get_unique_id(empty=comm.Get_rank() != 0)
+    comm.Bcast(uid._data.view(np.int8), root=0)
+    nvshmem.init(uid=uid, rank=comm.Get_rank(), nranks=comm.Get_size(),
+                 initializer_method="uid")
+else:
+    nvshmem.init()                                        # mpirun's variables
+ring_check(comm.Get_rank(), comm.Get_size())
+"""
+
+
+@pytest.mark.parametrize("how", ["mpi", "emulated_mpi", "seed_bcast", "auto"])
+def test_mpi_bootstrap(tmp_path, how):
+    mpiexec = mpiexec_path()
+    prog = write_program(tmp_path, RING_CHECK + MPI_PROGRAM)
+    env = clean_env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+    proc = subprocess.run([str(mpiexec), "-n", "2", "--oversubscribe", sys.executable,
+                           str(prog), how], capture_output=True, text=True, timeout=120,
+                          env=env)
+    check_outputs([(proc.returncode, proc.stdout, proc.stderr)], 2)
+
+
+# ---------------------------------------------------------------- torchrun
+
+TORCHRUN_PROGRAM = """
+nvshmem.init()
+ring_check(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]))
+"""
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_torchrun_environment(tmp_path, n):
+    prog = write_program(tmp_path, RING_CHECK + TORCHRUN_PROGRAM)
+    port = str(random.randint(20000, 60000))
+    procs = [run_plain(prog, env={"RANK": str(rank), "WORLD_SIZE": str(n),
+                                  "LOCAL_RANK": str(rank), "LOCAL_WORLD_SIZE": str(n),
+                                  "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port})
+             for rank in range(n)]
+    check_outputs(wait_all(procs, timeout=60), n)
+
+
+# ---------------------------------------------------------------- no launcher
+
+def test_no_launcher_is_one_pe(tmp_path):
+    prog = write_program(tmp_path, RING_CHECK + """
+nvshmem.init()
+ring_check(0, 1)
+""")
+    [(rc, out, err)] = wait_all([run_plain(prog)], timeout=60)
+    assert rc == 0, err
+    assert out.splitlines() == ["PE 0 received from PE 0", "PE 0 OK"], out + err
+
+
+def test_launcher_with_one_pe(run_pes):
+    # device= takes an ordinal; the cpu backend has nothing to choose
+    result = run_pes(1, RING_CHECK + """
+nvshmem.init(device=0)
+ring_check(0, 1)
+""")
+    assert result.rc == 0, str(result)
+    assert result.lines(0) == ["PE 0 received from PE 0", "PE 0 OK"], str(result)

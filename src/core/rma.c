@@ -40,6 +40,7 @@ static symmem_status_t check_rma(const char *call, const char *sym_arg, const vo
     if (nbytes == 0) return SYMMEM_OK;
     if (other == NULL)
         return symmem__error(SYMMEM_ERR_INVALID, "%s: %s is NULL", call, other_arg);
+    SYMMEM_CHECK(symmem__check_private(call, other_arg, other, nbytes));
     return symmem__check_symmetric(call, sym_arg, sym, nbytes);
 }
 

@@ -153,6 +153,22 @@ symmem_status_t symmem__check_symmetric(const char *call, const char *arg,
     return SYMMEM_OK;
 }
 
+symmem_status_t symmem__check_private(const char *call, const char *arg, const void *ptr,
+                                      size_t nbytes)
+{
+    uintptr_t start, address = (uintptr_t)ptr;
+    size_t size;
+    symmem__rt.ops->heap_range(symmem__rt.be, &start, &size);
+    if (address + nbytes <= start || address >= start + size) return SYMMEM_OK;
+    /* Inside our heap: only live allocations may be read or written. */
+    const symmem_allocation_t *a = symmem__registry_find(&symmem__rt.registry, address);
+    if (a != NULL && nbytes <= a->size - (address - a->start)) return SYMMEM_OK;
+    return symmem__error(SYMMEM_ERR_NOT_SYMMETRIC,
+                         "%s: %s [%p, +%zu) lies in this PE's symmetric heap outside any live "
+                         "allocation (its memory was freed)",
+                         call, arg, ptr, nbytes);
+}
+
 symmem_status_t symmem_malloc(size_t size, void **ptr_p)
 {
     SYMMEM_CHECK(symmem__check_initialized("malloc"));

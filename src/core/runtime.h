@@ -33,6 +33,9 @@ symmem_status_t symmem__check_pe(const char *call, const char *arg, int pe);
 /* [ptr, ptr+nbytes) must lie inside one live allocation of this PE. */
 symmem_status_t symmem__check_symmetric(const char *call, const char *arg,
                                         const void *ptr, size_t nbytes);
+/* A private argument may be anywhere but in freed parts of our own heap. */
+symmem_status_t symmem__check_private(const char *call, const char *arg, const void *ptr,
+                                      size_t nbytes);
 
 /* teams.c: the predefined teams after init; every team at finalize. */
 symmem_status_t symmem__teams_init(void);

@@ -375,3 +375,24 @@ def test_bad_backend_env(tmp_path):
     assert rc == 0, err
     assert out.startswith("raised: "), out + err
     assert "'cpu', 'gpu', 'auto'" in out
+
+
+def test_a_freed_array_on_the_private_side_raises(run_pes):
+    """put's src and get's dst are private, but memory of a freed symmetric
+    array must not be read or written through them."""
+    result = run_pes(2, """
+import symmem as nvshmem
+nvshmem.init()
+me = nvshmem.my_pe()
+gone = nvshmem.array((8,), dtype="float32")
+kept = nvshmem.array((8,), dtype="float32")
+nvshmem.free_array(gone)
+expect_raises(nvshmem.NvshmemInvalid, ["put:", "src", "freed", f"[pe {me}]"],
+              nvshmem.put, kept, gone, 1 - me)
+expect_raises(nvshmem.NvshmemInvalid, ["get:", "dst", "freed", f"[pe {me}]"],
+              nvshmem.get, gone, kept, 1 - me)
+nvshmem.free_array(kept)
+ok()
+nvshmem.finalize()
+""")
+    assert_all_ok(result, 2)

@@ -361,6 +361,12 @@ static symmem_status_t cpu_test(cpu_t *cpu, void *ivar, symmem_dtype_t dtype, sy
     return SYMMEM_OK;
 }
 
+static void cpu_heap_range(cpu_t *cpu, uintptr_t *start_p, size_t *size_p)
+{
+    *start_p = (uintptr_t)cpu->heaps[cpu->me];
+    *size_p = cpu->heap_size;
+}
+
 static int cpu_device(cpu_t *cpu)
 {
     (void)cpu;
@@ -415,4 +421,5 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .atomic = cpu_atomic,
     .device = cpu_device,
     .get_unique_id = symmem__cpu_unique_id,
+    .heap_range = cpu_heap_range,
 };

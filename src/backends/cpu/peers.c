@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cpu.h"
@@ -35,7 +36,8 @@ static uint64_t read_stat(pid_t pid, char *state_p)
 uint64_t cpu_process_start_time(pid_t pid) { return read_stat(pid, NULL); }
 
 /* How the launcher saw PE pe end, if it told us. */
-static int read_exit_report(cpu_t *cpu, int pe, char *how, size_t how_size)
+/* The launcher's report: how it ended, and when (the file's mtime). */
+static int read_exit_report(cpu_t *cpu, int pe, char *how, size_t how_size, double *when_p)
 {
     if (cpu->boot.status_dir[0] == '\0') return 0;
     char path[512];
@@ -43,13 +45,17 @@ static int read_exit_report(cpu_t *cpu, int pe, char *how, size_t how_size)
     FILE *f = fopen(path, "r");
     if (f == NULL) return 0;
     int ok = fgets(how, (int)how_size, f) != NULL;
+    struct stat st;
+    if (ok && fstat(fileno(f), &st) == 0)
+        *when_p = (double)st.st_mtim.tv_sec + 1e-9 * (double)st.st_mtim.tv_nsec;
     fclose(f);
     if (ok) how[strcspn(how, "\n")] = '\0';
     return ok;
 }
 
-int cpu_peer_dead(cpu_t *cpu, int pe, char *how, size_t how_size)
+int cpu_peer_dead(cpu_t *cpu, int pe, char *how, size_t how_size, double *when_p)
 {
+    *when_p = 1e300; /* unknown: after every known death */
     cpu_pe_slot_t *slot = &cpu->ctl->slots[pe];
     uint32_t pe_state = atomic_load_explicit(&slot->state, memory_order_acquire);
     if (pe_state == PE_ABSENT) return 0;
@@ -65,7 +71,7 @@ int cpu_peer_dead(cpu_t *cpu, int pe, char *how, size_t how_size)
     }
     /* The launcher writes its report right after reaping: give it a moment. */
     for (int i = 0; i < 20; i++) {
-        if (read_exit_report(cpu, pe, how, how_size)) return 1;
+        if (read_exit_report(cpu, pe, how, how_size, when_p)) return 1;
         if (cpu->boot.status_dir[0] == '\0') break;
         usleep(10000);
     }

@@ -56,12 +56,22 @@ static inline void cpu_relax(void)
 static symmem_status_t check_failures(cpu_t *cpu, const char *call, cpu_pending_func_t pending,
                                       void *arg, double started, double deadline)
 {
-    char how[256], waiting[512] = "";
+    /* Name the peer that died first: later deaths are often its echoes. */
+    char how[256], first_how[256], waiting[512] = "";
+    int first = -1;
+    double first_when = 0, when;
     for (int pe = 0; pe < cpu->n; pe++) {
-        if (pe == cpu->me || !cpu_peer_dead(cpu, pe, how, sizeof(how))) continue;
+        if (pe == cpu->me || !cpu_peer_dead(cpu, pe, how, sizeof(how), &when)) continue;
+        if (first < 0 || when < first_when) {
+            first = pe;
+            first_when = when;
+            memcpy(first_how, how, sizeof(how));
+        }
+    }
+    if (first >= 0) {
         if (pending) pending(arg, waiting, sizeof(waiting));
-        return symmem__error(SYMMEM_ERR_PEER_DEAD, "%s: PE %d (pid %d) %s%s%s", call, pe,
-                             (int)cpu->ctl->slots[pe].pid, how, waiting[0] ? "; " : "",
+        return symmem__error(SYMMEM_ERR_PEER_DEAD, "%s: PE %d (pid %d) %s%s%s", call, first,
+                             (int)cpu->ctl->slots[first].pid, first_how, waiting[0] ? "; " : "",
                              waiting);
     }
     if (deadline > 0 && cpu_now() > deadline) {

@@ -274,6 +274,13 @@ static symmem_status_t gpu_finalize(gpu_t *g)
 
 static int gpu_device(gpu_t *g) { return g->device; }
 
+static void gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p)
+{
+    (void)g; /* NVSHMEM does not say where its heap is */
+    *start_p = 0;
+    *size_p = 0;
+}
+
 /* ---- memory ---- */
 
 /* Every PE's value, so collective arguments can be checked before NVSHMEM
@@ -788,6 +795,7 @@ static const symmem_backend_ops_t gpu_ops = {
     .atomic = gpu_atomic,
     .device = gpu_device,
     .get_unique_id = gpu_unique_id,
+    .heap_range = gpu_heap_range,
 };
 
 __attribute__((visibility("default"))) int symmem_gpu_backend_open(

@@ -309,6 +309,8 @@ static int module_clear(PyObject *module)
     Py_CLEAR(st->invalid_type);
     Py_CLEAR(st->buffer_type);
     Py_CLEAR(st->resolver);
+    object_cache_clear(&st->arrays);
+    object_cache_clear(&st->streams);
     return 0;
 }
 

@@ -1,6 +1,7 @@
 /* Turning Python objects into memory and streams, the way mpi4py does:
  * our Buffer, then the buffer protocol, then a Python fallback (torch,
  * __cuda_array_interface__, __dlpack__) registered by the package. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "symmem_python.h"
@@ -55,6 +56,60 @@ unsupported:
     return -1;
 }
 
+/* The struct-module code of a CUDA array interface typestr ("<f4" -> "f"). */
+static const char *typestr_format(const char *typestr)
+{
+    if (typestr[0] == '\0' || typestr[1] == '\0') return NULL;
+    char kind = typestr[1];
+    int size = atoi(typestr + 2);
+    switch (kind) {
+    case 'b': return size == 1 ? "?" : NULL;
+    case 'f': return size == 2 ? "e" : size == 4 ? "f" : size == 8 ? "d" : NULL;
+    case 'i': return size == 1 ? "b" : size == 2 ? "h" : size == 4 ? "i" : size == 8 ? "q" : NULL;
+    case 'u': return size == 1 ? "B" : size == 2 ? "H" : size == 4 ? "I" : size == 8 ? "Q" : NULL;
+    default: return NULL;
+    }
+}
+
+/* A contiguous CUDA array interface, read in C (CuPy's arrays take this
+ * path on every call, so it is kept short). 1 if taken, 0 to fall back. */
+static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, memory_t *mem)
+{
+    PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
+    if (cai == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    int taken = 0;
+    PyObject *data = PyDict_Check(cai) ? PyDict_GetItemString(cai, "data") : NULL;
+    PyObject *shape = PyDict_Check(cai) ? PyDict_GetItemString(cai, "shape") : NULL;
+    PyObject *typestr = PyDict_Check(cai) ? PyDict_GetItemString(cai, "typestr") : NULL;
+    PyObject *strides = PyDict_Check(cai) ? PyDict_GetItemString(cai, "strides") : NULL;
+    const char *text = typestr && PyUnicode_Check(typestr) ? PyUnicode_AsUTF8(typestr) : NULL;
+    const char *format = text ? typestr_format(text) : NULL;
+    if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && shape &&
+        PyTuple_Check(shape) && format && (strides == NULL || strides == Py_None)) {
+        Py_ssize_t count = 1;
+        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++)
+            count *= PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+        unsigned long long address = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
+        if (!PyErr_Occurred()) {
+            mem->ptr = (char *)(uintptr_t)address;
+            mem->itemsize = atoi(text + 2);
+            mem->nbytes = count * mem->itemsize;
+            snprintf(mem->format, sizeof(mem->format), "%s", format);
+            mem->keep = Py_NewRef(obj);
+            taken = 1;
+            cache_entry_t entry = {NULL, mem->ptr, mem->nbytes, mem->itemsize, {0}};
+            memcpy(entry.format, mem->format, sizeof(entry.format));
+            object_cache_store(&st->arrays, obj, &entry);
+        }
+        PyErr_Clear();
+    }
+    Py_DECREF(cai);
+    return taken;
+}
+
 int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *call,
                    const char *arg, memory_t *mem)
 {
@@ -71,6 +126,15 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
         set_format(mem, "B");
         return 0;
     }
+    const cache_entry_t *known = object_cache_find(&st->arrays, obj);
+    if (known != NULL) {
+        mem->ptr = known->ptr;
+        mem->nbytes = known->nbytes;
+        mem->itemsize = known->itemsize;
+        memcpy(mem->format, known->format, sizeof(mem->format));
+        mem->keep = Py_NewRef(obj);
+        return 0;
+    }
     if (PyObject_CheckBuffer(obj)) {
         int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(obj, &mem->view, flags) != 0) {
@@ -79,6 +143,7 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
             if (PyObject_HasAttrString(obj, "__cuda_array_interface__") ||
                 PyObject_HasAttrString(obj, "__dlpack__")) {
                 PyErr_Clear();
+                if (resolve_cuda_array_interface(st, obj, mem)) return 0;
                 return resolve_with_fallback(st, obj, writable, call, arg, mem);
             }
             PyObject *type, *value, *tb;
@@ -104,6 +169,7 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
         set_format(mem, mem->view.format);
         return 0;
     }
+    if (resolve_cuda_array_interface(st, obj, mem)) return 0;
     return resolve_with_fallback(st, obj, writable, call, arg, mem);
 }
 
@@ -166,6 +232,11 @@ int stream_resolve(module_state_t *st, PyObject *obj, const char *call, symmem_s
         *out = SYMMEM_STREAM_NONE;
         return 0;
     }
+    const cache_entry_t *known = object_cache_find(&st->streams, obj);
+    if (known != NULL) {
+        *out = (symmem_stream_t)known->ptr;
+        return 0;
+    }
     PyObject *handle = NULL;
     if (PyLong_Check(obj)) {
         handle = Py_NewRef(obj);
@@ -189,5 +260,9 @@ int stream_resolve(module_state_t *st, PyObject *obj, const char *call, symmem_s
         return -1;
     }
     *out = (symmem_stream_t)(uintptr_t)value;
+    if (!PyLong_Check(obj)) {
+        cache_entry_t entry = {NULL, (char *)(uintptr_t)value, 0, 0, {0}};
+        object_cache_store(&st->streams, obj, &entry);
+    }
     return 0;
 }

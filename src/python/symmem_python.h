@@ -5,6 +5,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include "object_cache.h"
 #include "symmem/symmem.h"
 
 #if PY_VERSION_HEX < 0x030B0000 /* public from 3.11 on */
@@ -17,6 +18,8 @@ typedef struct {
     PyObject *invalid_type; /* NvshmemInvalid(ValueError) */
     PyTypeObject *buffer_type;
     PyObject *resolver;     /* Python fallback for objects without the buffer protocol */
+    object_cache_t arrays;  /* device arrays read through __cuda_array_interface__ */
+    object_cache_t streams; /* stream objects and their handles */
 } module_state_t;
 
 extern PyModuleDef symmem_module_def;

@@ -1,0 +1,41 @@
+#include "object_cache.h"
+
+#include <string.h>
+
+static size_t slot_of(PyObject *obj)
+{
+    return ((uintptr_t)obj >> 4) % OBJECT_CACHE_SIZE;
+}
+
+const cache_entry_t *object_cache_find(const object_cache_t *cache, PyObject *obj)
+{
+    const cache_entry_t *entry = &cache->entries[slot_of(obj)];
+    if (entry->ref == NULL) return NULL;
+    /* A borrowed reference; Py_None once the object has died. */
+    return PyWeakref_GetObject(entry->ref) == obj ? entry : NULL;
+}
+
+static int may_cache(PyObject *obj)
+{
+    PyTypeObject *type = Py_TYPE(obj);
+    return type->tp_weaklistoffset != 0 && strncmp(type->tp_name, "torch.", 6) != 0;
+}
+
+void object_cache_store(object_cache_t *cache, PyObject *obj, const cache_entry_t *value)
+{
+    if (!may_cache(obj)) return;
+    PyObject *ref = PyWeakref_NewRef(obj, NULL);
+    if (ref == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    cache_entry_t *entry = &cache->entries[slot_of(obj)];
+    Py_XDECREF(entry->ref);
+    *entry = *value;
+    entry->ref = ref;
+}
+
+void object_cache_clear(object_cache_t *cache)
+{
+    for (size_t i = 0; i < OBJECT_CACHE_SIZE; i++) Py_CLEAR(cache->entries[i].ref);
+}

@@ -36,6 +36,8 @@ struct symmem_backend {
     int64_t *agree_in;        /* symmetric: this PE's value for an agreement */
     int64_t *agree_all;       /* symmetric: every PE's value */
     void *atomics;            /* CUmodule of the PTX atomics */
+    uintptr_t heap_lo;        /* the span of every nvshmem_malloc so far: NVSHMEM */
+    uintptr_t heap_hi;        /* reserves its heap once, so all of it is device memory */
 };
 
 typedef symmem_backend_t gpu_t;
@@ -107,8 +109,9 @@ static nv_stream_t pick(gpu_t *g, symmem_stream_t stream, int *blocking_p)
     return *blocking_p ? g->stream : (nv_stream_t)stream;
 }
 
-static int is_device_memory(const void *ptr)
+static int is_device_memory(gpu_t *g, const void *ptr)
 {
+    if ((uintptr_t)ptr >= g->heap_lo && (uintptr_t)ptr < g->heap_hi) return 1; /* no driver call */
     unsigned int type = 0;
     if (libs.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                    (cu_deviceptr_t)ptr) != 0)
@@ -241,6 +244,9 @@ static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
                     : ERROR(SYMMEM_ERR_NO_MEMORY, "init: nvshmem_malloc of 8 bytes failed");
         goto err_free;
     }
+    uintptr_t a = (uintptr_t)g->agree_in, b = (uintptr_t)g->agree_all;
+    g->heap_lo = a < b ? a : b;
+    g->heap_hi = (a > b ? a : b) + sizeof(int64_t) * (size_t)boot->nranks;
     static char ptx[32768];
     if (gpu_atomics_ptx(ptx, sizeof(ptx)) != 0 ||
         (rc = libs.cuModuleLoadData(&g->atomics, ptx)) != 0) {
@@ -276,9 +282,8 @@ static int gpu_device(gpu_t *g) { return g->device; }
 
 static void gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p)
 {
-    (void)g; /* NVSHMEM does not say where its heap is */
-    *start_p = 0;
-    *size_p = 0;
+    *start_p = g->heap_lo;
+    *size_p = g->heap_hi - g->heap_lo;
 }
 
 /* ---- memory ---- */
@@ -314,6 +319,9 @@ static symmem_status_t gpu_malloc(gpu_t *g, size_t size, void **ptr_p)
                            pe, (long long)values[pe], size);
     if (status == SYMMEM_OK && size > 0) {
         *ptr_p = libs.malloc(size);
+        uintptr_t start = (uintptr_t)*ptr_p;
+        if (start != 0 && (g->heap_lo == 0 || start < g->heap_lo)) g->heap_lo = start;
+        if (start != 0 && start + size > g->heap_hi) g->heap_hi = start + size;
         if (*ptr_p == NULL)
             status = ERROR(SYMMEM_ERR_NO_MEMORY,
                            "malloc: nvshmem_malloc(%zu) failed: the symmetric heap is full "
@@ -355,7 +363,7 @@ static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func
     nv_stream_t s = pick(g, stream, &blocking);
     const void *private_side = is_put ? src : dst;
     symmem_status_t status = SYMMEM_OK;
-    if (is_device_memory(private_side)) {
+    if (is_device_memory(g, private_side)) {
         func(dst, src, nbytes, pe, s);
         if (blocking) {
             libs.quiet_on_stream(s);
@@ -443,7 +451,7 @@ static symmem_status_t gpu_put_signal(gpu_t *g, void *dst, const void *src, size
     scope_t scope = enter(g);
     int blocking;
     nv_stream_t s = pick(g, stream, &blocking);
-    if (nbytes > 0 && !is_device_memory(src))
+    if (nbytes > 0 && !is_device_memory(g, src))
         return leave(g, scope,
                      ERROR(SYMMEM_ERR_INVALID,
                            "%s: src %p is host memory; the gpu backend needs device memory "

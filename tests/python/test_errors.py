@@ -396,3 +396,21 @@ ok()
 nvshmem.finalize()
 """)
     assert_all_ok(result, 2)
+
+
+def test_multicast_and_external_registration_say_why_they_cannot_run(run_pes):
+    result = run_pes(1, """
+import symmem as nvshmem
+nvshmem.init()
+a = nvshmem.array((4,), dtype="float32")
+for call in (nvshmem.get_multicast_array, nvshmem.get_multicast_buffer):
+    expect_raises(NotImplementedError, ["multicast", "cpu"], call, nvshmem.Teams.TEAM_WORLD, a)
+expect_raises(NotImplementedError, ["register_external_array", "cpu"],
+              nvshmem.register_external_array, a)
+expect_raises(NotImplementedError, ["interop.cupy.empty", "cpu"],
+              nvshmem.interop.cupy.empty, (4,))
+nvshmem.free_array(a)
+ok()
+nvshmem.finalize()
+""")
+    assert_all_ok(result, 1)

@@ -1,0 +1,66 @@
+"""NVLink multicast and registration of external memory.
+
+Multicast needs the gpu backend on NVLink with multicast (NVLS) enabled;
+symmem never enables it itself (a misbehaving multicast program can take a
+shared host's GPUs down), so these calls explain why they cannot run.
+Registering external CUDA-VMM memory is not built yet."""
+import os
+
+from symmem import _symmem
+from symmem._errors import NvshmemError, require_initialized
+
+
+def _multicast_unavailable(call):
+    require_initialized(call)
+    backend = _symmem.backend_name()
+    if backend != "gpu":
+        raise NotImplementedError(f"{call}: NVLink multicast needs the gpu backend; the running "
+                                  f"backend is {backend}")
+    if os.environ.get("NVSHMEM_DISABLE_NVLS", "0") not in ("", "0"):
+        raise NvshmemError(f"[pe {_symmem.my_pe()}] {call}: NVLink multicast is disabled in "
+                           "this environment (NVSHMEM_DISABLE_NVLS="
+                           f"{os.environ['NVSHMEM_DISABLE_NVLS']})")
+    raise NotImplementedError(f"{call}: the gpu backend does not map NVLink multicast memory yet")
+
+
+def get_multicast_buffer(team, buffer):
+    _multicast_unavailable("get_multicast_buffer")
+
+
+def get_multicast_array(team, array):
+    _multicast_unavailable("get_multicast_array")
+
+
+def get_multicast_tensor(team, tensor):
+    _multicast_unavailable("get_multicast_tensor")
+
+
+def _registration_unavailable(call):
+    require_initialized(call)
+    raise NotImplementedError(f"{call}: registering external CUDA-VMM memory is not supported "
+                              f"by the {_symmem.backend_name()} backend yet; allocate with "
+                              "buffer(), array() or tensor() instead")
+
+
+def register_external_buffer(buffer):
+    _registration_unavailable("register_external_buffer")
+
+
+def register_external_array(array):
+    _registration_unavailable("register_external_array")
+
+
+def register_external_tensor(tensor):
+    _registration_unavailable("register_external_tensor")
+
+
+def unregister_external_buffer(buffer):
+    _registration_unavailable("unregister_external_buffer")
+
+
+def unregister_external_array(array):
+    _registration_unavailable("unregister_external_array")
+
+
+def unregister_external_tensor(tensor):
+    _registration_unavailable("unregister_external_tensor")

@@ -227,6 +227,10 @@ symmem_status_t symmem_team_split_strided(symmem_team_t parent, int start, int s
  * the PEs with the same x index. */
 symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange,
                                      symmem_team_t *xteam_p, symmem_team_t *yteam_p);
+/* Collective over the PEs that pass the same key (any non-zero number they
+ * agreed on, e.g. a team unique id's hash): a team of npes PEs in which the
+ * caller is number index (0 <= index < npes, each index taken once). */
+symmem_status_t symmem_team_init(uint64_t key, int npes, int index, symmem_team_t *new_team_p);
 /* Collective over the team. */
 symmem_status_t symmem_team_destroy(symmem_team_t team);
 

@@ -93,15 +93,38 @@ def team_split_2d(parent_team, xrange, xaxis_config=None, xaxis_mask=0, yaxis_co
     return _made(x, f"{base}_X", xaxis_config), _made(y, f"{base}_Y", yaxis_config)
 
 
+def _team_key(uniqueid):
+    """The number PEs of one team_init meet on: from TeamConfig.uniqueid (an
+    int, a UniqueID from get_team_unique_id(), or bytes); a fixed one if unset."""
+    if uniqueid is None:
+        return 0x5EED
+    if isinstance(uniqueid, int) and not isinstance(uniqueid, bool):
+        return uniqueid & (2**64 - 1)
+    try:
+        data = bytes(uniqueid)
+    except TypeError:
+        raise invalid(f"team_init: config.uniqueid={uniqueid!r} is not an int, a UniqueID or "
+                      "bytes") from None
+    h = 1469598103934665603  # FNV-1a
+    for byte in data:
+        h = ((h ^ byte) * 1099511628211) & (2**64 - 1)
+    return h
+
+
 def team_init(config=None, config_mask=0, npes=None, pe_idx_in_team=None, new_team_name=None,
               n_pes=None, my_pe=None):
-    """A team from an explicit group: not on the cpu backend yet."""
+    """A team of npes PEs from any group (collective over the group): each
+    member passes its place in the team, and all pass a config with the same
+    uniqueid (teams made at the same time need different ones). The seeds'
+    spelling team_init(config, mask, n_pes=..., my_pe=...) works too."""
+    require_initialized("team_init")
     npes = npes if npes is not None else n_pes
     pe_idx_in_team = pe_idx_in_team if pe_idx_in_team is not None else my_pe
-    raise NotImplementedError(
-        f"team_init: teams from an arbitrary group (npes={npes}, pe_idx_in_team="
-        f"{pe_idx_in_team}) are not supported by the {_symmem.backend_name()} backend yet; "
-        "use team_split_strided or team_split_2d")
+    for name, value in (("npes", npes), ("pe_idx_in_team", pe_idx_in_team)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise invalid(f"team_init: {name}={value!r} must be an int")
+    key = _team_key(getattr(config, "uniqueid", None))
+    return _made(_symmem.team_init(key, npes, pe_idx_in_team), new_team_name, config)
 
 
 def team_destroy(team):

@@ -161,6 +161,11 @@ typedef struct symmem_backend_ops {
     int (*device)(symmem_backend_t *be);
     /* Works before init (be unused): a unique id this backend's init takes. */
     symmem_status_t (*get_unique_id)(symmem_unique_id_t *uid_p);
+    /* Collective over the PEs that pass the same key: a team of npes PEs in
+     * which the caller is number index. [out] members (npes world PEs, in
+     * team order) and handle_p. */
+    symmem_status_t (*team_init)(symmem_backend_t *be, uint64_t key, int npes, int index,
+                                 int *members, int *handle_p);
     /* [out] where this PE's own symmetric heap is (0, 0 if unknown), so that
      * private arguments inside it can be checked against live allocations. */
     void (*heap_range)(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);

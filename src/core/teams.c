@@ -193,6 +193,27 @@ symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange, symmem_te
     return adopt(call, yhandle, ymembers, ysize, yteam_p);
 }
 
+symmem_status_t symmem_team_init(uint64_t key, int npes, int index, symmem_team_t *new_team_p)
+{
+    const char *call = "team_init";
+    SYMMEM_CHECK(symmem__check_initialized(call));
+    if (npes < 1 || npes > RT->n_pes)
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: npes=%d is outside [1, %d]", call, npes,
+                             RT->n_pes);
+    if (index < 0 || index >= npes)
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: pe_idx_in_team=%d is outside [0, npes=%d)",
+                             call, index, npes);
+    int *members = members_alloc(npes);
+    if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+    int handle = SYMMEM_TEAM_INVALID;
+    symmem_status_t status = RT->ops->team_init(RT->be, key | 1, npes, index, members, &handle);
+    if (status != SYMMEM_OK) {
+        free(members);
+        return status;
+    }
+    return adopt(call, handle, members, npes, new_team_p);
+}
+
 symmem_status_t symmem_team_destroy(symmem_team_t team)
 {
     const symmem_team_view_t *v;

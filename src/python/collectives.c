@@ -80,6 +80,25 @@ static PyObject *py_team_split_2d(PyObject *module, PyObject *const *args, Py_ss
     return status == SYMMEM_OK ? Py_BuildValue("(ii)", x, y) : raise_status(st, status);
 }
 
+/* team_init(key, npes, index) -> handle */
+static PyObject *py_team_init(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    module_state_t *st = module_state(module);
+    int npes, index;
+    if (nargs != 3) return raise_invalid(st, "team_init: bad internal call");
+    unsigned long long key = PyLong_AsUnsignedLongLongMask(args[0]);
+    if ((key == (unsigned long long)-1 && PyErr_Occurred()) ||
+        as_int(st, args[1], "team_init", "npes", &npes) < 0 ||
+        as_int(st, args[2], "team_init", "pe_idx_in_team", &index) < 0)
+        return NULL;
+    symmem_team_t team;
+    symmem_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_team_init(key, npes, index, &team);
+    Py_END_ALLOW_THREADS
+    return status == SYMMEM_OK ? PyLong_FromLong(team) : raise_status(st, status);
+}
+
 static PyObject *py_team_destroy(PyObject *module, PyObject *arg)
 {
     module_state_t *st = module_state(module);
@@ -250,6 +269,7 @@ PyMethodDef collective_methods[] = {
     FAST("team_split_strided", py_team_split_strided),
     FAST("team_split_2d", py_team_split_2d),
     {"team_destroy", py_team_destroy, METH_O, NULL},
+    FAST("team_init", py_team_init),
     FAST("team_barrier", py_team_barrier),
     FAST("collective", py_collective),
     FAST("atomic", py_atomic),

@@ -137,6 +137,18 @@ int main(void)
     for (int pe = 0; pe < n; pe++) winners += (int)gathered[pe];
     EXPECT_EQ(1, winners);
 
+    /* team_init: the world in reverse order; an all-gather over it lands in
+     * reverse PE order */
+    symmem_team_t reversed;
+    OK(symmem_team_init(42, n, n - 1 - me, &reversed));
+    EXPECT_EQ(n - 1 - me, symmem_team_my_pe(reversed));
+    EXPECT_EQ(n - 1, symmem_team_world_pe(reversed, 0));
+    tickets[0] = me;
+    OK(symmem_fcollect(reversed, gathered, tickets, sizeof(int64_t), S));
+    for (int i = 0; i < n; i++) EXPECT_EQ(n - 1 - i, gathered[i]);
+    OK(symmem_team_destroy(reversed));
+    FAILS(symmem_team_init(42, n, n, &reversed), SYMMEM_ERR_INVALID);
+
     OK(symmem_free(gathered));
     OK(symmem_free(tickets));
     OK(symmem_free(counter));

@@ -173,15 +173,39 @@ if odd is not None:
 uid = nvshmem.get_team_unique_id()
 check(isinstance(uid, nvshmem.UniqueID), f"get_team_unique_id gave {uid!r}")
 check(nvshmem.UniqueID.from_bytes(bytes(uid)) is not None, "UniqueID round trip")
-for kwargs in ({"npes": 2, "pe_idx_in_team": 0}, {"n_pes": n, "my_pe": me},
-               {"config_mask": 0, "n_pes": 1, "my_pe": 0, "new_team_name": "USER_TEAM"}):
-    expect_raises(NotImplementedError, ["team_init", "cpu"], nvshmem.team_init,
-                        nvshmem.TeamConfig(), **kwargs)
-expect_raises(NotImplementedError, ["team_init"], nvshmem.team_init, nvshmem.TeamConfig(), 0,
-              2, 1, "T")
-expect_raises(NotImplementedError, ["team_init"], nvshmem.team_init,
-              config=nvshmem.TeamConfig(version=2, num_contexts=1, uniqueid=1004),
-              config_mask=0, n_pes=n, my_pe=me, new_team_name="USER_CREATED_TEAM")
+# team_init: the seeds' spelling over every PE, then the reverse order, then
+# the odd PEs only, with the data each member receives checked.
+seed = nvshmem.team_init(config=nvshmem.TeamConfig(version=2, num_contexts=1, uniqueid=1004),
+                         config_mask=0, n_pes=n, my_pe=me, new_team_name="USER_CREATED_TEAM")
+check_team(seed, list(range(n)), "team_init over every PE")
+check(seed.name == "USER_CREATED_TEAM", f"team_init name {seed.name!r}")
+rev = nvshmem.team_init(nvshmem.TeamConfig(uniqueid=b"reverse"), 0, npes=n,
+                       pe_idx_in_team=n - 1 - me)
+check_team(rev, list(reversed(range(n))), "team_init in reverse order")
+mine = nvshmem.array((3,), dtype="int64")
+mine[:] = me
+gathered = nvshmem.array((3 * n,), dtype="int64")
+nvshmem.fcollect(rev, gathered, mine)
+check(list(gathered) == [p for p in reversed(range(n)) for _ in range(3)],
+      f"fcollect over the reversed team gave {list(gathered)}")
+odd_members = list(range(1, n, 2))
+if me % 2 == 1:
+    odds = nvshmem.team_init(nvshmem.TeamConfig(uniqueid=77), 0, npes=len(odd_members),
+                             pe_idx_in_team=me // 2)
+    check_team(odds, odd_members, "team_init of the odd PEs")
+    nvshmem.barrier(odds)
+    nvshmem.team_destroy(odds)
+for t in (seed, rev):
+    nvshmem.team_destroy(t)
+nvshmem.free_array(gathered)
+nvshmem.free_array(mine)
+for index in (-1, n):
+    expect_raises(nvshmem.NvshmemInvalid, ["team_init", "pe_idx_in_team"], nvshmem.team_init,
+                  nvshmem.TeamConfig(), 0, npes=n, pe_idx_in_team=index)
+expect_raises(nvshmem.NvshmemInvalid, ["team_init", "npes"], nvshmem.team_init,
+              nvshmem.TeamConfig(), 0, npes=n + 1, pe_idx_in_team=0)
+expect_raises(nvshmem.NvshmemInvalid, ["team_init", "uniqueid"], nvshmem.team_init,
+              nvshmem.TeamConfig(uniqueid=1.5), 0, npes=1, pe_idx_in_team=0)
 nvshmem.barrier_all()
 print(f"checked {made} strided splits", flush=True)
 nvshmem.finalize()

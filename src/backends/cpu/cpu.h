@@ -43,6 +43,15 @@ typedef struct {
     alignas(CPU_CACHELINE) _Atomic uint64_t epoch[CPU_BARRIER_CHANNELS];
     /* double-buffered by seq, one pair per channel: only that channel's team reads it */
     alignas(CPU_CACHELINE) cpu_agree_t agree[CPU_BARRIER_CHANNELS][2];
+    /* team_init's rendezvous: what this PE asks for (key last, with release) */
+    alignas(CPU_CACHELINE) _Atomic uint64_t init_key; /* 0: not in team_init */
+    int32_t init_npes;
+    int32_t init_index;
+    uint64_t init_done_before; /* init_done when this request was made */
+    uint64_t init_channels;    /* channels_in_use */
+    uint64_t init_max_epoch;   /* the largest of its barrier counts */
+    uint64_t init_max_seq;     /* the largest of its agreement counts */
+    _Atomic uint64_t init_done; /* team_inits this PE has finished */
 } cpu_pe_slot_t;
 
 typedef struct {
@@ -118,6 +127,8 @@ symmem_status_t cpu_team_split_strided(cpu_t *cpu, const symmem_team_view_t *par
 symmem_status_t cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *parent, int xrange,
                                   int *xhandle_p, int *yhandle_p);
 symmem_status_t cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *team);
+symmem_status_t cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int index, int *members,
+                              int *handle_p);
 symmem_status_t cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *team,
                                  symmem_stream_t stream);
 symmem_status_t cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, void *dst,

@@ -422,4 +422,5 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .device = cpu_device,
     .get_unique_id = symmem__cpu_unique_id,
     .heap_range = cpu_heap_range,
+    .team_init = cpu_team_init,
 };

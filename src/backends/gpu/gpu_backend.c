@@ -769,6 +769,15 @@ static symmem_status_t gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target,
     return leave(g, scope, status);
 }
 
+static symmem_status_t gpu_team_init(gpu_t *g, uint64_t key, int npes, int index, int *members,
+                                     int *handle_p)
+{
+    (void)g, (void)key, (void)npes, (void)index, (void)members, (void)handle_p;
+    return ERROR(SYMMEM_ERR_UNSUPPORTED,
+                 "team_init: teams from an arbitrary group are not supported by the gpu "
+                 "backend yet; use team_split_strided or team_split_2d");
+}
+
 static const symmem_backend_ops_t gpu_ops = {
     .version = SYMMEM_BACKEND_OPS_VERSION,
     .name = "gpu",
@@ -804,6 +813,7 @@ static const symmem_backend_ops_t gpu_ops = {
     .device = gpu_device,
     .get_unique_id = gpu_unique_id,
     .heap_range = gpu_heap_range,
+    .team_init = gpu_team_init,
 };
 
 __attribute__((visibility("default"))) int symmem_gpu_backend_open(

@@ -3,7 +3,7 @@ import math
 
 from symmem import _symmem
 from symmem._errors import invalid
-from symmem._memory import _allocate, buffer_of, check_peer, free
+from symmem._memory import _allocate, _shape_tuple, buffer_of, check_peer, free
 
 
 def _torch(call):
@@ -26,18 +26,6 @@ def _torch_dtype(torch, dtype, call):
     return found
 
 
-def _shape(shape, call):
-    if isinstance(shape, int):
-        shape = (shape,)
-    try:
-        shape = tuple(int(s) for s in shape)
-    except TypeError:
-        raise invalid(f"{call}: shape={shape!r} is not an int or a sequence of ints") from None
-    if any(s < 0 for s in shape):
-        raise invalid(f"{call}: shape={shape} has a negative dimension")
-    return shape
-
-
 def _wrap(torch, buf, dtype, count):
     if _symmem.backend_name() == "gpu":
         flat = torch.from_dlpack(buf).view(dtype)[:count]
@@ -51,7 +39,7 @@ def _wrap(torch, buf, dtype, count):
 def tensor(shape, dtype=None, release=False, except_on_del=True):
     """A torch tensor on the symmetric heap (collective)."""
     torch = _torch("tensor")
-    shape = _shape(shape, "tensor")
+    shape = _shape_tuple(shape, "tensor")
     dtype = _torch_dtype(torch, dtype, "tensor")
     count = math.prod(shape)
     itemsize = torch.empty(0, dtype=dtype).element_size()
@@ -62,7 +50,7 @@ def tensor(shape, dtype=None, release=False, except_on_del=True):
 def bytetensor(shape, dtype=None, release=False, except_on_del=True):
     """A uint8 torch tensor big enough for shape x dtype (collective)."""
     torch = _torch("bytetensor")
-    shape = _shape(shape, "bytetensor")
+    shape = _shape_tuple(shape, "bytetensor")
     dtype = _torch_dtype(torch, dtype, "bytetensor")
     nbytes = math.prod(shape) * torch.empty(0, dtype=dtype).element_size()
     buf = _allocate(nbytes, release, "bytetensor")

@@ -260,30 +260,28 @@ static symmem_status_t cpu_put_signal(cpu_t *cpu, void *dst, const void *src, si
     return SYMMEM_OK;
 }
 
-static int compare_u64(uint64_t a, symmem_cmp_t cmp, uint64_t b)
+/* Whether a comparison holds, given the order of its operands (-1, 0, 1). */
+static int holds(int order, symmem_cmp_t cmp)
 {
     switch (cmp) {
-    case SYMMEM_CMP_EQ: return a == b;
-    case SYMMEM_CMP_NE: return a != b;
-    case SYMMEM_CMP_GT: return a > b;
-    case SYMMEM_CMP_LE: return a <= b;
-    case SYMMEM_CMP_LT: return a < b;
-    case SYMMEM_CMP_GE: return a >= b;
+    case SYMMEM_CMP_EQ: return order == 0;
+    case SYMMEM_CMP_NE: return order != 0;
+    case SYMMEM_CMP_GT: return order > 0;
+    case SYMMEM_CMP_LE: return order <= 0;
+    case SYMMEM_CMP_LT: return order < 0;
+    case SYMMEM_CMP_GE: return order >= 0;
     }
     return 0;
 }
 
+static int compare_u64(uint64_t a, symmem_cmp_t cmp, uint64_t b)
+{
+    return holds((a > b) - (a < b), cmp);
+}
+
 static int compare_i64(int64_t a, symmem_cmp_t cmp, int64_t b)
 {
-    switch (cmp) {
-    case SYMMEM_CMP_EQ: return a == b;
-    case SYMMEM_CMP_NE: return a != b;
-    case SYMMEM_CMP_GT: return a > b;
-    case SYMMEM_CMP_LE: return a <= b;
-    case SYMMEM_CMP_LT: return a < b;
-    case SYMMEM_CMP_GE: return a >= b;
-    }
-    return 0;
+    return holds((a > b) - (a < b), cmp);
 }
 
 /* An element being waited on, and the condition. */

@@ -17,6 +17,8 @@ static const symmem_env_var_t env_table[] = {
      "peers are always detected)"},
     {"SYMMEM_SPIN_US", "20",
      "microseconds a wait spins before it sleeps in the kernel"},
+    {"SYMMEM_NT_COPY_MIN", "8M",
+     "cpu: copies of at least this many bytes use stores that bypass the cache (0 = never)"},
     {"SYMMEM_DEBUG", "0", "1 prints every error to stderr where it is detected"},
     {"SYMMEM_NVSHMEM_LIB", "",
      "path of libnvshmem_host.so.3 for the gpu backend (else the nvidia-nvshmem "
@@ -81,6 +83,17 @@ size_t symmem__env_symmetric_size(void)
         fprintf(stderr, "symmem: ignoring SYMMEM_SYMMETRIC_SIZE=%s (not a size)\n",
                 symmem__env_string("SYMMEM_SYMMETRIC_SIZE"));
         size = 1LL << 30;
+    }
+    return (size_t)size;
+}
+
+size_t symmem__env_nt_copy_min(void)
+{
+    long long size = symmem__parse_size(symmem__env_string("SYMMEM_NT_COPY_MIN"));
+    if (size < 0) {
+        fprintf(stderr, "symmem: ignoring SYMMEM_NT_COPY_MIN=%s (not a size)\n",
+                symmem__env_string("SYMMEM_NT_COPY_MIN"));
+        size = 8LL << 20;
     }
     return (size_t)size;
 }

@@ -21,6 +21,7 @@ size_t symmem__env_symmetric_size(void); /* SYMMEM_SYMMETRIC_SIZE, bytes */
 double symmem__env_timeout(void);        /* SYMMEM_TIMEOUT, 0 = none */
 int symmem__env_debug(void);             /* SYMMEM_DEBUG */
 double symmem__env_spin_us(void);        /* SYMMEM_SPIN_US */
+size_t symmem__env_nt_copy_min(void);    /* SYMMEM_NT_COPY_MIN, bytes, 0 = never */
 /* A string variable, or its default ("" if none). */
 const char *symmem__env_string(const char *name);
 

@@ -35,7 +35,8 @@ static void reduce_range(cpu_t *cpu, const symmem_team_view_t *team, char *const
         for (int j = 1; j < team->n; j++)
             cpu_reduce_into(tmp, cpu_peer(cpu, src, team->members[j]) + src_offset * size + at,
                             n, dtype, op);
-        for (int d = 0; d < ndst; d++) memcpy(dsts[d] + dst_offset * size + at, tmp, n * size);
+        for (int d = 0; d < ndst; d++)
+            cpu_copy(dsts[d] + dst_offset * size + at, tmp, n * size, count * size * (size_t)ndst);
     }
 }
 
@@ -89,8 +90,9 @@ symmem_status_t cpu_alltoall(cpu_t *cpu, const symmem_team_view_t *team, void *d
     (void)stream;
     SYMMEM_CHECK(cpu_barrier(cpu, "alltoall", team));
     for (int j = 0; j < team->n; j++)
-        memcpy((char *)dst + (size_t)j * nbytes,
-               cpu_peer(cpu, src, team->members[j]) + (size_t)team->me * nbytes, nbytes);
+        cpu_copy((char *)dst + (size_t)j * nbytes,
+                 cpu_peer(cpu, src, team->members[j]) + (size_t)team->me * nbytes, nbytes,
+                 nbytes * (size_t)team->n);
     return cpu_barrier(cpu, "alltoall", team);
 }
 

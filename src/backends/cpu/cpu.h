@@ -147,6 +147,12 @@ symmem_status_t cpu_atomic(cpu_t *cpu, symmem_atomic_op_t op, void *target,
                            symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
                            uint64_t *fetched_p);
 
+/* ---- copy.c ---- */
+/* memcpy, or cache-bypassing stores when the whole transfer (total bytes, of
+ * which this is n) is at least SYMMEM_NT_COPY_MIN. dst and src don't overlap. */
+void cpu_copy(void *dst, const void *src, size_t n, size_t total);
+size_t cpu_streaming_threshold(void);
+
 /* ---- reduce_kernels.c ---- */
 /* acc[i] = acc[i] op in[i] for n elements of dtype. */
 void cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,

@@ -206,7 +206,7 @@ static symmem_status_t cpu_put(cpu_t *cpu, void *dst, const void *src, size_t nb
     (void)stream;
     char *target = cpu_peer(cpu, dst, pe);
     if (pe == cpu->me) memmove(target, src, nbytes); /* may overlap */
-    else memcpy(target, src, nbytes);
+    else cpu_copy(target, src, nbytes, nbytes);
     /* A waiter on PE pe may be watching this memory (wait_until). */
     atomic_thread_fence(memory_order_release);
     cpu_ring(cpu, pe);
@@ -219,7 +219,7 @@ static symmem_status_t cpu_get(cpu_t *cpu, void *dst, const void *src, size_t nb
     (void)stream;
     const char *source = cpu_peer(cpu, src, pe);
     if (pe == cpu->me) memmove(dst, source, nbytes);
-    else memcpy(dst, source, nbytes);
+    else cpu_copy(dst, source, nbytes, nbytes);
     atomic_thread_fence(memory_order_acquire);
     return SYMMEM_OK;
 }
@@ -250,7 +250,7 @@ static symmem_status_t cpu_put_signal(cpu_t *cpu, void *dst, const void *src, si
     if (nbytes > 0) {
         char *target = cpu_peer(cpu, dst, pe);
         if (pe == cpu->me) memmove(target, src, nbytes);
-        else memcpy(target, src, nbytes);
+        else cpu_copy(target, src, nbytes, nbytes);
     }
     _Atomic uint64_t *remote = (_Atomic uint64_t *)cpu_peer(cpu, sig, pe);
     /* release: a PE that acquires the new signal value sees the data. */

@@ -17,7 +17,7 @@ static const symmem_env_var_t env_table[] = {
      "peers are always detected)"},
     {"SYMMEM_SPIN_US", "20",
      "microseconds a wait spins before it sleeps in the kernel"},
-    {"SYMMEM_NT_COPY_MIN", "8M",
+    {"SYMMEM_NT_COPY_MIN", "16M",
      "cpu: copies of at least this many bytes use stores that bypass the cache (0 = never)"},
     {"SYMMEM_DEBUG", "0", "1 prints every error to stderr where it is detected"},
     {"SYMMEM_NVSHMEM_LIB", "",
@@ -93,7 +93,7 @@ size_t symmem__env_nt_copy_min(void)
     if (size < 0) {
         fprintf(stderr, "symmem: ignoring SYMMEM_NT_COPY_MIN=%s (not a size)\n",
                 symmem__env_string("SYMMEM_NT_COPY_MIN"));
-        size = 8LL << 20;
+        size = 16LL << 20;
     }
     return (size_t)size;
 }

@@ -65,6 +65,7 @@ struct symmem_backend {
     symmem_bootstrap_t boot;
     int me;
     int n;
+    int oversubscribed;    /* more PEs than cores: waiters yield while they spin */
     cpu_ctl_t *ctl;
     size_t ctl_size;
     char **heaps;          /* heaps[pe]: where PE pe's heap is mapped here */

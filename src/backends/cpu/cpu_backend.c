@@ -84,6 +84,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->n = boot->nranks;
     cpu->heap_size = boot->heap_size;
     cpu->heap_fd = -1;
+    cpu->oversubscribed = cpu->n > (int)sysconf(_SC_NPROCESSORS_ONLN);
     cpu->heaps = calloc((size_t)cpu->n, sizeof(*cpu->heaps));
     cpu->allocator = cpu_allocator_create(cpu->heap_size);
     cpu->world_members = calloc((size_t)cpu->n, sizeof(int));

@@ -2,6 +2,7 @@
  * waking at least every POLL_SECONDS to look for dead peers and timeouts. */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <stdio.h>
 #include <string.h>
@@ -94,6 +95,8 @@ symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_ready_func_t ready,
             if (ready(arg)) return SYMMEM_OK;
             cpu_relax();
         }
+        /* With more PEs than cores, the PE we wait for may need our core. */
+        if (cpu->oversubscribed) sched_yield();
     } while (cpu_now() < spin_until);
 
     cpu_pe_slot_t *me = &cpu->ctl->slots[cpu->me];

@@ -107,6 +107,45 @@ check("compare_swap has one winner", int(nvshmem.atomic_fetch(cnt, 0, offset=3))
 check("swap returns old", nvshmem.atomic_swap(flt, 1.0, me) in (25.0 * n, 1.0) or True)
 nvshmem.free_array(flt)
 
+# every reduction op on integers; bfloat16 through torch
+ints = nvshmem.array((512,), dtype="int32")
+out = nvshmem.array((512,), dtype="int32")
+ints[:] = (cp.arange(512) % 7 + me + 1).astype(cp.int32)
+parts = np.stack([(np.arange(512) % 7 + p + 1).astype(np.int32) for p in range(n)])
+for op, ref in (("prod", parts.prod(0)), ("and", np.bitwise_and.reduce(parts, 0)),
+                ("or", np.bitwise_or.reduce(parts, 0)), ("xor", np.bitwise_xor.reduce(parts, 0))):
+    nvshmem.reduce(W, out, ints, op)
+    check(f"reduce int32 {op}", np.array_equal(cp.asnumpy(out), ref.astype(np.int32)))
+bsrc = nvshmem.tensor((256,), dtype=torch.bfloat16)
+bdst = nvshmem.tensor((256,), dtype=torch.bfloat16)
+bsrc.fill_(me + 1)
+nvshmem.reduce(W, bdst, bsrc, "sum")
+check("reduce bfloat16 sum", bool((bdst == sum(range(1, n + 1))).all()))
+
+# every kind of stream: cuda.core, torch, CuPy, an int handle
+from cuda.core.experimental import Device
+core_stream = Device().create_stream()
+torch_stream = torch.cuda.Stream()
+for label, st in (("cuda.core", core_stream), ("torch", torch_stream), ("cupy", stream),
+                  ("int", stream.ptr)):
+    b[:] = -1
+    nvshmem.barrier_all()
+    nvshmem.put(b, a, nxt, stream=st)
+    nvshmem.quiet(stream=st)
+    nvshmem.barrier_all(stream=st)
+    if isinstance(st, int):
+        stream.synchronize()  # the int is the CuPy stream's handle
+    elif hasattr(st, "sync"):
+        st.sync()  # cuda.core
+    else:
+        st.synchronize()  # torch, CuPy
+    check(f"put on a {label} stream", bool((b == cp.arange(1000, dtype=cp.float32) + 1000 * prv).all()))
+
+# the caller's current device is left as it was
+before = cp.cuda.runtime.getDevice()
+nvshmem.put(b, a, nxt)
+check("current device unchanged", cp.cuda.runtime.getDevice() == before)
+
 # torch, peer views, DLPack
 t = nvshmem.tensor((16,), dtype=torch.float32)
 check("tensor is cuda", t.is_cuda)
@@ -119,7 +158,9 @@ check("peer view store", bool((a[:3] == -5).all()))
 buf, nbytes, _ = nvshmem.array_get_buffer(a)
 check("dlpack", cp.from_dlpack(buf).size == 4000 and torch.from_dlpack(buf).is_cuda)
 nvshmem.free_tensor(t)
-for arr in (a, b, sig, x, g, y, z, cnt):
+nvshmem.free_tensor(bsrc)
+nvshmem.free_tensor(bdst)
+for arr in (a, b, sig, x, g, y, z, cnt, ints, out):
     nvshmem.free_array(arr)
 nvshmem.finalize()
 print(f"PE {me} OK ({len(checks)} checks)")

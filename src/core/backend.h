@@ -32,6 +32,7 @@ typedef struct {
     char host[64];         /* this PE's host name */
     int device;            /* gpu: CUDA ordinal or -1 */
     int local_rank;        /* rank among the PEs of this host */
+    int local_size;        /* PEs on this host; 0 if the launcher does not say */
     size_t heap_size;      /* bytes of symmetric heap per PE */
     double timeout;        /* seconds, 0 = none */
     double spin_us;        /* spin this long before sleeping */
@@ -161,6 +162,9 @@ typedef struct symmem_backend_ops {
     int (*device)(symmem_backend_t *be);
     /* Works before init (be unused): a unique id this backend's init takes. */
     symmem_status_t (*get_unique_id)(symmem_unique_id_t *uid_p);
+    /* Whether init could succeed for boot (e.g. a GPU for every PE of the
+     * host); 0 with the reason in why if not. Called before init. */
+    int (*can_run)(const symmem_bootstrap_t *boot, char *why, size_t why_size);
     /* Collective over the PEs that pass the same key: a team of npes PEs in
      * which the caller is number index. [out] members (npes world PEs, in
      * team order) and handle_p. */

@@ -126,6 +126,19 @@ static int local_rank_from_env(int fallback)
     return fallback;
 }
 
+/* How many PEs share this host, where the launcher says. */
+static int local_size_from_env(const symmem_bootstrap_t *boot)
+{
+    static const char *const names[] = {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                        "MPI_LOCALNRANKS", NULL};
+    int value;
+    if (getenv("SYMMEM_JOB") != NULL && getenv("SYMMEM_NRANKS") != NULL)
+        return boot->nranks; /* symmem.run starts every PE on this host */
+    for (int i = 0; names[i] != NULL; i++)
+        if (env_int(names[i], &value)) return value;
+    return boot->have_uid ? 0 : boot->nranks;
+}
+
 symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
                                             symmem_bootstrap_t *boot_p)
 {
@@ -175,6 +188,7 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
                              "init: rank %d is outside the job's %d PEs", boot.rank,
                              boot.nranks);
     boot.local_rank = local_rank_from_env(boot.rank);
+    boot.local_size = local_size_from_env(&boot);
     boot.heap_size = symmem__env_symmetric_size();
     boot.timeout = symmem__env_timeout();
     boot.spin_us = symmem__env_spin_us();

@@ -22,17 +22,25 @@ void symmem_init_attr_default(symmem_init_attr_t *attr)
 /* Chooses the backend's ops table from requested or SYMMEM_BACKEND:
  * auto takes the gpu backend where it is usable, else the cpu engine. */
 static symmem_status_t choose_backend(const char *call, const char *requested,
+                                      const symmem_bootstrap_t *boot,
                                       const symmem_backend_ops_t **ops_p)
 {
     const char *name = requested != NULL ? requested : symmem__env_string("SYMMEM_BACKEND");
     const char *why = NULL;
+    char reason[512];
     if (strcmp(name, "cpu") == 0) {
         *ops_p = &symmem__cpu_backend_ops;
     } else if (strcmp(name, "auto") == 0 || name[0] == '\0') {
+        /* The gpu where it loads and every PE of the host can have a GPU. */
         const symmem_backend_ops_t *gpu = symmem__gpu_backend(&why);
+        if (gpu != NULL && boot != NULL && !gpu->can_run(boot, reason, sizeof(reason))) gpu = NULL;
         *ops_p = gpu != NULL ? gpu : &symmem__cpu_backend_ops;
     } else if (strcmp(name, "gpu") == 0) {
         *ops_p = symmem__gpu_backend(&why);
+        if (*ops_p != NULL && boot != NULL && !(*ops_p)->can_run(boot, reason, sizeof(reason))) {
+            *ops_p = NULL;
+            why = reason;
+        }
         if (*ops_p == NULL)
             return symmem__error(SYMMEM_ERR_BACKEND,
                                  "%s: backend='gpu' cannot run here: %s", call, why);
@@ -48,7 +56,7 @@ symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p)
     if (uid_p == NULL)
         return symmem__error(SYMMEM_ERR_INVALID, "get_unique_id: uid_p is NULL");
     const symmem_backend_ops_t *ops = NULL;
-    SYMMEM_CHECK(choose_backend("get_unique_id", NULL, &ops));
+    SYMMEM_CHECK(choose_backend("get_unique_id", NULL, NULL, &ops));
     return ops->get_unique_id(uid_p);
 }
 
@@ -67,10 +75,10 @@ symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
         return symmem__error(SYMMEM_ERR_INVALID,
                              "init: attr is NULL or has version %u (expected %u)",
                              attr ? attr->version : 0, SYMMEM_INIT_ATTR_VERSION);
-    const symmem_backend_ops_t *ops = NULL;
-    SYMMEM_CHECK(choose_backend("init", attr->backend, &ops));
     symmem_bootstrap_t boot;
     SYMMEM_CHECK(symmem__bootstrap_from_attr(attr, &boot));
+    const symmem_backend_ops_t *ops = NULL;
+    SYMMEM_CHECK(choose_backend("init", attr->backend, &boot, &ops));
     symmem__error_set_pe(boot.rank);
     symmem_backend_t *be;
     symmem_status_t status = ops->init(&boot, &be);

@@ -17,7 +17,7 @@ typedef struct {
     char *ptr;     /* the memory, or the stream handle */
     Py_ssize_t nbytes;
     Py_ssize_t itemsize;
-    char format[8];
+    char format[16];
 } cache_entry_t;
 
 typedef struct {

@@ -60,7 +60,7 @@ typedef struct {
     char *ptr;
     Py_ssize_t nbytes;
     Py_ssize_t itemsize;
-    char format[8];     /* struct-module format of one element, "B" for raw bytes */
+    char format[16];    /* struct-module format of one element, "B" for raw bytes */
     Py_buffer view;     /* held while the memory is used; view.obj NULL if none */
     PyObject *keep;     /* a reference held while the memory is used */
 } memory_t;

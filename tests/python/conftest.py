@@ -18,7 +18,7 @@ import pytest
 # Variables through which a launcher tells init() who is who. Tests that start
 # processes themselves remove them so the parent's environment cannot leak in.
 LAUNCHER_VARS = re.compile(
-    r"^(SYMMEM_(JOB|RANK|NRANKS|LOCAL_RANK|STATUS_DIR|BACKEND|TIMEOUT)|RANK|WORLD_SIZE|"
+    r"^(SYMMEM_(JOB|RANK|NRANKS|LOCAL_RANK|STATUS_DIR|TIMEOUT)|RANK|WORLD_SIZE|"
     r"LOCAL_RANK|LOCAL_WORLD_SIZE|MASTER_ADDR|MASTER_PORT|TORCHELASTIC_.*|OMPI_.*|PMIX_.*|"
     r"SLURM_.*|PMI_.*|MPI_LOCALRANKID)$")
 

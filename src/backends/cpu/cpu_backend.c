@@ -366,6 +366,12 @@ static void cpu_heap_range(cpu_t *cpu, uintptr_t *start_p, size_t *size_p)
     *size_p = cpu->heap_size;
 }
 
+static int cpu_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size)
+{
+    (void)boot, (void)why, (void)why_size;
+    return 1; /* anywhere with shared memory */
+}
+
 static int cpu_device(cpu_t *cpu)
 {
     (void)cpu;
@@ -422,4 +428,5 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .get_unique_id = symmem__cpu_unique_id,
     .heap_range = cpu_heap_range,
     .team_init = cpu_team_init,
+    .can_run = cpu_can_run,
 };

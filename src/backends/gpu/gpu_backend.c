@@ -210,6 +210,25 @@ static symmem_status_t start_nvshmem(gpu_t *g)
     return SYMMEM_OK;
 }
 
+/* NVSHMEM wants a GPU of its own for every PE of a host (several PEs on one
+ * GPU hang in its start-up here), so that is checked before it starts. */
+static int gpu_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size)
+{
+    int count = 0;
+    libs.cuDeviceGetCount(&count);
+    if (boot->device >= count) {
+        snprintf(why, why_size, "device=%d but this host has %d CUDA devices", boot->device,
+                 count);
+        return 0;
+    }
+    if (boot->device < 0 && boot->local_size > count) {
+        snprintf(why, why_size, "%d PEs on this host but only %d GPUs (one PE per GPU)",
+                 boot->local_size, count);
+        return 0;
+    }
+    return 1;
+}
+
 static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
 {
     int count = 0;
@@ -814,6 +833,7 @@ static const symmem_backend_ops_t gpu_ops = {
     .get_unique_id = gpu_unique_id,
     .heap_range = gpu_heap_range,
     .team_init = gpu_team_init,
+    .can_run = gpu_can_run,
 };
 
 __attribute__((visibility("default"))) int symmem_gpu_backend_open(

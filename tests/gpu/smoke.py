@@ -123,8 +123,12 @@ nvshmem.reduce(W, bdst, bsrc, "sum")
 check("reduce bfloat16 sum", bool((bdst == sum(range(1, n + 1))).all()))
 
 # every kind of stream: cuda.core, torch, CuPy, an int handle
-from cuda.core.experimental import Device
-core_stream = Device().create_stream()
+try:
+    from cuda.core import Device
+except ImportError:  # cuda.core before 0.4
+    from cuda.core.experimental import Device
+core_stream = Device(nvshmem.get_peer_buffer(nvshmem.array_get_buffer(a)[0], me).device_id
+                     ).create_stream()
 torch_stream = torch.cuda.Stream()
 for label, st in (("cuda.core", core_stream), ("torch", torch_stream), ("cupy", stream),
                   ("int", stream.ptr)):

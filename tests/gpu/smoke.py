@@ -127,8 +127,9 @@ try:
     from cuda.core import Device
 except ImportError:  # cuda.core before 0.4
     from cuda.core.experimental import Device
-core_stream = Device(nvshmem.get_peer_buffer(nvshmem.array_get_buffer(a)[0], me).device_id
-                     ).create_stream()
+device = Device(cp.cuda.runtime.getDevice())
+device.set_current()
+core_stream = device.create_stream()
 torch_stream = torch.cuda.Stream()
 for label, st in (("cuda.core", core_stream), ("torch", torch_stream), ("cupy", stream),
                   ("int", stream.ptr)):

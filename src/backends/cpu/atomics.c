@@ -74,6 +74,6 @@ symmem_status_t cpu_atomic(cpu_t *cpu, symmem_atomic_op_t op, void *target,
     }
     if (fetched_p) *fetched_p = old;
     /* A waiter on PE pe may be watching this element (wait_until). */
-    if (op != SYMMEM_ATOMIC_FETCH) cpu_ring(cpu, pe);
+    if (op != SYMMEM_ATOMIC_FETCH) cpu_ring(cpu, pe, CPU_WAIT_DATA);
     return SYMMEM_OK;
 }

@@ -48,8 +48,8 @@ symmem_status_t cpu_barrier(cpu_t *cpu, const char *call, const symmem_team_view
     atomic_store_explicit(&cpu->ctl->slots[cpu->me].epoch[channel], w.epoch,
                           memory_order_release);
     for (int i = 0; i < team->n; i++)
-        if (team->members[i] != cpu->me) cpu_ring(cpu, team->members[i]);
-    symmem_status_t status = cpu_wait(cpu, call, barrier_ready, barrier_pending, &w, 0);
+        if (team->members[i] != cpu->me) cpu_ring(cpu, team->members[i], CPU_WAIT_PEERS);
+    symmem_status_t status = cpu_wait(cpu, call, CPU_WAIT_PEERS, barrier_ready, barrier_pending, &w, 0);
     if (status != SYMMEM_OK) --cpu->epoch[channel]; /* stays consistent for messages */
     return status;
 }

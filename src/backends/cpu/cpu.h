@@ -39,7 +39,7 @@ typedef struct {
     uint64_t start_time;     /* /proc/<pid>/stat field 22, against pid reuse */
     char host[64];
     alignas(CPU_CACHELINE) _Atomic uint32_t doorbell; /* bumped by every waker */
-    _Atomic uint32_t sleepers;                        /* waiters in futex_wait */
+    _Atomic uint32_t sleepers[2]; /* waiters in futex_wait, by cpu_wait_kind_t */
     alignas(CPU_CACHELINE) _Atomic uint64_t epoch[CPU_BARRIER_CHANNELS];
     /* double-buffered by seq, one pair per channel: only that channel's team reads it */
     alignas(CPU_CACHELINE) cpu_agree_t agree[CPU_BARRIER_CHANNELS][2];
@@ -102,15 +102,21 @@ int cpu_peer_dead(cpu_t *cpu, int pe, char *how, size_t how_size, double *when_p
 
 /* ---- wait.c: doorbells and the one wait loop ---- */
 double cpu_now(void);
-/* Wakes PE pe if it sleeps in a wait (call after the store it waits for). */
-void cpu_ring(cpu_t *cpu, int pe);
+/* What a sleeping PE waits for: its peers (barriers, start-up), or data
+ * (signal_wait, wait_until). A put wakes only data waiters, so puts to a PE
+ * that sleeps in a barrier cost no system call. */
+typedef enum { CPU_WAIT_PEERS = 0, CPU_WAIT_DATA = 1 } cpu_wait_kind_t;
+/* Wakes PE pe if it sleeps in a wait of this kind (call after the store it
+ * waits for). */
+void cpu_ring(cpu_t *cpu, int pe, cpu_wait_kind_t kind);
 typedef int (*cpu_ready_func_t)(void *arg);
 /* Lists, into out, the PEs still awaited (for messages). */
 typedef void (*cpu_pending_func_t)(void *arg, char *out, size_t size);
 /* Waits until ready(arg). Fails with PEER_DEAD when a peer dies or TIMEOUT
  * when SYMMEM_TIMEOUT (or deadline, if > 0) passes; call names the caller. */
-symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_ready_func_t ready,
-                         cpu_pending_func_t pending, void *arg, double deadline);
+symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
+                         cpu_ready_func_t ready, cpu_pending_func_t pending, void *arg,
+                         double deadline);
 
 /* ---- barrier.c: barriers and agreement ---- */
 /* Waits until every member of the team arrives on its channel. */

@@ -101,7 +101,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     SYMMEM_CHECK_GOTO(cpu_heap_create(cpu), status, err_free);
     SYMMEM_CHECK_GOTO(claim_slot(cpu), status, err_unlink);
     joined_wait_t w = {cpu};
-    SYMMEM_CHECK_GOTO(cpu_wait(cpu, "init", all_joined, not_joined, &w, deadline), status,
+    SYMMEM_CHECK_GOTO(cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, &w, deadline), status,
                       err_unlink);
     SYMMEM_CHECK_GOTO(check_one_host(cpu), status, err_unlink);
     for (int pe = 0; pe < cpu->n; pe++)
@@ -210,7 +210,7 @@ static symmem_status_t cpu_put(cpu_t *cpu, void *dst, const void *src, size_t nb
     else cpu_copy(target, src, nbytes, nbytes);
     /* A waiter on PE pe may be watching this memory (wait_until). */
     atomic_thread_fence(memory_order_release);
-    cpu_ring(cpu, pe);
+    cpu_ring(cpu, pe, CPU_WAIT_DATA);
     return SYMMEM_OK;
 }
 
@@ -257,7 +257,7 @@ static symmem_status_t cpu_put_signal(cpu_t *cpu, void *dst, const void *src, si
     /* release: a PE that acquires the new signal value sees the data. */
     if (op == SYMMEM_SIGNAL_SET) atomic_store_explicit(remote, value, memory_order_release);
     else atomic_fetch_add_explicit(remote, value, memory_order_release);
-    cpu_ring(cpu, pe);
+    cpu_ring(cpu, pe, CPU_WAIT_DATA);
     return SYMMEM_OK;
 }
 
@@ -332,7 +332,7 @@ static symmem_status_t cpu_signal_wait_until(cpu_t *cpu, uint64_t *sig, symmem_c
 {
     (void)stream;
     element_wait_t w = {sig, SYMMEM_DTYPE_UINT64, cmp, (int64_t)value, 0};
-    SYMMEM_CHECK(cpu_wait(cpu, "signal_wait", element_ready, element_pending, &w, 0));
+    SYMMEM_CHECK(cpu_wait(cpu, "signal_wait", CPU_WAIT_DATA, element_ready, element_pending, &w, 0));
     if (value_p) *value_p = w.seen;
     return SYMMEM_OK;
 }
@@ -348,7 +348,7 @@ static symmem_status_t cpu_wait_until(cpu_t *cpu, void *ivar, symmem_dtype_t dty
                                       symmem_cmp_t cmp, int64_t value)
 {
     element_wait_t w = {ivar, dtype, cmp, value, 0};
-    return cpu_wait(cpu, "wait_until", element_ready, element_pending, &w, 0);
+    return cpu_wait(cpu, "wait_until", CPU_WAIT_DATA, element_ready, element_pending, &w, 0);
 }
 
 static symmem_status_t cpu_test(cpu_t *cpu, void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,

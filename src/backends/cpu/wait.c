@@ -34,13 +34,13 @@ static void futex_wake_all(_Atomic uint32_t *word)
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-void cpu_ring(cpu_t *cpu, int pe)
+void cpu_ring(cpu_t *cpu, int pe, cpu_wait_kind_t kind)
 {
     cpu_pe_slot_t *slot = &cpu->ctl->slots[pe];
     /* seq_cst pairs with the waiter's sleepers increment: either we see it
      * and wake, or it sees our doorbell bump and does not sleep. */
     atomic_fetch_add_explicit(&slot->doorbell, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&slot->sleepers, memory_order_seq_cst) != 0)
+    if (atomic_load_explicit(&slot->sleepers[kind], memory_order_seq_cst) != 0)
         futex_wake_all(&slot->doorbell);
 }
 
@@ -83,8 +83,9 @@ static symmem_status_t check_failures(cpu_t *cpu, const char *call, cpu_pending_
     return SYMMEM_OK;
 }
 
-symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_ready_func_t ready,
-                         cpu_pending_func_t pending, void *arg, double deadline)
+symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
+                         cpu_ready_func_t ready, cpu_pending_func_t pending, void *arg,
+                         double deadline)
 {
     if (ready(arg)) return SYMMEM_OK;
     double started = cpu_now();
@@ -102,11 +103,11 @@ symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_ready_func_t ready,
     cpu_pe_slot_t *me = &cpu->ctl->slots[cpu->me];
     double next_check = started;
     for (;;) {
-        atomic_fetch_add_explicit(&me->sleepers, 1, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&me->sleepers[kind], 1, memory_order_seq_cst);
         uint32_t seq = atomic_load_explicit(&me->doorbell, memory_order_seq_cst);
         int done = ready(arg);
         if (!done) futex_wait(&me->doorbell, seq, POLL_SECONDS);
-        atomic_fetch_sub_explicit(&me->sleepers, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&me->sleepers[kind], 1, memory_order_relaxed);
         if (done || ready(arg)) return SYMMEM_OK;
         double now = cpu_now();
         if (now >= next_check) {

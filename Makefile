@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 CC ?= cc
-CFLAGS ?= -O2 -g -Wall -Wextra -Werror=implicit-function-declaration
+CFLAGS ?= -O3 -g -Wall -Wextra -Werror=implicit-function-declaration
 CFLAGS += -std=gnu11 -fPIC -Iinclude -pthread
 LDLIBS := -pthread -ldl
 

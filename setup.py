@@ -8,7 +8,7 @@ core_sources = sorted(
     glob("src/python/*.c") + glob("src/core/*.c") + glob("src/backends/cpu/*.c")
 )
 headers = glob("include/symmem/*.h") + glob("src/*/*.h") + glob("src/backends/*/*.h")
-flags = ["-std=gnu11", "-O2", "-Wall", "-Wno-missing-field-initializers"]
+flags = ["-std=gnu11", "-O3", "-Wall", "-Wno-missing-field-initializers"]
 
 setup(
     ext_modules=[

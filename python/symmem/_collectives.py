@@ -7,7 +7,7 @@ import time
 
 from symmem import _symmem
 from symmem._errors import invalid
-from symmem._teams import _handle
+from symmem._teams import _team_int
 
 _KINDS = {"reduce": 0, "reducescatter": 1, "alltoall": 2, "fcollect": 3, "broadcast": 4}
 REDUCE_OPS = ("sum", "min", "max", "prod", "and", "or", "xor")
@@ -19,7 +19,13 @@ _DTYPE_NAMES = {"half": "float16", "float": "float32", "double": "float64", "cha
                 "ulong": "uint64", "ulonglong": "uint64", "size": "uint64", "ptrdiff": "int64"}
 
 
+_OP_CODES = {name: code for code, name in enumerate(REDUCE_OPS)}
+
+
 def _op_code(op, call):
+    code = _OP_CODES.get(op) if isinstance(op, str) else None
+    if code is not None:
+        return code
     name = getattr(op, "name", op)
     name = name.lower() if isinstance(name, str) else name
     if name not in REDUCE_OPS:
@@ -28,7 +34,7 @@ def _op_code(op, call):
 
 
 def _run(kind, team, dst, src, op=None, root=0, stream=None, dtype=None):
-    handle = _handle(team, kind)
+    handle = _team_int(team, kind)
     code = _op_code(op, kind) if kind in ("reduce", "reducescatter") else 0
     if isinstance(root, bool) or not isinstance(root, int):
         raise invalid(f"{kind}: root={root!r} must be an int")

@@ -50,6 +50,17 @@ def _handle(team, call, arg="team"):
     return int(team)
 
 
+def _team_int(team, call, arg="team"):
+    """team as an int, for calls whose C side checks the team itself (that
+    it exists and this PE is a member): the fast path of barriers and
+    collectives."""
+    if team is None:
+        raise invalid(f"{call}: {arg} is None (this PE is not a member of that team)")
+    if isinstance(team, bool) or not isinstance(team, int):
+        raise invalid(f"{call}: {arg}={team!r} is not a team")
+    return int(team)
+
+
 def team_my_pe(team):
     return _symmem.team_query(_MY_PE, _handle(team, "team_my_pe"))
 
@@ -146,12 +157,12 @@ def get_team_unique_id():
 
 def barrier(team, stream=None):
     """Completes this PE's puts, then waits for every PE of the team."""
-    _symmem.team_barrier(0, _handle(team, "barrier"), stream)
+    _symmem.team_barrier(0, _team_int(team, "barrier"), stream)
 
 
 def sync(team, stream=None):
     """Waits for every PE of the team."""
-    _symmem.team_barrier(1, _handle(team, "sync"), stream)
+    _symmem.team_barrier(1, _team_int(team, "sync"), stream)
 
 
 __all__ = ["Team", "TeamConfig", "Teams", "team_my_pe", "team_n_pes", "team_translate_pe",

@@ -183,8 +183,12 @@ static PyObject *py_collective(PyObject *module, PyObject *const *args, Py_ssize
                       symmem_dtype_name(ddt), symmem_dtype_name(sdt));
         goto out;
     }
-    if (n < 1) { /* let the core name the bad team */
-        result = raise_status(st, symmem_team_barrier(team, SYMMEM_STREAM_NONE));
+    if (n < 1) {
+        if (!symmem_initialized())
+            raise_invalid(st, "%s: symmem is not initialized (call init() first)", call);
+        else
+            raise_invalid(st, "%s: team=%d is not a valid team (never created, destroyed, or "
+                              "this PE is not a member)", call, team);
         goto out;
     }
     size_t size = symmem_dtype_size(sdt);

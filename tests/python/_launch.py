@@ -2,7 +2,8 @@
 
 Each test writes one PE program (HEADER prepended) and runs it on n PEs
 through `python -m symmem.run`; every PE checks what it got against a NumPy
-reference, raises on the first difference, and prints "PE k OK" at the end.
+reference (check_equal copies CuPy arrays to the host first: see conftest),
+raises on the first difference, and prints "PE k OK" at the end.
 The test then asserts rc == 0 and that every PE printed its OK line once.
 """
 import textwrap
@@ -23,7 +24,7 @@ def fail(what):
 
 def check_equal(got, expected, what):
     """Every element equal (float16 within np.allclose), same shape and dtype."""
-    got, expected = np.asarray(got), np.asarray(expected)
+    got, expected = host(got), host(expected)
     if got.shape != expected.shape or got.dtype != expected.dtype:
         fail(f"{what}: got {got.dtype}{got.shape}, expected {expected.dtype}{expected.shape}")
     if got.dtype == np.float16:

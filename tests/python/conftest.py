@@ -5,7 +5,16 @@ Multi-PE tests write a program to tmp_path and start it through the launcher
 prepended: the imports, the list of dtypes, and small helpers, so that each
 PE can assert on what it received and finish with `ok()` (prints "PE k OK").
 The test then checks rc == 0 and that every PE printed its OK line.
+
+The PEs run on the backend SYMMEM_BACKEND names (it passes to them): the cpu
+engine here and in CI, where symmetric arrays are NumPy arrays; with
+SYMMEM_BACKEND=gpu, one PE per GPU, where they are CuPy arrays. PRELUDE's
+xp() and host() let one program serve both: fill a symmetric array with
+`a[:] = xp().asarray(numpy_values)` and compare `host(a)` (check_equal does).
+Tests of what only the cpu engine does carry @cpu_only(reason); a test that
+starts more PEs than there are GPUs is skipped on the gpu backend.
 """
+import functools
 import os
 import re
 import subprocess
@@ -22,6 +31,32 @@ LAUNCHER_VARS = re.compile(
     r"LOCAL_RANK|LOCAL_WORLD_SIZE|MASTER_ADDR|MASTER_PORT|TORCHELASTIC_.*|OMPI_.*|PMIX_.*|"
     r"SLURM_.*|PMI_.*|MPI_LOCALRANKID)$")
 
+# SYMMEM_BACKEND=gpu runs the PEs on the gpu backend; anything else (unset,
+# "cpu", "auto" on a machine without a GPU) on the cpu engine.
+ON_GPU = os.environ.get("SYMMEM_BACKEND") == "gpu"
+
+
+def cpu_only(reason):
+    """Marks a test of what only the cpu backend does: skipped when SYMMEM_BACKEND=gpu."""
+    return pytest.mark.skipif(ON_GPU, reason=f"cpu backend only: {reason}")
+
+
+@functools.lru_cache(maxsize=None)
+def gpu_count():
+    """How many GPUs this host has; asked (through CuPy) only when SYMMEM_BACKEND=gpu."""
+    if not ON_GPU:
+        return 0
+    import cupy
+    return cupy.cuda.runtime.getDeviceCount()
+
+
+def require_gpus(n):
+    """On the gpu backend every PE needs a GPU of its own: skips the calling test
+    where this host has fewer than n. Does nothing on the cpu backend."""
+    if ON_GPU and gpu_count() < n:
+        pytest.skip(f"SYMMEM_BACKEND=gpu: {n} PEs need {n} GPUs, this host has {gpu_count()}")
+
+
 PRELUDE = '''\
 import os, sys, time, signal, pickle, warnings
 import numpy as np
@@ -30,6 +65,36 @@ import symmem as nvshmem
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
           "uint64", "float16", "float32", "float64"]
 INT_DTYPES = [d for d in DTYPES if d.startswith(("int", "uint"))]
+
+
+def xp():
+    """The module of symmetric arrays (ask after init()): CuPy on the gpu backend,
+    else NumPy. A symmetric array a takes NumPy values as a[:] = xp().asarray(v)."""
+    if nvshmem.get_version().backend == "gpu":
+        import cupy
+        return cupy
+    return np
+
+
+def host(a):
+    """A NumPy array with a's contents (a CuPy array is copied off the GPU)."""
+    if type(a).__module__.partition(".")[0] == "cupy":
+        return a.get()
+    return np.asarray(a)
+
+
+def address(a):
+    """The address of the first element of a NumPy or CuPy array."""
+    interface = getattr(a, "__cuda_array_interface__", None) or a.__array_interface__
+    return interface["data"][0]
+
+
+def buffer_view(buf, dtype="uint8"):
+    """An array of dtype over the bytes of a Buffer: NumPy on the cpu backend,
+    CuPy (over device memory) on the gpu backend."""
+    if xp() is np:
+        return np.frombuffer(buf, dtype=dtype)
+    return xp().from_dlpack(buf).view(dtype)
 
 
 def values(pe, dtype, count=8, salt=0):
@@ -49,7 +114,7 @@ def check(cond, what):
 
 
 def check_equal(got, expected, what):
-    got, expected = np.asarray(got), np.asarray(expected)
+    got, expected = host(got), host(expected)
     if got.shape != expected.shape or not np.array_equal(got, expected):
         raise AssertionError(f"PE {nvshmem.my_pe()}: {what}: got {got!r}, expected {expected!r}")
 
@@ -120,7 +185,9 @@ class Result:
 
 
 def launch(n, program, timeout=60, env=None, args=(), launcher_args=()):
-    """Runs program (a path) on n PEs through the launcher."""
+    """Runs program (a path) on n PEs through the launcher (skips the test on the
+    gpu backend where there are fewer than n GPUs)."""
+    require_gpus(n)
     cmd = [sys.executable, "-m", "symmem.run", "-n", str(n), "--timeout", str(timeout),
            *map(str, launcher_args), str(program), *map(str, args)]
     start = time.monotonic()

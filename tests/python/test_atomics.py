@@ -1,4 +1,4 @@
-"""Atomics on the cpu engine at 1..4 PEs: every operation's result and return
+"""Atomics at 1..4 PEs: every operation's result and return
 value on every allowed dtype (local and remote, offset= and dtype=), the
 dtypes and arguments each one refuses, and hammering from all PEs at once
 (fetch_add, inc, float add, fetch_inc, a compare_swap spin lock around a
@@ -166,7 +166,7 @@ for dt in ("int8", "int16", "uint8", "uint16", "float16", "bool"):
 
 # offset= on an int32 array: only element 3 changes
 a = nvshmem.array((8,), dtype="int32")
-a[:] = np.arange(8) * 10
+a[:] = xp().asarray(np.arange(8) * 10)
 nvshmem.barrier_all()
 if me == 0:
     for pe in range(n):
@@ -184,7 +184,7 @@ nvshmem.free_array(a)
 
 # dtype= on a raw Buffer (and overriding an array's dtype)
 buf = nvshmem.buffer(64)
-raw = np.frombuffer(buf, dtype=np.uint8)
+raw = buffer_view(buf, np.uint8)
 raw[:] = 0
 nvshmem.barrier_all()
 if me == n - 1:
@@ -203,10 +203,10 @@ if me == n - 1:
     expect_invalid("atomic_fetch", nvshmem.atomic_fetch, buf, 0, dtype="int8")
 nvshmem.barrier_all()
 if me == 0:
-    v = np.frombuffer(buf, dtype=np.int64)
+    v = buffer_view(buf, np.int64)
     check(v[0] == 2**40 + 8 and v[3] == 1 and v[1] == 0,
           f"Buffer after the atomics: {v.tolist()}")
-    check(np.frombuffer(buf, dtype=np.float64)[2] == 2.5, "float64 element 2")
+    check(buffer_view(buf, np.float64)[2] == 2.5, "float64 element 2")
 nvshmem.barrier_all()
 nvshmem.free(buf)
 a = nvshmem.array((4,), dtype="int32")     # dtype= reinterprets an array
@@ -277,7 +277,7 @@ for j in range(N):
     mine[j] = nvshmem.atomic_fetch_add(counter, 1, 0)
 check(all(mine[j] < mine[j + 1] for j in range(0, N - 1, 97)), "my fetches do not increase")
 nvshmem.fcollect(W, everyone, mine)
-check_equal(np.sort(everyone), np.arange(n * N, dtype=np.int64), "fetch_add tickets")
+check_equal(np.sort(host(everyone)), np.arange(n * N, dtype=np.int64), "fetch_add tickets")
 check(nvshmem.atomic_fetch(counter, 0) == n * N, "fetch_add total")
 if me == 0:
     check(counter[0] == n * N, f"int64 counter is {counter[0]}, expected {n * N}")
@@ -298,7 +298,8 @@ M = 3000
 for j in range(M):
     mine[j] = nvshmem.atomic_fetch_inc(tickets, n - 1)
 nvshmem.fcollect(W, everyone[:n * M], mine[:M])
-check_equal(np.sort(everyone[:n * M]), np.arange(n * M, dtype=np.int64), "fetch_inc tickets")
+check_equal(np.sort(host(everyone[:n * M])), np.arange(n * M, dtype=np.int64),
+            "fetch_inc tickets")
 
 # 4. a spin lock from compare_swap around a non-atomic read-modify-write
 L = 500

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import symmem
-from conftest import clean_env, run_plain, wait_all, write_program
+from conftest import clean_env, cpu_only, require_gpus, run_plain, wait_all, write_program
 
 # After init, every PE checks who it is, then puts into the next PE and
 # checks what it got from the previous one.
@@ -21,11 +21,12 @@ def ring_check(expected_me, expected_n):
     me, n = nvshmem.my_pe(), nvshmem.n_pes()
     check(me == expected_me, f"my_pe {me} != {expected_me}")
     check(n == expected_n, f"n_pes {n} != {expected_n}")
-    check(nvshmem.get_version().backend == "cpu", "backend")
+    want = "gpu" if os.environ.get("SYMMEM_BACKEND") == "gpu" else "cpu"
+    check(nvshmem.get_version().backend == want, f"backend {nvshmem.get_version().backend!r}")
     check(nvshmem.init_status() == nvshmem.InitStatus.STATUS_IS_INITIALIZED, "status")
     src = nvshmem.array((6,), dtype="int64")
     dst = nvshmem.array((6,), dtype="int64")
-    src[:] = np.arange(6) + 100 * me
+    src[:] = xp().asarray(np.arange(6) + 100 * me)
     dst[:] = -1
     nvshmem.barrier_all()
     nvshmem.put(dst, src, (me + 1) % n)
@@ -80,6 +81,12 @@ def test_unique_id_round_trips():
         symmem.UniqueID.from_bytes(raw[:-1])
 
 
+# These tests make the uid in the test process and hand it to the PEs; NVSHMEM's
+# uid names a socket of the process that made it (tests/gpu/startup.py covers
+# uid start-up on GPUs, with PE 0 making the uid).
+uid_made_by_the_test = cpu_only("the test process makes the uid for PEs it starts itself, and "
+                                "NVSHMEM's uid names a socket of the process that made it")
+
 UID_PROGRAM = """
 rank, nranks, uid_file, how = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 with open(uid_file, "rb") as f:
@@ -92,6 +99,7 @@ ring_check(rank, nranks)
 """
 
 
+@uid_made_by_the_test
 @pytest.mark.parametrize("n, how", [(1, "bytes"), (2, "bytes"), (3, "pickle"), (4, "bytes")])
 def test_uid_bootstrap(tmp_path, n, how):
     uid = symmem.get_unique_id()
@@ -102,6 +110,7 @@ def test_uid_bootstrap(tmp_path, n, how):
     check_outputs(wait_all(procs, timeout=60), n)
 
 
+@uid_made_by_the_test
 def test_two_uid_jobs_side_by_side(tmp_path):
     # Two jobs with different ids do not mix, even with the same ranks.
     prog = write_program(tmp_path, RING_CHECK + UID_PROGRAM)
@@ -166,6 +175,7 @@ ring_check(int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"]))
 
 @pytest.mark.parametrize("n", [2, 3])
 def test_torchrun_environment(tmp_path, n):
+    require_gpus(n)
     prog = write_program(tmp_path, RING_CHECK + TORCHRUN_PROGRAM)
     port = str(random.randint(20000, 60000))
     procs = [run_plain(prog, env={"RANK": str(rank), "WORLD_SIZE": str(n),

@@ -1,4 +1,4 @@
-"""Collectives on the cpu engine: reduce (every op), reducescatter, alltoall,
+"""Collectives: reduce (every op), reducescatter, alltoall,
 fcollect, broadcast (every root), barrier/sync, collective_on_buffer, over
 the world team, strided teams, the x and y teams of a 2-D split and the
 predefined teams, for every dtype, at 1..4 PEs. Every PE checks every element
@@ -137,18 +137,18 @@ for dt in DTYPES:
                 continue
             # reduce (all-reduce)
             DST[:] = fill
-            SRC[:R] = contrib(me, dt, R, op, 1)
+            SRC[:R] = xp().asarray(contrib(me, dt, R, op, 1))
             nvshmem.reduce(team, DST[:R + 2], SRC[:R], op)
             check_equal(DST[:R], reference(pes, dt, R, op, 1), f"reduce {op} {what}")
             check_equal(DST[R:], np.full(MAXE - R, fill), f"reduce {op} {what}: past the end")
             check_equal(SRC[:R], contrib(me, dt, R, op, 1), f"reduce {op} {what}: src changed")
             # in place
-            SRC[:R] = contrib(me, dt, R, op, 2)
+            SRC[:R] = xp().asarray(contrib(me, dt, R, op, 2))
             nvshmem.reduce(team, SRC[:R], SRC[:R], op)
             check_equal(SRC[:R], reference(pes, dt, R, op, 2), f"in-place reduce {op} {what}")
             # reducescatter: block i of the reduction
             DST[:] = fill
-            SRC[:k * RS] = contrib(me, dt, k * RS, op, 3)
+            SRC[:k * RS] = xp().asarray(contrib(me, dt, k * RS, op, 3))
             nvshmem.reducescatter(team, DST, SRC[:k * RS], op)
             full = reference(pes, dt, k * RS, op, 3)
             check_equal(DST[:RS], full[i * RS:(i + 1) * RS], f"reducescatter {op} {what}")
@@ -157,14 +157,14 @@ for dt in DTYPES:
             done += 3
         # alltoall: block j of member i's src lands in block i of member j's dst
         DST[:] = fill
-        SRC[:k * A2A] = data(me, dt, k * A2A, 4)
+        SRC[:k * A2A] = xp().asarray(data(me, dt, k * A2A, 4))
         nvshmem.alltoall(team, DST[:k * A2A + 1], SRC[:k * A2A])
         expect = np.concatenate([data(pe, dt, k * A2A, 4)[i * A2A:(i + 1) * A2A] for pe in pes])
         check_equal(DST[:k * A2A], expect, f"alltoall {what}")
         check_equal(DST[k * A2A:], np.full(MAXE - k * A2A, fill), f"alltoall {what}: past end")
         # fcollect: member j's src lands in block j of every dst
         DST[:] = fill
-        SRC[:FC] = data(me, dt, FC, 5)
+        SRC[:FC] = xp().asarray(data(me, dt, FC, 5))
         nvshmem.fcollect(team, DST, SRC[:FC])
         expect = np.concatenate([data(pe, dt, FC, 5) for pe in pes])
         check_equal(DST[:k * FC], expect, f"fcollect {what}")
@@ -172,14 +172,14 @@ for dt in DTYPES:
         # broadcast from every root (team-relative)
         for root in range(k):
             DST[:] = fill
-            SRC[:BC] = data(me, dt, BC, 6 + root)
+            SRC[:BC] = xp().asarray(data(me, dt, BC, 6 + root))
             nvshmem.broadcast(team, DST[:BC + 1], SRC[:BC], root=root)
             check_equal(DST[:BC], data(pes[root], dt, BC, 6 + root),
                         f"broadcast root={root} {what}")
             check_equal(DST[BC:], np.full(MAXE - BC, fill), f"broadcast {what}: past the end")
             check_equal(SRC[:BC], data(me, dt, BC, 6 + root), f"broadcast {what}: src changed")
         # broadcast in place, root given positionally
-        SRC[:BC] = data(me, dt, BC, 20)
+        SRC[:BC] = xp().asarray(data(me, dt, BC, 20))
         nvshmem.broadcast(team, SRC[:BC], SRC[:BC], k - 1)
         check_equal(SRC[:BC], data(pes[k - 1], dt, BC, 20), f"in-place broadcast {what}")
         done += 3 + k
@@ -193,7 +193,7 @@ BIG = 50_000
 for dt, op in (("float64", "sum"), ("int32", "max"), ("uint8", "xor"), ("float16", "sum")):
     src = nvshmem.array((n * BIG,), dtype=dt)
     dst = nvshmem.array((n * BIG,), dtype=dt)
-    src[:] = contrib(me, dt, n * BIG, op, 7)
+    src[:] = xp().asarray(contrib(me, dt, n * BIG, op, 7))
     nvshmem.reduce(W, dst, src, op)
     check_equal(dst, reference(range(n), dt, n * BIG, op, 7), f"big reduce {op} {dt}")
     nvshmem.reducescatter(W, dst[:BIG], src, op)
@@ -208,7 +208,7 @@ for dt, op in (("float64", "sum"), ("int32", "max"), ("uint8", "xor"), ("float16
 # 2-D arrays: counts come from the whole (contiguous) array
 src = nvshmem.array((3, 4), dtype="int64")
 dst = nvshmem.array((3, 4), dtype="int64")
-src[:] = np.arange(12).reshape(3, 4) * (me + 1)
+src[:] = xp().asarray(np.arange(12).reshape(3, 4) * (me + 1))
 nvshmem.reduce(W, dst, src, "sum")
 check_equal(dst, np.arange(12).reshape(3, 4) * (n * (n + 1) // 2), "2-D reduce")
 nvshmem.free_array(dst)
@@ -217,7 +217,7 @@ nvshmem.free_array(src)
 # views that start inside an allocation (at different offsets in dst and src)
 src = nvshmem.array((20,), dtype="int32")
 dst = nvshmem.array((20,), dtype="int32")
-src[:] = np.arange(20) + me
+src[:] = xp().asarray(np.arange(20) + me)
 dst[:] = -1
 nvshmem.reduce(W, dst[3:8], src[5:10], "sum")
 expect = np.full(20, -1, np.int32)
@@ -314,42 +314,42 @@ for team in (W, odd):
         if team is not None:
             pes = members(team)
             k, i = len(pes), nvshmem.team_my_pe(team)
-            s = np.frombuffer(sbuf, dtype=dt)
-            sm = np.frombuffer(small, dtype=dt)
-            d = np.frombuffer(dbuf, dtype=np.uint8)
+            s = buffer_view(sbuf, dt)
+            sm = buffer_view(small, dt)
+            d = buffer_view(dbuf, np.uint8)
             dview = lambda count: d[:count * size].view(dt)
             what = f"collective_on_buffer dtype={name} team {pes}"
             # reduce: the count comes from src (dest is larger)
-            s[:] = contrib(me, dt, n * C, "sum", 1)
+            s[:] = xp().asarray(contrib(me, dt, n * C, "sum", 1))
             t = nvshmem.collective_on_buffer("reduce", team, dbuf, sbuf, dtype=name, op="sum")
             check(isinstance(t, float) and t == 0.0, f"{what}: returned {t!r}")
             check_equal(dview(n * C), reference(pes, dt, n * C, "sum", 1), f"{what} reduce")
             # reducescatter: src is k blocks of B
             B = n * C // k
-            s[:] = contrib(me, dt, n * C, "max", 2)
+            s[:] = xp().asarray(contrib(me, dt, n * C, "max", 2))
             nvshmem.collective_on_buffer("reducescatter", team, dbuf, sbuf, dtype=name,
                                          op="max")
             check_equal(dview(B), reference(pes, dt, n * C, "max", 2)[i * B:(i + 1) * B],
                         f"{what} reducescatter")
             # fcollect from a smaller src; enable_timing gives a float
-            sm[:] = data(me, dt, C, 3)
+            sm[:] = xp().asarray(data(me, dt, C, 3))
             ms = nvshmem.collective_on_buffer("fcollect", team, dbuf, small, dtype=name,
                                               enable_timing=True)
             check(isinstance(ms, float) and ms >= 0.0, f"{what}: enable_timing gave {ms!r}")
             check_equal(dview(k * C), np.concatenate([data(pe, dt, C, 3) for pe in pes]),
                         f"{what} fcollect")
             # alltoall: src is k blocks of B
-            s[:] = data(me, dt, n * C, 4)
+            s[:] = xp().asarray(data(me, dt, n * C, 4))
             nvshmem.collective_on_buffer("alltoall", team, dbuf, sbuf, dtype=name)
             expect = np.concatenate([data(pe, dt, n * C, 4)[i * B:(i + 1) * B] for pe in pes])
             check_equal(dview(n * C), expect, f"{what} alltoall")
             # broadcast from the last member
-            sm[:] = data(me, dt, C, 5)
+            sm[:] = xp().asarray(data(me, dt, C, 5))
             nvshmem.collective_on_buffer("broadcast", team, dbuf, small, dtype=name,
                                          root=k - 1)
             check_equal(dview(C), data(pes[k - 1], dt, C, 5), f"{what} broadcast")
             # no dtype: the Buffer's bytes
-            sm[:] = data(me, dt, C, 6)
+            sm[:] = xp().asarray(data(me, dt, C, 6))
             nvshmem.collective_on_buffer("fcollect", team, dbuf, small)
             check_equal(d[:k * C * size], np.concatenate(
                 [data(pe, dt, C, 6).view(np.uint8) for pe in pes]), f"{what} fcollect bytes")
@@ -379,6 +379,7 @@ src = nvshmem.array((4 * n,), dtype="float32")
 dst = nvshmem.array((4 * n,), dtype="float32")
 isrc = nvshmem.array((4 * n,), dtype="int32")
 src[:] = 1
+dst[:] = 0
 # every PE checks alone, in its own turn, so that an error path that waited
 # for the others would hang (and the launcher's timeout would fail the test)
 for turn in range(n):

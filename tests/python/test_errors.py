@@ -4,7 +4,7 @@ PE and the call; and the library keeps working afterwards."""
 import pytest
 
 import symmem
-from conftest import assert_all_ok, clean_env, run_plain, wait_all, write_program
+from conftest import assert_all_ok, clean_env, cpu_only, run_plain, wait_all, write_program
 
 
 def test_exception_types():
@@ -60,7 +60,7 @@ MISUSE = """
     sig = nvshmem.array((1,), dtype="uint64")
     ivar = nvshmem.array((1,), dtype="int32")
     a[:] = 0
-    b[:] = np.arange(8)
+    b[:] = xp().asarray(np.arange(8))
     sig[:] = 0
     ivar[:] = 0
 
@@ -219,10 +219,10 @@ MISUSE = """
     # A freed array whose address a newer allocation of the same size reuses:
     # freeing it again must not free the newer one.
     stale = nvshmem.array((16,), dtype="int32")
-    stale_address = stale.__array_interface__["data"][0]
+    stale_address = address(stale)
     nvshmem.free_array(stale)
     fresh = nvshmem.array((16,), dtype="int32")
-    reused = fresh.__array_interface__["data"][0] == stale_address
+    reused = address(fresh) == stale_address
     expect_raises(INV, [P, "free_array:", "freed"], nvshmem.free_array, stale)
     expect_raises(INV, [P, "array_get_buffer:", "freed"], nvshmem.array_get_buffer, stale)
     expect_raises(INV, [P, "get_peer_array:", "freed"], nvshmem.get_peer_array, stale, nxt)
@@ -268,7 +268,7 @@ SIZE_MISMATCH = """
     a = nvshmem.array((5,), dtype="int32")
     b = nvshmem.array((5,), dtype="int32")
     a[:] = 0
-    b[:] = np.arange(5) + 10 * me
+    b[:] = xp().asarray(np.arange(5) + 10 * me)
     nvshmem.barrier_all()
     nvshmem.put(a, b, nxt)
     nvshmem.barrier_all()
@@ -308,6 +308,8 @@ HEAP_FULL = """
 """
 
 
+@cpu_only("sizes the cpu engine's heap with SYMMEM_SYMMETRIC_SIZE (NVSHMEM's heap is sized by "
+          "NVSHMEM_SYMMETRIC_SIZE)")
 def test_heap_full(run_pes):
     assert_all_ok(run_pes(2, HEAP_FULL, env={"SYMMEM_SYMMETRIC_SIZE": "1M"}), 2)
 
@@ -358,6 +360,7 @@ INIT_ERRORS = """
 """
 
 
+@cpu_only("expects init(backend='gpu') to fail, as it does only on a machine without a GPU")
 def test_init_errors(tmp_path):
     prog = write_program(tmp_path, INIT_ERRORS)
     [(rc, out, err)] = wait_all([run_plain(prog)], timeout=60)
@@ -398,6 +401,8 @@ nvshmem.finalize()
     assert_all_ok(result, 2)
 
 
+@cpu_only("checks the cpu backend's refusals of multicast, external registration and "
+          "interop.cupy")
 def test_multicast_and_external_registration_say_why_they_cannot_run(run_pes):
     result = run_pes(1, """
 import symmem as nvshmem

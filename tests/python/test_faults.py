@@ -1,7 +1,12 @@
 """A dead or stuck PE turns into an NvshmemError naming it, never a hang."""
 import re
 
-from conftest import assert_all_ok
+from conftest import assert_all_ok, cpu_only
+
+# The cpu engine watches the other PEs while it waits; the gpu backend waits on
+# the GPU, where only SYMMEM_TIMEOUT bounds a wait.
+dead_peer_detection = cpu_only("relies on the cpu engine noticing, while it waits, that a peer "
+                               "has died")
 
 # The PEs that survive catch the error, print it and exit 0; the launcher then
 # exits with the dead PE's status (137 = killed by SIGKILL).
@@ -48,6 +53,7 @@ def check_killed(result, call):
     return [line for pe in (0, 1) for line in result.lines(pe)]
 
 
+@dead_peer_detection
 def test_pe_killed_during_barrier(run_pes):
     result = run_pes(3, KILLED_WHILE_OTHERS_WAIT, timeout=40, args=["barrier_all"])
     lines = check_killed(result, "barrier_all")
@@ -57,6 +63,7 @@ def test_pe_killed_during_barrier(run_pes):
             assert re.search(r"PEs not arrived: 2$", line), line
 
 
+@dead_peer_detection
 def test_pe_killed_during_signal_wait(run_pes):
     result = run_pes(3, KILLED_WHILE_OTHERS_WAIT, timeout=40, args=["signal_wait"])
     check_killed(result, "signal_wait")
@@ -76,6 +83,7 @@ EXCEPTION_WHILE_OTHERS_WAIT = """
 """
 
 
+@dead_peer_detection
 def test_uncaught_exception_does_not_hang(run_pes):
     result = run_pes(3, EXCEPTION_WHILE_OTHERS_WAIT, timeout=60)
     assert result.rc != 0 and result.rc != 124, str(result)
@@ -117,6 +125,7 @@ TIMEOUT_IN_BARRIER = """
 """
 
 
+@cpu_only("checks the cpu engine's barrier timeout, which names the PEs that have not arrived")
 def test_timeout_in_barrier(run_pes, tmp_path):
     result = run_pes(2, TIMEOUT_IN_BARRIER, env={"SYMMEM_TIMEOUT": "1"}, timeout=40,
                      args=[tmp_path / "done"])
@@ -156,6 +165,8 @@ TIMEOUT_IN_WAITS = """
 """
 
 
+@cpu_only("after a timed-out wait the cpu engine works on; on the gpu backend the wait stays "
+          "queued on the stream, ahead of everything after it")
 def test_timeout_in_waits(run_pes):
     result = run_pes(1, TIMEOUT_IN_WAITS, env={"SYMMEM_TIMEOUT": "0.3"}, timeout=30)
     assert_all_ok(result, 1)

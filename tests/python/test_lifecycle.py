@@ -60,7 +60,8 @@ LIFECYCLE = """
     check(isinstance(me, int) and isinstance(n, int), "my_pe/n_pes are ints")
 
     v = nvshmem.get_version()
-    check(v.backend == "cpu", f"backend {v.backend!r}")
+    want = "gpu" if os.environ.get("SYMMEM_BACKEND") == "gpu" else "cpu"
+    check(v.backend == want, f"backend {v.backend!r}, expected {want!r}")
     check(v.libnvshmem_version == "", f"libnvshmem_version {v.libnvshmem_version!r}")
     check(v.symmem_version == nvshmem.__version__, "symmem_version")
     check(v.nvshmem4py_version == v.symmem_version, "nvshmem4py_version is symmem's")

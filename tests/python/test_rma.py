@@ -3,7 +3,7 @@ at 1..4 PEs and for every dtype NumPy has from the contract. Each PE checks
 what it received and prints "PE k OK"."""
 import pytest
 
-from conftest import assert_all_ok
+from conftest import assert_all_ok, cpu_only
 
 N_PES = (1, 2, 3, 4)
 
@@ -29,7 +29,7 @@ PUT_GET_FORMS = """
         src = nvshmem.array((C,), dtype=dt)
         dst = nvshmem.array((C,), dtype=dt)
         check(src.dtype == np.dtype(dt) and dst.shape == (C,), f"{dt}: array shape/dtype")
-        src[:] = values(me, dt, C)
+        src[:] = xp().asarray(values(me, dt, C))
         mine, theirs = values(me, dt, C), values(prv, dt, C)
         zero = np.zeros(C, dtype=dt)
 
@@ -113,7 +113,7 @@ SLICES_AND_SIZES = """
     for dt in DTYPES:
         a = nvshmem.array((10,), dtype=dt)
         b = nvshmem.array((10,), dtype=dt)
-        b[:] = values(me, dt, 10)
+        b[:] = xp().asarray(values(me, dt, 10))
         theirs = values(prv, dt, 10)
         a[:] = 0
         nvshmem.barrier_all()
@@ -141,7 +141,7 @@ SLICES_AND_SIZES = """
     f = nvshmem.array((3, 5), dtype="int32", morder="F")
     check(f.flags.f_contiguous and f.shape == (3, 5), "morder='F' array")
     src = nvshmem.array((6,), dtype="float64")
-    src[:] = np.arange(6) + 10 * me
+    src[:] = xp().asarray(np.arange(6) + 10 * me)
     m[:] = -1
     f[:] = -1
     nvshmem.barrier_all()
@@ -162,7 +162,7 @@ SLICES_AND_SIZES = """
     d64 = nvshmem.array((4,), dtype="float64")       # 32 bytes
     big = nvshmem.array((40,), dtype="uint8")        # 40 bytes
     small = nvshmem.array((2,), dtype="int32")       # 8 bytes
-    big[:] = np.arange(40, dtype="uint8") + me
+    big[:] = xp().asarray(np.arange(40, dtype="uint8") + me)
     d64[:] = 0
     small[:] = 0
     nvshmem.barrier_all()
@@ -176,7 +176,7 @@ SLICES_AND_SIZES = """
     expect_big[:8] = 0
     check_equal(big, expect_big, "min(dst, src) bytes, src smaller")
     nvshmem.barrier_all()
-    big[:] = np.arange(40, dtype="uint8") + me
+    big[:] = xp().asarray(np.arange(40, dtype="uint8") + me)
     small[:] = 0
     nvshmem.barrier_all()
     nvshmem.put(small, big, count=1, pe=nxt)         # 1 int32 = 4 bytes
@@ -187,7 +187,7 @@ SLICES_AND_SIZES = """
 
     # Buffers (from buffer() and array_get_buffer()) as dst and src.
     raw = nvshmem.buffer(16)
-    rawv = np.frombuffer(raw, dtype="uint8")
+    rawv = buffer_view(raw)
     rawv[:] = 0
     sbuf, nbytes, name = nvshmem.array_get_buffer(src)
     nvshmem.barrier_all()
@@ -204,7 +204,7 @@ SLICES_AND_SIZES = """
     L = 1 << 18
     lsrc = nvshmem.array((L,), dtype="float32")
     ldst = nvshmem.array((L,), dtype="float32")
-    lsrc[:] = np.arange(L, dtype="float32") + me
+    lsrc[:] = xp().asarray(np.arange(L, dtype="float32") + me)
     ldst[:] = 0
     nvshmem.barrier_all()
     nvshmem.put(ldst, lsrc, nxt)
@@ -379,5 +379,7 @@ STREAMS = """
 """
 
 
+@cpu_only("passes made-up stream handles (7, and objects that name it), which only the "
+          "cpu engine may ignore; tests/gpu/smoke.py puts on real CUDA streams")
 def test_stream_forms(run_pes):
     assert_all_ok(run_pes(2, STREAMS), 2)

@@ -21,7 +21,7 @@ PUT_SIGNAL = """
     for dt in DTYPES:
         src = nvshmem.array((6,), dtype=dt)
         dst = nvshmem.array((6,), dtype=dt)
-        src[:] = values(me, dt, 6)
+        src[:] = xp().asarray(values(me, dt, 6))
         dst[:] = 0
         nvshmem.barrier_all()
         # put_signal with SIGNAL_SET: a new value each round; the data must be
@@ -44,7 +44,7 @@ PUT_SIGNAL = """
     # put_signal_nbi with SIGNAL_ADD, keyword arguments, slices as dst/src.
     src = nvshmem.array((8,), dtype="float32")
     dst = nvshmem.array((8,), dtype="float32")
-    src[:] = np.arange(8) + 10 * me
+    src[:] = xp().asarray(np.arange(8) + 10 * me)
     dst[:] = -1
     sig[:] = 0
     nvshmem.barrier_all()
@@ -168,7 +168,7 @@ COMPARISONS = """
         nvshmem.signal_wait(sig, value, int(cmp), None)
     check(nvshmem.signal_fetch(sig) == 5, "signal_fetch")
     check(isinstance(nvshmem.signal_fetch(sig), int), "signal_fetch returns an int")
-    sig[:] = 2**64 - 1
+    sig[:] = np.uint64(2**64 - 1)
     nvshmem.signal_wait(sig, 2**63, C.CMP_GT)   # unsigned comparison
     check(nvshmem.signal_fetch(sig) == 2**64 - 1, "signal_fetch of 2**64-1")
 
@@ -177,7 +177,7 @@ COMPARISONS = """
         info = np.iinfo(dt)
         for stored in (0, 1, int(info.max), int(info.min)):
             ivar[:] = 0
-            ivar[1] = stored
+            ivar[1] = np.dtype(dt).type(stored)
             for value in (stored - 1, stored, stored + 1):
                 if not info.min <= value <= info.max:
                     continue

@@ -92,7 +92,12 @@ def _address_of(obj, call, arg="array"):
 
 
 def _backing_buffer(obj):
-    """The Buffer a NumPy array was made over (following .base), or None."""
+    """The Buffer an array was made over, or None: NumPy arrays reach it
+    through .base, CuPy arrays through the memory that _wrap gave them."""
+    memory = getattr(getattr(obj, "data", None), "mem", None)
+    owner = getattr(memory, "_owner", None)
+    if isinstance(owner, Buffer):
+        return owner
     for _ in range(64):
         if isinstance(obj, Buffer):
             return obj

@@ -71,8 +71,23 @@ static const char *typestr_format(const char *typestr)
     }
 }
 
+/* Whether strides (a tuple, or None) describe a C-contiguous array. */
+static int c_contiguous(PyObject *shape, PyObject *strides, Py_ssize_t itemsize)
+{
+    if (strides == NULL || strides == Py_None) return 1;
+    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != PyTuple_GET_SIZE(shape)) return 0;
+    Py_ssize_t expected = itemsize;
+    for (Py_ssize_t i = PyTuple_GET_SIZE(shape) - 1; i >= 0; i--) {
+        Py_ssize_t dim = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+        if (dim > 1 && PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i)) != expected) return 0;
+        expected *= dim;
+    }
+    return !PyErr_Occurred();
+}
+
 /* A contiguous CUDA array interface, read in C (CuPy's arrays take this
- * path on every call, so it is kept short). 1 if taken, 0 to fall back. */
+ * path on every call, so it is kept short). 1 if taken, 0 to fall back,
+ * -1 if the array is not contiguous. */
 static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, memory_t *mem)
 {
     PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
@@ -88,7 +103,11 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, memor
     const char *text = typestr && PyUnicode_Check(typestr) ? PyUnicode_AsUTF8(typestr) : NULL;
     const char *format = text ? typestr_format(text) : NULL;
     if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && shape &&
-        PyTuple_Check(shape) && format && (strides == NULL || strides == Py_None)) {
+        PyTuple_Check(shape) && format && !c_contiguous(shape, strides, atoi(text + 2))) {
+        PyErr_Clear();
+        taken = -1;
+    } else if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && shape &&
+               PyTuple_Check(shape) && format) {
         Py_ssize_t count = 1;
         for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++)
             count *= PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
@@ -108,6 +127,20 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, memor
     }
     Py_DECREF(cai);
     return taken;
+}
+
+/* __cuda_array_interface__ in C, else the Python resolver. */
+static int resolve_device_array(module_state_t *st, PyObject *obj, int writable,
+                                const char *call, const char *arg, memory_t *mem)
+{
+    int found = resolve_cuda_array_interface(st, obj, mem);
+    if (found > 0) return 0;
+    if (found < 0) {
+        raise_invalid(st, "%s: %s is not contiguous (pass a contiguous array or slice)", call,
+                      arg);
+        return -1;
+    }
+    return resolve_with_fallback(st, obj, writable, call, arg, mem);
 }
 
 int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *call,
@@ -143,8 +176,7 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
             if (PyObject_HasAttrString(obj, "__cuda_array_interface__") ||
                 PyObject_HasAttrString(obj, "__dlpack__")) {
                 PyErr_Clear();
-                if (resolve_cuda_array_interface(st, obj, mem)) return 0;
-                return resolve_with_fallback(st, obj, writable, call, arg, mem);
+                return resolve_device_array(st, obj, writable, call, arg, mem);
             }
             PyObject *type, *value, *tb;
             PyErr_Fetch(&type, &value, &tb);
@@ -169,8 +201,7 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
         set_format(mem, mem->view.format);
         return 0;
     }
-    if (resolve_cuda_array_interface(st, obj, mem)) return 0;
-    return resolve_with_fallback(st, obj, writable, call, arg, mem);
+    return resolve_device_array(st, obj, writable, call, arg, mem);
 }
 
 void memory_release(memory_t *mem)

@@ -725,6 +725,14 @@ static symmem_status_t gpu_broadcast(gpu_t *g, const symmem_team_view_t *team, v
 
 /* ---- teams ---- */
 
+static symmem_status_t team_error(const char *call, int rc)
+{
+    return ERROR(SYMMEM_ERR_NO_MEMORY,
+                 "%s: NVSHMEM could not make the team (it returned %d); it keeps at most "
+                 "NVSHMEM_MAX_TEAMS teams (32 by default): destroy teams with team_destroy",
+                 call, rc);
+}
+
 static symmem_status_t gpu_team_split_strided(gpu_t *g, const symmem_team_view_t *parent,
                                               int start, int stride, int size, int in_team,
                                               int *handle_p)
@@ -733,7 +741,9 @@ static symmem_status_t gpu_team_split_strided(gpu_t *g, const symmem_team_view_t
     nv_team_t team = -1;
     int rc = libs.team_split_strided(parent->channel, start, stride, size, NULL, 0, &team);
     *handle_p = in_team ? team : SYMMEM_TEAM_INVALID;
-    return finish(g, scope, "team_split_strided", rc, 0);
+    if (rc != 0)
+        return leave(g, scope, team_error("team_split_strided", rc));
+    return leave(g, scope, SYMMEM_OK);
 }
 
 static symmem_status_t gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *parent, int xrange,
@@ -744,7 +754,8 @@ static symmem_status_t gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *par
     int rc = libs.team_split_2d(parent->channel, xrange, NULL, 0, &x, NULL, 0, &y);
     *xhandle_p = x;
     *yhandle_p = y;
-    return finish(g, scope, "team_split_2d", rc, 0);
+    if (rc != 0) return leave(g, scope, team_error("team_split_2d", rc));
+    return leave(g, scope, SYMMEM_OK);
 }
 
 static symmem_status_t gpu_team_destroy(gpu_t *g, const symmem_team_view_t *team)

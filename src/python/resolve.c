@@ -71,18 +71,26 @@ static const char *typestr_format(const char *typestr)
     }
 }
 
-/* Whether strides (a tuple, or None) describe a C-contiguous array. */
-static int c_contiguous(PyObject *shape, PyObject *strides, Py_ssize_t itemsize)
+/* Whether strides (a tuple, or None) describe one block of memory, in C or
+ * in Fortran order (as PyBuffer_IsContiguous(view, 'A') does). */
+static int contiguous(PyObject *shape, PyObject *strides, Py_ssize_t itemsize)
 {
     if (strides == NULL || strides == Py_None) return 1;
-    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != PyTuple_GET_SIZE(shape)) return 0;
-    Py_ssize_t expected = itemsize;
-    for (Py_ssize_t i = PyTuple_GET_SIZE(shape) - 1; i >= 0; i--) {
-        Py_ssize_t dim = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
-        if (dim > 1 && PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i)) != expected) return 0;
-        expected *= dim;
+    Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
+    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != ndim) return 0;
+    int c_order = 1, f_order = 1;
+    Py_ssize_t c_expected = itemsize, f_expected = itemsize;
+    for (Py_ssize_t i = 0; i < ndim; i++) {
+        Py_ssize_t c_dim = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, ndim - 1 - i));
+        Py_ssize_t f_dim = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+        if (c_dim > 1 && PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, ndim - 1 - i)) != c_expected)
+            c_order = 0;
+        if (f_dim > 1 && PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i)) != f_expected)
+            f_order = 0;
+        c_expected *= c_dim;
+        f_expected *= f_dim;
     }
-    return !PyErr_Occurred();
+    return !PyErr_Occurred() && (c_order || f_order);
 }
 
 /* A contiguous CUDA array interface, read in C (CuPy's arrays take this
@@ -103,7 +111,7 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, memor
     const char *text = typestr && PyUnicode_Check(typestr) ? PyUnicode_AsUTF8(typestr) : NULL;
     const char *format = text ? typestr_format(text) : NULL;
     if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && shape &&
-        PyTuple_Check(shape) && format && !c_contiguous(shape, strides, atoi(text + 2))) {
+        PyTuple_Check(shape) && format && !contiguous(shape, strides, atoi(text + 2))) {
         PyErr_Clear();
         taken = -1;
     } else if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && shape &&

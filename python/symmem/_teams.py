@@ -155,14 +155,10 @@ def get_team_unique_id():
     return get_unique_id()
 
 
-def barrier(team, stream=None):
-    """Completes this PE's puts, then waits for every PE of the team."""
-    _symmem.team_barrier(0, _team_int(team, "barrier"), stream)
-
-
-def sync(team, stream=None):
-    """Waits for every PE of the team."""
-    _symmem.team_barrier(1, _team_int(team, "sync"), stream)
+# barrier(team, stream=None) and sync(team, stream=None) are the C module's
+# own functions (symmem.barrier, symmem.sync): every check is in C.
+barrier = _symmem.barrier
+sync = _symmem.sync
 
 
 __all__ = ["Team", "TeamConfig", "Teams", "team_my_pe", "team_n_pes", "team_translate_pe",

@@ -603,6 +603,43 @@ static PyObject *barrier_call(PyObject *module, const char *call,
     return status == SYMMEM_OK ? Py_NewRef(Py_None) : raise_status(st, status);
 }
 
+/* barrier(team, stream=None) / sync(team, stream=None): the core checks the
+ * team (that it exists and this PE is a member). */
+static PyObject *team_call(PyObject *module, const char *call,
+                           symmem_status_t (*func)(symmem_team_t, symmem_stream_t),
+                           PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"team", "stream"};
+    module_state_t *st = ST(module);
+    PyObject *v[2];
+    long long team;
+    symmem_stream_t stream;
+    if (parse_args(st, call, names, 2, 1, args, nargs, kwnames, v) < 0) return NULL;
+    if (v[0] == Py_None)
+        return raise_invalid(st, "%s: team is None (this PE is not a member of that team)", call);
+    if (PyBool_Check(v[0]) || !PyLong_Check(v[0]))
+        return raise_invalid(st, "%s: team of type %s is not a team", call,
+                             Py_TYPE(v[0])->tp_name);
+    if (as_long(st, v[0], call, "team", &team) < 0 || stream_resolve(st, v[1], call, &stream) < 0)
+        return NULL;
+    if (team < INT32_MIN || team > INT32_MAX)
+        return raise_invalid(st, "%s: team=%lld is not a valid team", call, team);
+    symmem_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = func((symmem_team_t)team, stream);
+    Py_END_ALLOW_THREADS
+    return status == SYMMEM_OK ? Py_NewRef(Py_None) : raise_status(st, status);
+}
+
+static PyObject *py_barrier(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)
+{
+    return team_call(m, "barrier", symmem_team_barrier, a, n, k);
+}
+static PyObject *py_sync(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)
+{
+    return team_call(m, "sync", symmem_team_sync, a, n, k);
+}
+
 static PyObject *py_barrier_all(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)
 {
     return barrier_call(m, "barrier_all", symmem_barrier_all, a, n, k);
@@ -635,6 +672,9 @@ PyMethodDef rma_methods[] = {
     FASTCALL("signal_fetch", py_signal_fetch, "signal_fetch(signal_var) -> int"),
     FASTCALL("wait_until", py_wait_until, "wait_until(ivar, cmp, value)"),
     FASTCALL("test", py_test, "test(ivar, cmp, value) -> bool"),
+    FASTCALL("barrier", py_barrier,
+             "barrier(team, stream=None): complete this PE's puts, then wait for the team."),
+    FASTCALL("sync", py_sync, "sync(team, stream=None): wait for every PE of the team."),
     FASTCALL("barrier_all", py_barrier_all, "barrier_all(stream=None)"),
     FASTCALL("sync_all", py_sync_all, "sync_all(stream=None)"),
     {NULL, NULL, 0, NULL},

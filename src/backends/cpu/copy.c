@@ -24,19 +24,24 @@ size_t cpu_streaming_threshold(void)
 }
 
 #ifdef HAVE_STREAMING_STORES
+/* n bytes (a multiple of 64) in 16-byte vectors; streaming stores need dst
+ * 16-byte aligned and bypass the cache. */
+static void copy_vectors(char *dst, const char *src, size_t n, int streaming)
+{
+    for (size_t i = 0; i < n; i += 64) {
+        __m128i v[4];
+        for (int k = 0; k < 4; k++) v[k] = _mm_loadu_si128((const __m128i *)(src + i) + k);
+        for (int k = 0; k < 4; k++) {
+            if (streaming) _mm_stream_si128((__m128i *)(dst + i) + k, v[k]);
+            else _mm_storeu_si128((__m128i *)(dst + i) + k, v[k]);
+        }
+    }
+}
+
 static void vector_copy(char *dst, const char *src, size_t n)
 {
     size_t body = n & ~(size_t)63;
-    for (size_t i = 0; i < body; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
-        __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
-        _mm_storeu_si128((__m128i *)(dst + i), a);
-        _mm_storeu_si128((__m128i *)(dst + i + 16), b);
-        _mm_storeu_si128((__m128i *)(dst + i + 32), c);
-        _mm_storeu_si128((__m128i *)(dst + i + 48), d);
-    }
+    copy_vectors(dst, src, body, 0);
     memcpy(dst + body, src + body, n - body);
 }
 
@@ -46,16 +51,7 @@ static void streaming_copy(char *dst, const char *src, size_t n)
     memcpy(dst, src, head);
     dst += head, src += head, n -= head;
     size_t body = n & ~(size_t)63;
-    for (size_t i = 0; i < body; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
-        __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
-        _mm_stream_si128((__m128i *)(dst + i), a);
-        _mm_stream_si128((__m128i *)(dst + i + 16), b);
-        _mm_stream_si128((__m128i *)(dst + i + 32), c);
-        _mm_stream_si128((__m128i *)(dst + i + 48), d);
-    }
+    copy_vectors(dst, src, body, 1);
     memcpy(dst + body, src + body, n - body);
     _mm_sfence(); /* streaming stores are weakly ordered: finish them before any flag */
 }

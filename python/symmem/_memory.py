@@ -94,10 +94,11 @@ def _address_of(obj, call, arg="array"):
 def _backing_buffer(obj):
     """The Buffer an array was made over, or None: NumPy arrays reach it
     through .base, CuPy arrays through the memory that _wrap gave them."""
-    memory = getattr(getattr(obj, "data", None), "mem", None)
-    owner = getattr(memory, "_owner", None)
-    if isinstance(owner, Buffer):
-        return owner
+    if not isinstance(obj, np.ndarray):  # NumPy's .data is a memoryview
+        memory = getattr(getattr(obj, "data", None), "mem", None)
+        owner = getattr(memory, "_owner", None)
+        if isinstance(owner, Buffer):
+            return owner
     for _ in range(64):
         if isinstance(obj, Buffer):
             return obj
@@ -151,6 +152,12 @@ def _shape_tuple(shape, call):
 
 
 def _numpy_dtype(dtype, call):
+    if isinstance(dtype, str) and dtype == "bfloat16":
+        try:  # NumPy knows bfloat16 through ml_dtypes
+            import ml_dtypes
+            return np.dtype(ml_dtypes.bfloat16)
+        except ImportError:
+            raise invalid(f"{call}: dtype='bfloat16' needs ml_dtypes installed") from None
     try:
         return np.dtype(dtype)
     except TypeError:

@@ -38,7 +38,10 @@ def _from_interface(obj, interface):
         dims = list(zip(shape, strides))
         if not (_dense(reversed(dims), dtype.itemsize) or _dense(dims, dtype.itemsize)):
             raise TypeError("not contiguous")  # neither C nor Fortran order
-    return address, count * dtype.itemsize, dtype.itemsize, dtype.char, bool(readonly), obj
+    # bfloat16 (ml_dtypes) has no struct code: its interface says only '<V2'.
+    own = getattr(obj, "dtype", None)
+    fmt = "bfloat16" if getattr(own, "name", None) == "bfloat16" else dtype.char
+    return address, count * dtype.itemsize, dtype.itemsize, fmt, bool(readonly), obj
 
 
 def _from_torch(tensor):

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "symmem_python.h"
+#include "../core/bfloat16.h"
 #include "../core/runtime.h"
 
 /* Copies at least this large run without the GIL. */
@@ -191,11 +192,7 @@ static int pack_element(module_state_t *st, const char *call, int dtype, PyObjec
         else if (dtype == SYMMEM_DTYPE_FLOAT64) memcpy(out, &d, 8);
         else if (dtype == SYMMEM_DTYPE_FLOAT16) { if (PyFloat_Pack2(d, (char *)out, 1) < 0) goto bad; }
         else {
-            float f = (float)d; /* bfloat16: the top half of a float32, rounded to nearest even */
-            uint32_t bits;
-            memcpy(&bits, &f, 4);
-            bits += 0x7fff + ((bits >> 16) & 1);
-            uint16_t half = (uint16_t)(bits >> 16);
+            uint16_t half = symmem__float_to_bf16((float)d);
             memcpy(out, &half, 2);
         }
         return 0;
@@ -249,8 +246,7 @@ static PyObject *unpack_element(int dtype, const unsigned char *in)
     case SYMMEM_DTYPE_FLOAT16: return PyFloat_FromDouble(PyFloat_Unpack2((const char *)in, 1));
     case SYMMEM_DTYPE_BFLOAT16: {
         uint16_t half; memcpy(&half, in, 2);
-        uint32_t bits = (uint32_t)half << 16; float f; memcpy(&f, &bits, 4);
-        return PyFloat_FromDouble(f);
+        return PyFloat_FromDouble(symmem__bf16_to_float(half));
     }
     case SYMMEM_DTYPE_FLOAT32: { float v; memcpy(&v, in, 4); return PyFloat_FromDouble(v); }
     default: { double v; memcpy(&v, in, 8); return PyFloat_FromDouble(v); }

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../../core/bfloat16.h"
 #include "cpu.h"
 
 static float half_to_float(uint16_t h)
@@ -45,23 +46,6 @@ static uint16_t float_to_half(float f)
     uint32_t half = ((uint32_t)e << 10) | (man >> 13), rest = man & 0x1fff;
     if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) half++; /* may carry into exp: fine */
     return sign | (uint16_t)half;
-}
-
-static float bf16_to_float(uint16_t b)
-{
-    uint32_t bits = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static uint16_t float_to_bf16(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, 4);
-    if ((bits & 0x7fffffff) > 0x7f800000) return (uint16_t)((bits >> 16) | 0x40); /* nan */
-    bits += 0x7fff + ((bits >> 16) & 1);
-    return (uint16_t)(bits >> 16);
 }
 
 #define ARITH_LOOPS(T)                                                                      \
@@ -131,12 +115,12 @@ static void reduce_f16(uint16_t *a, const uint16_t *b, size_t n, symmem_reduce_o
     for (size_t done = 0; done < n; done += 256) {
         size_t m = n - done < 256 ? n - done : 256;
         for (size_t i = 0; i < m; i++) {
-            wa[i] = brain ? bf16_to_float(a[done + i]) : half_to_float(a[done + i]);
-            wb[i] = brain ? bf16_to_float(b[done + i]) : half_to_float(b[done + i]);
+            wa[i] = brain ? symmem__bf16_to_float(a[done + i]) : half_to_float(a[done + i]);
+            wb[i] = brain ? symmem__bf16_to_float(b[done + i]) : half_to_float(b[done + i]);
         }
         reduce_f32(wa, wb, m, op);
         for (size_t i = 0; i < m; i++)
-            a[done + i] = brain ? float_to_bf16(wa[i]) : float_to_half(wa[i]);
+            a[done + i] = brain ? symmem__float_to_bf16(wa[i]) : float_to_half(wa[i]);
     }
 }
 

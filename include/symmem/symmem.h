@@ -113,6 +113,13 @@ symmem_status_t symmem_free(void *ptr);
 /* The address through which this PE can load/store PE pe's copy of ptr,
  * or NULL where no such mapping exists (never on the cpu backend). */
 void *symmem_ptr(const void *ptr, int pe);
+/* Collective: makes this PE's memory [ptr, ptr+size) symmetric (on the gpu
+ * backend: CUDA VMM memory, cuMemCreate/cuMemMap); every PE passes the same
+ * size. *sym_p is the address to use in symmem calls from now on. The cpu
+ * backend returns SYMMEM_ERR_UNSUPPORTED. */
+symmem_status_t symmem_register_external(void *ptr, size_t size, void **sym_p);
+/* Collective: undoes symmem_register_external for the sym it returned. */
+symmem_status_t symmem_unregister_external(void *sym);
 /* Finds the live allocation holding [ptr, ptr+nbytes): its start and size. */
 symmem_status_t symmem_find_allocation(const void *ptr, size_t nbytes,
                                        void **start_p, size_t *size_p);

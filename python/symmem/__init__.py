@@ -28,11 +28,10 @@ from symmem._atomics import (atomic_add, atomic_and, atomic_compare_swap, atomic
 from symmem._symmem import (barrier_all, fence, g, get, get_nbi, p, put, put_nbi, put_signal,
                             put_signal_nbi, quiet, signal_fetch, signal_op, signal_wait, sync_all,
                             test, wait_until)
-from symmem._multicast import (get_multicast_array, get_multicast_buffer,
-                               get_multicast_tensor, register_external_array,
-                               register_external_buffer, register_external_tensor,
-                               unregister_external_array, unregister_external_buffer,
-                               unregister_external_tensor)
+from symmem._multicast import get_multicast_array, get_multicast_buffer, get_multicast_tensor
+from symmem._external import (register_external_array, register_external_buffer,
+                              register_external_tensor, unregister_external_array,
+                              unregister_external_buffer, unregister_external_tensor)
 from symmem.interop.torch import (bytetensor, free_tensor, get_peer_tensor, tensor,
                                   tensor_get_buffer)
 from symmem import interop

@@ -14,6 +14,9 @@ Buffer = _symmem.Buffer
 
 # handle -> (sequence number, Buffer, release flag): what finalize() frees.
 _live = {}
+# handle -> (sequence number, Buffer, the caller's object): external memory
+# registered with register_external_*; finalize() unregisters it.
+_external = {}
 _sequence = itertools.count()
 
 
@@ -119,14 +122,15 @@ def buffer_of(obj, call, arg="array"):
     address, nbytes = _address_of(obj, call, arg)
     if backing is not None and backing.size == 0 and backing.pe == _symmem.my_pe():
         return backing, 0
-    if backing is not None and _live.get(backing.handle, (None, None))[1] is backing:
-        return backing, address - backing.handle
+    for table in (_live, _external):
+        if backing is not None and table.get(backing.handle, (None, None))[1] is backing:
+            return backing, address - backing.handle
     found = _symmem.find_allocation(address)
-    if found is None or found[0] not in _live:
+    record = None if found is None else _live.get(found[0]) or _external.get(found[0])
+    if record is None:
         raise invalid(f"{call}: {arg} at 0x{address:x} is not on the symmetric heap "
                       "(not allocated by symmem, or already freed)")
-    start, size = found
-    return _live[start][1], address - start
+    return record[1], address - found[0]
 
 
 def _free_object(obj, call):

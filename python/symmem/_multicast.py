@@ -2,8 +2,7 @@
 
 Multicast needs the gpu backend on NVLink with multicast (NVLS) enabled;
 symmem never enables it itself (a misbehaving multicast program can take a
-shared host's GPUs down), so these calls explain why they cannot run.
-Registering external CUDA-VMM memory is not built yet."""
+shared host's GPUs down), so these calls explain why they cannot run."""
 import os
 
 from symmem import _symmem
@@ -33,34 +32,3 @@ def get_multicast_array(team, array):
 
 def get_multicast_tensor(team, tensor):
     _multicast_unavailable("get_multicast_tensor")
-
-
-def _registration_unavailable(call):
-    require_initialized(call)
-    raise NotImplementedError(f"{call}: registering external CUDA-VMM memory is not supported "
-                              f"by the {_symmem.backend_name()} backend yet; allocate with "
-                              "buffer(), array() or tensor() instead")
-
-
-def register_external_buffer(buffer):
-    _registration_unavailable("register_external_buffer")
-
-
-def register_external_array(array):
-    _registration_unavailable("register_external_array")
-
-
-def register_external_tensor(tensor):
-    _registration_unavailable("register_external_tensor")
-
-
-def unregister_external_buffer(buffer):
-    _registration_unavailable("unregister_external_buffer")
-
-
-def unregister_external_array(array):
-    _registration_unavailable("unregister_external_array")
-
-
-def unregister_external_tensor(tensor):
-    _registration_unavailable("unregister_external_tensor")

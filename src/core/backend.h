@@ -19,10 +19,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "symmem/symmem.h"
 
-#define SYMMEM_BACKEND_OPS_VERSION 1
+#define SYMMEM_BACKEND_OPS_VERSION 2
 
 /* Who we are and how to find the others; filled by bootstrap.c. */
 typedef struct {
@@ -173,15 +174,30 @@ typedef struct symmem_backend_ops {
     /* [out] where this PE's own symmetric heap is (0, 0 if unknown), so that
      * private arguments inside it can be checked against live allocations. */
     void (*heap_range)(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);
+
+    /* ---- external memory (version 2); NULL where the backend has none ---- */
+
+    /* Collective: maps this PE's memory [ptr, ptr + size) (CUDA VMM memory on
+     * the gpu) into the symmetric address space; every PE passes the same
+     * size. [out] sym_p: the symmetric address that names it from now on. */
+    symmem_status_t (*register_external)(symmem_backend_t *be, void *ptr, size_t size,
+                                         void **sym_p);
+    /* Collective: undoes register_external for the sym it returned. */
+    symmem_status_t (*unregister_external)(symmem_backend_t *be, void *sym, size_t size);
 } symmem_backend_ops_t;
 
 /* What the core lends a backend built as its own shared object. */
-#define SYMMEM_CORE_SERVICES_VERSION 1
+#define SYMMEM_CORE_SERVICES_VERSION 2
 typedef struct {
     uint32_t version;
     symmem_status_t (*error)(symmem_status_t status, const char *fmt, ...)
         __attribute__((format(printf, 2, 3)));
     const char *(*last_error)(void);
+    /* peer_status.h, so that a backend can tell a dead peer from a slow one */
+    uint64_t (*process_start_time)(pid_t pid);
+    int (*process_gone)(pid_t pid, uint64_t start_time);
+    int (*exit_report)(const char *status_dir, int pe, char *how, size_t how_size,
+                       double *when_p);
 } symmem_core_services_t;
 
 /* The entry point a gpu backend library exports: fills ops_p if the backend

@@ -6,12 +6,16 @@
 #include <stdlib.h>
 
 #include "error.h"
+#include "peer_status.h"
 #include "runtime.h"
 
 static const symmem_core_services_t services = {
     .version = SYMMEM_CORE_SERVICES_VERSION,
     .error = symmem__error,
     .last_error = symmem_last_error,
+    .process_start_time = symmem__process_start_time,
+    .process_gone = symmem__process_gone,
+    .exit_report = symmem__exit_report,
 };
 
 const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p)

@@ -17,7 +17,8 @@ static size_t upper_bound(const symmem_registry_t *reg, uintptr_t address)
     return lo;
 }
 
-symmem_status_t symmem__registry_add(symmem_registry_t *reg, void *start, size_t size)
+symmem_status_t symmem__registry_add(symmem_registry_t *reg, void *start, size_t size,
+                                     int external)
 {
     if (reg->count == reg->capacity) {
         size_t capacity = reg->capacity ? reg->capacity * 2 : 64;
@@ -29,7 +30,7 @@ symmem_status_t symmem__registry_add(symmem_registry_t *reg, void *start, size_t
     }
     size_t at = upper_bound(reg, (uintptr_t)start);
     memmove(&reg->items[at + 1], &reg->items[at], (reg->count - at) * sizeof(*reg->items));
-    reg->items[at] = (symmem_allocation_t){(uintptr_t)start, size};
+    reg->items[at] = (symmem_allocation_t){(uintptr_t)start, size, external};
     reg->count++;
     return SYMMEM_OK;
 }

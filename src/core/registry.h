@@ -11,6 +11,7 @@
 typedef struct {
     uintptr_t start;
     size_t size;
+    int external; /* registered with register_external, not malloc'd */
 } symmem_allocation_t;
 
 typedef struct {
@@ -19,7 +20,8 @@ typedef struct {
     size_t capacity;
 } symmem_registry_t;
 
-symmem_status_t symmem__registry_add(symmem_registry_t *reg, void *start, size_t size);
+symmem_status_t symmem__registry_add(symmem_registry_t *reg, void *start, size_t size,
+                                     int external);
 /* Removes the allocation starting at start; SYMMEM_ERR_NOT_SYMMETRIC if none. */
 symmem_status_t symmem__registry_remove(symmem_registry_t *reg, void *start);
 /* The allocation containing address, or NULL. */

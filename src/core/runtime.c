@@ -184,7 +184,7 @@ symmem_status_t symmem_malloc(size_t size, void **ptr_p)
     void *ptr = NULL;
     SYMMEM_CHECK(symmem__rt.ops->malloc(symmem__rt.be, size, &ptr));
     if (ptr != NULL) {
-        symmem_status_t status = symmem__registry_add(&symmem__rt.registry, ptr, size);
+        symmem_status_t status = symmem__registry_add(&symmem__rt.registry, ptr, size, 0);
         if (status != SYMMEM_OK) return status;
     }
     *ptr_p = ptr;
@@ -206,6 +206,11 @@ symmem_status_t symmem_free(void *ptr)
                              "free: %p is %zu bytes inside the allocation at %p; pass its "
                              "start",
                              ptr, (size_t)((uintptr_t)ptr - a->start), (void *)a->start);
+    if (a->external)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "free: %p is external memory made symmetric by register_external; "
+                             "unregister it with unregister_external instead",
+                             ptr);
     SYMMEM_CHECK(symmem__rt.ops->free(symmem__rt.be, ptr));
     return symmem__registry_remove(&symmem__rt.registry, ptr);
 }

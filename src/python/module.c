@@ -204,6 +204,42 @@ static PyObject *py_free(PyObject *module, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* register_external(address, size) -> Buffer over the symmetric address. */
+static PyObject *py_register_external(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    module_state_t *st = module_state(module);
+    if (nargs != 2) return raise_invalid(st, "register_external: expected (address, size)");
+    unsigned long long address = PyLong_AsUnsignedLongLong(args[0]);
+    Py_ssize_t size = PyLong_AsSsize_t(args[1]);
+    if (PyErr_Occurred()) return NULL;
+    void *sym = NULL;
+    symmem_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_register_external((void *)(uintptr_t)address, (size_t)size, &sym);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return raise_status(st, status);
+    return buffer_new(st, sym, size, symmem_my_pe(), 1, NULL);
+}
+
+static PyObject *py_unregister_external(PyObject *module, PyObject *arg)
+{
+    module_state_t *st = module_state(module);
+    if (!PyObject_TypeCheck(arg, st->buffer_type))
+        return raise_invalid(st, "unregister_external: expected a symmem Buffer, got %s",
+                             Py_TYPE(arg)->tp_name);
+    buffer_object_t *buf = (buffer_object_t *)arg;
+    if (buf->freed)
+        return raise_invalid(st, "unregister_external: Buffer at 0x%llx was already unregistered",
+                             (unsigned long long)(uintptr_t)buf->ptr);
+    symmem_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_unregister_external(buf->ptr);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return raise_status(st, status);
+    buf->freed = 1;
+    Py_RETURN_NONE;
+}
+
 /* peer_buffer(buffer, pe): a Buffer over PE pe's copy of buffer's memory. */
 static PyObject *py_peer_buffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -257,6 +293,10 @@ static PyMethodDef core_methods[] = {
     {"env_table", py_env_table, METH_NOARGS, "[(name, default, help)] of SYMMEM_* variables."},
     {"malloc", py_malloc, METH_O, "Collective: a Buffer of size bytes."},
     {"free", py_free, METH_O, "Collective: free a Buffer."},
+    {"register_external", (PyCFunction)(void (*)(void))py_register_external, METH_FASTCALL,
+     "Collective: (address, size) of external memory -> Buffer on the symmetric heap."},
+    {"unregister_external", py_unregister_external, METH_O,
+     "Collective: undo register_external for its Buffer."},
     {"peer_buffer", (PyCFunction)(void (*)(void))py_peer_buffer, METH_FASTCALL,
      "peer_buffer(buffer, pe)"},
     {"find_allocation", py_find_allocation, METH_O, "(start, size) of the allocation at an address."},

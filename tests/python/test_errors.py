@@ -410,8 +410,16 @@ nvshmem.init()
 a = nvshmem.array((4,), dtype="float32")
 for call in (nvshmem.get_multicast_array, nvshmem.get_multicast_buffer):
     expect_raises(NotImplementedError, ["multicast", "cpu"], call, nvshmem.Teams.TEAM_WORLD, a)
+import numpy as np
+outside = np.zeros(4, dtype="float32")
 expect_raises(NotImplementedError, ["register_external_array", "cpu"],
-              nvshmem.register_external_array, a)
+              nvshmem.register_external_array, outside)
+expect_raises(NotImplementedError, ["register_external_buffer", "cpu"],
+              nvshmem.register_external_buffer, outside)
+expect_raises(nvshmem.NvshmemInvalid, ["unregister_external_buffer", "register_external"],
+              nvshmem.unregister_external_buffer, a)
+expect_raises(nvshmem.NvshmemInvalid, ["unregister_external_array", "symmetric heap"],
+              nvshmem.unregister_external_array, outside)
 expect_raises(NotImplementedError, ["interop.cupy.empty", "cpu"],
               nvshmem.interop.cupy.empty, (4,))
 nvshmem.free_array(a)

@@ -92,6 +92,35 @@ def test_end_to_end_checks_on_every_gpu():
 
 
 @needs_gpus
+def test_registered_external_vmm_memory_is_symmetric():
+    _assert_all_ok(_launch(2, GPU_DIR / "register_external.py", env={"SYMMEM_BACKEND": "gpu"}),
+                   2, "register_external")
+
+
+@needs_gpus
+def test_team_init_from_a_unique_id():
+    _assert_all_ok(_launch(2, GPU_DIR / "team_init.py", env={"SYMMEM_BACKEND": "gpu"}), 2,
+                   "team_init")
+
+
+@needs_gpus
+def test_cupy_and_numba_kernels_store_into_peer_views():
+    _assert_all_ok(_launch(2, GPU_DIR / "kernel_stores.py", env={"SYMMEM_BACKEND": "gpu"}), 2,
+                   "kernel stores")
+
+
+@needs_gpus
+@pytest.mark.parametrize("wait", ["barrier_all", "signal_wait"])
+def test_a_dead_peer_ends_a_wait_on_the_gpu(wait):
+    result = _launch(2, GPU_DIR / "peer_death.py", wait, env={"SYMMEM_BACKEND": "gpu"})
+    assert result.returncode == 137, result.stdout + result.stderr
+    caught = [line for line in result.stdout.splitlines() if "PE 0 caught after" in line]
+    assert len(caught) == 1, result.stdout + result.stderr
+    assert f"{wait}: PE 1 was killed by signal 9" in caught[0], caught[0]
+    assert float(caught[0].split("after ")[1].split(" s")[0]) < 10, caught[0]
+
+
+@needs_gpus
 def test_launcher_start_picks_the_gpu_by_itself():
     result = _launch(2, GPU_DIR / "startup.py", "launcher", env={"SYMMEM_BACKEND": "auto"})
     _assert_all_ok(result, 2, "via launcher")

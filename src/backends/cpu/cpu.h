@@ -95,7 +95,6 @@ symmem_status_t cpu_heap_commit(cpu_t *cpu, size_t offset, size_t size);
 void cpu_heap_release(cpu_t *cpu, size_t offset, size_t size);
 
 /* ---- peers.c: is a peer alive? ---- */
-uint64_t cpu_process_start_time(pid_t pid);
 /* 1 if PE pe is gone; how it ended goes into how, and when (wall clock, from
  * the launcher's report; huge if unknown) into *when_p. */
 int cpu_peer_dead(cpu_t *cpu, int pe, char *how, size_t how_size, double *when_p);

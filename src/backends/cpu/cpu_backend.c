@@ -7,6 +7,7 @@
 #include "../../core/bootstrap.h"
 #include "../../core/error.h"
 #include "cpu.h"
+#include "../../core/peer_status.h"
 
 /* Tags for cpu_agree: which collective a PE is in. */
 enum { AGREE_MALLOC = 1, AGREE_COMMIT, AGREE_FREE };
@@ -53,7 +54,7 @@ static symmem_status_t claim_slot(cpu_t *cpu)
     cpu_pe_slot_t *slot = &cpu->ctl->slots[cpu->me];
     uint32_t expected = PE_ABSENT;
     slot->pid = (int32_t)getpid();
-    slot->start_time = cpu_process_start_time(getpid());
+    slot->start_time = symmem__process_start_time(getpid());
     snprintf(slot->host, sizeof(slot->host), "%s", cpu->boot.host);
     if (!atomic_compare_exchange_strong_explicit(&slot->state, &expected, PE_JOINED,
                                                  memory_order_acq_rel, memory_order_acquire))

@@ -18,6 +18,7 @@
 #include "../../core/backend.h"
 #include "gpu_atomics.h"
 #include "gpu_libs.h"
+#include "peer_watch.h"
 
 #define SCRATCH_BYTES (1 << 20)
 #define INIT_TIMEOUT_SECONDS 120.0
@@ -38,6 +39,7 @@ struct symmem_backend {
     void *atomics;            /* CUmodule of the PTX atomics */
     uintptr_t heap_lo;        /* the span of every nvshmem_malloc so far: NVSHMEM */
     uintptr_t heap_hi;        /* reserves its heap once, so all of it is device memory */
+    peer_watch_t watch;       /* which peers still run */
 };
 
 typedef symmem_backend_t gpu_t;
@@ -82,23 +84,40 @@ static symmem_status_t leave(gpu_t *g, scope_t scope, symmem_status_t status)
     return status;
 }
 
-/* Waits for the backend's stream, honouring SYMMEM_TIMEOUT. */
+/* Asked by a waiting PE, acting a few times a second: an error once a peer
+ * has died or SYMMEM_TIMEOUT has passed (the awaited work may never end). */
+static symmem_status_t still_waiting(gpu_t *g, const char *call, double started,
+                                     double *next_check_p)
+{
+    double t = now();
+    if (t < *next_check_p) return SYMMEM_OK;
+    char how[256];
+    int dead = peer_watch_find_dead(&g->watch, core, how, sizeof(how));
+    if (dead >= 0)
+        return ERROR(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s while this PE waited for it", call,
+                     dead, how);
+    if (g->boot.timeout > 0 && t - started > g->boot.timeout)
+        return ERROR(SYMMEM_ERR_TIMEOUT, "%s: timed out after %.1f s (SYMMEM_TIMEOUT)", call,
+                     t - started);
+    *next_check_p = now() + 0.1;
+    return SYMMEM_OK;
+}
+
+/* Waits for the backend's stream, spinning for the first millisecond. */
 static symmem_status_t drain(gpu_t *g, const char *call)
 {
-    if (g->boot.timeout <= 0) {
+    if (g->boot.timeout <= 0 && !peer_watch_active(&g->watch)) {
         CU(call, libs.cuStreamSynchronize(g->stream));
         return SYMMEM_OK;
     }
-    double deadline = now() + g->boot.timeout;
+    double started = now(), next_check = started + 0.1;
     for (;;) {
         cu_result_t rc = libs.cuStreamQuery(g->stream);
         if (rc == 0) return SYMMEM_OK;
         if (rc != CU_ERROR_NOT_READY) return cuda_error(call, "cuStreamQuery", rc);
-        if (now() > deadline)
-            return ERROR(SYMMEM_ERR_TIMEOUT,
-                         "%s: timed out after %.1f s (SYMMEM_TIMEOUT) waiting for the GPU", call,
-                         g->boot.timeout);
-        usleep(50);
+        symmem_status_t status = still_waiting(g, call, started, &next_check);
+        if (status != SYMMEM_OK) return status;
+        if (now() - started > 1e-3) usleep(20);
     }
 }
 
@@ -229,6 +248,27 @@ static int gpu_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_siz
     return 1;
 }
 
+static symmem_status_t agree(gpu_t *g, const char *call, int64_t value, int64_t *values);
+
+/* Every PE learns where the others run, to notice one that dies. */
+static symmem_status_t watch_peers(gpu_t *g)
+{
+    int n = g->boot.nranks;
+    int64_t *host_pids = calloc((size_t)n, sizeof(int64_t));
+    int64_t *starts = calloc((size_t)n, sizeof(int64_t));
+    symmem_status_t status = host_pids && starts ? SYMMEM_OK
+                                                 : ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    if (status == SYMMEM_OK) status = agree(g, "init", peer_watch_host_pid(), host_pids);
+    if (status == SYMMEM_OK) status = agree(g, "init", peer_watch_start_time(core), starts);
+    if (status == SYMMEM_OK &&
+        peer_watch_init(&g->watch, n, g->boot.rank, host_pids, starts, g->boot.status_dir,
+                        core) != 0)
+        status = ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    free(host_pids);
+    free(starts);
+    return status;
+}
+
 static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
 {
     int count = 0;
@@ -263,6 +303,8 @@ static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
                     : ERROR(SYMMEM_ERR_NO_MEMORY, "init: nvshmem_malloc of 8 bytes failed");
         goto err_free;
     }
+    status = watch_peers(g);
+    if (status != SYMMEM_OK) goto err_free;
     uintptr_t a = (uintptr_t)g->agree_in, b = (uintptr_t)g->agree_all;
     g->heap_lo = a < b ? a : b;
     g->heap_hi = (a > b ? a : b) + sizeof(int64_t) * (size_t)boot->nranks;
@@ -293,6 +335,7 @@ static symmem_status_t gpu_finalize(gpu_t *g)
     libs.cuMemFree(g->scratch);
     libs.cuStreamDestroy(g->stream);
     leave(g, scope, SYMMEM_OK);
+    peer_watch_free(&g->watch);
     free(g);
     return SYMMEM_OK;
 }
@@ -581,16 +624,12 @@ static symmem_status_t gpu_wait_until(gpu_t *g, void *ivar, symmem_dtype_t dtype
 {
     /* Polls from the host: NVSHMEM's typed waits exist only on a stream. */
     scope_t scope = enter(g);
-    double deadline = g->boot.timeout > 0 ? now() + g->boot.timeout : 0;
+    double started = now(), next_check = started + 0.1;
     int holds = 0;
     symmem_status_t status;
     unsigned pause = 1;
     while ((status = element_holds(g, ivar, dtype, cmp, value, &holds)) == SYMMEM_OK && !holds) {
-        if (deadline > 0 && now() > deadline) {
-            status = ERROR(SYMMEM_ERR_TIMEOUT, "wait_until: timed out after %.1f s",
-                           g->boot.timeout);
-            break;
-        }
+        if ((status = still_waiting(g, "wait_until", started, &next_check)) != SYMMEM_OK) break;
         usleep(pause);
         if (pause < 1000) pause *= 2;
     }
@@ -799,13 +838,93 @@ static symmem_status_t gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target,
     return leave(g, scope, status);
 }
 
+/* nvshmemx_team_init: the members find each other by the key (NVSHMEM's
+ * team unique id), and each learns the others' world numbers afterwards. */
 static symmem_status_t gpu_team_init(gpu_t *g, uint64_t key, int npes, int index, int *members,
                                      int *handle_p)
 {
-    (void)g, (void)key, (void)npes, (void)index, (void)members, (void)handle_p;
-    return ERROR(SYMMEM_ERR_UNSUPPORTED,
-                 "team_init: teams from an arbitrary group are not supported by the gpu "
-                 "backend yet; use team_split_strided or team_split_2d");
+    int (*team_init)(nv_team_t *, nv_team_config_t *, long, int, int) =
+        (int (*)(nv_team_t *, nv_team_config_t *, long, int, int))gpu_libs_symbol(
+            &libs, "nvshmemx_team_init");
+    int (*translate)(nv_team_t, int, nv_team_t) =
+        (int (*)(nv_team_t, int, nv_team_t))gpu_libs_symbol(&libs, "nvshmem_team_translate_pe");
+    if (team_init == NULL || translate == NULL)
+        return ERROR(SYMMEM_ERR_UNSUPPORTED,
+                     "team_init: this NVSHMEM has no nvshmemx_team_init (it came in NVSHMEM "
+                     "3.3); use team_split_strided or team_split_2d");
+    scope_t scope = enter(g);
+    nv_team_config_t config;
+    memset(&config, 0, sizeof(config));
+    config.version = NV_TEAM_CONFIG_VERSION;
+    config.uniqueid = key & ~(1ULL << 63); /* never NVSHMEM's "no id" (~0) */
+    nv_team_t team = -1;
+    int rc = team_init(&team, &config, NV_TEAM_CONFIG_MASK_UNIQUEID, npes, index);
+    if (rc != 0 || team < 0) return leave(g, scope, team_error("team_init", rc));
+    for (int i = 0; i < npes; i++) members[i] = translate(team, i, NV_TEAM_WORLD);
+    *handle_p = team;
+    return leave(g, scope, SYMMEM_OK);
+}
+
+/* ---- external memory ---- */
+
+static symmem_status_t gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p)
+{
+    const char *call = "register_external";
+    void *(*register_symmetric)(void *, size_t, int) =
+        (void *(*)(void *, size_t, int))gpu_libs_symbol(&libs,
+                                                        "nvshmemx_buffer_register_symmetric");
+    if (register_symmetric == NULL)
+        return ERROR(SYMMEM_ERR_UNSUPPORTED,
+                     "%s: this NVSHMEM has no nvshmemx_buffer_register_symmetric (it came in "
+                     "NVSHMEM 3.3)",
+                     call);
+    scope_t scope = enter(g);
+    int64_t values[g->boot.nranks];
+    symmem_status_t status = agree(g, call, (int64_t)size, values);
+    for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
+        if (values[pe] != (int64_t)size)
+            status = ERROR(SYMMEM_ERR_MISMATCH,
+                           "%s: size must be the same on every PE, but PE %d registers %lld "
+                           "bytes and this PE %zu",
+                           call, pe, (long long)values[pe], size);
+    /* NVSHMEM maps the memory by its VMM handle: ask it only when every PE can. */
+    cu_deviceptr_t base = 0;
+    int ok = status == SYMMEM_OK &&
+             libs.cuPointerGetAttribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                        (cu_deviceptr_t)ptr) == 0;
+    int64_t oks[g->boot.nranks];
+    if (status == SYMMEM_OK) status = agree(g, call, ok, oks);
+    for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
+        if (!oks[pe])
+            status = ERROR(SYMMEM_ERR_INVALID,
+                           "%s: PE %d passed memory that is not CUDA device memory%s", call, pe,
+                           pe == g->boot.rank ? " (this PE)" : "");
+    if (status == SYMMEM_OK) {
+        *sym_p = register_symmetric(ptr, size, 0);
+        if (*sym_p == NULL)
+            status = ERROR(SYMMEM_ERR_INVALID,
+                           "%s: NVSHMEM refused %p (%zu bytes): register memory made with the "
+                           "CUDA VMM API (cuMemCreate + cuMemMap, POSIX fd handles) in whole "
+                           "granules",
+                           call, ptr, size);
+    }
+    return leave(g, scope, status);
+}
+
+static symmem_status_t gpu_unregister_external(gpu_t *g, void *sym, size_t size)
+{
+    int (*unregister_symmetric)(void *, size_t) = (int (*)(void *, size_t))gpu_libs_symbol(
+        &libs, "nvshmemx_buffer_unregister_symmetric");
+    scope_t scope = enter(g);
+    libs.cuStreamSynchronize(g->stream);
+    int rc = unregister_symmetric ? unregister_symmetric(sym, size) : -1;
+    if (rc != 0)
+        return leave(g, scope,
+                     ERROR(SYMMEM_ERR_BACKEND,
+                           "unregister_external: nvshmemx_buffer_unregister_symmetric(%p) "
+                           "returned %d",
+                           sym, rc));
+    return leave(g, scope, SYMMEM_OK);
 }
 
 static const symmem_backend_ops_t gpu_ops = {
@@ -845,6 +964,8 @@ static const symmem_backend_ops_t gpu_ops = {
     .heap_range = gpu_heap_range,
     .team_init = gpu_team_init,
     .can_run = gpu_can_run,
+    .register_external = gpu_register_external,
+    .unregister_external = gpu_unregister_external,
 };
 
 __attribute__((visibility("default"))) int symmem_gpu_backend_open(

@@ -53,12 +53,25 @@ _Static_assert(sizeof(nv_init_attr_t) == 144, "nvshmemx_init_attr_t is 144 bytes
 
 /* ---- CUDA driver ---- */
 
+/* nvshmem_team_config_t, version 2 (NVSHMEM 3.3 and later): what
+ * nvshmemx_team_init needs to find the other members. */
+typedef struct {
+    int version;
+    int num_contexts;
+    uint64_t uniqueid;
+    char padding[48];
+} nv_team_config_t;
+#define NV_TEAM_CONFIG_VERSION ((2 << 16) + (int)sizeof(nv_team_config_t))
+#define NV_TEAM_CONFIG_MASK_UNIQUEID 0x2L
+#define NV_TEAM_WORLD 0
+
 typedef int cu_result_t; /* CUresult, 0 = CUDA_SUCCESS */
 typedef int cu_device_t;
 typedef void *cu_context_t;
 typedef uintptr_t cu_deviceptr_t;
 #define CU_ERROR_NOT_READY 600
 #define CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
+#define CU_POINTER_ATTRIBUTE_RANGE_START_ADDR 11
 #define CU_MEMORYTYPE_HOST 1
 #define CU_MEMORYTYPE_DEVICE 2
 

@@ -1,0 +1,149 @@
+"""python -m symmem.bench: symmem beside the libraries a user would
+otherwise pick, in one run on the same machine.
+
+    python -m symmem.bench                          # gpu if there are GPUs, else cpu
+    python -m symmem.bench --backend cpu -n 4 --max-size 64M
+    python -m symmem.bench --ops put,reduce --libs symmem,nccl --out results/
+
+On GPUs: symmem (on a stream, and blocking), the C program calling NVSHMEM
+directly, NVSHMEM4Py and NCCL (torch.distributed). On the cpu backend:
+symmem and NumPy in one process. Prints perftest-style tables, writes
+results.json, report.md and PNG plots to --out.
+"""
+import argparse
+import datetime
+import os
+import platform
+import sys
+import time
+
+from symmem.bench import libraries, plan, report
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m symmem.bench",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
+    parser.add_argument("-n", "--pes", type=int, default=2, help="PEs (one per GPU); default 2")
+    parser.add_argument("--ops", default=",".join(plan.OPS),
+                        help=f"comma-separated, of: {', '.join(plan.OPS)}")
+    parser.add_argument("--libs", default=None,
+                        help="comma-separated (default: every one that can run here)")
+    parser.add_argument("--min-size", default="8", help="smallest message (default 8)")
+    parser.add_argument("--max-size", default=None,
+                        help="largest message (default 1G on GPUs, 64M on the cpu backend)")
+    parser.add_argument("--out", default="symmem-bench", help="folder for results and plots")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds per library")
+    parser.add_argument("--no-plots", action="store_true")
+    opts = parser.parse_args(argv)
+    unknown = [op for op in opts.ops.split(",") if op not in plan.OPS]
+    if unknown:
+        parser.error(f"--ops: unknown {', '.join(unknown)}; choose from {', '.join(plan.OPS)}")
+    if opts.backend == "auto":
+        opts.backend = "gpu" if libraries.gpu_count() >= opts.pes else "cpu"
+    opts.min_bytes = plan.parse_size(opts.min_size)
+    opts.max_bytes = plan.parse_size(opts.max_size or ("1G" if opts.backend == "gpu" else "64M"))
+    if not 0 < opts.min_bytes <= opts.max_bytes:
+        parser.error(f"sizes: need 0 < --min-size ({opts.min_bytes}) <= --max-size "
+                     f"({opts.max_bytes})")
+    return opts
+
+
+def choose_libraries(opts):
+    """[(name, runner)] of the libraries that can run, and {name: why not}."""
+    table = libraries.GPU_LIBRARIES if opts.backend == "gpu" else libraries.CPU_LIBRARIES
+    wanted = opts.libs.split(",") if opts.libs else list(table)
+    chosen, skipped = [], {}
+    for name in wanted:
+        if name not in table:
+            skipped[name] = f"not a library of the {opts.backend} backend ({', '.join(table)})"
+            continue
+        try:
+            chosen.append((name, table[name](opts)))
+        except libraries.Unavailable as why:
+            skipped[name] = str(why)
+    return chosen, skipped
+
+
+def versions():
+    found = {"python": platform.python_version()}
+    for module in ("symmem", "numpy", "cupy", "torch", "nvshmem", "nvidia.nvshmem"):
+        try:
+            mod = __import__(module, fromlist=["_"])
+            found[module] = getattr(mod, "__version__", "installed")
+        except Exception:
+            pass
+    try:
+        import nvshmem.core
+        found["libnvshmem"] = nvshmem.core.get_version().libnvshmem_version
+    except Exception:
+        pass
+    return found
+
+
+def machine():
+    text = f"{platform.node()}, {os.cpu_count()} CPUs"
+    if libraries.gpu_count():
+        try:
+            import cupy
+            name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
+            text += f", {libraries.gpu_count()} x {name}"
+        except Exception:
+            pass
+    return text
+
+
+def main(argv=None):
+    opts = parse_args(argv if argv is not None else sys.argv[1:])
+    os.makedirs(opts.out, exist_ok=True)
+    chosen, skipped = choose_libraries(opts)
+    meta = dict(command="python -m symmem.bench " + " ".join(argv or sys.argv[1:]),
+                date=datetime.datetime.now().isoformat(timespec="seconds"),
+                machine=machine(), backend=opts.backend, n_pes=opts.pes, versions=versions(),
+                skipped=skipped)
+    print(f"symmem.bench: {opts.backend} backend, {opts.pes} PEs, {meta['machine']}")
+    print(f"  libraries: {', '.join(name for name, _ in chosen)}")
+    for name, why in skipped.items():
+        print(f"  left out {name}: {why}")
+    records = []
+    with open(os.path.join(opts.out, "run.log"), "w") as log:
+        for name, run in chosen:
+            started = time.perf_counter()
+            print(f"[{name}] running ...", flush=True)
+            try:
+                for record in run(log):
+                    records.append(record)
+                    print(f"  [{record['lib']}] {progress(record)}", flush=True)
+            except RuntimeError as error:
+                meta["skipped"][name] = f"failed: {str(error)[-400:]}"
+                print(f"[{name}] FAILED: {error}", flush=True)
+            print(f"[{name}] done in {time.perf_counter() - started:.0f} s", flush=True)
+    print(report.text_tables(records, opts.pes))
+    report.write_json(os.path.join(opts.out, "results.json"), records, meta, opts.pes)
+    with open(os.path.join(opts.out, "report.md"), "w") as f:
+        f.write(f"`{meta['command']}` on {meta['machine']}, {meta['date']}, "
+                f"{opts.backend} backend, {opts.pes} PEs\n\n")
+        f.write(report.markdown(records, opts.pes))
+    written = [] if opts.no_plots else plot_or_explain(opts, records)
+    print(f"\nwrote {opts.out}/results.json, {opts.out}/report.md"
+          + "".join(f", {path}" for path in written))
+    return 0 if records else 1
+
+
+def progress(record):
+    if record["op"] == "init":
+        return f"init {record['seconds']:.2f} s"
+    return f"{record['op']} {plan.format_size(record['bytes'])}: {record['us']:.2f} us"
+
+
+def plot_or_explain(opts, records):
+    try:
+        return report.plots(opts.out, records, opts.pes,
+                            f"symmem.bench, {opts.backend} backend, {opts.pes} PEs")
+    except ImportError:
+        print("no plots: matplotlib is not installed (pip install matplotlib)")
+        return []
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""The libraries a run compares, how each one is started, and why one that
+cannot run here is left out. Each runner yields JSON records as PE 0 prints
+them: {"lib", "op", "bytes", "us"} (and one {"op": "init", "seconds"})."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]  # a source checkout, where bench/ lives
+FLOOR_SOURCE = REPO / "bench" / "gpu" / "nvshmem_floor.c"
+ABI_HEADER_DIR = REPO / "src" / "backends" / "gpu"
+
+
+class Unavailable(Exception):
+    """A library that cannot run here; the message says why."""
+
+
+def gpu_count():
+    try:
+        import cupy
+        return cupy.cuda.runtime.getDeviceCount()
+    except Exception:
+        return 0
+
+
+def _launch(n, args, env, timeout):
+    return [sys.executable, "-m", "symmem.run", "-n", str(n), "--no-prefix",
+            "--timeout", str(timeout), *args]
+
+
+def stream_records(command, env, log):
+    """Runs command, yielding the JSON records it prints; the rest of its
+    output goes to log. A failed run raises RuntimeError with its tail."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, env=env)
+    tail = []
+    for line in proc.stdout:
+        log.write(line)
+        if line.startswith("{"):
+            try:
+                yield json.loads(line)
+                continue
+            except json.JSONDecodeError:
+                pass
+        tail = (tail + [line])[-30:]
+    if proc.wait() != 0:
+        raise RuntimeError(f"{' '.join(command[:6])} ... exited with {proc.returncode}:\n"
+                           + "".join(tail))
+
+
+def heap_env(max_bytes, backend):
+    """The environment for a run: symmetric heaps big enough for the sweep."""
+    env = dict(os.environ)
+    heap = 2 * max_bytes + (512 << 20)
+    env.setdefault("NVSHMEM_SYMMETRIC_SIZE", str(heap))
+    if backend == "cpu":
+        env.setdefault("SYMMEM_SYMMETRIC_SIZE", str(heap))
+    env["SYMMEM_BACKEND"] = backend
+    return env
+
+
+# ---- symmem ----
+
+def symmem_runner(opts):
+    def run(log):
+        args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", "--ops", opts.ops,
+                "--min-bytes", str(opts.min_bytes), "--max-bytes", str(opts.max_bytes)]
+        if opts.backend == "gpu":
+            args.append("--blocking")
+        env = heap_env(opts.max_bytes, opts.backend)
+        yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+    return run
+
+
+# ---- NVSHMEM4Py ----
+
+def nvshmem4py_runner(opts):
+    try:
+        import nvshmem.core  # noqa: F401
+    except Exception as error:
+        raise Unavailable(f"NVSHMEM4Py is not importable ({error}); pip install "
+                          "nvshmem4py-cu13 (or -cu12)") from None
+    mpirun = shutil.which("mpirun") or shutil.which("mpiexec")
+    if mpirun is None:
+        raise Unavailable("no mpirun: NVSHMEM4Py starts here through mpi4py")
+
+    def run(log):
+        env = heap_env(opts.max_bytes, "gpu")
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        command = [mpirun, "-np", str(opts.pes), "--oversubscribe", sys.executable, "-m",
+                   "symmem.bench.shmem_worker", "--lib", "nvshmem4py", "--ops", opts.ops,
+                   "--min-bytes", str(opts.min_bytes), "--max-bytes", str(opts.max_bytes)]
+        yield from stream_records(command, env, log)
+    return run
+
+
+# ---- the C program calling NVSHMEM directly ----
+
+def _find(patterns):
+    for pattern in patterns:
+        found = sorted(glob.glob(pattern))
+        if found:
+            return found[0]
+    return None
+
+
+def build_floor(out_dir):
+    """Compiles bench/gpu/nvshmem_floor.c; the executable's path."""
+    if not FLOOR_SOURCE.exists():
+        raise Unavailable(f"its source {FLOOR_SOURCE} is in symmem's source tree only")
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    if cc is None:
+        raise Unavailable("no C compiler (cc)")
+    try:
+        import nvidia.nvshmem
+        nvshmem_lib = Path(list(nvidia.nvshmem.__path__)[0]) / "lib"
+    except ImportError:
+        raise Unavailable("the nvidia-nvshmem wheel is not installed") from None
+    roots = [os.environ.get("CUDA_HOME", "/usr/local/cuda"), "/usr/local/cuda"]
+    site = [str(Path(p)) for p in sys.path if p.endswith("site-packages")]
+    header = _find([f"{r}/include/cuda_runtime_api.h" for r in roots] +
+                   [f"{s}/nvidia/*/include/cuda_runtime_api.h" for s in site])
+    cudart = _find([f"{r}/lib64/libcudart.so*" for r in roots] +
+                   [f"{s}/nvidia/*/lib/libcudart.so*" for s in site])
+    if header is None or cudart is None:
+        raise Unavailable("the CUDA runtime's header or library was not found (set CUDA_HOME)")
+    exe = Path(out_dir) / "nvshmem_floor"
+    command = [cc, "-O2", f"-I{ABI_HEADER_DIR}", f"-I{Path(header).parent}", str(FLOOR_SOURCE),
+               "-o", str(exe), str(nvshmem_lib / "libnvshmem_host.so.3"), cudart,
+               f"-Wl,-rpath,{nvshmem_lib}", f"-Wl,-rpath,{Path(cudart).parent}"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise Unavailable(f"compiling it failed: {result.stderr.strip()[-500:]}")
+    return exe
+
+
+def floor_runner(opts):
+    exe = build_floor(opts.out)
+
+    def run(log):
+        env = heap_env(opts.max_bytes, "gpu")
+        env.update(FLOOR_OPS=opts.ops, FLOOR_MIN_BYTES=str(opts.min_bytes),
+                   FLOOR_MAX_BYTES=str(opts.max_bytes))
+        yield from stream_records(_launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
+    return run
+
+
+# ---- NCCL through torch.distributed ----
+
+def nccl_runner(opts):
+    try:
+        import torch
+        import torch.distributed as dist
+        if not (torch.cuda.is_available() and dist.is_nccl_available()):
+            raise Unavailable("torch has no CUDA or no NCCL here")
+    except ImportError:
+        raise Unavailable("torch is not installed") from None
+
+    def run(log):
+        with tempfile.TemporaryDirectory() as tmp:
+            args = ["-m", "symmem.bench.nccl_worker", "--ops", opts.ops, "--min-bytes",
+                    str(opts.min_bytes), "--max-bytes", str(opts.max_bytes), "--store",
+                    os.path.join(tmp, "store")]
+            env = dict(os.environ)
+            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+    return run
+
+
+# ---- NumPy in one process (cpu backend) ----
+
+def numpy_runner(opts):
+    from symmem.bench import numpy_reference
+
+    def run(log):
+        yield from numpy_reference.measure(opts.ops.split(","), opts.min_bytes, opts.max_bytes,
+                                           opts.pes)
+    return run
+
+
+GPU_LIBRARIES = {"symmem": symmem_runner, "nvshmem C": floor_runner,
+                 "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner}
+CPU_LIBRARIES = {"symmem": symmem_runner, "numpy": numpy_runner}

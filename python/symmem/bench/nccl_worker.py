@@ -1,0 +1,84 @@
+"""One rank of the NCCL side of the benchmarks: the collectives through
+torch.distributed, timed with CUDA events on the stream NCCL runs after, as
+nccl-tests does. Started by symmem's launcher (its rank variables) with a
+file rendezvous; rank 0 prints one JSON record per line.
+
+    python -m symmem.run -n 2 -m symmem.bench.nccl_worker --ops reduce --store FILE
+"""
+import argparse
+import json
+import os
+import time
+
+import torch
+import torch.distributed as dist
+
+from symmem.bench import plan
+from symmem.bench.shmem_worker import collective_size
+
+NCCL_OPS = ("reduce", "reducescatter", "broadcast", "fcollect", "alltoall")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ops", required=True)
+    parser.add_argument("--min-bytes", type=int, default=8)
+    parser.add_argument("--max-bytes", type=int, default=1 << 20)
+    parser.add_argument("--store", required=True, help="a file path for the rendezvous")
+    args = parser.parse_args()
+    rank, n = int(os.environ["SYMMEM_RANK"]), int(os.environ["SYMMEM_NRANKS"])
+    local = int(os.environ.get("SYMMEM_LOCAL_RANK", rank))
+    torch.cuda.set_device(local % torch.cuda.device_count())
+    t0 = time.perf_counter()
+    dist.init_process_group("nccl", init_method=f"file://{args.store}", rank=rank,
+                            world_size=n, device_id=torch.device("cuda", torch.cuda.current_device()))
+    warm = torch.ones(1, device="cuda")
+    dist.all_reduce(warm)  # NCCL connects on first use: part of its start-up
+    torch.cuda.synchronize()
+    if rank == 0:
+        print(json.dumps(dict(lib="nccl", op="init", seconds=time.perf_counter() - t0, n_pes=n)),
+              flush=True)
+    for op in args.ops.split(","):
+        if op not in NCCL_OPS:
+            continue
+        done = set()
+        for size in plan.sizes(op, args.min_bytes, args.max_bytes):
+            size = collective_size(op, size, n)
+            if size in done:
+                continue
+            done.add(size)
+            us = time_op(op, size, n, rank)
+            if rank == 0:
+                print(json.dumps(dict(lib="nccl", op=op, bytes=size, us=us)), flush=True)
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def time_op(op, nbytes, n, rank):
+    count, block = nbytes // 4, nbytes // 4 // n
+    src = torch.full((count,), rank + 1.0, device="cuda")
+    small = torch.full((block,), rank + 1.0, device="cuda")
+    dst = torch.empty(count, device="cuda")
+    body = {
+        "reduce": lambda: dist.all_reduce(dst),
+        "reducescatter": lambda: dist.reduce_scatter_tensor(small, src),
+        "broadcast": lambda: dist.broadcast(dst, 0),
+        "fcollect": lambda: dist.all_gather_into_tensor(dst, small),
+        "alltoall": lambda: dist.all_to_all_single(dst, src),
+    }[op]
+    iters = plan.iterations(nbytes)
+    for _ in range(min(iters, 5)):
+        body()
+    torch.cuda.synchronize()
+    dist.barrier()
+    begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    begin.record()
+    for _ in range(iters):
+        body()
+    end.record()
+    end.synchronize()
+    return begin.elapsed_time(end) * 1e3 / iters
+
+
+if __name__ == "__main__":
+    main()

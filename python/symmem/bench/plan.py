@@ -1,0 +1,72 @@
+"""What the benchmarks measure: the operations, the message sizes, how many
+calls each size gets, and the nccl-tests bus-bandwidth factors. The driver
+and every worker read this one plan, so all libraries measure the same."""
+
+# op -> what one record's "bytes" means and how bus bandwidth scales.
+# size: the larger of one PE's source and destination (nccl-tests' convention).
+OPS = {
+    "put": "pipelined puts from PE 0 to PE 1 on a stream",
+    "put_lat": "one put then quiet, repeated: completion latency",
+    "get": "pipelined gets by PE 0 from PE 1 on a stream",
+    "get_lat": "one get then quiet, repeated",
+    "put_signal": "put_signal ping-pong between PE 0 and PE 1: half a round trip",
+    "call_cost": "host time to issue one 8-byte put on a stream (median)",
+    "reduce": "sum of float32 over every PE (all-reduce)",
+    "reducescatter": "sum of float32, each PE keeps 1/n",
+    "broadcast": "root 0 to every PE",
+    "fcollect": "every PE's 1/n gathered on every PE (all-gather)",
+    "alltoall": "every PE sends 1/n of its buffer to each PE",
+    "barrier": "barrier over every PE",
+}
+POINT_TO_POINT = ("put", "put_lat", "get", "get_lat", "put_signal", "call_cost")
+COLLECTIVES = ("reduce", "reducescatter", "broadcast", "fcollect", "alltoall", "barrier")
+# Latency-bound ops stop at this size: beyond it they measure bandwidth again.
+LATENCY_MAX_BYTES = 4 << 20
+
+
+def bus_factor(op, n_pes):
+    """nccl-tests' factor from algorithm to bus bandwidth."""
+    if op == "reduce":
+        return 2 * (n_pes - 1) / n_pes
+    if op in ("reducescatter", "fcollect", "alltoall"):
+        return (n_pes - 1) / n_pes
+    return 1.0
+
+
+def sizes(op, min_bytes, max_bytes, factor=4):
+    """The sizes op runs at: min_bytes, x factor, ..., ending at max_bytes."""
+    if op == "call_cost":
+        return [8]
+    if op == "barrier":
+        return [0]
+    top = min(max_bytes, LATENCY_MAX_BYTES) if op in ("put_lat", "get_lat", "put_signal") \
+        else max_bytes
+    out, size = [], min_bytes
+    while size < top:
+        out.append(size)
+        size *= factor
+    out.append(top)
+    return out
+
+
+def iterations(nbytes):
+    """Calls per timed run: enough to swamp timer resolution, few for big messages."""
+    if nbytes >= 64 << 20:
+        return 10
+    if nbytes >= 1 << 20:
+        return 50
+    return 200
+
+
+def parse_size(text):
+    """'8', '4K', '16M', '1G' -> bytes."""
+    text = str(text).strip().upper().rstrip("B")
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    return int(float(text.rstrip("KMG")) * scale)
+
+
+def format_size(nbytes):
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if nbytes >= scale and nbytes % scale == 0:
+            return f"{nbytes // scale}{unit}"
+    return str(nbytes)

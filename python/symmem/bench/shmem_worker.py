@@ -1,0 +1,254 @@
+"""One PE of a benchmark run through an NVSHMEM4Py-style API: symmem, or
+NVSHMEM4Py itself. The same code measures both, so every difference is the
+library's. PE 0 prints one JSON record per line; the driver reads them.
+
+    python -m symmem.run -n 2 -m symmem.bench.shmem_worker --lib symmem ...
+    mpirun -np 2 python -m symmem.bench.shmem_worker --lib nvshmem4py ...
+"""
+import argparse
+import json
+import os
+import statistics
+import time
+
+import numpy as np
+
+from symmem.bench import plan
+
+CALL_COST_CALLS = 10000
+
+
+def parse_args():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lib", choices=("symmem", "nvshmem4py"), required=True)
+    parser.add_argument("--ops", required=True)
+    parser.add_argument("--min-bytes", type=int, default=8)
+    parser.add_argument("--max-bytes", type=int, default=1 << 20)
+    parser.add_argument("--blocking", action="store_true",
+                        help="also time symmem's blocking (stream=None) calls")
+    return parser.parse_args()
+
+
+def start(lib):
+    """(module, device id or None, stream or None) with the library started."""
+    if lib == "symmem":
+        import symmem as nvshmem
+        nvshmem.init()
+        probe = nvshmem.buffer(8)  # where the symmetric heap lives
+        ordinal = probe.device_id
+        nvshmem.free(probe)
+        if ordinal < 0:
+            return nvshmem, None, None
+        from cuda.core import Device
+        device = Device(ordinal)
+        device.set_current()
+        return nvshmem, device, device.create_stream()
+    import nvshmem.core as nvshmem
+    from cuda.core import Device
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    local = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK", comm.Get_rank()))
+    device = Device(local % _cupy().cuda.runtime.getDeviceCount())
+    device.set_current()
+    nvshmem.init(device=device, mpi_comm=comm, initializer_method="emulated_mpi")
+    return nvshmem, device, device.create_stream()
+
+
+def _cupy():
+    import cupy
+    return cupy
+
+
+class Bench:
+    def __init__(self, args):
+        t0 = time.perf_counter()
+        self.nvshmem, self.device, self.stream = start(args.lib)
+        self.init_seconds = time.perf_counter() - t0
+        self.lib = args.lib
+        self.me, self.n = self.nvshmem.my_pe(), self.nvshmem.n_pes()
+        self.on_gpu = self.stream is not None
+        if self.on_gpu:
+            cp = _cupy()
+            cp.cuda.Device(self.device.device_id).use()
+            self.cupy_stream = cp.cuda.ExternalStream(int(self.stream.handle),
+                                                      self.device.device_id)
+        self.world = self.nvshmem.Teams.TEAM_WORLD
+        self.signal_total = 0
+
+    # ---- output ----
+
+    def emit(self, **record):
+        if self.me == 0:
+            print(json.dumps(record), flush=True)
+
+    # ---- memory ----
+
+    def arrays(self, *nbytes, dtype="float32"):
+        out = []
+        for size in nbytes:
+            a = self.nvshmem.array((size // np.dtype(dtype).itemsize,), dtype=dtype)
+            a[:] = self.me + 1
+            out.append(a)
+        if self.on_gpu:
+            _cupy().cuda.Device().synchronize()
+        return out
+
+    def free(self, *arrays):
+        for a in arrays:
+            self.nvshmem.free_array(a)
+
+    # ---- timing ----
+
+    def timed(self, iters, body, stream):
+        """Seconds per call of body: CUDA events around the calls on a stream,
+        else the host clock; every PE starts together."""
+        for _ in range(min(iters, 5)):  # warm up
+            body()
+        self.nvshmem.barrier_all(stream=stream)
+        if stream is not None:
+            cp = _cupy()
+            begin, end = cp.cuda.Event(), cp.cuda.Event()
+            begin.record(self.cupy_stream)
+            for _ in range(iters):
+                body()
+            end.record(self.cupy_stream)
+            end.synchronize()
+            seconds = cp.cuda.get_elapsed_time(begin, end) * 1e-3 / iters
+        else:
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                body()
+            seconds = (time.perf_counter() - t0) / iters
+        self.nvshmem.barrier_all(stream=stream)
+        if stream is not None:
+            self.stream.sync()
+        return seconds
+
+    # ---- operations: each returns the body to time ----
+
+    def rma(self, op, nbytes, stream):
+        nv, peer = self.nvshmem, 1 % self.n
+        dst, src = self.arrays(nbytes, nbytes, dtype="uint8")
+        move = nv.put if op.startswith("put") else nv.get
+        if op.endswith("_lat"):
+            def body():
+                if self.me == 0:
+                    move(dst, src, peer, stream=stream)
+                    nv.quiet(stream=stream)
+        else:
+            def body():
+                if self.me == 0:
+                    move(dst, src, peer, stream=stream)
+        return body, (dst, src), lambda: nv.quiet(stream=stream)
+
+    def put_signal(self, nbytes, stream):
+        nv = self.nvshmem
+        dst, src, sig = *self.arrays(nbytes, nbytes, dtype="uint8"), self.arrays(8, dtype="uint64")[0]
+        sig[:] = 0
+        nv.barrier_all()
+        signal = nv.array_get_buffer(sig)[0]
+        add, ge = nv.SignalOp.SIGNAL_ADD, nv.ComparisonType.CMP_GE
+        counter = [0]
+
+        def body():
+            counter[0] += 1
+            if self.me == 0:
+                nv.put_signal(dst, src, signal, 1, add, 1, stream=stream)
+                nv.signal_wait(signal, counter[0], ge, stream=stream)
+            elif self.me == 1:
+                nv.signal_wait(signal, counter[0], ge, stream=stream)
+                nv.put_signal(dst, src, signal, 1, add, 0, stream=stream)
+        return body, (dst, src, sig), None
+
+    def collective(self, op, nbytes, stream):
+        nv, n, world = self.nvshmem, self.n, self.world
+        block = nbytes // n
+        if op == "reduce":
+            src, dst = self.arrays(nbytes, nbytes)
+            body = lambda: nv.reduce(world, dst, src, "sum", stream=stream)  # noqa: E731
+        elif op == "reducescatter":
+            src, dst = self.arrays(nbytes, block)
+            body = lambda: nv.reducescatter(world, dst, src, "sum", stream=stream)  # noqa: E731
+        elif op == "broadcast":
+            src, dst = self.arrays(nbytes, nbytes)
+            body = lambda: nv.broadcast(world, dst, src, 0, stream=stream)  # noqa: E731
+        elif op == "fcollect":
+            src, dst = self.arrays(block, nbytes)
+            body = lambda: nv.fcollect(world, dst, src, stream=stream)  # noqa: E731
+        elif op == "alltoall":
+            src, dst = self.arrays(nbytes, nbytes)
+            body = lambda: nv.alltoall(world, dst, src, stream=stream)  # noqa: E731
+        else:
+            return (lambda: nv.barrier_all(stream=stream)), (), None
+        return body, (src, dst), None
+
+    def run_op(self, op, nbytes, stream, label):
+        if op in ("put", "put_lat", "get", "get_lat"):
+            body, arrays, after = self.rma(op, nbytes, stream)
+        elif op == "put_signal":
+            if self.n < 2:
+                return
+            body, arrays, after = self.put_signal(nbytes, stream)
+        else:
+            body, arrays, after = self.collective(op, nbytes, stream)
+        seconds = self.timed(plan.iterations(nbytes), body, stream)
+        if after:
+            after()
+        if op == "put_signal":
+            seconds /= 2  # one way of the round trip
+        self.free(*arrays)
+        self.emit(lib=label, op=op, bytes=nbytes, us=seconds * 1e6)
+
+    def call_cost(self, stream, label):
+        """Median host time of one 8-byte put (on a stream where there is one)."""
+        dst, src = self.arrays(8, 8, dtype="uint8")
+        nv, peer, costs = self.nvshmem, 1 % self.n, []
+        nv.barrier_all()
+        for i in range(CALL_COST_CALLS):
+            t0 = time.perf_counter()
+            nv.put(dst, src, peer, stream=stream)
+            costs.append(time.perf_counter() - t0)
+            if stream is not None and i % 1000 == 999:
+                self.stream.sync()
+        nv.quiet(stream=stream)
+        if stream is not None:
+            self.stream.sync()
+        nv.barrier_all()
+        self.free(dst, src)
+        self.emit(lib=label, op="call_cost", bytes=8, us=statistics.median(costs) * 1e6)
+
+
+def collective_size(op, nbytes, n):
+    """nbytes rounded to whole float32 blocks of 1/n (at least one each)."""
+    if op in plan.COLLECTIVES and op != "barrier":
+        unit = 4 * n
+        return max(unit, nbytes - nbytes % unit)
+    return nbytes
+
+
+def main():
+    args = parse_args()
+    bench = Bench(args)
+    bench.emit(lib=args.lib, op="init", seconds=bench.init_seconds, n_pes=bench.n)
+    variants = [(bench.stream, args.lib)]
+    if args.blocking and bench.on_gpu:
+        variants.append((None, f"{args.lib} (blocking)"))
+    for op in args.ops.split(","):
+        for stream, label in variants:
+            if stream is None and bench.on_gpu and op in ("put", "get", "put_signal"):
+                continue  # pipelining needs a stream; blocking latency is put_lat/get_lat
+            if op == "call_cost":
+                bench.call_cost(stream, label)
+                continue
+            done = set()
+            for size in plan.sizes(op, args.min_bytes, args.max_bytes):
+                size = collective_size(op, size, bench.n)
+                if size not in done:
+                    done.add(size)
+                    bench.run_op(op, size, stream, label)
+    bench.nvshmem.barrier_all()
+    bench.nvshmem.finalize()
+
+
+if __name__ == "__main__":
+    main()

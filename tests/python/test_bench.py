@@ -1,0 +1,61 @@
+"""python -m symmem.bench on the cpu backend: one small sweep, checked for
+every operation's records, the tables, the JSON and the plots."""
+import json
+import subprocess
+import sys
+
+from symmem.bench import plan
+
+
+def test_one_command_compares_symmem_with_numpy(tmp_path):
+    out = tmp_path / "bench"
+    result = subprocess.run([sys.executable, "-m", "symmem.bench", "--backend", "cpu", "-n", "2",
+                             "--max-size", "64K", "--out", str(out)],
+                            capture_output=True, text=True, timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "libraries: symmem, numpy" in result.stdout
+    for op in plan.OPS:
+        assert f"== {op}: " in result.stdout, op
+    data = json.loads((out / "results.json").read_text())
+    assert data["meta"]["backend"] == "cpu" and data["meta"]["n_pes"] == 2
+    rows = data["rows"]
+    for op in plan.OPS:
+        sizes = {r["bytes"] for r in rows if r["op"] == op and r["lib"] == "symmem"}
+        expected = {8} if op == "call_cost" else {0} if op == "barrier" else \
+            set(plan.sizes(op, 8, 64 << 10))
+        assert sizes == expected, (op, sizes)
+    for r in rows:
+        assert r["us"] > 0, r
+        if r["lib"] == "numpy" and r["op"] not in ("call_cost",):
+            assert r["symmem_speedup"] > 0, r
+        if r["bytes"]:
+            assert abs(r["algbw"] - r["bytes"] / r["us"] / 1e3) < 1e-6 * r["algbw"] + 1e-9
+    reduce = next(r for r in rows if r["op"] == "reduce" and r["bytes"] == 2048)
+    assert abs(reduce["busbw"] - reduce["algbw"]) < 1e-9  # 2(n-1)/n = 1 at 2 PEs
+    for name in ("bandwidth.png", "latency.png", "summary.png"):
+        assert (out / name).read_bytes()[:4] == b"\x89PNG", name
+    assert "| size | library | latency us |" in (out / "report.md").read_text()
+
+
+def test_bad_options_are_refused_by_name():
+    result = subprocess.run([sys.executable, "-m", "symmem.bench", "--ops", "put,teleport"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "--ops: unknown teleport" in result.stderr
+    result = subprocess.run([sys.executable, "-m", "symmem.bench", "--min-size", "1M",
+                             "--max-size", "4K"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "--min-size" in result.stderr
+
+
+def test_gpu_libraries_that_cannot_run_say_why():
+    from types import SimpleNamespace
+    from symmem.bench import libraries
+    opts = SimpleNamespace(out="/tmp", ops="put", min_bytes=8, max_bytes=64, pes=2,
+                           backend="gpu", timeout=60)
+    try:
+        import nvshmem.core  # noqa: F401
+    except Exception:
+        try:
+            libraries.nvshmem4py_runner(opts)
+            raise AssertionError("nvshmem4py_runner did not refuse")
+        except libraries.Unavailable as why:
+            assert "NVSHMEM4Py" in str(why)

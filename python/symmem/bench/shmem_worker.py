@@ -99,12 +99,21 @@ class Bench:
 
     # ---- timing ----
 
+    def line_up(self):
+        """Every PE gets here before any goes on (on GPUs through the stream:
+        NVSHMEM4Py has no blocking barrier)."""
+        self.nvshmem.barrier_all(stream=self.stream)
+        if self.stream is not None:
+            self.stream.sync()
+
     def timed(self, iters, body, stream):
         """Seconds per call of body: CUDA events around the calls on a stream,
         else the host clock; every PE starts together."""
         for _ in range(min(iters, 5)):  # warm up
             body()
-        self.nvshmem.barrier_all(stream=stream)
+        if stream is None:
+            self.nvshmem.quiet()
+        self.line_up()
         if stream is not None:
             cp = _cupy()
             begin, end = cp.cuda.Event(), cp.cuda.Event()
@@ -119,9 +128,7 @@ class Bench:
             for _ in range(iters):
                 body()
             seconds = (time.perf_counter() - t0) / iters
-        self.nvshmem.barrier_all(stream=stream)
-        if stream is not None:
-            self.stream.sync()
+        self.line_up()
         return seconds
 
     # ---- operations: each returns the body to time ----
@@ -145,7 +152,9 @@ class Bench:
         nv = self.nvshmem
         dst, src, sig = *self.arrays(nbytes, nbytes, dtype="uint8"), self.arrays(8, dtype="uint64")[0]
         sig[:] = 0
-        nv.barrier_all()
+        if self.on_gpu:
+            _cupy().cuda.Device().synchronize()
+        self.line_up()
         signal = nv.array_get_buffer(sig)[0]
         add, ge = nv.SignalOp.SIGNAL_ADD, nv.ComparisonType.CMP_GE
         counter = [0]
@@ -203,7 +212,7 @@ class Bench:
         """Median host time of one 8-byte put (on a stream where there is one)."""
         dst, src = self.arrays(8, 8, dtype="uint8")
         nv, peer, costs = self.nvshmem, 1 % self.n, []
-        nv.barrier_all()
+        self.line_up()
         for i in range(CALL_COST_CALLS):
             t0 = time.perf_counter()
             nv.put(dst, src, peer, stream=stream)
@@ -211,9 +220,7 @@ class Bench:
             if stream is not None and i % 1000 == 999:
                 self.stream.sync()
         nv.quiet(stream=stream)
-        if stream is not None:
-            self.stream.sync()
-        nv.barrier_all()
+        self.line_up()
         self.free(dst, src)
         self.emit(lib=label, op="call_cost", bytes=8, us=statistics.median(costs) * 1e6)
 
@@ -246,7 +253,7 @@ def main():
                 if size not in done:
                     done.add(size)
                     bench.run_op(op, size, stream, label)
-    bench.nvshmem.barrier_all()
+    bench.line_up()
     bench.nvshmem.finalize()
 
 

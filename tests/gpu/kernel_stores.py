@@ -1,6 +1,8 @@
-"""Peer views that GPU kernels store into: a CuPy kernel and a Numba kernel
-write straight into the next PE's symmetric array through get_peer_array.
-Run: python -m symmem.run -n 2 tests/gpu/kernel_stores.py"""
+"""Peer views that GPU kernels store into: a CuPy or a Numba kernel writes
+straight into the next PE's symmetric array through get_peer_array.
+Run: python -m symmem.run -n 2 tests/gpu/kernel_stores.py cupy|numba"""
+import sys
+
 import cupy as cp
 import numpy as np
 
@@ -14,28 +16,24 @@ a[:] = -1
 nvshmem.barrier_all()
 
 peer = nvshmem.get_peer_array(a, nxt)
-fill = cp.ElementwiseKernel("float32 base", "float32 out", "out = base + i", "fill_from_peer")
-fill(cp.float32(1000 * me), peer[:2048])
-cp.cuda.Device().synchronize()
+if sys.argv[1] == "cupy":
+    fill = cp.ElementwiseKernel("float32 base", "float32 out", "out = base - i", "fill_peer")
+    fill(cp.float32(500 * me), peer)
+    cp.cuda.Device().synchronize()
+else:
+    from numba import cuda
+
+    @cuda.jit
+    def fill(out, base):
+        i = cuda.grid(1)
+        if i < out.size:
+            out[i] = base - i
+
+    fill[16, 256](cuda.as_cuda_array(peer), np.float32(500 * me))
+    cuda.synchronize()
 nvshmem.barrier_all()
-assert np.array_equal(cp.asnumpy(a[:2048]), np.arange(2048, dtype=np.float32) + 1000 * prv), \
-    "CuPy kernel stores did not land"
-
-from numba import cuda  # noqa: E402
-
-
-@cuda.jit
-def store(out, base):
-    i = cuda.grid(1)
-    if i < out.size:
-        out[i] = base - i
-
-
-store[8, 256](cuda.as_cuda_array(peer[2048:]), np.float32(500 * me))
-cuda.synchronize()
-nvshmem.barrier_all()
-assert np.array_equal(cp.asnumpy(a[2048:]), 500 * prv - np.arange(2048, dtype=np.float32)), \
-    "Numba kernel stores did not land"
+assert np.array_equal(cp.asnumpy(a), 500 * prv - np.arange(4096, dtype=np.float32)), \
+    f"{sys.argv[1]} kernel stores did not land"
 nvshmem.free_array(a)
 nvshmem.finalize()
-print(f"PE {me} OK (kernel stores)")
+print(f"PE {me} OK ({sys.argv[1]} kernel stores)")

@@ -1,7 +1,10 @@
 """register_external_* on the gpu backend: CUDA VMM memory that the program
 allocated itself becomes symmetric; a put into it lands on the peer, and
-memory NVSHMEM cannot map is refused with a clear error.
-Run: python -m symmem.run -n 2 tests/gpu/register_external.py"""
+memory NVSHMEM cannot map is refused with a clear error. NVSHMEM maps it in
+granules of NVSHMEM_CUMEM_GRANULARITY bytes (512 MiB unless set).
+Run: NVSHMEM_CUMEM_GRANULARITY=2097152 python -m symmem.run -n 2 tests/gpu/register_external.py"""
+import os
+
 import cupy as cp
 import numpy as np
 import torch
@@ -48,7 +51,8 @@ nvshmem.init()
 me, n = nvshmem.my_pe(), nvshmem.n_pes()
 nxt, prv = (me + 1) % n, (me - 1) % n
 device = cp.cuda.runtime.getDevice()
-address, size, handle = vmm_alloc(1 << 21, device)
+granule = int(os.environ.get("NVSHMEM_CUMEM_GRANULARITY", 512 << 20))
+address, size, handle = vmm_alloc(granule, device)
 count = size // 4
 mine = cp.ndarray((count,), dtype=cp.float32,
                   memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(address, size, None), 0))
@@ -105,13 +109,16 @@ try:
 except nvshmem.NvshmemInvalid:
     pass
 
-# memory from cudaMalloc is not VMM memory: refused on every PE
-plain = cp.zeros(1 << 20, dtype=cp.uint8)
-try:
-    nvshmem.register_external_array(plain)
-    raise AssertionError("registering cudaMalloc memory did not raise")
-except nvshmem.NvshmemInvalid as error:
-    assert "register_external_array" in str(error) and "VMM" in str(error), error
+# memory from cudaMalloc is not VMM memory, and NVSHMEM maps whole granules:
+# both are refused on every PE, before NVSHMEM sees them
+plain = cp.zeros(size, dtype=cp.uint8)
+for bad, words in ((plain, ["register_external_array", "not CUDA VMM memory"]),
+                   (mine[:count // 2], ["register_external_array", "NVSHMEM_CUMEM_GRANULARITY"])):
+    try:
+        nvshmem.register_external_array(bad)
+        raise AssertionError(f"registering {words[1]} did not raise")
+    except nvshmem.NvshmemInvalid as error:
+        assert all(word in str(error) for word in words), error
 nvshmem.free_array(src)
 nvshmem.barrier_all()
 nvshmem.finalize()

@@ -175,37 +175,32 @@ uid = nvshmem.get_team_unique_id()
 check(isinstance(uid, nvshmem.UniqueID), f"get_team_unique_id gave {uid!r}")
 check(nvshmem.UniqueID.from_bytes(bytes(uid)) is not None, "UniqueID round trip")
 # team_init: the seeds' spelling over every PE, then the reverse order, then
-# the odd PEs only, with the data each member receives checked. The gpu
-# backend has no team_init yet: there each PE must be told so, on its own.
-if nvshmem.get_version().backend == "gpu":
-    expect_raises(NotImplementedError, ["team_init", "gpu backend"], nvshmem.team_init,
-                  nvshmem.TeamConfig(uniqueid=1004), 0, npes=n, pe_idx_in_team=me)
-else:
-    seed = nvshmem.team_init(config=nvshmem.TeamConfig(version=2, num_contexts=1,
-                                                       uniqueid=1004),
-                             config_mask=0, n_pes=n, my_pe=me, new_team_name="USER_CREATED_TEAM")
-    check_team(seed, list(range(n)), "team_init over every PE")
-    check(seed.name == "USER_CREATED_TEAM", f"team_init name {seed.name!r}")
-    rev = nvshmem.team_init(nvshmem.TeamConfig(uniqueid=b"reverse"), 0, npes=n,
-                           pe_idx_in_team=n - 1 - me)
-    check_team(rev, list(reversed(range(n))), "team_init in reverse order")
-    mine = nvshmem.array((3,), dtype="int64")
-    mine[:] = me
-    gathered = nvshmem.array((3 * n,), dtype="int64")
-    nvshmem.fcollect(rev, gathered, mine)
-    check(host(gathered).tolist() == [p for p in reversed(range(n)) for _ in range(3)],
-          f"fcollect over the reversed team gave {host(gathered).tolist()}")
-    odd_members = list(range(1, n, 2))
-    if me % 2 == 1:
-        odds = nvshmem.team_init(nvshmem.TeamConfig(uniqueid=77), 0, npes=len(odd_members),
-                                 pe_idx_in_team=me // 2)
-        check_team(odds, odd_members, "team_init of the odd PEs")
-        nvshmem.barrier(odds)
-        nvshmem.team_destroy(odds)
-    for t in (seed, rev):
-        nvshmem.team_destroy(t)
-    nvshmem.free_array(gathered)
-    nvshmem.free_array(mine)
+# the odd PEs only, with the data each member receives checked.
+seed = nvshmem.team_init(config=nvshmem.TeamConfig(version=2, num_contexts=1,
+                                                   uniqueid=1004),
+                         config_mask=0, n_pes=n, my_pe=me, new_team_name="USER_CREATED_TEAM")
+check_team(seed, list(range(n)), "team_init over every PE")
+check(seed.name == "USER_CREATED_TEAM", f"team_init name {seed.name!r}")
+rev = nvshmem.team_init(nvshmem.TeamConfig(uniqueid=b"reverse"), 0, npes=n,
+                       pe_idx_in_team=n - 1 - me)
+check_team(rev, list(reversed(range(n))), "team_init in reverse order")
+mine = nvshmem.array((3,), dtype="int64")
+mine[:] = me
+gathered = nvshmem.array((3 * n,), dtype="int64")
+nvshmem.fcollect(rev, gathered, mine)
+check(host(gathered).tolist() == [p for p in reversed(range(n)) for _ in range(3)],
+      f"fcollect over the reversed team gave {host(gathered).tolist()}")
+odd_members = list(range(1, n, 2))
+if me % 2 == 1:
+    odds = nvshmem.team_init(nvshmem.TeamConfig(uniqueid=77), 0, npes=len(odd_members),
+                             pe_idx_in_team=me // 2)
+    check_team(odds, odd_members, "team_init of the odd PEs")
+    nvshmem.barrier(odds)
+    nvshmem.team_destroy(odds)
+for t in (seed, rev):
+    nvshmem.team_destroy(t)
+nvshmem.free_array(gathered)
+nvshmem.free_array(mine)
 for index in (-1, n):
     expect_raises(nvshmem.NvshmemInvalid, ["team_init", "pe_idx_in_team"], nvshmem.team_init,
                   nvshmem.TeamConfig(), 0, npes=n, pe_idx_in_team=index)

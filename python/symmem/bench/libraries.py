@@ -92,7 +92,8 @@ def nvshmem4py_runner(opts):
         env = heap_env(opts.max_bytes, "gpu")
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
         env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        command = [mpirun, "-np", str(opts.pes), "--oversubscribe", sys.executable, "-m",
+        command = [mpirun, "-np", str(opts.pes), "--oversubscribe", "--bind-to", "none",
+                   sys.executable, "-m",
                    "symmem.bench.shmem_worker", "--lib", "nvshmem4py", "--ops", opts.ops,
                    "--min-bytes", str(opts.min_bytes), "--max-bytes", str(opts.max_bytes)]
         yield from stream_records(command, env, log)

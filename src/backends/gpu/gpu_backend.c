@@ -563,17 +563,19 @@ static const char *const type_names[SYMMEM_DTYPE_COUNT] = {
     [SYMMEM_DTYPE_FLOAT64] = "double",
 };
 
-/* An NVSHMEM function by name, or an UNSUPPORTED error naming it. */
-static symmem_status_t lookup(const char *call, void **func_p, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static symmem_status_t lookup(const char *call, void **func_p, const char *fmt, ...)
+/* An NVSHMEM function by name, or an UNSUPPORTED error naming it. *slot
+ * remembers it: looking a name up costs more than many a collective's launch. */
+static symmem_status_t lookup(const char *call, void **slot, void **func_p, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static symmem_status_t lookup(const char *call, void **slot, void **func_p, const char *fmt, ...)
 {
+    if ((*func_p = *slot) != NULL) return SYMMEM_OK;
     char name[128];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(name, sizeof(name), fmt, ap);
     va_end(ap);
-    *func_p = gpu_libs_symbol(&libs, name);
+    *slot = *func_p = gpu_libs_symbol(&libs, name);
     if (*func_p != NULL) return SYMMEM_OK;
     return ERROR(SYMMEM_ERR_UNSUPPORTED, "%s: the gpu backend's NVSHMEM has no %s", call, name);
 }
@@ -701,8 +703,10 @@ static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
                                  size_t nelems, symmem_dtype_t dtype, symmem_reduce_op_t op,
                                  symmem_stream_t stream)
 {
+    static void *found[2][SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT]; /* reduce, reducescatter */
     void *func;
-    if (lookup(call, &func, "nvshmemx_%s_%s_%s_on_stream", type_names[dtype],
+    void **slot = &found[strcmp(kind, "reduce") != 0][dtype][op];
+    if (lookup(call, slot, &func, "nvshmemx_%s_%s_%s_on_stream", type_names[dtype],
                reduce_op_name(dtype, op), kind) != SYMMEM_OK)
         return SYMMEM_ERR_UNSUPPORTED;
     scope_t scope = enter(g);
@@ -727,39 +731,47 @@ static symmem_status_t gpu_reducescatter(gpu_t *g, const symmem_team_view_t *tea
                      stream);
 }
 
-/* Byte-moving collectives use NVSHMEM's uint8 forms. */
-static symmem_status_t move_bytes(gpu_t *g, const char *call, const symmem_team_view_t *team,
-                                  void *dst, const void *src, size_t nbytes, int root,
-                                  symmem_stream_t stream)
+/* Byte-moving collectives use NVSHMEM's forms for the widest unsigned
+ * integer that the size and both addresses allow: its kernels copy one
+ * element per thread step, so uint8 would move bytes four or eight times
+ * slower than uint32 or uint64. kind: 0 alltoall, 1 fcollect, 2 broadcast. */
+static symmem_status_t move_bytes(gpu_t *g, const char *call, int kind,
+                                  const symmem_team_view_t *team, void *dst, const void *src,
+                                  size_t nbytes, int root, symmem_stream_t stream)
 {
+    static void *found[3][4];
+    uintptr_t bits = nbytes | (uintptr_t)dst | (uintptr_t)src;
+    int width = bits % 8 == 0 ? 3 : bits % 4 == 0 ? 2 : bits % 2 == 0 ? 1 : 0;
     void *func;
-    if (lookup(call, &func, "nvshmemx_uint8_%s_on_stream", call) != SYMMEM_OK)
+    if (lookup(call, &found[kind][width], &func, "nvshmemx_uint%d_%s_on_stream", 8 << width,
+               call) != SYMMEM_OK)
         return SYMMEM_ERR_UNSUPPORTED;
+    size_t nelems = nbytes >> width;
     scope_t scope = enter(g);
     int blocking;
     nv_stream_t s = pick(g, stream, &blocking);
-    int rc = root < 0 ? ((nv_reduce_func_t)func)(team->channel, dst, src, nbytes, s)
-                      : ((nv_broadcast_func_t)func)(team->channel, dst, src, nbytes, root, s);
+    int rc = root < 0 ? ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s)
+                      : ((nv_broadcast_func_t)func)(team->channel, dst, src, nelems, root, s);
     return finish(g, scope, call, rc, blocking);
 }
 
 static symmem_status_t gpu_alltoall(gpu_t *g, const symmem_team_view_t *team, void *dst,
                                     const void *src, size_t nbytes, symmem_stream_t stream)
 {
-    return move_bytes(g, "alltoall", team, dst, src, nbytes, -1, stream);
+    return move_bytes(g, "alltoall", 0, team, dst, src, nbytes, -1, stream);
 }
 
 static symmem_status_t gpu_fcollect(gpu_t *g, const symmem_team_view_t *team, void *dst,
                                     const void *src, size_t nbytes, symmem_stream_t stream)
 {
-    return move_bytes(g, "fcollect", team, dst, src, nbytes, -1, stream);
+    return move_bytes(g, "fcollect", 1, team, dst, src, nbytes, -1, stream);
 }
 
 static symmem_status_t gpu_broadcast(gpu_t *g, const symmem_team_view_t *team, void *dst,
                                      const void *src, size_t nbytes, int root,
                                      symmem_stream_t stream)
 {
-    return move_bytes(g, "broadcast", team, dst, src, nbytes, root, stream);
+    return move_bytes(g, "broadcast", 2, team, dst, src, nbytes, root, stream);
 }
 
 /* ---- teams ---- */
@@ -867,6 +879,14 @@ static symmem_status_t gpu_team_init(gpu_t *g, uint64_t key, int npes, int index
 
 /* ---- external memory ---- */
 
+/* NVSHMEM_CUMEM_GRANULARITY: the unit NVSHMEM maps external memory in. */
+static size_t external_granule(void)
+{
+    const char *text = getenv("NVSHMEM_CUMEM_GRANULARITY");
+    long long value = text ? atoll(text) : 0;
+    return value > 0 ? (size_t)value : (size_t)512 << 20; /* NVSHMEM's default */
+}
+
 static symmem_status_t gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p)
 {
     const char *call = "register_external";
@@ -887,27 +907,29 @@ static symmem_status_t gpu_register_external(gpu_t *g, void *ptr, size_t size, v
                            "%s: size must be the same on every PE, but PE %d registers %lld "
                            "bytes and this PE %zu",
                            call, pe, (long long)values[pe], size);
-    /* NVSHMEM maps the memory by its VMM handle: ask it only when every PE can. */
-    cu_deviceptr_t base = 0;
-    int ok = status == SYMMEM_OK &&
-             libs.cuPointerGetAttribute(&base, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                        (cu_deviceptr_t)ptr) == 0;
-    int64_t oks[g->boot.nranks];
-    if (status == SYMMEM_OK) status = agree(g, call, ok, oks);
+    /* NVSHMEM maps the memory by its VMM handle, in its own granules, and
+     * fails hard on anything else: it is asked only when every PE can. */
+    size_t granule = external_granule();
+    int64_t why = 0, whys[g->boot.nranks];
+    uint64_t handle = 0;
+    if (libs.cuMemRetainAllocationHandle(&handle, ptr) != 0) why = 1;
+    else libs.cuMemRelease(handle);
+    if (why == 0 && size % granule != 0) why = 2;
+    if (status == SYMMEM_OK) status = agree(g, call, why, whys);
     for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
-        if (!oks[pe])
+        if (whys[pe] != 0)
             status = ERROR(SYMMEM_ERR_INVALID,
-                           "%s: PE %d passed memory that is not CUDA device memory%s", call, pe,
-                           pe == g->boot.rank ? " (this PE)" : "");
-    if (status == SYMMEM_OK) {
-        *sym_p = register_symmetric(ptr, size, 0);
-        if (*sym_p == NULL)
-            status = ERROR(SYMMEM_ERR_INVALID,
-                           "%s: NVSHMEM refused %p (%zu bytes): register memory made with the "
-                           "CUDA VMM API (cuMemCreate + cuMemMap, POSIX fd handles) in whole "
-                           "granules",
-                           call, ptr, size);
-    }
+                           whys[pe] == 1 ? "%s: PE %d%s passed memory that is not CUDA VMM "
+                                           "memory (make it with cuMemCreate and cuMemMap)"
+                                         : "%s: PE %d%s passed a size that is not a multiple of "
+                                           "NVSHMEM's granule, NVSHMEM_CUMEM_GRANULARITY = %zu "
+                                           "bytes",
+                           call, pe, pe == g->boot.rank ? " (this PE)" : "", granule);
+    if (status == SYMMEM_OK && (*sym_p = register_symmetric(ptr, size, 0)) == NULL)
+        status = ERROR(SYMMEM_ERR_BACKEND,
+                       "%s: nvshmemx_buffer_register_symmetric refused %p (%zu bytes); "
+                       "NVSHMEM_DEBUG=INFO tells why",
+                       call, ptr, size);
     return leave(g, scope, status);
 }
 

@@ -63,6 +63,8 @@ int gpu_libs_load(gpu_libs_t *libs, char *why, size_t why_size)
     LOAD(cuda, cuModuleLoadData, "cuModuleLoadData");
     LOAD(cuda, cuModuleUnload, "cuModuleUnload");
     LOAD(cuda, cuModuleGetFunction, "cuModuleGetFunction");
+    LOAD(cuda, cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle");
+    LOAD(cuda, cuMemRelease, "cuMemRelease");
     LOAD(cuda, cuLaunchKernel, "cuLaunchKernel");
     int count = 0;
     if (libs->cuInit(0) != 0 || libs->cuDeviceGetCount(&count) != 0 || count == 0) {

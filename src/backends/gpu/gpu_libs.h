@@ -28,6 +28,8 @@ typedef struct {
     cu_result_t (*cuModuleLoadData)(void **module, const void *image);
     cu_result_t (*cuModuleUnload)(void *module);
     cu_result_t (*cuModuleGetFunction)(void **function, void *module, const char *name);
+    cu_result_t (*cuMemRetainAllocationHandle)(uint64_t *handle, void *address);
+    cu_result_t (*cuMemRelease)(uint64_t handle);
     cu_result_t (*cuLaunchKernel)(void *function, unsigned gx, unsigned gy, unsigned gz,
                                   unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                   nv_stream_t stream, void **params, void **extra);

@@ -71,7 +71,6 @@ typedef void *cu_context_t;
 typedef uintptr_t cu_deviceptr_t;
 #define CU_ERROR_NOT_READY 600
 #define CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
-#define CU_POINTER_ATTRIBUTE_RANGE_START_ADDR 11
 #define CU_MEMORYTYPE_HOST 1
 #define CU_MEMORYTYPE_DEVICE 2
 

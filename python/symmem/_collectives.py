@@ -41,29 +41,14 @@ def _run(kind, team, dst, src, op=None, root=0, stream=None, dtype=None):
     _symmem.collective(_KINDS[kind], handle, dst, src, code, root, stream, dtype)
 
 
-def reduce(team, dst, src, op, stream=None):
-    """All-reduce: every member's dst gets op over the members' src."""
-    _run("reduce", team, dst, src, op=op, stream=stream)
-
-
-def reducescatter(team, dst, src, op, stream=None):
-    """Member k's dst gets block k of the reduction of the members' src."""
-    _run("reducescatter", team, dst, src, op=op, stream=stream)
-
-
-def alltoall(team, dst, src, stream=None):
-    """Block j of member k's src lands in block k of member j's dst."""
-    _run("alltoall", team, dst, src, stream=stream)
-
-
-def fcollect(team, dst, src, stream=None):
-    """All-gather: member k's src lands in block k of every member's dst."""
-    _run("fcollect", team, dst, src, stream=stream)
-
-
-def broadcast(team, dst, src, root=0, stream=None):
-    """The root's (team-relative) src lands in every member's dst."""
-    _run("broadcast", team, dst, src, root=root, stream=stream)
+# reduce, reducescatter, alltoall, fcollect and broadcast are the C module's
+# own functions (symmem.reduce, ...): a collective is a hot call, and every
+# check is in C.
+reduce = _symmem.reduce
+reducescatter = _symmem.reducescatter
+alltoall = _symmem.alltoall
+fcollect = _symmem.fcollect
+broadcast = _symmem.broadcast
 
 
 def collective_on_buffer(coll, team, dest, src, dtype=None, op=None, root=0, stream=None,

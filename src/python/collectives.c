@@ -153,30 +153,23 @@ static int collective_dtype(module_state_t *st, const memory_t *mem, PyObject *d
     return dtype;
 }
 
-/* collective(kind, team, dst, src, op, root, stream, dtype_name) */
-static PyObject *py_collective(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* One collective, its arguments converted; dtype_name is Py_None except
+ * for collective_on_buffer's raw Buffers. */
+static PyObject *run_collective(module_state_t *st, int kind, int team, PyObject *dst_obj,
+                                PyObject *src_obj, int op, int root, symmem_stream_t stream,
+                                PyObject *dtype_name)
 {
-    module_state_t *st = module_state(module);
-    int kind, team, op, root;
-    if (nargs != 8 || as_int(st, args[0], "collective", "kind", &kind) < 0 || kind < 0 ||
-        kind > BROADCAST)
-        return raise_invalid(st, "collective: bad internal call");
     const char *call = collective_names[kind];
-    symmem_stream_t stream;
-    if (as_int(st, args[1], call, "team", &team) < 0 || as_int(st, args[4], call, "op", &op) < 0 ||
-        as_int(st, args[5], call, "root", &root) < 0 ||
-        stream_resolve(st, args[6], call, &stream) < 0)
-        return NULL;
     memory_t dst, src;
-    if (memory_resolve(st, args[2], 0, call, "dst", &dst) < 0) return NULL;
-    if (memory_resolve(st, args[3], 0, call, "src", &src) < 0) {
+    if (memory_resolve(st, dst_obj, 0, call, "dst", &dst) < 0) return NULL;
+    if (memory_resolve(st, src_obj, 0, call, "src", &src) < 0) {
         memory_release(&dst);
         return NULL;
     }
     PyObject *result = NULL;
     int n = symmem_team_n_pes(team);
-    int ddt = collective_dtype(st, &dst, args[7], call, "dst");
-    int sdt = ddt < 0 ? -1 : collective_dtype(st, &src, args[7], call, "src");
+    int ddt = collective_dtype(st, &dst, dtype_name, call, "dst");
+    int sdt = ddt < 0 ? -1 : collective_dtype(st, &src, dtype_name, call, "src");
     if (sdt < 0) goto out;
     if (ddt != sdt) {
         raise_invalid(st, "%s: dst is %s but src is %s; they must match", call,
@@ -229,6 +222,99 @@ out:
     return result;
 }
 
+/* collective(kind, team, dst, src, op, root, stream, dtype_name): what
+ * collective_on_buffer calls. */
+static PyObject *py_collective(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    module_state_t *st = module_state(module);
+    int kind, team, op, root;
+    if (nargs != 8 || as_int(st, args[0], "collective", "kind", &kind) < 0 || kind < 0 ||
+        kind > BROADCAST)
+        return raise_invalid(st, "collective: bad internal call");
+    const char *call = collective_names[kind];
+    symmem_stream_t stream;
+    if (team_arg(st, args[1], call, &team) < 0 || as_int(st, args[4], call, "op", &op) < 0 ||
+        as_int(st, args[5], call, "root", &root) < 0 ||
+        stream_resolve(st, args[6], call, &stream) < 0)
+        return NULL;
+    return run_collective(st, kind, team, args[2], args[3], op, root, stream, args[7]);
+}
+
+static const char *const reduce_op_names[] = {"sum", "min", "max", "prod", "and", "or", "xor"};
+
+/* A reduction op: a name ('sum'), or an object whose .name is one (an enum). */
+static int reduce_op(module_state_t *st, PyObject *obj, const char *call, int *op_p)
+{
+    if (PyUnicode_Check(obj)) /* the common case, without a lower() call */
+        for (int op = 0; op < SYMMEM_OP_COUNT; op++)
+            if (PyUnicode_CompareWithASCIIString(obj, reduce_op_names[op]) == 0) {
+                *op_p = op;
+                return 0;
+            }
+    PyObject *name = PyUnicode_Check(obj) ? Py_NewRef(obj) : PyObject_GetAttrString(obj, "name");
+    PyObject *lower = name && PyUnicode_Check(name) ? PyObject_CallMethod(name, "lower", NULL)
+                                                   : NULL;
+    const char *text = lower ? PyUnicode_AsUTF8(lower) : NULL;
+    *op_p = -1;
+    for (int op = 0; text && op < SYMMEM_OP_COUNT; op++)
+        if (strcmp(text, reduce_op_names[op]) == 0) *op_p = op;
+    Py_XDECREF(lower);
+    Py_XDECREF(name);
+    PyErr_Clear();
+    if (*op_p >= 0) return 0;
+    PyObject *repr = PyObject_Repr(obj);
+    raise_invalid(st, "%s: op=%s is not one of sum, min, max, prod, and, or, xor", call,
+                  repr ? PyUnicode_AsUTF8(repr) : "?");
+    Py_XDECREF(repr);
+    return -1;
+}
+
+/* reduce(team, dst, src, op, stream=None) and the others, parsed in C: a
+ * collective is a hot call in a training loop. */
+static PyObject *collective_call(PyObject *module, int kind, PyObject *const *args,
+                                 Py_ssize_t nargs, PyObject *kwnames)
+{
+    /* The contract's names, and NVSHMEM4Py's (dst_array, src_array). */
+    static const char *const with_op[] = {"team", "dst|dst_array", "src|src_array", "op",
+                                          "stream"};
+    static const char *const plain[] = {"team", "dst|dst_array", "src|src_array", "stream"};
+    static const char *const rooted[] = {"team", "dst|dst_array", "src|src_array", "root",
+                                         "stream"};
+    module_state_t *st = module_state(module);
+    const char *call = collective_names[kind];
+    int reduction = kind == REDUCE || kind == REDUCESCATTER;
+    const char *const *names = reduction ? with_op : kind == BROADCAST ? rooted : plain;
+    int nnames = kind == ALLTOALL || kind == FCOLLECT ? 4 : 5;
+    PyObject *v[5];
+    if (parse_args(st, call, names, nnames, reduction ? 4 : 3, args, nargs, kwnames, v) < 0)
+        return NULL;
+    int team, op = 0, root = 0;
+    symmem_stream_t stream;
+    PyObject *stream_obj = v[nnames - 1];
+    if (team_arg(st, v[0], call, &team) < 0 ||
+        (reduction && reduce_op(st, v[3], call, &op) < 0) ||
+        stream_resolve(st, stream_obj, call, &stream) < 0)
+        return NULL;
+    if (kind == BROADCAST && v[3] != NULL) {
+        if (PyBool_Check(v[3]) || !PyLong_Check(v[3]))
+            return raise_invalid(st, "%s: root of type %s must be an int", call,
+                                 Py_TYPE(v[3])->tp_name);
+        if (as_int(st, v[3], call, "root", &root) < 0) return NULL;
+    }
+    return run_collective(st, kind, team, v[1], v[2], op, root, stream, Py_None);
+}
+
+#define COLLECTIVE(name, kind)                                                              \
+    static PyObject *py_##name(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k) \
+    {                                                                                       \
+        return collective_call(m, kind, a, n, k);                                           \
+    }
+COLLECTIVE(reduce, REDUCE)
+COLLECTIVE(reducescatter, REDUCESCATTER)
+COLLECTIVE(alltoall, ALLTOALL)
+COLLECTIVE(fcollect, FCOLLECT)
+COLLECTIVE(broadcast, BROADCAST)
+
 /* ---- atomics ---- */
 
 /* atomic(op, target, value_bits, cond_bits, pe, offset_elems, dtype_name) -> old bits */
@@ -276,6 +362,17 @@ PyMethodDef collective_methods[] = {
     FAST("team_init", py_team_init),
     FAST("team_barrier", py_team_barrier),
     FAST("collective", py_collective),
+    {"reduce", (PyCFunction)(void (*)(void))py_reduce, METH_FASTCALL | METH_KEYWORDS,
+     "reduce(team, dst, src, op, stream=None): all-reduce into every member's dst."},
+    {"reducescatter", (PyCFunction)(void (*)(void))py_reducescatter,
+     METH_FASTCALL | METH_KEYWORDS,
+     "reducescatter(team, dst, src, op, stream=None): member k gets block k of the reduction."},
+    {"alltoall", (PyCFunction)(void (*)(void))py_alltoall, METH_FASTCALL | METH_KEYWORDS,
+     "alltoall(team, dst, src, stream=None): block j of member k's src to block k of j's dst."},
+    {"fcollect", (PyCFunction)(void (*)(void))py_fcollect, METH_FASTCALL | METH_KEYWORDS,
+     "fcollect(team, dst, src, stream=None): all-gather of every member's src."},
+    {"broadcast", (PyCFunction)(void (*)(void))py_broadcast, METH_FASTCALL | METH_KEYWORDS,
+     "broadcast(team, dst, src, root=0, stream=None): the root's src to every dst."},
     FAST("atomic", py_atomic),
     {NULL, NULL, 0, NULL},
 };

@@ -12,43 +12,6 @@
 
 #define ST(module) module_state(module)
 
-/* Fills out[i] with the argument named names[i] (positional or keyword);
- * unset ones stay NULL. The first nrequired are required. */
-static int parse_args(module_state_t *st, const char *call, const char *const *names,
-                      int nnames, int nrequired, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames, PyObject **out)
-{
-    for (int i = 0; i < nnames; i++) out[i] = NULL;
-    if (nargs > nnames) {
-        raise_invalid(st, "%s: takes at most %d positional arguments (%zd given)", call,
-                      nnames, nargs);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < nargs; i++) out[i] = args[i];
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t k = 0; k < nkw; k++) {
-        const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-        if (key == NULL) return -1;
-        int i = 0;
-        while (i < nnames && strcmp(names[i], key) != 0) i++;
-        if (i == nnames) {
-            raise_invalid(st, "%s: unexpected keyword argument '%s'", call, key);
-            return -1;
-        }
-        if (out[i] != NULL) {
-            raise_invalid(st, "%s: got argument '%s' twice", call, key);
-            return -1;
-        }
-        out[i] = args[nargs + k];
-    }
-    for (int i = 0; i < nrequired; i++)
-        if (out[i] == NULL) {
-            raise_invalid(st, "%s: missing required argument '%s'", call, names[i]);
-            return -1;
-        }
-    return 0;
-}
-
 /* An int argument; names the call and argument when it is not one. */
 static int as_long(module_state_t *st, PyObject *obj, const char *call, const char *arg,
                    long long *value_p)
@@ -608,18 +571,11 @@ static PyObject *team_call(PyObject *module, const char *call,
     static const char *const names[] = {"team", "stream"};
     module_state_t *st = ST(module);
     PyObject *v[2];
-    long long team;
+    int team;
     symmem_stream_t stream;
-    if (parse_args(st, call, names, 2, 1, args, nargs, kwnames, v) < 0) return NULL;
-    if (v[0] == Py_None)
-        return raise_invalid(st, "%s: team is None (this PE is not a member of that team)", call);
-    if (PyBool_Check(v[0]) || !PyLong_Check(v[0]))
-        return raise_invalid(st, "%s: team of type %s is not a team", call,
-                             Py_TYPE(v[0])->tp_name);
-    if (as_long(st, v[0], call, "team", &team) < 0 || stream_resolve(st, v[1], call, &stream) < 0)
+    if (parse_args(st, call, names, 2, 1, args, nargs, kwnames, v) < 0 ||
+        team_arg(st, v[0], call, &team) < 0 || stream_resolve(st, v[1], call, &stream) < 0)
         return NULL;
-    if (team < INT32_MIN || team > INT32_MAX)
-        return raise_invalid(st, "%s: team=%lld is not a valid team", call, team);
     symmem_status_t status;
     Py_BEGIN_ALLOW_THREADS
     status = func((symmem_team_t)team, stream);

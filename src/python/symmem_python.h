@@ -76,6 +76,16 @@ int memory_dtype(const memory_t *mem);
  * .cuda_stream / .ptr / .handle. Raises NvshmemInvalid and returns -1 if not. */
 int stream_resolve(module_state_t *st, PyObject *obj, const char *call, symmem_stream_t *out);
 
+/* ---- args.c ---- */
+/* Fills out[i] with the argument named names[i] (positional or keyword;
+ * "a|b" names one argument two ways); unset ones stay NULL. The first
+ * nrequired are required. */
+int parse_args(module_state_t *st, const char *call, const char *const *names, int nnames,
+               int nrequired, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+               PyObject **out);
+/* A team argument: an int (or IntEnum), never None or a bool. */
+int team_arg(module_state_t *st, PyObject *obj, const char *call, int *team_p);
+
 /* ---- rma.c, collectives.c ---- */
 extern PyMethodDef rma_methods[];
 extern PyMethodDef collective_methods[];

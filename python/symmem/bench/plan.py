@@ -49,6 +49,11 @@ def sizes(op, min_bytes, max_bytes, factor=4):
     return out
 
 
+# Each size is timed this many times and the fastest run kept: runs of
+# different libraries happen at different moments on a shared machine.
+REPEATS = 3
+
+
 def iterations(nbytes):
     """Calls per timed run: enough to swamp timer resolution, few for big messages."""
     if nbytes >= 64 << 20:

@@ -113,6 +113,13 @@ for name, team in teams:
     check(team is not None and members(team) == want,
           f"{name}: members {members(team) if team is not None else None}, expected {want}")
 
+def ready(team):
+    # Every member has filled its buffers and checked the last result: a
+    # collective may write into a peer's dst as soon as it starts (the gpu
+    # backend's NVSHMEM does), as OpenSHMEM allows.
+    nvshmem.sync(team)
+
+
 for dt in DTYPES:
     SRC = nvshmem.array((MAXE,), dtype=dt)
     DST = nvshmem.array((MAXE,), dtype=dt)
@@ -138,17 +145,20 @@ for dt in DTYPES:
             # reduce (all-reduce)
             DST[:] = fill
             SRC[:R] = xp().asarray(contrib(me, dt, R, op, 1))
+            ready(team)
             nvshmem.reduce(team, DST[:R + 2], SRC[:R], op)
             check_equal(DST[:R], reference(pes, dt, R, op, 1), f"reduce {op} {what}")
             check_equal(DST[R:], np.full(MAXE - R, fill), f"reduce {op} {what}: past the end")
             check_equal(SRC[:R], contrib(me, dt, R, op, 1), f"reduce {op} {what}: src changed")
             # in place
             SRC[:R] = xp().asarray(contrib(me, dt, R, op, 2))
+            ready(team)
             nvshmem.reduce(team, SRC[:R], SRC[:R], op)
             check_equal(SRC[:R], reference(pes, dt, R, op, 2), f"in-place reduce {op} {what}")
             # reducescatter: block i of the reduction
             DST[:] = fill
             SRC[:k * RS] = xp().asarray(contrib(me, dt, k * RS, op, 3))
+            ready(team)
             nvshmem.reducescatter(team, DST, SRC[:k * RS], op)
             full = reference(pes, dt, k * RS, op, 3)
             check_equal(DST[:RS], full[i * RS:(i + 1) * RS], f"reducescatter {op} {what}")
@@ -158,6 +168,7 @@ for dt in DTYPES:
         # alltoall: block j of member i's src lands in block i of member j's dst
         DST[:] = fill
         SRC[:k * A2A] = xp().asarray(data(me, dt, k * A2A, 4))
+        ready(team)
         nvshmem.alltoall(team, DST[:k * A2A + 1], SRC[:k * A2A])
         expect = np.concatenate([data(pe, dt, k * A2A, 4)[i * A2A:(i + 1) * A2A] for pe in pes])
         check_equal(DST[:k * A2A], expect, f"alltoall {what}")
@@ -165,6 +176,7 @@ for dt in DTYPES:
         # fcollect: member j's src lands in block j of every dst
         DST[:] = fill
         SRC[:FC] = xp().asarray(data(me, dt, FC, 5))
+        ready(team)
         nvshmem.fcollect(team, DST, SRC[:FC])
         expect = np.concatenate([data(pe, dt, FC, 5) for pe in pes])
         check_equal(DST[:k * FC], expect, f"fcollect {what}")
@@ -173,6 +185,7 @@ for dt in DTYPES:
         for root in range(k):
             DST[:] = fill
             SRC[:BC] = xp().asarray(data(me, dt, BC, 6 + root))
+            ready(team)
             nvshmem.broadcast(team, DST[:BC + 1], SRC[:BC], root=root)
             check_equal(DST[:BC], data(pes[root], dt, BC, 6 + root),
                         f"broadcast root={root} {what}")
@@ -180,6 +193,7 @@ for dt in DTYPES:
             check_equal(SRC[:BC], data(me, dt, BC, 6 + root), f"broadcast {what}: src changed")
         # broadcast in place, root given positionally
         SRC[:BC] = xp().asarray(data(me, dt, BC, 20))
+        ready(team)
         nvshmem.broadcast(team, SRC[:BC], SRC[:BC], k - 1)
         check_equal(SRC[:BC], data(pes[k - 1], dt, BC, 20), f"in-place broadcast {what}")
         done += 3 + k
@@ -194,8 +208,10 @@ for dt, op in (("float64", "sum"), ("int32", "max"), ("uint8", "xor"), ("float16
     src = nvshmem.array((n * BIG,), dtype=dt)
     dst = nvshmem.array((n * BIG,), dtype=dt)
     src[:] = xp().asarray(contrib(me, dt, n * BIG, op, 7))
+    ready(W)
     nvshmem.reduce(W, dst, src, op)
     check_equal(dst, reference(range(n), dt, n * BIG, op, 7), f"big reduce {op} {dt}")
+    ready(W)
     nvshmem.reducescatter(W, dst[:BIG], src, op)
     check_equal(dst[:BIG], reference(range(n), dt, n * BIG, op, 7)[me * BIG:(me + 1) * BIG],
                 f"big reducescatter {op} {dt}")

@@ -257,15 +257,19 @@ t = nvshmem.team_split_strided(W, 0, 1, n)
 check_team(t, list(range(n)), "a team after running out")
 nvshmem.team_destroy(t)
 
-# create/destroy in a loop: nothing leaks
-for k in range(150):
+print(f"PE {me}: team slots reused", flush=True)
+# create/destroy in a loop: nothing leaks (NVSHMEM takes ~0.1 s a team)
+for k in range(30 if ON_GPU else 150):
     t = nvshmem.team_split_strided(W, k % n, 1, 1)
     check_team(t, [k % n], f"loop team {k}")
     if t is not None:
         nvshmem.team_destroy(t)
 
-# a split of a one-PE team involves no other PE (only PE 0 makes one)
-if me == 0:
+print(f"PE {me}: create/destroy loop done", flush=True)
+# a split of a one-PE team involves no other PE (only PE 0 makes one). Not on
+# the gpu backend: NVSHMEM 3.4 synchronises a split beyond the parent team,
+# so PE 0 would wait there for PE 1, which waits in the next world split.
+if me == 0 and not ON_GPU:
     for parent in (Teams.TEAM_SAME_MYPE_NODE, Teams.TEAM_SAME_GPU):
         solo = nvshmem.team_split_strided(parent, 0, 1, 1)
         check(nvshmem.team_n_pes(solo) == 1 and nvshmem.team_translate_pe(solo, 0, W) == 0,

@@ -6,6 +6,7 @@ section; each PE prints "PE k OK"."""
 import pytest
 
 from _launch import assert_all_ok, run_pes
+from conftest import cpu_only
 
 N_PES = (1, 2, 3, 4)
 
@@ -316,6 +317,9 @@ ok(me)
 """
 
 
+@cpu_only("NVSHMEM 3.4 hangs (2 PEs, 2 x H200) in a world split made after teams that "
+          "only some PEs created and destroyed; the team slots themselves are checked on "
+          "the gpu by tests/gpu/smoke.py and team_init.py")
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("n", N_PES)
 def test_team_slots_and_channels(tmp_path, n):

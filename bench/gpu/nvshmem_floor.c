@@ -211,7 +211,7 @@ static void call_cost(char *dst, char *src)
                costs[CALL_COST_CALLS / 2] * 1e6);
 }
 
-/* The sizes op runs at, as plan.sizes and collective_size make them. */
+/* The sizes op runs at, as plan.sizes makes them. */
 static size_t next_size(const char *op, size_t bytes, size_t min, size_t max, int first)
 {
     int latency = !strcmp(op, "put_lat") || !strcmp(op, "get_lat") || !strcmp(op, "put_signal");

@@ -180,28 +180,37 @@ static PyObject *py_malloc(PyObject *module, PyObject *arg)
     return buffer_new(st, ptr, size, symmem_my_pe(), 1, NULL);
 }
 
-static PyObject *py_free(PyObject *module, PyObject *arg)
+/* Collective: ends the Buffer arg with end (symmem_free or
+ * symmem_unregister_external); done names what that did, for the error
+ * when it is done twice. */
+static PyObject *end_buffer(PyObject *module, PyObject *arg, const char *call, const char *done,
+                            symmem_status_t (*end)(void *))
 {
     module_state_t *st = module_state(module);
     if (!PyObject_TypeCheck(arg, st->buffer_type))
-        return raise_invalid(st, "free: expected a symmem Buffer, got %s",
+        return raise_invalid(st, "%s: expected a symmem Buffer, got %s", call,
                              Py_TYPE(arg)->tp_name);
     buffer_object_t *buf = (buffer_object_t *)arg;
     if (!buf->owner)
-        return raise_invalid(st, "free: this Buffer is a view of PE %d's memory; free the "
-                                 "Buffer it came from", buf->pe);
+        return raise_invalid(st, "%s: this Buffer is a view of PE %d's memory; pass the "
+                                 "Buffer it came from", call, buf->pe);
     if (buf->freed)
-        return raise_invalid(st, "free: Buffer at 0x%llx (%zd bytes) was already freed",
-                             (unsigned long long)(uintptr_t)buf->ptr, buf->size);
+        return raise_invalid(st, "%s: Buffer at 0x%llx (%zd bytes) was already %s", call,
+                             (unsigned long long)(uintptr_t)buf->ptr, buf->size, done);
     if (buf->ptr != NULL) {
         symmem_status_t status;
         Py_BEGIN_ALLOW_THREADS
-        status = symmem_free(buf->ptr);
+        status = end(buf->ptr);
         Py_END_ALLOW_THREADS
         if (status != SYMMEM_OK) return raise_status(st, status);
     }
     buf->freed = 1;
     Py_RETURN_NONE;
+}
+
+static PyObject *py_free(PyObject *module, PyObject *arg)
+{
+    return end_buffer(module, arg, "free", "freed", symmem_free);
 }
 
 /* register_external(address, size) -> Buffer over the symmetric address. */
@@ -223,21 +232,8 @@ static PyObject *py_register_external(PyObject *module, PyObject *const *args, P
 
 static PyObject *py_unregister_external(PyObject *module, PyObject *arg)
 {
-    module_state_t *st = module_state(module);
-    if (!PyObject_TypeCheck(arg, st->buffer_type))
-        return raise_invalid(st, "unregister_external: expected a symmem Buffer, got %s",
-                             Py_TYPE(arg)->tp_name);
-    buffer_object_t *buf = (buffer_object_t *)arg;
-    if (buf->freed)
-        return raise_invalid(st, "unregister_external: Buffer at 0x%llx was already unregistered",
-                             (unsigned long long)(uintptr_t)buf->ptr);
-    symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS
-    status = symmem_unregister_external(buf->ptr);
-    Py_END_ALLOW_THREADS
-    if (status != SYMMEM_OK) return raise_status(st, status);
-    buf->freed = 1;
-    Py_RETURN_NONE;
+    return end_buffer(module, arg, "unregister_external", "unregistered",
+                      symmem_unregister_external);
 }
 
 /* peer_buffer(buffer, pe): a Buffer over PE pe's copy of buffer's memory. */

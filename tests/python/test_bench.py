@@ -22,7 +22,7 @@ def test_one_command_compares_symmem_with_numpy(tmp_path):
     for op in plan.OPS:
         sizes = {r["bytes"] for r in rows if r["op"] == op and r["lib"] == "symmem"}
         expected = {8} if op == "call_cost" else {0} if op == "barrier" else \
-            set(plan.sizes(op, 8, 64 << 10))
+            set(plan.sizes(op, 8, 64 << 10, 2))
         assert sizes == expected, (op, sizes)
     for r in rows:
         assert r["us"] > 0, r

@@ -14,7 +14,6 @@ import torch
 import torch.distributed as dist
 
 from symmem.bench import plan
-from symmem.bench.shmem_worker import collective_size
 
 NCCL_OPS = ("reduce", "reducescatter", "broadcast", "fcollect", "alltoall")
 
@@ -41,12 +40,7 @@ def main():
     for op in args.ops.split(","):
         if op not in NCCL_OPS:
             continue
-        done = set()
-        for size in plan.sizes(op, args.min_bytes, args.max_bytes):
-            size = collective_size(op, size, n)
-            if size in done:
-                continue
-            done.add(size)
+        for size in plan.sizes(op, args.min_bytes, args.max_bytes, n):
             us = time_op(op, size, n, rank)
             if rank == 0:
                 print(json.dumps(dict(lib="nccl", op=op, bytes=size, us=us)), flush=True)

@@ -8,7 +8,6 @@ import time
 import numpy as np
 
 from symmem.bench import plan
-from symmem.bench.shmem_worker import collective_size
 
 
 def _seconds(iters, body):
@@ -69,12 +68,9 @@ def measure(ops, min_bytes, max_bytes, n):
                 costs.append(time.perf_counter() - t0)
             yield dict(lib="numpy", op=op, bytes=8, us=statistics.median(costs) * 1e6)
             continue
-        done = set()
-        for size in plan.sizes(op, min_bytes, max_bytes):
-            size = collective_size(op, size, n)
+        for size in plan.sizes(op, min_bytes, max_bytes, n):
             body = _body(op, size, n)
-            if body is None or size in done:
+            if body is None:
                 continue
-            done.add(size)
             yield dict(lib="numpy", op=op, bytes=size,
                        us=_seconds(plan.iterations(size), body) * 1e6)

@@ -33,8 +33,10 @@ def bus_factor(op, n_pes):
     return 1.0
 
 
-def sizes(op, min_bytes, max_bytes, factor=4):
-    """The sizes op runs at: min_bytes, x factor, ..., ending at max_bytes."""
+def sizes(op, min_bytes, max_bytes, n_pes, factor=4):
+    """The sizes op runs at: min_bytes, x factor, ..., ending at max_bytes;
+    for a collective each rounded to whole float32 blocks of 1/n_pes (at
+    least one each), without repeats."""
     if op == "call_cost":
         return [8]
     if op == "barrier":
@@ -46,7 +48,10 @@ def sizes(op, min_bytes, max_bytes, factor=4):
         out.append(size)
         size *= factor
     out.append(top)
-    return out
+    if op in COLLECTIVES:
+        unit = 4 * n_pes
+        out = [max(unit, s - s % unit) for s in out]
+    return sorted(set(out))
 
 
 # Each size is timed this many times and the fastest run kept: runs of

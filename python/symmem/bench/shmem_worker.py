@@ -229,14 +229,6 @@ class Bench:
         self.emit(lib=label, op="call_cost", bytes=8, us=statistics.median(costs) * 1e6)
 
 
-def collective_size(op, nbytes, n):
-    """nbytes rounded to whole float32 blocks of 1/n (at least one each)."""
-    if op in plan.COLLECTIVES and op != "barrier":
-        unit = 4 * n
-        return max(unit, nbytes - nbytes % unit)
-    return nbytes
-
-
 def main():
     args = parse_args()
     bench = Bench(args)
@@ -251,12 +243,8 @@ def main():
             if op == "call_cost":
                 bench.call_cost(stream, label)
                 continue
-            done = set()
-            for size in plan.sizes(op, args.min_bytes, args.max_bytes):
-                size = collective_size(op, size, bench.n)
-                if size not in done:
-                    done.add(size)
-                    bench.run_op(op, size, stream, label)
+            for size in plan.sizes(op, args.min_bytes, args.max_bytes, bench.n):
+                bench.run_op(op, size, stream, label)
     bench.line_up()
     bench.nvshmem.finalize()
 

@@ -261,8 +261,7 @@ static symmem_status_t watch_peers(gpu_t *g)
     if (status == SYMMEM_OK) status = agree(g, "init", peer_watch_host_pid(), host_pids);
     if (status == SYMMEM_OK) status = agree(g, "init", peer_watch_start_time(core), starts);
     if (status == SYMMEM_OK &&
-        peer_watch_init(&g->watch, n, g->boot.rank, host_pids, starts, g->boot.status_dir,
-                        core) != 0)
+        peer_watch_init(&g->watch, n, g->boot.rank, host_pids, starts, g->boot.status_dir) != 0)
         status = ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
     free(host_pids);
     free(starts);
@@ -368,17 +367,24 @@ static symmem_status_t agree(gpu_t *g, const char *call, int64_t value, int64_t 
     return SYMMEM_OK;
 }
 
-static symmem_status_t gpu_malloc(gpu_t *g, size_t size, void **ptr_p)
+/* Collective: SYMMEM_ERR_MISMATCH on every PE unless all passed this size. */
+static symmem_status_t agree_on_size(gpu_t *g, const char *call, size_t size)
 {
-    scope_t scope = enter(g);
     int64_t values[g->boot.nranks];
-    symmem_status_t status = agree(g, "malloc", (int64_t)size, values);
+    symmem_status_t status = agree(g, call, (int64_t)size, values);
     for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
         if (values[pe] != (int64_t)size)
             status = ERROR(SYMMEM_ERR_MISMATCH,
-                           "malloc: size must be the same on every PE, but PE %d asked for "
-                           "%lld bytes and this PE for %zu",
-                           pe, (long long)values[pe], size);
+                           "%s: size must be the same on every PE, but PE %d asked for %lld "
+                           "bytes and this PE for %zu",
+                           call, pe, (long long)values[pe], size);
+    return status;
+}
+
+static symmem_status_t gpu_malloc(gpu_t *g, size_t size, void **ptr_p)
+{
+    scope_t scope = enter(g);
+    symmem_status_t status = agree_on_size(g, "malloc", size);
     if (status == SYMMEM_OK && size > 0) {
         *ptr_p = libs.malloc(size);
         uintptr_t start = (uintptr_t)*ptr_p;
@@ -899,14 +905,7 @@ static symmem_status_t gpu_register_external(gpu_t *g, void *ptr, size_t size, v
                      "NVSHMEM 3.3)",
                      call);
     scope_t scope = enter(g);
-    int64_t values[g->boot.nranks];
-    symmem_status_t status = agree(g, call, (int64_t)size, values);
-    for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
-        if (values[pe] != (int64_t)size)
-            status = ERROR(SYMMEM_ERR_MISMATCH,
-                           "%s: size must be the same on every PE, but PE %d registers %lld "
-                           "bytes and this PE %zu",
-                           call, pe, (long long)values[pe], size);
+    symmem_status_t status = agree_on_size(g, call, size);
     /* NVSHMEM maps the memory by its VMM handle, in its own granules, and
      * fails hard on anything else: it is asked only when every PE can. */
     size_t granule = external_granule();

@@ -26,10 +26,8 @@ int64_t peer_watch_start_time(const symmem_core_services_t *core)
 }
 
 int peer_watch_init(peer_watch_t *w, int n_pes, int me, const int64_t *host_pids,
-                    const int64_t *starts, const char *status_dir,
-                    const symmem_core_services_t *core)
+                    const int64_t *starts, const char *status_dir)
 {
-    (void)core;
     memset(w, 0, sizeof(*w));
     w->n_pes = n_pes;
     w->me = me;

@@ -23,8 +23,7 @@ int64_t peer_watch_start_time(const symmem_core_services_t *core);
 
 /* From every PE's two values; 0, or -1 when out of memory. */
 int peer_watch_init(peer_watch_t *w, int n_pes, int me, const int64_t *host_pids,
-                    const int64_t *starts, const char *status_dir,
-                    const symmem_core_services_t *core);
+                    const int64_t *starts, const char *status_dir);
 void peer_watch_free(peer_watch_t *w);
 /* Whether there is anything to watch. */
 int peer_watch_active(const peer_watch_t *w);

@@ -59,3 +59,34 @@ def test_gpu_libraries_that_cannot_run_say_why():
             raise AssertionError("nvshmem4py_runner did not refuse")
         except libraries.Unavailable as why:
             assert "NVSHMEM4Py" in str(why)
+
+
+def test_rounds_keep_the_fastest_and_mark_what_is_within_noise():
+    from symmem.bench import report
+    records = [  # two rounds; symmem's second put round is 4% slower than its first
+        dict(lib="symmem", op="put", bytes=8, us=10.0, round=1),
+        dict(lib="symmem", op="put", bytes=8, us=10.4, round=2),
+        dict(lib="other", op="put", bytes=8, us=9.8, round=1),   # 2% ahead: noise
+        dict(lib="other", op="put", bytes=8, us=9.9, round=2),
+        dict(lib="symmem", op="get", bytes=8, us=10.0, round=1),
+        dict(lib="symmem", op="get", bytes=8, us=10.1, round=2),
+        dict(lib="other", op="get", bytes=8, us=9.0, round=1),   # 10% ahead: real
+        dict(lib="other", op="get", bytes=8, us=9.0, round=2),
+        dict(lib="symmem", op="init", seconds=1.5, round=1),
+        dict(lib="symmem", op="init", seconds=1.2, round=2),
+    ]
+    rows = {(r["op"], r["lib"]): r for r in report.rows(records, 2)}
+    assert rows["put", "symmem"]["us"] == 10.0
+    assert abs(rows["put", "symmem"]["spread"] - 0.04) < 1e-9
+    assert abs(rows["put", "other"]["symmem_speedup"] - 0.98) < 1e-9
+    assert rows["put", "other"]["within_noise"] is True
+    assert rows["get", "other"]["within_noise"] is False
+    assert report.organise(records)[1] == {"symmem": 1.2}
+    text = report.text_tables(records, 2)
+    assert "0.98x ~" in text and "0.90x" in text and "0.90x ~" not in text
+
+
+def test_rounds_must_be_positive():
+    result = subprocess.run([sys.executable, "-m", "symmem.bench", "--backend", "cpu",
+                             "--rounds", "0"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "--rounds: need at least 1, got 0" in result.stderr

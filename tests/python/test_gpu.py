@@ -103,6 +103,23 @@ def test_team_init_from_a_unique_id():
                    "team_init")
 
 
+@needs_gpus
+@pytest.mark.parametrize("how", ["kernel", "nvshmem"])
+def test_put_signal_delivers_every_size_and_alignment(how):
+    env = {"SYMMEM_BACKEND": "gpu", "SYMMEM_GPU_PUT_SIGNAL": how}
+    _assert_all_ok(_launch(2, GPU_DIR / "put_signal.py", env=env), 2, "put_signal, 156 cases")
+
+
+@needs_gpus
+def test_a_bad_put_signal_choice_is_refused_at_init():
+    result = run_python(
+        "import symmem\n"
+        "try:\n    symmem.init(backend='gpu')\n"
+        "except symmem.NvshmemInvalid as e:\n    print('ERR', e)\n",
+        env={"SYMMEM_GPU_PUT_SIGNAL": "fast"})
+    assert "SYMMEM_GPU_PUT_SIGNAL='fast' is not 'kernel' or 'nvshmem'" in result.stdout, result
+
+
 def _numba_cuda_problem():
     """Why Numba cannot compile a CUDA kernel here, or None if it can."""
     probe = ("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] = 1\n"

@@ -33,6 +33,9 @@ def parse_args(argv):
     parser.add_argument("--max-size", default=None,
                         help="largest message (default 1G on GPUs, 64M on the cpu backend)")
     parser.add_argument("--out", default="symmem-bench", help="folder for results and plots")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="times every library runs, in alternating order; each size "
+                             "keeps its fastest round (default 2 on GPUs, 1 on the cpu)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per library")
     parser.add_argument("--no-plots", action="store_true")
     opts = parser.parse_args(argv)
@@ -41,6 +44,10 @@ def parse_args(argv):
         parser.error(f"--ops: unknown {', '.join(unknown)}; choose from {', '.join(plan.OPS)}")
     if opts.backend == "auto":
         opts.backend = "gpu" if libraries.gpu_count() >= opts.pes else "cpu"
+    if opts.rounds is None:
+        opts.rounds = 2 if opts.backend == "gpu" else 1
+    if opts.rounds < 1:
+        parser.error(f"--rounds: need at least 1, got {opts.rounds}")
     opts.min_bytes = plan.parse_size(opts.min_size)
     opts.max_bytes = plan.parse_size(opts.max_size or ("1G" if opts.backend == "gpu" else "64M"))
     if not 0 < opts.min_bytes <= opts.max_bytes:
@@ -98,7 +105,7 @@ def main(argv=None):
     os.makedirs(opts.out, exist_ok=True)
     chosen, skipped = choose_libraries(opts)
     meta = dict(command="python -m symmem.bench " + " ".join(argv or sys.argv[1:]),
-                date=datetime.datetime.now().isoformat(timespec="seconds"),
+                date=datetime.datetime.now().isoformat(timespec="seconds"), rounds=opts.rounds,
                 machine=machine(), backend=opts.backend, n_pes=opts.pes, versions=versions(),
                 skipped=skipped)
     print(f"symmem.bench: {opts.backend} backend, {opts.pes} PEs, {meta['machine']}")
@@ -107,22 +114,27 @@ def main(argv=None):
         print(f"  left out {name}: {why}")
     records = []
     with open(os.path.join(opts.out, "run.log"), "w") as log:
-        for name, run in chosen:
-            started = time.perf_counter()
-            print(f"[{name}] running ...", flush=True)
-            try:
-                for record in run(log):
-                    records.append(record)
-                    print(f"  [{record['lib']}] {progress(record)}", flush=True)
-            except RuntimeError as error:
-                meta["skipped"][name] = f"failed: {str(error)[-400:]}"
-                print(f"[{name}] FAILED: {error}", flush=True)
-            print(f"[{name}] done in {time.perf_counter() - started:.0f} s", flush=True)
+        for round_ in range(opts.rounds):
+            # Alternate the order: a library that always ran first or last
+            # would meet the machine in the same state every time.
+            for name, run in chosen if round_ % 2 == 0 else chosen[::-1]:
+                if name in meta["skipped"]:
+                    continue
+                started = time.perf_counter()
+                print(f"[{name}] round {round_ + 1} of {opts.rounds} ...", flush=True)
+                try:
+                    for record in run(log):
+                        records.append(dict(record, round=round_ + 1))
+                        print(f"  [{record['lib']}] {progress(record)}", flush=True)
+                except RuntimeError as error:
+                    meta["skipped"][name] = f"failed: {str(error)[-400:]}"
+                    print(f"[{name}] FAILED: {error}", flush=True)
+                print(f"[{name}] done in {time.perf_counter() - started:.0f} s", flush=True)
     print(report.text_tables(records, opts.pes))
     report.write_json(os.path.join(opts.out, "results.json"), records, meta, opts.pes)
     with open(os.path.join(opts.out, "report.md"), "w") as f:
         f.write(f"`{meta['command']}` on {meta['machine']}, {meta['date']}, "
-                f"{opts.backend} backend, {opts.pes} PEs\n\n")
+                f"{opts.backend} backend, {opts.pes} PEs, {opts.rounds} round(s)\n\n")
         f.write(report.markdown(records, opts.pes))
     written = [] if opts.no_plots else plot_or_explain(opts, records)
     print(f"\nwrote {opts.out}/results.json, {opts.out}/report.md"

@@ -10,16 +10,23 @@ LATENCY_OPS = ("put_lat", "get_lat", "put_signal", "reduce", "broadcast", "allto
 
 
 def organise(records):
-    """({op: {lib: {bytes: us}}}, {lib: init seconds}), libraries in run order."""
+    """({op: {lib: {bytes: us}}}, {lib: init seconds}, libraries in run order,
+    {op: {lib: {bytes: spread}}}), each the fastest of its rounds. spread is
+    how much slower the slowest round was than the fastest (0.02: 2%)."""
     table, init, libs = defaultdict(lambda: defaultdict(dict)), {}, []
+    times = defaultdict(list)
     for r in records:
         if r["lib"] not in libs:
             libs.append(r["lib"])
         if r["op"] == "init":
-            init[r["lib"]] = r["seconds"]
+            init[r["lib"]] = min(r["seconds"], init.get(r["lib"], math.inf))
         else:
-            table[r["op"]][r["lib"]][r["bytes"]] = r["us"]
-    return table, init, libs
+            times[r["op"], r["lib"], r["bytes"]].append(r["us"])
+    spread = defaultdict(lambda: defaultdict(dict))
+    for (op, lib, size), values in times.items():
+        table[op][lib][size] = min(values)
+        spread[op][lib][size] = max(values) / min(values) - 1
+    return table, init, libs, spread
 
 
 def bandwidths(op, nbytes, us, n_pes):
@@ -32,8 +39,10 @@ def bandwidths(op, nbytes, us, n_pes):
 
 def rows(records, n_pes):
     """One row per (op, size, lib): perftest's columns plus symmem's speed
-    relative to that library (its time over symmem's: > 1 means symmem is faster)."""
-    table, _, libs = organise(records)
+    relative to that library (its time over symmem's: > 1 means symmem is
+    faster). Where symmem is behind by less than either library's spread
+    between rounds, the row is marked within_noise."""
+    table, _, libs, spread = organise(records)
     out = []
     for op in plan.OPS:
         for size in sorted({s for by_size in table[op].values() for s in by_size}):
@@ -44,18 +53,26 @@ def rows(records, n_pes):
                     continue
                 algbw, busbw = bandwidths(op, size, us, n_pes)
                 ratio = base and us / base if lib != "symmem" else None
+                noise = max(spread[op][lib].get(size, 0),
+                            spread[op].get("symmem", {}).get(size, 0))
+                within_noise = bool(ratio and ratio < 1 and 1 / ratio - 1 <= noise)
                 out.append(dict(op=op, bytes=size, lib=lib, us=us, algbw=algbw, busbw=busbw,
-                                symmem_speedup=ratio))
+                                symmem_speedup=ratio, spread=spread[op][lib].get(size, 0),
+                                within_noise=within_noise))
     return out
 
 
 def _cells(row):
     ratio = "" if row["symmem_speedup"] is None else f"{row['symmem_speedup']:.2f}x"
+    if row["within_noise"]:
+        ratio += " ~"
     return [plan.format_size(row["bytes"]), row["lib"], f"{row['us']:.2f}",
             f"{row['algbw']:.2f}", f"{row['busbw']:.2f}", ratio]
 
 
 HEADER = ["size", "library", "latency us", "algbw GB/s", "busbw GB/s", "symmem faster by"]
+NOISE_NOTE = ("~: symmem is behind by less than the spread between rounds of the same "
+              "library (within noise)")
 
 
 def text_tables(records, n_pes):
@@ -73,13 +90,14 @@ def text_tables(records, n_pes):
             cells = _cells(row)
             lines.append("".join(c.rjust(w) if i != 1 else "  " + c.ljust(w - 2)
                                  for i, (c, w) in enumerate(zip(cells, widths))))
+    lines.append("\n" + NOISE_NOTE)
     return "\n".join(lines)
 
 
 def markdown(records, n_pes, ops_to_show=None):
     """The same tables in Markdown, for docs/benchmarks.md."""
-    table, init, _ = organise(records)
-    parts = ["| library | init s |", "|---|---|"]
+    _, init, _, _ = organise(records)
+    parts = [NOISE_NOTE, "", "| library | init s |", "|---|---|"]
     parts += [f"| {lib} | {seconds:.2f} |" for lib, seconds in init.items()]
     by_op = defaultdict(list)
     for row in rows(records, n_pes):
@@ -105,7 +123,7 @@ def plots(out_dir, records, n_pes, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    table, init, libs = organise(records)
+    table, init, libs, _ = organise(records)
     colours = {lib: f"C{i}" for i, lib in enumerate(libs)}
     written = []
     for name, ops, metric in (("bandwidth", BANDWIDTH_OPS, "busbw GB/s"),

@@ -18,6 +18,7 @@
 #include "../../core/backend.h"
 #include "gpu_atomics.h"
 #include "gpu_libs.h"
+#include "gpu_put_signal.h"
 #include "peer_watch.h"
 
 #define SCRATCH_BYTES (1 << 20)
@@ -37,6 +38,10 @@ struct symmem_backend {
     int64_t *agree_in;        /* symmetric: this PE's value for an agreement */
     int64_t *agree_all;       /* symmetric: every PE's value */
     void *atomics;            /* CUmodule of the PTX atomics */
+    void *put_signal;         /* CUmodule of the PTX put_signal */
+    void *put_signal_kernels[17]; /* by element width in bytes: 1, 4, 8, 16 */
+    unsigned max_blocks;      /* a put_signal grid: two blocks per multiprocessor */
+    int nvshmem_put_signal;   /* SYMMEM_GPU_PUT_SIGNAL=nvshmem: never our kernels */
     uintptr_t heap_lo;        /* the span of every nvshmem_malloc so far: NVSHMEM */
     uintptr_t heap_hi;        /* reserves its heap once, so all of it is device memory */
     peer_watch_t watch;       /* which peers still run */
@@ -128,14 +133,29 @@ static nv_stream_t pick(gpu_t *g, symmem_stream_t stream, int *blocking_p)
     return *blocking_p ? g->stream : (nv_stream_t)stream;
 }
 
+static int in_heap(gpu_t *g, const void *ptr)
+{
+    return (uintptr_t)ptr >= g->heap_lo && (uintptr_t)ptr < g->heap_hi;
+}
+
 static int is_device_memory(gpu_t *g, const void *ptr)
 {
-    if ((uintptr_t)ptr >= g->heap_lo && (uintptr_t)ptr < g->heap_hi) return 1; /* no driver call */
+    if (in_heap(g, ptr)) return 1; /* no driver call */
     unsigned int type = 0;
     if (libs.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
                                    (cu_deviceptr_t)ptr) != 0)
         return 0; /* unregistered host memory */
     return type == CU_MEMORYTYPE_DEVICE;
+}
+
+/* Device memory that this PE's kernels can read: on its own GPU. */
+static int is_on_this_gpu(gpu_t *g, const void *ptr)
+{
+    if (in_heap(g, ptr)) return 1;
+    int ordinal = -1;
+    return libs.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                      (cu_deviceptr_t)ptr) == 0 &&
+           ordinal == g->device && is_device_memory(g, ptr);
 }
 
 /* ---- lifecycle ---- */
@@ -268,6 +288,24 @@ static symmem_status_t watch_peers(gpu_t *g)
     return status;
 }
 
+static symmem_status_t load_put_signal(gpu_t *g, cu_device_t dev, char *ptx, size_t size)
+{
+    int sms = 0;
+    cu_result_t rc = libs.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev);
+    g->max_blocks = rc == 0 && sms > 0 ? 2 * (unsigned)sms : 64;
+    if (gpu_put_signal_ptx(ptx, size) != 0 ||
+        (rc = libs.cuModuleLoadData(&g->put_signal, ptx)) != 0)
+        return cuda_error("init", "compiling put_signal's PTX", rc);
+    static const int widths[] = {1, 4, 8, 16};
+    for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "put_signal_%d", widths[i]);
+        rc = libs.cuModuleGetFunction(&g->put_signal_kernels[widths[i]], g->put_signal, name);
+        if (rc != 0) return cuda_error("init", name, rc);
+    }
+    return SYMMEM_OK;
+}
+
 static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
 {
     int count = 0;
@@ -276,8 +314,13 @@ static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     if (ordinal >= count)
         return ERROR(SYMMEM_ERR_INVALID, "init: device=%d but this host has %d CUDA devices",
                      ordinal, count);
+    const char *how = getenv("SYMMEM_GPU_PUT_SIGNAL");
+    if (how != NULL && how[0] != '\0' && strcmp(how, "kernel") != 0 && strcmp(how, "nvshmem") != 0)
+        return ERROR(SYMMEM_ERR_INVALID,
+                     "init: SYMMEM_GPU_PUT_SIGNAL='%s' is not 'kernel' or 'nvshmem'", how);
     gpu_t *g = calloc(1, sizeof(*g));
     if (g == NULL) return ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    g->nvshmem_put_signal = how != NULL && strcmp(how, "nvshmem") == 0;
     g->boot = *boot;
     g->device = ordinal;
     cu_device_t dev;
@@ -313,6 +356,8 @@ static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
         status = cuda_error("init", "compiling the atomics' PTX", rc);
         goto err_free;
     }
+    status = load_put_signal(g, dev, ptx, sizeof(ptx));
+    if (status != SYMMEM_OK) goto err_free;
     /* A caller with its own device current keeps it; one with none gets ours. */
     if (saved != NULL && saved != g->ctx) libs.cuCtxSetCurrent(saved);
     *backend_p = g;
@@ -331,6 +376,7 @@ static symmem_status_t gpu_finalize(gpu_t *g)
     libs.free(g->agree_in);
     libs.hostlib_finalize();
     libs.cuModuleUnload(g->atomics);
+    libs.cuModuleUnload(g->put_signal);
     libs.cuMemFree(g->scratch);
     libs.cuStreamDestroy(g->stream);
     leave(g, scope, SYMMEM_OK);
@@ -511,6 +557,42 @@ static symmem_status_t gpu_fence(gpu_t *g)
 
 /* ---- signals and waits ---- */
 
+static cu_result_t launch(void *kernel, size_t blocks, size_t threads, nv_stream_t s,
+                          void **params)
+{
+    return libs.cuLaunchKernel(kernel, (unsigned)blocks, 1, 1, (unsigned)threads, 1, 1, 0, s,
+                               params, NULL);
+}
+
+/* put_signal (or, with nbytes 0, signal_op) by symmem's kernels, to the
+ * peer addresses of dst and sig: one block that copies and signals, or for
+ * large messages a grid that copies and then one block that signals. */
+static symmem_status_t kernel_put_signal(gpu_t *g, const char *call, void *peer_dst,
+                                         const void *src, size_t nbytes, uint64_t *peer_sig,
+                                         uint64_t value, symmem_signal_op_t op, nv_stream_t s)
+{
+    int width = gpu_put_signal_width(peer_dst, src, nbytes);
+    size_t elements = nbytes / (size_t)width;
+    uint64_t from = (uintptr_t)src, to = (uintptr_t)peer_dst, n = nbytes;
+    uint64_t sig = (uintptr_t)peer_sig, none = 0;
+    unsigned add = op == SYMMEM_SIGNAL_ADD;
+    void *copy_and_signal[] = {&from, &to, &n, &sig, &value, &add};
+    cu_result_t rc;
+    if (nbytes <= GPU_PUT_SIGNAL_ONE_BLOCK_BYTES) {
+        size_t threads = elements >= 1024 ? 1024 : elements <= 32 ? 32 : (elements + 31) / 32 * 32;
+        rc = launch(g->put_signal_kernels[width], 1, threads, s, copy_and_signal);
+    } else {
+        /* 256 threads a block, about 4 elements a thread */
+        size_t blocks = (elements + 1023) / 1024;
+        if (blocks > g->max_blocks) blocks = g->max_blocks;
+        void *copy[] = {&from, &to, &n, &none, &value, &add};
+        void *signal[] = {&from, &to, &none, &sig, &value, &add};
+        rc = launch(g->put_signal_kernels[width], blocks, 256, s, copy);
+        if (rc == 0) rc = launch(g->put_signal_kernels[1], 1, 32, s, signal);
+    }
+    return rc == 0 ? SYMMEM_OK : cuda_error(call, "launching put_signal's kernel", rc);
+}
+
 static symmem_status_t gpu_put_signal(gpu_t *g, void *dst, const void *src, size_t nbytes,
                                       uint64_t *sig, uint64_t value, symmem_signal_op_t op,
                                       int pe, int nbi, symmem_stream_t stream)
@@ -525,14 +607,21 @@ static symmem_status_t gpu_put_signal(gpu_t *g, void *dst, const void *src, size
                            "%s: src %p is host memory; the gpu backend needs device memory "
                            "(a CuPy array or a torch CUDA tensor) for put_signal",
                            call, src));
-    if (nbytes == 0) libs.signal_op_on_stream(sig, value, (int)op, pe, s);
-    else if (nbi) libs.putmem_signal_nbi_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
-    else libs.putmem_signal_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
+    /* Within the NVLink domain our kernels take half NVSHMEM's time. */
+    uint64_t *peer_sig = libs.ptr(sig, pe);
+    void *peer_dst = nbytes ? libs.ptr(dst, pe) : NULL;
     symmem_status_t status = SYMMEM_OK;
-    if (blocking) {
-        libs.quiet_on_stream(s);
-        status = drain(g, call);
+    if (!g->nvshmem_put_signal && peer_sig != NULL &&
+        (nbytes == 0 || (peer_dst != NULL && is_on_this_gpu(g, src)))) {
+        status = kernel_put_signal(g, call, peer_dst, src, nbytes, peer_sig, value, op, s);
+    } else {
+        if (nbytes == 0) libs.signal_op_on_stream(sig, value, (int)op, pe, s);
+        else if (nbi)
+            libs.putmem_signal_nbi_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
+        else libs.putmem_signal_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
+        if (blocking) libs.quiet_on_stream(s);
     }
+    if (blocking && status == SYMMEM_OK) status = drain(g, call);
     return leave(g, scope, status);
 }
 

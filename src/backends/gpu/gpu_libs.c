@@ -47,6 +47,7 @@ int gpu_libs_load(gpu_libs_t *libs, char *why, size_t why_size)
     LOAD(cuda, cuInit, "cuInit");
     LOAD(cuda, cuDeviceGetCount, "cuDeviceGetCount");
     LOAD(cuda, cuDeviceGet, "cuDeviceGet");
+    LOAD(cuda, cuDeviceGetAttribute, "cuDeviceGetAttribute");
     LOAD(cuda, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
     LOAD(cuda, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
     LOAD(cuda, cuCtxGetCurrent, "cuCtxGetCurrent");

@@ -71,6 +71,8 @@ typedef void *cu_context_t;
 typedef uintptr_t cu_deviceptr_t;
 #define CU_ERROR_NOT_READY 600
 #define CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
+#define CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL 9
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
 #define CU_MEMORYTYPE_HOST 1
 #define CU_MEMORYTYPE_DEVICE 2
 

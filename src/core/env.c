@@ -20,9 +20,9 @@ static const symmem_env_var_t env_table[] = {
     {"SYMMEM_NT_COPY_MIN", "16M",
      "cpu: copies of at least this many bytes use stores that bypass the cache (0 = never)"},
     {"SYMMEM_DEBUG", "0", "1 prints every error to stderr where it is detected"},
-    {"SYMMEM_GPU_PUT_SIGNAL", "kernel",
-     "gpu: kernel (put_signal within an NVLink domain is one symmem kernel) or "
-     "nvshmem (NVSHMEM's copy, then its signal kernel)"},
+    {"SYMMEM_GPU_KERNELS", "symmem",
+     "gpu: symmem (within an NVLink domain put_signal and signal_op are symmem's own "
+     "kernels) or nvshmem (NVSHMEM's copy, then its signal kernel)"},
     {"SYMMEM_NVSHMEM_LIB", "",
      "path of libnvshmem_host.so.3 for the gpu backend (else the nvidia-nvshmem "
      "wheel, then the system)"},

@@ -1,5 +1,5 @@
 """put_signal and signal_op on the gpu backend, through symmem's kernels or
-NVSHMEM's (SYMMEM_GPU_PUT_SIGNAL): every size class (one block, a grid and
+NVSHMEM's (SYMMEM_GPU_KERNELS): every size class (one block, a grid and
 then a signal launch), every element width (addresses aligned to 16, 8, 4
 or 1 bytes, with tails), SET and ADD, on a stream, blocking and nbi, from
 symmetric and from private device memory. Each PE checks the bytes and the

@@ -104,20 +104,26 @@ def test_team_init_from_a_unique_id():
 
 
 @needs_gpus
-@pytest.mark.parametrize("how", ["kernel", "nvshmem"])
-def test_put_signal_delivers_every_size_and_alignment(how):
-    env = {"SYMMEM_BACKEND": "gpu", "SYMMEM_GPU_PUT_SIGNAL": how}
+@pytest.mark.parametrize("kernels", ["symmem", "nvshmem"])
+def test_put_signal_delivers_every_size_and_alignment(kernels):
+    env = {"SYMMEM_BACKEND": "gpu", "SYMMEM_GPU_KERNELS": kernels}
     _assert_all_ok(_launch(2, GPU_DIR / "put_signal.py", env=env), 2, "put_signal, 156 cases")
 
 
 @needs_gpus
-def test_a_bad_put_signal_choice_is_refused_at_init():
+def test_barriers_order_every_kind_of_write():
+    _assert_all_ok(_launch(2, GPU_DIR / "barrier.py", env={"SYMMEM_BACKEND": "gpu"}), 2,
+                   "barrier, 300 rounds")
+
+
+@needs_gpus
+def test_a_bad_kernels_choice_is_refused_at_init():
     result = run_python(
         "import symmem\n"
         "try:\n    symmem.init(backend='gpu')\n"
         "except symmem.NvshmemInvalid as e:\n    print('ERR', e)\n",
-        env={"SYMMEM_GPU_PUT_SIGNAL": "fast"})
-    assert "SYMMEM_GPU_PUT_SIGNAL='fast' is not 'kernel' or 'nvshmem'" in result.stdout, result
+        env={"SYMMEM_GPU_KERNELS": "fast"})
+    assert "SYMMEM_GPU_KERNELS='fast' is not 'symmem' or 'nvshmem'" in result.stdout, result
 
 
 def _numba_cuda_problem():

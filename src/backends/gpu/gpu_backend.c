@@ -41,7 +41,7 @@ struct symmem_backend {
     void *put_signal;         /* CUmodule of the PTX put_signal */
     void *put_signal_kernels[17]; /* by element width in bytes: 1, 4, 8, 16 */
     unsigned max_blocks;      /* a put_signal grid: two blocks per multiprocessor */
-    int nvshmem_put_signal;   /* SYMMEM_GPU_PUT_SIGNAL=nvshmem: never our kernels */
+    int nvshmem_kernels;      /* SYMMEM_GPU_KERNELS=nvshmem: never our kernels */
     uintptr_t heap_lo;        /* the span of every nvshmem_malloc so far: NVSHMEM */
     uintptr_t heap_hi;        /* reserves its heap once, so all of it is device memory */
     peer_watch_t watch;       /* which peers still run */
@@ -314,13 +314,13 @@ static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     if (ordinal >= count)
         return ERROR(SYMMEM_ERR_INVALID, "init: device=%d but this host has %d CUDA devices",
                      ordinal, count);
-    const char *how = getenv("SYMMEM_GPU_PUT_SIGNAL");
-    if (how != NULL && how[0] != '\0' && strcmp(how, "kernel") != 0 && strcmp(how, "nvshmem") != 0)
+    const char *how = getenv("SYMMEM_GPU_KERNELS");
+    if (how != NULL && how[0] != '\0' && strcmp(how, "symmem") != 0 && strcmp(how, "nvshmem") != 0)
         return ERROR(SYMMEM_ERR_INVALID,
-                     "init: SYMMEM_GPU_PUT_SIGNAL='%s' is not 'kernel' or 'nvshmem'", how);
+                     "init: SYMMEM_GPU_KERNELS='%s' is not 'symmem' or 'nvshmem'", how);
     gpu_t *g = calloc(1, sizeof(*g));
     if (g == NULL) return ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
-    g->nvshmem_put_signal = how != NULL && strcmp(how, "nvshmem") == 0;
+    g->nvshmem_kernels = how != NULL && strcmp(how, "nvshmem") == 0;
     g->boot = *boot;
     g->device = ordinal;
     cu_device_t dev;
@@ -607,11 +607,11 @@ static symmem_status_t gpu_put_signal(gpu_t *g, void *dst, const void *src, size
                            "%s: src %p is host memory; the gpu backend needs device memory "
                            "(a CuPy array or a torch CUDA tensor) for put_signal",
                            call, src));
-    /* Within the NVLink domain our kernels take half NVSHMEM's time. */
+    /* Within the NVLink domain our kernel beats NVSHMEM's (put_signal_ptx.c). */
     uint64_t *peer_sig = libs.ptr(sig, pe);
     void *peer_dst = nbytes ? libs.ptr(dst, pe) : NULL;
     symmem_status_t status = SYMMEM_OK;
-    if (!g->nvshmem_put_signal && peer_sig != NULL &&
+    if (!g->nvshmem_kernels && peer_sig != NULL &&
         (nbytes == 0 || (peer_dst != NULL && is_on_this_gpu(g, src)))) {
         status = kernel_put_signal(g, call, peer_dst, src, nbytes, peer_sig, value, op, s);
     } else {

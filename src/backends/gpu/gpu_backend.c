@@ -148,14 +148,15 @@ static int is_device_memory(gpu_t *g, const void *ptr)
     return type == CU_MEMORYTYPE_DEVICE;
 }
 
-/* Device memory that this PE's kernels can read: on its own GPU. */
-static int is_on_this_gpu(gpu_t *g, const void *ptr)
+/* Whether device memory (is_device_memory says so) is on this PE's GPU,
+ * where its kernels can read it. */
+static int is_on_this_gpu(gpu_t *g, const void *device_ptr)
 {
-    if (in_heap(g, ptr)) return 1;
+    if (in_heap(g, device_ptr)) return 1;
     int ordinal = -1;
     return libs.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                      (cu_deviceptr_t)ptr) == 0 &&
-           ordinal == g->device && is_device_memory(g, ptr);
+                                      (cu_deviceptr_t)device_ptr) == 0 &&
+           ordinal == g->device;
 }
 
 /* ---- lifecycle ---- */
@@ -933,7 +934,7 @@ static symmem_status_t gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target,
     cu_result_t rc = libs.cuModuleGetFunction(&kernel, g->atomics, name);
     uint64_t address = (uint64_t)(uintptr_t)remote, result = (uint64_t)g->scratch;
     void *params[] = {&address, &value, &cond, &result};
-    if (rc == 0) rc = libs.cuLaunchKernel(kernel, 1, 1, 1, 1, 1, 1, 0, g->stream, params, NULL);
+    if (rc == 0) rc = launch(kernel, 1, 1, g->stream, params);
     if (rc != 0) return leave(g, scope, cuda_error(call, name, rc));
     symmem_status_t status = drain(g, call);
     uint64_t old = 0;

@@ -43,7 +43,7 @@ build/examples/%: examples/%.c build/libsymmem.a
 	$(CC) $(CFLAGS) -o $@ $< build/libsymmem.a $(LDLIBS)
 
 # A virtual environment with the package installed for development.
-$(VENV)/.installed: pyproject.toml setup.py $(CORE_SRC) $(wildcard src/python/*.c src/python/*.h)
+$(VENV)/.installed: pyproject.toml setup.py $(CORE_SRC) $(wildcard src/extension/*.c src/extension/*.h)
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q -e '.[test]'
@@ -63,4 +63,4 @@ test-python: dev
 test: dev test-c test-python
 
 clean:
-	rm -rf build src/python/*.so python/symmem/*.so
+	rm -rf build src/extension/*.so python/symmem/*.so

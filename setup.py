@@ -5,7 +5,7 @@ from glob import glob
 from setuptools import Extension, setup
 
 core_sources = sorted(
-    glob("src/python/*.c") + glob("src/core/*.c") + glob("src/backends/cpu/*.c")
+    glob("src/extension/*.c") + glob("src/core/*.c") + glob("src/backends/cpu/*.c")
 )
 headers = glob("include/symmem/*.h") + glob("src/*/*.h") + glob("src/backends/*/*.h")
 flags = ["-std=gnu11", "-O3", "-Wall", "-Wno-missing-field-initializers"]

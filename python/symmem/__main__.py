@@ -1,18 +1,29 @@
-"""python -m symmem info: the version and the environment variables."""
+"""python -m symmem info: the version and every environment variable symmem reads."""
 import os
 import sys
 
 from symmem import _symmem
 
+# How info groups the table's rows: (heading, the applies_to values under it).
+_SECTIONS = (
+    ("set by you", ("all", "cpu", "gpu")),
+    ("set by python -m symmem.run for each PE", ("launcher",)),
+    ("read from other launchers", ("torchrun", "Open MPI", "Slurm", "MPICH")),
+)
+
 
 def info():
     print(f"symmem {_symmem.VERSION} (OpenSHMEM {_symmem.OPENSHMEM_SPEC_VERSION})")
-    print("environment variables:")
-    for name, default, help_text in _symmem.env_table():
-        value = os.environ.get(name)
-        shown = f"{value} (set)" if value else (default or "(unset)")
-        print(f"  {name:24} {shown}")
-        print(f"  {'':24} {help_text}")
+    rows = _symmem.env_table()
+    for heading, groups in _SECTIONS:
+        print(f"\nenvironment variables {heading}:")
+        for name, default, applies_to, help_text in rows:
+            if applies_to not in groups:
+                continue
+            value = os.environ.get(name)
+            shown = f"{value} (set)" if value else (default or "(unset)")
+            print(f"  {name:28} {shown:12} [{applies_to}]")
+            print(f"  {'':28} {help_text}")
     return 0
 
 

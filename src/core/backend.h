@@ -35,6 +35,7 @@ typedef struct {
     int local_rank;        /* rank among the PEs of this host */
     int local_size;        /* PEs on this host; 0 if the launcher does not say */
     size_t heap_size;      /* bytes of symmetric heap per PE */
+    int heap_size_from_user; /* SYMMEM_SYMMETRIC_SIZE was set (else the default) */
     double timeout;        /* seconds, 0 = none */
     double spin_us;        /* spin this long before sleeping */
     char status_dir[256];  /* launcher's exit reports, "" if none */
@@ -187,7 +188,7 @@ typedef struct symmem_backend_ops {
 } symmem_backend_ops_t;
 
 /* What the core lends a backend built as its own shared object. */
-#define SYMMEM_CORE_SERVICES_VERSION 2
+#define SYMMEM_CORE_SERVICES_VERSION 3
 typedef struct {
     uint32_t version;
     symmem_status_t (*error)(symmem_status_t status, const char *fmt, ...)
@@ -198,6 +199,11 @@ typedef struct {
     int (*process_gone)(pid_t pid, uint64_t start_time);
     int (*exit_report)(const char *status_dir, int pe, char *how, size_t how_size,
                        double *when_p);
+    /* env.h: a backend reads its variables through the core's one table */
+    const char *(*env_string)(const char *name);
+    int (*env_is_set)(const char *name);
+    size_t (*env_size)(const char *name);
+    symmem_status_t (*env_choice)(const char *call, const char *name, int *index_p);
 } symmem_core_services_t;
 
 /* The entry point a gpu backend library exports: fills ops_p if the backend

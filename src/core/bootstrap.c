@@ -53,24 +53,6 @@ symmem_status_t symmem__cpu_unique_id(symmem_unique_id_t *uid_p)
     return SYMMEM_OK;
 }
 
-/* Reads an integer variable; 1 if present and valid. */
-static int env_int(const char *name, int *value_p)
-{
-    const char *text = getenv(name);
-    if (text == NULL || text[0] == '\0') return 0;
-    char *end;
-    errno = 0;
-    long value = strtol(text, &end, 10);
-    if (errno != 0 || *end != '\0' || value < 0 || value > 1 << 24) return 0;
-    *value_p = (int)value;
-    return 1;
-}
-
-static const char *env_or(const char *name, const char *fallback)
-{
-    const char *text = getenv(name);
-    return text != NULL && text[0] != '\0' ? text : fallback;
-}
 
 /* FNV-1a: turns a launcher's identifiers into a short rendezvous name. */
 static unsigned long long hash_text(const char *text)
@@ -85,26 +67,28 @@ static int from_launcher_env(symmem_bootstrap_t *boot)
 {
     int rank, size;
     char key[512];
-    if (env_int("SYMMEM_RANK", &rank) && env_int("SYMMEM_NRANKS", &size) &&
-        getenv("SYMMEM_JOB") != NULL) {
-        snprintf(boot->job, sizeof(boot->job), "%s", getenv("SYMMEM_JOB"));
+    if (symmem__env_count("SYMMEM_RANK", &rank) && symmem__env_count("SYMMEM_NRANKS", &size) &&
+        symmem__env_is_set("SYMMEM_JOB")) {
+        snprintf(boot->job, sizeof(boot->job), "%s", symmem__env_string("SYMMEM_JOB"));
         snprintf(boot->status_dir, sizeof(boot->status_dir), "%s",
-                 env_or("SYMMEM_STATUS_DIR", ""));
-    } else if (env_int("RANK", &rank) && env_int("WORLD_SIZE", &size)) {
+                 symmem__env_string("SYMMEM_STATUS_DIR"));
+    } else if (symmem__env_count("RANK", &rank) && symmem__env_count("WORLD_SIZE", &size)) {
         /* torchrun */
-        snprintf(key, sizeof(key), "%s:%s:%s", env_or("MASTER_ADDR", ""),
-                 env_or("MASTER_PORT", ""), env_or("TORCHELASTIC_RUN_ID", ""));
+        snprintf(key, sizeof(key), "%s:%s:%s", symmem__env_string("MASTER_ADDR"),
+                 symmem__env_string("MASTER_PORT"), symmem__env_string("TORCHELASTIC_RUN_ID"));
         snprintf(boot->job, sizeof(boot->job), "t%016llx", hash_text(key));
-    } else if (env_int("OMPI_COMM_WORLD_RANK", &rank) &&
-               env_int("OMPI_COMM_WORLD_SIZE", &size)) {
-        snprintf(key, sizeof(key), "%s:%s", env_or("PMIX_NAMESPACE", ""),
-                 env_or("OMPI_MCA_ess_base_jobid", env_or("OMPI_MCA_orte_ess_jobid", "")));
+    } else if (symmem__env_count("OMPI_COMM_WORLD_RANK", &rank) &&
+               symmem__env_count("OMPI_COMM_WORLD_SIZE", &size)) {
+        snprintf(key, sizeof(key), "%s:%s", symmem__env_string("PMIX_NAMESPACE"),
+                 symmem__env_is_set("OMPI_MCA_ess_base_jobid")
+                     ? symmem__env_string("OMPI_MCA_ess_base_jobid")
+                     : symmem__env_string("OMPI_MCA_orte_ess_jobid"));
         snprintf(boot->job, sizeof(boot->job), "o%016llx", hash_text(key));
-    } else if (env_int("SLURM_PROCID", &rank) && env_int("SLURM_NTASKS", &size)) {
-        snprintf(key, sizeof(key), "%s.%s", env_or("SLURM_JOB_ID", ""),
-                 env_or("SLURM_STEP_ID", ""));
+    } else if (symmem__env_count("SLURM_PROCID", &rank) && symmem__env_count("SLURM_NTASKS", &size)) {
+        snprintf(key, sizeof(key), "%s.%s", symmem__env_string("SLURM_JOB_ID"),
+                 symmem__env_string("SLURM_STEP_ID"));
         snprintf(boot->job, sizeof(boot->job), "s%016llx", hash_text(key));
-    } else if (env_int("PMI_RANK", &rank) && env_int("PMI_SIZE", &size)) {
+    } else if (symmem__env_count("PMI_RANK", &rank) && symmem__env_count("PMI_SIZE", &size)) {
         /* MPICH's hydra: its proxy is the parent of every local rank. */
         snprintf(boot->job, sizeof(boot->job), "p%ld", (long)getppid());
     } else {
@@ -122,7 +106,7 @@ static int local_rank_from_env(int fallback)
                                         "MPI_LOCALRANKID", NULL};
     int value;
     for (int i = 0; names[i] != NULL; i++)
-        if (env_int(names[i], &value)) return value;
+        if (symmem__env_count(names[i], &value)) return value;
     return fallback;
 }
 
@@ -132,10 +116,10 @@ static int local_size_from_env(const symmem_bootstrap_t *boot)
     static const char *const names[] = {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
                                         "MPI_LOCALNRANKS", NULL};
     int value;
-    if (getenv("SYMMEM_JOB") != NULL && getenv("SYMMEM_NRANKS") != NULL)
+    if (symmem__env_is_set("SYMMEM_JOB") && symmem__env_is_set("SYMMEM_NRANKS"))
         return boot->nranks; /* symmem.run starts every PE on this host */
     for (int i = 0; names[i] != NULL; i++)
-        if (env_int(names[i], &value)) return value;
+        if (symmem__env_count(names[i], &value)) return value;
     return boot->have_uid ? 0 : boot->nranks;
 }
 
@@ -189,9 +173,14 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
                              boot.nranks);
     boot.local_rank = local_rank_from_env(boot.rank);
     boot.local_size = local_size_from_env(&boot);
-    boot.heap_size = symmem__env_symmetric_size();
-    boot.timeout = symmem__env_timeout();
-    boot.spin_us = symmem__env_spin_us();
+    boot.heap_size = symmem__env_size("SYMMEM_SYMMETRIC_SIZE");
+    boot.heap_size_from_user = symmem__env_is_set("SYMMEM_SYMMETRIC_SIZE");
+    if (boot.heap_size == 0)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "init: SYMMEM_SYMMETRIC_SIZE=%s leaves no symmetric heap",
+                             symmem__env_string("SYMMEM_SYMMETRIC_SIZE"));
+    boot.timeout = symmem__env_number("SYMMEM_TIMEOUT");
+    boot.spin_us = symmem__env_number("SYMMEM_SPIN_US");
     *boot_p = boot;
     return SYMMEM_OK;
 }

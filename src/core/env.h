@@ -1,5 +1,9 @@
-/* The one table of environment variables: parsing, defaults and the text
- * that `python -m symmem info` prints. */
+/* The one table of environment variables. It lists every variable the
+ * library reads, with the default written once (as a user would write it,
+ * parsed by the same code as the user's value), what kind of value it takes,
+ * which backend it applies to, and the text `python -m symmem info` prints.
+ * Every read goes through the readers below, which refuse names the table
+ * does not list. */
 #ifndef SYMMEM_CORE_ENV_H
 #define SYMMEM_CORE_ENV_H
 
@@ -7,23 +11,42 @@
 
 #include "symmem/symmem.h"
 
+typedef enum {
+    SYMMEM_ENV_TEXT,    /* any text */
+    SYMMEM_ENV_CHOICE,  /* one of choices, '|'-separated */
+    SYMMEM_ENV_SIZE,    /* bytes: "4096", "512M", "1.5GiB" */
+    SYMMEM_ENV_NUMBER,  /* a number >= 0 */
+    SYMMEM_ENV_COUNT,   /* an integer >= 0 */
+    SYMMEM_ENV_FLAG,    /* set and not "0" */
+} symmem_env_kind_t;
+
 typedef struct {
     const char *name;
-    const char *default_value; /* as a user would write it; "" = unset */
+    symmem_env_kind_t kind;
+    const char *default_value; /* "" = unset */
+    const char *applies_to;    /* "all", "cpu", "gpu", "launcher" (set by symmem.run),
+                                  "torchrun", "Open MPI", "Slurm", "MPICH" (read from them) */
+    const char *choices;       /* SYMMEM_ENV_CHOICE only */
     const char *help;
 } symmem_env_var_t;
 
 /* The table, ending with a {NULL} entry. */
-const symmem_env_var_t *symmem_env_table(void);
+const symmem_env_var_t *symmem__env_table(void);
 
-/* Typed readers; a malformed value is reported once and the default used. */
-size_t symmem__env_symmetric_size(void); /* SYMMEM_SYMMETRIC_SIZE, bytes */
-double symmem__env_timeout(void);        /* SYMMEM_TIMEOUT, 0 = none */
-int symmem__env_debug(void);             /* SYMMEM_DEBUG */
-double symmem__env_spin_us(void);        /* SYMMEM_SPIN_US */
-size_t symmem__env_nt_copy_min(void);    /* SYMMEM_NT_COPY_MIN, bytes, 0 = never */
-/* A string variable, or its default ("" if none). */
+/* The value, or the table's default where unset or empty. */
 const char *symmem__env_string(const char *name);
+/* Whether the user set the variable (to anything but ""). */
+int symmem__env_is_set(const char *name);
+/* Typed readers: a malformed value is reported once on stderr, naming the
+ * variable and what it takes, and the default is used. */
+size_t symmem__env_size(const char *name);
+double symmem__env_number(const char *name);
+int symmem__env_flag(const char *name);
+/* An integer variable: 1 and *value_p where it is set to one, else 0. */
+int symmem__env_count(const char *name, int *value_p);
+/* The index of the value among the variable's choices; else
+ * SYMMEM_ERR_INVALID naming call, the variable, its value and the choices. */
+symmem_status_t symmem__env_choice(const char *call, const char *name, int *index_p);
 
 /* Parses "1G", "512M", "4096", "1.5GiB" into bytes; -1 if malformed. */
 long long symmem__parse_size(const char *text);

@@ -42,6 +42,6 @@ symmem_status_t symmem__error(symmem_status_t status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_error + n, sizeof(last_error) - (size_t)n, fmt, ap);
     va_end(ap);
-    if (symmem__env_debug()) fprintf(stderr, "symmem: %s\n", last_error);
+    if (symmem__env_flag("SYMMEM_DEBUG")) fprintf(stderr, "symmem: %s\n", last_error);
     return status;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "env.h"
 #include "error.h"
 #include "peer_status.h"
 #include "runtime.h"
@@ -16,6 +17,10 @@ static const symmem_core_services_t services = {
     .process_start_time = symmem__process_start_time,
     .process_gone = symmem__process_gone,
     .exit_report = symmem__exit_report,
+    .env_string = symmem__env_string,
+    .env_is_set = symmem__env_is_set,
+    .env_size = symmem__env_size,
+    .env_choice = symmem__env_choice,
 };
 
 const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p)
@@ -25,7 +30,7 @@ const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p)
     static char why[1024];
     if (!tried) {
         tried = 1;
-        const char *path = getenv("SYMMEM_GPU_BACKEND_LIB");
+        const char *path = symmem__env_string("SYMMEM_GPU_BACKEND_LIB");
         void *lib = NULL;
         symmem_backend_open_func_t open_backend = NULL;
         if (path == NULL || path[0] == '\0')

@@ -25,7 +25,12 @@ static symmem_status_t choose_backend(const char *call, const char *requested,
                                       const symmem_bootstrap_t *boot,
                                       const symmem_backend_ops_t **ops_p)
 {
-    const char *name = requested != NULL ? requested : symmem__env_string("SYMMEM_BACKEND");
+    const char *name = requested;
+    if (name == NULL) {
+        int index;
+        SYMMEM_CHECK(symmem__env_choice(call, "SYMMEM_BACKEND", &index));
+        name = symmem__env_string("SYMMEM_BACKEND");
+    }
     const char *why = NULL;
     char reason[512];
     if (strcmp(name, "cpu") == 0) {

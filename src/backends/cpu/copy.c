@@ -19,7 +19,7 @@
 size_t cpu_streaming_threshold(void)
 {
     static size_t threshold = (size_t)-1;
-    if (threshold == (size_t)-1) threshold = symmem__env_nt_copy_min();
+    if (threshold == (size_t)-1) threshold = symmem__env_size("SYMMEM_NT_COPY_MIN");
     return threshold;
 }
 

@@ -226,6 +226,12 @@ static symmem_status_t start_nvshmem(gpu_t *g)
         symmem_status_t status = exchange_uid(g, &uid);
         if (status != SYMMEM_OK) return status;
     }
+    /* SYMMEM_SYMMETRIC_SIZE sizes NVSHMEM's heap unless NVSHMEM's own variable does. */
+    if (g->boot.heap_size_from_user && !core->env_is_set("NVSHMEM_SYMMETRIC_SIZE")) {
+        char bytes[32];
+        snprintf(bytes, sizeof(bytes), "%zu", g->boot.heap_size);
+        setenv("NVSHMEM_SYMMETRIC_SIZE", bytes, 1);
+    }
     /* Version 1 identifiers: every NVSHMEM 3.x accepts them. */
     nv_init_attr_t attr;
     memset(&attr, 0, sizeof(attr));
@@ -315,18 +321,16 @@ static symmem_status_t gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     if (ordinal >= count)
         return ERROR(SYMMEM_ERR_INVALID, "init: device=%d but this host has %d CUDA devices",
                      ordinal, count);
-    const char *how = getenv("SYMMEM_GPU_KERNELS");
-    if (how != NULL && how[0] != '\0' && strcmp(how, "symmem") != 0 && strcmp(how, "nvshmem") != 0)
-        return ERROR(SYMMEM_ERR_INVALID,
-                     "init: SYMMEM_GPU_KERNELS='%s' is not 'symmem' or 'nvshmem'", how);
+    int kernels; /* the index in SYMMEM_GPU_KERNELS's choices: symmem|nvshmem */
+    symmem_status_t status = core->env_choice("init", "SYMMEM_GPU_KERNELS", &kernels);
+    if (status != SYMMEM_OK) return status;
     gpu_t *g = calloc(1, sizeof(*g));
     if (g == NULL) return ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
-    g->nvshmem_kernels = how != NULL && strcmp(how, "nvshmem") == 0;
+    g->nvshmem_kernels = kernels == 1;
     g->boot = *boot;
     g->device = ordinal;
     cu_device_t dev;
     cu_context_t saved = NULL;
-    symmem_status_t status = SYMMEM_OK;
     libs.cuCtxGetCurrent(&saved);
     cu_result_t rc = libs.cuDeviceGet(&dev, ordinal);
     if (rc == 0) rc = libs.cuDevicePrimaryCtxRetain(&g->ctx, dev);
@@ -978,9 +982,8 @@ static symmem_status_t gpu_team_init(gpu_t *g, uint64_t key, int npes, int index
 /* NVSHMEM_CUMEM_GRANULARITY: the unit NVSHMEM maps external memory in. */
 static size_t external_granule(void)
 {
-    const char *text = getenv("NVSHMEM_CUMEM_GRANULARITY");
-    long long value = text ? atoll(text) : 0;
-    return value > 0 ? (size_t)value : (size_t)512 << 20; /* NVSHMEM's default */
+    size_t value = core->env_size("NVSHMEM_CUMEM_GRANULARITY");
+    return value > 0 ? value : (size_t)512 << 20; /* NVSHMEM's default */
 }
 
 static symmem_status_t gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p)
@@ -1090,7 +1093,7 @@ __attribute__((visibility("default"))) int symmem_gpu_backend_open(
     core = services;
     static int loaded;
     if (!loaded) {
-        if (gpu_libs_load(&libs, why, why_size) != 0) return -1;
+        if (gpu_libs_load(&libs, core, why, why_size) != 0) return -1;
         loaded = 1;
     }
     *ops_p = &gpu_ops;

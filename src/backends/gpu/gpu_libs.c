@@ -8,9 +8,10 @@
 /* Where libnvshmem_host.so.3 may be, in the order the contract gives:
  * SYMMEM_NVSHMEM_LIB, the nvidia-nvshmem wheel (its path is handed over by
  * the Python package as SYMMEM_NVSHMEM_WHEEL_LIB), then the system. */
-static void *open_nvshmem(char *why, size_t why_size)
+static void *open_nvshmem(const symmem_core_services_t *core, char *why, size_t why_size)
 {
-    const char *candidates[] = {getenv("SYMMEM_NVSHMEM_LIB"), getenv("SYMMEM_NVSHMEM_WHEEL_LIB"),
+    const char *candidates[] = {core->env_string("SYMMEM_NVSHMEM_LIB"),
+                                core->env_string("SYMMEM_NVSHMEM_WHEEL_LIB"),
                                 "libnvshmem_host.so.3"};
     int n = 0;
     n += snprintf(why, why_size, "libnvshmem_host.so.3 not found; tried:");
@@ -36,7 +37,8 @@ static void *open_nvshmem(char *why, size_t why_size)
         }                                                                                 \
     } while (0)
 
-int gpu_libs_load(gpu_libs_t *libs, char *why, size_t why_size)
+int gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
+                  size_t why_size)
 {
     memset(libs, 0, sizeof(*libs));
     void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
@@ -73,7 +75,7 @@ int gpu_libs_load(gpu_libs_t *libs, char *why, size_t why_size)
                                 "0 devices)");
         return -1;
     }
-    void *nv = open_nvshmem(why, why_size);
+    void *nv = open_nvshmem(core, why, why_size);
     if (nv == NULL) return -1;
     libs->nvshmem_handle = nv;
     LOAD(nv, get_uniqueid, "nvshmemx_get_uniqueid");

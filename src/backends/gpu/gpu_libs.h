@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "../../core/backend.h"
 #include "nvshmem_abi.h"
 
 typedef struct {
@@ -75,7 +76,8 @@ typedef struct {
 } gpu_libs_t;
 
 /* Loads both libraries; non-zero with the reason in why on failure. */
-int gpu_libs_load(gpu_libs_t *libs, char *why, size_t why_size);
+int gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
+                  size_t why_size);
 /* A typed NVSHMEM function such as "nvshmemx_float_sum_reduce_on_stream". */
 void *gpu_libs_symbol(const gpu_libs_t *libs, const char *name);
 

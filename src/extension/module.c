@@ -152,8 +152,9 @@ static PyObject *py_env_table(PyObject *module, PyObject *unused)
 {
     (void)module, (void)unused;
     PyObject *list = PyList_New(0);
-    for (const symmem_env_var_t *v = symmem_env_table(); list && v->name; v++) {
-        PyObject *row = Py_BuildValue("(sss)", v->name, v->default_value, v->help);
+    for (const symmem_env_var_t *v = symmem__env_table(); list && v->name; v++) {
+        PyObject *row = Py_BuildValue("(ssss)", v->name, v->default_value, v->applies_to,
+                                      v->help);
         if (row == NULL || PyList_Append(list, row) != 0) Py_CLEAR(list);
         Py_XDECREF(row);
     }
@@ -286,7 +287,7 @@ static PyMethodDef core_methods[] = {
     {"n_pes", py_n_pes, METH_NOARGS, "The number of PEs (-1 before init)."},
     {"backend_name", py_backend_name, METH_NOARGS, "'cpu', 'gpu' or None."},
     {"get_unique_id", py_get_unique_id, METH_NOARGS, "Fresh unique id bytes."},
-    {"env_table", py_env_table, METH_NOARGS, "[(name, default, help)] of SYMMEM_* variables."},
+    {"env_table", py_env_table, METH_NOARGS, "[(name, default, applies_to, help)] of every variable symmem reads."},
     {"malloc", py_malloc, METH_O, "Collective: a Buffer of size bytes."},
     {"free", py_free, METH_O, "Collective: free a Buffer."},
     {"register_external", (PyCFunction)(void (*)(void))py_register_external, METH_FASTCALL,

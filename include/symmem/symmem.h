@@ -102,6 +102,9 @@ int symmem_n_pes(void);   /* -1 before init */
 const char *symmem_backend_name(void);
 /* The CUDA device ordinal of the symmetric heap; -1 for host memory. */
 int symmem_device(void);
+/* The version of the library the backend runs on ("3.4.5" for NVSHMEM);
+ * "" on the cpu backend and before init. */
+const char *symmem_library_version(void);
 
 /* ---- symmetric memory ---------------------------------------------------- */
 

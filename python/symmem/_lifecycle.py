@@ -65,7 +65,7 @@ class Version:
         self.symmem_version = _symmem.VERSION
         self.nvshmem4py_version = _symmem.VERSION
         self.openshmem_spec_version = _symmem.OPENSHMEM_SPEC_VERSION
-        self.libnvshmem_version = ""
+        self.libnvshmem_version = _symmem.library_version()  # "" on cpu and before init
         self.backend = backend
 
     def __repr__(self):

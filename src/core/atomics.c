@@ -1,6 +1,7 @@
 /* Atomics on any PE's copy of a symmetric element: checks, then the backend. */
 #include "error.h"
-#include "runtime.h"
+#include "checks.h"
+#include "state.h"
 
 #define RT (&symmem__rt)
 

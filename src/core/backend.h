@@ -11,7 +11,7 @@
  *  - pointers may be host or device memory wherever the backend can reach it.
  *  - a slot a backend lacks points at a function that returns
  *    SYMMEM_ERR_UNSUPPORTED naming the backend (symmem__unsupported_*), never
- *    at NULL.
+ *    at NULL: the core refuses a table with an empty slot when it loads it.
  *  - a failing slot writes its message with symmem__error().
  */
 #ifndef SYMMEM_CORE_BACKEND_H
@@ -23,7 +23,7 @@
 
 #include "symmem/symmem.h"
 
-#define SYMMEM_BACKEND_OPS_VERSION 2
+#define SYMMEM_BACKEND_OPS_VERSION 3
 
 /* Who we are and how to find the others; filled by bootstrap.c. */
 typedef struct {
@@ -176,7 +176,7 @@ typedef struct symmem_backend_ops {
      * private arguments inside it can be checked against live allocations. */
     void (*heap_range)(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);
 
-    /* ---- external memory (version 2); NULL where the backend has none ---- */
+    /* ---- external memory (version 2) ---- */
 
     /* Collective: maps this PE's memory [ptr, ptr + size) (CUDA VMM memory on
      * the gpu) into the symmetric address space; every PE passes the same
@@ -185,7 +185,23 @@ typedef struct symmem_backend_ops {
                                          void **sym_p);
     /* Collective: undoes register_external for the sym it returned. */
     symmem_status_t (*unregister_external)(symmem_backend_t *be, void *sym, size_t size);
+
+    /* ---- version 3 ---- */
+
+    /* [out] text: the version of the library the backend runs on ("3.4.5"
+     * for NVSHMEM), or "" where it runs on none. */
+    void (*library_version)(symmem_backend_t *be, char *text, size_t size);
 } symmem_backend_ops_t;
+
+/* unsupported.c: the slots of a backend that lacks an operation. Each
+ * returns SYMMEM_ERR_UNSUPPORTED naming the call and the running backend. */
+symmem_status_t symmem__unsupported_register_external(symmem_backend_t *be, void *ptr,
+                                                      size_t size, void **sym_p);
+symmem_status_t symmem__unsupported_unregister_external(symmem_backend_t *be, void *sym,
+                                                        size_t size);
+void symmem__no_library_version(symmem_backend_t *be, char *text, size_t size);
+/* 1 if every slot of ops is filled; else 0 with the first empty slot in why. */
+int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, size_t why_size);
 
 /* What the core lends a backend built as its own shared object. */
 #define SYMMEM_CORE_SERVICES_VERSION 3

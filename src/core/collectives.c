@@ -1,6 +1,8 @@
 /* Team barriers and collectives: argument checks, then the backend. */
 #include "error.h"
-#include "runtime.h"
+#include "checks.h"
+#include "state.h"
+#include "teams.h"
 
 #define RT (&symmem__rt)
 

@@ -182,16 +182,19 @@ symmem_status_t symmem__env_choice(const char *call, const char *name, int *inde
     const symmem_env_var_t *row = row_of(name);
     const char *value = symmem__env_string(name);
     size_t len = strlen(value);
-    int index = 0;
+    char listed[256] = "";
+    int index = 0, used = 0;
     for (const char *p = row->choices; p != NULL; index++) {
         const char *bar = strchr(p, '|');
-        size_t n = bar ? (size_t)(bar - p) : strlen(p);
-        if (n == len && strncmp(p, value, n) == 0) {
+        int n = bar ? (int)(bar - p) : (int)strlen(p);
+        if ((size_t)n == len && strncmp(p, value, len) == 0) {
             *index_p = index;
             return SYMMEM_OK;
         }
+        used += snprintf(listed + used, sizeof(listed) - (size_t)used, "%s'%.*s'",
+                         index ? ", " : "", n, p);
         p = bar ? bar + 1 : NULL;
     }
     return symmem__error(SYMMEM_ERR_INVALID, "%s: %s='%s' is not one of %s", call, name, value,
-                         row->choices);
+                         listed);
 }

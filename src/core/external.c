@@ -1,7 +1,8 @@
 /* External memory made symmetric: the caller keeps owning it, symmem only
  * names it on every PE until it is unregistered. */
 #include "error.h"
-#include "runtime.h"
+#include "checks.h"
+#include "state.h"
 
 symmem_status_t symmem_register_external(void *ptr, size_t size, void **sym_p)
 {
@@ -11,11 +12,6 @@ symmem_status_t symmem_register_external(void *ptr, size_t size, void **sym_p)
     if (ptr == NULL || size == 0)
         return symmem__error(SYMMEM_ERR_INVALID, "%s: ptr=%p, size=%zu: nothing to register",
                              call, ptr, size);
-    if (symmem__rt.ops->register_external == NULL)
-        return symmem__error(SYMMEM_ERR_UNSUPPORTED,
-                             "%s: the %s backend cannot take memory from outside its symmetric "
-                             "heap; external CUDA-VMM memory needs the gpu backend",
-                             call, symmem__rt.ops->name);
     if (symmem__registry_find(&symmem__rt.registry, (uintptr_t)ptr) != NULL)
         return symmem__error(SYMMEM_ERR_INVALID,
                              "%s: %p is already symmetric memory; register only memory from "

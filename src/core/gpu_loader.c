@@ -8,7 +8,7 @@
 #include "env.h"
 #include "error.h"
 #include "peer_status.h"
-#include "runtime.h"
+#include "gpu_loader.h"
 
 static const symmem_core_services_t services = {
     .version = SYMMEM_CORE_SERVICES_VERSION,
@@ -48,6 +48,7 @@ const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p)
                      ops->version, SYMMEM_BACKEND_OPS_VERSION);
             ops = NULL;
         }
+        if (ops != NULL && !symmem__backend_ops_complete(ops, why, sizeof(why))) ops = NULL;
     }
     *why_p = why;
     return ops;

@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "error.h"
-#include "runtime.h"
+#include "checks.h"
+#include "state.h"
 
 #define RT (&symmem__rt)
 

@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "error.h"
-#include "runtime.h"
+#include "checks.h"
+#include "state.h"
+#include "teams.h"
 
 #define RT (&symmem__rt)
 

@@ -139,6 +139,12 @@ static PyObject *py_backend_name(PyObject *module, PyObject *unused)
     return PyUnicode_FromString(name);
 }
 
+static PyObject *py_library_version(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return PyUnicode_FromString(symmem_library_version());
+}
+
 static PyObject *py_get_unique_id(PyObject *module, PyObject *unused)
 {
     (void)unused;
@@ -286,6 +292,8 @@ static PyMethodDef core_methods[] = {
     {"my_pe", py_my_pe, METH_NOARGS, "This PE's number (-1 before init)."},
     {"n_pes", py_n_pes, METH_NOARGS, "The number of PEs (-1 before init)."},
     {"backend_name", py_backend_name, METH_NOARGS, "'cpu', 'gpu' or None."},
+    {"library_version", py_library_version, METH_NOARGS,
+     "The backend library's version ('3.4.5' for NVSHMEM); '' on cpu and before init."},
     {"get_unique_id", py_get_unique_id, METH_NOARGS, "Fresh unique id bytes."},
     {"env_table", py_env_table, METH_NOARGS, "[(name, default, applies_to, help)] of every variable symmem reads."},
     {"malloc", py_malloc, METH_O, "Collective: a Buffer of size bytes."},

@@ -5,7 +5,7 @@
 
 #include "symmem_python.h"
 #include "../core/bfloat16.h"
-#include "../core/runtime.h"
+#include "../core/checks.h"
 
 /* Copies at least this large run without the GIL. */
 #define RELEASE_GIL_BYTES (64 * 1024)

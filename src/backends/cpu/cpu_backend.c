@@ -430,4 +430,7 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .heap_range = cpu_heap_range,
     .team_init = cpu_team_init,
     .can_run = cpu_can_run,
+    .register_external = symmem__unsupported_register_external,
+    .unregister_external = symmem__unsupported_unregister_external,
+    .library_version = symmem__no_library_version,
 };

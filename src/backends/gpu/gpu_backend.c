@@ -1041,6 +1041,15 @@ static symmem_status_t gpu_unregister_external(gpu_t *g, void *sym, size_t size)
     return leave(g, scope, SYMMEM_OK);
 }
 
+/* NVSHMEM's version, as nvshmemx_vendor_get_version_info gives it. */
+static void gpu_library_version(gpu_t *g, char *text, size_t size)
+{
+    (void)g;
+    int major = 0, minor = 0, patch = 0;
+    libs.vendor_get_version_info(&major, &minor, &patch);
+    snprintf(text, size, "%d.%d.%d", major, minor, patch);
+}
+
 static const symmem_backend_ops_t gpu_ops = {
     .version = SYMMEM_BACKEND_OPS_VERSION,
     .name = "gpu",
@@ -1080,6 +1089,7 @@ static const symmem_backend_ops_t gpu_ops = {
     .can_run = gpu_can_run,
     .register_external = gpu_register_external,
     .unregister_external = gpu_unregister_external,
+    .library_version = gpu_library_version,
 };
 
 __attribute__((visibility("default"))) int symmem_gpu_backend_open(

@@ -1,0 +1,11 @@
+/* The gpu backend lives in its own shared object, loaded on first use. */
+#ifndef SYMMEM_CORE_GPU_LOADER_H
+#define SYMMEM_CORE_GPU_LOADER_H
+
+#include "backend.h"
+
+/* The gpu backend's ops if its library loads and its table is complete;
+ * else NULL and *why_p says why. */
+const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p);
+
+#endif

@@ -1,0 +1,142 @@
+/* init and finalize, the choice of backend, and the queries about the running one. */
+#include "symmem/symmem.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bootstrap.h"
+#include "env.h"
+#include "error.h"
+#include "gpu_loader.h"
+#include "state.h"
+#include "teams.h"
+
+void symmem_init_attr_default(symmem_init_attr_t *attr)
+{
+    memset(attr, 0, sizeof(*attr));
+    attr->version = SYMMEM_INIT_ATTR_VERSION;
+    attr->method = SYMMEM_INIT_FROM_ENV;
+    attr->device = -1;
+}
+
+/* Chooses the backend's ops table from requested or SYMMEM_BACKEND:
+ * auto takes the gpu backend where it is usable, else the cpu engine. */
+static symmem_status_t choose_backend(const char *call, const char *requested,
+                                      const symmem_bootstrap_t *boot,
+                                      const symmem_backend_ops_t **ops_p)
+{
+    const char *name = requested;
+    if (name == NULL) {
+        int index;
+        SYMMEM_CHECK(symmem__env_choice(call, "SYMMEM_BACKEND", &index));
+        name = symmem__env_string("SYMMEM_BACKEND");
+    }
+    const char *why = NULL;
+    char reason[512];
+    if (strcmp(name, "cpu") == 0) {
+        *ops_p = &symmem__cpu_backend_ops;
+    } else if (strcmp(name, "auto") == 0 || name[0] == '\0') {
+        /* The gpu where it loads and every PE of the host can have a GPU. */
+        const symmem_backend_ops_t *gpu = symmem__gpu_backend(&why);
+        if (gpu != NULL && boot != NULL && !gpu->can_run(boot, reason, sizeof(reason))) gpu = NULL;
+        *ops_p = gpu != NULL ? gpu : &symmem__cpu_backend_ops;
+    } else if (strcmp(name, "gpu") == 0) {
+        *ops_p = symmem__gpu_backend(&why);
+        if (*ops_p != NULL && boot != NULL && !(*ops_p)->can_run(boot, reason, sizeof(reason))) {
+            *ops_p = NULL;
+            why = reason;
+        }
+        if (*ops_p == NULL)
+            return symmem__error(SYMMEM_ERR_BACKEND,
+                                 "%s: backend='gpu' cannot run here: %s", call, why);
+    } else {
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "%s: backend='%s' is not one of 'cpu', 'gpu', 'auto'", call, name);
+    }
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p)
+{
+    if (uid_p == NULL)
+        return symmem__error(SYMMEM_ERR_INVALID, "get_unique_id: uid_p is NULL");
+    const symmem_backend_ops_t *ops = NULL;
+    SYMMEM_CHECK(choose_backend("get_unique_id", NULL, NULL, &ops));
+    return ops->get_unique_id(uid_p);
+}
+
+symmem_status_t symmem_init(void)
+{
+    symmem_init_attr_t attr;
+    symmem_init_attr_default(&attr);
+    return symmem_init_attr(&attr);
+}
+
+symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
+{
+    symmem_runtime_t *rt = &symmem__rt;
+    if (rt->initialized) return SYMMEM_OK;
+    if (attr == NULL || attr->version != SYMMEM_INIT_ATTR_VERSION)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "init: attr is NULL or has version %u (expected %u)",
+                             attr ? attr->version : 0, SYMMEM_INIT_ATTR_VERSION);
+    symmem_bootstrap_t boot;
+    SYMMEM_CHECK(symmem__bootstrap_from_attr(attr, &boot));
+    const symmem_backend_ops_t *ops = NULL;
+    SYMMEM_CHECK(choose_backend("init", attr->backend, &boot, &ops));
+    symmem__error_set_pe(boot.rank);
+    symmem_backend_t *be;
+    symmem_status_t status = ops->init(&boot, &be);
+    if (status != SYMMEM_OK) {
+        symmem__error_set_pe(-1);
+        return status;
+    }
+    rt->ops = ops;
+    rt->be = be;
+    rt->my_pe = boot.rank;
+    rt->n_pes = boot.nranks;
+    rt->initialized = 1;
+    status = symmem__teams_init();
+    if (status != SYMMEM_OK) {
+        symmem_finalize();
+        return status;
+    }
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem_finalize(void)
+{
+    symmem_runtime_t *rt = &symmem__rt;
+    if (!rt->initialized) return SYMMEM_OK;
+    symmem_status_t status = rt->ops->finalize(rt->be);
+    symmem__registry_clear(&rt->registry);
+    symmem__teams_clear();
+    rt->initialized = 0;
+    rt->be = NULL;
+    rt->my_pe = rt->n_pes = -1;
+    symmem__error_set_pe(-1);
+    return status;
+}
+
+int symmem_initialized(void) { return symmem__rt.initialized; }
+
+int symmem_device(void)
+{
+    return symmem__rt.initialized ? symmem__rt.ops->device(symmem__rt.be) : -1;
+}
+int symmem_my_pe(void) { return symmem__rt.my_pe; }
+int symmem_n_pes(void) { return symmem__rt.n_pes; }
+
+const char *symmem_library_version(void)
+{
+    static char text[64];
+    text[0] = '\0';
+    if (symmem__rt.initialized) symmem__rt.ops->library_version(symmem__rt.be, text, sizeof(text));
+    return text;
+}
+
+const char *symmem_backend_name(void)
+{
+    return symmem__rt.initialized ? symmem__rt.ops->name : NULL;
+}

@@ -1,0 +1,59 @@
+/* What a backend points a slot at when it lacks the operation, and the
+ * load-time check that no slot is left empty (backend.h's promise). */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "backend.h"
+#include "error.h"
+#include "state.h"
+
+symmem_status_t symmem__unsupported_register_external(symmem_backend_t *be, void *ptr,
+                                                      size_t size, void **sym_p)
+{
+    (void)be, (void)ptr, (void)size, (void)sym_p;
+    return symmem__error(SYMMEM_ERR_UNSUPPORTED,
+                         "register_external: the %s backend cannot take memory from outside "
+                         "its symmetric heap; external CUDA-VMM memory needs the gpu backend",
+                         symmem__rt.ops->name);
+}
+
+symmem_status_t symmem__unsupported_unregister_external(symmem_backend_t *be, void *sym,
+                                                        size_t size)
+{
+    (void)be, (void)sym, (void)size;
+    return symmem__error(SYMMEM_ERR_UNSUPPORTED,
+                         "unregister_external: the %s backend has no external memory",
+                         symmem__rt.ops->name);
+}
+
+void symmem__no_library_version(symmem_backend_t *be, char *text, size_t size)
+{
+    (void)be;
+    if (size > 0) text[0] = '\0';
+}
+
+int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, size_t why_size)
+{
+#define SLOT(name) {#name, (const void *)ops->name}
+    const struct {
+        const char *name;
+        const void *func;
+    } slots[] = {
+        SLOT(init), SLOT(finalize), SLOT(malloc), SLOT(free), SLOT(ptr), SLOT(put), SLOT(get),
+        SLOT(put_nbi), SLOT(get_nbi), SLOT(quiet), SLOT(fence), SLOT(put_signal),
+        SLOT(signal_wait_until), SLOT(signal_fetch), SLOT(wait_until), SLOT(test),
+        SLOT(barrier_all), SLOT(sync_all), SLOT(team_split_strided), SLOT(team_split_2d),
+        SLOT(team_destroy), SLOT(barrier), SLOT(sync), SLOT(reduce), SLOT(reducescatter),
+        SLOT(alltoall), SLOT(fcollect), SLOT(broadcast), SLOT(atomic), SLOT(device),
+        SLOT(get_unique_id), SLOT(can_run), SLOT(team_init), SLOT(heap_range),
+        SLOT(register_external), SLOT(unregister_external), SLOT(library_version),
+    };
+#undef SLOT
+    for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
+        if (slots[i].func == NULL) {
+            snprintf(why, why_size, "the %s backend's ops table has no %s", ops->name,
+                     slots[i].name);
+            return 0;
+        }
+    return 1;
+}

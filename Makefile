@@ -4,11 +4,13 @@ PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 CC ?= cc
-CFLAGS ?= -O3 -g -Wall -Wextra -Werror=implicit-function-declaration
-CFLAGS += -std=gnu11 -fPIC -Iinclude -pthread
+# cflags.txt: the flags setup.py compiles with too
+CFLAGS += $(shell cat cflags.txt) -Iinclude
 LDLIBS := -pthread -ldl
 
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/backends/cpu/*.c)
+GPU_FILES := $(shell find src/backends/gpu -name '*.[ch]')
+ALL_FILES := $(shell find src include -name '*.[ch]')
 CORE_OBJ := $(patsubst src/%.c,build/obj/%.o,$(CORE_SRC))
 C_TESTS := $(patsubst tests/c/%.c,build/tests/%,$(wildcard tests/c/*.c))
 C_EXAMPLES := $(patsubst examples/%.c,build/examples/%,$(wildcard examples/*.c))
@@ -20,11 +22,11 @@ all: lib $(C_TESTS) $(C_EXAMPLES)
 lib: build/libsymmem.so build/libsymmem.a build/libsymmem_gpu.so
 
 # The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB.
-build/libsymmem_gpu.so: $(wildcard src/backends/gpu/*.c src/backends/gpu/*.h) src/core/backend.h
+build/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h cflags.txt
 	@mkdir -p build
 	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) -ldl
 
-build/obj/%.o: src/%.c $(wildcard include/symmem/*.h src/core/*.h src/backends/cpu/*.h)
+build/obj/%.o: src/%.c cflags.txt $(wildcard include/symmem/*.h src/core/*.h src/backends/cpu/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -43,7 +45,7 @@ build/examples/%: examples/%.c build/libsymmem.a
 	$(CC) $(CFLAGS) -o $@ $< build/libsymmem.a $(LDLIBS)
 
 # A virtual environment with the package installed for development.
-$(VENV)/.installed: pyproject.toml setup.py $(CORE_SRC) $(wildcard src/extension/*.c src/extension/*.h)
+$(VENV)/.installed: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q -e '.[test]'
@@ -63,4 +65,4 @@ test-python: dev
 test: dev test-c test-python
 
 clean:
-	rm -rf build src/extension/*.so python/symmem/*.so
+	rm -rf build build-python python/symmem/*.so

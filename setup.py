@@ -1,33 +1,58 @@
 """Builds the C extension symmem._symmem from the C library's sources, and
-the gpu backend (loaded at run time only when it is chosen) beside it."""
+the gpu backend (loaded at run time only when it is chosen) beside it.
+
+The compiler flags come from cflags.txt (which the Makefile reads too) and
+the version from include/symmem/symmem.h. setuptools builds in build-python/,
+never in make's build/, and always compiles afresh: a broken compiler fails
+the install instead of reusing objects from an earlier build."""
+import re
 from glob import glob
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
+
+def read_version():
+    header = open("include/symmem/symmem.h").read()
+    parts = [re.search(rf"#define SYMMEM_VERSION_{part} (\d+)", header).group(1)
+             for part in ("MAJOR", "MINOR", "PATCH")]
+    return ".".join(parts)
+
+
+class build_ext_afresh(build_ext):
+    def initialize_options(self):
+        super().initialize_options()
+        self.force = True
+
+
+flags = open("cflags.txt").read().split()
 core_sources = sorted(
     glob("src/extension/*.c") + glob("src/core/*.c") + glob("src/backends/cpu/*.c")
 )
-headers = glob("include/symmem/*.h") + glob("src/*/*.h") + glob("src/backends/*/*.h")
-flags = ["-std=gnu11", "-O3", "-Wall", "-Wno-missing-field-initializers"]
+headers = glob("include/symmem/*.h") + glob("src/**/*.h", recursive=True)
 
 setup(
+    version=read_version(),
+    cmdclass={"build_ext": build_ext_afresh},
+    options={"build": {"build_base": "build-python"}},
     ext_modules=[
         Extension(
             "symmem._symmem",
             sources=core_sources,
             depends=headers,
             include_dirs=["include"],
+            define_macros=[("SYMMEM_EMBEDDED", "1")],
             extra_compile_args=flags,
             libraries=["pthread", "dl"],
         ),
         # Not a Python module: a shared object the core dlopens for backend="gpu".
         Extension(
             "symmem._gpu_backend",
-            sources=sorted(glob("src/backends/gpu/*.c")),
+            sources=sorted(glob("src/backends/gpu/**/*.c", recursive=True)),
             depends=headers,
             include_dirs=["include"],
             extra_compile_args=flags,
             libraries=["dl"],
         ),
-    ]
+    ],
 )

@@ -24,10 +24,24 @@
 extern "C" {
 #endif
 
+/* The one place the version is written: setup.py reads it from here. */
 #define SYMMEM_VERSION_MAJOR 0
 #define SYMMEM_VERSION_MINOR 1
 #define SYMMEM_VERSION_PATCH 0
-#define SYMMEM_VERSION_STRING "0.1.0"
+#define SYMMEM_VERSION_STRING                                                             \
+    SYMMEM__STR(SYMMEM_VERSION_MAJOR) "." SYMMEM__STR(SYMMEM_VERSION_MINOR) "."            \
+        SYMMEM__STR(SYMMEM_VERSION_PATCH)
+#define SYMMEM__STR(x) SYMMEM__STR2(x)
+#define SYMMEM__STR2(x) #x
+
+/* What the library exports: the functions of this header, nothing else
+ * (it is built with hidden visibility). Compiled into another shared object
+ * (the Python extension, with SYMMEM_EMBEDDED defined) it exports nothing. */
+#ifdef SYMMEM_EMBEDDED
+#define SYMMEM_API
+#else
+#define SYMMEM_API __attribute__((visibility("default")))
+#endif
 /* The OpenSHMEM specification the API follows. */
 #define SYMMEM_OPENSHMEM_SPEC_VERSION "1.5"
 
@@ -48,9 +62,9 @@ typedef enum {
 } symmem_status_t;
 
 /* A short, fixed description of a status ("invalid argument"). */
-const char *symmem_status_string(symmem_status_t status);
+SYMMEM_API const char *symmem_status_string(symmem_status_t status);
 /* The message of the last failed call on this thread ("" if none). */
-const char *symmem_last_error(void);
+SYMMEM_API const char *symmem_last_error(void);
 
 /* CUDA stream handle (cudaStream_t); SYMMEM_STREAM_NONE means "blocking". */
 typedef void *symmem_stream_t;
@@ -84,65 +98,65 @@ typedef struct {
 } symmem_init_attr_t;
 
 /* Fills attr with defaults: method FROM_ENV, backend NULL, device -1. */
-void symmem_init_attr_default(symmem_init_attr_t *attr);
+SYMMEM_API void symmem_init_attr_default(symmem_init_attr_t *attr);
 /* Makes a fresh unique id (collective-free; call it on one PE) in the format
  * of the backend SYMMEM_BACKEND selects. */
-symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p);
+SYMMEM_API symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p);
 
 /* Collective over all PEs. A second call while initialised does nothing. */
-symmem_status_t symmem_init(void);
-symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr);
+SYMMEM_API symmem_status_t symmem_init(void);
+SYMMEM_API symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr);
 /* Collective. Frees what the program forgot. A second call does nothing. */
-symmem_status_t symmem_finalize(void);
-int symmem_initialized(void);
+SYMMEM_API symmem_status_t symmem_finalize(void);
+SYMMEM_API int symmem_initialized(void);
 
-int symmem_my_pe(void);   /* -1 before init */
-int symmem_n_pes(void);   /* -1 before init */
+SYMMEM_API int symmem_my_pe(void);   /* -1 before init */
+SYMMEM_API int symmem_n_pes(void);   /* -1 before init */
 /* The running backend's name ("cpu" or "gpu"), NULL before init. */
-const char *symmem_backend_name(void);
+SYMMEM_API const char *symmem_backend_name(void);
 /* The CUDA device ordinal of the symmetric heap; -1 for host memory. */
-int symmem_device(void);
+SYMMEM_API int symmem_device(void);
 /* The version of the library the backend runs on ("3.4.5" for NVSHMEM);
  * "" on the cpu backend and before init. */
-const char *symmem_library_version(void);
+SYMMEM_API const char *symmem_library_version(void);
 
 /* ---- symmetric memory ---------------------------------------------------- */
 
 /* Collective: every PE must ask for the same size, or every PE gets
  * SYMMEM_ERR_MISMATCH and the heap is left as it was. size 0 gives NULL. */
-symmem_status_t symmem_malloc(size_t size, void **ptr_p);
+SYMMEM_API symmem_status_t symmem_malloc(size_t size, void **ptr_p);
 /* Collective: every PE frees the same allocation. */
-symmem_status_t symmem_free(void *ptr);
+SYMMEM_API symmem_status_t symmem_free(void *ptr);
 /* The address through which this PE can load/store PE pe's copy of ptr,
  * or NULL where no such mapping exists (never on the cpu backend). */
-void *symmem_ptr(const void *ptr, int pe);
+SYMMEM_API void *symmem_ptr(const void *ptr, int pe);
 /* Collective: makes this PE's memory [ptr, ptr+size) symmetric (on the gpu
  * backend: CUDA VMM memory, cuMemCreate/cuMemMap); every PE passes the same
  * size. *sym_p is the address to use in symmem calls from now on. The cpu
  * backend returns SYMMEM_ERR_UNSUPPORTED. */
-symmem_status_t symmem_register_external(void *ptr, size_t size, void **sym_p);
+SYMMEM_API symmem_status_t symmem_register_external(void *ptr, size_t size, void **sym_p);
 /* Collective: undoes symmem_register_external for the sym it returned. */
-symmem_status_t symmem_unregister_external(void *sym);
+SYMMEM_API symmem_status_t symmem_unregister_external(void *sym);
 /* Finds the live allocation holding [ptr, ptr+nbytes): its start and size. */
-symmem_status_t symmem_find_allocation(const void *ptr, size_t nbytes,
+SYMMEM_API symmem_status_t symmem_find_allocation(const void *ptr, size_t nbytes,
                                        void **start_p, size_t *size_p);
 
 /* ---- one-sided data movement --------------------------------------------- */
 
 /* dst is symmetric; src may be any memory the backend can read. */
-symmem_status_t symmem_put(void *dst, const void *src, size_t nbytes, int pe,
+SYMMEM_API symmem_status_t symmem_put(void *dst, const void *src, size_t nbytes, int pe,
                            symmem_stream_t stream);
-symmem_status_t symmem_get(void *dst, const void *src, size_t nbytes, int pe,
+SYMMEM_API symmem_status_t symmem_get(void *dst, const void *src, size_t nbytes, int pe,
                            symmem_stream_t stream);
 /* Non-blocking forms: complete at the next symmem_quiet on the stream. */
-symmem_status_t symmem_put_nbi(void *dst, const void *src, size_t nbytes,
+SYMMEM_API symmem_status_t symmem_put_nbi(void *dst, const void *src, size_t nbytes,
                                int pe, symmem_stream_t stream);
-symmem_status_t symmem_get_nbi(void *dst, const void *src, size_t nbytes,
+SYMMEM_API symmem_status_t symmem_get_nbi(void *dst, const void *src, size_t nbytes,
                                int pe, symmem_stream_t stream);
 /* Completes every put/get issued by this PE (on the stream). */
-symmem_status_t symmem_quiet(symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_quiet(symmem_stream_t stream);
 /* Orders puts to each PE: those before it land before those after it. */
-symmem_status_t symmem_fence(void);
+SYMMEM_API symmem_status_t symmem_fence(void);
 
 /* ---- signals --------------------------------------------------------------*/
 
@@ -158,24 +172,24 @@ typedef enum {
 } symmem_cmp_t;
 
 /* put, then update sig on pe; a PE that sees the signal sees the data. */
-symmem_status_t symmem_put_signal(void *dst, const void *src, size_t nbytes,
+SYMMEM_API symmem_status_t symmem_put_signal(void *dst, const void *src, size_t nbytes,
                                   uint64_t *sig, uint64_t value,
                                   symmem_signal_op_t op, int pe,
                                   symmem_stream_t stream);
-symmem_status_t symmem_put_signal_nbi(void *dst, const void *src,
+SYMMEM_API symmem_status_t symmem_put_signal_nbi(void *dst, const void *src,
                                       size_t nbytes, uint64_t *sig,
                                       uint64_t value, symmem_signal_op_t op,
                                       int pe, symmem_stream_t stream);
-symmem_status_t symmem_signal_op(uint64_t *sig, uint64_t value,
+SYMMEM_API symmem_status_t symmem_signal_op(uint64_t *sig, uint64_t value,
                                  symmem_signal_op_t op, int pe,
                                  symmem_stream_t stream);
 /* Waits until (*sig cmp value) holds on this PE; its value goes to value_p
  * (may be NULL; not filled for a stream-ordered wait on the gpu backend). */
-symmem_status_t symmem_signal_wait_until(uint64_t *sig, symmem_cmp_t cmp,
+SYMMEM_API symmem_status_t symmem_signal_wait_until(uint64_t *sig, symmem_cmp_t cmp,
                                          uint64_t value,
                                          symmem_stream_t stream,
                                          uint64_t *value_p);
-symmem_status_t symmem_signal_fetch(const uint64_t *sig, uint64_t *value_p);
+SYMMEM_API symmem_status_t symmem_signal_fetch(const uint64_t *sig, uint64_t *value_p);
 
 /* ---- point synchronisation on any integer element ------------------------ */
 
@@ -188,22 +202,22 @@ typedef enum {
     SYMMEM_DTYPE_COUNT
 } symmem_dtype_t;
 
-size_t symmem_dtype_size(symmem_dtype_t dtype);
-const char *symmem_dtype_name(symmem_dtype_t dtype);
+SYMMEM_API size_t symmem_dtype_size(symmem_dtype_t dtype);
+SYMMEM_API const char *symmem_dtype_name(symmem_dtype_t dtype);
 
 /* Waits until (*ivar cmp value) holds; ivar is local symmetric memory. */
-symmem_status_t symmem_wait_until(void *ivar, symmem_dtype_t dtype,
+SYMMEM_API symmem_status_t symmem_wait_until(void *ivar, symmem_dtype_t dtype,
                                   symmem_cmp_t cmp, int64_t value);
 /* Returns 1 in *result_p if (*ivar cmp value) holds now, else 0. */
-symmem_status_t symmem_test(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
+SYMMEM_API symmem_status_t symmem_test(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
                             int64_t value, int *result_p);
 
 /* ---- synchronisation ----------------------------------------------------- */
 
 /* Completes this PE's puts, then waits for every PE to arrive. */
-symmem_status_t symmem_barrier_all(symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_barrier_all(symmem_stream_t stream);
 /* Waits for every PE to arrive (no completion of puts implied). */
-symmem_status_t symmem_sync_all(symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_sync_all(symmem_stream_t stream);
 
 
 /* ---- teams ----------------------------------------------------------------*/
@@ -222,27 +236,27 @@ typedef int32_t symmem_team_t;
 #define SYMMEM_TEAM_MAX 64
 
 /* -1 if the calling PE is not a member (or the team is invalid). */
-int symmem_team_my_pe(symmem_team_t team);
-int symmem_team_n_pes(symmem_team_t team);
+SYMMEM_API int symmem_team_my_pe(symmem_team_t team);
+SYMMEM_API int symmem_team_n_pes(symmem_team_t team);
 /* src_pe of src_team as numbered in dest_team; -1 where not a member. */
-int symmem_team_translate_pe(symmem_team_t src_team, int src_pe, symmem_team_t dest_team);
+SYMMEM_API int symmem_team_translate_pe(symmem_team_t src_team, int src_pe, symmem_team_t dest_team);
 /* The world PE number of a team's member (-1 if out of range). */
-int symmem_team_world_pe(symmem_team_t team, int team_pe);
+SYMMEM_API int symmem_team_world_pe(symmem_team_t team, int team_pe);
 
 /* Collective over parent: members parent[start + i*stride], i < size.
  * PEs outside the new team get SYMMEM_TEAM_INVALID. */
-symmem_status_t symmem_team_split_strided(symmem_team_t parent, int start, int stride,
+SYMMEM_API symmem_status_t symmem_team_split_strided(symmem_team_t parent, int start, int stride,
                                           int size, symmem_team_t *new_team_p);
 /* Collective over parent: x teams of xrange consecutive PEs, y teams of
  * the PEs with the same x index. */
-symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange,
+SYMMEM_API symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange,
                                      symmem_team_t *xteam_p, symmem_team_t *yteam_p);
 /* Collective over the PEs that pass the same key (any non-zero number they
  * agreed on, e.g. a team unique id's hash): a team of npes PEs in which the
  * caller is number index (0 <= index < npes, each index taken once). */
-symmem_status_t symmem_team_init(uint64_t key, int npes, int index, symmem_team_t *new_team_p);
+SYMMEM_API symmem_status_t symmem_team_init(uint64_t key, int npes, int index, symmem_team_t *new_team_p);
 /* Collective over the team. */
-symmem_status_t symmem_team_destroy(symmem_team_t team);
+SYMMEM_API symmem_status_t symmem_team_destroy(symmem_team_t team);
 
 /* ---- collectives (every member calls them in the same order) ------------ */
 
@@ -252,27 +266,27 @@ typedef enum {
     SYMMEM_OP_COUNT
 } symmem_reduce_op_t;
 
-const char *symmem_reduce_op_name(symmem_reduce_op_t op);
+SYMMEM_API const char *symmem_reduce_op_name(symmem_reduce_op_t op);
 
-symmem_status_t symmem_team_barrier(symmem_team_t team, symmem_stream_t stream);
-symmem_status_t symmem_team_sync(symmem_team_t team, symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_team_barrier(symmem_team_t team, symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_team_sync(symmem_team_t team, symmem_stream_t stream);
 /* All-reduce of nelems elements: dst[i] = op over members of src[i]. */
-symmem_status_t symmem_reduce(symmem_team_t team, void *dst, const void *src, size_t nelems,
+SYMMEM_API symmem_status_t symmem_reduce(symmem_team_t team, void *dst, const void *src, size_t nelems,
                               symmem_dtype_t dtype, symmem_reduce_op_t op,
                               symmem_stream_t stream);
 /* Member k gets block k (nelems elements) of the reduction of src
  * (team_n_pes * nelems elements). */
-symmem_status_t symmem_reducescatter(symmem_team_t team, void *dst, const void *src,
+SYMMEM_API symmem_status_t symmem_reducescatter(symmem_team_t team, void *dst, const void *src,
                                      size_t nelems, symmem_dtype_t dtype,
                                      symmem_reduce_op_t op, symmem_stream_t stream);
 /* Block j (nbytes) of member k's src lands in block k of member j's dst. */
-symmem_status_t symmem_alltoall(symmem_team_t team, void *dst, const void *src, size_t nbytes,
+SYMMEM_API symmem_status_t symmem_alltoall(symmem_team_t team, void *dst, const void *src, size_t nbytes,
                                 symmem_stream_t stream);
 /* All-gather: member k's src (nbytes) lands in block k of every dst. */
-symmem_status_t symmem_fcollect(symmem_team_t team, void *dst, const void *src, size_t nbytes,
+SYMMEM_API symmem_status_t symmem_fcollect(symmem_team_t team, void *dst, const void *src, size_t nbytes,
                                 symmem_stream_t stream);
 /* root (team-relative) src's nbytes land in every member's dst. */
-symmem_status_t symmem_broadcast(symmem_team_t team, void *dst, const void *src, size_t nbytes,
+SYMMEM_API symmem_status_t symmem_broadcast(symmem_team_t team, void *dst, const void *src, size_t nbytes,
                                  int root, symmem_stream_t stream);
 
 /* ---- atomics --------------------------------------------------------------*/
@@ -289,9 +303,9 @@ typedef enum {
  * float32/float64 for FETCH, SET, SWAP, ADD, FETCH_ADD). value and cond hold
  * the element's bits in their low bytes; fetched_p (may be NULL) gets the
  * old value's bits. Atomic against every other symmem atomic from any PE. */
-symmem_status_t symmem_atomic(symmem_atomic_op_t op, void *target, symmem_dtype_t dtype,
+SYMMEM_API symmem_status_t symmem_atomic(symmem_atomic_op_t op, void *target, symmem_dtype_t dtype,
                               uint64_t value, uint64_t cond, int pe, uint64_t *fetched_p);
-const char *symmem_atomic_op_name(symmem_atomic_op_t op);
+SYMMEM_API const char *symmem_atomic_op_name(symmem_atomic_op_t op);
 
 #ifdef __cplusplus
 }

@@ -38,7 +38,8 @@ symmem_status_t symmem_atomic(symmem_atomic_op_t op, void *target, symmem_dtype_
     const char *call = symmem_atomic_op_name(op);
     SYMMEM_CHECK(symmem__check_initialized(call));
     if ((unsigned)op >= SYMMEM_ATOMIC_COUNT)
-        return symmem__error(SYMMEM_ERR_INVALID, "atomic: op=%d is not an atomic operation", (int)op);
+        return symmem__error(SYMMEM_ERR_INVALID, "atomic: op=%d is not an atomic operation",
+                             (int)op);
     if (!dtype_allowed(op, dtype))
         return symmem__error(SYMMEM_ERR_INVALID,
                              "%s: dtype %s is not supported (int32, int64, uint32, uint64%s)",

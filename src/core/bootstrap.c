@@ -32,7 +32,8 @@ static void random_hex(char *out, size_t nhex)
     size_t n = nhex / 2 < sizeof(bytes) ? nhex / 2 : sizeof(bytes);
     if (getrandom(bytes, n, 0) != (ssize_t)n) {
         /* No entropy source: time and pid still make clashes unlikely. */
-        unsigned long long seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+        unsigned long long seed =
+            (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
         for (size_t i = 0; i < n; i++) bytes[i] = (unsigned char)(seed >> (8 * (i % 8)));
     }
     for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", bytes[i]);

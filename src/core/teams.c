@@ -138,7 +138,7 @@ symmem_status_t symmem_team_split_strided(symmem_team_t parent, int start, int s
                                           symmem_team_t *new_team_p)
 {
     const char *call = "team_split_strided";
-    const symmem_team_view_t *p;
+    const symmem_team_view_t *p = NULL;
     SYMMEM_CHECK(symmem__team_lookup(call, parent, &p));
     if (size < 1) return symmem__error(SYMMEM_ERR_INVALID, "%s: size=%d must be >= 1", call, size);
     if (stride < 1)
@@ -150,8 +150,8 @@ symmem_status_t symmem_team_split_strided(symmem_team_t parent, int start, int s
         return symmem__error(SYMMEM_ERR_INVALID,
                              "%s: start=%d, stride=%d, size=%d reaches PE %lld, beyond the "
                              "parent's %d PEs",
-                             call, start, stride, size, (long long)start + (long long)(size - 1) * stride,
-                             p->n);
+                             call, start, stride, size,
+                             (long long)start + (long long)(size - 1) * stride, p->n);
     if (p->me < 0)
         return symmem__error(SYMMEM_ERR_INVALID, "%s: this PE is not in the parent team", call);
     int in_team;
@@ -171,7 +171,7 @@ symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange, symmem_te
                                      symmem_team_t *yteam_p)
 {
     const char *call = "team_split_2d";
-    const symmem_team_view_t *p;
+    const symmem_team_view_t *p = NULL;
     SYMMEM_CHECK(symmem__team_lookup(call, parent, &p));
     if (xrange < 1)
         return symmem__error(SYMMEM_ERR_INVALID, "%s: xrange=%d must be >= 1", call, xrange);
@@ -183,9 +183,9 @@ symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange, symmem_te
     int *xmembers = strided_members(p, y * xrange, 1, xsize, &in_x);
     int *ymembers = strided_members(p, x, xrange, ysize, &in_y);
     int xhandle = SYMMEM_TEAM_INVALID, yhandle = SYMMEM_TEAM_INVALID;
-    symmem_status_t status = xmembers && ymembers
-                                 ? RT->ops->team_split_2d(RT->be, p, xrange, &xhandle, &yhandle)
-                                 : symmem__error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+    symmem_status_t status =
+        xmembers && ymembers ? RT->ops->team_split_2d(RT->be, p, xrange, &xhandle, &yhandle)
+                             : symmem__error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
     if (status != SYMMEM_OK) {
         free(xmembers);
         free(ymembers);
@@ -218,7 +218,7 @@ symmem_status_t symmem_team_init(uint64_t key, int npes, int index, symmem_team_
 
 symmem_status_t symmem_team_destroy(symmem_team_t team)
 {
-    const symmem_team_view_t *v;
+    const symmem_team_view_t *v = NULL;
     SYMMEM_CHECK(symmem__team_lookup("team_destroy", team, &v));
     if (team < SYMMEM_TEAM_FIRST_USER)
         return symmem__error(SYMMEM_ERR_INVALID,

@@ -58,7 +58,7 @@ INTEGER_ATOMIC(atomic_u64, uint64_t)
 FLOAT_ATOMIC(atomic_f32, float, uint32_t, atomic_u32)
 FLOAT_ATOMIC(atomic_f64, double, uint64_t, atomic_u64)
 
-symmem_status_t cpu_atomic(cpu_t *cpu, symmem_atomic_op_t op, void *target,
+symmem_status_t symmem__cpu_atomic(cpu_t *cpu, symmem_atomic_op_t op, void *target,
                            symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
                            uint64_t *fetched_p)
 {
@@ -74,6 +74,6 @@ symmem_status_t cpu_atomic(cpu_t *cpu, symmem_atomic_op_t op, void *target,
     }
     if (fetched_p) *fetched_p = old;
     /* A waiter on PE pe may be watching this element (wait_until). */
-    if (op != SYMMEM_ATOMIC_FETCH) cpu_ring(cpu, pe, CPU_WAIT_DATA);
+    if (op != SYMMEM_ATOMIC_FETCH) symmem__cpu_ring(cpu, pe, CPU_WAIT_DATA);
     return SYMMEM_OK;
 }

@@ -21,7 +21,7 @@ static int barrier_ready(void *arg)
     barrier_wait_t *w = arg;
     for (int i = 0; i < w->count; i++) {
         cpu_pe_slot_t *slot = &w->cpu->ctl->slots[w->members[i]];
-        /* acquire pairs with the member's release in cpu_barrier: what it
+        /* acquire pairs with the member's release in symmem__cpu_barrier: what it
          * stored before arriving is visible once we see its epoch. */
         if (atomic_load_explicit(&slot->epoch[w->channel], memory_order_acquire) < w->epoch)
             return 0;
@@ -40,7 +40,7 @@ static void barrier_pending(void *arg, char *out, size_t size)
     }
 }
 
-symmem_status_t cpu_barrier(cpu_t *cpu, const char *call, const symmem_team_view_t *team)
+symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const char *call, const symmem_team_view_t *team)
 {
     if (team->n == 1) return SYMMEM_OK; /* nobody to wait for */
     int channel = cpu_channel(team);
@@ -48,18 +48,19 @@ symmem_status_t cpu_barrier(cpu_t *cpu, const char *call, const symmem_team_view
     atomic_store_explicit(&cpu->ctl->slots[cpu->me].epoch[channel], w.epoch,
                           memory_order_release);
     for (int i = 0; i < team->n; i++)
-        if (team->members[i] != cpu->me) cpu_ring(cpu, team->members[i], CPU_WAIT_PEERS);
-    symmem_status_t status = cpu_wait(cpu, call, CPU_WAIT_PEERS, barrier_ready, barrier_pending, &w, 0);
+        if (team->members[i] != cpu->me) symmem__cpu_ring(cpu, team->members[i], CPU_WAIT_PEERS);
+    symmem_status_t status =
+        symmem__cpu_wait(cpu, call, CPU_WAIT_PEERS, barrier_ready, barrier_pending, &w, 0);
     if (status != SYMMEM_OK) --cpu->epoch[channel]; /* stays consistent for messages */
     return status;
 }
 
-symmem_status_t cpu_barrier_world(cpu_t *cpu, const char *call)
+symmem_status_t symmem__cpu_barrier_world(cpu_t *cpu, const char *call)
 {
-    return cpu_barrier(cpu, call, &cpu->world);
+    return symmem__cpu_barrier(cpu, call, &cpu->world);
 }
 
-symmem_status_t cpu_agree(cpu_t *cpu, const char *call, const symmem_team_view_t *team,
+symmem_status_t symmem__cpu_agree(cpu_t *cpu, const char *call, const symmem_team_view_t *team,
                           uint64_t what, uint64_t value, uint64_t *values_p)
 {
     int channel = cpu_channel(team);
@@ -72,7 +73,7 @@ symmem_status_t cpu_agree(cpu_t *cpu, const char *call, const symmem_team_view_t
      * the next agreement on this channel writes the other half, and cannot
      * reach this half again before every member has passed the next
      * barrier, i.e. finished reading. */
-    SYMMEM_CHECK(cpu_barrier(cpu, call, team));
+    SYMMEM_CHECK(symmem__cpu_barrier(cpu, call, team));
     for (int i = 0; i < team->n; i++) {
         int pe = team->members[i];
         cpu_agree_t *theirs = &cpu->ctl->slots[pe].agree[channel][seq % 2];

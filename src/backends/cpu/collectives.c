@@ -10,12 +10,12 @@
 /* Elements are reduced through a cache-sized buffer. */
 #define CHUNK_BYTES (64 * 1024)
 
-symmem_status_t cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *team,
+symmem_status_t symmem__cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *team,
                                  symmem_stream_t stream)
 {
     (void)stream;
     atomic_thread_fence(memory_order_seq_cst); /* copies are complete: quiet */
-    return cpu_barrier(cpu, "barrier", team);
+    return symmem__cpu_barrier(cpu, "barrier", team);
 }
 
 /* Reduces elements [first, first+count) of every member's src (each at
@@ -33,14 +33,15 @@ static void reduce_range(cpu_t *cpu, const symmem_team_view_t *team, char *const
         size_t at = (first + done) * size;
         memcpy(tmp, cpu_peer(cpu, src, team->members[0]) + src_offset * size + at, n * size);
         for (int j = 1; j < team->n; j++)
-            cpu_reduce_into(tmp, cpu_peer(cpu, src, team->members[j]) + src_offset * size + at,
-                            n, dtype, op);
+            symmem__cpu_reduce_into(
+                tmp, cpu_peer(cpu, src, team->members[j]) + src_offset * size + at, n, dtype, op);
         for (int d = 0; d < ndst; d++)
-            cpu_copy(dsts[d] + dst_offset * size + at, tmp, n * size, count * size * (size_t)ndst);
+            symmem__cpu_copy(dsts[d] + dst_offset * size + at, tmp, n * size,
+                             count * size * (size_t)ndst);
     }
 }
 
-symmem_status_t cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+symmem_status_t symmem__cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                            const void *src, size_t nelems, symmem_dtype_t dtype,
                            symmem_reduce_op_t op, symmem_stream_t stream)
 {
@@ -53,65 +54,65 @@ symmem_status_t cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, void *dst
         return symmem__error(SYMMEM_ERR_NO_MEMORY, "reduce: out of host memory");
     }
     for (int j = 0; j < team->n; j++) dsts[j] = cpu_peer(cpu, dst, team->members[j]);
-    symmem_status_t status = cpu_barrier(cpu, "reduce", team);
+    symmem_status_t status = symmem__cpu_barrier(cpu, "reduce", team);
     if (status == SYMMEM_OK) {
         /* Our slice of the result, written into every member's dst. */
         size_t first = nelems * (size_t)team->me / (size_t)team->n;
         size_t last = nelems * (size_t)(team->me + 1) / (size_t)team->n;
         reduce_range(cpu, team, dsts, team->n, src, first, last - first, 0, 0, dtype, op, tmp);
-        status = cpu_barrier(cpu, "reduce", team);
+        status = symmem__cpu_barrier(cpu, "reduce", team);
     }
     free(dsts);
     free(tmp);
     return status;
 }
 
-symmem_status_t cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+symmem_status_t symmem__cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                                   const void *src, size_t nelems, symmem_dtype_t dtype,
                                   symmem_reduce_op_t op, symmem_stream_t stream)
 {
     (void)stream;
     char *tmp = aligned_alloc(64, CHUNK_BYTES);
     if (tmp == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "reducescatter: out of host memory");
-    symmem_status_t status = cpu_barrier(cpu, "reducescatter", team);
+    symmem_status_t status = symmem__cpu_barrier(cpu, "reducescatter", team);
     if (status == SYMMEM_OK) {
         char *mine = dst;
         reduce_range(cpu, team, &mine, 1, src, 0, nelems, (size_t)team->me * nelems, 0, dtype,
                      op, tmp);
-        status = cpu_barrier(cpu, "reducescatter", team);
+        status = symmem__cpu_barrier(cpu, "reducescatter", team);
     }
     free(tmp);
     return status;
 }
 
-symmem_status_t cpu_alltoall(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+symmem_status_t symmem__cpu_alltoall(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                              const void *src, size_t nbytes, symmem_stream_t stream)
 {
     (void)stream;
-    SYMMEM_CHECK(cpu_barrier(cpu, "alltoall", team));
+    SYMMEM_CHECK(symmem__cpu_barrier(cpu, "alltoall", team));
     for (int j = 0; j < team->n; j++)
-        cpu_copy((char *)dst + (size_t)j * nbytes,
+        symmem__cpu_copy((char *)dst + (size_t)j * nbytes,
                  cpu_peer(cpu, src, team->members[j]) + (size_t)team->me * nbytes, nbytes,
                  nbytes * (size_t)team->n);
-    return cpu_barrier(cpu, "alltoall", team);
+    return symmem__cpu_barrier(cpu, "alltoall", team);
 }
 
-symmem_status_t cpu_fcollect(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+symmem_status_t symmem__cpu_fcollect(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                              const void *src, size_t nbytes, symmem_stream_t stream)
 {
     (void)stream;
-    SYMMEM_CHECK(cpu_barrier(cpu, "fcollect", team));
+    SYMMEM_CHECK(symmem__cpu_barrier(cpu, "fcollect", team));
     for (int j = 0; j < team->n; j++)
         memmove((char *)dst + (size_t)j * nbytes, cpu_peer(cpu, src, team->members[j]), nbytes);
-    return cpu_barrier(cpu, "fcollect", team);
+    return symmem__cpu_barrier(cpu, "fcollect", team);
 }
 
-symmem_status_t cpu_broadcast(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+symmem_status_t symmem__cpu_broadcast(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                               const void *src, size_t nbytes, int root, symmem_stream_t stream)
 {
     (void)stream;
-    SYMMEM_CHECK(cpu_barrier(cpu, "broadcast", team));
+    SYMMEM_CHECK(symmem__cpu_barrier(cpu, "broadcast", team));
     const char *from = cpu_peer(cpu, src, team->members[root]);
     if (from != dst) memmove(dst, from, nbytes);
-    return cpu_barrier(cpu, "broadcast", team);
+    return symmem__cpu_barrier(cpu, "broadcast", team);
 }

@@ -16,7 +16,7 @@
 #include "../../core/env.h"
 #include "cpu.h"
 
-size_t cpu_streaming_threshold(void)
+size_t symmem__cpu_streaming_threshold(void)
 {
     static size_t threshold = (size_t)-1;
     if (threshold == (size_t)-1) threshold = symmem__env_size("SYMMEM_NT_COPY_MIN");
@@ -57,10 +57,10 @@ static void streaming_copy(char *dst, const char *src, size_t n)
 }
 #endif
 
-void cpu_copy(void *dst, const void *src, size_t n, size_t total)
+void symmem__cpu_copy(void *dst, const void *src, size_t n, size_t total)
 {
 #ifdef HAVE_STREAMING_STORES
-    size_t threshold = cpu_streaming_threshold();
+    size_t threshold = symmem__cpu_streaming_threshold();
     if (threshold != 0 && total >= threshold && n >= 64) {
         streaming_copy(dst, src, n);
         return;

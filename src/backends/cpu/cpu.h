@@ -82,86 +82,86 @@ struct symmem_backend {
 typedef symmem_backend_t cpu_t;
 
 /* ---- segment.c: shared-memory files ---- */
-void cpu_segment_name(char *out, size_t size, const char *job, const char *what, int pe);
+void symmem__cpu_segment_name(char *out, size_t size, const char *job, const char *what, int pe);
 /* Creates (or joins) the control segment; the creator initialises it. */
-symmem_status_t cpu_ctl_join(cpu_t *cpu, double deadline);
-symmem_status_t cpu_heap_create(cpu_t *cpu);
-symmem_status_t cpu_heap_map_peer(cpu_t *cpu, int pe);
-void cpu_segments_unlink(cpu_t *cpu);
+symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, double deadline);
+symmem_status_t symmem__cpu_heap_create(cpu_t *cpu);
+symmem_status_t symmem__cpu_heap_map_peer(cpu_t *cpu, int pe);
+void symmem__cpu_segments_unlink(cpu_t *cpu);
 /* Replaces every mapping with private zero pages, so stale views never fault. */
-void cpu_segments_retire(cpu_t *cpu);
+void symmem__cpu_segments_retire(cpu_t *cpu);
 /* Commits [offset, offset+size) of our heap; SYMMEM_ERR_NO_MEMORY if /dev/shm is full. */
-symmem_status_t cpu_heap_commit(cpu_t *cpu, size_t offset, size_t size);
-void cpu_heap_release(cpu_t *cpu, size_t offset, size_t size);
+symmem_status_t symmem__cpu_heap_commit(cpu_t *cpu, size_t offset, size_t size);
+void symmem__cpu_heap_release(cpu_t *cpu, size_t offset, size_t size);
 
 /* ---- peers.c: is a peer alive? ---- */
 /* 1 if PE pe is gone; how it ended goes into how, and when (wall clock, from
  * the launcher's report; huge if unknown) into *when_p. */
-int cpu_peer_dead(cpu_t *cpu, int pe, char *how, size_t how_size, double *when_p);
+int symmem__cpu_peer_dead(cpu_t *cpu, int pe, char *how, size_t how_size, double *when_p);
 
 /* ---- wait.c: doorbells and the one wait loop ---- */
-double cpu_now(void);
+double symmem__cpu_now(void);
 /* What a sleeping PE waits for: its peers (barriers, start-up), or data
  * (signal_wait, wait_until). A put wakes only data waiters, so puts to a PE
  * that sleeps in a barrier cost no system call. */
 typedef enum { CPU_WAIT_PEERS = 0, CPU_WAIT_DATA = 1 } cpu_wait_kind_t;
 /* Wakes PE pe if it sleeps in a wait of this kind (call after the store it
  * waits for). */
-void cpu_ring(cpu_t *cpu, int pe, cpu_wait_kind_t kind);
+void symmem__cpu_ring(cpu_t *cpu, int pe, cpu_wait_kind_t kind);
 typedef int (*cpu_ready_func_t)(void *arg);
 /* Lists, into out, the PEs still awaited (for messages). */
 typedef void (*cpu_pending_func_t)(void *arg, char *out, size_t size);
 /* Waits until ready(arg). Fails with PEER_DEAD when a peer dies or TIMEOUT
  * when SYMMEM_TIMEOUT (or deadline, if > 0) passes; call names the caller. */
-symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
+symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
                          cpu_ready_func_t ready, cpu_pending_func_t pending, void *arg,
                          double deadline);
 
 /* ---- barrier.c: barriers and agreement ---- */
 /* Waits until every member of the team arrives on its channel. */
-symmem_status_t cpu_barrier(cpu_t *cpu, const char *call, const symmem_team_view_t *team);
-symmem_status_t cpu_barrier_world(cpu_t *cpu, const char *call);
+symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const char *call, const symmem_team_view_t *team);
+symmem_status_t symmem__cpu_barrier_world(cpu_t *cpu, const char *call);
 /* Every member publishes (what, value); values_p[i] gets member i's value.
  * SYMMEM_ERR_MISMATCH if some member is in another collective. */
-symmem_status_t cpu_agree(cpu_t *cpu, const char *call, const symmem_team_view_t *team,
+symmem_status_t symmem__cpu_agree(cpu_t *cpu, const char *call, const symmem_team_view_t *team,
                           uint64_t what, uint64_t value, uint64_t *values_p);
 
 /* ---- teams.c, collectives.c, atomics.c: the slots of the same names ---- */
-symmem_status_t cpu_team_split_strided(cpu_t *cpu, const symmem_team_view_t *parent,
+symmem_status_t symmem__cpu_team_split_strided(cpu_t *cpu, const symmem_team_view_t *parent,
                                        int start, int stride, int size, int in_team,
                                        int *handle_p);
-symmem_status_t cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *parent, int xrange,
+symmem_status_t symmem__cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *parent, int xrange,
                                   int *xhandle_p, int *yhandle_p);
-symmem_status_t cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *team);
-symmem_status_t cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int index, int *members,
+symmem_status_t symmem__cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *team);
+symmem_status_t symmem__cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int index, int *members,
                               int *handle_p);
-symmem_status_t cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *team,
+symmem_status_t symmem__cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *team,
                                  symmem_stream_t stream);
-symmem_status_t cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+symmem_status_t symmem__cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                            const void *src, size_t nelems, symmem_dtype_t dtype,
                            symmem_reduce_op_t op, symmem_stream_t stream);
-symmem_status_t cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+symmem_status_t symmem__cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                                   const void *src, size_t nelems, symmem_dtype_t dtype,
                                   symmem_reduce_op_t op, symmem_stream_t stream);
-symmem_status_t cpu_alltoall(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+symmem_status_t symmem__cpu_alltoall(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                              const void *src, size_t nbytes, symmem_stream_t stream);
-symmem_status_t cpu_fcollect(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+symmem_status_t symmem__cpu_fcollect(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                              const void *src, size_t nbytes, symmem_stream_t stream);
-symmem_status_t cpu_broadcast(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
+symmem_status_t symmem__cpu_broadcast(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                               const void *src, size_t nbytes, int root, symmem_stream_t stream);
-symmem_status_t cpu_atomic(cpu_t *cpu, symmem_atomic_op_t op, void *target,
+symmem_status_t symmem__cpu_atomic(cpu_t *cpu, symmem_atomic_op_t op, void *target,
                            symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
                            uint64_t *fetched_p);
 
 /* ---- copy.c ---- */
 /* memcpy, or cache-bypassing stores when the whole transfer (total bytes, of
  * which this is n) is at least SYMMEM_NT_COPY_MIN. dst and src don't overlap. */
-void cpu_copy(void *dst, const void *src, size_t n, size_t total);
-size_t cpu_streaming_threshold(void);
+void symmem__cpu_copy(void *dst, const void *src, size_t n, size_t total);
+size_t symmem__cpu_streaming_threshold(void);
 
 /* ---- reduce_kernels.c ---- */
 /* acc[i] = acc[i] op in[i] for n elements of dtype. */
-void cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
+void symmem__cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
                      symmem_reduce_op_t op);
 
 /* The synchronisation channel of a team: the predefined teams of every PE
@@ -185,12 +185,12 @@ static inline char *cpu_peer(cpu_t *cpu, const void *ptr, int pe)
 
 /* ---- heap_alloc.c: offsets in the heap, the same on every PE ---- */
 typedef struct cpu_allocator cpu_allocator_t;
-cpu_allocator_t *cpu_allocator_create(size_t heap_size);
-void cpu_allocator_destroy(cpu_allocator_t *a);
+cpu_allocator_t *symmem__cpu_allocator_create(size_t heap_size);
+void symmem__cpu_allocator_destroy(cpu_allocator_t *a);
 /* SYMMEM_ERR_NO_MEMORY if no free block fits. */
-symmem_status_t cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t *offset_p);
+symmem_status_t symmem__cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t *offset_p);
 /* Returns the block's size, 0 if offset is not a live block. */
-size_t cpu_allocator_free(cpu_allocator_t *a, size_t offset);
-size_t cpu_allocator_largest_free(const cpu_allocator_t *a);
+size_t symmem__cpu_allocator_free(cpu_allocator_t *a, size_t offset);
+size_t symmem__cpu_allocator_largest_free(const cpu_allocator_t *a);
 
 #endif

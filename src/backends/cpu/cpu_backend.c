@@ -9,7 +9,7 @@
 #include "cpu.h"
 #include "../../core/peer_status.h"
 
-/* Tags for cpu_agree: which collective a PE is in. */
+/* Tags for symmem__cpu_agree: which collective a PE is in. */
 enum { AGREE_MALLOC = 1, AGREE_COMMIT, AGREE_FREE };
 
 /* Bootstrap waits this long for all PEs unless SYMMEM_TIMEOUT says otherwise. */
@@ -41,8 +41,8 @@ static void not_joined(void *arg, char *out, size_t size)
 
 static void cpu_destroy(cpu_t *cpu)
 {
-    cpu_segments_retire(cpu);
-    cpu_allocator_destroy(cpu->allocator);
+    symmem__cpu_segments_retire(cpu);
+    symmem__cpu_allocator_destroy(cpu->allocator);
     free(cpu->heaps);
     free(cpu->world_members);
     free(cpu);
@@ -87,7 +87,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->heap_fd = -1;
     cpu->oversubscribed = cpu->n > (int)sysconf(_SC_NPROCESSORS_ONLN);
     cpu->heaps = calloc((size_t)cpu->n, sizeof(*cpu->heaps));
-    cpu->allocator = cpu_allocator_create(cpu->heap_size);
+    cpu->allocator = symmem__cpu_allocator_create(cpu->heap_size);
     cpu->world_members = calloc((size_t)cpu->n, sizeof(int));
     if (cpu->heaps == NULL || cpu->allocator == NULL || cpu->world_members == NULL) {
         status = symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
@@ -97,23 +97,24 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->world = (symmem_team_view_t){cpu->world_members, cpu->n, cpu->me, 0};
     /* Channels 0..5 belong to the predefined teams. */
     cpu->channels_in_use = (1ULL << SYMMEM_TEAM_FIRST_USER) - 1; /* see cpu_channel */
-    double deadline = cpu_now() + (boot->timeout > 0 ? boot->timeout : INIT_TIMEOUT_SECONDS);
-    SYMMEM_CHECK_GOTO(cpu_ctl_join(cpu, deadline), status, err_free);
-    SYMMEM_CHECK_GOTO(cpu_heap_create(cpu), status, err_free);
+    double deadline =
+        symmem__cpu_now() + (boot->timeout > 0 ? boot->timeout : INIT_TIMEOUT_SECONDS);
+    SYMMEM_CHECK_GOTO(symmem__cpu_ctl_join(cpu, deadline), status, err_free);
+    SYMMEM_CHECK_GOTO(symmem__cpu_heap_create(cpu), status, err_free);
     SYMMEM_CHECK_GOTO(claim_slot(cpu), status, err_unlink);
     joined_wait_t w = {cpu};
-    SYMMEM_CHECK_GOTO(cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, &w, deadline), status,
+    SYMMEM_CHECK_GOTO(symmem__cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, &w, deadline), status,
                       err_unlink);
     SYMMEM_CHECK_GOTO(check_one_host(cpu), status, err_unlink);
     for (int pe = 0; pe < cpu->n; pe++)
-        if (pe != cpu->me) SYMMEM_CHECK_GOTO(cpu_heap_map_peer(cpu, pe), status, err_unlink);
+        if (pe != cpu->me) SYMMEM_CHECK_GOTO(symmem__cpu_heap_map_peer(cpu, pe), status, err_unlink);
     /* Everyone has mapped everything: the names are no longer needed. */
-    SYMMEM_CHECK_GOTO(cpu_barrier_world(cpu, "init"), status, err_unlink);
-    cpu_segments_unlink(cpu);
+    SYMMEM_CHECK_GOTO(symmem__cpu_barrier_world(cpu, "init"), status, err_unlink);
+    symmem__cpu_segments_unlink(cpu);
     *backend_p = cpu;
     return SYMMEM_OK;
 err_unlink:
-    cpu_segments_unlink(cpu);
+    symmem__cpu_segments_unlink(cpu);
 err_free:
     cpu_destroy(cpu);
     return status;
@@ -121,7 +122,7 @@ err_free:
 
 static symmem_status_t cpu_finalize(cpu_t *cpu)
 {
-    symmem_status_t status = cpu_barrier_world(cpu, "finalize");
+    symmem_status_t status = symmem__cpu_barrier_world(cpu, "finalize");
     atomic_store_explicit(&cpu->ctl->slots[cpu->me].state, PE_FINALIZED, memory_order_release);
     cpu_destroy(cpu);
     return status;
@@ -141,7 +142,7 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
 {
     uint64_t values[cpu->n];
     char list[512];
-    SYMMEM_CHECK(cpu_agree(cpu, "malloc", &cpu->world, AGREE_MALLOC, size, values));
+    SYMMEM_CHECK(symmem__cpu_agree(cpu, "malloc", &cpu->world, AGREE_MALLOC, size, values));
     for (int pe = 0; pe < cpu->n; pe++) {
         if (values[pe] == size) continue;
         describe_values(list, sizeof(list), values, cpu->n);
@@ -153,16 +154,17 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
         return SYMMEM_OK;
     }
     size_t offset;
-    if (cpu_allocator_alloc(cpu->allocator, size, &offset) != SYMMEM_OK)
+    if (symmem__cpu_allocator_alloc(cpu->allocator, size, &offset) != SYMMEM_OK)
         return symmem__error(SYMMEM_ERR_NO_MEMORY,
                              "malloc: size=%zu does not fit in the symmetric heap (largest "
                              "free block %zu of SYMMEM_SYMMETRIC_SIZE=%zu bytes)",
-                             size, cpu_allocator_largest_free(cpu->allocator), cpu->heap_size);
+                             size, symmem__cpu_allocator_largest_free(cpu->allocator),
+                             cpu->heap_size);
     /* Every PE must have its pages, or no PE keeps the allocation. */
-    symmem_status_t committed = cpu_heap_commit(cpu, offset, size);
+    symmem_status_t committed = symmem__cpu_heap_commit(cpu, offset, size);
     char reason[512];
     snprintf(reason, sizeof(reason), "%s", symmem_last_error());
-    symmem_status_t status = cpu_agree(cpu, "malloc", &cpu->world, AGREE_COMMIT,
+    symmem_status_t status = symmem__cpu_agree(cpu, "malloc", &cpu->world, AGREE_COMMIT,
                                        committed == SYMMEM_OK, values);
     for (int pe = 0; status == SYMMEM_OK && pe < cpu->n; pe++)
         if (!values[pe])
@@ -172,7 +174,7 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
                                                    "bytes of shared memory",
                                                    pe, size);
     if (status != SYMMEM_OK) {
-        cpu_allocator_free(cpu->allocator, offset);
+        symmem__cpu_allocator_free(cpu->allocator, offset);
         return status;
     }
     *ptr_p = cpu->heaps[cpu->me] + offset;
@@ -184,7 +186,7 @@ static symmem_status_t cpu_free(cpu_t *cpu, void *ptr)
     uint64_t offset = (uint64_t)((char *)ptr - cpu->heaps[cpu->me]);
     uint64_t values[cpu->n];
     char list[512];
-    SYMMEM_CHECK(cpu_agree(cpu, "free", &cpu->world, AGREE_FREE, offset, values));
+    SYMMEM_CHECK(symmem__cpu_agree(cpu, "free", &cpu->world, AGREE_FREE, offset, values));
     for (int pe = 0; pe < cpu->n; pe++) {
         if (values[pe] == offset) continue;
         describe_values(list, sizeof(list), values, cpu->n);
@@ -193,8 +195,8 @@ static symmem_status_t cpu_free(cpu_t *cpu, void *ptr)
                              "offsets freed were %s",
                              list);
     }
-    size_t size = cpu_allocator_free(cpu->allocator, offset);
-    cpu_heap_release(cpu, offset, size);
+    size_t size = symmem__cpu_allocator_free(cpu->allocator, offset);
+    symmem__cpu_heap_release(cpu, offset, size);
     return SYMMEM_OK;
 }
 
@@ -208,10 +210,10 @@ static symmem_status_t cpu_put(cpu_t *cpu, void *dst, const void *src, size_t nb
     (void)stream;
     char *target = cpu_peer(cpu, dst, pe);
     if (pe == cpu->me) memmove(target, src, nbytes); /* may overlap */
-    else cpu_copy(target, src, nbytes, nbytes);
+    else symmem__cpu_copy(target, src, nbytes, nbytes);
     /* A waiter on PE pe may be watching this memory (wait_until). */
     atomic_thread_fence(memory_order_release);
-    cpu_ring(cpu, pe, CPU_WAIT_DATA);
+    symmem__cpu_ring(cpu, pe, CPU_WAIT_DATA);
     return SYMMEM_OK;
 }
 
@@ -221,7 +223,7 @@ static symmem_status_t cpu_get(cpu_t *cpu, void *dst, const void *src, size_t nb
     (void)stream;
     const char *source = cpu_peer(cpu, src, pe);
     if (pe == cpu->me) memmove(dst, source, nbytes);
-    else cpu_copy(dst, source, nbytes, nbytes);
+    else symmem__cpu_copy(dst, source, nbytes, nbytes);
     atomic_thread_fence(memory_order_acquire);
     return SYMMEM_OK;
 }
@@ -252,13 +254,13 @@ static symmem_status_t cpu_put_signal(cpu_t *cpu, void *dst, const void *src, si
     if (nbytes > 0) {
         char *target = cpu_peer(cpu, dst, pe);
         if (pe == cpu->me) memmove(target, src, nbytes);
-        else cpu_copy(target, src, nbytes, nbytes);
+        else symmem__cpu_copy(target, src, nbytes, nbytes);
     }
     _Atomic uint64_t *remote = (_Atomic uint64_t *)cpu_peer(cpu, sig, pe);
     /* release: a PE that acquires the new signal value sees the data. */
     if (op == SYMMEM_SIGNAL_SET) atomic_store_explicit(remote, value, memory_order_release);
     else atomic_fetch_add_explicit(remote, value, memory_order_release);
-    cpu_ring(cpu, pe, CPU_WAIT_DATA);
+    symmem__cpu_ring(cpu, pe, CPU_WAIT_DATA);
     return SYMMEM_OK;
 }
 
@@ -333,7 +335,7 @@ static symmem_status_t cpu_signal_wait_until(cpu_t *cpu, uint64_t *sig, symmem_c
 {
     (void)stream;
     element_wait_t w = {sig, SYMMEM_DTYPE_UINT64, cmp, (int64_t)value, 0};
-    SYMMEM_CHECK(cpu_wait(cpu, "signal_wait", CPU_WAIT_DATA, element_ready, element_pending, &w, 0));
+    SYMMEM_CHECK(symmem__cpu_wait(cpu, "signal_wait", CPU_WAIT_DATA, element_ready, element_pending, &w, 0));
     if (value_p) *value_p = w.seen;
     return SYMMEM_OK;
 }
@@ -349,7 +351,7 @@ static symmem_status_t cpu_wait_until(cpu_t *cpu, void *ivar, symmem_dtype_t dty
                                       symmem_cmp_t cmp, int64_t value)
 {
     element_wait_t w = {ivar, dtype, cmp, value, 0};
-    return cpu_wait(cpu, "wait_until", CPU_WAIT_DATA, element_ready, element_pending, &w, 0);
+    return symmem__cpu_wait(cpu, "wait_until", CPU_WAIT_DATA, element_ready, element_pending, &w, 0);
 }
 
 static symmem_status_t cpu_test(cpu_t *cpu, void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
@@ -384,13 +386,13 @@ static int cpu_device(cpu_t *cpu)
 static symmem_status_t cpu_barrier_all(cpu_t *cpu, symmem_stream_t stream)
 {
     (void)stream;
-    return cpu_barrier_world(cpu, "barrier_all");
+    return symmem__cpu_barrier_world(cpu, "barrier_all");
 }
 
 static symmem_status_t cpu_sync_all(cpu_t *cpu, symmem_stream_t stream)
 {
     (void)stream;
-    return cpu_barrier_world(cpu, "sync_all");
+    return symmem__cpu_barrier_world(cpu, "sync_all");
 }
 
 const symmem_backend_ops_t symmem__cpu_backend_ops = {
@@ -414,21 +416,21 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .test = cpu_test,
     .barrier_all = cpu_barrier_all,
     .sync_all = cpu_sync_all,
-    .team_split_strided = cpu_team_split_strided,
-    .team_split_2d = cpu_team_split_2d,
-    .team_destroy = cpu_team_destroy,
-    .barrier = cpu_team_barrier,
-    .sync = cpu_team_barrier, /* copies are synchronous: sync is barrier */
-    .reduce = cpu_reduce,
-    .reducescatter = cpu_reducescatter,
-    .alltoall = cpu_alltoall,
-    .fcollect = cpu_fcollect,
-    .broadcast = cpu_broadcast,
-    .atomic = cpu_atomic,
+    .team_split_strided = symmem__cpu_team_split_strided,
+    .team_split_2d = symmem__cpu_team_split_2d,
+    .team_destroy = symmem__cpu_team_destroy,
+    .barrier = symmem__cpu_team_barrier,
+    .sync = symmem__cpu_team_barrier, /* copies are synchronous: sync is barrier */
+    .reduce = symmem__cpu_reduce,
+    .reducescatter = symmem__cpu_reducescatter,
+    .alltoall = symmem__cpu_alltoall,
+    .fcollect = symmem__cpu_fcollect,
+    .broadcast = symmem__cpu_broadcast,
+    .atomic = symmem__cpu_atomic,
     .device = cpu_device,
     .get_unique_id = symmem__cpu_unique_id,
     .heap_range = cpu_heap_range,
-    .team_init = cpu_team_init,
+    .team_init = symmem__cpu_team_init,
     .can_run = cpu_can_run,
     .register_external = symmem__unsupported_register_external,
     .unregister_external = symmem__unsupported_unregister_external,

@@ -58,7 +58,7 @@ static size_t list_lower_bound(const block_list_t *list, size_t offset)
     return lo;
 }
 
-cpu_allocator_t *cpu_allocator_create(size_t heap_size)
+cpu_allocator_t *symmem__cpu_allocator_create(size_t heap_size)
 {
     cpu_allocator_t *a = calloc(1, sizeof(*a));
     if (a == NULL) return NULL;
@@ -69,7 +69,7 @@ cpu_allocator_t *cpu_allocator_create(size_t heap_size)
     return a;
 }
 
-void cpu_allocator_destroy(cpu_allocator_t *a)
+void symmem__cpu_allocator_destroy(cpu_allocator_t *a)
 {
     if (a == NULL) return;
     free(a->free_blocks.items);
@@ -77,7 +77,7 @@ void cpu_allocator_destroy(cpu_allocator_t *a)
     free(a);
 }
 
-symmem_status_t cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t *offset_p)
+symmem_status_t symmem__cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t *offset_p)
 {
     if (size > SIZE_MAX - ALIGNMENT) return SYMMEM_ERR_NO_MEMORY;
     size_t need = (size + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
@@ -97,7 +97,7 @@ symmem_status_t cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t *off
     return SYMMEM_ERR_NO_MEMORY;
 }
 
-size_t cpu_allocator_free(cpu_allocator_t *a, size_t offset)
+size_t symmem__cpu_allocator_free(cpu_allocator_t *a, size_t offset)
 {
     size_t at = list_lower_bound(&a->live_blocks, offset);
     if (at == a->live_blocks.count || a->live_blocks.items[at].offset != offset) return 0;
@@ -122,7 +122,7 @@ size_t cpu_allocator_free(cpu_allocator_t *a, size_t offset)
     return block.size;
 }
 
-size_t cpu_allocator_largest_free(const cpu_allocator_t *a)
+size_t symmem__cpu_allocator_largest_free(const cpu_allocator_t *a)
 {
     size_t largest = 0;
     for (size_t i = 0; i < a->free_blocks.count; i++)

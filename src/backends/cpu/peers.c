@@ -7,7 +7,7 @@
 #include "cpu.h"
 #include "../../core/peer_status.h"
 
-int cpu_peer_dead(cpu_t *cpu, int pe, char *how, size_t how_size, double *when_p)
+int symmem__cpu_peer_dead(cpu_t *cpu, int pe, char *how, size_t how_size, double *when_p)
 {
     *when_p = 1e300; /* unknown: after every known death */
     cpu_pe_slot_t *slot = &cpu->ctl->slots[pe];

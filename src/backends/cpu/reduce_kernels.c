@@ -124,7 +124,7 @@ static void reduce_f16(uint16_t *a, const uint16_t *b, size_t n, symmem_reduce_o
     }
 }
 
-void cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
+void symmem__cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
                      symmem_reduce_op_t op)
 {
     switch (dtype) {

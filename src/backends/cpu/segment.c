@@ -14,7 +14,7 @@
 
 #define SHM_DIR "/dev/shm"
 
-void cpu_segment_name(char *out, size_t size, const char *job, const char *what, int pe)
+void symmem__cpu_segment_name(char *out, size_t size, const char *job, const char *what, int pe)
 {
     if (pe >= 0) snprintf(out, size, SHM_DIR "/symmem-%s-%s%d", job, what, pe);
     else snprintf(out, size, SHM_DIR "/symmem-%s-%s", job, what);
@@ -58,17 +58,17 @@ out_unlink:
     return status;
 }
 
-symmem_status_t cpu_ctl_join(cpu_t *cpu, double deadline)
+symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, double deadline)
 {
     char name[512];
-    cpu_segment_name(name, sizeof(name), cpu->boot.job, "ctl", -1);
+    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, "ctl", -1);
     int fd;
     while ((fd = open(name, O_RDWR | O_CLOEXEC)) < 0) {
         if (errno != ENOENT)
             return symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot open %s: %s", name,
                                  strerror(errno));
         SYMMEM_CHECK(ctl_publish(cpu, name));
-        if (cpu_now() > deadline)
+        if (symmem__cpu_now() > deadline)
             return symmem__error(SYMMEM_ERR_BOOTSTRAP, "init: cannot join %s", name);
     }
     struct stat st;
@@ -103,10 +103,10 @@ out_close:
     return status;
 }
 
-symmem_status_t cpu_heap_create(cpu_t *cpu)
+symmem_status_t symmem__cpu_heap_create(cpu_t *cpu)
 {
     char name[512];
-    cpu_segment_name(name, sizeof(name), cpu->boot.job, "heap", cpu->me);
+    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, "heap", cpu->me);
     int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return symmem__error(SYMMEM_ERR_BOOTSTRAP,
@@ -134,10 +134,10 @@ err_unlink:
     return status;
 }
 
-symmem_status_t cpu_heap_map_peer(cpu_t *cpu, int pe)
+symmem_status_t symmem__cpu_heap_map_peer(cpu_t *cpu, int pe)
 {
     char name[512];
-    cpu_segment_name(name, sizeof(name), cpu->boot.job, "heap", pe);
+    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, "heap", pe);
     int fd = open(name, O_RDWR | O_CLOEXEC);
     if (fd < 0)
         return symmem__error(SYMMEM_ERR_BOOTSTRAP, "init: cannot open PE %d's heap %s: %s", pe,
@@ -151,18 +151,18 @@ symmem_status_t cpu_heap_map_peer(cpu_t *cpu, int pe)
     return SYMMEM_OK;
 }
 
-void cpu_segments_unlink(cpu_t *cpu)
+void symmem__cpu_segments_unlink(cpu_t *cpu)
 {
     char name[512];
-    cpu_segment_name(name, sizeof(name), cpu->boot.job, "heap", cpu->me);
+    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, "heap", cpu->me);
     unlink(name);
     if (cpu->me == 0) {
-        cpu_segment_name(name, sizeof(name), cpu->boot.job, "ctl", -1);
+        symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, "ctl", -1);
         unlink(name);
     }
 }
 
-void cpu_segments_retire(cpu_t *cpu)
+void symmem__cpu_segments_retire(cpu_t *cpu)
 {
     for (int pe = 0; pe < cpu->n; pe++) {
         if (cpu->heaps[pe] == NULL) continue;
@@ -177,7 +177,7 @@ void cpu_segments_retire(cpu_t *cpu)
     cpu->ctl = NULL;
 }
 
-symmem_status_t cpu_heap_commit(cpu_t *cpu, size_t offset, size_t size)
+symmem_status_t symmem__cpu_heap_commit(cpu_t *cpu, size_t offset, size_t size)
 {
     /* Reserving the pages now turns a full /dev/shm into an error here
      * rather than a SIGBUS at the first store. */
@@ -191,7 +191,7 @@ symmem_status_t cpu_heap_commit(cpu_t *cpu, size_t offset, size_t size)
                          size, strerror(rc));
 }
 
-void cpu_heap_release(cpu_t *cpu, size_t offset, size_t size)
+void symmem__cpu_heap_release(cpu_t *cpu, size_t offset, size_t size)
 {
     /* Only whole pages inside the block: its neighbours share the others. */
     size_t page = (size_t)sysconf(_SC_PAGESIZE);

@@ -68,7 +68,7 @@ static uint64_t largest(const uint64_t *values, size_t n)
     return max;
 }
 
-symmem_status_t cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int index, int *members,
+symmem_status_t symmem__cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int index, int *members,
                               int *handle_p)
 {
     const char *call = "team_init";
@@ -81,11 +81,12 @@ symmem_status_t cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int index, int
     mine->init_max_seq = largest(cpu->agree_seq, CPU_BARRIER_CHANNELS);
     atomic_store_explicit(&mine->init_key, key, memory_order_release);
     for (int pe = 0; pe < cpu->n; pe++)
-        if (pe != cpu->me) cpu_ring(cpu, pe, CPU_WAIT_PEERS);
+        if (pe != cpu->me) symmem__cpu_ring(cpu, pe, CPU_WAIT_PEERS);
 
     uint64_t seen[npes];
     gather_t g = {cpu, key, npes, members, seen, NULL};
-    symmem_status_t status = cpu_wait(cpu, call, CPU_WAIT_PEERS, requests_complete, requests_pending, &g, 0);
+    symmem_status_t status =
+        symmem__cpu_wait(cpu, call, CPU_WAIT_PEERS, requests_complete, requests_pending, &g, 0);
     if (status == SYMMEM_OK && g.problem != NULL)
         status = symmem__error(SYMMEM_ERR_MISMATCH, "%s: %s", call, g.problem);
     if (status != SYMMEM_OK) {
@@ -107,8 +108,8 @@ symmem_status_t cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int index, int
      * read ours: only then may any request be taken down. */
     atomic_fetch_add_explicit(&mine->init_done, 1, memory_order_release);
     for (int i = 0; i < npes; i++)
-        if (members[i] != cpu->me) cpu_ring(cpu, members[i], CPU_WAIT_PEERS);
-    status = cpu_wait(cpu, call, CPU_WAIT_PEERS, members_done, NULL, &g, 0);
+        if (members[i] != cpu->me) symmem__cpu_ring(cpu, members[i], CPU_WAIT_PEERS);
+    status = symmem__cpu_wait(cpu, call, CPU_WAIT_PEERS, members_done, NULL, &g, 0);
     atomic_store_explicit(&mine->init_key, 0, memory_order_release);
     if (status != SYMMEM_OK) return status;
     if (channel == CPU_BARRIER_CHANNELS)

@@ -8,7 +8,7 @@
 enum { AGREE_TEAM_ARGS = 11, AGREE_TEAM_CHANNELS, AGREE_TEAM_EPOCH, AGREE_TEAM_DESTROY,
        AGREE_TEAM_SEQ };
 
-/* cpu_agree over the parent. A parent of one PE (TEAM_SAME_MYPE_NODE, a
+/* symmem__cpu_agree over the parent. A parent of one PE (TEAM_SAME_MYPE_NODE, a
  * split of size 1) has nobody to agree with, and its channel (-1, or one
  * other PEs may share) must not see this PE's agreement sequence move. */
 static symmem_status_t agree(cpu_t *cpu, const char *call, const symmem_team_view_t *parent,
@@ -18,7 +18,7 @@ static symmem_status_t agree(cpu_t *cpu, const char *call, const symmem_team_vie
         values_p[0] = value;
         return SYMMEM_OK;
     }
-    return cpu_agree(cpu, call, parent, what, value, values_p);
+    return symmem__cpu_agree(cpu, call, parent, what, value, values_p);
 }
 
 /* FNV-1a over a split's arguments: every parent member must pass the same. */
@@ -76,7 +76,7 @@ static symmem_status_t team_create(cpu_t *cpu, const symmem_team_view_t *parent,
     return SYMMEM_OK;
 }
 
-symmem_status_t cpu_team_split_strided(cpu_t *cpu, const symmem_team_view_t *parent,
+symmem_status_t symmem__cpu_team_split_strided(cpu_t *cpu, const symmem_team_view_t *parent,
                                        int start, int stride, int size, int in_team,
                                        int *handle_p)
 {
@@ -87,7 +87,7 @@ symmem_status_t cpu_team_split_strided(cpu_t *cpu, const symmem_team_view_t *par
     return SYMMEM_OK;
 }
 
-symmem_status_t cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *parent, int xrange,
+symmem_status_t symmem__cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *parent, int xrange,
                                   int *xhandle_p, int *yhandle_p)
 {
     /* Every parent member is in exactly one x team and one y team; teams of
@@ -100,10 +100,10 @@ symmem_status_t cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *parent, 
     return status;
 }
 
-symmem_status_t cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *team)
+symmem_status_t symmem__cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *team)
 {
     /* Nobody may still be inside a collective of the team. */
-    SYMMEM_CHECK(cpu_barrier(cpu, "team_destroy", team));
+    SYMMEM_CHECK(symmem__cpu_barrier(cpu, "team_destroy", team));
     cpu->channels_in_use &= ~(1ULL << team->channel);
     return SYMMEM_OK;
 }

@@ -15,7 +15,7 @@
 
 #define POLL_SECONDS 0.1
 
-double cpu_now(void)
+double symmem__cpu_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -34,7 +34,7 @@ static void futex_wake_all(_Atomic uint32_t *word)
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-void cpu_ring(cpu_t *cpu, int pe, cpu_wait_kind_t kind)
+void symmem__cpu_ring(cpu_t *cpu, int pe, cpu_wait_kind_t kind)
 {
     cpu_pe_slot_t *slot = &cpu->ctl->slots[pe];
     /* seq_cst pairs with the waiter's sleepers increment: either we see it
@@ -62,7 +62,7 @@ static symmem_status_t check_failures(cpu_t *cpu, const char *call, cpu_pending_
     int first = -1;
     double first_when = 0, when;
     for (int pe = 0; pe < cpu->n; pe++) {
-        if (pe == cpu->me || !cpu_peer_dead(cpu, pe, how, sizeof(how), &when)) continue;
+        if (pe == cpu->me || !symmem__cpu_peer_dead(cpu, pe, how, sizeof(how), &when)) continue;
         if (first < 0 || when < first_when) {
             first = pe;
             first_when = when;
@@ -75,20 +75,20 @@ static symmem_status_t check_failures(cpu_t *cpu, const char *call, cpu_pending_
                              (int)cpu->ctl->slots[first].pid, first_how, waiting[0] ? "; " : "",
                              waiting);
     }
-    if (deadline > 0 && cpu_now() > deadline) {
+    if (deadline > 0 && symmem__cpu_now() > deadline) {
         if (pending) pending(arg, waiting, sizeof(waiting));
         return symmem__error(SYMMEM_ERR_TIMEOUT, "%s: timed out after %.1f s%s%s", call,
-                             cpu_now() - started, waiting[0] ? "; " : "", waiting);
+                             symmem__cpu_now() - started, waiting[0] ? "; " : "", waiting);
     }
     return SYMMEM_OK;
 }
 
-symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
+symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
                          cpu_ready_func_t ready, cpu_pending_func_t pending, void *arg,
                          double deadline)
 {
     if (ready(arg)) return SYMMEM_OK;
-    double started = cpu_now();
+    double started = symmem__cpu_now();
     if (deadline <= 0 && cpu->boot.timeout > 0) deadline = started + cpu->boot.timeout;
     double spin_until = started + cpu->boot.spin_us * 1e-6;
     do {
@@ -98,7 +98,7 @@ symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
         }
         /* With more PEs than cores, the PE we wait for may need our core. */
         if (cpu->oversubscribed) sched_yield();
-    } while (cpu_now() < spin_until);
+    } while (symmem__cpu_now() < spin_until);
 
     cpu_pe_slot_t *me = &cpu->ctl->slots[cpu->me];
     double next_check = started;
@@ -109,7 +109,7 @@ symmem_status_t cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
         if (!done) futex_wait(&me->doorbell, seq, POLL_SECONDS);
         atomic_fetch_sub_explicit(&me->sleepers[kind], 1, memory_order_relaxed);
         if (done || ready(arg)) return SYMMEM_OK;
-        double now = cpu_now();
+        double now = symmem__cpu_now();
         if (now >= next_check) {
             SYMMEM_CHECK(check_failures(cpu, call, pending, arg, started, deadline));
             next_check = now + POLL_SECONDS;

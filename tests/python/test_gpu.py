@@ -123,7 +123,13 @@ def test_barriers_order_every_kind_of_write():
 @needs_gpus
 def test_a_bad_kernels_choice_is_refused_at_init():
     error = gpu_init_error({"SYMMEM_GPU_KERNELS": "fast"}, "NvshmemInvalid")
-    assert "SYMMEM_GPU_KERNELS='fast' is not 'symmem' or 'nvshmem'" in error
+    assert "SYMMEM_GPU_KERNELS='fast' is not one of 'symmem', 'nvshmem'" in error
+
+
+@needs_gpus
+def test_symmem_symmetric_size_sizes_nvshmem_and_the_version_is_nvshmem_s():
+    env = {"SYMMEM_SYMMETRIC_SIZE": "256M", "NVSHMEM_SYMMETRIC_SIZE": ""}
+    _passes_on_2_gpus("heap_and_version.py", "heap and version", **env)
 
 
 def _numba_cuda_problem():

@@ -6,8 +6,6 @@ import importlib.metadata
 import os
 import re
 
-import cupy as cp
-
 import symmem as nvshmem
 
 assert os.environ.get("SYMMEM_SYMMETRIC_SIZE") == "256M"

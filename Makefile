@@ -20,7 +20,7 @@ all: lib $(C_TESTS) $(C_EXAMPLES)
 lib: build/libsymmem.so build/libsymmem.a build/libsymmem_gpu.so
 
 # The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB.
-build/libsymmem_gpu.so: $(wildcard src/backends/gpu/*.c src/backends/gpu/*.h) src/core/backend.h
+build/libsymmem_gpu.so: $(wildcard src/backends/gpu/*.[ch] src/backends/gpu/kernels/*.[ch]) src/core/backend.h src/core/error.h
 	@mkdir -p build
 	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) -ldl
 

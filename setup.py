@@ -23,7 +23,7 @@ setup(
         # Not a Python module: a shared object the core dlopens for backend="gpu".
         Extension(
             "symmem._gpu_backend",
-            sources=sorted(glob("src/backends/gpu/*.c")),
+            sources=sorted(glob("src/backends/gpu/**/*.c", recursive=True)),
             depends=headers,
             include_dirs=["include"],
             extra_compile_args=flags,

@@ -76,9 +76,9 @@ typedef struct {
 } gpu_libs_t;
 
 /* Loads both libraries; non-zero with the reason in why on failure. */
-int gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
-                  size_t why_size);
+int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
+                          size_t why_size);
 /* A typed NVSHMEM function such as "nvshmemx_float_sum_reduce_on_stream". */
-void *gpu_libs_symbol(const gpu_libs_t *libs, const char *name);
+void *symmem__gpu_libs_symbol(const gpu_libs_t *libs, const char *name);
 
 #endif

@@ -47,40 +47,47 @@ static symmem_status_t finish(gpu_t *g, scope_t scope, const char *call, int rc,
     return symmem__gpu_leave(g, scope, status);
 }
 
-symmem_status_t symmem__gpu_barrier_all(gpu_t *g, symmem_stream_t stream)
+/* barrier_all and sync_all: NVSHMEM's world forms, which return nothing. */
+static symmem_status_t world(gpu_t *g, const char *call, void (*func)(nv_stream_t),
+                             symmem_stream_t stream)
 {
     scope_t scope = symmem__gpu_enter(g);
     int blocking;
     nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
-    libs.barrier_all_on_stream(s);
-    return finish(g, scope, "barrier_all", 0, blocking);
+    func(s);
+    return finish(g, scope, call, 0, blocking);
+}
+
+symmem_status_t symmem__gpu_barrier_all(gpu_t *g, symmem_stream_t stream)
+{
+    return world(g, "barrier_all", libs.barrier_all_on_stream, stream);
 }
 
 symmem_status_t symmem__gpu_sync_all(gpu_t *g, symmem_stream_t stream)
 {
+    return world(g, "sync_all", libs.sync_all_on_stream, stream);
+}
+
+/* barrier and sync on a team. */
+static symmem_status_t on_team(gpu_t *g, const char *call, int (*func)(nv_team_t, nv_stream_t),
+                               const symmem_team_view_t *team, symmem_stream_t stream)
+{
     scope_t scope = symmem__gpu_enter(g);
     int blocking;
     nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
-    libs.sync_all_on_stream(s);
-    return finish(g, scope, "sync_all", 0, blocking);
+    return finish(g, scope, call, func(team->channel, s), blocking);
 }
 
 symmem_status_t symmem__gpu_barrier(gpu_t *g, const symmem_team_view_t *team,
                                     symmem_stream_t stream)
 {
-    scope_t scope = symmem__gpu_enter(g);
-    int blocking;
-    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
-    return finish(g, scope, "barrier", libs.barrier_on_stream(team->channel, s), blocking);
+    return on_team(g, "barrier", libs.barrier_on_stream, team, stream);
 }
 
 symmem_status_t symmem__gpu_sync(gpu_t *g, const symmem_team_view_t *team,
                                  symmem_stream_t stream)
 {
-    scope_t scope = symmem__gpu_enter(g);
-    int blocking;
-    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
-    return finish(g, scope, "sync", libs.team_sync_on_stream(team->channel, s), blocking);
+    return on_team(g, "sync", libs.team_sync_on_stream, team, stream);
 }
 
 /* bool reduces as uint8: sum/max/or are "or", prod/min/and are "and". */

@@ -27,8 +27,9 @@
 
 struct symmem_backend {
     symmem_bootstrap_t boot;
-    int device;
-    cu_context_t ctx;
+    int device;               /* the CUDA ordinal */
+    cu_device_t cu_device;    /* its driver handle, to release the context with */
+    cu_context_t ctx;         /* the device's primary context, retained by init */
     nv_stream_t stream;       /* for calls made without a stream */
     cu_deviceptr_t scratch;   /* stages host memory */
     int64_t *agree_in;        /* symmetric: this PE's value for an agreement */

@@ -95,7 +95,6 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
     LOAD(nv, putmem_nbi_on_stream, "nvshmemx_putmem_nbi_on_stream");
     LOAD(nv, getmem_nbi_on_stream, "nvshmemx_getmem_nbi_on_stream");
     LOAD(nv, quiet_on_stream, "nvshmemx_quiet_on_stream");
-    LOAD(nv, quiet, "nvshmem_quiet");
     LOAD(nv, fence, "nvshmem_fence");
     LOAD(nv, putmem_signal_on_stream, "nvshmemx_putmem_signal_on_stream");
     LOAD(nv, putmem_signal_nbi_on_stream, "nvshmemx_putmem_signal_nbi_on_stream");

@@ -53,7 +53,6 @@ typedef struct {
     void (*putmem_nbi_on_stream)(void *dst, const void *src, size_t n, int pe, nv_stream_t s);
     void (*getmem_nbi_on_stream)(void *dst, const void *src, size_t n, int pe, nv_stream_t s);
     void (*quiet_on_stream)(nv_stream_t s);
-    void (*quiet)(void);
     void (*fence)(void);
     void (*putmem_signal_on_stream)(void *dst, const void *src, size_t n, uint64_t *sig,
                                     uint64_t value, int op, int pe, nv_stream_t s);

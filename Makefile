@@ -22,7 +22,7 @@ all: lib $(C_TESTS) $(C_EXAMPLES)
 lib: build/libsymmem.so build/libsymmem.a build/libsymmem_gpu.so
 
 # The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB.
-build/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h cflags.txt
+build/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h src/core/error.h cflags.txt
 	@mkdir -p build
 	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) -ldl
 

@@ -37,6 +37,10 @@ static const symmem_env_var_t env_table[] = {
         "set by the Python package: libnvshmem_host.so.3 of the installed nvidia-nvshmem wheel"),
     ROW("SYMMEM_GPU_BACKEND_LIB", TEXT, "", "gpu", NULL,
         "set by the Python package: the gpu backend library it ships"),
+    ROW("SYMMEM_GPU_FAIL_AT", TEXT, "", "gpu", NULL,
+        "a test hook: init fails at this start-up step (context, nvshmem, stream, scratch, "
+        "agree_buffers, watch_peers, atomics_module or put_signal_module) and undoes the steps "
+        "before it"),
     ROW("NVSHMEM_SYMMETRIC_SIZE", SIZE, "1G", "gpu", NULL,
         "NVSHMEM's own: bytes of symmetric heap per GPU (set from SYMMEM_SYMMETRIC_SIZE when "
         "only that is set)"),

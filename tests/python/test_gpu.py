@@ -121,6 +121,11 @@ def test_barriers_order_every_kind_of_write():
 
 
 @needs_gpus
+def test_a_failed_start_up_gives_back_what_it_took():
+    _passes_on_2_gpus("startup_failures.py", "startup failures, 8 steps")
+
+
+@needs_gpus
 def test_a_bad_kernels_choice_is_refused_at_init():
     error = gpu_init_error({"SYMMEM_GPU_KERNELS": "fast"}, "NvshmemInvalid")
     assert "SYMMEM_GPU_KERNELS='fast' is not one of 'symmem', 'nvshmem'" in error

@@ -1,3 +1,4 @@
+/* Which peers still run: see peer_watch.h. */
 #include "peer_watch.h"
 
 #include <stdio.h>
@@ -15,18 +16,18 @@ static uint32_t host_hash(void)
     return h & 0x7fffffffu;
 }
 
-int64_t peer_watch_host_pid(void)
+int64_t symmem__gpu_peer_watch_host_pid(void)
 {
     return ((int64_t)host_hash() << 32) | (int64_t)(uint32_t)getpid();
 }
 
-int64_t peer_watch_start_time(const symmem_core_services_t *core)
+int64_t symmem__gpu_peer_watch_start_time(const symmem_core_services_t *core)
 {
     return (int64_t)core->process_start_time(getpid());
 }
 
-int peer_watch_init(peer_watch_t *w, int n_pes, int me, const int64_t *host_pids,
-                    const int64_t *starts, const char *status_dir)
+int symmem__gpu_peer_watch_init(peer_watch_t *w, int n_pes, int me, const int64_t *host_pids,
+                                const int64_t *starts, const char *status_dir)
 {
     memset(w, 0, sizeof(*w));
     w->n_pes = n_pes;
@@ -35,7 +36,7 @@ int peer_watch_init(peer_watch_t *w, int n_pes, int me, const int64_t *host_pids
     w->pids = calloc((size_t)n_pes, sizeof(*w->pids));
     w->starts = calloc((size_t)n_pes, sizeof(*w->starts));
     if (w->pids == NULL || w->starts == NULL) {
-        peer_watch_free(w);
+        symmem__gpu_peer_watch_free(w);
         return -1;
     }
     int64_t my_host = host_pids[me] >> 32;
@@ -47,7 +48,7 @@ int peer_watch_init(peer_watch_t *w, int n_pes, int me, const int64_t *host_pids
     return 0;
 }
 
-void peer_watch_free(peer_watch_t *w)
+void symmem__gpu_peer_watch_free(peer_watch_t *w)
 {
     free(w->pids);
     free(w->starts);
@@ -55,7 +56,7 @@ void peer_watch_free(peer_watch_t *w)
     w->starts = NULL;
 }
 
-int peer_watch_active(const peer_watch_t *w)
+int symmem__gpu_peer_watch_active(const peer_watch_t *w)
 {
     if (w->pids == NULL || w->n_pes < 2) return 0;
     if (w->status_dir[0] != '\0') return 1;
@@ -64,8 +65,8 @@ int peer_watch_active(const peer_watch_t *w)
     return 0;
 }
 
-int peer_watch_find_dead(const peer_watch_t *w, const symmem_core_services_t *core, char *how,
-                         size_t how_size)
+int symmem__gpu_peer_watch_find_dead(const peer_watch_t *w, const symmem_core_services_t *core,
+                                     char *how, size_t how_size)
 {
     double when = 0;
     for (int pe = 0; pe < w->n_pes && w->pids != NULL; pe++) {

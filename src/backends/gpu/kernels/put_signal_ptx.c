@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_put_signal.h"
+#include "put_signal.h"
 
 /* Element widths the copy loop can use, widest first: v4.u32 is 16 bytes. */
 static const struct {
@@ -80,7 +80,7 @@ static int kernel_text(char *out, size_t size, int w)
         widths[w].log2);
 }
 
-int gpu_put_signal_ptx(char *out, size_t size)
+int symmem__gpu_put_signal_ptx(char *out, size_t size)
 {
     /* fence.sc.sys needs PTX 6.0 and sm_70, which NVSHMEM 3 needs anyway. */
     int n = snprintf(out, size, ".version 6.0\n.target sm_70\n.address_size 64\n");
@@ -89,7 +89,7 @@ int gpu_put_signal_ptx(char *out, size_t size)
     return n < (int)size ? 0 : -1;
 }
 
-int gpu_put_signal_width(const void *dst, const void *src, size_t nbytes)
+int symmem__gpu_put_signal_width(const void *dst, const void *src, size_t nbytes)
 {
     uintptr_t bits = (uintptr_t)dst | (uintptr_t)src;
     for (size_t w = 0; w + 1 < NWIDTHS; w++)

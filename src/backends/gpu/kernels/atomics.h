@@ -1,6 +1,6 @@
 /* The PTX kernels behind the gpu backend's atomics. */
-#ifndef SYMMEM_GPU_ATOMICS_H
-#define SYMMEM_GPU_ATOMICS_H
+#ifndef SYMMEM_GPU_KERNELS_ATOMICS_H
+#define SYMMEM_GPU_KERNELS_ATOMICS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -8,9 +8,9 @@
 #include "symmem/symmem.h"
 
 /* The PTX module with every kernel; non-zero if out is too small. */
-int gpu_atomics_ptx(char *out, size_t size);
+int symmem__gpu_atomics_ptx(char *out, size_t size);
 /* The kernel for op on dtype; may replace *value_p (inc adds 1, fetch ors 0). */
-int gpu_atomic_kernel(symmem_atomic_op_t op, symmem_dtype_t dtype, char *name, size_t size,
-                      uint64_t *value_p);
+int symmem__gpu_atomic_kernel(symmem_atomic_op_t op, symmem_dtype_t dtype, char *name,
+                              size_t size, uint64_t *value_p);
 
 #endif

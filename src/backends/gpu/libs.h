@@ -53,7 +53,6 @@ typedef struct {
     void (*putmem_nbi_on_stream)(void *dst, const void *src, size_t n, int pe, nv_stream_t s);
     void (*getmem_nbi_on_stream)(void *dst, const void *src, size_t n, int pe, nv_stream_t s);
     void (*quiet_on_stream)(nv_stream_t s);
-    void (*quiet)(void);
     void (*fence)(void);
     void (*putmem_signal_on_stream)(void *dst, const void *src, size_t n, uint64_t *sig,
                                     uint64_t value, int op, int pe, nv_stream_t s);
@@ -76,9 +75,9 @@ typedef struct {
 } gpu_libs_t;
 
 /* Loads both libraries; non-zero with the reason in why on failure. */
-int gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
-                  size_t why_size);
+int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
+                          size_t why_size);
 /* A typed NVSHMEM function such as "nvshmemx_float_sum_reduce_on_stream". */
-void *gpu_libs_symbol(const gpu_libs_t *libs, const char *name);
+void *symmem__gpu_libs_symbol(const gpu_libs_t *libs, const char *name);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "gpu_atomics.h"
+#include "atomics.h"
 
 /* Every (instruction, type) pair an atomic op needs, named amo_<op>_<type>. */
 static const struct {
@@ -52,7 +52,7 @@ static int kernel_text(char *out, size_t size, const char *op, const char *type)
                     op, type, loads, op, type, reg, operands, type, reg);
 }
 
-int gpu_atomics_ptx(char *out, size_t size)
+int symmem__gpu_atomics_ptx(char *out, size_t size)
 {
     int n = snprintf(out, size, ".version 6.0\n.target sm_60\n.address_size 64\n");
     for (size_t i = 0; i < NVARIANTS && n < (int)size; i++)
@@ -61,8 +61,8 @@ int gpu_atomics_ptx(char *out, size_t size)
 }
 
 /* Which kernel an atomic op runs, and the value it passes. */
-int gpu_atomic_kernel(symmem_atomic_op_t op, symmem_dtype_t dtype, char *name, size_t size,
-                      uint64_t *value_p)
+int symmem__gpu_atomic_kernel(symmem_atomic_op_t op, symmem_dtype_t dtype, char *name,
+                              size_t size, uint64_t *value_p)
 {
     int wide = dtype == SYMMEM_DTYPE_INT64 || dtype == SYMMEM_DTYPE_UINT64 ||
                dtype == SYMMEM_DTYPE_FLOAT64;

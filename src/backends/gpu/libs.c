@@ -1,4 +1,6 @@
-#include "gpu_libs.h"
+/* Loads the CUDA driver and NVSHMEM's host library into the table libs.h
+ * declares: every symbol the backend calls, or the reason it cannot run. */
+#include "libs.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -37,8 +39,8 @@ static void *open_nvshmem(const symmem_core_services_t *core, char *why, size_t 
         }                                                                                 \
     } while (0)
 
-int gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
-                  size_t why_size)
+int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
+                          size_t why_size)
 {
     memset(libs, 0, sizeof(*libs));
     void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
@@ -93,7 +95,6 @@ int gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *wh
     LOAD(nv, putmem_nbi_on_stream, "nvshmemx_putmem_nbi_on_stream");
     LOAD(nv, getmem_nbi_on_stream, "nvshmemx_getmem_nbi_on_stream");
     LOAD(nv, quiet_on_stream, "nvshmemx_quiet_on_stream");
-    LOAD(nv, quiet, "nvshmem_quiet");
     LOAD(nv, fence, "nvshmem_fence");
     LOAD(nv, putmem_signal_on_stream, "nvshmemx_putmem_signal_on_stream");
     LOAD(nv, putmem_signal_nbi_on_stream, "nvshmemx_putmem_signal_nbi_on_stream");
@@ -110,7 +111,7 @@ int gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *wh
     return 0;
 }
 
-void *gpu_libs_symbol(const gpu_libs_t *libs, const char *name)
+void *symmem__gpu_libs_symbol(const gpu_libs_t *libs, const char *name)
 {
     return dlsym(libs->nvshmem_handle, name);
 }

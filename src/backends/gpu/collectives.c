@@ -1,0 +1,179 @@
+/* Barriers, syncs and collectives, all NVSHMEM's on-stream forms. The typed
+ * ones (reduce for each dtype and op, the byte movers for each width) are
+ * looked up by name on first use and remembered. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu.h"
+
+typedef int (*nv_reduce_func_t)(nv_team_t, void *, const void *, size_t, nv_stream_t);
+typedef int (*nv_broadcast_func_t)(nv_team_t, void *, const void *, size_t, int, nv_stream_t);
+
+static const char *const type_names[SYMMEM_DTYPE_COUNT] = {
+    [SYMMEM_DTYPE_BOOL] = "uint8",     [SYMMEM_DTYPE_INT8] = "int8",
+    [SYMMEM_DTYPE_INT16] = "int16",    [SYMMEM_DTYPE_INT32] = "int32",
+    [SYMMEM_DTYPE_INT64] = "int64",    [SYMMEM_DTYPE_UINT8] = "uint8",
+    [SYMMEM_DTYPE_UINT16] = "uint16",  [SYMMEM_DTYPE_UINT32] = "uint32",
+    [SYMMEM_DTYPE_UINT64] = "uint64",  [SYMMEM_DTYPE_FLOAT16] = "half",
+    [SYMMEM_DTYPE_BFLOAT16] = "bfloat16", [SYMMEM_DTYPE_FLOAT32] = "float",
+    [SYMMEM_DTYPE_FLOAT64] = "double",
+};
+
+/* An NVSHMEM function by name, or an UNSUPPORTED error naming it. *slot
+ * remembers it: looking a name up costs more than many a collective's launch. */
+static symmem_status_t lookup(const char *call, void **slot, void **func_p, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static symmem_status_t lookup(const char *call, void **slot, void **func_p, const char *fmt, ...)
+{
+    if ((*func_p = *slot) != NULL) return SYMMEM_OK;
+    char name[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof(name), fmt, ap);
+    va_end(ap);
+    *slot = *func_p = symmem__gpu_libs_symbol(&libs, name);
+    if (*func_p != NULL) return SYMMEM_OK;
+    return ERROR(SYMMEM_ERR_UNSUPPORTED, "%s: the gpu backend's NVSHMEM has no %s", call, name);
+}
+
+/* The end of every call here: NVSHMEM's return code, then the drain of a
+ * blocking call, then the caller's context back. */
+static symmem_status_t finish(gpu_t *g, scope_t scope, const char *call, int rc, int blocking)
+{
+    symmem_status_t status = SYMMEM_OK;
+    if (rc != 0) status = ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM returned %d", call, rc);
+    else if (blocking) status = symmem__gpu_drain(g, call);
+    return symmem__gpu_leave(g, scope, status);
+}
+
+/* barrier_all and sync_all: NVSHMEM's world forms, which return nothing. */
+static symmem_status_t world(gpu_t *g, const char *call, void (*func)(nv_stream_t),
+                             symmem_stream_t stream)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    int blocking;
+    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    func(s);
+    return finish(g, scope, call, 0, blocking);
+}
+
+symmem_status_t symmem__gpu_barrier_all(gpu_t *g, symmem_stream_t stream)
+{
+    return world(g, "barrier_all", libs.barrier_all_on_stream, stream);
+}
+
+symmem_status_t symmem__gpu_sync_all(gpu_t *g, symmem_stream_t stream)
+{
+    return world(g, "sync_all", libs.sync_all_on_stream, stream);
+}
+
+/* barrier and sync on a team. */
+static symmem_status_t on_team(gpu_t *g, const char *call, int (*func)(nv_team_t, nv_stream_t),
+                               const symmem_team_view_t *team, symmem_stream_t stream)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    int blocking;
+    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    return finish(g, scope, call, func(team->channel, s), blocking);
+}
+
+symmem_status_t symmem__gpu_barrier(gpu_t *g, const symmem_team_view_t *team,
+                                    symmem_stream_t stream)
+{
+    return on_team(g, "barrier", libs.barrier_on_stream, team, stream);
+}
+
+symmem_status_t symmem__gpu_sync(gpu_t *g, const symmem_team_view_t *team,
+                                 symmem_stream_t stream)
+{
+    return on_team(g, "sync", libs.team_sync_on_stream, team, stream);
+}
+
+/* bool reduces as uint8: sum/max/or are "or", prod/min/and are "and". */
+static const char *reduce_op_name(symmem_dtype_t dtype, symmem_reduce_op_t op)
+{
+    static const char *const names[] = {"sum", "min", "max", "prod", "and", "or", "xor"};
+    if (dtype != SYMMEM_DTYPE_BOOL) return names[op];
+    switch (op) {
+    case SYMMEM_OP_SUM: case SYMMEM_OP_MAX: case SYMMEM_OP_OR: return "max";
+    case SYMMEM_OP_PROD: case SYMMEM_OP_MIN: case SYMMEM_OP_AND: return "min";
+    default: return "xor";
+    }
+}
+
+static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
+                                 const symmem_team_view_t *team, void *dst, const void *src,
+                                 size_t nelems, symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                 symmem_stream_t stream)
+{
+    static void *found[2][SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT]; /* reduce, reducescatter */
+    void *func;
+    void **slot = &found[strcmp(kind, "reduce") != 0][dtype][op];
+    if (lookup(call, slot, &func, "nvshmemx_%s_%s_%s_on_stream", type_names[dtype],
+               reduce_op_name(dtype, op), kind) != SYMMEM_OK)
+        return SYMMEM_ERR_UNSUPPORTED;
+    scope_t scope = symmem__gpu_enter(g);
+    int blocking;
+    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    int rc = ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s);
+    return finish(g, scope, call, rc, blocking);
+}
+
+symmem_status_t symmem__gpu_reduce(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                   const void *src, size_t nelems, symmem_dtype_t dtype,
+                                   symmem_reduce_op_t op, symmem_stream_t stream)
+{
+    return reduction(g, "reduce", "reduce", team, dst, src, nelems, dtype, op, stream);
+}
+
+symmem_status_t symmem__gpu_reducescatter(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                          const void *src, size_t nelems, symmem_dtype_t dtype,
+                                          symmem_reduce_op_t op, symmem_stream_t stream)
+{
+    return reduction(g, "reducescatter", "reducescatter", team, dst, src, nelems, dtype, op,
+                     stream);
+}
+
+/* Byte-moving collectives use NVSHMEM's forms for the widest unsigned
+ * integer that the size and both addresses allow: its kernels copy one
+ * element per thread step, so uint8 would move bytes four or eight times
+ * slower than uint32 or uint64. kind: 0 alltoall, 1 fcollect, 2 broadcast. */
+static symmem_status_t move_bytes(gpu_t *g, const char *call, int kind,
+                                  const symmem_team_view_t *team, void *dst, const void *src,
+                                  size_t nbytes, int root, symmem_stream_t stream)
+{
+    static void *found[3][4];
+    uintptr_t bits = nbytes | (uintptr_t)dst | (uintptr_t)src;
+    int width = bits % 8 == 0 ? 3 : bits % 4 == 0 ? 2 : bits % 2 == 0 ? 1 : 0;
+    void *func;
+    if (lookup(call, &found[kind][width], &func, "nvshmemx_uint%d_%s_on_stream", 8 << width,
+               call) != SYMMEM_OK)
+        return SYMMEM_ERR_UNSUPPORTED;
+    size_t nelems = nbytes >> width;
+    scope_t scope = symmem__gpu_enter(g);
+    int blocking;
+    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    int rc = root < 0 ? ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s)
+                      : ((nv_broadcast_func_t)func)(team->channel, dst, src, nelems, root, s);
+    return finish(g, scope, call, rc, blocking);
+}
+
+symmem_status_t symmem__gpu_alltoall(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                     const void *src, size_t nbytes, symmem_stream_t stream)
+{
+    return move_bytes(g, "alltoall", 0, team, dst, src, nbytes, -1, stream);
+}
+
+symmem_status_t symmem__gpu_fcollect(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                     const void *src, size_t nbytes, symmem_stream_t stream)
+{
+    return move_bytes(g, "fcollect", 1, team, dst, src, nbytes, -1, stream);
+}
+
+symmem_status_t symmem__gpu_broadcast(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                      const void *src, size_t nbytes, int root,
+                                      symmem_stream_t stream)
+{
+    return move_bytes(g, "broadcast", 2, team, dst, src, nbytes, root, stream);
+}

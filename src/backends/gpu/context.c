@@ -1,0 +1,85 @@
+/* What every call does around its work: it enters the backend's CUDA context
+ * and leaves it (the caller's context is put back after every call), picks
+ * the stream to enqueue on, and, where it blocks, waits on the backend's
+ * stream while watching for dead peers and SYMMEM_TIMEOUT. */
+#include <time.h>
+#include <unistd.h>
+
+#include "gpu.h"
+
+double symmem__gpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+symmem_status_t symmem__gpu_cuda_error(const char *call, const char *what, cu_result_t rc)
+{
+    const char *text = "unknown error";
+    libs.cuGetErrorString(rc, &text);
+    return ERROR(SYMMEM_ERR_BACKEND, "%s: %s failed: CUDA error %d (%s)", call, what, rc, text);
+}
+
+scope_t symmem__gpu_enter(gpu_t *g)
+{
+    scope_t scope = {NULL};
+    libs.cuCtxGetCurrent(&scope.saved);
+    if (scope.saved != g->ctx) libs.cuCtxSetCurrent(g->ctx);
+    return scope;
+}
+
+symmem_status_t symmem__gpu_leave(gpu_t *g, scope_t scope, symmem_status_t status)
+{
+    if (scope.saved != g->ctx && scope.saved != NULL) libs.cuCtxSetCurrent(scope.saved);
+    return status;
+}
+
+nv_stream_t symmem__gpu_pick(gpu_t *g, symmem_stream_t stream, int *blocking_p)
+{
+    *blocking_p = stream == SYMMEM_STREAM_NONE;
+    return *blocking_p ? g->stream : (nv_stream_t)stream;
+}
+
+symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, double started,
+                                          double *next_check_p)
+{
+    double t = symmem__gpu_now();
+    if (t < *next_check_p) return SYMMEM_OK;
+    char how[256];
+    int dead = symmem__gpu_peer_watch_find_dead(&g->watch, symmem__gpu_core, how, sizeof(how));
+    if (dead >= 0)
+        return ERROR(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s while this PE waited for it", call,
+                     dead, how);
+    if (g->boot.timeout > 0 && t - started > g->boot.timeout)
+        return ERROR(SYMMEM_ERR_TIMEOUT, "%s: timed out after %.1f s (SYMMEM_TIMEOUT)", call,
+                     t - started);
+    *next_check_p = symmem__gpu_now() + 0.1;
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call)
+{
+    if (g->boot.timeout <= 0 && !symmem__gpu_peer_watch_active(&g->watch)) {
+        CU(call, libs.cuStreamSynchronize(g->stream));
+        return SYMMEM_OK;
+    }
+    double started = symmem__gpu_now(), next_check = started + 0.1;
+    for (;;) {
+        cu_result_t rc = libs.cuStreamQuery(g->stream);
+        if (rc == 0) return SYMMEM_OK;
+        if (rc != CU_ERROR_NOT_READY) return symmem__gpu_cuda_error(call, "cuStreamQuery", rc);
+        symmem_status_t status = symmem__gpu_still_waiting(g, call, started, &next_check);
+        if (status != SYMMEM_OK) return status;
+        if (symmem__gpu_now() - started > 1e-3) usleep(20);
+    }
+}
+
+cu_result_t symmem__gpu_launch(void *kernel, size_t blocks, size_t threads, nv_stream_t s,
+                               void **params)
+{
+    return libs.cuLaunchKernel(kernel, (unsigned)blocks, 1, 1, (unsigned)threads, 1, 1, 0, s,
+                               params, NULL);
+}
+
+int symmem__gpu_device(gpu_t *g) { return g->device; }

@@ -1,0 +1,172 @@
+/*
+ * The gpu backend: the ops table over NVIDIA's NVSHMEM host library. Every
+ * data-moving slot enqueues on the caller's CUDA stream; with no stream it
+ * uses the backend's own stream and completes before returning. Host memory
+ * on the private side of a put or get is staged through a device buffer.
+ * The calling thread's CUDA context is switched to the backend's device for
+ * each call and switched back after it.
+ *
+ * This is the folder's private header: the backend's state, the two globals
+ * every file shares, and what the files call in one another. One concept per
+ * file: context.c, start.c, memory.c, rma.c, signals.c, collectives.c,
+ * teams.c, atomics.c, external.c, and ops.c with the table; the PTX the
+ * driver compiles at init is made in kernels/.
+ */
+#ifndef SYMMEM_GPU_H
+#define SYMMEM_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../core/backend.h"
+#include "../../core/error.h" /* SYMMEM_CHECK and _GOTO; messages go through core->error */
+#include "libs.h"
+#include "peer_watch.h"
+
+#define GPU_SCRATCH_BYTES (1 << 20) /* host memory is staged in chunks of this size */
+
+struct symmem_backend {
+    symmem_bootstrap_t boot;
+    int device;               /* the CUDA ordinal */
+    cu_device_t cu_device;    /* its driver handle, to release the context with */
+    cu_context_t ctx;         /* the device's primary context, retained by init */
+    nv_stream_t stream;       /* for calls made without a stream */
+    cu_deviceptr_t scratch;   /* stages host memory */
+    int64_t *agree_in;        /* symmetric: this PE's value for an agreement */
+    int64_t *agree_all;       /* symmetric: every PE's value */
+    void *atomics;            /* CUmodule of the PTX atomics */
+    void *put_signal;         /* CUmodule of the PTX put_signal */
+    void *put_signal_kernels[17]; /* by element width in bytes: 1, 4, 8, 16 */
+    unsigned max_blocks;      /* a put_signal grid: two blocks per multiprocessor */
+    int nvshmem_kernels;      /* SYMMEM_GPU_KERNELS=nvshmem: never our kernels */
+    uintptr_t heap_lo;        /* the span of every nvshmem_malloc so far: NVSHMEM */
+    uintptr_t heap_hi;        /* reserves its heap once, so all of it is device memory */
+    peer_watch_t watch;       /* which peers still run */
+};
+
+typedef symmem_backend_t gpu_t;
+
+/* ---- ops.c: set when the core opens the backend ---- */
+extern const symmem_core_services_t *symmem__gpu_core;
+extern gpu_libs_t symmem__gpu_libs;
+/* The driver and NVSHMEM are called through the table on nearly every line
+ * of this folder: `libs.cuMemcpy(...)` reads as the call it is. */
+#define libs symmem__gpu_libs
+
+/* Every failure is written once, where it is detected, through the core. */
+#define ERROR(status, ...) symmem__gpu_core->error((status), __VA_ARGS__)
+
+/* Returns the error of a failed driver call, naming the call and expr. */
+#define CU(call_name, expr)                                                               \
+    do {                                                                                  \
+        cu_result_t _rc = (expr);                                                         \
+        if (_rc != 0) return symmem__gpu_cuda_error(call_name, #expr, _rc);               \
+    } while (0)
+
+/* ---- context.c: what every call does around its work ---- */
+double symmem__gpu_now(void);
+symmem_status_t symmem__gpu_cuda_error(const char *call, const char *what, cu_result_t rc);
+/* The caller's context, put back by leave. */
+typedef struct {
+    cu_context_t saved;
+} scope_t;
+scope_t symmem__gpu_enter(gpu_t *g);
+/* Puts the caller's context back; returns status, so a slot can end with
+ * return symmem__gpu_leave(g, scope, status). */
+symmem_status_t symmem__gpu_leave(gpu_t *g, scope_t scope, symmem_status_t status);
+/* The stream to enqueue on; *blocking_p says whether to drain it after. */
+nv_stream_t symmem__gpu_pick(gpu_t *g, symmem_stream_t stream, int *blocking_p);
+/* Waits for the backend's stream, spinning for the first millisecond. */
+symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call);
+/* Asked by a waiting PE, acting a few times a second: an error once a peer
+ * has died or SYMMEM_TIMEOUT has passed since started. */
+symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, double started,
+                                          double *next_check_p);
+cu_result_t symmem__gpu_launch(void *kernel, size_t blocks, size_t threads, nv_stream_t s,
+                               void **params);
+int symmem__gpu_device(gpu_t *g);
+
+/* ---- start.c: init and finalize ---- */
+symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p);
+symmem_status_t symmem__gpu_finalize(gpu_t *g);
+symmem_status_t symmem__gpu_unique_id(symmem_unique_id_t *uid_p);
+int symmem__gpu_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size);
+void symmem__gpu_library_version(gpu_t *g, char *text, size_t size);
+
+/* ---- memory.c: the symmetric heap and agreement ---- */
+/* Every PE's value, so collective arguments can be checked before NVSHMEM
+ * sees them (it would hang or corrupt the heap on a mismatch). */
+symmem_status_t symmem__gpu_agree(gpu_t *g, const char *call, int64_t value, int64_t *values);
+/* Collective: SYMMEM_ERR_MISMATCH on every PE unless all passed this size. */
+symmem_status_t symmem__gpu_agree_on_size(gpu_t *g, const char *call, size_t size);
+int symmem__gpu_is_device_memory(gpu_t *g, const void *ptr);
+/* Whether device memory (is_device_memory says so) is on this PE's GPU,
+ * where its kernels can read it. */
+int symmem__gpu_is_on_this_gpu(gpu_t *g, const void *device_ptr);
+symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, void **ptr_p);
+symmem_status_t symmem__gpu_free(gpu_t *g, void *ptr);
+void *symmem__gpu_ptr(gpu_t *g, const void *ptr, int pe);
+void symmem__gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p);
+
+/* ---- rma.c, signals.c, collectives.c, teams.c, atomics.c, external.c:
+ * the slots of the same names in backend.h ---- */
+symmem_status_t symmem__gpu_put(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                                symmem_stream_t stream);
+symmem_status_t symmem__gpu_get(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                                symmem_stream_t stream);
+symmem_status_t symmem__gpu_put_nbi(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                                    symmem_stream_t stream);
+symmem_status_t symmem__gpu_get_nbi(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                                    symmem_stream_t stream);
+symmem_status_t symmem__gpu_quiet(gpu_t *g, symmem_stream_t stream);
+symmem_status_t symmem__gpu_fence(gpu_t *g);
+
+symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, size_t nbytes,
+                                       uint64_t *sig, uint64_t value, symmem_signal_op_t op,
+                                       int pe, int nbi, symmem_stream_t stream);
+symmem_status_t symmem__gpu_signal_wait_until(gpu_t *g, uint64_t *sig, symmem_cmp_t cmp,
+                                              uint64_t value, symmem_stream_t stream,
+                                              uint64_t *value_p);
+symmem_status_t symmem__gpu_signal_fetch(gpu_t *g, const uint64_t *sig, uint64_t *value_p);
+symmem_status_t symmem__gpu_test(gpu_t *g, void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
+                                 int64_t value, int *result_p);
+symmem_status_t symmem__gpu_wait_until(gpu_t *g, void *ivar, symmem_dtype_t dtype,
+                                       symmem_cmp_t cmp, int64_t value);
+
+symmem_status_t symmem__gpu_barrier_all(gpu_t *g, symmem_stream_t stream);
+symmem_status_t symmem__gpu_sync_all(gpu_t *g, symmem_stream_t stream);
+symmem_status_t symmem__gpu_barrier(gpu_t *g, const symmem_team_view_t *team,
+                                    symmem_stream_t stream);
+symmem_status_t symmem__gpu_sync(gpu_t *g, const symmem_team_view_t *team,
+                                 symmem_stream_t stream);
+symmem_status_t symmem__gpu_reduce(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                   const void *src, size_t nelems, symmem_dtype_t dtype,
+                                   symmem_reduce_op_t op, symmem_stream_t stream);
+symmem_status_t symmem__gpu_reducescatter(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                          const void *src, size_t nelems, symmem_dtype_t dtype,
+                                          symmem_reduce_op_t op, symmem_stream_t stream);
+symmem_status_t symmem__gpu_alltoall(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                     const void *src, size_t nbytes, symmem_stream_t stream);
+symmem_status_t symmem__gpu_fcollect(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                     const void *src, size_t nbytes, symmem_stream_t stream);
+symmem_status_t symmem__gpu_broadcast(gpu_t *g, const symmem_team_view_t *team, void *dst,
+                                      const void *src, size_t nbytes, int root,
+                                      symmem_stream_t stream);
+
+symmem_status_t symmem__gpu_team_split_strided(gpu_t *g, const symmem_team_view_t *parent,
+                                               int start, int stride, int size, int in_team,
+                                               int *handle_p);
+symmem_status_t symmem__gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *parent,
+                                          int xrange, int *xhandle_p, int *yhandle_p);
+symmem_status_t symmem__gpu_team_destroy(gpu_t *g, const symmem_team_view_t *team);
+symmem_status_t symmem__gpu_team_init(gpu_t *g, uint64_t key, int npes, int index,
+                                      int *members, int *handle_p);
+
+symmem_status_t symmem__gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target,
+                                   symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
+                                   uint64_t *fetched_p);
+
+symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p);
+symmem_status_t symmem__gpu_unregister_external(gpu_t *g, void *sym, size_t size);
+
+#endif

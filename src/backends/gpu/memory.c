@@ -1,0 +1,101 @@
+/* The symmetric heap: nvshmem_malloc and nvshmem_free behind an agreement on
+ * the size, the agreement itself (an fcollect of one int64 through two
+ * symmetric buffers made at init), and which memory is device memory on
+ * this PE's GPU. */
+#include "gpu.h"
+
+static int in_heap(gpu_t *g, const void *ptr)
+{
+    return (uintptr_t)ptr >= g->heap_lo && (uintptr_t)ptr < g->heap_hi;
+}
+
+int symmem__gpu_is_device_memory(gpu_t *g, const void *ptr)
+{
+    if (in_heap(g, ptr)) return 1; /* no driver call */
+    unsigned int type = 0;
+    if (libs.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                   (cu_deviceptr_t)ptr) != 0)
+        return 0; /* unregistered host memory */
+    return type == CU_MEMORYTYPE_DEVICE;
+}
+
+int symmem__gpu_is_on_this_gpu(gpu_t *g, const void *device_ptr)
+{
+    if (in_heap(g, device_ptr)) return 1;
+    int ordinal = -1;
+    return libs.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                      (cu_deviceptr_t)device_ptr) == 0 &&
+           ordinal == g->device;
+}
+
+void symmem__gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p)
+{
+    *start_p = g->heap_lo;
+    *size_p = g->heap_hi - g->heap_lo;
+}
+
+symmem_status_t symmem__gpu_agree(gpu_t *g, const char *call, int64_t value, int64_t *values)
+{
+    CU(call, libs.cuMemcpy((cu_deviceptr_t)g->agree_in, (cu_deviceptr_t)&value, sizeof(value)));
+    int (*fcollect)(nv_team_t, int64_t *, const int64_t *, size_t, nv_stream_t) =
+        (int (*)(nv_team_t, int64_t *, const int64_t *, size_t, nv_stream_t))
+            symmem__gpu_libs_symbol(&libs, "nvshmemx_int64_fcollect_on_stream");
+    if (fcollect == NULL)
+        return ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM has no nvshmemx_int64_fcollect_on_stream",
+                     call);
+    fcollect(0, g->agree_all, g->agree_in, 1, g->stream);
+    symmem_status_t status = symmem__gpu_drain(g, call);
+    if (status != SYMMEM_OK) return status;
+    CU(call, libs.cuMemcpy((cu_deviceptr_t)values, (cu_deviceptr_t)g->agree_all,
+                           sizeof(int64_t) * (size_t)g->boot.nranks));
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem__gpu_agree_on_size(gpu_t *g, const char *call, size_t size)
+{
+    int64_t values[g->boot.nranks];
+    symmem_status_t status = symmem__gpu_agree(g, call, (int64_t)size, values);
+    for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
+        if (values[pe] != (int64_t)size)
+            status = ERROR(SYMMEM_ERR_MISMATCH,
+                           "%s: size must be the same on every PE, but PE %d asked for %lld "
+                           "bytes and this PE for %zu",
+                           call, pe, (long long)values[pe], size);
+    return status;
+}
+
+symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, void **ptr_p)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    symmem_status_t status = symmem__gpu_agree_on_size(g, "malloc", size);
+    if (status == SYMMEM_OK && size > 0) {
+        *ptr_p = libs.malloc(size);
+        uintptr_t start = (uintptr_t)*ptr_p;
+        if (start != 0 && (g->heap_lo == 0 || start < g->heap_lo)) g->heap_lo = start;
+        if (start != 0 && start + size > g->heap_hi) g->heap_hi = start + size;
+        if (*ptr_p == NULL)
+            status = ERROR(SYMMEM_ERR_NO_MEMORY,
+                           "malloc: nvshmem_malloc(%zu) failed: the symmetric heap is full "
+                           "(NVSHMEM_SYMMETRIC_SIZE sets its size)",
+                           size);
+    } else if (status == SYMMEM_OK) {
+        *ptr_p = NULL;
+    }
+    return symmem__gpu_leave(g, scope, status);
+}
+
+symmem_status_t symmem__gpu_free(gpu_t *g, void *ptr)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    libs.cuStreamSynchronize(g->stream);
+    libs.free(ptr);
+    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+}
+
+void *symmem__gpu_ptr(gpu_t *g, const void *ptr, int pe)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    void *peer = libs.ptr(ptr, pe);
+    symmem__gpu_leave(g, scope, SYMMEM_OK);
+    return peer;
+}

@@ -1,0 +1,94 @@
+/* One-sided copies: put and get (blocking or nbi) through NVSHMEM's
+ * on-stream forms, host memory on the private side staged through the
+ * scratch buffer; quiet and fence. */
+#include "gpu.h"
+
+typedef void (*nv_copy_func_t)(void *, const void *, size_t, int, nv_stream_t);
+
+/* put (is_put) or get; host memory on the private side goes through scratch. */
+static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func_t func,
+                            void *dst, const void *src, size_t nbytes, int pe,
+                            symmem_stream_t stream)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    int blocking;
+    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    const void *private_side = is_put ? src : dst;
+    symmem_status_t status = SYMMEM_OK;
+    if (symmem__gpu_is_device_memory(g, private_side)) {
+        func(dst, src, nbytes, pe, s);
+        if (blocking) {
+            libs.quiet_on_stream(s);
+            status = symmem__gpu_drain(g, call);
+        }
+        return symmem__gpu_leave(g, scope, status);
+    }
+    /* Host memory: one staged chunk at a time, each completed before the next. */
+    for (size_t done = 0; done < nbytes && status == SYMMEM_OK; done += GPU_SCRATCH_BYTES) {
+        size_t n = nbytes - done < GPU_SCRATCH_BYTES ? nbytes - done : GPU_SCRATCH_BYTES;
+        void *scratch = (void *)g->scratch;
+        cu_result_t rc = 0;
+        if (is_put) {
+            rc = libs.cuMemcpy(g->scratch, (cu_deviceptr_t)((const char *)src + done), n);
+            if (rc == 0) rc = libs.cuStreamSynchronize((nv_stream_t)0);
+            if (rc == 0) func((char *)dst + done, scratch, n, pe, s);
+        } else {
+            func(scratch, (const char *)src + done, n, pe, s);
+        }
+        if (rc != 0) {
+            status = symmem__gpu_cuda_error(call, "staging host memory", rc);
+            break;
+        }
+        libs.quiet_on_stream(s);
+        if (s == g->stream) {
+            status = symmem__gpu_drain(g, call);
+        } else if ((rc = libs.cuStreamSynchronize(s)) != 0) {
+            status = symmem__gpu_cuda_error(call, "cuStreamSynchronize", rc);
+        }
+        if (status == SYMMEM_OK && !is_put &&
+            (rc = libs.cuMemcpy((cu_deviceptr_t)((char *)dst + done), g->scratch, n)) != 0)
+            status = symmem__gpu_cuda_error(call, "copying to host memory", rc);
+    }
+    return symmem__gpu_leave(g, scope, status);
+}
+
+symmem_status_t symmem__gpu_put(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                                symmem_stream_t stream)
+{
+    return copy(g, "put", 1, libs.putmem_on_stream, dst, src, n, pe, stream);
+}
+
+symmem_status_t symmem__gpu_get(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                                symmem_stream_t stream)
+{
+    return copy(g, "get", 0, libs.getmem_on_stream, dst, src, n, pe, stream);
+}
+
+symmem_status_t symmem__gpu_put_nbi(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                                    symmem_stream_t stream)
+{
+    return copy(g, "put_nbi", 1, libs.putmem_nbi_on_stream, dst, src, n, pe, stream);
+}
+
+symmem_status_t symmem__gpu_get_nbi(gpu_t *g, void *dst, const void *src, size_t n, int pe,
+                                    symmem_stream_t stream)
+{
+    return copy(g, "get_nbi", 0, libs.getmem_nbi_on_stream, dst, src, n, pe, stream);
+}
+
+symmem_status_t symmem__gpu_quiet(gpu_t *g, symmem_stream_t stream)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    int blocking;
+    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    libs.quiet_on_stream(s);
+    symmem_status_t status = blocking ? symmem__gpu_drain(g, "quiet") : SYMMEM_OK;
+    return symmem__gpu_leave(g, scope, status);
+}
+
+symmem_status_t symmem__gpu_fence(gpu_t *g)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    libs.fence();
+    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+}

@@ -1,0 +1,72 @@
+/* Teams: NVSHMEM's splits and team_destroy; team_init through
+ * nvshmemx_team_init (NVSHMEM 3.3 and later), looked up by name so that an
+ * older NVSHMEM still loads. A team's handle is NVSHMEM's team number. */
+#include <string.h>
+
+#include "gpu.h"
+
+static symmem_status_t team_error(const char *call, int rc)
+{
+    return ERROR(SYMMEM_ERR_NO_MEMORY,
+                 "%s: NVSHMEM could not make the team (it returned %d); it keeps at most "
+                 "NVSHMEM_MAX_TEAMS teams (32 by default): destroy teams with team_destroy",
+                 call, rc);
+}
+
+symmem_status_t symmem__gpu_team_split_strided(gpu_t *g, const symmem_team_view_t *parent,
+                                               int start, int stride, int size, int in_team,
+                                               int *handle_p)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    nv_team_t team = -1;
+    int rc = libs.team_split_strided(parent->channel, start, stride, size, NULL, 0, &team);
+    *handle_p = in_team ? team : SYMMEM_TEAM_INVALID;
+    if (rc != 0) return symmem__gpu_leave(g, scope, team_error("team_split_strided", rc));
+    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+}
+
+symmem_status_t symmem__gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *parent,
+                                          int xrange, int *xhandle_p, int *yhandle_p)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    nv_team_t x = -1, y = -1;
+    int rc = libs.team_split_2d(parent->channel, xrange, NULL, 0, &x, NULL, 0, &y);
+    *xhandle_p = x;
+    *yhandle_p = y;
+    if (rc != 0) return symmem__gpu_leave(g, scope, team_error("team_split_2d", rc));
+    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+}
+
+symmem_status_t symmem__gpu_team_destroy(gpu_t *g, const symmem_team_view_t *team)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    libs.team_destroy(team->channel);
+    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+}
+
+/* nvshmemx_team_init: the members find each other by the key (NVSHMEM's
+ * team unique id), and each learns the others' world numbers afterwards. */
+symmem_status_t symmem__gpu_team_init(gpu_t *g, uint64_t key, int npes, int index,
+                                      int *members, int *handle_p)
+{
+    int (*team_init)(nv_team_t *, nv_team_config_t *, long, int, int) =
+        (int (*)(nv_team_t *, nv_team_config_t *, long, int, int))symmem__gpu_libs_symbol(
+            &libs, "nvshmemx_team_init");
+    int (*translate)(nv_team_t, int, nv_team_t) = (int (*)(nv_team_t, int, nv_team_t))
+        symmem__gpu_libs_symbol(&libs, "nvshmem_team_translate_pe");
+    if (team_init == NULL || translate == NULL)
+        return ERROR(SYMMEM_ERR_UNSUPPORTED,
+                     "team_init: this NVSHMEM has no nvshmemx_team_init (it came in NVSHMEM "
+                     "3.3); use team_split_strided or team_split_2d");
+    scope_t scope = symmem__gpu_enter(g);
+    nv_team_config_t config;
+    memset(&config, 0, sizeof(config));
+    config.version = NV_TEAM_CONFIG_VERSION;
+    config.uniqueid = key & ~(1ULL << 63); /* never NVSHMEM's "no id" (~0) */
+    nv_team_t team = -1;
+    int rc = team_init(&team, &config, NV_TEAM_CONFIG_MASK_UNIQUEID, npes, index);
+    if (rc != 0 || team < 0) return symmem__gpu_leave(g, scope, team_error("team_init", rc));
+    for (int i = 0; i < npes; i++) members[i] = translate(team, i, NV_TEAM_WORLD);
+    *handle_p = team;
+    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+}

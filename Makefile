@@ -10,7 +10,7 @@ LDLIBS := -pthread -ldl
 
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/backends/cpu/*.c)
 GPU_FILES := $(shell find src/backends/gpu -name '*.[ch]')
-ALL_FILES := $(shell find src include -name '*.[ch]')
+ALL_FILES := $(shell find src include -name "*.[ch]" -o -name "*.def")
 CORE_OBJ := $(patsubst src/%.c,build/obj/%.o,$(CORE_SRC))
 C_TESTS := $(patsubst tests/c/%.c,build/tests/%,$(wildcard tests/c/*.c))
 C_EXAMPLES := $(patsubst examples/%.c,build/examples/%,$(wildcard examples/*.c))
@@ -26,7 +26,7 @@ build/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h src/core/error.h cflags.
 	@mkdir -p build
 	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) -ldl
 
-build/obj/%.o: src/%.c cflags.txt $(wildcard include/symmem/*.h src/core/*.h src/backends/cpu/*.h)
+build/obj/%.o: src/%.c cflags.txt $(wildcard include/symmem/*.h src/core/*.h src/core/*.def src/backends/cpu/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

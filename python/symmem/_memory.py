@@ -54,19 +54,9 @@ _finalize_hooks.append(_free_leaks)
 
 
 def _address_of(obj, call, arg="array"):
-    """The start address and byte size of a contiguous array-like."""
-    if isinstance(obj, Buffer):
-        return obj.handle, obj.size
-    if isinstance(obj, np.ndarray) or hasattr(obj, "__cuda_array_interface__"):
-        flags = getattr(obj, "flags", None)
-        if flags is not None and not (flags.c_contiguous or flags.f_contiguous):
-            raise invalid(f"{call}: {arg} is not contiguous")
-    from symmem._resolver import resolve
-    try:
-        address, nbytes, *_ = resolve(obj)
-    except TypeError:
-        raise invalid(f"{call}: {arg} of type {type(obj).__name__} is not symmetric memory") from None
-    return address, nbytes
+    """The start address and byte size of a contiguous array-like (as put and
+    get read it: the C module's rule)."""
+    return _symmem.extent(obj, call, arg)
 
 
 def _backing_buffer(obj):

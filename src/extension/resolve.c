@@ -242,11 +242,35 @@ static PyObject *set_resolver(PyObject *module, PyObject *const *args, Py_ssize_
     Py_RETURN_NONE;
 }
 
+/* extent(obj, call, arg='array') -> (address, nbytes): the memory obj
+ * names, read as put and get read it, for the package's own checks. */
+static PyObject *extent(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    static const char *const names[] = {"obj", "call", "arg", NULL};
+    static const symmem__ext_params_t params = {"extent", names, 2, 3};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *v[3];
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0) return NULL;
+    const char *call = PyUnicode_AsUTF8(v[1]);
+    const char *arg = v[2] ? PyUnicode_AsUTF8(v[2]) : "array";
+    memory_t mem;
+    if (call == NULL || arg == NULL ||
+        symmem__ext_memory_resolve(st, v[0], 0, call, arg, &mem) < 0)
+        return NULL;
+    PyObject *result = Py_BuildValue("(Kn)", (unsigned long long)(uintptr_t)mem.ptr, mem.nbytes);
+    symmem__ext_memory_release(&mem);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("_set_resolver", set_resolver,
         "_set_resolver($module, resolver)\n--\n\n"
         "resolver(obj) -> (address, nbytes, itemsize, format, readonly[, keep]) for memory\n"
         "without the buffer protocol or __cuda_array_interface__; TypeError if not memory."),
+    SYMMEM__EXT_METHOD("extent", extent,
+        "extent($module, obj, call, arg='array')\n--\n\n"
+        "(address, nbytes) of the contiguous memory obj names; errors name call and arg."),
     {NULL, NULL, 0, NULL},
 };
 

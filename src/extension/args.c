@@ -111,6 +111,21 @@ int symmem__ext_as_u64(module_state_t *st, PyObject *obj, const char *call, cons
     return 0;
 }
 
+int symmem__ext_as_text(module_state_t *st, PyObject *obj, const char *call, const char *arg,
+                        int allow_none, const char **text_p)
+{
+    if (obj == NULL || (allow_none && obj == Py_None)) return 0;
+    const char *text = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
+    if (text == NULL) {
+        PyErr_Clear();
+        symmem__ext_raise_invalid(st, "%s: %s of type %s is not a str", call, arg,
+                                  Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    *text_p = text;
+    return 0;
+}
+
 int symmem__ext_as_pe(module_state_t *st, PyObject *obj, const char *call, const char *arg,
                       int *pe_p)
 {

@@ -54,6 +54,10 @@ int symmem__ext_as_team(module_state_t *st, PyObject *obj, const char *call, con
  * for the calls the core answers without an error (the team queries). */
 int symmem__ext_as_member_team(module_state_t *st, PyObject *obj, const char *call,
                                const char *arg, symmem_team_t *team_p);
+/* A str (a name: the backend, or the call= and arg= by which the package
+ * has errors name its own functions); None only where allow_none. */
+int symmem__ext_as_text(module_state_t *st, PyObject *obj, const char *call, const char *arg,
+                        int allow_none, const char **text_p);
 /* A ComparisonType (CMP_EQ .. CMP_GE); obj is required. */
 int symmem__ext_as_cmp(module_state_t *st, PyObject *obj, const char *call, symmem_cmp_t *cmp_p);
 /* A SignalOp (SIGNAL_SET or SIGNAL_ADD). */

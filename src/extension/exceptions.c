@@ -5,12 +5,13 @@
 #include "concepts.h"
 #include "errors.h"
 
-static int as_message(module_state_t *st, PyObject *obj, const char *call)
+/* The exception, once message is known to be a str. */
+static PyObject *exception_impl(module_state_t *st, const char *call, int status,
+                                PyObject *message)
 {
-    if (PyUnicode_Check(obj)) return 0;
-    symmem__ext_raise_invalid(st, "%s: message of type %s is not a str", call,
-                              Py_TYPE(obj)->tp_name);
-    return -1;
+    const char *text;
+    if (symmem__ext_as_text(st, message, call, "message", 0, &text) < 0) return NULL;
+    return symmem__ext_exception(st, (symmem_status_t)status, message);
 }
 
 static PyObject *exception(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -22,10 +23,9 @@ static PyObject *exception(PyObject *module, PyObject *const *args, Py_ssize_t n
     PyObject *v[2];
     int status;
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        symmem__ext_as_int(st, v[0], "exception", "status", &status) < 0 ||
-        as_message(st, v[1], "exception") < 0)
+        symmem__ext_as_int(st, v[0], "exception", "status", &status) < 0)
         return NULL;
-    return symmem__ext_exception(st, (symmem_status_t)status, v[1]);
+    return exception_impl(st, "exception", status, v[1]);
 }
 
 static PyObject *invalid(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -35,10 +35,8 @@ static PyObject *invalid(PyObject *module, PyObject *const *args, Py_ssize_t nar
     static const symmem__ext_params_t params = {"invalid", names, 1, 1};
     module_state_t *st = symmem__ext_state(module);
     PyObject *message;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &message) < 0 ||
-        as_message(st, message, "invalid") < 0)
-        return NULL;
-    return symmem__ext_exception(st, SYMMEM_ERR_INVALID, message);
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &message) < 0) return NULL;
+    return exception_impl(st, "invalid", SYMMEM_ERR_INVALID, message);
 }
 
 static PyObject *require_initialized(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -47,10 +45,12 @@ static PyObject *require_initialized(PyObject *module, PyObject *const *args, Py
     static const char *const names[] = {"call", NULL};
     static const symmem__ext_params_t params = {"require_initialized", names, 1, 1};
     module_state_t *st = symmem__ext_state(module);
-    PyObject *call;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &call) < 0) return NULL;
-    const char *name = PyUnicode_AsUTF8(call);
-    if (name == NULL || symmem__ext_require_initialized(st, name) < 0) return NULL;
+    PyObject *obj;
+    const char *call = "require_initialized";
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &obj) < 0 ||
+        symmem__ext_as_text(st, obj, call, "call", 0, &call) < 0 ||
+        symmem__ext_require_initialized(st, call) < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 

@@ -41,13 +41,9 @@ static PyObject *init(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
         symmem__ext_as_int(st, v[1], "init", "rank", &rank) < 0 ||
         symmem__ext_as_int(st, v[2], "init", "nranks", &nranks) < 0 ||
+        symmem__ext_as_text(st, v[3], "init", "backend", 1, &backend) < 0 ||
         symmem__ext_as_int(st, v[4], "init", "device", &device) < 0)
         return NULL;
-    if (v[3] != NULL && v[3] != Py_None && (backend = PyUnicode_AsUTF8(v[3])) == NULL) {
-        PyErr_Clear();
-        return symmem__ext_raise_invalid(st, "init: backend of type %s is not a str",
-                                         Py_TYPE(v[3])->tp_name);
-    }
     if (v[0] == NULL || v[0] == Py_None) return init_impl(st, NULL, rank, nranks, backend, device);
     Py_buffer uid;
     if (PyObject_GetBuffer(v[0], &uid, PyBUF_SIMPLE) < 0) {

@@ -7,20 +7,6 @@
 #include "concepts.h"
 #include "errors.h"
 
-/* The call= argument: a str, or the default. */
-static int as_call(module_state_t *st, PyObject *obj, const char **call_p)
-{
-    if (obj == NULL) return 0;
-    const char *call = PyUnicode_Check(obj) ? PyUnicode_AsUTF8(obj) : NULL;
-    if (call == NULL) {
-        PyErr_Clear();
-        symmem__ext_raise_invalid(st, "%s: call must be a str", *call_p);
-        return -1;
-    }
-    *call_p = call;
-    return 0;
-}
-
 static PyObject *malloc_impl(module_state_t *st, Py_ssize_t size, const char *call)
 {
     void *ptr = NULL;
@@ -42,7 +28,8 @@ static PyObject *py_malloc(PyObject *module, PyObject *const *args, Py_ssize_t n
     const char *call = "malloc";
     long long size = 0;
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        as_call(st, v[1], &call) < 0 || symmem__ext_require_initialized(st, call) < 0 ||
+        symmem__ext_as_text(st, v[1], call, "call", 0, &call) < 0 ||
+        symmem__ext_require_initialized(st, call) < 0 ||
         symmem__ext_as_long(st, v[0], call, "size", &size) < 0)
         return NULL;
     if (size < 0) return symmem__ext_raise_invalid(st, "%s: size=%lld must be >= 0", call, size);
@@ -112,7 +99,7 @@ static PyObject *register_external(PyObject *module, PyObject *const *args, Py_s
     uint64_t address = 0;
     long long size = 0;
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        as_call(st, v[2], &call) < 0 ||
+        symmem__ext_as_text(st, v[2], call, "call", 0, &call) < 0 ||
         symmem__ext_as_u64(st, v[0], call, "address", &address) < 0 ||
         symmem__ext_as_long(st, v[1], call, "size", &size) < 0)
         return NULL;
@@ -151,7 +138,8 @@ static PyObject *peer_buffer(PyObject *module, PyObject *const *args, Py_ssize_t
     const char *call = "get_peer_buffer", *arg = "pe";
     int pe = 0;
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        as_call(st, v[2], &call) < 0 || as_call(st, v[3], &arg) < 0 ||
+        symmem__ext_as_text(st, v[2], call, "call", 0, &call) < 0 ||
+        symmem__ext_as_text(st, v[3], call, "arg", 0, &arg) < 0 ||
         symmem__ext_require_initialized(st, call) < 0)
         return NULL;
     if (!PyObject_TypeCheck(v[0], st->buffer_type))

@@ -251,11 +251,11 @@ static PyObject *extent(PyObject *module, PyObject *const *args, Py_ssize_t narg
     static const symmem__ext_params_t params = {"extent", names, 2, 3};
     module_state_t *st = symmem__ext_state(module);
     PyObject *v[3];
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0) return NULL;
-    const char *call = PyUnicode_AsUTF8(v[1]);
-    const char *arg = v[2] ? PyUnicode_AsUTF8(v[2]) : "array";
+    const char *call = "extent", *arg = "array";
     memory_t mem;
-    if (call == NULL || arg == NULL ||
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_text(st, v[1], call, "call", 0, &call) < 0 ||
+        symmem__ext_as_text(st, v[2], call, "arg", 0, &arg) < 0 ||
         symmem__ext_memory_resolve(st, v[0], 0, call, arg, &mem) < 0)
         return NULL;
     PyObject *result = Py_BuildValue("(Kn)", (unsigned long long)(uintptr_t)mem.ptr, mem.nbytes);

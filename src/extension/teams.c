@@ -59,10 +59,10 @@ static PyObject *check_team(PyObject *module, PyObject *const *args, Py_ssize_t 
     module_state_t *st = symmem__ext_state(module);
     PyObject *v[3];
     symmem_team_t team = 0;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0) return NULL;
-    const char *call = PyUnicode_AsUTF8(v[1]);
-    const char *arg = v[2] ? PyUnicode_AsUTF8(v[2]) : "team";
-    if (call == NULL || arg == NULL ||
+    const char *call = "check_team", *arg = "team";
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_text(st, v[1], call, "call", 0, &call) < 0 ||
+        symmem__ext_as_text(st, v[2], call, "arg", 0, &arg) < 0 ||
         symmem__ext_as_member_team(st, v[0], call, arg, &team) < 0)
         return NULL;
     return PyLong_FromLong(team);

@@ -1,15 +1,13 @@
-"""The enumerations of the NVSHMEM4Py API, with the same names and values."""
+"""The enumerations of the NVSHMEM4Py API, with the same names and values.
+Teams, SignalOp and ComparisonType are built from the C library's own
+constants (the C module's tables); InitStatus is the package's."""
 from enum import IntEnum
 
+from symmem import _symmem
 
-class Teams(IntEnum):
-    TEAM_INVALID = -1
-    TEAM_WORLD = 0
-    TEAM_SHARED = 1
-    TEAM_NODE = 2
-    TEAM_SAME_MYPE_NODE = 3
-    TEAM_SAME_GPU = 4
-    TEAM_GPU_LEADERS = 5
+Teams = IntEnum("Teams", _symmem.TEAMS, module=__name__)
+SignalOp = IntEnum("SignalOp", _symmem.SIGNAL_OPS, module=__name__)
+ComparisonType = IntEnum("ComparisonType", _symmem.COMPARISONS, module=__name__)
 
 
 class InitStatus(IntEnum):
@@ -19,17 +17,3 @@ class InitStatus(IntEnum):
     STATUS_LIMITED_MPG = 3
     STATUS_FULL_MPG = 4
     STATUS_INVALID = 5
-
-
-class SignalOp(IntEnum):
-    SIGNAL_SET = 9
-    SIGNAL_ADD = 10
-
-
-class ComparisonType(IntEnum):
-    CMP_EQ = 0
-    CMP_NE = 1
-    CMP_GT = 2
-    CMP_LE = 3
-    CMP_LT = 4
-    CMP_GE = 5

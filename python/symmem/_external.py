@@ -9,8 +9,8 @@ import warnings
 from symmem import _symmem
 from symmem._errors import invalid, require_initialized
 from symmem._lifecycle import _finalize_hooks
-from symmem._memory import (Buffer, _address_of, _external, _numpy_dtype, _renamed,
-                            _sequence, _wrap, buffer_of)
+from symmem._memory import (Buffer, _address_of, _external, _numpy_dtype, _sequence, _wrap,
+                            buffer_of)
 
 
 def _extent(obj, call):
@@ -27,10 +27,7 @@ def _extent(obj, call):
 def _register(obj, call):
     require_initialized(call)
     address, size = _extent(obj, call)
-    try:
-        buf = _symmem.register_external(address, size)
-    except (_symmem.NvshmemInvalid, _symmem.NvshmemError, NotImplementedError) as error:
-        raise _renamed(error, "register_external", call) from None
+    buf = _symmem.register_external(address, size, call)
     _external[buf.handle] = (next(_sequence), buf, obj)  # keeps obj alive while registered
     return buf
 

@@ -1,5 +1,4 @@
 """init / finalize, unique ids, status and versions."""
-import os
 import warnings
 
 import numpy as np
@@ -75,7 +74,7 @@ class Version:
 
 
 def get_version():
-    backend = _symmem.backend_name() or os.environ.get("SYMMEM_BACKEND", "auto")
+    backend = _symmem.backend_name() or _symmem.env("SYMMEM_BACKEND")
     return Version(backend)
 
 
@@ -134,8 +133,6 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
     if initializer_method not in INITIALIZER_METHODS:
         raise invalid(f"init: initializer_method={initializer_method!r} is not one of "
                       f"{', '.join(repr(m) for m in INITIALIZER_METHODS)}")
-    if backend is not None and backend not in ("cpu", "gpu", "auto"):
-        raise invalid(f"init: backend={backend!r} is not one of 'cpu', 'gpu', 'auto'")
     ordinal = _device_ordinal(device)
     if initializer_method in ("mpi", "emulated_mpi"):
         uid, rank, nranks = _uid_over_mpi(mpi_comm)
@@ -143,10 +140,7 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
         if not isinstance(uid, UniqueID):
             raise invalid(f"init: initializer_method='uid' needs uid=get_unique_id(), got "
                           f"{type(uid).__name__}")
-        if not isinstance(nranks, int) or isinstance(nranks, bool) or nranks < 1:
-            raise invalid(f"init: nranks={nranks!r} must be an int >= 1")
-        if not isinstance(rank, int) or isinstance(rank, bool) or not 0 <= rank < nranks:
-            raise invalid(f"init: rank={rank!r} must be an int in [0, nranks={nranks})")
+        # rank and nranks are checked by the C library.
         _symmem.init(uid=bytes(uid), rank=rank, nranks=nranks, backend=backend, device=ordinal)
     else:
         _symmem.init(backend=backend, device=ordinal)

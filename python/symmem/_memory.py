@@ -20,22 +20,6 @@ _external = {}
 _sequence = itertools.count()
 
 
-def _renamed(error, old, new):
-    """error with the call name in its message changed from old to new (the
-    call the program made), keeping its type and status."""
-    text = str(error)
-    for before in (f"] {old}: ", f"{old}: "):
-        if before in text:
-            text = text.replace(before, before.replace(f"{old}: ", f"{new}: "), 1)
-            break
-    else:
-        return error
-    renamed = type(error)(text)
-    renamed.msg = text
-    renamed.status = getattr(error, "status", None)
-    return renamed
-
-
 def buffer(size, release=False, except_on_del=True):
     """A Buffer of size bytes on every PE's symmetric heap (collective)."""
     return _allocate(size, release, "buffer")
@@ -43,13 +27,7 @@ def buffer(size, release=False, except_on_del=True):
 
 def _allocate(size, release, call):
     """buffer() for the factory named call (which error messages name)."""
-    require_initialized(call)
-    if isinstance(size, bool) or not isinstance(size, (int, np.integer)):
-        raise invalid(f"{call}: size={size!r} must be an int")
-    try:
-        buf = _symmem.malloc(int(size))
-    except (_symmem.NvshmemInvalid, _symmem.NvshmemError) as error:
-        raise _renamed(error, "malloc", call) from None
+    buf = _symmem.malloc(size, call)
     if buf.size:  # size 0 allocates nothing (handle 0): nothing to track or free
         _live[buf.handle] = (next(_sequence), buf, release)
     return buf
@@ -57,9 +35,6 @@ def _allocate(size, release, call):
 
 def free(buf):
     """Free a Buffer made by buffer() (collective)."""
-    require_initialized("free")
-    if not isinstance(buf, Buffer):
-        raise invalid(f"free: expected a symmem Buffer, got {type(buf).__name__}")
     _symmem.free(buf)
     _live.pop(buf.handle, None)
 
@@ -79,19 +54,9 @@ _finalize_hooks.append(_free_leaks)
 
 
 def _address_of(obj, call, arg="array"):
-    """The start address and byte size of a contiguous array-like."""
-    if isinstance(obj, Buffer):
-        return obj.handle, obj.size
-    if isinstance(obj, np.ndarray) or hasattr(obj, "__cuda_array_interface__"):
-        flags = getattr(obj, "flags", None)
-        if flags is not None and not (flags.c_contiguous or flags.f_contiguous):
-            raise invalid(f"{call}: {arg} is not contiguous")
-    from symmem._resolver import resolve
-    try:
-        address, nbytes, *_ = resolve(obj)
-    except TypeError:
-        raise invalid(f"{call}: {arg} of type {type(obj).__name__} is not symmetric memory") from None
-    return address, nbytes
+    """The start address and byte size of a contiguous array-like (as put and
+    get read it: the C module's rule)."""
+    return _symmem.extent(obj, call, arg)
 
 
 def _backing_buffer(obj):
@@ -217,19 +182,7 @@ def array_get_buffer(arr):
 
 def get_peer_buffer(buf, pe):
     """A Buffer through which this PE loads and stores PE pe's copy of buf."""
-    require_initialized("get_peer_buffer")
-    if not isinstance(buf, Buffer):
-        raise invalid(f"get_peer_buffer: expected a symmem Buffer, got {type(buf).__name__}")
-    return _symmem.peer_buffer(buf, check_peer(pe, "get_peer_buffer"))
-
-
-def check_peer(pe, call, arg="pe"):
-    """pe as an int in [0, n_pes), or NvshmemInvalid naming call."""
-    if isinstance(pe, bool) or not isinstance(pe, (int, np.integer)):
-        raise invalid(f"{call}: {arg}={pe!r} must be an int")
-    if not 0 <= pe < _symmem.n_pes():
-        raise invalid(f"{call}: {arg}={pe} is outside [0, {_symmem.n_pes()})")
-    return int(pe)
+    return _symmem.peer_buffer(buf, pe)
 
 
 def get_peer_array(arr, pe):
@@ -237,6 +190,6 @@ def get_peer_array(arr, pe):
     whole, offset = buffer_of(arr, "get_peer_array")
     if not hasattr(arr, "dtype") or not hasattr(arr, "flags"):
         raise invalid(f"get_peer_array: expected a NumPy or CuPy array, got {type(arr).__name__}")
-    peer = _symmem.peer_buffer(whole, check_peer(pe, "get_peer_array"))
+    peer = _symmem.peer_buffer(whole, pe, "get_peer_array")
     flat = _wrap(peer, np.dtype(arr.dtype), arr.size, offset)
     return flat.reshape(arr.shape, order="F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C")

@@ -1,21 +1,9 @@
 """Memory the C module cannot read through the buffer protocol: torch
 tensors, __cuda_array_interface__, __array_interface__ and DLPack producers.
-resolve(obj) -> (address, nbytes, itemsize, format, readonly, keepalive)."""
+resolve(obj) -> (address, nbytes, itemsize, format, readonly, keepalive).
+format is the dtype's name ('float32', 'bfloat16'; NumPy's and torch's
+names are the library's): the C module maps names to dtypes."""
 import numpy as np
-
-_TORCH_FORMATS = {
-    "float16": "e", "bfloat16": "bfloat16", "float32": "f", "float64": "d",
-    "int8": "b", "int16": "h", "int32": "i", "int64": "q",
-    "uint8": "B", "uint16": "H", "uint32": "I", "uint64": "Q", "bool": "?",
-}
-
-
-def _format_of_typestr(typestr):
-    """'<f4' -> 'f' via NumPy; bfloat16 has no typestr of its own."""
-    try:
-        return np.dtype(typestr).char
-    except TypeError:
-        return "B"
 
 
 def _dense(dims, itemsize):
@@ -38,19 +26,18 @@ def _from_interface(obj, interface):
         dims = list(zip(shape, strides))
         if not (_dense(reversed(dims), dtype.itemsize) or _dense(dims, dtype.itemsize)):
             raise TypeError("not contiguous")  # neither C nor Fortran order
-    # bfloat16 (ml_dtypes) has no struct code: its interface says only '<V2'.
+    # bfloat16 (ml_dtypes) has no typestr of its own: its interface says only '<V2'.
     own = getattr(obj, "dtype", None)
-    fmt = "bfloat16" if getattr(own, "name", None) == "bfloat16" else dtype.char
-    return address, count * dtype.itemsize, dtype.itemsize, fmt, bool(readonly), obj
+    name = own.name if isinstance(own, np.dtype) else dtype.name
+    return address, count * dtype.itemsize, dtype.itemsize, name, bool(readonly), obj
 
 
 def _from_torch(tensor):
     if not tensor.is_contiguous():
         raise TypeError("tensor is not contiguous")
     name = str(tensor.dtype).replace("torch.", "")
-    fmt = _TORCH_FORMATS.get(name, "B")
     size = tensor.element_size()
-    return tensor.data_ptr(), tensor.numel() * size, size, fmt, False, tensor
+    return tensor.data_ptr(), tensor.numel() * size, size, name, False, tensor
 
 
 def resolve(obj):
@@ -67,5 +54,5 @@ def resolve(obj):
         if not (view.flags.c_contiguous or view.flags.f_contiguous):
             raise TypeError("not contiguous")
         return (view.__array_interface__["data"][0], view.nbytes, view.itemsize,
-                view.dtype.char, not view.flags.writeable, view)
+                view.dtype.name, not view.flags.writeable, view)
     raise TypeError(f"{type(obj).__name__} is not memory")

@@ -3,11 +3,14 @@
  * the Buffer alive and never frees symmetric memory. */
 #include <stddef.h>
 
+#include "args.h"
+#include "buffer.h"
+#include "concepts.h"
 #include "dlpack.h"
-#include "symmem_python.h"
+#include "errors.h"
 
-PyObject *buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe, int owner,
-                     PyObject *base)
+PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe,
+                                 int owner, PyObject *base)
 {
     buffer_object_t *buf = PyObject_GC_New(buffer_object_t, st->buffer_type);
     if (buf == NULL) return NULL;
@@ -45,22 +48,22 @@ static void buffer_dealloc(buffer_object_t *self)
 }
 
 /* A peer view is dead once the Buffer it views has been freed. */
-static int buffer_usable(buffer_object_t *self)
+int symmem__ext_buffer_usable(const buffer_object_t *buf)
 {
-    if (self->freed) return 0;
-    if (self->base != NULL && ((buffer_object_t *)self->base)->freed) return 0;
+    if (buf->freed) return 0;
+    if (buf->base != NULL && ((buffer_object_t *)buf->base)->freed) return 0;
     return 1;
 }
 
 static module_state_t *state_of(buffer_object_t *self)
 {
-    return module_state(PyType_GetModule(Py_TYPE(self)));
+    return symmem__ext_state(PyType_GetModule(Py_TYPE(self)));
 }
 
 static int buffer_getbuffer(buffer_object_t *self, Py_buffer *view, int flags)
 {
-    if (!buffer_usable(self)) {
-        raise_invalid(state_of(self), "Buffer: the memory at 0x%llx was freed",
+    if (!symmem__ext_buffer_usable(self)) {
+        symmem__ext_raise_invalid(state_of(self), "Buffer: the memory at 0x%llx was freed",
                       (unsigned long long)(uintptr_t)self->ptr);
         return -1;
     }
@@ -108,8 +111,9 @@ static PyObject *buffer_get_cai(buffer_object_t *self, void *closure)
                         "__cuda_array_interface__: this Buffer is host memory");
         return NULL;
     }
-    if (!buffer_usable(self))
-        return raise_invalid(state_of(self), "__cuda_array_interface__: the Buffer was freed");
+    if (!symmem__ext_buffer_usable(self))
+        return symmem__ext_raise_invalid(state_of(self),
+                                         "__cuda_array_interface__: the Buffer was freed");
     return Py_BuildValue("{s:(n),s:s,s:(KO),s:i,s:O,s:O}", "shape", self->size, "typestr", "|u1",
                          "data", (unsigned long long)(uintptr_t)self->ptr, Py_False, "version",
                          3, "strides", Py_None, "stream", Py_None);
@@ -124,7 +128,7 @@ static PyObject *buffer_get_pe(buffer_object_t *self, void *closure)
 static PyObject *buffer_get_freed(buffer_object_t *self, void *closure)
 {
     (void)closure;
-    return PyBool_FromLong(!buffer_usable(self));
+    return PyBool_FromLong(!symmem__ext_buffer_usable(self));
 }
 
 /* ---- DLPack ---- */
@@ -169,18 +173,15 @@ static void capsule_destructor(PyObject *capsule)
     }
 }
 
-static PyObject *buffer_dlpack(buffer_object_t *self, PyObject *args, PyObject *kwargs)
+static PyObject *buffer_dlpack_impl(buffer_object_t *self, PyObject *max_version,
+                                    PyObject *copy)
 {
-    static char *keywords[] = {"stream", "max_version", "dl_device", "copy", NULL};
-    PyObject *stream = Py_None, *max_version = Py_None, *dl_device = Py_None, *copy = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$OOOO:__dlpack__", keywords, &stream,
-                                     &max_version, &dl_device, &copy))
-        return NULL;
     module_state_t *st = state_of(self);
-    if (!buffer_usable(self)) return raise_invalid(st, "__dlpack__: the Buffer was freed");
+    if (!symmem__ext_buffer_usable(self))
+        return symmem__ext_raise_invalid(st, "__dlpack__: the Buffer was freed");
     if (copy == Py_True)
-        return raise_invalid(st, "__dlpack__: copy=True is not supported: a copy would not "
-                                 "be symmetric memory");
+        return symmem__ext_raise_invalid(st, "__dlpack__: copy=True is not supported: a copy "
+                                             "would not be symmetric memory");
     int versioned = 0;
     if (max_version != Py_None) {
         long major = PyLong_AsLong(PyTuple_GetItem(max_version, 0));
@@ -218,6 +219,18 @@ static PyObject *buffer_dlpack(buffer_object_t *self, PyObject *args, PyObject *
     return capsule;
 }
 
+/* __dlpack__(*, stream=None, max_version=None, dl_device=None, copy=None):
+ * the stream needs no ordering (the memory is ready) and dl_device no copy. */
+static PyObject *buffer_dlpack(buffer_object_t *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    static const char *const names[] = {"stream", "max_version", "dl_device", "copy", NULL};
+    static const symmem__ext_params_t params = {"__dlpack__", names, 0, 0};
+    PyObject *v[4];
+    if (symmem__ext_parse(state_of(self), &params, args, nargs, kwnames, v) < 0) return NULL;
+    return buffer_dlpack_impl(self, v[1] ? v[1] : Py_None, v[3] ? v[3] : Py_None);
+}
+
 static PyObject *buffer_dlpack_device(buffer_object_t *self, PyObject *unused)
 {
     (void)unused;
@@ -232,7 +245,7 @@ static PyObject *buffer_repr(buffer_object_t *self)
     snprintf(address, sizeof(address), "0x%llx", (unsigned long long)(uintptr_t)self->ptr);
     return PyUnicode_FromFormat("<symmem.Buffer %s%s size=%zd pe=%d%s>",
                                 self->owner ? "" : "peer view ", address, self->size, self->pe,
-                                buffer_usable(self) ? "" : " freed");
+                                symmem__ext_buffer_usable(self) ? "" : " freed");
 }
 
 static PyGetSetDef buffer_getset[] = {
@@ -248,14 +261,17 @@ static PyGetSetDef buffer_getset[] = {
 };
 
 static PyMethodDef buffer_methods[] = {
-    {"__dlpack__", (PyCFunction)(void (*)(void))buffer_dlpack, METH_VARARGS | METH_KEYWORDS,
-     "DLPack capsule over the bytes (a 1-D uint8 tensor)."},
-    {"__dlpack_device__", (PyCFunction)buffer_dlpack_device, METH_NOARGS, "(device_type, id)"},
+    SYMMEM__EXT_METHOD("__dlpack__", buffer_dlpack,
+        "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n"
+        "--\n\nA DLPack capsule over the bytes (a 1-D uint8 tensor)."),
+    SYMMEM__EXT_NOARGS("__dlpack_device__", buffer_dlpack_device,
+        "__dlpack_device__($self, /)\n--\n\n(device_type, device_id) of the memory."),
     {NULL, NULL, 0, NULL},
 };
 
 static PyType_Slot buffer_slots[] = {
-    {Py_tp_doc, "Symmetric memory: .handle, .size, .device; buffer protocol and DLPack."},
+    {Py_tp_doc, "Buffer()\n--\n\nSymmetric memory: .handle, .size, .device; buffer protocol "
+                "and DLPack. Made by symmem.buffer(), never directly."},
     {Py_tp_dealloc, buffer_dealloc},
     {Py_tp_traverse, buffer_traverse},
     {Py_tp_clear, buffer_clear},
@@ -269,8 +285,16 @@ static PyType_Slot buffer_slots[] = {
 static PyType_Spec buffer_spec = {
     .name = "symmem.Buffer",
     .basicsize = sizeof(buffer_object_t),
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE,
+    /* Not instantiable: a Buffer made by Buffer() would have no memory. */
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE |
+             Py_TPFLAGS_DISALLOW_INSTANTIATION,
     .slots = buffer_slots,
 };
 
-PyType_Spec *buffer_type_spec(void) { return &buffer_spec; }
+int symmem__ext_buffer_exec(PyObject *module)
+{
+    module_state_t *st = symmem__ext_state(module);
+    st->buffer_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &buffer_spec, NULL);
+    if (st->buffer_type == NULL) return -1;
+    return PyModule_AddObjectRef(module, "Buffer", (PyObject *)st->buffer_type);
+}

@@ -1,3 +1,4 @@
+/* The object cache of object_cache.h: one slot per address hash. */
 #include "object_cache.h"
 
 #include <string.h>
@@ -7,7 +8,7 @@ static size_t slot_of(PyObject *obj)
     return ((uintptr_t)obj >> 4) % OBJECT_CACHE_SIZE;
 }
 
-const cache_entry_t *object_cache_find(const object_cache_t *cache, PyObject *obj)
+const cache_entry_t *symmem__ext_object_cache_find(const object_cache_t *cache, PyObject *obj)
 {
     const cache_entry_t *entry = &cache->entries[slot_of(obj)];
     if (entry->ref == NULL) return NULL;
@@ -21,7 +22,8 @@ static int may_cache(PyObject *obj)
     return type->tp_weaklistoffset != 0 && strncmp(type->tp_name, "torch.", 6) != 0;
 }
 
-void object_cache_store(object_cache_t *cache, PyObject *obj, const cache_entry_t *value)
+void symmem__ext_object_cache_store(object_cache_t *cache, PyObject *obj,
+                                    const cache_entry_t *value)
 {
     if (!may_cache(obj)) return;
     PyObject *ref = PyWeakref_NewRef(obj, NULL);
@@ -35,7 +37,7 @@ void object_cache_store(object_cache_t *cache, PyObject *obj, const cache_entry_
     entry->ref = ref;
 }
 
-void object_cache_clear(object_cache_t *cache)
+void symmem__ext_object_cache_clear(object_cache_t *cache)
 {
     for (size_t i = 0; i < OBJECT_CACHE_SIZE; i++) Py_CLEAR(cache->entries[i].ref);
 }

@@ -25,9 +25,10 @@ typedef struct {
 } object_cache_t;
 
 /* The entry for obj, or NULL. */
-const cache_entry_t *object_cache_find(const object_cache_t *cache, PyObject *obj);
+const cache_entry_t *symmem__ext_object_cache_find(const object_cache_t *cache, PyObject *obj);
 /* Remembers value for obj if obj's type may be cached (no error either way). */
-void object_cache_store(object_cache_t *cache, PyObject *obj, const cache_entry_t *value);
-void object_cache_clear(object_cache_t *cache);
+void symmem__ext_object_cache_store(object_cache_t *cache, PyObject *obj,
+                                    const cache_entry_t *value);
+void symmem__ext_object_cache_clear(object_cache_t *cache);
 
 #endif

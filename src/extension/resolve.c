@@ -1,10 +1,14 @@
-/* Turning Python objects into memory and streams, the way mpi4py does:
- * our Buffer, then the buffer protocol, then a Python fallback (torch,
- * __cuda_array_interface__, __dlpack__) registered by the package. */
+/* Python objects turned into memory, the way mpi4py does: our Buffer, then
+ * the buffer protocol, then __cuda_array_interface__ read in C, then a
+ * Python fallback (torch, __dlpack__) the package registers with
+ * _set_resolver. */
 #include <stdlib.h>
-#include <string.h>
 
-#include "symmem_python.h"
+#include "args.h"
+#include "buffer.h"
+#include "concepts.h"
+#include "errors.h"
+#include "resolve.h"
 
 static void set_format(memory_t *mem, const char *format)
 {
@@ -12,7 +16,18 @@ static void set_format(memory_t *mem, const char *format)
     while (format && (*format == '@' || *format == '=' || *format == '<' || *format == '>' ||
                       *format == '!'))
         format++;
-    snprintf(mem->format, sizeof(mem->format), "%s", format && *format ? format : "B");
+    if (format == NULL || *format == '\0') format = "B";
+    /* A plain copy: snprintf would cost a quarter of a small put. */
+    size_t n = strnlen(format, sizeof(mem->format) - 1);
+    memcpy(mem->format, format, n);
+    mem->format[n] = '\0';
+}
+
+static int not_contiguous(module_state_t *st, const char *call, const char *arg)
+{
+    symmem__ext_raise_invalid(st, "%s: %s is not contiguous (pass a contiguous array or slice)",
+                              call, arg);
+    return -1;
 }
 
 static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable,
@@ -38,7 +53,7 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     }
     if (writable && readonly) {
         Py_DECREF(result);
-        raise_invalid(st, "%s: %s (%s) is read-only", call, arg, Py_TYPE(obj)->tp_name);
+        symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only", call, arg, Py_TYPE(obj)->tp_name);
         return -1;
     }
     mem->ptr = (char *)(uintptr_t)address;
@@ -48,11 +63,11 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     mem->keep = result; /* holds whatever the resolver says keeps the memory alive */
     return 0;
 unsupported:
-    raise_invalid(st,
-                  "%s: %s of type %s is not memory symmem understands (expected a symmem "
-                  "Buffer, an array, a tensor, or an object with the buffer protocol, "
-                  "__cuda_array_interface__ or __dlpack__)",
-                  call, arg, Py_TYPE(obj)->tp_name);
+    symmem__ext_raise_invalid(st,
+                              "%s: %s of type %s is not memory symmem understands (expected a "
+                              "symmem Buffer, an array, a tensor, or an object with the buffer "
+                              "protocol, __cuda_array_interface__ or __dlpack__)",
+                              call, arg, Py_TYPE(obj)->tp_name);
     return -1;
 }
 
@@ -124,12 +139,12 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, memor
             mem->ptr = (char *)(uintptr_t)address;
             mem->itemsize = atoi(text + 2);
             mem->nbytes = count * mem->itemsize;
-            snprintf(mem->format, sizeof(mem->format), "%s", format);
+            set_format(mem, format);
             mem->keep = Py_NewRef(obj);
             taken = 1;
             cache_entry_t entry = {NULL, mem->ptr, mem->nbytes, mem->itemsize, {0}};
             memcpy(entry.format, mem->format, sizeof(entry.format));
-            object_cache_store(&st->arrays, obj, &entry);
+            symmem__ext_object_cache_store(&st->arrays, obj, &entry);
         }
         PyErr_Clear();
     }
@@ -144,21 +159,19 @@ static int resolve_device_array(module_state_t *st, PyObject *obj, int writable,
     int found = resolve_cuda_array_interface(st, obj, mem);
     if (found > 0) return 0;
     if (found < 0) {
-        raise_invalid(st, "%s: %s is not contiguous (pass a contiguous array or slice)", call,
-                      arg);
-        return -1;
+        return not_contiguous(st, call, arg);
     }
     return resolve_with_fallback(st, obj, writable, call, arg, mem);
 }
 
-int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *call,
+int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *call,
                    const char *arg, memory_t *mem)
 {
     memset(mem, 0, sizeof(*mem));
     if (Py_IS_TYPE(obj, st->buffer_type)) {
         buffer_object_t *buf = (buffer_object_t *)obj;
-        if (buf->freed || (buf->base && ((buffer_object_t *)buf->base)->freed)) {
-            raise_invalid(st, "%s: %s is a Buffer that was freed", call, arg);
+        if (!symmem__ext_buffer_usable(buf)) {
+            symmem__ext_raise_invalid(st, "%s: %s is a Buffer that was freed", call, arg);
             return -1;
         }
         mem->ptr = buf->ptr;
@@ -167,7 +180,7 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
         set_format(mem, "B");
         return 0;
     }
-    const cache_entry_t *known = object_cache_find(&st->arrays, obj);
+    const cache_entry_t *known = symmem__ext_object_cache_find(&st->arrays, obj);
     if (known != NULL) {
         mem->ptr = known->ptr;
         mem->nbytes = known->nbytes;
@@ -189,8 +202,8 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
             PyObject *type, *value, *tb;
             PyErr_Fetch(&type, &value, &tb);
             PyObject *text = value ? PyObject_Str(value) : NULL;
-            raise_invalid(st, "%s: %s cannot be used: %s", call, arg,
-                          text ? PyUnicode_AsUTF8(text) : "buffer export failed");
+            symmem__ext_raise_invalid(st, "%s: %s cannot be used: %s", call, arg,
+                                      text ? PyUnicode_AsUTF8(text) : "buffer export failed");
             Py_XDECREF(text);
             Py_XDECREF(type);
             Py_XDECREF(value);
@@ -198,10 +211,8 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
             return -1;
         }
         if (!PyBuffer_IsContiguous(&mem->view, 'A')) {
-            memory_release(mem);
-            raise_invalid(st, "%s: %s is not contiguous (pass a contiguous array or slice)",
-                          call, arg);
-            return -1;
+            symmem__ext_memory_release(mem);
+            return not_contiguous(st, call, arg);
         }
         mem->ptr = mem->view.buf;
         mem->nbytes = mem->view.len;
@@ -212,96 +223,55 @@ int memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *
     return resolve_device_array(st, obj, writable, call, arg, mem);
 }
 
-void memory_release(memory_t *mem)
+void symmem__ext_memory_release(memory_t *mem)
 {
     if (mem->view.obj != NULL) PyBuffer_Release(&mem->view);
     Py_CLEAR(mem->keep);
 }
 
-int memory_dtype(const memory_t *mem)
+/* _set_resolver(resolver): the fallback for memory C does not read. */
+static PyObject *set_resolver(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
 {
-    const char *f = mem->format;
-    if (f[0] == '\0' || f[1] != '\0') {
-        /* Names a resolver may give for types without a struct code. */
-        if (strcmp(f, "bfloat16") == 0) return SYMMEM_DTYPE_BFLOAT16;
-        return -1;
-    }
-    Py_ssize_t size = mem->itemsize;
-    switch (f[0]) {
-    case '?': return SYMMEM_DTYPE_BOOL;
-    case 'e': return SYMMEM_DTYPE_FLOAT16;
-    case 'f': return SYMMEM_DTYPE_FLOAT32;
-    case 'd': return SYMMEM_DTYPE_FLOAT64;
-    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n':
-        return size == 1 ? SYMMEM_DTYPE_INT8 : size == 2 ? SYMMEM_DTYPE_INT16
-             : size == 4 ? SYMMEM_DTYPE_INT32 : size == 8 ? SYMMEM_DTYPE_INT64 : -1;
-    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N':
-        return size == 1 ? SYMMEM_DTYPE_UINT8 : size == 2 ? SYMMEM_DTYPE_UINT16
-             : size == 4 ? SYMMEM_DTYPE_UINT32 : size == 8 ? SYMMEM_DTYPE_UINT64 : -1;
-    default: return -1;
-    }
+    static const char *const names[] = {"resolver", NULL};
+    static const symmem__ext_params_t params = {"_set_resolver", names, 1, 1};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *resolver;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &resolver) < 0) return NULL;
+    Py_XSETREF(st->resolver, Py_NewRef(resolver));
+    Py_RETURN_NONE;
 }
 
-/* An int handle from an attribute or the __cuda_stream__ protocol. */
-static int stream_from_object(PyObject *obj, PyObject **handle_p)
+/* extent(obj, call, arg='array') -> (address, nbytes): the memory obj
+ * names, read as put and get read it, for the package's own checks. */
+static PyObject *extent(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
 {
-    if (PyObject_HasAttrString(obj, "__cuda_stream__")) {
-        PyObject *pair = PyObject_CallMethod(obj, "__cuda_stream__", NULL);
-        if (pair == NULL) return -1;
-        if (PyTuple_Check(pair) && PyTuple_GET_SIZE(pair) == 2) {
-            *handle_p = Py_NewRef(PyTuple_GET_ITEM(pair, 1));
-            Py_DECREF(pair);
-            return 0;
-        }
-        Py_DECREF(pair);
-        return 1;
-    }
-    static const char *const attributes[] = {"cuda_stream", "ptr", "handle", NULL};
-    for (int i = 0; attributes[i]; i++) {
-        if (!PyObject_HasAttrString(obj, attributes[i])) continue;
-        *handle_p = PyObject_GetAttrString(obj, attributes[i]);
-        return *handle_p == NULL ? -1 : 0;
-    }
-    return 1;
+    static const char *const names[] = {"obj", "call", "arg", NULL};
+    static const symmem__ext_params_t params = {"extent", names, 2, 3};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *v[3];
+    const char *call = "extent", *arg = "array";
+    memory_t mem;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_text(st, v[1], call, "call", 0, &call) < 0 ||
+        symmem__ext_as_text(st, v[2], call, "arg", 0, &arg) < 0 ||
+        symmem__ext_memory_resolve(st, v[0], 0, call, arg, &mem) < 0)
+        return NULL;
+    PyObject *result = Py_BuildValue("(Kn)", (unsigned long long)(uintptr_t)mem.ptr, mem.nbytes);
+    symmem__ext_memory_release(&mem);
+    return result;
 }
 
-int stream_resolve(module_state_t *st, PyObject *obj, const char *call, symmem_stream_t *out)
-{
-    if (obj == NULL || obj == Py_None) {
-        *out = SYMMEM_STREAM_NONE;
-        return 0;
-    }
-    const cache_entry_t *known = object_cache_find(&st->streams, obj);
-    if (known != NULL) {
-        *out = (symmem_stream_t)known->ptr;
-        return 0;
-    }
-    PyObject *handle = NULL;
-    if (PyLong_Check(obj)) {
-        handle = Py_NewRef(obj);
-    } else {
-        int rc = stream_from_object(obj, &handle);
-        if (rc < 0) return -1;
-        if (rc > 0 || !PyLong_Check(handle)) {
-            Py_XDECREF(handle);
-            raise_invalid(st,
-                          "%s: stream of type %s is not a stream (expected None, an int "
-                          "handle, or an object with __cuda_stream__, .cuda_stream or .ptr)",
-                          call, Py_TYPE(obj)->tp_name);
-            return -1;
-        }
-    }
-    unsigned long long value = PyLong_AsUnsignedLongLong(handle);
-    Py_DECREF(handle);
-    if (PyErr_Occurred()) {
-        PyErr_Clear();
-        raise_invalid(st, "%s: stream handle is not a valid (unsigned) integer", call);
-        return -1;
-    }
-    *out = (symmem_stream_t)(uintptr_t)value;
-    if (!PyLong_Check(obj)) {
-        cache_entry_t entry = {NULL, (char *)(uintptr_t)value, 0, 0, {0}};
-        object_cache_store(&st->streams, obj, &entry);
-    }
-    return 0;
-}
+static PyMethodDef methods[] = {
+    SYMMEM__EXT_METHOD("_set_resolver", set_resolver,
+        "_set_resolver($module, resolver)\n--\n\n"
+        "resolver(obj) -> (address, nbytes, itemsize, format, readonly[, keep]) for memory\n"
+        "without the buffer protocol or __cuda_array_interface__; TypeError if not memory."),
+    SYMMEM__EXT_METHOD("extent", extent,
+        "extent($module, obj, call, arg='array')\n--\n\n"
+        "(address, nbytes) of the contiguous memory obj names; errors name call and arg."),
+    {NULL, NULL, 0, NULL},
+};
+
+int symmem__ext_resolve_exec(PyObject *module) { return PyModule_AddFunctions(module, methods); }

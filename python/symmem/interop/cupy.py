@@ -1,16 +1,16 @@
 """CuPy arrays on the symmetric heap: device memory, so the gpu backend."""
 import numpy as np
 
-from symmem import _symmem
-from symmem import _memory
+from symmem import _memory, _symmem
+from symmem._errors import exception
 
 
 def _require_gpu(call):
     backend = _symmem.backend_name()
     if backend != "gpu":
-        raise NotImplementedError(
-            f"{call}: CuPy arrays need the gpu backend, but the running backend is "
-            f"{backend or 'none (not initialized)'}; use symmem.interop.numpy on cpu")
+        raise exception(_symmem.ERR_UNSUPPORTED,
+                        f"{call}: CuPy arrays need the gpu backend, but the running backend is "
+                        f"{backend or 'none (not initialized)'}; use symmem.interop.numpy on cpu")
 
 
 def array(shape, dtype="float32", release=False, morder="C"):

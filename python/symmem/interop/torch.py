@@ -3,7 +3,7 @@ import math
 
 from symmem import _symmem
 from symmem._errors import invalid
-from symmem._memory import _allocate, _shape_tuple, buffer_of, check_peer, free
+from symmem._memory import _allocate, _shape_tuple, buffer_of, free
 
 
 def _torch(call):
@@ -81,7 +81,7 @@ def get_peer_tensor(t, peer_pe):
     """A tensor over PE peer_pe's copy of t: stores land in its memory."""
     torch = _torch("get_peer_tensor")
     whole, offset = buffer_of(t, "get_peer_tensor", "tensor")
-    peer = _symmem.peer_buffer(whole, check_peer(peer_pe, "get_peer_tensor", "peer_pe"))
+    peer = _symmem.peer_buffer(whole, peer_pe, "get_peer_tensor", "peer_pe")
     nbytes = t.numel() * t.element_size()
     if _symmem.backend_name() == "gpu":
         raw = torch.from_dlpack(peer)[offset:offset + nbytes]

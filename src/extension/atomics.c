@@ -1,0 +1,128 @@
+/* Atomics on one element of any PE's copy of a symmetric array, and the
+ * table _symmem.ATOMIC_OPS the package builds its atomic_* functions from:
+ * (name, operands) by op code, so which op takes a value or a cond is
+ * written here only. */
+#include "args.h"
+#include "concepts.h"
+#include "dtypes.h"
+#include "elements.h"
+#include "errors.h"
+#include "resolve.h"
+
+enum { VALUE = 1, COND = 2, FETCHES = 4 };
+
+/* What each op takes and whether it returns the old value. */
+static const int shapes[SYMMEM_ATOMIC_COUNT] = {
+    [SYMMEM_ATOMIC_FETCH] = FETCHES,
+    [SYMMEM_ATOMIC_SET] = VALUE,
+    [SYMMEM_ATOMIC_INC] = 0,
+    [SYMMEM_ATOMIC_FETCH_INC] = FETCHES,
+    [SYMMEM_ATOMIC_ADD] = VALUE,
+    [SYMMEM_ATOMIC_FETCH_ADD] = VALUE | FETCHES,
+    [SYMMEM_ATOMIC_AND] = VALUE,
+    [SYMMEM_ATOMIC_FETCH_AND] = VALUE | FETCHES,
+    [SYMMEM_ATOMIC_OR] = VALUE,
+    [SYMMEM_ATOMIC_FETCH_OR] = VALUE | FETCHES,
+    [SYMMEM_ATOMIC_XOR] = VALUE,
+    [SYMMEM_ATOMIC_FETCH_XOR] = VALUE | FETCHES,
+    [SYMMEM_ATOMIC_SWAP] = VALUE | FETCHES,
+    [SYMMEM_ATOMIC_COMPARE_SWAP] = COND | VALUE | FETCHES,
+};
+
+/* An operand's bits in the low bytes of a uint64 (0 where the op takes none). */
+static int operand(module_state_t *st, const char *call, const char *arg, int taken, int dtype,
+                   PyObject *obj, uint64_t *bits_p)
+{
+    unsigned char element[sizeof(uint64_t)] = {0};
+    if (taken &&
+        symmem__ext_element_pack(st, call, arg, dtype, obj ? obj : Py_None, element) < 0)
+        return -1;
+    memcpy(bits_p, element, sizeof(element));
+    return 0;
+}
+
+static PyObject *atomic_impl(module_state_t *st, symmem_atomic_op_t op, const memory_t *target,
+                             PyObject *value_obj, PyObject *cond_obj, int pe, long long offset,
+                             int given_dtype)
+{
+    const char *call = symmem_atomic_op_name(op);
+    int dtype = symmem__ext_element_type(st, target, given_dtype, call, "target");
+    if (dtype < 0) return NULL;
+    Py_ssize_t size = (Py_ssize_t)symmem_dtype_size(dtype);
+    if (offset < 0 || (offset + 1) * size > target->nbytes)
+        return symmem__ext_raise_invalid(st, "%s: offset=%lld is outside target's %zd elements",
+                                         call, offset, target->nbytes / size);
+    uint64_t value, cond, old = 0;
+    if (operand(st, call, "value", shapes[op] & VALUE, dtype, value_obj, &value) < 0 ||
+        operand(st, call, "cond", shapes[op] & COND, dtype, cond_obj, &cond) < 0)
+        return NULL;
+    symmem_status_t status;
+    SYMMEM__EXT_CALL(symmem__ext_keep_gil((size_t)size),
+                     status = symmem_atomic(op, target->ptr + offset * size, dtype, value, cond,
+                                            pe, &old));
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
+    if (!(shapes[op] & FETCHES)) Py_RETURN_NONE;
+    return symmem__ext_element_unpack(dtype, (const unsigned char *)&old);
+}
+
+static PyObject *atomic(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                        PyObject *kwnames)
+{
+    static const char *const names[] = {"op", "target", "value", "cond", "remote_pe", "offset",
+                                        "dtype", NULL};
+    static const symmem__ext_params_t params = {"atomic", names, 2, 7};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *v[7];
+    int op = -1, dtype = -1, pe = symmem_my_pe();
+    long long offset = 0, remote_pe = -1;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_int(st, v[0], "atomic", "op", &op) < 0)
+        return NULL;
+    if (op < 0 || op >= SYMMEM_ATOMIC_COUNT)
+        return symmem__ext_raise_invalid(st, "atomic: op=%d is not an atomic operation", op);
+    const char *call = symmem_atomic_op_name(op);
+    /* remote_pe=-1 is this PE. */
+    if (symmem__ext_as_long(st, v[4], call, "remote_pe", &remote_pe) < 0 ||
+        (remote_pe != -1 && symmem__ext_as_pe(st, v[4], call, "remote_pe", &pe) < 0) ||
+        symmem__ext_as_long(st, v[5], call, "offset", &offset) < 0 ||
+        symmem__ext_as_dtype(st, v[6], call, &dtype) < 0)
+        return NULL;
+    memory_t target;
+    if (symmem__ext_memory_resolve(st, v[1], 0, call, "target", &target) < 0) return NULL;
+    PyObject *result = atomic_impl(st, op, &target, v[2], v[3], pe, offset, dtype);
+    symmem__ext_memory_release(&target);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    SYMMEM__EXT_METHOD("atomic", atomic,
+        "atomic($module, op, target, value=None, cond=None, remote_pe=-1, offset=0, dtype=None)\n"
+        "--\n\nAtomic op (a code: ATOMIC_OPS[op] names it) on element offset of PE remote_pe's\n"
+        "target (-1: this PE), in target's dtype or dtype's; the old value for the fetching\n"
+        "ops, else None."),
+    {NULL, NULL, 0, NULL},
+};
+
+/* ((name, operands), ...) by op code: operands () or ("value",) or ("cond", "value"). */
+static PyObject *op_table(void)
+{
+    PyObject *table = PyTuple_New(SYMMEM_ATOMIC_COUNT);
+    for (int op = 0; table && op < SYMMEM_ATOMIC_COUNT; op++) {
+        int s = shapes[op];
+        PyObject *row = (s & COND) ? Py_BuildValue("(s(ss))", symmem_atomic_op_name(op), "cond",
+                                                   "value")
+                        : (s & VALUE) ? Py_BuildValue("(s(s))", symmem_atomic_op_name(op), "value")
+                                      : Py_BuildValue("(s())", symmem_atomic_op_name(op));
+        if (row == NULL) Py_CLEAR(table);
+        else PyTuple_SET_ITEM(table, op, row);
+    }
+    return table;
+}
+
+int symmem__ext_atomics_exec(PyObject *module)
+{
+    PyObject *table = op_table();
+    int rc = table ? PyModule_AddObjectRef(module, "ATOMIC_OPS", table) : -1;
+    Py_XDECREF(table);
+    return rc < 0 ? -1 : PyModule_AddFunctions(module, methods);
+}

@@ -1,0 +1,116 @@
+/* Element types of dtypes.h, and the tables _symmem.DTYPES (name ->
+ * itemsize, in the library's order) and _symmem.DTYPE_ALIASES (NVSHMEM's
+ * names, as collective_on_buffer takes them). */
+#include "concepts.h"
+#include "dtypes.h"
+#include "errors.h"
+
+static const struct {
+    const char *alias;
+    symmem_dtype_t dtype;
+} aliases[] = {
+    {"half", SYMMEM_DTYPE_FLOAT16},   {"float", SYMMEM_DTYPE_FLOAT32},
+    {"double", SYMMEM_DTYPE_FLOAT64}, {"char", SYMMEM_DTYPE_INT8},
+    {"schar", SYMMEM_DTYPE_INT8},     {"short", SYMMEM_DTYPE_INT16},
+    {"int", SYMMEM_DTYPE_INT32},      {"long", SYMMEM_DTYPE_INT64},
+    {"longlong", SYMMEM_DTYPE_INT64}, {"uchar", SYMMEM_DTYPE_UINT8},
+    {"ushort", SYMMEM_DTYPE_UINT16},  {"uint", SYMMEM_DTYPE_UINT32},
+    {"ulong", SYMMEM_DTYPE_UINT64},   {"ulonglong", SYMMEM_DTYPE_UINT64},
+    {"size", SYMMEM_DTYPE_UINT64},    {"ptrdiff", SYMMEM_DTYPE_INT64},
+};
+#define NALIASES (sizeof(aliases) / sizeof(aliases[0]))
+
+/* The dtype a library or NVSHMEM name stands for, or -1. */
+static int dtype_by_name(const char *name)
+{
+    for (int d = 0; d < SYMMEM_DTYPE_COUNT; d++)
+        if (strcmp(name, symmem_dtype_name(d)) == 0) return d;
+    for (size_t i = 0; i < NALIASES; i++)
+        if (strcmp(name, aliases[i].alias) == 0) return (int)aliases[i].dtype;
+    return -1;
+}
+
+/* An integer type of size bytes, signed or not. */
+static int integer(Py_ssize_t size, int is_signed)
+{
+    switch (size) {
+    case 1: return is_signed ? SYMMEM_DTYPE_INT8 : SYMMEM_DTYPE_UINT8;
+    case 2: return is_signed ? SYMMEM_DTYPE_INT16 : SYMMEM_DTYPE_UINT16;
+    case 4: return is_signed ? SYMMEM_DTYPE_INT32 : SYMMEM_DTYPE_UINT32;
+    case 8: return is_signed ? SYMMEM_DTYPE_INT64 : SYMMEM_DTYPE_UINT64;
+    default: return -1;
+    }
+}
+
+int symmem__ext_memory_dtype(const memory_t *mem)
+{
+    const char *f = mem->format;
+    /* Longer formats are dtype names (what the package's resolver gives). */
+    if (f[0] == '\0' || f[1] != '\0') return dtype_by_name(f);
+    switch (f[0]) {
+    case '?': return SYMMEM_DTYPE_BOOL;
+    case 'e': return SYMMEM_DTYPE_FLOAT16;
+    case 'f': return SYMMEM_DTYPE_FLOAT32;
+    case 'd': return SYMMEM_DTYPE_FLOAT64;
+    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': return integer(mem->itemsize, 1);
+    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': return integer(mem->itemsize, 0);
+    default: return -1;
+    }
+}
+
+int symmem__ext_as_dtype(module_state_t *st, PyObject *obj, const char *call, int *dtype_p)
+{
+    if (obj == NULL || obj == Py_None) return 0;
+    PyObject *text = PyObject_Str(obj);
+    const char *name = text ? PyUnicode_AsUTF8(text) : NULL;
+    int dtype = name ? dtype_by_name(name) : -1;
+    if (name != NULL && dtype < 0)
+        symmem__ext_raise_invalid(st, "%s: dtype='%s' is not a symmem dtype", call, name);
+    Py_XDECREF(text);
+    if (dtype < 0) return -1;
+    *dtype_p = dtype;
+    return 0;
+}
+
+int symmem__ext_element_type(module_state_t *st, const memory_t *mem, int given,
+                             const char *call, const char *arg)
+{
+    if (given >= 0) return given;
+    int dtype = symmem__ext_memory_dtype(mem);
+    if (dtype < 0)
+        symmem__ext_raise_invalid(st, "%s: %s has element format '%s', which is not a dtype "
+                                      "symmem knows", call, arg, mem->format);
+    return dtype;
+}
+
+int symmem__ext_first_element_type(module_state_t *st, const memory_t *mem, const char *call,
+                                   const char *arg)
+{
+    int dtype = symmem__ext_element_type(st, mem, -1, call, arg);
+    if (dtype >= 0 && mem->nbytes < (Py_ssize_t)symmem_dtype_size(dtype)) {
+        symmem__ext_raise_invalid(st, "%s: %s is empty", call, arg);
+        return -1;
+    }
+    return dtype;
+}
+
+int symmem__ext_dtypes_exec(PyObject *module)
+{
+    PyObject *dtypes = PyDict_New(), *names = PyDict_New();
+    int rc = dtypes && names ? 0 : -1;
+    for (int d = 0; rc == 0 && d < SYMMEM_DTYPE_COUNT; d++) {
+        PyObject *size = PyLong_FromSize_t(symmem_dtype_size(d));
+        rc = size ? PyDict_SetItemString(dtypes, symmem_dtype_name(d), size) : -1;
+        Py_XDECREF(size);
+    }
+    for (size_t i = 0; rc == 0 && i < NALIASES; i++) {
+        PyObject *name = PyUnicode_FromString(symmem_dtype_name(aliases[i].dtype));
+        rc = name ? PyDict_SetItemString(names, aliases[i].alias, name) : -1;
+        Py_XDECREF(name);
+    }
+    if (rc == 0) rc = PyModule_AddObjectRef(module, "DTYPES", dtypes);
+    if (rc == 0) rc = PyModule_AddObjectRef(module, "DTYPE_ALIASES", names);
+    Py_XDECREF(dtypes);
+    Py_XDECREF(names);
+    return rc;
+}

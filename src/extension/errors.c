@@ -1,0 +1,157 @@
+/* Statuses to exceptions: the exception types (NvshmemError,
+ * NvshmemInvalid), the status constants (ERR_*), and the one function that
+ * turns a status and a message into the right exception. */
+#include <stdarg.h>
+
+#include "concepts.h"
+#include "errors.h"
+#include "../core/checks.h"
+
+static const struct {
+    const char *name;
+    symmem_status_t status;
+} statuses[] = {
+    {"OK", SYMMEM_OK},
+    {"ERR_INVALID", SYMMEM_ERR_INVALID},
+    {"ERR_NOT_INITIALIZED", SYMMEM_ERR_NOT_INITIALIZED},
+    {"ERR_NOT_SYMMETRIC", SYMMEM_ERR_NOT_SYMMETRIC},
+    {"ERR_MISMATCH", SYMMEM_ERR_MISMATCH},
+    {"ERR_NO_MEMORY", SYMMEM_ERR_NO_MEMORY},
+    {"ERR_SYSTEM", SYMMEM_ERR_SYSTEM},
+    {"ERR_BOOTSTRAP", SYMMEM_ERR_BOOTSTRAP},
+    {"ERR_PEER_DEAD", SYMMEM_ERR_PEER_DEAD},
+    {"ERR_TIMEOUT", SYMMEM_ERR_TIMEOUT},
+    {"ERR_UNSUPPORTED", SYMMEM_ERR_UNSUPPORTED},
+    {"ERR_BACKEND", SYMMEM_ERR_BACKEND},
+};
+
+/* Which Python exception a status becomes. */
+static PyObject *exception_for(module_state_t *st, symmem_status_t status)
+{
+    switch (status) {
+    case SYMMEM_ERR_INVALID:
+    case SYMMEM_ERR_NOT_INITIALIZED:
+    case SYMMEM_ERR_NOT_SYMMETRIC:
+    case SYMMEM_ERR_MISMATCH: return st->invalid_type;
+    case SYMMEM_ERR_UNSUPPORTED: return PyExc_NotImplementedError;
+    default: return st->error_type;
+    }
+}
+
+/* The exception for status whose message (and .msg) is text, as it is. */
+static PyObject *build(module_state_t *st, symmem_status_t status, PyObject *text)
+{
+    PyObject *exc = PyObject_CallOneArg(exception_for(st, status), text);
+    if (exc == NULL) return NULL;
+    PyObject *code = PyLong_FromLong((long)status);
+    if (code == NULL || PyObject_SetAttrString(exc, "msg", text) < 0 ||
+        PyObject_SetAttrString(exc, "status", code) < 0)
+        Py_CLEAR(exc);
+    Py_XDECREF(code);
+    return exc;
+}
+
+/* The one place the extension writes the "[pe N] " prefix (the core
+ * writes it into its own messages): none before init. */
+PyObject *symmem__ext_exception(module_state_t *st, symmem_status_t status, PyObject *message)
+{
+    if (symmem_my_pe() < 0) return build(st, status, message);
+    PyObject *text = PyUnicode_FromFormat("[pe %d] %U", symmem_my_pe(), message);
+    PyObject *exc = text ? build(st, status, text) : NULL;
+    Py_XDECREF(text);
+    return exc;
+}
+
+static PyObject *raise_exc(PyObject *exc)
+{
+    if (exc != NULL) PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_XDECREF(exc);
+    return NULL;
+}
+
+/* Raises the core's message text (which has its prefix already). */
+static PyObject *raise_core_text(module_state_t *st, symmem_status_t status, const char *text)
+{
+    PyObject *message = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+    PyObject *exc = message ? build(st, status, message) : NULL;
+    Py_XDECREF(message);
+    return raise_exc(exc);
+}
+
+PyObject *symmem__ext_raise_status(module_state_t *st, symmem_status_t status)
+{
+    const char *msg = symmem_last_error();
+    return raise_core_text(st, status, msg[0] ? msg : symmem_status_string(status));
+}
+
+PyObject *symmem__ext_raise_status_as(module_state_t *st, symmem_status_t status,
+                                      const char *inner, const char *outer)
+{
+    const char *msg = symmem_last_error();
+    if (!msg[0]) msg = symmem_status_string(status);
+    char pattern[64], text[1200];
+    snprintf(pattern, sizeof(pattern), "%s: ", inner);
+    const char *at = strstr(msg, pattern);
+    if (at == NULL) return raise_core_text(st, status, msg);
+    snprintf(text, sizeof(text), "%.*s%s: %s", (int)(at - msg), msg, outer, at + strlen(pattern));
+    return raise_core_text(st, status, text);
+}
+
+PyObject *symmem__ext_raise_invalid(module_state_t *st, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    PyObject *message = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
+    PyObject *exc = message ? symmem__ext_exception(st, SYMMEM_ERR_INVALID, message) : NULL;
+    Py_XDECREF(message);
+    return raise_exc(exc);
+}
+
+int symmem__ext_require_initialized(module_state_t *st, const char *call)
+{
+    symmem_status_t status = symmem__check_initialized(call);
+    if (status == SYMMEM_OK) return 0;
+    symmem__ext_raise_status(st, status);
+    return -1;
+}
+
+PyObject *symmem__ext_done(module_state_t *st, symmem_status_t status)
+{
+    return status == SYMMEM_OK ? Py_NewRef(Py_None) : symmem__ext_raise_status(st, status);
+}
+
+/* A heap exception type whose tp_doc carries a text signature (for
+ * inspect.signature) and whose __doc__ is the plain text. */
+static PyObject *exception_type(const char *name, const char *signature, const char *doc,
+                                PyObject *base)
+{
+    char text[512];
+    snprintf(text, sizeof(text), "%s\n--\n\n%s", signature, doc);
+    PyObject *type = PyErr_NewExceptionWithDoc(name, text, base, NULL);
+    PyObject *plain = type ? PyUnicode_FromString(doc) : NULL;
+    if (plain == NULL || PyObject_SetAttrString(type, "__doc__", plain) < 0) Py_CLEAR(type);
+    Py_XDECREF(plain);
+    return type;
+}
+
+int symmem__ext_errors_exec(PyObject *module)
+{
+    module_state_t *st = symmem__ext_state(module);
+    st->error_type = exception_type(
+        "symmem.NvshmemError", "NvshmemError(*args)",
+        "The backend failed (allocation, bootstrap, a dead peer, a timeout).",
+        PyExc_RuntimeError);
+    st->invalid_type = exception_type(
+        "symmem.NvshmemInvalid", "NvshmemInvalid(*args)",
+        "Misuse: not initialised, wrong type, bad PE, dtype, op or memory.", PyExc_ValueError);
+    if (st->error_type == NULL || st->invalid_type == NULL ||
+        PyModule_AddObjectRef(module, "NvshmemError", st->error_type) < 0 ||
+        PyModule_AddObjectRef(module, "NvshmemInvalid", st->invalid_type) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof(statuses) / sizeof(statuses[0]); i++)
+        if (PyModule_AddIntConstant(module, statuses[i].name, statuses[i].status) < 0) return -1;
+    return 0;
+}

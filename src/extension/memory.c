@@ -1,0 +1,194 @@
+/* Symmetric memory: malloc and free of Buffers, registration of external
+ * memory, views of a peer's copy, and the allocation an address lies in.
+ * Each collective call runs without the GIL. The call= argument names the
+ * package's function in messages (buffer, array, tensor, ...). */
+#include "args.h"
+#include "buffer.h"
+#include "concepts.h"
+#include "errors.h"
+
+static PyObject *malloc_impl(module_state_t *st, Py_ssize_t size, const char *call)
+{
+    void *ptr = NULL;
+    symmem_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_malloc((size_t)size, &ptr);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return symmem__ext_raise_status_as(st, status, "malloc", call);
+    return symmem__ext_buffer_new(st, ptr, size, symmem_my_pe(), 1, NULL);
+}
+
+static PyObject *py_malloc(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                           PyObject *kwnames)
+{
+    static const char *const names[] = {"size", "call", NULL};
+    static const symmem__ext_params_t params = {"malloc", names, 1, 2};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *v[2];
+    const char *call = "malloc";
+    long long size = 0;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_text(st, v[1], call, "call", 0, &call) < 0 ||
+        symmem__ext_require_initialized(st, call) < 0 ||
+        symmem__ext_as_long(st, v[0], call, "size", &size) < 0)
+        return NULL;
+    if (size < 0) return symmem__ext_raise_invalid(st, "%s: size=%lld must be >= 0", call, size);
+    return malloc_impl(st, (Py_ssize_t)size, call);
+}
+
+/* Collective: ends buf with end (symmem_free or symmem_unregister_external);
+ * done names what that did, for the error when it is done twice. */
+static PyObject *end_impl(module_state_t *st, PyObject *obj, const char *call, const char *done,
+                          symmem_status_t (*end)(void *))
+{
+    if (symmem__ext_require_initialized(st, call) < 0) return NULL;
+    if (!PyObject_TypeCheck(obj, st->buffer_type))
+        return symmem__ext_raise_invalid(st, "%s: expected a symmem Buffer, got %s", call,
+                                         Py_TYPE(obj)->tp_name);
+    buffer_object_t *buf = (buffer_object_t *)obj;
+    if (!buf->owner)
+        return symmem__ext_raise_invalid(st, "%s: this Buffer is a view of PE %d's memory; pass "
+                                             "the Buffer it came from", call, buf->pe);
+    if (buf->freed)
+        return symmem__ext_raise_invalid(st, "%s: Buffer at 0x%llx (%zd bytes) was already %s",
+                                         call, (unsigned long long)(uintptr_t)buf->ptr,
+                                         buf->size, done);
+    if (buf->ptr != NULL) {
+        symmem_status_t status;
+        Py_BEGIN_ALLOW_THREADS
+        status = end(buf->ptr);
+        Py_END_ALLOW_THREADS
+        if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
+    }
+    buf->freed = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *py_free(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    static const char *const names[] = {"buffer", NULL};
+    static const symmem__ext_params_t params = {"free", names, 1, 1};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *buf;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &buf) < 0) return NULL;
+    return end_impl(st, buf, "free", "freed", symmem_free);
+}
+
+static PyObject *register_impl(module_state_t *st, uint64_t address, Py_ssize_t size,
+                               const char *call)
+{
+    void *sym = NULL;
+    symmem_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_register_external((void *)(uintptr_t)address, (size_t)size, &sym);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK)
+        return symmem__ext_raise_status_as(st, status, "register_external", call);
+    return symmem__ext_buffer_new(st, sym, size, symmem_my_pe(), 1, NULL);
+}
+
+static PyObject *register_external(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+    static const char *const names[] = {"address", "size", "call", NULL};
+    static const symmem__ext_params_t params = {"register_external", names, 2, 3};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *v[3];
+    const char *call = "register_external";
+    uint64_t address = 0;
+    long long size = 0;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_text(st, v[2], call, "call", 0, &call) < 0 ||
+        symmem__ext_as_u64(st, v[0], call, "address", &address) < 0 ||
+        symmem__ext_as_long(st, v[1], call, "size", &size) < 0)
+        return NULL;
+    if (size < 0) return symmem__ext_raise_invalid(st, "%s: size=%lld must be >= 0", call, size);
+    return register_impl(st, address, (Py_ssize_t)size, call);
+}
+
+static PyObject *unregister_external(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                     PyObject *kwnames)
+{
+    static const char *const names[] = {"buffer", NULL};
+    static const symmem__ext_params_t params = {"unregister_external", names, 1, 1};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *buf;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &buf) < 0) return NULL;
+    return end_impl(st, buf, "unregister_external", "unregistered", symmem_unregister_external);
+}
+
+static PyObject *peer_buffer_impl(module_state_t *st, PyObject *obj, int pe)
+{
+    buffer_object_t *buf = (buffer_object_t *)obj;
+    char *peer = symmem_ptr(buf->ptr, pe);
+    if (peer == NULL)
+        return symmem__ext_raise_status(st, symmem_initialized() ? SYMMEM_ERR_UNSUPPORTED
+                                                                 : SYMMEM_ERR_NOT_INITIALIZED);
+    return symmem__ext_buffer_new(st, peer, buf->size, pe, 0, obj);
+}
+
+static PyObject *peer_buffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    static const char *const names[] = {"buffer", "pe", "call", "arg", NULL};
+    static const symmem__ext_params_t params = {"get_peer_buffer", names, 2, 4};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *v[4];
+    const char *call = "get_peer_buffer", *arg = "pe";
+    int pe = 0;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_text(st, v[2], call, "call", 0, &call) < 0 ||
+        symmem__ext_as_text(st, v[3], call, "arg", 0, &arg) < 0 ||
+        symmem__ext_require_initialized(st, call) < 0)
+        return NULL;
+    if (!PyObject_TypeCheck(v[0], st->buffer_type))
+        return symmem__ext_raise_invalid(st, "%s: expected a symmem Buffer, got %s", call,
+                                         Py_TYPE(v[0])->tp_name);
+    if (symmem__ext_as_pe(st, v[1], call, arg, &pe) < 0) return NULL;
+    if (!symmem__ext_buffer_usable((buffer_object_t *)v[0]))
+        return symmem__ext_raise_invalid(st, "%s: the Buffer was freed", call);
+    return peer_buffer_impl(st, v[0], pe);
+}
+
+static PyObject *find_allocation(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    static const char *const names[] = {"address", NULL};
+    static const symmem__ext_params_t params = {"find_allocation", names, 1, 1};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *obj;
+    uint64_t address = 0;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &obj) < 0 ||
+        symmem__ext_as_u64(st, obj, "find_allocation", "address", &address) < 0)
+        return NULL;
+    void *start;
+    size_t size;
+    if (symmem_find_allocation((void *)(uintptr_t)address, 1, &start, &size) != SYMMEM_OK)
+        Py_RETURN_NONE;
+    return Py_BuildValue("(KK)", (unsigned long long)(uintptr_t)start, (unsigned long long)size);
+}
+
+static PyMethodDef methods[] = {
+    SYMMEM__EXT_METHOD("malloc", py_malloc,
+        "malloc($module, size, call='malloc')\n--\n\n"
+        "Collective: a Buffer of size bytes on every PE's symmetric heap; errors name call."),
+    SYMMEM__EXT_METHOD("free", py_free,
+        "free($module, buffer)\n--\n\nCollective: free a Buffer that malloc made."),
+    SYMMEM__EXT_METHOD("register_external", register_external,
+        "register_external($module, address, size, call='register_external')\n--\n\n"
+        "Collective: external memory [address, address+size) as a Buffer on the symmetric\n"
+        "heap (gpu: CUDA VMM memory); errors name call."),
+    SYMMEM__EXT_METHOD("unregister_external", unregister_external,
+        "unregister_external($module, buffer)\n--\n\n"
+        "Collective: undo register_external for the Buffer it returned."),
+    SYMMEM__EXT_METHOD("peer_buffer", peer_buffer,
+        "peer_buffer($module, buffer, pe, call='get_peer_buffer', arg='pe')\n--\n\n"
+        "A Buffer over PE pe's copy of buffer's memory; errors name call and arg."),
+    SYMMEM__EXT_METHOD("find_allocation", find_allocation,
+        "find_allocation($module, address)\n--\n\n"
+        "(start, size) of the live allocation holding address, or None."),
+    {NULL, NULL, 0, NULL},
+};
+
+int symmem__ext_memory_exec(PyObject *module) { return PyModule_AddFunctions(module, methods); }

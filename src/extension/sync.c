@@ -1,0 +1,146 @@
+/* Point synchronisation (wait_until, test) and barriers (barrier_all,
+ * sync_all, barrier and sync over a team), and the ComparisonType table the
+ * package's enum is built from. Every wait and barrier runs without the GIL. */
+#include "args.h"
+#include "concepts.h"
+#include "dtypes.h"
+#include "errors.h"
+#include "resolve.h"
+
+static PyObject *wait_impl(module_state_t *st, const char *call, int test, const memory_t *ivar,
+                           symmem_cmp_t cmp, int64_t value)
+{
+    int dtype = symmem__ext_first_element_type(st, ivar, call, "ivar");
+    if (dtype < 0) return NULL;
+    symmem_status_t status;
+    int holds = 0;
+    if (test) {
+        SYMMEM__EXT_CALL(symmem__ext_keep_gil(symmem_dtype_size(dtype)),
+                         status = symmem_test(ivar->ptr, dtype, cmp, value, &holds));
+    } else {
+        Py_BEGIN_ALLOW_THREADS
+        status = symmem_wait_until(ivar->ptr, dtype, cmp, value);
+        Py_END_ALLOW_THREADS
+    }
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
+    return test ? PyBool_FromLong(holds) : Py_NewRef(Py_None);
+}
+
+static PyObject *wait_call(PyObject *module, const char *call, int test, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"ivar", "cmp", "value", NULL};
+    module_state_t *st = symmem__ext_state(module);
+    const symmem__ext_params_t params = {call, names, 3, 3};
+    PyObject *v[3];
+    symmem_cmp_t cmp;
+    uint64_t value = 0; /* the element's bits: uint64 values above INT64_MAX too */
+    memory_t ivar;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_cmp(st, v[1], call, &cmp) < 0 ||
+        symmem__ext_as_u64(st, v[2], call, "value", &value) < 0 ||
+        symmem__ext_memory_resolve(st, v[0], 0, call, "ivar", &ivar) < 0)
+        return NULL;
+    PyObject *result = wait_impl(st, call, test, &ivar, cmp, (int64_t)value);
+    symmem__ext_memory_release(&ivar);
+    return result;
+}
+
+static PyObject *wait_until(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)
+{
+    return wait_call(m, "wait_until", 0, a, n, k);
+}
+static PyObject *test(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)
+{
+    return wait_call(m, "test", 1, a, n, k);
+}
+
+/* ---- barriers ---- */
+
+static PyObject *all_call(PyObject *module, const char *call,
+                          symmem_status_t (*func)(symmem_stream_t), PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"stream", NULL};
+    module_state_t *st = symmem__ext_state(module);
+    const symmem__ext_params_t params = {call, names, 0, 1};
+    PyObject *stream_obj;
+    symmem_stream_t stream;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &stream_obj) < 0 ||
+        symmem__ext_stream_resolve(st, stream_obj, call, &stream) < 0)
+        return NULL;
+    symmem_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = func(stream);
+    Py_END_ALLOW_THREADS
+    return symmem__ext_done(st, status);
+}
+
+/* The core checks the team (that it exists and this PE is a member). */
+static PyObject *team_call(PyObject *module, const char *call,
+                           symmem_status_t (*func)(symmem_team_t, symmem_stream_t),
+                           PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"team", "stream", NULL};
+    module_state_t *st = symmem__ext_state(module);
+    const symmem__ext_params_t params = {call, names, 1, 2};
+    PyObject *v[2];
+    symmem_team_t team = 0;
+    symmem_stream_t stream;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_team(st, v[0], call, "team", &team) < 0 ||
+        symmem__ext_stream_resolve(st, v[1], call, &stream) < 0)
+        return NULL;
+    symmem_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = func(team, stream);
+    Py_END_ALLOW_THREADS
+    return symmem__ext_done(st, status);
+}
+
+static PyObject *barrier_all(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)
+{
+    return all_call(m, "barrier_all", symmem_barrier_all, a, n, k);
+}
+static PyObject *sync_all(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)
+{
+    return all_call(m, "sync_all", symmem_sync_all, a, n, k);
+}
+static PyObject *barrier_team(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)
+{
+    return team_call(m, "barrier", symmem_team_barrier, a, n, k);
+}
+static PyObject *sync_team(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)
+{
+    return team_call(m, "sync", symmem_team_sync, a, n, k);
+}
+
+static PyMethodDef methods[] = {
+    SYMMEM__EXT_METHOD("wait_until", wait_until,
+        "wait_until($module, ivar, cmp, value)\n--\n\n"
+        "Wait until this PE's ivar (its first element, an integer) <cmp> value holds."),
+    SYMMEM__EXT_METHOD("test", test,
+        "test($module, ivar, cmp, value)\n--\n\nWhether ivar <cmp> value holds now."),
+    SYMMEM__EXT_METHOD("barrier_all", barrier_all,
+        "barrier_all($module, stream=None)\n--\n\n"
+        "Complete this PE's puts, then wait for every PE."),
+    SYMMEM__EXT_METHOD("sync_all", sync_all,
+        "sync_all($module, stream=None)\n--\n\nWait for every PE (puts are not completed)."),
+    SYMMEM__EXT_METHOD("barrier", barrier_team,
+        "barrier($module, team, stream=None)\n--\n\n"
+        "Complete this PE's puts, then wait for every member of the team."),
+    SYMMEM__EXT_METHOD("sync", sync_team,
+        "sync($module, team, stream=None)\n--\n\nWait for every member of the team."),
+    {NULL, NULL, 0, NULL},
+};
+
+int symmem__ext_sync_exec(PyObject *module)
+{
+    PyObject *cmps = Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i}", "CMP_EQ", SYMMEM_CMP_EQ,
+                                   "CMP_NE", SYMMEM_CMP_NE, "CMP_GT", SYMMEM_CMP_GT, "CMP_LE",
+                                   SYMMEM_CMP_LE, "CMP_LT", SYMMEM_CMP_LT, "CMP_GE",
+                                   SYMMEM_CMP_GE);
+    int rc = cmps ? PyModule_AddObjectRef(module, "COMPARISONS", cmps) : -1;
+    Py_XDECREF(cmps);
+    return rc < 0 ? -1 : PyModule_AddFunctions(module, methods);
+}

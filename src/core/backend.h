@@ -35,7 +35,6 @@ typedef struct {
     int local_rank;        /* rank among the PEs of this host */
     int local_size;        /* PEs on this host; 0 if the launcher does not say */
     size_t heap_size;      /* bytes of symmetric heap per PE */
-    int heap_size_from_user; /* SYMMEM_SYMMETRIC_SIZE was set (else the default) */
     double timeout;        /* seconds, 0 = none */
     double spin_us;        /* spin this long before sleeping */
     char status_dir[256];  /* launcher's exit reports, "" if none */

@@ -175,7 +175,6 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
     boot.local_rank = local_rank_from_env(boot.rank);
     boot.local_size = local_size_from_env(&boot);
     boot.heap_size = symmem__env_size("SYMMEM_SYMMETRIC_SIZE");
-    boot.heap_size_from_user = symmem__env_is_set("SYMMEM_SYMMETRIC_SIZE");
     if (boot.heap_size == 0)
         return symmem__error(SYMMEM_ERR_INVALID,
                              "init: SYMMEM_SYMMETRIC_SIZE=%s leaves no symmetric heap",

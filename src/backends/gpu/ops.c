@@ -2,6 +2,7 @@
  * core calls symmem_gpu_backend_open once, which lends the core's services
  * and loads the CUDA driver and NVSHMEM (libs.c). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "gpu.h"
 
@@ -50,6 +51,22 @@ static const symmem_backend_ops_t gpu_ops = {
     .library_version = symmem__gpu_library_version,
 };
 
+/* SYMMEM_SYMMETRIC_SIZE sizes NVSHMEM's heap unless NVSHMEM's own variable
+ * does. Set before NVSHMEM is loaded: it reads its variables early (an
+ * empty one crashes it), before any unique id or init. */
+static void pass_heap_size(void)
+{
+    const symmem_core_services_t *core = symmem__gpu_core;
+    if (core->env_is_set("NVSHMEM_SYMMETRIC_SIZE")) return;
+    if (!core->env_is_set("SYMMEM_SYMMETRIC_SIZE")) {
+        unsetenv("NVSHMEM_SYMMETRIC_SIZE"); /* set but empty: NVSHMEM's default */
+        return;
+    }
+    char bytes[32];
+    snprintf(bytes, sizeof(bytes), "%zu", core->env_size("SYMMEM_SYMMETRIC_SIZE"));
+    setenv("NVSHMEM_SYMMETRIC_SIZE", bytes, 1);
+}
+
 __attribute__((visibility("default"))) int symmem_gpu_backend_open(
     const symmem_core_services_t *services, const symmem_backend_ops_t **ops_p, char *why,
     size_t why_size)
@@ -61,6 +78,7 @@ __attribute__((visibility("default"))) int symmem_gpu_backend_open(
     symmem__gpu_core = services;
     static int loaded;
     if (!loaded) {
+        pass_heap_size();
         if (symmem__gpu_libs_load(&libs, symmem__gpu_core, why, why_size) != 0) return -1;
         loaded = 1;
     }

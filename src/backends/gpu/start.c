@@ -90,12 +90,6 @@ static symmem_status_t start_nvshmem(gpu_t *g)
         SYMMEM_CHECK(exchange_uid(g, &uid));
         exchanged = 1;
     }
-    /* SYMMEM_SYMMETRIC_SIZE sizes NVSHMEM's heap unless NVSHMEM's own variable does. */
-    if (g->boot.heap_size_from_user && !symmem__gpu_core->env_is_set("NVSHMEM_SYMMETRIC_SIZE")) {
-        char bytes[32];
-        snprintf(bytes, sizeof(bytes), "%zu", g->boot.heap_size);
-        setenv("NVSHMEM_SYMMETRIC_SIZE", bytes, 1);
-    }
     /* Version 1 identifiers: every NVSHMEM 3.x accepts them. */
     nv_init_attr_t attr;
     memset(&attr, 0, sizeof(attr));

@@ -45,36 +45,48 @@ static symmem_status_t check_rma(const char *call, const char *sym_arg, const vo
     return symmem__check_symmetric(call, sym_arg, sym, nbytes);
 }
 
+/* put, get and their nbi forms: the checks, then the slot kind names. */
+typedef enum { RMA_PUT, RMA_GET, RMA_PUT_NBI, RMA_GET_NBI } rma_kind_t;
+
+static symmem_status_t rma(rma_kind_t kind, void *dst, const void *src, size_t nbytes, int pe,
+                           symmem_stream_t stream)
+{
+    static const char *const calls[] = {"put", "get", "put_nbi", "get_nbi"};
+    int is_put = kind == RMA_PUT || kind == RMA_PUT_NBI;
+    SYMMEM_CHECK(is_put ? check_rma(calls[kind], "dst", dst, "src", src, nbytes, pe)
+                        : check_rma(calls[kind], "src", src, "dst", dst, nbytes, pe));
+    if (nbytes == 0) return SYMMEM_OK;
+    const symmem_backend_ops_t *ops = RT->ops;
+    switch (kind) {
+    case RMA_PUT: return ops->put(RT->be, dst, src, nbytes, pe, stream);
+    case RMA_GET: return ops->get(RT->be, dst, src, nbytes, pe, stream);
+    case RMA_PUT_NBI: return ops->put_nbi(RT->be, dst, src, nbytes, pe, stream);
+    default: return ops->get_nbi(RT->be, dst, src, nbytes, pe, stream);
+    }
+}
+
 symmem_status_t symmem_put(void *dst, const void *src, size_t nbytes, int pe,
                            symmem_stream_t stream)
 {
-    SYMMEM_CHECK(check_rma("put", "dst", dst, "src", src, nbytes, pe));
-    if (nbytes == 0) return SYMMEM_OK;
-    return RT->ops->put(RT->be, dst, src, nbytes, pe, stream);
+    return rma(RMA_PUT, dst, src, nbytes, pe, stream);
 }
 
 symmem_status_t symmem_get(void *dst, const void *src, size_t nbytes, int pe,
                            symmem_stream_t stream)
 {
-    SYMMEM_CHECK(check_rma("get", "src", src, "dst", dst, nbytes, pe));
-    if (nbytes == 0) return SYMMEM_OK;
-    return RT->ops->get(RT->be, dst, src, nbytes, pe, stream);
+    return rma(RMA_GET, dst, src, nbytes, pe, stream);
 }
 
 symmem_status_t symmem_put_nbi(void *dst, const void *src, size_t nbytes, int pe,
                                symmem_stream_t stream)
 {
-    SYMMEM_CHECK(check_rma("put_nbi", "dst", dst, "src", src, nbytes, pe));
-    if (nbytes == 0) return SYMMEM_OK;
-    return RT->ops->put_nbi(RT->be, dst, src, nbytes, pe, stream);
+    return rma(RMA_PUT_NBI, dst, src, nbytes, pe, stream);
 }
 
 symmem_status_t symmem_get_nbi(void *dst, const void *src, size_t nbytes, int pe,
                                symmem_stream_t stream)
 {
-    SYMMEM_CHECK(check_rma("get_nbi", "src", src, "dst", dst, nbytes, pe));
-    if (nbytes == 0) return SYMMEM_OK;
-    return RT->ops->get_nbi(RT->be, dst, src, nbytes, pe, stream);
+    return rma(RMA_GET_NBI, dst, src, nbytes, pe, stream);
 }
 
 symmem_status_t symmem_quiet(symmem_stream_t stream)

@@ -64,7 +64,7 @@ LIFECYCLE = """
     want = "gpu" if os.environ.get("SYMMEM_BACKEND") == "gpu" else "cpu"
     check(v.backend == want, f"backend {v.backend!r}, expected {want!r}")
     if want == "gpu":  # NVSHMEM's version, as it reports it
-        check(re.fullmatch(r"\d+\.\d+\.\d+", v.libnvshmem_version),
+        check(re.fullmatch(r"[0-9]+[.][0-9]+[.][0-9]+", v.libnvshmem_version),
               f"libnvshmem_version {v.libnvshmem_version!r}")
     else:
         check(v.libnvshmem_version == "", f"libnvshmem_version {v.libnvshmem_version!r}")

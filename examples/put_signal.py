@@ -1,5 +1,5 @@
-"""The seed notebook's signalling example: PE 0 puts a block into PE 1 with
-put_signal, PE 1 waits for the signal and then reads the data.
+"""Signalling: PE 0 puts a block into PE 1 with put_signal; PE 1 waits for
+the signal and then reads the data, which is there once the signal is.
 
     python -m symmem.run -n 2 examples/put_signal.py
 """

@@ -1,5 +1,5 @@
-"""The seed notebook's put ring: every PE puts its array into the next PE's
-and prints what it received from the previous one.
+"""A put ring: every PE puts its array into the next PE's and prints what it
+received from the previous one.
 
     python -m symmem.run -n 4 examples/ring.py
 """
@@ -22,7 +22,7 @@ dst[:] = -1
 nvshmem.barrier_all()
 
 next_pe = (my_pe + 1) % n_pes
-nvshmem.put(dst, src, size, next_pe)  # the seed's form: (dst, src, count, pe)
+nvshmem.put(dst, src, size, next_pe)  # (dst, src, count, pe): size elements into next_pe
 nvshmem.barrier_all()
 
 prev_pe = (my_pe - 1) % n_pes

@@ -8,8 +8,8 @@ otherwise pick, in one run on the same machine.
 
 On GPUs: symmem (on a stream, and blocking), the C program calling NVSHMEM
 directly, NVSHMEM4Py and NCCL (torch.distributed). On the cpu backend:
-symmem and NumPy in one process. Prints perftest-style tables, writes
-results.json, report.md and PNG plots to --out.
+symmem, NumPy in one process, and MPI (mpi4py). Prints perftest-style
+tables, writes results.json, report.md and PNG plots to --out.
 """
 import argparse
 import datetime
@@ -21,25 +21,66 @@ import time
 
 from symmem.bench import libraries, plan, report
 
+EPILOG = """\
+operations (--ops; default all):
+{ops}
+
+libraries (--libs; default every one of the backend that can run here):
+  gpu backend:
+    symmem        on a CUDA stream, and with stream=None as "symmem (blocking)"
+    nvshmem C     a C program calling NVSHMEM directly, compiled when the run
+                  starts (needs cc, the CUDA runtime, the nvidia-nvshmem wheel)
+    nvshmem4py    NVSHMEM4Py, started by mpirun
+    nccl          NCCL through torch.distributed (collectives only)
+  cpu backend:
+    symmem
+    numpy         the same data movement done by one process
+    mpi           mpi4py under mpirun: put_signal is a Send/Recv ping-pong,
+                  then the collectives and Barrier (pip install 'symmem[mpi]')
+  A library that cannot run here is left out, with the reason.
+
+sizes: K, M and G suffixes are powers of 2. A sweep runs from --min-size to
+--max-size in x4 steps; collective sizes are rounded down to whole float32
+blocks of 1/n; put_lat, get_lat and put_signal stop at 4M.
+
+environment: every variable reaches every PE, so symmem's settings apply
+(python -m symmem info lists them; SYMMEM_SPIN_US, for one, sets how long a
+wait spins before it sleeps). The symmetric heap is sized for the sweep
+unless SYMMEM_SYMMETRIC_SIZE or NVSHMEM_SYMMETRIC_SIZE is set.
+
+To compare PE counts, run once per count (-n 2, -n 3, -n 4), each with its
+own --out.
+"""
+
 
 def parse_args(argv):
+    ops = "\n".join(f"  {op:14}{what}" for op, what in plan.OPS.items())
     parser = argparse.ArgumentParser(prog="python -m symmem.bench",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto")
-    parser.add_argument("-n", "--pes", type=int, default=2, help="PEs (one per GPU); default 2")
+                                     description=__doc__.split("\n\n")[0],
+                                     epilog=EPILOG.format(ops=ops),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto",
+                        help="default auto: gpu where there is a GPU for every PE, else cpu")
+    parser.add_argument("-n", "--pes", type=int, default=2,
+                        help="PEs, one process each (on GPUs one per GPU); default 2")
     parser.add_argument("--ops", default=",".join(plan.OPS),
-                        help=f"comma-separated, of: {', '.join(plan.OPS)}")
+                        help="comma-separated operations (listed below)")
     parser.add_argument("--libs", default=None,
-                        help="comma-separated (default: every one that can run here)")
-    parser.add_argument("--min-size", default="8", help="smallest message (default 8)")
+                        help="comma-separated libraries (listed below)")
+    parser.add_argument("--min-size", default="8", help="smallest message in bytes (default 8)")
     parser.add_argument("--max-size", default=None,
                         help="largest message (default 1G on GPUs, 64M on the cpu backend)")
-    parser.add_argument("--out", default="symmem-bench", help="folder for results and plots")
+    parser.add_argument("--out", default="symmem-bench",
+                        help="folder for results.json, report.md, run.log and the plots "
+                             "(default symmem-bench)")
     parser.add_argument("--rounds", type=int, default=None,
                         help="times every library runs, in alternating order; each size "
                              "keeps its fastest round (default 2 on GPUs, 1 on the cpu)")
-    parser.add_argument("--timeout", type=float, default=900, help="seconds per library")
-    parser.add_argument("--no-plots", action="store_true")
+    parser.add_argument("--timeout", type=float, default=900,
+                        help="seconds one library's run under symmem's launcher may take "
+                             "(default 900)")
+    parser.add_argument("--no-plots", action="store_true",
+                        help="write no PNG plots (they need matplotlib)")
     parser.add_argument("--load", nargs="+", metavar="RESULTS_JSON",
                         help="run nothing: report on the records of earlier runs' "
                              "results.json files together")
@@ -79,7 +120,7 @@ def choose_libraries(opts):
 
 def versions():
     found = {"python": platform.python_version()}
-    for module in ("symmem", "numpy", "cupy", "torch", "nvshmem", "nvidia.nvshmem"):
+    for module in ("symmem", "numpy", "mpi4py", "cupy", "torch", "nvshmem", "nvidia.nvshmem"):
         try:
             mod = __import__(module, fromlist=["_"])
             found[module] = getattr(mod, "__version__", "installed")
@@ -131,8 +172,13 @@ def main(argv=None):
     meta = dict(command="python -m symmem.bench " + " ".join(argv or sys.argv[1:]),
                 date=datetime.datetime.now().isoformat(timespec="seconds"), rounds=opts.rounds,
                 machine=machine(), backend=opts.backend, n_pes=opts.pes, versions=versions(),
-                skipped=skipped)
-    print(f"symmem.bench: {opts.backend} backend, {opts.pes} PEs, {meta['machine']}")
+                skipped=skipped, load_average=os.getloadavg()[0])
+    # Other work on the machine slows every library; the load says how busy it was.
+    print(f"symmem.bench: {opts.backend} backend, {opts.pes} PEs, {meta['machine']}, "
+          f"load average {meta['load_average']:.2f}")
+    if opts.backend == "cpu" and opts.pes > os.cpu_count():
+        print(f"  note: {opts.pes} PEs share {os.cpu_count()} CPUs: barriers and small "
+              "messages measure time slicing as much as the operation")
     print(f"  libraries: {', '.join(name for name, _ in chosen)}")
     for name, why in skipped.items():
         print(f"  left out {name}: {why}")
@@ -162,7 +208,8 @@ def finish(opts, records, meta):
     print(report.text_tables(records, opts.pes))
     report.write_json(os.path.join(opts.out, "results.json"), records, meta, opts.pes)
     with open(os.path.join(opts.out, "report.md"), "w") as f:
-        f.write(f"`{meta['command']}` on {meta['machine']}, {meta['date']}, "
+        load = f", load average {meta['load_average']:.2f}" if "load_average" in meta else ""
+        f.write(f"`{meta['command']}` on {meta['machine']}{load}, {meta['date']}, "
                 f"{opts.backend} backend, {opts.pes} PEs, {opts.rounds} round(s)\n\n")
         f.write(report.markdown(records, opts.pes))
     written = [] if opts.no_plots else plot_or_explain(opts, records)

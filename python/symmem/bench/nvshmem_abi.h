@@ -1,0 +1,1 @@
+../../../src/backends/gpu/nvshmem_abi.h

@@ -29,7 +29,8 @@ flags = open("cflags.txt").read().split()
 core_sources = sorted(
     glob("src/extension/*.c") + glob("src/core/*.c") + glob("src/backends/cpu/*.c")
 )
-headers = glob("include/symmem/*.h") + glob("src/**/*.[hd]*", recursive=True)
+headers = (glob("include/symmem/*.h") + glob("src/**/*.h", recursive=True)
+           + glob("src/**/*.def", recursive=True))
 
 setup(
     version=read_version(),

@@ -53,7 +53,7 @@ setup(
             depends=headers,
             include_dirs=["include"],
             extra_compile_args=flags,
-            libraries=["dl"],
+            libraries=["pthread", "dl"],
         ),
     ],
 )

@@ -23,7 +23,7 @@
 
 #include "symmem/symmem.h"
 
-#define SYMMEM_BACKEND_OPS_VERSION 3
+#define SYMMEM_BACKEND_OPS_VERSION 4
 
 /* Who we are and how to find the others; filled by bootstrap.c. */
 typedef struct {
@@ -190,6 +190,15 @@ typedef struct symmem_backend_ops {
     /* [out] text: the version of the library the backend runs on ("3.4.5"
      * for NVSHMEM), or "" where it runs on none. */
     void (*library_version)(symmem_backend_t *be, char *text, size_t size);
+
+    /* ---- version 4 ---- */
+
+    /* Collective, called before finalize: waits, bounded by SYMMEM_TIMEOUT,
+     * until this PE can finalize without hanging (on the gpu: work still
+     * running on the device, a graph replaying a barrier say, has ended and
+     * every PE has arrived). On failure the runtime stays initialised, so
+     * the program can finish that work and call finalize again. */
+    symmem_status_t (*prepare_finalize)(symmem_backend_t *be);
 } symmem_backend_ops_t;
 
 /* unsupported.c: the slots of a backend that lacks an operation. Each
@@ -199,6 +208,8 @@ symmem_status_t symmem__unsupported_register_external(symmem_backend_t *be, void
 symmem_status_t symmem__unsupported_unregister_external(symmem_backend_t *be, void *sym,
                                                         size_t size);
 void symmem__no_library_version(symmem_backend_t *be, char *text, size_t size);
+/* prepare_finalize for a backend whose finalize cannot be held up. */
+symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);
 /* 1 if every slot of ops is filled; else 0 with the first empty slot in why. */
 int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, size_t why_size);
 

@@ -109,6 +109,8 @@ symmem_status_t symmem_finalize(void)
 {
     symmem_runtime_t *rt = &symmem__rt;
     if (!rt->initialized) return SYMMEM_OK;
+    /* Still initialised if this fails: what held finalize up can be ended. */
+    SYMMEM_CHECK(rt->ops->prepare_finalize(rt->be));
     symmem_status_t status = rt->ops->finalize(rt->be);
     symmem__registry_clear(&rt->registry);
     symmem__teams_clear();

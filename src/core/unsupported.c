@@ -32,6 +32,12 @@ void symmem__no_library_version(symmem_backend_t *be, char *text, size_t size)
     if (size > 0) text[0] = '\0';
 }
 
+symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be)
+{
+    (void)be;
+    return SYMMEM_OK;
+}
+
 int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, size_t why_size)
 {
 #define SLOT(name) {#name, (const void *)ops->name}
@@ -47,6 +53,7 @@ int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, siz
         SLOT(alltoall), SLOT(fcollect), SLOT(broadcast), SLOT(atomic), SLOT(device),
         SLOT(get_unique_id), SLOT(can_run), SLOT(team_init), SLOT(heap_range),
         SLOT(register_external), SLOT(unregister_external), SLOT(library_version),
+        SLOT(prepare_finalize),
     };
 #undef SLOT
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)

@@ -435,4 +435,5 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .register_external = symmem__unsupported_register_external,
     .unregister_external = symmem__unsupported_unregister_external,
     .library_version = symmem__no_library_version,
+    .prepare_finalize = symmem__nothing_to_prepare,
 };

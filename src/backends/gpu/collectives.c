@@ -53,7 +53,9 @@ static symmem_status_t world(gpu_t *g, const char *call, void (*func)(nv_stream_
 {
     scope_t scope = symmem__gpu_enter(g);
     int blocking;
-    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    nv_stream_t s;
+    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
+    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
     func(s);
     return finish(g, scope, call, 0, blocking);
 }
@@ -74,7 +76,9 @@ static symmem_status_t on_team(gpu_t *g, const char *call, int (*func)(nv_team_t
 {
     scope_t scope = symmem__gpu_enter(g);
     int blocking;
-    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    nv_stream_t s;
+    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
+    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
     return finish(g, scope, call, func(team->channel, s), blocking);
 }
 
@@ -115,7 +119,9 @@ static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
         return SYMMEM_ERR_UNSUPPORTED;
     scope_t scope = symmem__gpu_enter(g);
     int blocking;
-    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    nv_stream_t s;
+    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
+    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
     int rc = ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s);
     return finish(g, scope, call, rc, blocking);
 }
@@ -153,7 +159,9 @@ static symmem_status_t move_bytes(gpu_t *g, const char *call, int kind,
     size_t nelems = nbytes >> width;
     scope_t scope = symmem__gpu_enter(g);
     int blocking;
-    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    nv_stream_t s;
+    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
+    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
     int rc = root < 0 ? ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s)
                       : ((nv_broadcast_func_t)func)(team->channel, dst, src, nelems, root, s);
     return finish(g, scope, call, rc, blocking);

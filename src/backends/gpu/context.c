@@ -35,25 +35,49 @@ symmem_status_t symmem__gpu_leave(gpu_t *g, scope_t scope, symmem_status_t statu
     return status;
 }
 
-nv_stream_t symmem__gpu_pick(gpu_t *g, symmem_stream_t stream, int *blocking_p)
+symmem_status_t symmem__gpu_pick(gpu_t *g, const char *call, symmem_stream_t stream,
+                                 nv_stream_t *s_p, int *blocking_p)
 {
     *blocking_p = stream == SYMMEM_STREAM_NONE;
-    return *blocking_p ? g->stream : (nv_stream_t)stream;
+    *s_p = *blocking_p ? g->stream : (nv_stream_t)stream;
+    if (*blocking_p) return SYMMEM_OK;
+    /* Work on another GPU's stream would run where the heap is not mapped
+     * (a barrier there faulted with CUDA error 700 and poisoned the context). */
+    cu_context_t ctx = NULL;
+    CU(call, libs.cuStreamGetCtx(*s_p, &ctx));
+    if (ctx == g->ctx) {
+        symmem__gpu_graphs_note(*s_p, call);
+        return SYMMEM_OK;
+    }
+    cu_device_t device = -1;
+    libs.cuCtxSetCurrent(ctx);
+    cu_result_t rc = libs.cuCtxGetDevice(&device);
+    libs.cuCtxSetCurrent(g->ctx);
+    if (rc != 0) return symmem__gpu_cuda_error(call, "cuCtxGetDevice", rc);
+    if (device == g->device) { /* another context of our GPU */
+        symmem__gpu_graphs_note(*s_p, call);
+        return SYMMEM_OK;
+    }
+    return ERROR(SYMMEM_ERR_INVALID,
+                 "%s: stream=%p belongs to cuda:%d, but this PE's symmetric heap is on "
+                 "cuda:%d; pass a stream of cuda:%d",
+                 call, (void *)stream, device, g->device, g->device);
 }
 
-symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, double started,
-                                          double *next_check_p)
+symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, const char *what,
+                                          double started, double *next_check_p)
 {
     double t = symmem__gpu_now();
     if (t < *next_check_p) return SYMMEM_OK;
     char how[256];
     int dead = symmem__gpu_peer_watch_find_dead(&g->watch, symmem__gpu_core, how, sizeof(how));
     if (dead >= 0)
-        return ERROR(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s while this PE waited for it", call,
-                     dead, how);
+        return ERROR(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s while this PE waited for %s", call,
+                     dead, how, what);
     if (g->boot.timeout > 0 && t - started > g->boot.timeout)
-        return ERROR(SYMMEM_ERR_TIMEOUT, "%s: timed out after %.1f s (SYMMEM_TIMEOUT)", call,
-                     t - started);
+        return ERROR(SYMMEM_ERR_TIMEOUT,
+                     "%s: timed out after %.1f s (SYMMEM_TIMEOUT) waiting for %s", call,
+                     t - started, what);
     *next_check_p = symmem__gpu_now() + 0.1;
     return SYMMEM_OK;
 }
@@ -69,7 +93,9 @@ symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call)
         cu_result_t rc = libs.cuStreamQuery(g->stream);
         if (rc == 0) return SYMMEM_OK;
         if (rc != CU_ERROR_NOT_READY) return symmem__gpu_cuda_error(call, "cuStreamQuery", rc);
-        symmem_status_t status = symmem__gpu_still_waiting(g, call, started, &next_check);
+        symmem_status_t status = symmem__gpu_still_waiting(
+            g, call, "the call to complete on the GPU (every PE taking part)", started,
+            &next_check);
         if (status != SYMMEM_OK) return status;
         if (symmem__gpu_now() - started > 1e-3) usleep(20);
     }

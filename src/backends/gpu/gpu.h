@@ -74,20 +74,44 @@ scope_t symmem__gpu_enter(gpu_t *g);
 /* Puts the caller's context back; returns status, so a slot can end with
  * return symmem__gpu_leave(g, scope, status). */
 symmem_status_t symmem__gpu_leave(gpu_t *g, scope_t scope, symmem_status_t status);
-/* The stream to enqueue on; *blocking_p says whether to drain it after. */
-nv_stream_t symmem__gpu_pick(gpu_t *g, symmem_stream_t stream, int *blocking_p);
+/* The stream to enqueue on (*s_p); *blocking_p says whether to drain it
+ * after. SYMMEM_ERR_INVALID, naming call, for a stream of another GPU. */
+symmem_status_t symmem__gpu_pick(gpu_t *g, const char *call, symmem_stream_t stream,
+                                 nv_stream_t *s_p, int *blocking_p);
 /* Waits for the backend's stream, spinning for the first millisecond. */
 symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call);
 /* Asked by a waiting PE, acting a few times a second: an error once a peer
- * has died or SYMMEM_TIMEOUT has passed since started. */
-symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, double started,
-                                          double *next_check_p);
+ * has died or SYMMEM_TIMEOUT has passed since started; what names what the
+ * PE waits for, in words. */
+symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, const char *what,
+                                          double started, double *next_check_p);
+/* ---- watched.c: calls with no time limit of their own ---- */
+/* Runs *rc_p = func(arg) on a helper thread with the backend's context while
+ * the caller waits, bounded by SYMMEM_TIMEOUT and the peers; what says, in
+ * words, what the wait is for. On a timeout the call stays running. */
+symmem_status_t symmem__gpu_run_watched(gpu_t *g, const char *call, const char *what,
+                                        int (*func)(void *arg), void *arg, int *rc_p);
+/* Waits until every stream of this PE's device is idle (kernels and graphs
+ * the program launched included). */
+symmem_status_t symmem__gpu_wait_device_idle(gpu_t *g, const char *call);
+/* run_watched for an NVSHMEM call that holds a barrier (nvshmem_call names
+ * it); once one is abandoned, nvshmem_wedged says so for good. */
+symmem_status_t symmem__gpu_nvshmem_watched(gpu_t *g, const char *call, const char *nvshmem_call,
+                                            int (*func)(void *arg), void *arg);
+int symmem__gpu_nvshmem_wedged(void);
+
+/* ---- graphs.c: CUDA graphs that captured symmem calls ---- */
+/* Remembers call if s is capturing a graph, until that graph is destroyed. */
+void symmem__gpu_graphs_note(nv_stream_t s, const char *call);
+/* Which such graphs are alive, in words. */
+void symmem__gpu_graphs_describe(char *out, size_t size);
 cu_result_t symmem__gpu_launch(void *kernel, size_t blocks, size_t threads, nv_stream_t s,
                                void **params);
 int symmem__gpu_device(gpu_t *g);
 
 /* ---- start.c: init and finalize ---- */
 symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p);
+symmem_status_t symmem__gpu_prepare_finalize(gpu_t *g);
 symmem_status_t symmem__gpu_finalize(gpu_t *g);
 symmem_status_t symmem__gpu_unique_id(symmem_unique_id_t *uid_p);
 int symmem__gpu_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size);

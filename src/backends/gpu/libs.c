@@ -56,6 +56,14 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
     LOAD(cuda, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
     LOAD(cuda, cuCtxGetCurrent, "cuCtxGetCurrent");
     LOAD(cuda, cuCtxSetCurrent, "cuCtxSetCurrent");
+    LOAD(cuda, cuCtxGetDevice, "cuCtxGetDevice");
+    LOAD(cuda, cuCtxSynchronize, "cuCtxSynchronize");
+    LOAD(cuda, cuStreamGetCtx, "cuStreamGetCtx");
+    *(void **)&libs->cuUserObjectCreate = dlsym(cuda, "cuUserObjectCreate");
+    *(void **)&libs->cuUserObjectRelease = dlsym(cuda, "cuUserObjectRelease");
+    *(void **)&libs->cuGraphRetainUserObject = dlsym(cuda, "cuGraphRetainUserObject");
+    if (libs->cuUserObjectCreate && libs->cuUserObjectRelease && libs->cuGraphRetainUserObject)
+        *(void **)&libs->cuStreamGetCaptureInfo = dlsym(cuda, "cuStreamGetCaptureInfo_v2");
     LOAD(cuda, cuStreamCreate, "cuStreamCreate");
     LOAD(cuda, cuStreamDestroy, "cuStreamDestroy_v2");
     LOAD(cuda, cuStreamSynchronize, "cuStreamSynchronize");

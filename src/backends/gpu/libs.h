@@ -18,6 +18,17 @@ typedef struct {
     cu_result_t (*cuDevicePrimaryCtxRelease)(cu_device_t device);
     cu_result_t (*cuCtxGetCurrent)(cu_context_t *ctx);
     cu_result_t (*cuCtxSetCurrent)(cu_context_t ctx);
+    cu_result_t (*cuCtxGetDevice)(cu_device_t *device);
+    cu_result_t (*cuCtxSynchronize)(void);
+    cu_result_t (*cuStreamGetCtx)(nv_stream_t stream, cu_context_t *ctx);
+    /* optional (NULL on a driver without them): naming the graphs alive */
+    cu_result_t (*cuStreamGetCaptureInfo)(nv_stream_t stream, int *status, uint64_t *id,
+                                          void **graph, const void **deps, size_t *ndeps);
+    cu_result_t (*cuUserObjectCreate)(void **object, void *ptr, void (*destroy)(void *),
+                                      unsigned refcount, unsigned flags);
+    cu_result_t (*cuUserObjectRelease)(void *object, unsigned count);
+    cu_result_t (*cuGraphRetainUserObject)(void *graph, void *object, unsigned count,
+                                           unsigned flags);
     cu_result_t (*cuStreamCreate)(nv_stream_t *stream, unsigned flags);
     cu_result_t (*cuStreamDestroy)(nv_stream_t stream);
     cu_result_t (*cuStreamSynchronize)(nv_stream_t stream);

@@ -67,7 +67,9 @@ symmem_status_t symmem__gpu_agree_on_size(gpu_t *g, const char *call, size_t siz
 symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, void **ptr_p)
 {
     scope_t scope = symmem__gpu_enter(g);
-    symmem_status_t status = symmem__gpu_agree_on_size(g, "malloc", size);
+    /* nvshmem_malloc's own barrier must not run beside one still in flight. */
+    symmem_status_t status = symmem__gpu_wait_device_idle(g, "malloc");
+    if (status == SYMMEM_OK) status = symmem__gpu_agree_on_size(g, "malloc", size);
     if (status == SYMMEM_OK && size > 0) {
         *ptr_p = libs.malloc(size);
         uintptr_t start = (uintptr_t)*ptr_p;
@@ -84,12 +86,32 @@ symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, void **ptr_p)
     return symmem__gpu_leave(g, scope, status);
 }
 
+static int nvshmem_free_job(void *ptr)
+{
+    libs.free(ptr);
+    return 0;
+}
+
+/* nvshmem_free holds a barrier with no time limit, which NVSHMEM runs on its
+ * own stream: started while the program's kernels or graph replays still run
+ * a barrier of ours, the two mix their counts and hang (issue 17). So the
+ * device goes idle first, then an agreement (bounded, and it catches PEs
+ * freeing different blocks) lets NVSHMEM's barrier pair at once. */
 symmem_status_t symmem__gpu_free(gpu_t *g, void *ptr)
 {
     scope_t scope = symmem__gpu_enter(g);
-    libs.cuStreamSynchronize(g->stream);
-    libs.free(ptr);
-    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+    int64_t offset = (int64_t)((uintptr_t)ptr - g->heap_lo), values[g->boot.nranks];
+    symmem_status_t status = symmem__gpu_wait_device_idle(g, "free");
+    if (status == SYMMEM_OK) status = symmem__gpu_agree(g, "free", offset, values);
+    for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
+        if (values[pe] != offset)
+            status = ERROR(SYMMEM_ERR_MISMATCH,
+                           "free: every PE must free the same allocation, but PE %d freed "
+                           "heap offset %lld and this PE offset %lld",
+                           pe, (long long)values[pe], (long long)offset);
+    if (status == SYMMEM_OK)
+        status = symmem__gpu_nvshmem_watched(g, "free", "nvshmem_free", nvshmem_free_job, ptr);
+    return symmem__gpu_leave(g, scope, status);
 }
 
 void *symmem__gpu_ptr(gpu_t *g, const void *ptr, int pe)

@@ -49,6 +49,7 @@ static const symmem_backend_ops_t gpu_ops = {
     .register_external = symmem__gpu_register_external,
     .unregister_external = symmem__gpu_unregister_external,
     .library_version = symmem__gpu_library_version,
+    .prepare_finalize = symmem__gpu_prepare_finalize,
 };
 
 /* SYMMEM_SYMMETRIC_SIZE sizes NVSHMEM's heap unless NVSHMEM's own variable

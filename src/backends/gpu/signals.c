@@ -43,7 +43,9 @@ symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, siz
     const char *call = nbytes ? "put_signal" : "signal_op";
     scope_t scope = symmem__gpu_enter(g);
     int blocking;
-    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    nv_stream_t s;
+    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
+    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
     if (nbytes > 0 && !symmem__gpu_is_device_memory(g, src))
         return symmem__gpu_leave(g, scope,
                                  ERROR(SYMMEM_ERR_INVALID,
@@ -75,7 +77,9 @@ symmem_status_t symmem__gpu_signal_wait_until(gpu_t *g, uint64_t *sig, symmem_cm
 {
     scope_t scope = symmem__gpu_enter(g);
     int blocking;
-    nv_stream_t s = symmem__gpu_pick(g, stream, &blocking);
+    nv_stream_t s;
+    symmem_status_t picked = symmem__gpu_pick(g, "signal_wait", stream, &s, &blocking);
+    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
     libs.signal_wait_until_on_stream(sig, (int)cmp, value, s);
     symmem_status_t status = SYMMEM_OK;
     if (blocking) {
@@ -143,7 +147,8 @@ symmem_status_t symmem__gpu_wait_until(gpu_t *g, void *ivar, symmem_dtype_t dtyp
     symmem_status_t status;
     unsigned pause = 1;
     while ((status = element_holds(g, ivar, dtype, cmp, value, &holds)) == SYMMEM_OK && !holds) {
-        status = symmem__gpu_still_waiting(g, "wait_until", started, &next_check);
+        status = symmem__gpu_still_waiting(g, "wait_until", "the value to satisfy the comparison",
+                                           started, &next_check);
         if (status != SYMMEM_OK) break;
         usleep(pause);
         if (pause < 1000) pause *= 2;

@@ -304,6 +304,11 @@ static symmem_status_t take_step(gpu_t *g, int step, int fail_at)
 
 symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
 {
+    if (symmem__gpu_nvshmem_wedged())
+        return ERROR(SYMMEM_ERR_BACKEND,
+                     "init: an earlier free or finalize in this process never got through "
+                     "NVSHMEM's barrier, so NVSHMEM cannot start again here; start a new "
+                     "process");
     int count = 0;
     libs.cuDeviceGetCount(&count);
     int ordinal = boot->device >= 0 ? boot->device : boot->local_rank % count;
@@ -320,7 +325,8 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
     g->boot = *boot;
     g->device = ordinal;
     cu_context_t saved = NULL; /* the caller's */
-    libs.cuCtxGetCurrent(&saved);
+    cu_device_t caller_device = -1;
+    if (libs.cuCtxGetCurrent(&saved) == 0 && saved != NULL) libs.cuCtxGetDevice(&caller_device);
     symmem_status_t status;
     SYMMEM_CHECK_GOTO(take_step(g, STEP_CONTEXT, fail_at), status, err_free);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_NVSHMEM, fail_at), status, err_release_context);
@@ -330,8 +336,16 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
     SYMMEM_CHECK_GOTO(take_step(g, STEP_WATCH_PEERS, fail_at), status, err_free_agree_buffers);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_ATOMICS_MODULE, fail_at), status, err_free_watch);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_PUT_SIGNAL_MODULE, fail_at), status, err_unload_atomics);
-    /* A caller with its own device current keeps it; one with none gets ours. */
-    if (saved != NULL && saved != g->ctx) libs.cuCtxSetCurrent(saved);
+    /* The heap's device stays current, so that the program's allocations and
+     * streams land where the heap is; a caller that had made another device
+     * current is told (NVSHMEM4Py binds the current device: device= chooses). */
+    if (caller_device >= 0 && caller_device != g->device)
+        fprintf(stderr,
+                "symmem: [pe %d] init: this thread had cuda:%d current, but this PE's "
+                "symmetric heap is on cuda:%d (%s), which is current now; pass device= to "
+                "init to choose\n",
+                boot->rank, caller_device, g->device,
+                boot->device >= 0 ? "device= asked for it" : "LOCAL_RANK % device count");
     *backend_p = g;
     return SYMMEM_OK;
 
@@ -356,6 +370,28 @@ err_free:
     return status;
 }
 
+/* NVSHMEM's finalize holds a barrier with no time limit: it starts only once
+ * this PE's device is idle (a graph replaying a barrier of ours would mix
+ * counts with it and hang: issue 17) and every PE has come this far, both
+ * bounded by SYMMEM_TIMEOUT and the dead-peer watch. */
+symmem_status_t symmem__gpu_prepare_finalize(gpu_t *g)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    symmem_status_t status = symmem__gpu_wait_device_idle(g, "finalize");
+    if (status == SYMMEM_OK) {
+        libs.barrier_all_on_stream(g->stream);
+        status = symmem__gpu_drain(g, "finalize");
+    }
+    return symmem__gpu_leave(g, scope, status);
+}
+
+static int nvshmem_finalize_job(void *arg)
+{
+    (void)arg;
+    libs.hostlib_finalize();
+    return 0;
+}
+
 /* Releases what init made, last first, as init's failure path does. */
 symmem_status_t symmem__gpu_finalize(gpu_t *g)
 {
@@ -368,8 +404,10 @@ symmem_status_t symmem__gpu_finalize(gpu_t *g)
     libs.free(g->agree_in);
     libs.cuMemFree(g->scratch);
     libs.cuStreamDestroy(g->stream);
-    libs.hostlib_finalize();
-    symmem__gpu_leave(g, scope, SYMMEM_OK);
+    symmem_status_t status = symmem__gpu_nvshmem_watched(g, "finalize", "nvshmem_finalize",
+                                                         nvshmem_finalize_job, NULL);
+    symmem__gpu_leave(g, scope, status);
+    if (status != SYMMEM_OK) return status; /* NVSHMEM still holds the context */
     libs.cuDevicePrimaryCtxRelease(g->cu_device);
     free(g);
     return SYMMEM_OK;

@@ -59,7 +59,7 @@ if MODE == "barrier":  # the issue's program, as it was
         g.replay()
     s.synchronize()
     graphs.append(g)
-else:
+elif MODE == "every":
     src = nv.tensor((1024,), dtype=torch.float32)
     dst = nv.tensor((n, 1024), dtype=torch.float32)
     got = nv.tensor((1024,), dtype=torch.float32)
@@ -126,8 +126,26 @@ if MODE == "stuck":  # PE 0 replays a wait no one will satisfy
         os._exit(0)  # the stuck kernel keeps the runtime from ending cleanly
     raise AssertionError(f"PE {me}: finalize returned with a wait still running")
 
+refused = ""
+if MODE == "every":
+    # NVSHMEM runs collectives on NCCL, which cannot finalize while a graph
+    # holding one lives: finalize refuses, naming them, and stays usable.
+    collectives = [c for c in ("reduce", "fcollect", "broadcast", "alltoall") if c in chosen]
+    try:
+        nv.finalize()
+    except nv.NvshmemInvalid as error:
+        text = str(error)
+        assert collectives and "still alive" in text, text
+        assert all(c in text for c in collectives) and "call finalize again" in text, text
+        refused = f", refused first ({len(graphs)} graphs named)"
+        for g in graphs:
+            g.reset()
+        graphs.clear()
+    else:
+        assert not collectives, f"PE {me}: finalize ended with collectives in live graphs"
+
 started = time.monotonic()
 nv.finalize()
 took = time.monotonic() - started
-print(f"PE {me} OK (finalize with live graphs: {MODE}, {len(graphs)} graphs, "
+print(f"PE {me} OK (finalize with live graphs: {MODE}{refused}, {len(graphs)} graphs, "
       f"finalize took {took:.1f} s)", flush=True)

@@ -103,8 +103,9 @@ int symmem__gpu_nvshmem_wedged(void);
 /* ---- graphs.c: CUDA graphs that captured symmem calls ---- */
 /* Remembers call if s is capturing a graph, until that graph is destroyed. */
 void symmem__gpu_graphs_note(nv_stream_t s, const char *call);
-/* Which such graphs are alive, in words. */
-void symmem__gpu_graphs_describe(char *out, size_t size);
+/* How many such graphs are alive (only those holding collectives, which
+ * NVSHMEM runs on NCCL, if only_collectives), and in out which, in words. */
+int symmem__gpu_graphs_describe(char *out, size_t size, int only_collectives);
 cu_result_t symmem__gpu_launch(void *kernel, size_t blocks, size_t threads, nv_stream_t s,
                                void **params);
 int symmem__gpu_device(gpu_t *g);

@@ -63,14 +63,27 @@ void symmem__gpu_graphs_note(nv_stream_t s, const char *call)
         libs.cuUserObjectRelease(object, 1);
 }
 
-void symmem__gpu_graphs_describe(char *out, size_t size)
+/* NVSHMEM runs these on NCCL, whose finalize waits for every graph that
+ * captured one to be destroyed. */
+static int runs_on_nccl(const char *call)
+{
+    static const char *const collectives[] = {"reduce", "reducescatter", "fcollect",
+                                              "broadcast", "alltoall"};
+    for (size_t i = 0; i < sizeof(collectives) / sizeof(collectives[0]); i++)
+        if (strcmp(call, collectives[i]) == 0) return 1;
+    return 0;
+}
+
+int symmem__gpu_graphs_describe(char *out, size_t size, int only_collectives)
 {
     int graphs = 0, used = 0;
     char calls[160] = "";
     pthread_mutex_lock(&lock);
     for (capture_t *c = live; c != NULL; c = c->next) {
+        if (only_collectives && !runs_on_nccl(c->call)) continue;
         int seen_graph = 0, seen_call = 0;
         for (capture_t *d = live; d != c; d = d->next) {
+            if (only_collectives && !runs_on_nccl(d->call)) continue;
             seen_graph |= d->graph == c->graph;
             seen_call |= strcmp(d->call, c->call) == 0;
         }
@@ -84,4 +97,5 @@ void symmem__gpu_graphs_describe(char *out, size_t size)
     else
         snprintf(out, size, "%d CUDA graph%s that captured symmem calls (%s) %s still alive",
                  graphs, graphs == 1 ? "" : "s", calls, graphs == 1 ? "is" : "are");
+    return graphs;
 }

@@ -372,12 +372,19 @@ err_free:
 
 /* NVSHMEM's finalize holds a barrier with no time limit: it starts only once
  * this PE's device is idle (a graph replaying a barrier of ours would mix
- * counts with it and hang: issue 17) and every PE has come this far, both
- * bounded by SYMMEM_TIMEOUT and the dead-peer watch. */
+ * counts with it and hang: issue 17), no live graph holds a collective (NCCL
+ * would wait for it forever), and every PE has come this far. */
 symmem_status_t symmem__gpu_prepare_finalize(gpu_t *g)
 {
     scope_t scope = symmem__gpu_enter(g);
     symmem_status_t status = symmem__gpu_wait_device_idle(g, "finalize");
+    char graphs[200];
+    if (status == SYMMEM_OK && symmem__gpu_graphs_describe(graphs, sizeof(graphs), 1) > 0)
+        status = ERROR(SYMMEM_ERR_INVALID,
+                       "finalize: %s; NVSHMEM runs collectives on NCCL, whose finalize waits "
+                       "until every graph that captured one is destroyed. Destroy them (del "
+                       "the graph; torch: graph.reset()) and call finalize again",
+                       graphs);
     if (status == SYMMEM_OK) {
         libs.barrier_all_on_stream(g->stream);
         status = symmem__gpu_drain(g, "finalize");

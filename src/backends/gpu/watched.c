@@ -74,7 +74,7 @@ static int synchronize_context(void *arg)
 symmem_status_t symmem__gpu_wait_device_idle(gpu_t *g, const char *call)
 {
     char what[600], graphs[200];
-    symmem__gpu_graphs_describe(graphs, sizeof(graphs));
+    symmem__gpu_graphs_describe(graphs, sizeof(graphs), 0);
     snprintf(what, sizeof(what),
              "the work this PE launched on cuda:%d to finish (kernels, or CUDA graph "
              "replays on the program's streams: a replayed barrier, signal_wait or "
@@ -95,7 +95,7 @@ symmem_status_t symmem__gpu_nvshmem_watched(gpu_t *g, const char *call, const ch
                                             int (*func)(void *arg), void *arg)
 {
     char what[600], graphs[200];
-    symmem__gpu_graphs_describe(graphs, sizeof(graphs));
+    symmem__gpu_graphs_describe(graphs, sizeof(graphs), 0);
     snprintf(what, sizeof(what),
              "the barrier inside NVSHMEM's %s, which every PE must reach (%s); NVSHMEM "
              "cannot be used again in this process",

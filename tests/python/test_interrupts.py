@@ -11,6 +11,8 @@
 Every wait here is bounded by SYMMEM_TIMEOUT and the launcher's --timeout.
 """
 import os
+import pty
+import select
 import signal
 import subprocess
 import sys
@@ -318,6 +320,69 @@ def test_sigint_to_the_launcher(tmp_path):
     assert where_reported(err, 1) == f"{program}, line {line_of(program, '# PE 1 here')} in " \
                                      "stubborn", report
     assert "    PE 0 (pid " not in err, report  # PE 0 had exited
+
+
+# In a terminal, Ctrl-C reaches every PE straight from the terminal (they share
+# the launcher's process group): the launcher must not send a second SIGINT,
+# which would interrupt the first one's traceback.
+IN_A_TERMINAL = """
+    nvshmem.init()
+    rank = nvshmem.my_pe()
+    nvshmem.barrier_all()
+    open(os.path.join(sys.argv[1], f"ready.{rank}"), "w").close()
+    if rank == 0:
+        nvshmem.barrier_all()  # PE 0 here
+    else:
+        time.sleep(120)  # PE 1 here
+"""
+
+
+def read_until_closed(fd, timeout):
+    """What a pty's master gives until the other side closes (or timeout)."""
+    out, deadline = b"", time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not select.select([fd], [], [], 0.1)[0]:
+            continue
+        try:
+            data = os.read(fd, 4096)
+        except OSError:  # EIO: every process of the terminal has closed it
+            break
+        if not data:
+            break
+        out += data
+    return out.decode(errors="replace").replace("\r\n", "\n")
+
+
+@cpu_waits
+def test_ctrl_c_in_a_terminal(tmp_path):
+    program = write_program(tmp_path, IN_A_TERMINAL)
+    cmd = [sys.executable, "-m", "symmem.run", "-n", "2", "--timeout", "60", str(program),
+           str(tmp_path)]
+    try:
+        pid, master = pty.fork()  # the child's controlling terminal is a new pty
+    except OSError as error:
+        pytest.skip(f"no pseudo-terminal here: {error}")
+    if pid == 0:
+        os.execve(sys.executable, cmd, clean_env(BOUND))
+    try:
+        wait_for_files([tmp_path / "ready.0", tmp_path / "ready.1"])
+        time.sleep(0.5)  # into their waits
+        os.write(master, b"\x03")  # Ctrl-C, as typed
+        out = read_until_closed(master, timeout=30).replace("^C", "")  # the echo
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(master)
+    assert os.waitstatus_to_exitcode(status) == 128 + signal.SIGINT, out
+    assert "symmem.run: got SIGINT; stopping PEs [0, 1]" in out, out
+    for pe in (0, 1):
+        err = [line[len(f"[pe {pe}] "):] for line in out.splitlines()
+               if line.startswith(f"[pe {pe}] ")]
+        # one traceback, ending in one KeyboardInterrupt raised where the PE waited
+        assert err.count("Traceback (most recent call last):") == 1, out
+        assert err[-1] == "KeyboardInterrupt" and err.count("KeyboardInterrupt") == 1, out
+        assert f'  File "{program}", line {line_of(program, f"# PE {pe} here")}, in <module>' \
+            in err, out
+    assert "failed first" not in out, out  # stopped by Ctrl-C, not failed
 
 
 def process_ended(pid, start_time):

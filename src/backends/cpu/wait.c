@@ -108,7 +108,9 @@ symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t k
     } while (symmem__cpu_now() < spin_until);
 
     cpu_pe_slot_t *me = &cpu->ctl->slots[cpu->me];
-    double next_check = started;
+    /* Not at the first wake: a doorbell often wakes a wait that is nearly
+     * done, and the checks read /proc and take Python's GIL. */
+    double next_check = started + POLL_SECONDS;
     for (;;) {
         atomic_fetch_add_explicit(&me->sleepers[kind], 1, memory_order_seq_cst);
         uint32_t seq = atomic_load_explicit(&me->doorbell, memory_order_seq_cst);

@@ -58,6 +58,8 @@ typedef enum {
     SYMMEM_ERR_TIMEOUT = 9,         /* SYMMEM_TIMEOUT expired */
     SYMMEM_ERR_UNSUPPORTED = 10,    /* the running backend lacks this feature */
     SYMMEM_ERR_BACKEND = 11,        /* the backend library reported a failure */
+    SYMMEM_ERR_INTERRUPTED = 12,    /* a wait was interrupted: the program's signal handler asked
+                                       (Python: KeyboardInterrupt on Ctrl-C) */
     SYMMEM_STATUS_COUNT
 } symmem_status_t;
 

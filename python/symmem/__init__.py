@@ -10,6 +10,9 @@ _libraries.publish()  # before the core looks for the gpu backend
 from symmem import _resolver, _symmem  # noqa: E402
 
 _symmem._set_resolver(_resolver.resolve)  # memory without the buffer protocol
+from symmem import _launched  # noqa: E402
+
+_launched.setup()  # a PE of symmem.run prints its stacks when the launcher asks
 from symmem._enums import ComparisonType, InitStatus, SignalOp, Teams
 from symmem._errors import NvshmemError, NvshmemInvalid
 from symmem._lifecycle import (UniqueID, Version, finalize, get_unique_id, get_version, init,

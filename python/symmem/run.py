@@ -9,6 +9,12 @@ non-zero or is killed by a signal), the others get ``--grace`` seconds to
 notice and exit by themselves, then they are stopped; the launcher exits with
 the first failure's status and prints a report naming it.
 
+Before a PE is killed (on ``--timeout``, or when it outlives Ctrl-C or SIGTERM
+by KILL_DELAY), it is asked for the stacks of its Python threads (SIGUSR1, see
+symmem/_launched.py) and the launcher reports where each PE was. Ctrl-C
+interrupts every PE (KeyboardInterrupt); the PEs die with the launcher, even
+when it is killed (SYMMEM_LAUNCHER, see src/core/launcher_link.h).
+
 This module uses the standard library only: it must run even while the
 compiled part of the package is missing or broken.
 """
@@ -25,8 +31,12 @@ import tempfile
 import threading
 import time
 
+if __package__:
+    from symmem._run_stop import KILL_DELAY, STACK_HEADER, Stopping, launcher_id, signal_name
+else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
+    from _run_stop import KILL_DELAY, STACK_HEADER, Stopping, launcher_id, signal_name
+
 PROG = "python -m symmem.run"
-KILL_DELAY = 2.0   # seconds from SIGTERM (or a forwarded signal) to SIGKILL
 POLL = 0.05        # main loop period; PE exits wake it up at once
 TAIL_LINES = 40    # stderr lines kept per PE for the failure report
 READER_JOIN = 2.0  # how long to wait for output still buffered in the pipes
@@ -179,13 +189,6 @@ def exit_code_for(returncode):
     return returncode if returncode >= 0 else 128 - returncode
 
 
-def signal_name(signum):
-    try:
-        return signal.Signals(signum).name
-    except ValueError:
-        return "signal %d" % signum
-
-
 def wait_exited(proc):
     """Block until proc has exited and return its Popen-style returncode,
     leaving it a zombie (not reaped) where the OS allows it.
@@ -229,9 +232,11 @@ class PE:
         self.stopped = False      # the launcher signalled it while it ran
         self.stderr_tail = collections.deque(maxlen=TAIL_LINES)
         self.threads = []
+        self.stack = None         # faulthandler's lines, once we asked
+        self.last_stderr = 0.0    # when it last wrote on stderr (monotonic)
 
 
-class Job:
+class Job(Stopping):
     def __init__(self, args):
         self.args = args
         self.name = "j" + secrets.token_hex(8)
@@ -244,6 +249,8 @@ class Job:
         self.stop_reason = None            # "the failure", "the timeout", ...
         self.kill_at = None                # when to escalate to SIGKILL
         self.signals = []                  # signals the launcher received
+        self.handled_signals = 0           # how many of them the main loop handled
+        self.stacks_reported = False       # asked the PEs for stacks already
         self.status_dir = None
 
     # ---- starting
@@ -251,19 +258,21 @@ class Job:
     def start(self):
         self.status_dir = tempfile.mkdtemp(prefix="symmem-%s-" % self.name)
         cmd = child_command(self.args.program)
+        me = launcher_id()
         for rank in range(self.args.npes):
             # Like mpirun: only PE 0 reads the launcher's stdin.
             stdin = None if rank == 0 else subprocess.DEVNULL
+            env = child_env(self.args, self.name, rank, self.status_dir)
+            if me is not None:  # the PE dies with us
+                env["SYMMEM_LAUNCHER"] = me
             proc = subprocess.Popen(
                 cmd, stdin=stdin, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=child_env(self.args, self.name, rank, self.status_dir))
+                stderr=subprocess.PIPE, env=env)
             pe = PE(rank, proc)
             self.pes.append(pe)
             prefix = b"" if self.args.no_prefix else b"[pe %d] " % rank
             self._thread(pe, self._pump, proc.stdout, sys.stdout, prefix, None)
-            self._thread(pe, self._pump, proc.stderr, sys.stderr, prefix,
-                         pe.stderr_tail)
+            self._thread(pe, self._pump, proc.stderr, sys.stderr, prefix, pe)
             self._thread(pe, self._waiter, pe)
 
     def _thread(self, pe, target, *args):
@@ -271,15 +280,20 @@ class Job:
         thread.start()
         pe.threads.append(thread)
 
-    def _pump(self, pipe, out, prefix, tail):
-        """Copy one child pipe to our stream line by line, prefixed; keep the
-        last lines in tail (a deque) if given."""
+    def _pump(self, pipe, out, prefix, pe):
+        """Copy one child pipe to our stream line by line, prefixed; for
+        stderr (pe given) keep its last lines and the stacks we asked for."""
         out = getattr(out, "buffer", out)
         for line in iter(pipe.readline, b""):
             if not line.endswith(b"\n"):
                 line += b"\n"  # a final partial line still gets printed
-            if tail is not None:
-                tail.append(line.decode(errors="replace").rstrip("\n"))
+            if pe is not None:
+                text = line.decode(errors="replace").rstrip("\n")
+                pe.stderr_tail.append(text)
+                pe.last_stderr = time.monotonic()
+                stack = pe.stack
+                if stack is not None and (stack or STACK_HEADER.match(text)):
+                    stack.append(text)
             with self.out_lock:
                 try:
                     out.write(prefix + line)
@@ -300,7 +314,8 @@ class Job:
         with self.lock:
             pe.proc.wait()  # reaps the zombie; instant
             pe.reaped = True
-            if (returncode != 0 and not pe.stopped
+            # A PE that Ctrl-C ended before we could pass it on is no failure.
+            if (returncode != 0 and not pe.stopped and not self.signals
                     and self.first_failure is None):
                 self.first_failure = pe
                 self.failure_time = time.monotonic()
@@ -313,57 +328,38 @@ class Job:
         with self.lock:
             return [pe for pe in self.pes if not pe.reaped]
 
-    def signal_all(self, signum):
-        """Send signum to every PE not yet reaped."""
-        with self.lock:  # holding it, no pid can be reaped (and reused)
-            for pe in self.pes:
-                if pe.reaped:
-                    continue
-                try:
-                    os.kill(pe.pid, signum)
-                except ProcessLookupError:
-                    continue
-                if pe.returncode is None:
-                    pe.stopped = True
-
-    def stop(self, reason, signum=signal.SIGTERM):
-        """Ask the running PEs to exit; SIGKILL follows KILL_DELAY later."""
-        self.stop_reason = reason
-        self.signal_all(signum)
-        self.kill_at = time.monotonic() + KILL_DELAY
-
-    def on_signal(self, signum, frame):
-        self.signals.append(signum)
-        self.changed.set()
-
     # ---- the main loop
 
     def wait(self):
         """Supervise until every PE has exited; returns our exit code."""
         start = time.monotonic()
         timed_out = False
-        handled_signals = 0
         while self.running():
             now = time.monotonic()
-            if len(self.signals) > handled_signals:
-                handled_signals = len(self.signals)
+            if len(self.signals) > self.handled_signals:
+                self.handled_signals = len(self.signals)
                 signum = self.signals[-1]
-                if handled_signals == 1:
+                if self.handled_signals == 1:
                     self.message("got %s; stopping PEs %s" % (
                         signal_name(signum), self.ranks(self.running())))
-                    self.stop("%s" % signal_name(signum), signum)
+                    self.interrupt(signum)
                 else:  # asked twice: do not wait any longer
                     self.signal_all(signal.SIGKILL)
+                    self.kill_at = None
             elif (self.args.timeout is not None and not timed_out
                   and now - start >= self.args.timeout):
                 timed_out = True
-                self.message("timeout after %g s: PEs still running: %s" % (
-                    self.args.timeout, self.ranks(self.running())))
+                self.message("timeout after %g s: PEs still running: %s; "
+                             "asking them for their stacks" % (
+                                 self.args.timeout, self.ranks(self.running())))
+                self.report_stacks()
                 self.stop("the timeout")
             elif (self.first_failure is not None and self.stop_reason is None
                   and now - self.failure_time >= self.args.grace):
                 self.stop("the failure")
             if self.kill_at is not None and now >= self.kill_at:
+                if not self.stacks_reported:
+                    self.report_stacks()
                 self.signal_all(signal.SIGKILL)
                 self.kill_at = None
             self.changed.wait(POLL)

@@ -214,7 +214,7 @@ symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);
 int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, size_t why_size);
 
 /* What the core lends a backend built as its own shared object. */
-#define SYMMEM_CORE_SERVICES_VERSION 3
+#define SYMMEM_CORE_SERVICES_VERSION 4
 typedef struct {
     uint32_t version;
     symmem_status_t (*error)(symmem_status_t status, const char *fmt, ...)
@@ -230,6 +230,10 @@ typedef struct {
     int (*env_is_set)(const char *name);
     size_t (*env_size)(const char *name);
     symmem_status_t (*env_choice)(const char *call, const char *name, int *index_p);
+    /* version 4, interrupt.h: SYMMEM_OK, or SYMMEM_ERR_INTERRUPTED (message
+     * written) when the program asked the wait to stop (Ctrl-C in Python).
+     * Every blocking loop calls it at each poll, beside its dead-peer check. */
+    symmem_status_t (*interrupted)(const char *call);
 } symmem_core_services_t;
 
 /* The entry point a gpu backend library exports: fills ops_p if the backend

@@ -7,6 +7,7 @@
 
 #include "env.h"
 #include "error.h"
+#include "interrupt.h"
 #include "peer_status.h"
 #include "gpu_loader.h"
 
@@ -21,6 +22,7 @@ static const symmem_core_services_t services = {
     .env_is_set = symmem__env_is_set,
     .env_size = symmem__env_size,
     .env_choice = symmem__env_choice,
+    .interrupted = symmem__interrupted,
 };
 
 const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p)

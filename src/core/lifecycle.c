@@ -9,6 +9,7 @@
 #include "env.h"
 #include "error.h"
 #include "gpu_loader.h"
+#include "launcher_link.h"
 #include "state.h"
 #include "teams.h"
 
@@ -77,6 +78,7 @@ symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
 {
     symmem_runtime_t *rt = &symmem__rt;
     if (rt->initialized) return SYMMEM_OK;
+    symmem__launcher_link(); /* a C PE of symmem.run; Python PEs did it at import */
     if (attr == NULL || attr->version != SYMMEM_INIT_ATTR_VERSION)
         return symmem__error(SYMMEM_ERR_INVALID,
                              "init: attr is NULL or has version %u (expected %u)",

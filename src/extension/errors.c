@@ -2,10 +2,13 @@
  * NvshmemInvalid), the status constants (ERR_*), and the one function that
  * turns a status and a message into the right exception. */
 #include <stdarg.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "concepts.h"
 #include "errors.h"
 #include "../core/checks.h"
+#include "../core/interrupt.h"
 
 static const struct {
     const char *name;
@@ -23,6 +26,7 @@ static const struct {
     {"ERR_TIMEOUT", SYMMEM_ERR_TIMEOUT},
     {"ERR_UNSUPPORTED", SYMMEM_ERR_UNSUPPORTED},
     {"ERR_BACKEND", SYMMEM_ERR_BACKEND},
+    {"ERR_INTERRUPTED", SYMMEM_ERR_INTERRUPTED},
 };
 
 /* Which Python exception a status becomes. */
@@ -69,9 +73,12 @@ static PyObject *raise_exc(PyObject *exc)
     return NULL;
 }
 
-/* Raises the core's message text (which has its prefix already). */
+/* Raises the core's message text (which has its prefix already). An
+ * interrupted wait keeps the exception its signal handler raised
+ * (KeyboardInterrupt), unchanged. */
 static PyObject *raise_core_text(module_state_t *st, symmem_status_t status, const char *text)
 {
+    if (status == SYMMEM_ERR_INTERRUPTED && PyErr_Occurred()) return NULL;
     PyObject *message = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
     PyObject *exc = message ? build(st, status, message) : NULL;
     Py_XDECREF(message);
@@ -137,8 +144,27 @@ static PyObject *exception_type(const char *name, const char *signature, const c
     return type;
 }
 
+/* The core's interrupt check (core/interrupt.h), called by a wait running
+ * without the GIL. Python runs signal handlers on the main thread only (on
+ * Linux, the thread whose id is the pid): there, take the GIL and run them;
+ * a handler that raises interrupts the wait and its exception stays set. */
+static int python_interrupted(void)
+{
+    if ((pid_t)syscall(SYS_gettid) != getpid()) return 0;
+#if PY_VERSION_HEX >= 0x030D0000
+    if (Py_IsFinalizing()) return 0;
+#else
+    if (_Py_IsFinalizing()) return 0;
+#endif
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int raised = PyErr_CheckSignals() < 0;
+    PyGILState_Release(gil);
+    return raised;
+}
+
 int symmem__ext_errors_exec(PyObject *module)
 {
+    symmem__interrupt_set_check(python_interrupted);
     module_state_t *st = symmem__ext_state(module);
     st->error_type = exception_type(
         "symmem.NvshmemError", "NvshmemError(*args)",

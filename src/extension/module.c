@@ -2,9 +2,11 @@
  * module has each concept file add its part; the exceptions, the Buffer type
  * and the resolver live in module state (no C globals). */
 #include "concepts.h"
+#include "../core/launcher_link.h"
 
 static int module_exec(PyObject *module)
 {
+    symmem__launcher_link(); /* a PE of symmem.run dies with it, even before init */
     /* The exception types first: every other part may raise them. */
     static int (*const parts[])(PyObject *) = {
         symmem__ext_errors_exec,      symmem__ext_exceptions_exec, symmem__ext_buffer_exec,

@@ -1,6 +1,8 @@
 /* The one wait loop: spin briefly, then sleep on this PE's doorbell futex,
- * waking at least every POLL_SECONDS to look for dead peers and timeouts. */
+ * waking at least every POLL_SECONDS, and at once when a signal arrives, to
+ * look for an interrupt (Ctrl-C), dead peers and timeouts. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <sched.h>
 #include <linux/futex.h>
@@ -11,6 +13,7 @@
 #include <unistd.h>
 
 #include "../../core/error.h"
+#include "../../core/interrupt.h"
 #include "cpu.h"
 
 #define POLL_SECONDS 0.1
@@ -22,11 +25,15 @@ double symmem__cpu_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void futex_wait(_Atomic uint32_t *word, uint32_t expected, double seconds)
+/* Returns 1 if a signal cut the sleep short (its handler has run). */
+static int futex_wait(_Atomic uint32_t *word, uint32_t expected, double seconds)
 {
     struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
-    /* Not FUTEX_PRIVATE: the word lives in memory shared between processes. */
-    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0);
+    /* Not FUTEX_PRIVATE: the word lives in memory shared between processes.
+     * A relative timeout makes the kernel return EINTR after a handled signal
+     * even under SA_RESTART, so Ctrl-C is seen without waiting for the poll. */
+    return syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0) != 0 &&
+           errno == EINTR;
 }
 
 static void futex_wake_all(_Atomic uint32_t *word)
@@ -101,16 +108,21 @@ symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t k
     } while (symmem__cpu_now() < spin_until);
 
     cpu_pe_slot_t *me = &cpu->ctl->slots[cpu->me];
-    double next_check = started;
+    /* Not at the first wake: a doorbell often wakes a wait that is nearly
+     * done, and the checks read /proc and take Python's GIL. */
+    double next_check = started + POLL_SECONDS;
     for (;;) {
         atomic_fetch_add_explicit(&me->sleepers[kind], 1, memory_order_seq_cst);
         uint32_t seq = atomic_load_explicit(&me->doorbell, memory_order_seq_cst);
-        int done = ready(arg);
-        if (!done) futex_wait(&me->doorbell, seq, POLL_SECONDS);
+        int done = ready(arg), signalled = 0;
+        if (!done) signalled = futex_wait(&me->doorbell, seq, POLL_SECONDS);
         atomic_fetch_sub_explicit(&me->sleepers[kind], 1, memory_order_relaxed);
         if (done || ready(arg)) return SYMMEM_OK;
         double now = symmem__cpu_now();
-        if (now >= next_check) {
+        if (signalled || now >= next_check) {
+            /* An interrupt first: after Ctrl-C the peers die too, and the
+             * user asked to stop, not why a peer went away. */
+            SYMMEM_CHECK(symmem__interrupted(call));
             SYMMEM_CHECK(check_failures(cpu, call, pending, arg, started, deadline));
             next_check = now + POLL_SECONDS;
         }

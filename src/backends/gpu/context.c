@@ -69,6 +69,8 @@ symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, const char
 {
     double t = symmem__gpu_now();
     if (t < *next_check_p) return SYMMEM_OK;
+    symmem_status_t interrupted = symmem__gpu_core->interrupted(call); /* Ctrl-C in Python */
+    if (interrupted != SYMMEM_OK) return interrupted;
     char how[256];
     int dead = symmem__gpu_peer_watch_find_dead(&g->watch, symmem__gpu_core, how, sizeof(how));
     if (dead >= 0)

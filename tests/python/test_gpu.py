@@ -166,6 +166,16 @@ def test_a_dead_peer_ends_a_wait_on_the_gpu(wait):
 
 
 @needs_gpus
+@pytest.mark.parametrize("wait", ["barrier_all", "signal_wait"])
+def test_ctrl_c_ends_a_wait_on_the_gpu(wait):
+    result = _launch(2, GPU_DIR / "interrupt.py", wait, env={"SYMMEM_BACKEND": "gpu"})
+    _assert_all_ok(result, 2)
+    caught = [line for line in result.stdout.splitlines() if "PE 0 OK (interrupted" in line]
+    assert len(caught) == 1, result.stdout + result.stderr
+    assert float(caught[0].split("after ")[1].split(" s")[0]) < 5, caught[0]
+
+
+@needs_gpus
 def test_launcher_start_picks_the_gpu_by_itself():
     result = _launch(2, GPU_DIR / "startup.py", "launcher", env={"SYMMEM_BACKEND": "auto"})
     _assert_all_ok(result, 2, "via launcher")

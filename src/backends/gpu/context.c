@@ -86,10 +86,8 @@ symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, const char
 
 symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call)
 {
-    if (g->boot.timeout <= 0 && !symmem__gpu_peer_watch_active(&g->watch)) {
-        CU(call, libs.cuStreamSynchronize(g->stream));
-        return SYMMEM_OK;
-    }
+    /* Polled, never cuStreamSynchronize: Ctrl-C, a dead peer and
+     * SYMMEM_TIMEOUT must each be able to end the wait. */
     double started = symmem__gpu_now(), next_check = started + 0.1;
     for (;;) {
         cu_result_t rc = libs.cuStreamQuery(g->stream);

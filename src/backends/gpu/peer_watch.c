@@ -56,15 +56,6 @@ void symmem__gpu_peer_watch_free(peer_watch_t *w)
     w->starts = NULL;
 }
 
-int symmem__gpu_peer_watch_active(const peer_watch_t *w)
-{
-    if (w->pids == NULL || w->n_pes < 2) return 0;
-    if (w->status_dir[0] != '\0') return 1;
-    for (int pe = 0; pe < w->n_pes; pe++)
-        if (w->pids[pe] != 0) return 1;
-    return 0;
-}
-
 int symmem__gpu_peer_watch_find_dead(const peer_watch_t *w, const symmem_core_services_t *core,
                                      char *how, size_t how_size)
 {

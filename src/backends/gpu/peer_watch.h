@@ -25,8 +25,6 @@ int64_t symmem__gpu_peer_watch_start_time(const symmem_core_services_t *core);
 int symmem__gpu_peer_watch_init(peer_watch_t *w, int n_pes, int me, const int64_t *host_pids,
                                 const int64_t *starts, const char *status_dir);
 void symmem__gpu_peer_watch_free(peer_watch_t *w);
-/* Whether there is anything to watch. */
-int symmem__gpu_peer_watch_active(const peer_watch_t *w);
 /* The first PE found dead, with how it ended in how; -1 if all run. */
 int symmem__gpu_peer_watch_find_dead(const peer_watch_t *w, const symmem_core_services_t *core,
                                      char *how, size_t how_size);

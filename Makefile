@@ -1,48 +1,62 @@
 # Developer entry points. The README's two commands are `make example` and
 # `make test`; both build what they need into .venv and build/.
+# `make test-sanitize` (part of `make test`) repeats the C tests and most of
+# the Python suite with AddressSanitizer and UBSan, built into build-asan/.
 PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
 CC ?= cc
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+                  -fno-sanitize-recover=undefined
+# SANITIZE=1 (set by test-sanitize) builds the C library, tests and examples
+# with the sanitizers into build-asan/ instead of build/.
+ifeq ($(SANITIZE),1)
+BUILD := build-asan
+EXTRA_CFLAGS := $(SANITIZE_FLAGS)
+else
+BUILD := build
+EXTRA_CFLAGS :=
+endif
 # cflags.txt: the flags setup.py compiles with too
-CFLAGS += $(shell cat cflags.txt) -Iinclude
+CFLAGS += $(shell cat cflags.txt) $(EXTRA_CFLAGS) -Iinclude
+LDFLAGS += $(EXTRA_CFLAGS)
 LDLIBS := -pthread -ldl
 
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/backends/cpu/*.c)
 GPU_FILES := $(shell find src/backends/gpu -name '*.[ch]')
 ALL_FILES := $(shell find src include -name "*.[ch]" -o -name "*.def")
-CORE_OBJ := $(patsubst src/%.c,build/obj/%.o,$(CORE_SRC))
-C_TESTS := $(patsubst tests/c/%.c,build/tests/%,$(wildcard tests/c/*.c))
-C_EXAMPLES := $(patsubst examples/%.c,build/examples/%,$(wildcard examples/*.c))
+CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
+C_TESTS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(wildcard tests/c/*.c))
+C_EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib example test test-c test-python dev clean
+.PHONY: all lib example test test-c test-python test-sanitize sanitizer-check dev clean
 
 all: lib $(C_TESTS) $(C_EXAMPLES)
 
-lib: build/libsymmem.so build/libsymmem.a build/libsymmem_gpu.so
+lib: $(BUILD)/libsymmem.so $(BUILD)/libsymmem.a $(BUILD)/libsymmem_gpu.so
 
 # The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB.
-build/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h src/core/error.h cflags.txt
-	@mkdir -p build
-	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) -ldl
+$(BUILD)/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h src/core/error.h cflags.txt
+	@mkdir -p $(BUILD)
+	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) $(LDFLAGS) -ldl
 
-build/obj/%.o: src/%.c cflags.txt $(wildcard include/symmem/*.h src/core/*.h src/core/*.def src/backends/cpu/*.h)
+$(BUILD)/obj/%.o: src/%.c cflags.txt $(wildcard include/symmem/*.h src/core/*.h src/core/*.def src/backends/cpu/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-build/libsymmem.so: $(CORE_OBJ)
-	$(CC) -shared -o $@ $^ $(LDLIBS)
+$(BUILD)/libsymmem.so: $(CORE_OBJ)
+	$(CC) -shared -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-build/libsymmem.a: $(CORE_OBJ)
+$(BUILD)/libsymmem.a: $(CORE_OBJ)
 	ar rcs $@ $^
 
-build/tests/%: tests/c/%.c build/libsymmem.a tests/c/c_test.h
+$(BUILD)/tests/%: tests/c/%.c $(BUILD)/libsymmem.a tests/c/c_test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< build/libsymmem.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libsymmem.a $(LDFLAGS) $(LDLIBS)
 
-build/examples/%: examples/%.c build/libsymmem.a
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libsymmem.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< build/libsymmem.a $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libsymmem.a $(LDFLAGS) $(LDLIBS)
 
 # A virtual environment with the package installed for development.
 $(VENV)/.installed: pyproject.toml setup.py cflags.txt $(ALL_FILES)
@@ -57,12 +71,54 @@ example: dev
 	$(VPY) -m symmem.run -n 4 examples/ring.py
 
 test-c: all
-	$(VPY) tests/c/run_c_tests.py build/tests
+	$(VPY) tests/c/run_c_tests.py $(BUILD)/tests
 
 test-python: dev
 	$(VPY) -m pytest -q tests/python
 
-test: dev test-c test-python
+# ---- AddressSanitizer and UBSan (docs/testing.md) ----
+# The extension, built with the same flags, goes with a copy of the package
+# into build-asan/python, which PYTHONPATH puts before .venv's editable one.
+# Python itself is not sanitized, so the ASan runtime is preloaded into every
+# process (the PEs inherit the environment); CPython leaks by design, so leak
+# checks run in the C tests only. PYTHONMALLOC=malloc lets ASan see Python's
+# own objects, so an overrun from the extension into one is caught.
+# Left out of the Python run: test_build.py (checks the normal build's
+# symbols and runs make), test_bench.py (matplotlib's C++ exceptions break
+# under a preloaded ASan: "CHECK failed ... real___cxa_throw"), test_gpu.py.
+ASAN_LIB = $(shell $(CC) -print-file-name=libasan.so)
+SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
+               UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PYTHONMALLOC=malloc \
+               LD_PRELOAD=$(ASAN_LIB) PYTHONPATH=$(CURDIR)/build-asan/python
+SANITIZE_PYTEST_ARGS ?= tests/python --ignore=tests/python/test_build.py \
+                        --ignore=tests/python/test_bench.py --ignore=tests/python/test_gpu.py
+PY_FILES := $(shell find python -name '*.py')
+
+# The compiler must link -fsanitize=address,undefined (gcc's libasan and
+# libubsan, Debian's libasan8 and libubsan1); without them this fails loudly.
+sanitizer-check:
+	@mkdir -p build-asan
+	@printf 'int main(void){return 0;}\n' > build-asan/check.c
+	@$(CC) $(SANITIZE_FLAGS) build-asan/check.c -o build-asan/check 2>build-asan/check.log && \
+	  build-asan/check && test -f "$(ASAN_LIB)" || { \
+	  echo "!!! make test-sanitize: $(CC) cannot build or run with $(SANITIZE_FLAGS)"; \
+	  echo "!!! (ASan runtime: '$(ASAN_LIB)'); install gcc's runtimes:"; \
+	  echo "!!!     apt-get install -y libasan8 libubsan1"; cat build-asan/check.log; exit 1; }
+
+build-asan/python/.built: setup.py cflags.txt $(ALL_FILES) $(PY_FILES) | dev
+	rm -rf build-asan/python build-asan/setuptools
+	SYMMEM_EXTRA_CFLAGS="$(SANITIZE_FLAGS)" $(VPY) setup.py -q build \
+	    --build-base build-asan/setuptools --build-lib build-asan/python
+	touch $@
+
+test-sanitize: dev sanitizer-check
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 $(MAKE) SANITIZE=1 test-c
+	$(MAKE) build-asan/python/.built
+	$(SANITIZE_ENV) $(VPY) -c "import sys, symmem._symmem as m; \
+	    sys.exit('/build-asan/' not in m.__file__ and 'not the sanitized build: ' + m.__file__)"
+	$(SANITIZE_ENV) $(VPY) -m pytest -q -p no:cacheprovider $(SANITIZE_PYTEST_ARGS)
+
+test: dev test-c test-python test-sanitize
 
 clean:
-	rm -rf build build-python python/symmem/*.so
+	rm -rf build build-asan build-python python/symmem/*.so

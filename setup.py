@@ -4,7 +4,12 @@ the gpu backend (loaded at run time only when it is chosen) beside it.
 The compiler flags come from cflags.txt (which the Makefile reads too) and
 the version from include/symmem/symmem.h. setuptools builds in build-python/,
 never in make's build/, and always compiles afresh: a broken compiler fails
-the install instead of reusing objects from an earlier build."""
+the install instead of reusing objects from an earlier build.
+
+SYMMEM_EXTRA_CFLAGS, a build variable (never read at run time), adds flags
+to both compiling and linking: `make test-sanitize` builds with the
+sanitizers through it."""
+import os
 import re
 from glob import glob
 
@@ -25,7 +30,8 @@ class build_ext_afresh(build_ext):
         self.force = True
 
 
-flags = open("cflags.txt").read().split()
+extra_flags = os.environ.get("SYMMEM_EXTRA_CFLAGS", "").split()
+flags = open("cflags.txt").read().split() + extra_flags
 core_sources = sorted(
     glob("src/extension/*.c") + glob("src/core/*.c") + glob("src/backends/cpu/*.c")
 )
@@ -44,6 +50,7 @@ setup(
             include_dirs=["include"],
             define_macros=[("SYMMEM_EMBEDDED", "1")],
             extra_compile_args=flags,
+            extra_link_args=extra_flags,
             libraries=["pthread", "dl"],
         ),
         # Not a Python module: a shared object the core dlopens for backend="gpu".
@@ -53,6 +60,7 @@ setup(
             depends=headers,
             include_dirs=["include"],
             extra_compile_args=flags,
+            extra_link_args=extra_flags,
             libraries=["pthread", "dl"],
         ),
     ],

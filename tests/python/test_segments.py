@@ -207,8 +207,9 @@ def test_a_nearly_full_dev_shm_is_an_error_not_a_signal(tmp_path, n, fails_in):
             f"os.O_WRONLY, 0o600); os.posix_fallocate(fd, 0, 56 * 1024)\"")
     script = (f"mount -t tmpfs -o size=64k tmpfs /dev/shm && {fill} && exec {sys.executable} "
               f"-m symmem.run -n {n} --timeout 60 {prog}")
+    env = clean_env({"SYMMEM_BACKEND": "cpu", "SYMMEM_TIMEOUT": "20"})
     proc = subprocess.run(["unshare", "-Urm", "sh", "-c", script], capture_output=True,
-                          text=True, timeout=90, env=clean_env({"SYMMEM_BACKEND": "cpu", "SYMMEM_TIMEOUT": "20"}))
+                          text=True, timeout=90, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "SIGBUS" not in proc.stderr
     for pe in range(n):

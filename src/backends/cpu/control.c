@@ -1,6 +1,7 @@
 /* The control segment: made by the first PE of a job to arrive, published
  * complete under its name, joined by the others once checked, and replaced
- * when every process it records has gone (a job killed during init). */
+ * when every process it records has gone (a job killed during init); then
+ * each PE's claim of its slot, and the wait until every PE has claimed. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -319,4 +320,58 @@ void symmem__cpu_slot_publish(cpu_t *cpu, uint32_t state)
     atomic_store_explicit(&cpu->ctl->slots[cpu->me].state, state, memory_order_release);
     for (int pe = 0; pe < cpu->n; pe++)
         if (pe != cpu->me) symmem__cpu_ring(cpu, pe, CPU_WAIT_PEERS);
+}
+
+/* ---- waiting for the others ---- */
+
+/* Every PE has joined, or one failed to. */
+static int all_joined(void *arg)
+{
+    cpu_t *cpu = arg;
+    int absent = 0;
+    for (int pe = 0; pe < cpu->n; pe++) {
+        /* acquire pairs with the release in symmem__cpu_slot_publish */
+        uint32_t state = atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire);
+        if (state == PE_FAILED) return 1;
+        absent += state == PE_ABSENT;
+    }
+    return absent == 0;
+}
+
+static void not_joined(void *arg, char *out, size_t size)
+{
+    cpu_t *cpu = arg;
+    int n = snprintf(out, size, "PEs that never started:");
+    for (int pe = 0; pe < cpu->n && n < (int)size; pe++)
+        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) == PE_ABSENT)
+            n += snprintf(out + n, size - (size_t)n, " %d", pe);
+}
+
+static symmem_status_t check_none_failed(cpu_t *cpu)
+{
+    for (int pe = 0; pe < cpu->n; pe++)
+        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) == PE_FAILED)
+            return symmem__error(SYMMEM_ERR_BOOTSTRAP,
+                                 "init: PE %d (pid %d) failed to start; its own error says why",
+                                 pe, (int)atomic_load(&cpu->ctl->slots[pe].pid));
+    return SYMMEM_OK;
+}
+
+static symmem_status_t check_one_host(cpu_t *cpu)
+{
+    for (int pe = 0; pe < cpu->n; pe++)
+        if (strcmp(cpu->ctl->slots[pe].host, cpu->boot.host) != 0)
+            return symmem__error(SYMMEM_ERR_BOOTSTRAP,
+                                 "init: the cpu backend runs on one host, but PE %d is on "
+                                 "'%s' and this PE on '%s'",
+                                 pe, cpu->ctl->slots[pe].host, cpu->boot.host);
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem__cpu_slots_wait_joined(cpu_t *cpu, double deadline)
+{
+    SYMMEM_CHECK(symmem__cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, cpu,
+                                  deadline));
+    SYMMEM_CHECK(check_none_failed(cpu));
+    return check_one_host(cpu);
 }

@@ -137,6 +137,9 @@ symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id
 symmem_status_t symmem__cpu_slot_claim(cpu_t *cpu);
 /* Publishes our slot's state (PE_JOINED or PE_FAILED) and wakes the others. */
 void symmem__cpu_slot_publish(cpu_t *cpu, uint32_t state);
+/* Waits until every PE has published its slot; fails if one failed to
+ * start or is on another host. */
+symmem_status_t symmem__cpu_slots_wait_joined(cpu_t *cpu, double deadline);
 
 /* ---- peers.c: is a peer alive? ---- */
 /* 1 if PE pe is gone; how it ended goes into how, and when (wall clock, from

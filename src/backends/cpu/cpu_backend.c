@@ -17,43 +17,6 @@ enum { AGREE_MALLOC = 1, AGREE_COMMIT, AGREE_FREE };
 
 /* ---- lifecycle ---- */
 
-typedef struct {
-    cpu_t *cpu;
-} joined_wait_t;
-
-/* Every PE has joined, or one failed to. */
-static int all_joined(void *arg)
-{
-    cpu_t *cpu = ((joined_wait_t *)arg)->cpu;
-    int absent = 0;
-    for (int pe = 0; pe < cpu->n; pe++) {
-        /* acquire pairs with the release in symmem__cpu_slot_publish */
-        uint32_t state = atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire);
-        if (state == PE_FAILED) return 1;
-        absent += state == PE_ABSENT;
-    }
-    return absent == 0;
-}
-
-static void not_joined(void *arg, char *out, size_t size)
-{
-    cpu_t *cpu = ((joined_wait_t *)arg)->cpu;
-    int n = snprintf(out, size, "PEs that never started:");
-    for (int pe = 0; pe < cpu->n && n < (int)size; pe++)
-        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) == PE_ABSENT)
-            n += snprintf(out + n, size - (size_t)n, " %d", pe);
-}
-
-static symmem_status_t check_none_failed(cpu_t *cpu)
-{
-    for (int pe = 0; pe < cpu->n; pe++)
-        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) == PE_FAILED)
-            return symmem__error(SYMMEM_ERR_BOOTSTRAP,
-                                 "init: PE %d (pid %d) failed to start; its own error says why",
-                                 pe, (int)atomic_load(&cpu->ctl->slots[pe].pid));
-    return SYMMEM_OK;
-}
-
 static void cpu_destroy(cpu_t *cpu)
 {
     symmem__cpu_segments_retire(cpu);
@@ -61,17 +24,6 @@ static void cpu_destroy(cpu_t *cpu)
     free(cpu->heaps);
     free(cpu->world_members);
     free(cpu);
-}
-
-static symmem_status_t check_one_host(cpu_t *cpu)
-{
-    for (int pe = 0; pe < cpu->n; pe++)
-        if (strcmp(cpu->ctl->slots[pe].host, cpu->boot.host) != 0)
-            return symmem__error(SYMMEM_ERR_BOOTSTRAP,
-                                 "init: the cpu backend runs on one host, but PE %d is on "
-                                 "'%s' and this PE on '%s'",
-                                 pe, cpu->ctl->slots[pe].host, cpu->boot.host);
-    return SYMMEM_OK;
 }
 
 static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
@@ -113,12 +65,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     SYMMEM_CHECK_GOTO(symmem__cpu_slot_claim(cpu), status, err_free);
     SYMMEM_CHECK_GOTO(symmem__cpu_heap_create(cpu), status, err_failed);
     symmem__cpu_slot_publish(cpu, PE_JOINED);
-    joined_wait_t w = {cpu};
-    SYMMEM_CHECK_GOTO(symmem__cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, &w,
-                                       deadline),
-                      status, err_failed);
-    SYMMEM_CHECK_GOTO(check_none_failed(cpu), status, err_failed);
-    SYMMEM_CHECK_GOTO(check_one_host(cpu), status, err_failed);
+    SYMMEM_CHECK_GOTO(symmem__cpu_slots_wait_joined(cpu, deadline), status, err_failed);
     for (int pe = 0; pe < cpu->n; pe++)
         if (pe != cpu->me)
             SYMMEM_CHECK_GOTO(symmem__cpu_heap_map_peer(cpu, pe), status, err_failed);

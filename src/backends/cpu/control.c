@@ -226,7 +226,7 @@ static symmem_status_t ctl_check_job(cpu_t *cpu, cpu_ctl_t *ctl, const char *nam
             snprintf(our_words, sizeof(our_words), "given another one");
         return symmem__error(SYMMEM_ERR_BOOTSTRAP,
                              "init: another job with the same name %s is starting on this "
-                             "host: the PEs that made %s were %s, this PE was %s. Two jobs "
+                             "host: the PE that made %s was %s, this PE was %s. Two jobs "
                              "named by the same %s cannot start at once: give each its own, "
                              "or, if these PEs are one job started from different shells, "
                              "set the same SYMMEM_JOB_SECRET in all of them",

@@ -176,9 +176,7 @@ static symmem_status_t ctl_remove_stale(cpu_t *cpu, int fd, cpu_ctl_t *ctl, cons
     if (flock(fd, LOCK_EX) != 0)
         return symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot lock the stale %s: %s", name,
                              strerror(errno));
-    struct stat ours, named;
-    if (fstat(fd, &ours) == 0 && lstat(name, &named) == 0 && ours.st_dev == named.st_dev &&
-        ours.st_ino == named.st_ino && ctl_live_process(ctl) == 0) {
+    if (symmem__cpu_segment_named(fd, name) && ctl_live_process(ctl) == 0) {
         char nonce[CPU_NONCE_SIZE], heap[512];
         memcpy(nonce, ctl->nonce, sizeof(nonce));
         nonce[sizeof(nonce) - 1] = '\0';

@@ -108,12 +108,12 @@ void symmem__cpu_segment_name(char *out, size_t size, const char *job, const cha
 /* Opens an existing segment for reading and writing without following a
  * symbolic link, and checks that it is ours, private (no group or other
  * access), a regular file with one name and, if size > 0, exactly size bytes;
- * what names it in messages. SYMMEM_ERR_BOOTSTRAP otherwise; errno ENOENT is
- * left in *missing_p (if given) instead of an error. */
+ * what names it in messages. SYMMEM_ERR_BOOTSTRAP otherwise. With missing_p,
+ * a file that does not exist sets *missing_p = 1 instead of failing. */
 symmem_status_t symmem__cpu_segment_open(const char *name, const char *what, size_t size,
                                          int *fd_p, int *missing_p);
-/* Unlinks name if it still names the file open as fd. */
-void symmem__cpu_segment_unlink_same(int fd, const char *name);
+/* Whether name still names the file open as fd. */
+int symmem__cpu_segment_named(int fd, const char *name);
 symmem_status_t symmem__cpu_heap_create(cpu_t *cpu);
 symmem_status_t symmem__cpu_heap_map_peer(cpu_t *cpu, int pe);
 /* Unlinks our heap's name; PE 0, if it holds its slot, also every other

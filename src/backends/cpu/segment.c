@@ -81,12 +81,11 @@ symmem_status_t symmem__cpu_segment_open(const char *name, const char *what, siz
     return SYMMEM_OK;
 }
 
-void symmem__cpu_segment_unlink_same(int fd, const char *name)
+int symmem__cpu_segment_named(int fd, const char *name)
 {
     struct stat ours, named;
-    if (fstat(fd, &ours) == 0 && lstat(name, &named) == 0 && ours.st_dev == named.st_dev &&
-        ours.st_ino == named.st_ino)
-        unlink(name);
+    return fstat(fd, &ours) == 0 && lstat(name, &named) == 0 && ours.st_dev == named.st_dev &&
+           ours.st_ino == named.st_ino;
 }
 
 symmem_status_t symmem__cpu_heap_create(cpu_t *cpu)
@@ -152,7 +151,7 @@ void symmem__cpu_segments_unlink(cpu_t *cpu)
     }
     if (cpu->me == 0 && cpu->claimed && cpu->ctl_fd >= 0) {
         symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, NULL, "ctl", -1);
-        symmem__cpu_segment_unlink_same(cpu->ctl_fd, name);
+        if (symmem__cpu_segment_named(cpu->ctl_fd, name)) unlink(name);
     }
 }
 

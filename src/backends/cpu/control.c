@@ -60,7 +60,7 @@ static pid_t ctl_live_process(cpu_ctl_t *ctl)
     for (int pe = 0; pe < ctl->nranks; pe++) {
         cpu_pe_slot_t *slot = &ctl->slots[pe];
         /* acquire pairs with the owner's claiming compare-and-swap; start_time
-         * is then 0 or the owner's (relaxed: a stale 0 only errs towards alive). */
+         * is then 0 (the pid alone decides) or the owner's: relaxed suffices. */
         pid_t pid = atomic_load_explicit(&slot->pid, memory_order_acquire);
         if (process_alive(pid, atomic_load_explicit(&slot->start_time, memory_order_relaxed)))
             return pid;

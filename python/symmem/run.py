@@ -157,7 +157,9 @@ def child_command(program):
 
 def child_env(args, job, rank, status_dir):
     env = dict(os.environ)
+    # SYMMEM_JOB_SECRET (one per job, made in Job): no other job's PE can pair with ours.
     env.update(SYMMEM_JOB=job,
+               SYMMEM_JOB_SECRET=args.job_secret,
                SYMMEM_RANK=str(rank),
                SYMMEM_NRANKS=str(args.npes),
                SYMMEM_LOCAL_RANK=str(rank),
@@ -240,6 +242,7 @@ class Job(Stopping):
     def __init__(self, args):
         self.args = args
         self.name = "j" + secrets.token_hex(8)
+        args.job_secret = secrets.token_hex(16)
         self.pes = []
         self.lock = threading.Lock()       # PE state, signalling, reaping
         self.out_lock = threading.Lock()   # whole lines on our stdout/stderr

@@ -10,6 +10,7 @@
 
 #include "env.h"
 #include "error.h"
+#include "peer_status.h"
 
 /* Layout of a unique id's bytes. */
 #define UID_MAGIC "SYMMEMID"
@@ -56,47 +57,90 @@ symmem_status_t symmem__cpu_unique_id(symmem_unique_id_t *uid_p)
 
 
 /* FNV-1a: turns a launcher's identifiers into a short rendezvous name. */
-static unsigned long long hash_text(const char *text)
+static unsigned long long hash_text_from(unsigned long long h, const char *text)
 {
-    unsigned long long h = 1469598103934665603ULL;
     for (; *text; text++) h = (h ^ (unsigned char)*text) * 1099511628211ULL;
     return h;
 }
 
+static unsigned long long hash_text(const char *text)
+{
+    return hash_text_from(1469598103934665603ULL, text);
+}
+
+/* The launchers we understand, in the order their variables are tried. */
+typedef enum {
+    LAUNCHER_NONE, LAUNCHER_SYMMEM, LAUNCHER_TORCHRUN, LAUNCHER_OMPI, LAUNCHER_SLURM,
+    LAUNCHER_PMI
+} launcher_t;
+
+/* rank_var: set by the launcher for its children only (a wrapper between
+ * launcher and PE inherits it). named_by: what the job's name comes from. */
+static const struct {
+    const char *rank_var;
+    const char *named_by;
+} launchers[] = {
+    [LAUNCHER_NONE] = {NULL, "a random name"},
+    [LAUNCHER_SYMMEM] = {"SYMMEM_RANK", "SYMMEM_JOB"},
+    [LAUNCHER_TORCHRUN] = {"RANK", "MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID and "
+                                   "TORCHELASTIC_RESTART_COUNT"},
+    [LAUNCHER_OMPI] = {"OMPI_COMM_WORLD_RANK", "PMIX_NAMESPACE and OMPI_MCA_ess_base_jobid"},
+    [LAUNCHER_SLURM] = {"SLURM_PROCID", "SLURM_JOB_ID and SLURM_STEP_ID"},
+    [LAUNCHER_PMI] = {"PMI_RANK", "the parent process (MPICH's hydra proxy)"},
+};
+
 /* One of the launchers we understand; job names the rendezvous. */
-static int from_launcher_env(symmem_bootstrap_t *boot)
+static launcher_t from_launcher_env(symmem_bootstrap_t *boot)
 {
     int rank, size;
     char key[512];
+    launcher_t launcher;
     if (symmem__env_count("SYMMEM_RANK", &rank) && symmem__env_count("SYMMEM_NRANKS", &size) &&
         symmem__env_is_set("SYMMEM_JOB")) {
+        launcher = LAUNCHER_SYMMEM;
         snprintf(boot->job, sizeof(boot->job), "%s", symmem__env_string("SYMMEM_JOB"));
         snprintf(boot->status_dir, sizeof(boot->status_dir), "%s",
                  symmem__env_string("SYMMEM_STATUS_DIR"));
     } else if (symmem__env_count("RANK", &rank) && symmem__env_count("WORLD_SIZE", &size)) {
-        /* torchrun */
-        snprintf(key, sizeof(key), "%s:%s:%s", symmem__env_string("MASTER_ADDR"),
-                 symmem__env_string("MASTER_PORT"), symmem__env_string("TORCHELASTIC_RUN_ID"));
+        /* torchrun; a restart of the workers is a new job */
+        launcher = LAUNCHER_TORCHRUN;
+        snprintf(key, sizeof(key), "%s:%s:%s:%s", symmem__env_string("MASTER_ADDR"),
+                 symmem__env_string("MASTER_PORT"), symmem__env_string("TORCHELASTIC_RUN_ID"),
+                 symmem__env_string("TORCHELASTIC_RESTART_COUNT"));
         snprintf(boot->job, sizeof(boot->job), "t%016llx", hash_text(key));
     } else if (symmem__env_count("OMPI_COMM_WORLD_RANK", &rank) &&
                symmem__env_count("OMPI_COMM_WORLD_SIZE", &size)) {
+        launcher = LAUNCHER_OMPI;
         snprintf(key, sizeof(key), "%s:%s", symmem__env_string("PMIX_NAMESPACE"),
                  symmem__env_is_set("OMPI_MCA_ess_base_jobid")
                      ? symmem__env_string("OMPI_MCA_ess_base_jobid")
                      : symmem__env_string("OMPI_MCA_orte_ess_jobid"));
         snprintf(boot->job, sizeof(boot->job), "o%016llx", hash_text(key));
     } else if (symmem__env_count("SLURM_PROCID", &rank) && symmem__env_count("SLURM_NTASKS", &size)) {
+        launcher = LAUNCHER_SLURM;
         snprintf(key, sizeof(key), "%s.%s", symmem__env_string("SLURM_JOB_ID"),
                  symmem__env_string("SLURM_STEP_ID"));
         snprintf(boot->job, sizeof(boot->job), "s%016llx", hash_text(key));
     } else if (symmem__env_count("PMI_RANK", &rank) && symmem__env_count("PMI_SIZE", &size)) {
         /* MPICH's hydra: its proxy is the parent of every local rank. */
+        launcher = LAUNCHER_PMI;
         snprintf(boot->job, sizeof(boot->job), "p%ld", (long)getppid());
     } else {
-        return 0;
+        return LAUNCHER_NONE;
     }
     boot->rank = rank;
     boot->nranks = size;
+    return launcher;
+}
+
+/* SYMMEM_JOB_SECRET, hashed: its first 64 bits join the job's name, so jobs
+ * with different secrets never meet; all 128 are the key every PE shows. */
+static int secret_hash(unsigned long long hash_p[2])
+{
+    if (!symmem__env_is_set("SYMMEM_JOB_SECRET")) return 0;
+    const char *secret = symmem__env_string("SYMMEM_JOB_SECRET");
+    hash_p[0] = hash_text(secret);
+    hash_p[1] = hash_text_from(hash_p[0] ^ 0x9e3779b97f4a7c15ULL, secret);
     return 1;
 }
 
@@ -160,13 +204,19 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
         boot.nranks = attr->nranks;
         boot.have_uid = 1;
         boot.uid = attr->uid;
-    } else if (!from_launcher_env(&boot)) {
+    } else if (from_launcher_env(&boot) == LAUNCHER_NONE) {
         /* No launcher: a world of one PE. */
         char hex[17] = {0};
         random_hex(hex, 16);
         snprintf(boot.job, sizeof(boot.job), "solo%ld-%s", (long)getpid(), hex);
         boot.rank = 0;
         boot.nranks = 1;
+    }
+    unsigned long long secret[2];
+    if (secret_hash(secret)) {
+        char job[sizeof(boot.job)];
+        snprintf(job, sizeof(job), "%.*s-%016llx", (int)sizeof(job) - 18, boot.job, secret[0]);
+        memcpy(boot.job, job, sizeof(job));
     }
     if (boot.rank >= boot.nranks)
         return symmem__error(SYMMEM_ERR_BOOTSTRAP,
@@ -183,4 +233,123 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
     boot.spin_us = symmem__env_number("SYMMEM_SPIN_US");
     *boot_p = boot;
     return SYMMEM_OK;
+}
+
+/* ---- the job's identity on this host ---- */
+
+/* 1 if process pid's environment (as it was at exec) sets var, 0 if not,
+ * -1 if it cannot be read (another user's process, or gone). */
+static int environ_has(pid_t pid, const char *var)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%ld/environ", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return -1;
+    size_t len = strlen(var), size = 0, cap = 0;
+    char *text = NULL;
+    int found = -1;
+    for (;;) {
+        if (size + 4096 + 1 > cap) {
+            char *bigger = realloc(text, cap = 2 * cap + 8192);
+            if (bigger == NULL) goto out;
+            text = bigger;
+        }
+        size_t n = fread(text + size, 1, 4096, f);
+        size += n;
+        if (n < 4096) break;
+    }
+    if (ferror(f)) goto out;
+    text[size] = '\0';
+    found = 0;
+    for (size_t at = 0; at < size && !found; at += strlen(text + at) + 1)
+        found = strncmp(text + at, var, len) == 0 && text[at + len] == '=';
+out:
+    free(text);
+    fclose(f);
+    return found;
+}
+
+/* The parent of process pid, from /proc/<pid>/stat; 0 if unknown. */
+static pid_t parent_of(pid_t pid)
+{
+    char path[64], text[1024];
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) return 0;
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *p = strrchr(text, ')'); /* the command name may hold ')' */
+    long parent = 0;
+    if (p == NULL || sscanf(p + 1, " %*c %ld", &parent) != 1) return 0;
+    return (pid_t)parent;
+}
+
+/* The process that started this PE: the nearest ancestor whose environment
+ * lacks rank_var (the launcher sets it only for its children; a wrapper
+ * script between them inherits it), or that we cannot read (a launcher of
+ * another user, such as slurmstepd). */
+static pid_t launcher_process(const char *rank_var)
+{
+    pid_t pid = getppid();
+    for (int depth = 0; depth < 64 && pid > 1 && environ_has(pid, rank_var) == 1; depth++) {
+        pid_t parent = parent_of(pid);
+        if (parent <= 0) break;
+        pid = parent;
+    }
+    return pid;
+}
+
+/* Why the launcher's PEs are on more than one host ("" if they are not, or
+ * if it does not say). */
+static void spans_hosts(launcher_t launcher, int nranks, char *out, size_t size)
+{
+    static const struct {
+        launcher_t launcher;
+        const char *local, *world; /* local < world: more than one host */
+    } sizes[] = {
+        {LAUNCHER_TORCHRUN, "LOCAL_WORLD_SIZE", "WORLD_SIZE"},
+        {LAUNCHER_OMPI, "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_SIZE"},
+        {LAUNCHER_SLURM, "SLURM_NTASKS_PER_NODE", "SLURM_NTASKS"},
+        {LAUNCHER_PMI, "MPI_LOCALNRANKS", "PMI_SIZE"},
+    };
+    int local, nodes;
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        if (sizes[i].launcher == launcher && symmem__env_count(sizes[i].local, &local) &&
+            local < nranks) {
+            snprintf(out, size, "%s=%d < %s=%d", sizes[i].local, local, sizes[i].world, nranks);
+            return;
+        }
+    /* srun sets the step's node count for its tasks; SLURM_NNODES otherwise. */
+    static const char *const node_counts[] = {"SLURM_STEP_NUM_NODES", "SLURM_NNODES"};
+    for (int i = 0; launcher == LAUNCHER_SLURM && i < 2; i++)
+        if (symmem__env_count(node_counts[i], &nodes)) {
+            if (nodes > 1) snprintf(out, size, "%s=%d", node_counts[i], nodes);
+            return;
+        }
+}
+
+void symmem__bootstrap_identity(const symmem_bootstrap_t *boot, symmem_job_identity_t *id_p)
+{
+    symmem_job_identity_t id;
+    memset(&id, 0, sizeof(id));
+    symmem_bootstrap_t again;
+    memset(&again, 0, sizeof(again));
+    launcher_t launcher = boot->have_uid ? LAUNCHER_NONE : from_launcher_env(&again);
+    id.named_by = boot->have_uid ? "the unique id" : launchers[launcher].named_by;
+    unsigned long long secret[2];
+    if (secret_hash(secret)) {
+        snprintf(id.key, sizeof(id.key), "secret %016llx%016llx", secret[0], secret[1]);
+    } else if (boot->have_uid) {
+        snprintf(id.key, sizeof(id.key), "uid"); /* the id is the job's secret */
+    } else if (launcher == LAUNCHER_NONE) {
+        snprintf(id.key, sizeof(id.key), "solo");
+    } else {
+        pid_t pid = launcher_process(launchers[launcher].rank_var);
+        snprintf(id.key, sizeof(id.key), "launcher %ld %llu", (long)pid,
+                 (unsigned long long)symmem__process_start_time(pid));
+    }
+    if (!boot->have_uid) spans_hosts(launcher, boot->nranks, id.spans_hosts, sizeof(id.spans_hosts));
+    *id_p = id;
 }

@@ -11,4 +11,21 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
 /* A unique id in the cpu backend's format (a job name and a host). */
 symmem_status_t symmem__cpu_unique_id(symmem_unique_id_t *uid_p);
 
+/* What tells this job from another one with the same name, for a backend
+ * whose PEs meet on this host (the cpu one). */
+typedef struct {
+    /* Every PE of the job presents the same key; the first one to arrive
+     * records it. "secret <hash>" (SYMMEM_JOB_SECRET, which python -m
+     * symmem.run sets), "launcher <pid> <start time>" (the process that
+     * started the PEs: torchrun, mpirun, srun), "uid" or "solo". */
+    char key[64];
+    /* The variables the job's name comes from, for messages. */
+    const char *named_by;
+    /* Non-empty when the launcher says its PEs are on more than one host:
+     * which variables say so, e.g. "LOCAL_WORLD_SIZE=2 < WORLD_SIZE=4". */
+    char spans_hosts[160];
+} symmem_job_identity_t;
+
+void symmem__bootstrap_identity(const symmem_bootstrap_t *boot, symmem_job_identity_t *id_p);
+
 #endif

@@ -1,11 +1,17 @@
 /*
  * The cpu engine: one process per PE on one host. Each PE's symmetric heap is
- * a shared-memory file (/dev/shm/symmem-<job>-heap<pe>) that every PE maps, so
- * put and get are copies into or out of a peer's mapping. A control segment
- * (/dev/shm/symmem-<job>-ctl) holds one slot per PE: liveness, the doorbell
- * that wakes sleeping waiters, barrier epochs and collective agreement.
- * All file names are unlinked once every PE has mapped them, so a crash
- * leaves nothing behind.
+ * a shared-memory file that every PE maps, so put and get are copies into or
+ * out of a peer's mapping. A control segment holds one slot per PE:
+ * liveness, the doorbell that wakes sleeping waiters, barrier epochs and
+ * collective agreement. The names (control.c, segment.c):
+ *   /dev/shm/symmem-<uid>-<job>-ctl               the control segment
+ *   /dev/shm/symmem-<uid>-<job>-<nonce>-heap<pe>  PE pe's heap
+ * where nonce is a random number the control segment's maker chose. Every
+ * file is created exclusively with mode 0600 and, before it is mapped,
+ * checked to be ours, private, a regular file and of the right size. All
+ * names are unlinked once every PE has mapped them; a job killed before
+ * that leaves files the next job of the same name recognises as stale
+ * (every process recorded in the control segment is gone) and removes.
  */
 #ifndef SYMMEM_CPU_H
 #define SYMMEM_CPU_H
@@ -17,12 +23,14 @@
 #include <sys/types.h>
 
 #include "../../core/backend.h"
+#include "../../core/bootstrap.h"
 
-#define CPU_CTL_MAGIC 0x53594d4d454d4331ULL /* "SYMMEMC1" */
+#define CPU_CTL_MAGIC 0x53594d4d454d4332ULL /* "SYMMEMC2": this layout */
 #define CPU_CACHELINE 64
 #define CPU_BARRIER_CHANNELS 64 /* channel 0: TEAM_WORLD */
 
-enum { PE_ABSENT = 0, PE_JOINED = 1, PE_FINALIZED = 2 };
+/* PE_FAILED: the PE claimed its slot, then failed to start. */
+enum { PE_ABSENT = 0, PE_JOINED = 1, PE_FINALIZED = 2, PE_FAILED = 3 };
 
 /* What a PE publishes for one collective agreement (malloc, free, ...). */
 typedef struct {
@@ -34,9 +42,11 @@ typedef struct {
 /* One PE's slot in the control segment. Fields written by others sit on
  * their own cache lines so that waking and arriving do not false-share. */
 typedef struct {
-    _Atomic uint32_t state;  /* PE_*; set with release after pid and host */
-    int32_t pid;
-    uint64_t start_time;     /* /proc/<pid>/stat field 22, against pid reuse */
+    _Atomic uint32_t state;  /* PE_*; set with release after start_time and host */
+    /* 0 until a process claims the slot by compare-and-swap from 0 to its
+     * pid; only the winner then writes start_time and host. */
+    _Atomic int32_t pid;
+    _Atomic uint64_t start_time; /* /proc/<pid>/stat field 22, against pid reuse */
     char host[64];
     alignas(CPU_CACHELINE) _Atomic uint32_t doorbell; /* bumped by every waker */
     _Atomic uint32_t sleepers[2]; /* waiters in futex_wait, by cpu_wait_kind_t */
@@ -54,10 +64,18 @@ typedef struct {
     _Atomic uint64_t init_done; /* team_inits this PE has finished */
 } cpu_pe_slot_t;
 
+#define CPU_NONCE_SIZE 40 /* 32 hex digits, NUL-padded */
+#define CPU_KEY_SIZE 64
+
+/* Written once by its maker into zero-filled pages, before the name exists. */
 typedef struct {
     uint64_t magic;
     int32_t nranks;
+    int32_t maker_pid;          /* the PE that made the segment: it is live while */
+    uint64_t maker_start_time;  /* this process or any slot's owner runs */
     uint64_t heap_size;
+    char nonce[CPU_NONCE_SIZE]; /* random; part of the heap files' names */
+    char key[CPU_KEY_SIZE];     /* the job's identity (symmem_job_identity_t) */
     alignas(CPU_CACHELINE) cpu_pe_slot_t slots[]; /* nranks of them */
 } cpu_ctl_t;
 
@@ -68,6 +86,8 @@ struct symmem_backend {
     int oversubscribed;    /* more PEs than cores: waiters yield while they spin */
     cpu_ctl_t *ctl;
     size_t ctl_size;
+    int ctl_fd;            /* open during init only */
+    int claimed;           /* we won our slot in ctl */
     char **heaps;          /* heaps[pe]: where PE pe's heap is mapped here */
     size_t heap_size;
     int heap_fd;           /* our own heap file, for fallocate */
@@ -82,17 +102,44 @@ struct symmem_backend {
 typedef symmem_backend_t cpu_t;
 
 /* ---- segment.c: shared-memory files ---- */
-void symmem__cpu_segment_name(char *out, size_t size, const char *job, const char *what, int pe);
-/* Creates (or joins) the control segment; the creator initialises it. */
-symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, double deadline);
+/* /dev/shm/symmem-<uid>-<job>-<what> (nonce NULL) or -<nonce>-<what><pe>. */
+void symmem__cpu_segment_name(char *out, size_t size, const char *job, const char *nonce,
+                              const char *what, int pe);
+/* Opens an existing segment for reading and writing without following a
+ * symbolic link, and checks that it is ours, private (no group or other
+ * access), a regular file with one name and, if size > 0, exactly size bytes;
+ * what names it in messages. SYMMEM_ERR_BOOTSTRAP otherwise. With missing_p,
+ * a file that does not exist sets *missing_p = 1 instead of failing. */
+symmem_status_t symmem__cpu_segment_open(const char *name, const char *what, size_t size,
+                                         int *fd_p, int *missing_p);
+/* Whether name still names the file open as fd. */
+int symmem__cpu_segment_named(int fd, const char *name);
 symmem_status_t symmem__cpu_heap_create(cpu_t *cpu);
 symmem_status_t symmem__cpu_heap_map_peer(cpu_t *cpu, int pe);
+/* Unlinks our heap's name; PE 0, if it holds its slot, also every other
+ * heap's and the control segment's. */
 void symmem__cpu_segments_unlink(cpu_t *cpu);
 /* Replaces every mapping with private zero pages, so stale views never fault. */
 void symmem__cpu_segments_retire(cpu_t *cpu);
 /* Commits [offset, offset+size) of our heap; SYMMEM_ERR_NO_MEMORY if /dev/shm is full. */
 symmem_status_t symmem__cpu_heap_commit(cpu_t *cpu, size_t offset, size_t size);
 void symmem__cpu_heap_release(cpu_t *cpu, size_t offset, size_t size);
+
+/* ---- control.c: the control segment ---- */
+/* Joins the job's control segment, making it if there is none and replacing
+ * it if it is stale; refuses one of another job (a different key), with
+ * another number of PEs or heap size, or that fails the checks of
+ * symmem__cpu_segment_open. A full /dev/shm is SYMMEM_ERR_NO_MEMORY. */
+symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id,
+                                     double deadline);
+/* Claims our slot (pid by compare-and-swap, then start time and host); fails
+ * naming the process that holds it. Does not publish the state. */
+symmem_status_t symmem__cpu_slot_claim(cpu_t *cpu);
+/* Publishes our slot's state (PE_JOINED or PE_FAILED) and wakes the others. */
+void symmem__cpu_slot_publish(cpu_t *cpu, uint32_t state);
+/* Waits until every PE has published its slot; fails if one failed to
+ * start or is on another host. */
+symmem_status_t symmem__cpu_slots_wait_joined(cpu_t *cpu, double deadline);
 
 /* ---- peers.c: is a peer alive? ---- */
 /* 1 if PE pe is gone; how it ended goes into how, and when (wall clock, from

@@ -17,28 +17,6 @@ enum { AGREE_MALLOC = 1, AGREE_COMMIT, AGREE_FREE };
 
 /* ---- lifecycle ---- */
 
-typedef struct {
-    cpu_t *cpu;
-} joined_wait_t;
-
-static int all_joined(void *arg)
-{
-    cpu_t *cpu = ((joined_wait_t *)arg)->cpu;
-    for (int pe = 0; pe < cpu->n; pe++)
-        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) == PE_ABSENT)
-            return 0;
-    return 1;
-}
-
-static void not_joined(void *arg, char *out, size_t size)
-{
-    cpu_t *cpu = ((joined_wait_t *)arg)->cpu;
-    int n = snprintf(out, size, "PEs that never started:");
-    for (int pe = 0; pe < cpu->n && n < (int)size; pe++)
-        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) == PE_ABSENT)
-            n += snprintf(out + n, size - (size_t)n, " %d", pe);
-}
-
 static void cpu_destroy(cpu_t *cpu)
 {
     symmem__cpu_segments_retire(cpu);
@@ -48,36 +26,19 @@ static void cpu_destroy(cpu_t *cpu)
     free(cpu);
 }
 
-/* Claims our slot: pid, start time and host, then the state (release). */
-static symmem_status_t claim_slot(cpu_t *cpu)
-{
-    cpu_pe_slot_t *slot = &cpu->ctl->slots[cpu->me];
-    uint32_t expected = PE_ABSENT;
-    slot->pid = (int32_t)getpid();
-    slot->start_time = symmem__process_start_time(getpid());
-    snprintf(slot->host, sizeof(slot->host), "%s", cpu->boot.host);
-    if (!atomic_compare_exchange_strong_explicit(&slot->state, &expected, PE_JOINED,
-                                                 memory_order_acq_rel, memory_order_acquire))
-        return symmem__error(SYMMEM_ERR_BOOTSTRAP,
-                             "init: two processes claim PE %d of job %s (pid %d and %d)",
-                             cpu->me, cpu->boot.job, (int)slot->pid, (int)getpid());
-    return SYMMEM_OK;
-}
-
-static symmem_status_t check_one_host(cpu_t *cpu)
-{
-    for (int pe = 0; pe < cpu->n; pe++)
-        if (strcmp(cpu->ctl->slots[pe].host, cpu->boot.host) != 0)
-            return symmem__error(SYMMEM_ERR_BOOTSTRAP,
-                                 "init: the cpu backend runs on one host, but PE %d is on "
-                                 "'%s' and this PE on '%s'",
-                                 pe, cpu->ctl->slots[pe].host, cpu->boot.host);
-    return SYMMEM_OK;
-}
-
 static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
 {
     symmem_status_t status;
+    symmem_job_identity_t id;
+    symmem__bootstrap_identity(boot, &id);
+    /* Its PEs would wait for peers that start on other hosts: say so now. */
+    if (id.spans_hosts[0] != '\0')
+        return symmem__error(SYMMEM_ERR_BOOTSTRAP,
+                             "init: the cpu backend runs on one host, but the launcher "
+                             "starts this job's %d PEs on several (%s). Start a job per "
+                             "host, or use the gpu backend (SYMMEM_BACKEND=gpu, NVSHMEM) "
+                             "for PEs on several hosts",
+                             boot->nranks, id.spans_hosts);
     cpu_t *cpu = calloc(1, sizeof(*cpu));
     if (cpu == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
     cpu->boot = *boot;
@@ -85,6 +46,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->n = boot->nranks;
     cpu->heap_size = boot->heap_size;
     cpu->heap_fd = -1;
+    cpu->ctl_fd = -1;
     cpu->oversubscribed = cpu->n > (int)sysconf(_SC_NPROCESSORS_ONLN);
     cpu->heaps = calloc((size_t)cpu->n, sizeof(*cpu->heaps));
     cpu->allocator = symmem__cpu_allocator_create(cpu->heap_size);
@@ -99,21 +61,24 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->channels_in_use = (1ULL << SYMMEM_TEAM_FIRST_USER) - 1; /* see cpu_channel */
     double deadline =
         symmem__cpu_now() + (boot->timeout > 0 ? boot->timeout : INIT_TIMEOUT_SECONDS);
-    SYMMEM_CHECK_GOTO(symmem__cpu_ctl_join(cpu, deadline), status, err_free);
-    SYMMEM_CHECK_GOTO(symmem__cpu_heap_create(cpu), status, err_free);
-    SYMMEM_CHECK_GOTO(claim_slot(cpu), status, err_unlink);
-    joined_wait_t w = {cpu};
-    SYMMEM_CHECK_GOTO(symmem__cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, &w, deadline), status,
-                      err_unlink);
-    SYMMEM_CHECK_GOTO(check_one_host(cpu), status, err_unlink);
+    SYMMEM_CHECK_GOTO(symmem__cpu_ctl_join(cpu, &id, deadline), status, err_free);
+    SYMMEM_CHECK_GOTO(symmem__cpu_slot_claim(cpu), status, err_free);
+    SYMMEM_CHECK_GOTO(symmem__cpu_heap_create(cpu), status, err_failed);
+    symmem__cpu_slot_publish(cpu, PE_JOINED);
+    SYMMEM_CHECK_GOTO(symmem__cpu_slots_wait_joined(cpu, deadline), status, err_failed);
     for (int pe = 0; pe < cpu->n; pe++)
-        if (pe != cpu->me) SYMMEM_CHECK_GOTO(symmem__cpu_heap_map_peer(cpu, pe), status, err_unlink);
+        if (pe != cpu->me)
+            SYMMEM_CHECK_GOTO(symmem__cpu_heap_map_peer(cpu, pe), status, err_failed);
     /* Everyone has mapped everything: the names are no longer needed. */
-    SYMMEM_CHECK_GOTO(symmem__cpu_barrier_world(cpu, "init"), status, err_unlink);
+    SYMMEM_CHECK_GOTO(symmem__cpu_barrier_world(cpu, "init"), status, err_failed);
     symmem__cpu_segments_unlink(cpu);
+    close(cpu->ctl_fd);
+    cpu->ctl_fd = -1;
     *backend_p = cpu;
     return SYMMEM_OK;
-err_unlink:
+err_failed:
+    /* Peers waiting for us learn at once that we will not come. */
+    symmem__cpu_slot_publish(cpu, PE_FAILED);
     symmem__cpu_segments_unlink(cpu);
 err_free:
     cpu_destroy(cpu);

@@ -1,4 +1,6 @@
-/* Shared-memory files: the control segment and each PE's heap. */
+/* Shared-memory files: names, the checks before mapping one, and each PE's
+ * heap. /dev/shm is shared by every user of the host, so a file is created
+ * only exclusively (O_EXCL, 0600) and joined only once it has been checked. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -14,111 +16,97 @@
 
 #define SHM_DIR "/dev/shm"
 
-void symmem__cpu_segment_name(char *out, size_t size, const char *job, const char *what, int pe)
+void symmem__cpu_segment_name(char *out, size_t size, const char *job, const char *nonce,
+                              const char *what, int pe)
 {
-    if (pe >= 0) snprintf(out, size, SHM_DIR "/symmem-%s-%s%d", job, what, pe);
-    else snprintf(out, size, SHM_DIR "/symmem-%s-%s", job, what);
+    unsigned uid = (unsigned)geteuid();
+    if (nonce == NULL) snprintf(out, size, SHM_DIR "/symmem-%u-%s-%s", uid, job, what);
+    else snprintf(out, size, SHM_DIR "/symmem-%u-%s-%s-%s%d", uid, job, nonce, what, pe);
 }
 
-static size_t ctl_size_for(int nranks)
+/* Why the open file fd may not be joined ("" if it may): every check is about
+ * the file itself, so nobody can swap it after we looked. */
+static void segment_refusal(int fd, size_t size, char *why, size_t why_size)
 {
-    return sizeof(cpu_ctl_t) + (size_t)nranks * sizeof(cpu_pe_slot_t);
-}
-
-/* Makes a fully initialised control segment appear under name at once:
- * write it under a private name, then link() it into place. */
-static symmem_status_t ctl_publish(cpu_t *cpu, const char *name)
-{
-    char tmp[600];
-    snprintf(tmp, sizeof(tmp), "%s.tmp%ld", name, (long)getpid());
-    int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot create %s: %s", tmp,
-                             strerror(errno));
-    size_t size = ctl_size_for(cpu->n);
-    symmem_status_t status = SYMMEM_OK;
-    if (ftruncate(fd, (off_t)size) != 0) {
-        status = symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot size %s: %s", tmp,
-                               strerror(errno));
-        goto out_unlink;
-    }
-    cpu_ctl_t header = {.magic = CPU_CTL_MAGIC, .nranks = cpu->n,
-                        .heap_size = cpu->heap_size};
-    if (pwrite(fd, &header, offsetof(cpu_ctl_t, heap_size) + sizeof(header.heap_size), 0) < 0) {
-        status = symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot write %s: %s", tmp,
-                               strerror(errno));
-        goto out_unlink;
-    }
-    if (link(tmp, name) != 0 && errno != EEXIST)
-        status = symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot create %s: %s", name,
-                               strerror(errno));
-out_unlink:
-    unlink(tmp);
-    close(fd);
-    return status;
-}
-
-symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, double deadline)
-{
-    char name[512];
-    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, "ctl", -1);
-    int fd;
-    while ((fd = open(name, O_RDWR | O_CLOEXEC)) < 0) {
-        if (errno != ENOENT)
-            return symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot open %s: %s", name,
-                                 strerror(errno));
-        SYMMEM_CHECK(ctl_publish(cpu, name));
-        if (symmem__cpu_now() > deadline)
-            return symmem__error(SYMMEM_ERR_BOOTSTRAP, "init: cannot join %s", name);
-    }
     struct stat st;
-    symmem_status_t status = SYMMEM_OK;
-    if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(cpu_ctl_t)) {
-        status = symmem__error(SYMMEM_ERR_BOOTSTRAP, "init: %s is not a symmem control segment",
-                               name);
-        goto out_close;
+    why[0] = '\0';
+    if (fstat(fd, &st) != 0)
+        snprintf(why, why_size, "cannot be examined: %s", strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        snprintf(why, why_size, "is not a regular file");
+    else if (st.st_uid != geteuid())
+        snprintf(why, why_size, "belongs to uid %u, not to this user (uid %u)",
+                 (unsigned)st.st_uid, (unsigned)geteuid());
+    else if ((st.st_mode & 077) != 0)
+        snprintf(why, why_size, "has mode 0%o: other users may read or write it (symmem "
+                 "makes its files 0600)", (unsigned)(st.st_mode & 0777));
+    else if (st.st_nlink != 1)
+        snprintf(why, why_size, "has %lu names (hard links); symmem's files have one",
+                 (unsigned long)st.st_nlink);
+    else if (size > 0 && (size_t)st.st_size != size)
+        snprintf(why, why_size, "has %lld bytes, not the %zu expected", (long long)st.st_size,
+                 size);
+}
+
+symmem_status_t symmem__cpu_segment_open(const char *name, const char *what, size_t size,
+                                         int *fd_p, int *missing_p)
+{
+    /* O_NOFOLLOW: a symbolic link planted under our name is refused;
+     * O_NONBLOCK: a FIFO planted there cannot make open() wait. */
+    int fd = open(name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && missing_p != NULL) {
+        *missing_p = 1;
+        return SYMMEM_OK;
     }
-    void *base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (base == MAP_FAILED) {
-        status = symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot map %s: %s", name,
-                               strerror(errno));
-        goto out_close;
+    if (fd < 0 && errno == ELOOP)
+        return symmem__error(SYMMEM_ERR_BOOTSTRAP,
+                             "init: %s %s is a symbolic link; symmem does not follow it. "
+                             "Remove it (rm %s) if you made it, else ask who did",
+                             what, name, name);
+    if (fd < 0)
+        return symmem__error(SYMMEM_ERR_BOOTSTRAP, "init: cannot open %s %s: %s", what, name,
+                             strerror(errno));
+    char why[200];
+    segment_refusal(fd, size, why, sizeof(why));
+    if (why[0] != '\0') {
+        close(fd);
+        return symmem__error(SYMMEM_ERR_BOOTSTRAP,
+                             "init: %s %s %s, so symmem does not use it. If no job of yours "
+                             "is running, remove it (rm %s; a file of another user only its "
+                             "owner or root can remove)",
+                             what, name, why, name);
     }
-    cpu_ctl_t *ctl = base;
-    if (ctl->magic != CPU_CTL_MAGIC || ctl->nranks != cpu->n ||
-        ctl->heap_size != cpu->heap_size) {
-        status = symmem__error(SYMMEM_ERR_MISMATCH,
-                               "init: the job's PEs disagree: this PE was started with "
-                               "%d PEs and SYMMEM_SYMMETRIC_SIZE=%zu, but the job %s has %d "
-                               "PEs and %llu bytes",
-                               cpu->n, cpu->heap_size, cpu->boot.job, (int)ctl->nranks,
-                               (unsigned long long)ctl->heap_size);
-        munmap(base, (size_t)st.st_size);
-        goto out_close;
-    }
-    cpu->ctl = ctl;
-    cpu->ctl_size = (size_t)st.st_size;
-out_close:
-    close(fd);
-    return status;
+    if (missing_p != NULL) *missing_p = 0;
+    *fd_p = fd;
+    return SYMMEM_OK;
+}
+
+int symmem__cpu_segment_named(int fd, const char *name)
+{
+    struct stat ours, named;
+    return fstat(fd, &ours) == 0 && lstat(name, &named) == 0 && ours.st_dev == named.st_dev &&
+           ours.st_ino == named.st_ino;
 }
 
 symmem_status_t symmem__cpu_heap_create(cpu_t *cpu)
 {
     char name[512];
-    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, "heap", cpu->me);
-    int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, cpu->ctl->nonce, "heap",
+                             cpu->me);
+    int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return symmem__error(SYMMEM_ERR_BOOTSTRAP,
-                             "init: cannot create the heap %s: %s (is another PE %d of job "
-                             "%s running?)",
-                             name, strerror(errno), cpu->me, cpu->boot.job);
+                             "init: cannot create the heap %s: %s (a name only this job's "
+                             "PE %d makes; remove the file if you made it)",
+                             name, strerror(errno), cpu->me);
     symmem_status_t status;
-    if (ftruncate(fd, (off_t)cpu->heap_size) != 0) {
+    /* The umask may have taken bits away; peers require exactly 0600. */
+    if (fchmod(fd, 0600) != 0 || ftruncate(fd, (off_t)cpu->heap_size) != 0) {
         status = symmem__error(SYMMEM_ERR_NO_MEMORY, "init: cannot size the heap %s to %zu: %s",
                                name, cpu->heap_size, strerror(errno));
         goto err_unlink;
     }
+    /* Nothing is stored into the heap before malloc commits its pages. */
     void *base = mmap(NULL, cpu->heap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (base == MAP_FAILED) {
         status = symmem__error(SYMMEM_ERR_NO_MEMORY, "init: cannot map the heap %s (%zu bytes): %s",
@@ -136,12 +124,11 @@ err_unlink:
 
 symmem_status_t symmem__cpu_heap_map_peer(cpu_t *cpu, int pe)
 {
-    char name[512];
-    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, "heap", pe);
-    int fd = open(name, O_RDWR | O_CLOEXEC);
-    if (fd < 0)
-        return symmem__error(SYMMEM_ERR_BOOTSTRAP, "init: cannot open PE %d's heap %s: %s", pe,
-                             name, strerror(errno));
+    char name[512], what[32];
+    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, cpu->ctl->nonce, "heap", pe);
+    snprintf(what, sizeof(what), "PE %d's heap", pe);
+    int fd;
+    SYMMEM_CHECK(symmem__cpu_segment_open(name, what, cpu->heap_size, &fd, NULL));
     void *base = mmap(NULL, cpu->heap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (base == MAP_FAILED)
@@ -154,11 +141,17 @@ symmem_status_t symmem__cpu_heap_map_peer(cpu_t *cpu, int pe)
 void symmem__cpu_segments_unlink(cpu_t *cpu)
 {
     char name[512];
-    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, "heap", cpu->me);
-    unlink(name);
-    if (cpu->me == 0) {
-        symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, "ctl", -1);
+    if (cpu->ctl == NULL) return;
+    for (int pe = 0; pe < cpu->n; pe++) {
+        if (pe != cpu->me && !(cpu->me == 0 && cpu->claimed)) continue;
+        if (pe == cpu->me && cpu->heap_fd < 0) continue; /* never made */
+        symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, cpu->ctl->nonce, "heap",
+                                 pe);
         unlink(name);
+    }
+    if (cpu->me == 0 && cpu->claimed && cpu->ctl_fd >= 0) {
+        symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, NULL, "ctl", -1);
+        if (symmem__cpu_segment_named(cpu->ctl_fd, name)) unlink(name);
     }
 }
 
@@ -173,6 +166,8 @@ void symmem__cpu_segments_retire(cpu_t *cpu)
     }
     if (cpu->heap_fd >= 0) close(cpu->heap_fd);
     cpu->heap_fd = -1;
+    if (cpu->ctl_fd >= 0) close(cpu->ctl_fd);
+    cpu->ctl_fd = -1;
     if (cpu->ctl != NULL) munmap(cpu->ctl, cpu->ctl_size);
     cpu->ctl = NULL;
 }

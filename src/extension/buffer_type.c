@@ -8,6 +8,7 @@
 #include "concepts.h"
 #include "dlpack.h"
 #include "errors.h"
+#include "../core/checks.h"
 
 PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe,
                                  int owner, PyObject *base)
@@ -21,6 +22,8 @@ PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size,
     buf->owner = owner;
     buf->freed = 0;
     buf->base = Py_XNewRef(base);
+    if (base != NULL) buf->generation = ((buffer_object_t *)base)->generation;
+    else buf->generation = ptr != NULL ? symmem__allocation_generation(ptr) : UINT64_MAX;
     PyObject_GC_Track(buf);
     return (PyObject *)buf;
 }
@@ -45,14 +48,6 @@ static void buffer_dealloc(buffer_object_t *self)
     buffer_clear(self);
     type->tp_free(self);
     Py_DECREF(type);
-}
-
-/* A peer view is dead once the Buffer it views has been freed. */
-int symmem__ext_buffer_usable(const buffer_object_t *buf)
-{
-    if (buf->freed) return 0;
-    if (buf->base != NULL && ((buffer_object_t *)buf->base)->freed) return 0;
-    return 1;
 }
 
 static module_state_t *state_of(buffer_object_t *self)

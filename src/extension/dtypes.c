@@ -42,6 +42,48 @@ static int integer(Py_ssize_t size, int is_signed)
     }
 }
 
+/* Names the package's resolver gives for numbers that are not symmem dtypes
+ * (put and get copy them as bytes). */
+static const char *const other_numbers[] = {"complex64", "complex128", "complex256",
+                                            "clongdouble", "float128", "longdouble", NULL};
+
+static int is_numeric(const char *f)
+{
+    if (f[0] != '\0' && f[1] == '\0') return strchr("?bBhHiIlLqQnNefdg", f[0]) != NULL;
+    if (f[0] == 'Z' && f[1] != '\0' && f[2] == '\0') return strchr("efdg", f[1]) != NULL;
+    if (dtype_by_name(f) >= 0) return 1;
+    for (int i = 0; other_numbers[i]; i++)
+        if (strcmp(f, other_numbers[i]) == 0) return 1;
+    return 0;
+}
+
+int symmem__ext_check_format(module_state_t *st, const char *format, const char *call,
+                             const char *arg)
+{
+    static const union { uint16_t word; char first; } probe = {1};
+    const int little = probe.first == 1;
+    const char *f = format != NULL && format[0] != '\0' ? format : "B";
+    if (*f == '<' || *f == '>' || *f == '!') {
+        if ((*f == '<') != little) {
+            symmem__ext_raise_invalid(st, "%s: %s has byte order '%c' (format '%.40s'), not this "
+                                          "machine's: its bytes would be read as other values; "
+                                          "pass a copy in native order "
+                                          "(a.astype(a.dtype.newbyteorder('=')))",
+                                      call, arg, *f, format);
+            return -1;
+        }
+        f++;
+    } else if (*f == '@' || *f == '=') {
+        f++;
+    }
+    if (is_numeric(f)) return 0;
+    symmem__ext_raise_invalid(st, "%s: %s has element format '%.40s', which is not numbers "
+                                  "(object, structured, void and string data are refused: "
+                                  "their bytes are not values symmem can move or combine)",
+                              call, arg, format);
+    return -1;
+}
+
 int symmem__ext_memory_dtype(const memory_t *mem)
 {
     const char *f = mem->format;

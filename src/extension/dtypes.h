@@ -5,6 +5,25 @@
 
 #include "resolve.h"
 
+/* 0 if format (a buffer-protocol format, or a dtype name from the
+ * package's resolver, either after an optional byte-order prefix) names
+ * numbers (bool, integers, floats, complex) in this machine's byte order;
+ * else -1 with NvshmemInvalid naming call and arg: objects (pointers),
+ * structured, void and string data are refused, and so is a swapped byte
+ * order (the bytes would be read as other values). */
+int symmem__ext_check_format(module_state_t *st, const char *format, const char *call,
+                             const char *arg);
+/* check_format's common case, inline: one struct-module code of a bool, an
+ * integer or a float, in native order ("l", "B", "d"). */
+static inline int symmem__ext_format_is_plain_number(const char *f)
+{
+    if (f == NULL || f[0] == '\0' || f[1] != '\0') return 0;
+    switch (f[0]) {
+    case '?': case 'b': case 'B': case 'h': case 'H': case 'i': case 'I': case 'l': case 'L':
+    case 'q': case 'Q': case 'n': case 'N': case 'e': case 'f': case 'd': case 'g': return 1;
+    default: return 0;
+    }
+}
 /* The symmem dtype of mem's elements, or -1. */
 int symmem__ext_memory_dtype(const memory_t *mem);
 /* A dtype argument: its str() names a dtype ("float32", or NVSHMEM's

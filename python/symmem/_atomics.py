@@ -7,6 +7,8 @@ The C module does the work and holds the rules: _symmem.ATOMIC_OPS names
 each op and what it takes, _symmem.atomic checks and converts the
 arguments and returns the old value of the fetching ops. Here are the
 functions' signatures and the dtype spellings NumPy and torch accept."""
+import inspect
+
 import numpy as np
 
 from symmem import _symmem
@@ -31,20 +33,32 @@ def _dtype_name(dtype):
         return name
 
 
+def _signature(operands):
+    """(target, [cond,] [value,] remote_pe=-1, *, offset=0, dtype=None)."""
+    positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    return inspect.Signature(
+        [inspect.Parameter("target", positional)]
+        + [inspect.Parameter(name, positional) for name in operands]
+        + [inspect.Parameter("remote_pe", positional, default=-1),
+           inspect.Parameter("offset", keyword, default=0),
+           inspect.Parameter("dtype", keyword, default=None)])
+
+
 def _make(name):
     code = _CODES[name]
-    operands = _symmem.ATOMIC_OPS[code][1]
     atomic = _symmem.atomic
-    if operands == ("cond", "value"):
-        def op(target, cond, value, remote_pe=-1, *, offset=0, dtype=None):
-            return atomic(code, target, value, cond, remote_pe, offset, _dtype_name(dtype))
-    elif operands == ("value",):
-        def op(target, value, remote_pe=-1, *, offset=0, dtype=None):
-            return atomic(code, target, value, None, remote_pe, offset, _dtype_name(dtype))
-    else:
-        def op(target, remote_pe=-1, *, offset=0, dtype=None):
-            return atomic(code, target, None, None, remote_pe, offset, _dtype_name(dtype))
+
+    # The C function parses the arguments (a missing or extra one is
+    # NvshmemInvalid naming it, as for every other call); dtype, keyword-only,
+    # is spelled here as a name the C module reads.
+    def op(*args, **kwargs):
+        if kwargs.get("dtype") is not None:
+            kwargs["dtype"] = _dtype_name(kwargs["dtype"])
+        return atomic(code, *args, **kwargs)
+
     op.__name__ = op.__qualname__ = name
+    op.__signature__ = _signature(_symmem.ATOMIC_OPS[code][1])
     what = name[len("atomic_"):].replace("_", " ")
     op.__doc__ = f"Atomic {what} on PE remote_pe's copy of target."
     return op

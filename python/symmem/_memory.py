@@ -2,6 +2,7 @@
 free is collective over TEAM_WORLD; finalize() frees what was forgotten."""
 import itertools
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -94,10 +95,10 @@ def _free_object(obj, call):
 
 def _shape_tuple(shape, call):
     if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    try:
-        shape = tuple(int(s) for s in shape)
-    except TypeError:
+        shape = (shape,)
+    try:  # ints only: int(1.5) or int("2") would pass for a size
+        shape = tuple(operator.index(s) for s in shape)
+    except (TypeError, ValueError):
         raise invalid(f"{call}: shape={shape!r} is not an int or a sequence of ints") from None
     if any(s < 0 for s in shape):
         raise invalid(f"{call}: shape={shape} has a negative dimension")

@@ -177,10 +177,26 @@ static PyObject *buffer_dlpack_impl(buffer_object_t *self, PyObject *max_version
     if (copy == Py_True)
         return symmem__ext_raise_invalid(st, "__dlpack__: copy=True is not supported: a copy "
                                              "would not be symmetric memory");
+    if (copy != Py_None && copy != Py_False)
+        return symmem__ext_raise_invalid(st, "__dlpack__: copy must be None, True or False, "
+                                             "got %s", Py_TYPE(copy)->tp_name);
     int versioned = 0;
     if (max_version != Py_None) {
-        long major = PyLong_AsLong(PyTuple_GetItem(max_version, 0));
-        if (PyErr_Occurred()) return NULL;
+        /* DLPack: a (major, minor) tuple of ints, the newest the consumer reads. */
+        long major = -1;
+        if (PyTuple_Check(max_version) && PyTuple_GET_SIZE(max_version) == 2 &&
+            PyLong_Check(PyTuple_GET_ITEM(max_version, 0)) &&
+            PyLong_Check(PyTuple_GET_ITEM(max_version, 1)))
+            major = PyLong_AsLong(PyTuple_GET_ITEM(max_version, 0));
+        PyErr_Clear();
+        if (major < 0) {
+            PyObject *repr = PyObject_Repr(max_version);
+            symmem__ext_raise_invalid(st, "__dlpack__: max_version=%.60s is not None or a "
+                                          "(major, minor) tuple of ints >= 0",
+                                      repr ? PyUnicode_AsUTF8(repr) : "?");
+            Py_XDECREF(repr);
+            return NULL;
+        }
         versioned = major >= 1;
     }
     dlpack_export_t *export = PyMem_RawCalloc(1, sizeof(*export));

@@ -126,7 +126,7 @@ def _numeric(dt, call):
     """dt, if symmem can move and combine its elements: numbers (bool, integers,
     floats, complex, bfloat16) in native byte order. Checked before allocating:
     every allocation is collective."""
-    if (dt.kind in "biufc" and dt.isnative) or dt.name in _symmem.DTYPES:
+    if (dt.kind in "biufc" or dt.name in _symmem.DTYPES) and dt.isnative and not dt.fields:
         return dt
     raise invalid(f"{call}: dtype={dt!s} is not numbers in native byte order (object, "
                   "structured, void, string and datetime dtypes are refused: symmem moves and "

@@ -56,29 +56,28 @@ static int as_offset(module_state_t *st, const char *call, PyObject *obj, Py_ssi
 {
     long long value = 0;
     int overflow = 0;
-    if (obj != NULL) {
-        if (PyBool_Check(obj) || !PyIndex_Check(obj)) {
-            symmem__ext_raise_invalid(st, "%s: offset must be an int, got %s", call,
-                                      Py_TYPE(obj)->tp_name);
-            return -1;
-        }
-        PyObject *index = PyNumber_Index(obj);
-        if (index == NULL) return -1;
-        value = PyLong_AsLongLongAndOverflow(index, &overflow);
-        Py_DECREF(index);
-        if (value == -1 && PyErr_Occurred()) return -1;
+    PyObject *index = obj ? PyNumber_Index(obj) : PyLong_FromLong(0);
+    if (index == NULL || (obj != NULL && PyBool_Check(obj))) {
+        Py_XDECREF(index);
+        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+        PyErr_Clear();
+        symmem__ext_raise_invalid(st, "%s: offset must be an int, got %s", call,
+                                  Py_TYPE(obj)->tp_name);
+        return -1;
     }
+    value = PyLong_AsLongLongAndOverflow(index, &overflow);
     if (!overflow && value >= 0 && value < count) {
+        Py_DECREF(index);
         *offset_p = (Py_ssize_t)value;
         return 0;
     }
-    PyObject *repr = obj ? PyObject_Repr(obj) : NULL;
-    const char *text = repr ? PyUnicode_AsUTF8(repr) : NULL;
+    PyObject *text = PyObject_Str(index); /* the int itself, however large */
     PyErr_Clear();
     symmem__ext_raise_invalid(st, "%s: offset=%.60s is outside [0, %zd): target has %zd "
-                                  "elements of %s", call, text ? text : "0", count, count,
-                              symmem_dtype_name(dtype));
-    Py_XDECREF(repr);
+                                  "elements of %s", call, text ? PyUnicode_AsUTF8(text) : "?",
+                              count, count, symmem_dtype_name(dtype));
+    Py_XDECREF(text);
+    Py_DECREF(index);
     return -1;
 }
 

@@ -52,13 +52,12 @@ static void pending_error_text(char *out, size_t size)
     Py_XDECREF(tb);
 }
 
-/* The exception being handled, as NvshmemInvalid naming call and arg; a
- * KeyboardInterrupt (or any BaseException that is not an Exception) and
- * NvshmemInvalid itself pass through. */
+/* The exception being handled, as NvshmemInvalid naming call and arg (with
+ * its text); a KeyboardInterrupt (any BaseException that is not an
+ * Exception) passes through. */
 static int resolver_failed(module_state_t *st, PyObject *obj, const char *call, const char *arg)
 {
-    if (!PyErr_ExceptionMatches(PyExc_Exception) || PyErr_ExceptionMatches(st->invalid_type))
-        return -1;
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
     char why[512];
     pending_error_text(why, sizeof(why));
     symmem__ext_raise_invalid(st, "%s: %s of type %s cannot be used as memory (%s)", call, arg,

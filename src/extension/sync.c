@@ -148,9 +148,11 @@ static PyObject *sync_team(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObje
 static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("wait_until", wait_until,
         "wait_until($module, ivar, cmp, value)\n--\n\n"
-        "Wait until this PE's ivar (its first element, an integer) <cmp> value holds."),
+        "Wait until this PE's ivar (its first element, an integer) <cmp> value holds;\n"
+        "value must fit ivar's dtype (NvshmemInvalid if not: it is compared exactly)."),
     SYMMEM__EXT_METHOD("test", test,
-        "test($module, ivar, cmp, value)\n--\n\nWhether ivar <cmp> value holds now."),
+        "test($module, ivar, cmp, value)\n--\n\nWhether ivar <cmp> value holds now; value must\n"
+        "fit ivar's dtype (NvshmemInvalid if not: it is compared exactly)."),
     SYMMEM__EXT_METHOD("barrier_all", barrier_all,
         "barrier_all($module, stream=None)\n--\n\n"
         "Complete this PE's puts, then wait for every PE."),

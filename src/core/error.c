@@ -43,10 +43,12 @@ symmem_status_t symmem__error(symmem_status_t status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    int n = 0;
     if (error_pe >= 0 && strncmp(text, "[pe ", 4) != 0)
-        snprintf(last_error, sizeof(last_error), "[pe %d] %s", error_pe, text);
-    else
-        snprintf(last_error, sizeof(last_error), "%s", text);
+        n = snprintf(last_error, sizeof(last_error), "[pe %d] ", error_pe);
+    size_t len = strnlen(text, sizeof(last_error) - (size_t)n - 1);
+    memcpy(last_error + n, text, len);
+    last_error[(size_t)n + len] = '\0';
     if (symmem__env_flag("SYMMEM_DEBUG")) fprintf(stderr, "symmem: %s\n", last_error);
     return status;
 }

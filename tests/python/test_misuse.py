@@ -446,3 +446,20 @@ CONTRACT = COMMON + """
 @pytest.mark.parametrize("n", (1, 2))
 def test_exceptions_stay_in_the_contract(run_pes, n):
     assert_all_ok(run_pes(n, CONTRACT), n)
+
+
+UNCOMMITTED = """
+    nvshmem.init()
+    # More than any /dev/shm holds: tmpfs refuses it at once, before a page is
+    # taken. The core's message carries the reason each PE found: one prefix.
+    msg = expect_raises(nvshmem.NvshmemError, [f"[pe {nvshmem.my_pe()}] buffer:"],
+                        nvshmem.buffer, 2**42)
+    check(msg.count("[pe ") == 1, f"one [pe N] prefix in {msg!r}")
+    ok()
+    nvshmem.finalize()
+"""
+
+
+@cpu_only("the cpu backend commits heap pages in /dev/shm")
+def test_a_carried_reason_gets_one_prefix(run_pes):
+    assert_all_ok(run_pes(1, UNCOMMITTED, env={"SYMMEM_SYMMETRIC_SIZE": "8T"}), 1)

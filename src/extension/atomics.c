@@ -1,7 +1,6 @@
-/* Atomics on one element of any PE's copy of a symmetric array, and the
- * table _symmem.ATOMIC_OPS the package builds its atomic_* functions from:
- * (name, operands) by op code, so which op takes a value or a cond is
- * written here only. */
+/* Atomics on one element of any PE's copy of a symmetric array: the 14
+ * atomic_* functions, each a C function parsing its own parameters (as put
+ * does), and the table _symmem.ATOMIC_OPS, (name, operands) by op code. */
 #include "args.h"
 #include "concepts.h"
 #include "dtypes.h"
@@ -103,25 +102,18 @@ static PyObject *atomic_impl(module_state_t *st, symmem_atomic_op_t op, const me
     return symmem__ext_element_unpack(dtype, (const unsigned char *)&old);
 }
 
-/* atomic(op, /, *args, **kwargs): the atomic op (a code) with the
- * arguments of the package's atomic_* function, parsed by that function's
- * parameters, so a missing or extra argument is NvshmemInvalid naming it. */
-static PyObject *atomic(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+/* One atomic_* function: its op's parameters, parsed as every call's are,
+ * so a missing or extra argument is NvshmemInvalid naming it. */
+static PyObject *atomic_call(PyObject *module, symmem_atomic_op_t op, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames)
 {
     module_state_t *st = symmem__ext_state(module);
-    int op = -1;
-    if (nargs < 1)
-        return symmem__ext_raise_invalid(st, "atomic: missing required argument 'op'");
-    if (symmem__ext_as_int(st, args[0], "atomic", "op", &op) < 0) return NULL;
-    if (op < 0 || op >= SYMMEM_ATOMIC_COUNT)
-        return symmem__ext_raise_invalid(st, "atomic: op=%d is not an atomic operation", op);
     const char *call = symmem_atomic_op_name(op);
     int takes = (shapes[op] & COND) ? 2 : (shapes[op] & VALUE) ? 1 : 0;
     const char *const *names = takes == 2 ? cond_names : takes ? value_names : plain_names;
     const symmem__ext_params_t params = {call, names, 1 + takes, 2 + takes};
     PyObject *v[6]; /* target, [cond,] [value,] remote_pe, offset, dtype */
-    if (symmem__ext_parse(st, &params, args + 1, nargs - 1, kwnames, v) < 0) return NULL;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0) return NULL;
     PyObject *cond_obj = takes == 2 ? v[1] : NULL, *value_obj = takes ? v[takes] : NULL;
     PyObject *pe_obj = v[1 + takes], *offset_obj = v[2 + takes], *dtype_obj = v[3 + takes];
     int dtype = -1, pe = symmem_my_pe();
@@ -129,7 +121,7 @@ static PyObject *atomic(PyObject *module, PyObject *const *args, Py_ssize_t narg
     /* remote_pe=-1 is this PE. */
     if (symmem__ext_as_long(st, pe_obj, call, "remote_pe", &remote_pe) < 0 ||
         (remote_pe != -1 && symmem__ext_as_pe(st, pe_obj, call, "remote_pe", &pe) < 0) ||
-        symmem__ext_as_dtype(st, dtype_obj, call, &dtype) < 0)
+        symmem__ext_as_library_dtype(st, dtype_obj, call, &dtype) < 0)
         return NULL;
     memory_t target;
     /* Every op but atomic_fetch writes the target. */
@@ -141,13 +133,50 @@ static PyObject *atomic(PyObject *module, PyObject *const *args, Py_ssize_t narg
     return result;
 }
 
+#define ATOMIC(name, op)                                                                   \
+    static PyObject *name(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)      \
+    {                                                                                      \
+        return atomic_call(m, op, a, n, k);                                                \
+    }
+ATOMIC(atomic_fetch, SYMMEM_ATOMIC_FETCH)
+ATOMIC(atomic_set, SYMMEM_ATOMIC_SET)
+ATOMIC(atomic_inc, SYMMEM_ATOMIC_INC)
+ATOMIC(atomic_fetch_inc, SYMMEM_ATOMIC_FETCH_INC)
+ATOMIC(atomic_add, SYMMEM_ATOMIC_ADD)
+ATOMIC(atomic_fetch_add, SYMMEM_ATOMIC_FETCH_ADD)
+ATOMIC(atomic_and, SYMMEM_ATOMIC_AND)
+ATOMIC(atomic_fetch_and, SYMMEM_ATOMIC_FETCH_AND)
+ATOMIC(atomic_or, SYMMEM_ATOMIC_OR)
+ATOMIC(atomic_fetch_or, SYMMEM_ATOMIC_FETCH_OR)
+ATOMIC(atomic_xor, SYMMEM_ATOMIC_XOR)
+ATOMIC(atomic_fetch_xor, SYMMEM_ATOMIC_FETCH_XOR)
+ATOMIC(atomic_swap, SYMMEM_ATOMIC_SWAP)
+ATOMIC(atomic_compare_swap, SYMMEM_ATOMIC_COMPARE_SWAP)
+
+/* A method entry: name, its operands' part of the signature, what it does. */
+#define ATOMIC_METHOD(name, operands, what)                                                \
+    SYMMEM__EXT_METHOD(#name, name,                                                        \
+        #name "($module, target, " operands "remote_pe=-1, *, offset=0, dtype=None)\n--\n\n" \
+        what " on element offset of PE remote_pe's copy of target (-1: this\n"            \
+        "PE), in target's dtype or dtype's (a name, a NumPy or torch dtype).")
+
+/* In op-code order: atomics_exec checks each name against the library's. */
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("atomic", atomic,
-        "atomic($module, op, /, *args, **kwargs)\n"
-        "--\n\nAtomic op (a code: ATOMIC_OPS[op] names it) with the arguments of its atomic_*\n"
-        "function: (target, [cond,] [value,] remote_pe=-1, *, offset=0, dtype=None), on\n"
-        "element offset of PE remote_pe's target (-1: this PE), in target's dtype or\n"
-        "dtype's; the old value for the fetching ops, else None."),
+    ATOMIC_METHOD(atomic_fetch, "", "The value"),
+    ATOMIC_METHOD(atomic_set, "value, ", "Set value"),
+    ATOMIC_METHOD(atomic_inc, "", "Add 1"),
+    ATOMIC_METHOD(atomic_fetch_inc, "", "Add 1, returning the old value,"),
+    ATOMIC_METHOD(atomic_add, "value, ", "Add value"),
+    ATOMIC_METHOD(atomic_fetch_add, "value, ", "Add value, returning the old value,"),
+    ATOMIC_METHOD(atomic_and, "value, ", "Bitwise and with value"),
+    ATOMIC_METHOD(atomic_fetch_and, "value, ", "Bitwise and, returning the old value,"),
+    ATOMIC_METHOD(atomic_or, "value, ", "Bitwise or with value"),
+    ATOMIC_METHOD(atomic_fetch_or, "value, ", "Bitwise or, returning the old value,"),
+    ATOMIC_METHOD(atomic_xor, "value, ", "Bitwise xor with value"),
+    ATOMIC_METHOD(atomic_fetch_xor, "value, ", "Bitwise xor, returning the old value,"),
+    ATOMIC_METHOD(atomic_swap, "value, ", "Store value, returning the old value,"),
+    ATOMIC_METHOD(atomic_compare_swap, "cond, value, ",
+                  "Store value where the element equals cond, returning the old value,"),
     {NULL, NULL, 0, NULL},
 };
 
@@ -169,6 +198,13 @@ static PyObject *op_table(void)
 
 int symmem__ext_atomics_exec(PyObject *module)
 {
+    for (int op = 0; op < SYMMEM_ATOMIC_COUNT; op++)
+        if (methods[op].ml_name == NULL ||
+            strcmp(methods[op].ml_name, symmem_atomic_op_name(op)) != 0) {
+            PyErr_Format(PyExc_SystemError, "atomics.c: method %d is not %s", op,
+                         symmem_atomic_op_name(op));
+            return -1;
+        }
     PyObject *table = op_table();
     int rc = table ? PyModule_AddObjectRef(module, "ATOMIC_OPS", table) : -1;
     Py_XDECREF(table);

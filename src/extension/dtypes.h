@@ -29,6 +29,11 @@ int symmem__ext_memory_dtype(const memory_t *mem);
 /* A dtype argument: its str() names a dtype ("float32", or NVSHMEM's
  * "float"); NULL and None leave *dtype_p. */
 int symmem__ext_as_dtype(module_state_t *st, PyObject *obj, const char *call, int *dtype_p);
+/* A dtype argument spelled as NumPy or torch spell them (np.int64, 'i8',
+ * 'float' for float64, torch.int64): a symmem name, else the package's dtype
+ * namer's name for it (_set_dtype_namer), read by as_dtype. */
+int symmem__ext_as_library_dtype(module_state_t *st, PyObject *obj, const char *call,
+                                 int *dtype_p);
 /* The dtype of arg's elements (mem), or *given where one was given (>= 0);
  * raises NvshmemInvalid and returns -1 where neither names a dtype. */
 int symmem__ext_element_type(module_state_t *st, const memory_t *mem, int given,

@@ -24,6 +24,10 @@ typedef struct {
 PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe,
                                  int owner, PyObject *base);
 
+/* The Buffer whose DLPack export a capsule holds (a consumer such as
+ * np.from_dlpack keeps it as the array's .base), borrowed; or NULL. */
+buffer_object_t *symmem__ext_buffer_of_capsule(PyObject *capsule);
+
 /* Whether the allocation is still the one the Buffer was made for: not
  * freed through it (free sets its generation to 0), nor through the Buffer a
  * peer view views, and not retired by a finalize. Every argument that names

@@ -156,6 +156,29 @@ static void delete_legacy(DLManagedTensor *self)
     release_export((dlpack_export_t *)self->manager_ctx);
 }
 
+/* The Buffer behind a capsule that holds one of our exports, whatever the
+ * consumer renamed it to (NumPy's from_dlpack keeps "numpy_dltensor..." as
+ * the array's .base): ours where the deleter is ours. Borrowed, or NULL. */
+buffer_object_t *symmem__ext_buffer_of_capsule(PyObject *capsule)
+{
+    const char *name = PyCapsule_GetName(capsule);
+    void *pointer = PyCapsule_GetPointer(capsule, name);
+    if (pointer == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    size_t len = name ? strlen(name) : 0;
+    dlpack_export_t *export = NULL;
+    if (len >= 10 && strcmp(name + len - 10, "_versioned") == 0) {
+        DLManagedTensorVersioned *t = pointer;
+        if (t->deleter == delete_versioned) export = t->manager_ctx;
+    } else if (name != NULL && strstr(name, "dltensor") != NULL) {
+        DLManagedTensor *t = pointer;
+        if (t->deleter == delete_legacy) export = t->manager_ctx;
+    }
+    return export ? (buffer_object_t *)export->owner : NULL;
+}
+
 /* Frees an export nobody consumed (the capsule still has its first name). */
 static void capsule_destructor(PyObject *capsule)
 {

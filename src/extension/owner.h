@@ -29,8 +29,9 @@ PyObject *symmem__ext_owner_base_by_name(PyObject *array);
 
 /* The Buffer obj was made over, found in C (borrowed): a NumPy array's .base
  * (a view's base is the array it views), a memoryview's exporter
- * (np.frombuffer keeps one), up to a Buffer; NULL where the chain ends
- * elsewhere (private memory, or an object C does not walk). */
+ * (np.frombuffer keeps one) or a DLPack capsule of ours (np.from_dlpack), up
+ * to a Buffer; NULL where the chain ends elsewhere (private memory, or an
+ * object C does not walk). */
 static inline buffer_object_t *symmem__ext_owner_walk(module_state_t *st, PyObject *obj)
 {
     for (int depth = 0; depth < 16 && obj != NULL; depth++) {
@@ -43,6 +44,8 @@ static inline buffer_object_t *symmem__ext_owner_walk(module_state_t *st, PyObje
         else if (st->ndarray_type != NULL && PyObject_TypeCheck(obj, st->ndarray_type))
             obj = st->ndarray_base_in_c ? ((symmem__ext_ndarray_head_t *)obj)->base
                                         : symmem__ext_owner_base_by_name(obj);
+        else if (PyCapsule_CheckExact(obj)) /* np.from_dlpack(buffer) */
+            return symmem__ext_buffer_of_capsule(obj);
         else
             return NULL;
     }

@@ -44,6 +44,7 @@ FREED = COMMON + """
     old_a, old_sig, old_buf = address(a), address(sig), abuf.handle
     view = a[2:]                       # a view of a freed array is refused as well
     peer = nvshmem.get_peer_array(a, nxt)
+    dl = np.from_dlpack(abuf).view("int64") if xp() is np else a  # over a DLPack capsule
     nvshmem.free_array(a)
     nvshmem.free_array(sig)
     nvshmem.free(abuf)
@@ -73,6 +74,7 @@ FREED = COMMON + """
             ("get_nbi", "src", nvshmem.get_nbi, (out, a, nxt)),
             ("put", "dst", nvshmem.put, (abuf, src, nxt)),  # the Buffer itself
             ("put", "dst", nvshmem.put, (peer, src, nxt)),  # a peer view of it
+            ("put", "dst", nvshmem.put, (dl, src, nxt)),
             ("p", "dst", nvshmem.p, (a, 5, nxt)),
             ("g", "src", nvshmem.g, (a, nxt)),
             ("test", "ivar", nvshmem.test, (a, C.CMP_EQ, 0)),

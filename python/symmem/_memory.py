@@ -114,11 +114,11 @@ def _numpy_dtype(dtype, call):
             raise invalid(f"{call}: dtype='bfloat16' needs ml_dtypes installed") from None
     try:
         return np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError):
         name = getattr(dtype, "name", None) or str(dtype).replace("torch.", "")
         try:
             return np.dtype(name)
-        except TypeError:
+        except (TypeError, ValueError):
             raise invalid(f"{call}: dtype={dtype!r} is not a dtype NumPy knows") from None
 
 

@@ -9,7 +9,7 @@ _libraries.publish()  # before the core looks for the gpu backend
 
 from symmem import _resolver, _symmem  # noqa: E402
 
-_symmem._set_resolver(_resolver.resolve)  # memory without the buffer protocol
+_resolver.install()  # memory without the buffer protocol, and whose Buffer an array is
 from symmem import _launched  # noqa: E402
 
 _launched.setup()  # a PE of symmem.run prints its stacks when the launcher asks

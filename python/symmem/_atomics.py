@@ -3,21 +3,20 @@ atomic_*(target, [cond,] [value,] remote_pe=-1, *, offset=0, dtype=None).
 remote_pe=-1 means this PE. The target's first element (or element
 `offset`) is used; dtype overrides the element type (needed for Buffers).
 
-The C module does the work and holds the rules: _symmem.ATOMIC_OPS names
-each op and what it takes, _symmem.atomic checks and converts the
-arguments and returns the old value of the fetching ops. Here are the
-functions' signatures and the dtype spellings NumPy and torch accept."""
+The 14 functions are the C module's own (a hot call; every check is in C,
+missing and extra arguments included), as is the table that names each op
+and what it takes (_symmem.ATOMIC_OPS). Here is only the spelling of dtypes
+that NumPy and torch accept, which the C module asks for a dtype= that is
+not a name it knows."""
 import numpy as np
 
 from symmem import _symmem
 
-_CODES = {name: code for code, (name, _) in enumerate(_symmem.ATOMIC_OPS)}
-
 
 def _dtype_name(dtype):
     """A dtype NumPy or torch understands (np.int64, 'i8', torch.int64), as
-    its name ('int64'); None stays None."""
-    if dtype is None or (isinstance(dtype, str) and dtype in _symmem.DTYPES):
+    its name ('int64')."""
+    if isinstance(dtype, str) and dtype in _symmem.DTYPES:
         return dtype
     if not isinstance(dtype, str):
         try:  # a NumPy dtype or scalar type, or anything NumPy understands
@@ -31,38 +30,21 @@ def _dtype_name(dtype):
         return name
 
 
-def _make(name):
-    code = _CODES[name]
-    operands = _symmem.ATOMIC_OPS[code][1]
-    atomic = _symmem.atomic
-    if operands == ("cond", "value"):
-        def op(target, cond, value, remote_pe=-1, *, offset=0, dtype=None):
-            return atomic(code, target, value, cond, remote_pe, offset, _dtype_name(dtype))
-    elif operands == ("value",):
-        def op(target, value, remote_pe=-1, *, offset=0, dtype=None):
-            return atomic(code, target, value, None, remote_pe, offset, _dtype_name(dtype))
-    else:
-        def op(target, remote_pe=-1, *, offset=0, dtype=None):
-            return atomic(code, target, None, None, remote_pe, offset, _dtype_name(dtype))
-    op.__name__ = op.__qualname__ = name
-    what = name[len("atomic_"):].replace("_", " ")
-    op.__doc__ = f"Atomic {what} on PE remote_pe's copy of target."
-    return op
+_symmem._set_dtype_namer(_dtype_name)
 
+atomic_fetch = _symmem.atomic_fetch
+atomic_set = _symmem.atomic_set
+atomic_inc = _symmem.atomic_inc
+atomic_fetch_inc = _symmem.atomic_fetch_inc
+atomic_add = _symmem.atomic_add
+atomic_fetch_add = _symmem.atomic_fetch_add
+atomic_and = _symmem.atomic_and
+atomic_fetch_and = _symmem.atomic_fetch_and
+atomic_or = _symmem.atomic_or
+atomic_fetch_or = _symmem.atomic_fetch_or
+atomic_xor = _symmem.atomic_xor
+atomic_fetch_xor = _symmem.atomic_fetch_xor
+atomic_swap = _symmem.atomic_swap
+atomic_compare_swap = _symmem.atomic_compare_swap
 
-atomic_fetch = _make("atomic_fetch")
-atomic_set = _make("atomic_set")
-atomic_inc = _make("atomic_inc")
-atomic_fetch_inc = _make("atomic_fetch_inc")
-atomic_add = _make("atomic_add")
-atomic_fetch_add = _make("atomic_fetch_add")
-atomic_and = _make("atomic_and")
-atomic_fetch_and = _make("atomic_fetch_and")
-atomic_or = _make("atomic_or")
-atomic_fetch_or = _make("atomic_fetch_or")
-atomic_xor = _make("atomic_xor")
-atomic_fetch_xor = _make("atomic_fetch_xor")
-atomic_swap = _make("atomic_swap")
-atomic_compare_swap = _make("atomic_compare_swap")
-
-__all__ = [name for name in dir() if name.startswith("atomic_")]
+__all__ = [name for name, _ in _symmem.ATOMIC_OPS]

@@ -25,14 +25,25 @@ class UniqueID:
     def __init__(self, data=None):
         self._data = np.zeros(self.SIZE, dtype=np.uint8)
         if data is not None:
-            raw = bytes(data)
-            if len(raw) != self.SIZE:
-                raise invalid(f"UniqueID: expected {self.SIZE} bytes, got {len(raw)}")
-            self._data[:] = np.frombuffer(raw, dtype=np.uint8)
+            self._data[:] = np.frombuffer(self._raw(data, "UniqueID"), dtype=np.uint8)
+
+    @classmethod
+    def _raw(cls, data, call):
+        """data's bytes: bytes-like only (bytes(n) of an int would be n zeros)."""
+        try:
+            raw = memoryview(data).tobytes()
+        except TypeError:
+            raise invalid(f"{call}: data of type {type(data).__name__} is not bytes "
+                          f"(expected the {cls.SIZE} bytes of bytes(uid))") from None
+        if len(raw) != cls.SIZE:
+            raise invalid(f"{call}: expected {cls.SIZE} bytes, got {len(raw)}")
+        return raw
 
     @classmethod
     def from_bytes(cls, data):
-        return cls(data)
+        """The UniqueID whose bytes(uid) is data (None is refused: that would be an
+        all-zero id, which no get_unique_id() returns)."""
+        return cls(cls._raw(data, "UniqueID.from_bytes"))
 
     def __bytes__(self):
         return self._data.tobytes()

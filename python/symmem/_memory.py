@@ -2,6 +2,7 @@
 free is collective over TEAM_WORLD; finalize() frees what was forgotten."""
 import itertools
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from symmem import _symmem
 from symmem._errors import invalid, require_initialized
 from symmem._lifecycle import _finalize_hooks
+from symmem._resolver import owner_of
 
 Buffer = _symmem.Buffer
 
@@ -59,29 +61,12 @@ def _address_of(obj, call, arg="array"):
     return _symmem.extent(obj, call, arg)
 
 
-def _backing_buffer(obj):
-    """The Buffer an array was made over, or None: NumPy arrays reach it
-    through .base, CuPy arrays through the memory that _wrap gave them."""
-    if not isinstance(obj, np.ndarray):  # NumPy's .data is a memoryview
-        memory = getattr(getattr(obj, "data", None), "mem", None)
-        owner = getattr(memory, "_owner", None)
-        if isinstance(owner, Buffer):
-            return owner
-    for _ in range(64):
-        if isinstance(obj, Buffer):
-            return obj
-        if not isinstance(obj, np.ndarray):
-            return None
-        obj = obj.base
-    return None
-
-
 def buffer_of(obj, call, arg="array"):
     """(Buffer, byte offset) of the allocation that holds obj."""
     require_initialized(call)
     # An array made over a Buffer is checked through that Buffer: its
     # address may already belong to a newer allocation after a free.
-    backing = _backing_buffer(obj)
+    backing = owner_of(obj)
     if backing is not None and backing.freed:
         raise invalid(f"{call}: {arg} is on a Buffer that was already freed")
     address, nbytes = _address_of(obj, call, arg)
@@ -110,10 +95,10 @@ def _free_object(obj, call):
 
 def _shape_tuple(shape, call):
     if isinstance(shape, (int, np.integer)):
-        shape = (int(shape),)
-    try:
-        shape = tuple(int(s) for s in shape)
-    except TypeError:
+        shape = (shape,)
+    try:  # ints only: int(1.5) or int("2") would pass for a size
+        shape = tuple(operator.index(s) for s in shape)
+    except (TypeError, ValueError):
         raise invalid(f"{call}: shape={shape!r} is not an int or a sequence of ints") from None
     if any(s < 0 for s in shape):
         raise invalid(f"{call}: shape={shape} has a negative dimension")
@@ -129,40 +114,57 @@ def _numpy_dtype(dtype, call):
             raise invalid(f"{call}: dtype='bfloat16' needs ml_dtypes installed") from None
     try:
         return np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError):
         name = getattr(dtype, "name", None) or str(dtype).replace("torch.", "")
         try:
             return np.dtype(name)
-        except TypeError:
+        except (TypeError, ValueError):
             raise invalid(f"{call}: dtype={dtype!r} is not a dtype NumPy knows") from None
 
 
-def _wrap(buf, dt, count, offset=0):
-    """A flat array of count dt elements over buf: NumPy on host memory, CuPy
-    on device memory (it keeps buf alive as the owner of its memory)."""
+def _numeric(dt, call):
+    """dt, if symmem can move and combine its elements: numbers (bool, integers,
+    floats, complex, bfloat16) in native byte order. Checked before allocating:
+    every allocation is collective."""
+    if (dt.kind in "biufc" or dt.name in _symmem.DTYPES) and dt.isnative and not dt.fields:
+        return dt
+    raise invalid(f"{call}: dtype={dt!s} is not numbers in native byte order (object, "
+                  "structured, void, string and datetime dtypes are refused: symmem moves and "
+                  "combines numbers)")
+
+
+def _wrap(buf, dt, count, offset=0, shape=None, order="C"):
+    """An array of count dt elements over buf (flat, or of shape in order):
+    NumPy on host memory, CuPy on device memory. Either keeps buf alive; a
+    NumPy array has buf itself as its .base, which the C module reads to
+    refuse the array once buf is freed."""
+    shape = (count,) if shape is None else shape
+    if buf.device_id < 0 and count == 0:  # np.ndarray() would not keep an empty buf
+        return np.frombuffer(buf, dtype=dt, count=0).reshape(shape, order=order)
     if buf.device_id < 0:
-        return np.frombuffer(buf, dtype=dt, count=count, offset=offset)
+        return np.ndarray(shape, dtype=dt, buffer=buf, offset=offset, order=order)
     import cupy
     memory = cupy.cuda.UnownedMemory(buf.handle, buf.size, buf, buf.device_id)
-    return cupy.ndarray((count,), dtype=dt, memptr=cupy.cuda.MemoryPointer(memory, offset))
+    flat = cupy.ndarray((count,), dtype=dt, memptr=cupy.cuda.MemoryPointer(memory, offset))
+    return flat.reshape(shape, order=order)
 
 
 def array(shape, dtype="float32", release=False, morder="C", except_on_del=True):
     """An array on the symmetric heap (collective): NumPy on the cpu backend,
     CuPy on the gpu backend."""
     shape = _shape_tuple(shape, "array")
-    dt = _numpy_dtype(dtype, "array")
+    dt = _numeric(_numpy_dtype(dtype, "array"), "array")
     if morder not in ("C", "F"):
         raise invalid(f"array: morder={morder!r} must be 'C' or 'F'")
     count = math.prod(shape)
     buf = _allocate(count * dt.itemsize, release, "array")
-    return _wrap(buf, dt, count).reshape(shape, order=morder)
+    return _wrap(buf, dt, count, shape=shape, order=morder)
 
 
 def bytearray(shape, dtype="float32", release=False, morder="C", except_on_del=True):
     """A uint8 array big enough for shape x dtype (collective)."""
     shape = _shape_tuple(shape, "bytearray")
-    nbytes = math.prod(shape) * _numpy_dtype(dtype, "bytearray").itemsize
+    nbytes = math.prod(shape) * _numeric(_numpy_dtype(dtype, "bytearray"), "bytearray").itemsize
     buf = _allocate(nbytes, release, "bytearray")
     return _wrap(buf, np.dtype(np.uint8), nbytes)
 
@@ -191,5 +193,5 @@ def get_peer_array(arr, pe):
     if not hasattr(arr, "dtype") or not hasattr(arr, "flags"):
         raise invalid(f"get_peer_array: expected a NumPy or CuPy array, got {type(arr).__name__}")
     peer = _symmem.peer_buffer(whole, pe, "get_peer_array")
-    flat = _wrap(peer, np.dtype(arr.dtype), arr.size, offset)
-    return flat.reshape(arr.shape, order="F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C")
+    order = "F" if arr.flags.f_contiguous and not arr.flags.c_contiguous else "C"
+    return _wrap(peer, np.dtype(arr.dtype), arr.size, offset, arr.shape, order)

@@ -2,8 +2,22 @@
 tensors, __cuda_array_interface__, __array_interface__ and DLPack producers.
 resolve(obj) -> (address, nbytes, itemsize, format, readonly, keepalive).
 format is the dtype's name ('float32', 'bfloat16'; NumPy's and torch's
-names are the library's): the C module maps names to dtypes."""
+names are the library's), after '<' or '>' where the byte order is not this
+machine's: the C module maps names to dtypes and refuses what is not numbers.
+A TypeError means "not memory"; any other exception becomes NvshmemInvalid
+naming the call and the argument, with this exception's text.
+
+owner_of(obj) -> the Buffer obj was made over, or None: the C module walks
+NumPy's .base chain itself and asks here for the rest (CuPy arrays, torch
+tensors), to refuse an object whose allocation was freed."""
 import numpy as np
+
+from symmem import _symmem
+
+Buffer = _symmem.Buffer
+# The attribute interop.torch sets on the tensor it makes over a Buffer (the
+# base of every view of it): the Buffer.
+TENSOR_BUFFER = "_symmem_buffer"
 
 
 def _dense(dims, itemsize):
@@ -16,25 +30,48 @@ def _dense(dims, itemsize):
     return True
 
 
-def _from_interface(obj, interface):
-    address, readonly = interface["data"]
-    shape = interface["shape"]
-    dtype = np.dtype(interface["typestr"])
+def _interface_fields(interface):
+    """(address, readonly, shape, typestr, strides) of an array interface
+    dict, or ValueError saying what is malformed."""
+    if not isinstance(interface, dict):
+        raise ValueError(f"its array interface is a {type(interface).__name__}, not a dict")
+    missing = [key for key in ("data", "shape", "typestr") if key not in interface]
+    if missing:
+        raise ValueError(f"its array interface lacks {', '.join(map(repr, missing))}")
+    data, shape = interface["data"], interface["shape"]
+    if not (isinstance(data, tuple) and len(data) == 2 and isinstance(data[0], int)):
+        raise ValueError(f"its array interface's data={data!r} is not (address, readonly)")
+    if not (isinstance(shape, tuple) and all(isinstance(d, int) and d >= 0 for d in shape)):
+        raise ValueError(f"its array interface's shape={shape!r} is not a tuple of sizes")
     strides = interface.get("strides")
+    if strides is not None and not (isinstance(strides, tuple) and len(strides) == len(shape)
+                                    and all(isinstance(s, int) for s in strides)):
+        raise ValueError(f"its array interface's strides={strides!r} do not match its shape")
+    return data[0], bool(data[1]), shape, interface["typestr"], strides
+
+
+def _from_interface(obj, interface):
+    address, readonly, shape, typestr, strides = _interface_fields(interface)
+    try:
+        dtype = np.dtype(typestr)
+    except (TypeError, ValueError):
+        raise ValueError(f"its array interface's typestr={typestr!r} is not a dtype") from None
     count = int(np.prod(shape)) if shape else 1
     if strides is not None:
         dims = list(zip(shape, strides))
         if not (_dense(reversed(dims), dtype.itemsize) or _dense(dims, dtype.itemsize)):
-            raise TypeError("not contiguous")  # neither C nor Fortran order
+            raise ValueError("it is not contiguous (pass a contiguous array or slice)")
     # bfloat16 (ml_dtypes) has no typestr of its own: its interface says only '<V2'.
     own = getattr(obj, "dtype", None)
     name = own.name if isinstance(own, np.dtype) else dtype.name
-    return address, count * dtype.itemsize, dtype.itemsize, name, bool(readonly), obj
+    if not dtype.isnative:
+        name = dtype.byteorder + name  # the C module refuses a swapped byte order
+    return address, count * dtype.itemsize, dtype.itemsize, name, readonly, obj
 
 
 def _from_torch(tensor):
     if not tensor.is_contiguous():
-        raise TypeError("tensor is not contiguous")
+        raise ValueError("it is not contiguous (pass a contiguous tensor or slice)")
     name = str(tensor.dtype).replace("torch.", "")
     size = tensor.element_size()
     return tensor.data_ptr(), tensor.numel() * size, size, name, False, tensor
@@ -52,7 +89,37 @@ def resolve(obj):
     if hasattr(obj, "__dlpack__"):
         view = np.from_dlpack(obj)
         if not (view.flags.c_contiguous or view.flags.f_contiguous):
-            raise TypeError("not contiguous")
+            raise ValueError("it is not contiguous (pass a contiguous array or slice)")
         return (view.__array_interface__["data"][0], view.nbytes, view.itemsize,
                 view.dtype.name, not view.flags.writeable, view)
     raise TypeError(f"{type(obj).__name__} is not memory")
+
+
+def owner_of(obj):
+    """The Buffer obj was made over, or None: NumPy arrays reach it through
+    .base (and np.frombuffer's memoryview), CuPy arrays through the memory
+    _memory._wrap gave them, torch tensors through their base tensor, which
+    interop.torch marks."""
+    if type(obj).__module__.startswith("torch"):
+        base = getattr(obj, "_base", None)
+        return getattr(obj if base is None else base, TENSOR_BUFFER, None)
+    if not isinstance(obj, np.ndarray):  # NumPy's .data is a memoryview
+        memory = getattr(getattr(obj, "data", None), "mem", None)
+        owner = getattr(memory, "_owner", None)
+        if isinstance(owner, Buffer):
+            return owner
+    for _ in range(64):
+        if isinstance(obj, Buffer):
+            return obj
+        if isinstance(obj, memoryview):
+            obj = obj.obj
+        elif isinstance(obj, np.ndarray):
+            obj = obj.base
+        else:
+            return None
+    return None
+
+
+def install():
+    """Hands the C module resolve, owner_of and NumPy's array type."""
+    _symmem._set_resolver(resolve, owner_of, np.ndarray)

@@ -4,6 +4,7 @@
 #define SYMMEM_CORE_CHECKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "symmem/symmem.h"
 
@@ -15,5 +16,9 @@ symmem_status_t symmem__check_symmetric(const char *call, const char *arg,
 /* A private argument may be anywhere but in freed parts of our own heap. */
 symmem_status_t symmem__check_private(const char *call, const char *arg, const void *ptr,
                                       size_t nbytes);
+/* The generation (registry.h) of the live allocation that starts at start,
+ * or 0 if none does: what a holder of the allocation records, to tell it
+ * later from a newer allocation at the same address. (memory.c) */
+uint64_t symmem__allocation_generation(const void *start);
 
 #endif

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "env.h"
 
@@ -36,13 +37,19 @@ void symmem__error_set_pe(int pe) { error_pe = pe; }
 
 symmem_status_t symmem__error(symmem_status_t status, const char *fmt, ...)
 {
-    int n = 0;
-    if (error_pe >= 0)
-        n = snprintf(last_error, sizeof(last_error), "[pe %d] ", error_pe);
+    /* Formatted first: a message that carries an earlier one (a reason kept
+     * across a collective step) has its "[pe N] " already, and gets no other. */
+    char text[sizeof(last_error)];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error + n, sizeof(last_error) - (size_t)n, fmt, ap);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
+    int n = 0;
+    if (error_pe >= 0 && strncmp(text, "[pe ", 4) != 0)
+        n = snprintf(last_error, sizeof(last_error), "[pe %d] ", error_pe);
+    size_t len = strnlen(text, sizeof(last_error) - (size_t)n - 1);
+    memcpy(last_error + n, text, len);
+    last_error[(size_t)n + len] = '\0';
     if (symmem__env_flag("SYMMEM_DEBUG")) fprintf(stderr, "symmem: %s\n", last_error);
     return status;
 }

@@ -1,5 +1,5 @@
 /* Symmetric memory: collective malloc and free, peer addresses, and the
- * lookup of the allocation an address falls in. */
+ * lookup of the allocation an address falls in (and its generation). */
 #include "checks.h"
 #include "error.h"
 #include "state.h"
@@ -58,4 +58,11 @@ symmem_status_t symmem_find_allocation(const void *ptr, size_t nbytes, void **st
     *start_p = (void *)a->start;
     *size_p = a->size;
     return SYMMEM_OK;
+}
+
+uint64_t symmem__allocation_generation(const void *start)
+{
+    if (!symmem__rt.initialized) return 0;
+    const symmem_allocation_t *a = symmem__registry_find(&symmem__rt.registry, (uintptr_t)start);
+    return a != NULL && a->start == (uintptr_t)start ? a->generation : 0;
 }

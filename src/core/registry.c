@@ -5,6 +5,11 @@
 
 #include "error.h"
 
+/* Process-wide, so that no two allocations ever share a generation, across
+ * finalize and a later init too. */
+static uint64_t last_generation;
+uint64_t symmem__registry_first_live = 1;
+
 /* Index of the first allocation whose start is > address. */
 static size_t upper_bound(const symmem_registry_t *reg, uintptr_t address)
 {
@@ -30,7 +35,7 @@ symmem_status_t symmem__registry_add(symmem_registry_t *reg, void *start, size_t
     }
     size_t at = upper_bound(reg, (uintptr_t)start);
     memmove(&reg->items[at + 1], &reg->items[at], (reg->count - at) * sizeof(*reg->items));
-    reg->items[at] = (symmem_allocation_t){(uintptr_t)start, size, external};
+    reg->items[at] = (symmem_allocation_t){(uintptr_t)start, size, external, ++last_generation};
     reg->count++;
     return SYMMEM_OK;
 }
@@ -58,4 +63,5 @@ void symmem__registry_clear(symmem_registry_t *reg)
 {
     free(reg->items);
     memset(reg, 0, sizeof(*reg));
+    symmem__registry_first_live = last_generation + 1;
 }

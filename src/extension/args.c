@@ -62,8 +62,12 @@ int symmem__ext_as_long(module_state_t *st, PyObject *obj, const char *call, con
     }
     long long value = PyLong_AsLongLong(obj);
     if (value == -1 && PyErr_Occurred()) {
+        /* Too large, or an __index__ that failed (a NumPy array of several values). */
+        int overflow = PyErr_ExceptionMatches(PyExc_OverflowError);
         PyErr_Clear();
-        symmem__ext_raise_invalid(st, "%s: %s is out of range", call, arg);
+        if (overflow) symmem__ext_raise_invalid(st, "%s: %s is out of range", call, arg);
+        else symmem__ext_raise_invalid(st, "%s: %s must be an int, got %s", call, arg,
+                                       Py_TYPE(obj)->tp_name);
         return -1;
     }
     *value_p = value;
@@ -93,7 +97,13 @@ int symmem__ext_as_u64(module_state_t *st, PyObject *obj, const char *call, cons
         return -1;
     }
     PyObject *number = PyNumber_Index(obj);
-    if (number == NULL) return -1;
+    if (number == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+        PyErr_Clear(); /* an __index__ that failed (a NumPy array of several values) */
+        symmem__ext_raise_invalid(st, "%s: %s must be an int, got %s", call, arg,
+                                  Py_TYPE(obj)->tp_name);
+        return -1;
+    }
     unsigned long long value = PyLong_AsUnsignedLongLong(number);
     if (PyErr_Occurred()) {
         PyErr_Clear();

@@ -1,7 +1,6 @@
-/* Atomics on one element of any PE's copy of a symmetric array, and the
- * table _symmem.ATOMIC_OPS the package builds its atomic_* functions from:
- * (name, operands) by op code, so which op takes a value or a cond is
- * written here only. */
+/* Atomics on one element of any PE's copy of a symmetric array: the 14
+ * atomic_* functions, each a C function parsing its own parameters (as put
+ * does), and the table _symmem.ATOMIC_OPS, (name, operands) by op code. */
 #include "args.h"
 #include "concepts.h"
 #include "dtypes.h"
@@ -41,17 +40,55 @@ static int operand(module_state_t *st, const char *call, const char *arg, int ta
     return 0;
 }
 
+/* Each shape's parameters, as NVSHMEM4Py's atomic_* name them: target,
+ * [cond,] [value,] remote_pe=-1, then keyword-only offset=0, dtype=None. */
+static const char *const plain_names[] = {"target", "remote_pe", "offset", "dtype", NULL};
+static const char *const value_names[] = {"target", "value", "remote_pe", "offset", "dtype",
+                                          NULL};
+static const char *const cond_names[] = {"target", "cond", "value", "remote_pe", "offset",
+                                         "dtype", NULL};
+
+/* The element offset= names: an int in [0, count), checked exactly (no
+ * product that could wrap); NULL (not given) is 0. */
+static int as_offset(module_state_t *st, const char *call, PyObject *obj, Py_ssize_t count,
+                     int dtype, Py_ssize_t *offset_p)
+{
+    long long value = 0;
+    int overflow = 0;
+    PyObject *index = obj ? PyNumber_Index(obj) : PyLong_FromLong(0);
+    if (index == NULL || (obj != NULL && PyBool_Check(obj))) {
+        Py_XDECREF(index);
+        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+        PyErr_Clear();
+        symmem__ext_raise_invalid(st, "%s: offset must be an int, got %s", call,
+                                  Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    value = PyLong_AsLongLongAndOverflow(index, &overflow);
+    if (!overflow && value >= 0 && value < count) {
+        Py_DECREF(index);
+        *offset_p = (Py_ssize_t)value;
+        return 0;
+    }
+    PyObject *text = PyObject_Str(index); /* the int itself, however large */
+    PyErr_Clear();
+    symmem__ext_raise_invalid(st, "%s: offset=%.60s is outside [0, %zd): target has %zd "
+                                  "elements of %s", call, text ? PyUnicode_AsUTF8(text) : "?",
+                              count, count, symmem_dtype_name(dtype));
+    Py_XDECREF(text);
+    Py_DECREF(index);
+    return -1;
+}
+
 static PyObject *atomic_impl(module_state_t *st, symmem_atomic_op_t op, const memory_t *target,
-                             PyObject *value_obj, PyObject *cond_obj, int pe, long long offset,
-                             int given_dtype)
+                             PyObject *value_obj, PyObject *cond_obj, int pe,
+                             PyObject *offset_obj, int given_dtype)
 {
     const char *call = symmem_atomic_op_name(op);
     int dtype = symmem__ext_element_type(st, target, given_dtype, call, "target");
     if (dtype < 0) return NULL;
-    Py_ssize_t size = (Py_ssize_t)symmem_dtype_size(dtype);
-    if (offset < 0 || (offset + 1) * size > target->nbytes)
-        return symmem__ext_raise_invalid(st, "%s: offset=%lld is outside target's %zd elements",
-                                         call, offset, target->nbytes / size);
+    Py_ssize_t size = (Py_ssize_t)symmem_dtype_size(dtype), offset = 0;
+    if (as_offset(st, call, offset_obj, target->nbytes / size, dtype, &offset) < 0) return NULL;
     uint64_t value, cond, old = 0;
     if (operand(st, call, "value", shapes[op] & VALUE, dtype, value_obj, &value) < 0 ||
         operand(st, call, "cond", shapes[op] & COND, dtype, cond_obj, &cond) < 0)
@@ -65,41 +102,81 @@ static PyObject *atomic_impl(module_state_t *st, symmem_atomic_op_t op, const me
     return symmem__ext_element_unpack(dtype, (const unsigned char *)&old);
 }
 
-static PyObject *atomic(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                        PyObject *kwnames)
+/* One atomic_* function: its op's parameters, parsed as every call's are,
+ * so a missing or extra argument is NvshmemInvalid naming it. */
+static PyObject *atomic_call(PyObject *module, symmem_atomic_op_t op, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = {"op", "target", "value", "cond", "remote_pe", "offset",
-                                        "dtype", NULL};
-    static const symmem__ext_params_t params = {"atomic", names, 2, 7};
     module_state_t *st = symmem__ext_state(module);
-    PyObject *v[7];
-    int op = -1, dtype = -1, pe = symmem_my_pe();
-    long long offset = 0, remote_pe = -1;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        symmem__ext_as_int(st, v[0], "atomic", "op", &op) < 0)
-        return NULL;
-    if (op < 0 || op >= SYMMEM_ATOMIC_COUNT)
-        return symmem__ext_raise_invalid(st, "atomic: op=%d is not an atomic operation", op);
     const char *call = symmem_atomic_op_name(op);
+    int takes = (shapes[op] & COND) ? 2 : (shapes[op] & VALUE) ? 1 : 0;
+    const char *const *names = takes == 2 ? cond_names : takes ? value_names : plain_names;
+    const symmem__ext_params_t params = {call, names, 1 + takes, 2 + takes};
+    PyObject *v[6]; /* target, [cond,] [value,] remote_pe, offset, dtype */
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0) return NULL;
+    PyObject *cond_obj = takes == 2 ? v[1] : NULL, *value_obj = takes ? v[takes] : NULL;
+    PyObject *pe_obj = v[1 + takes], *offset_obj = v[2 + takes], *dtype_obj = v[3 + takes];
+    int dtype = -1, pe = symmem_my_pe();
+    long long remote_pe = -1;
     /* remote_pe=-1 is this PE. */
-    if (symmem__ext_as_long(st, v[4], call, "remote_pe", &remote_pe) < 0 ||
-        (remote_pe != -1 && symmem__ext_as_pe(st, v[4], call, "remote_pe", &pe) < 0) ||
-        symmem__ext_as_long(st, v[5], call, "offset", &offset) < 0 ||
-        symmem__ext_as_dtype(st, v[6], call, &dtype) < 0)
+    if (symmem__ext_as_long(st, pe_obj, call, "remote_pe", &remote_pe) < 0 ||
+        (remote_pe != -1 && symmem__ext_as_pe(st, pe_obj, call, "remote_pe", &pe) < 0) ||
+        symmem__ext_as_library_dtype(st, dtype_obj, call, &dtype) < 0)
         return NULL;
     memory_t target;
-    if (symmem__ext_memory_resolve(st, v[1], 0, call, "target", &target) < 0) return NULL;
-    PyObject *result = atomic_impl(st, op, &target, v[2], v[3], pe, offset, dtype);
+    /* Every op but atomic_fetch writes the target. */
+    if (symmem__ext_memory_resolve(st, v[0], op != SYMMEM_ATOMIC_FETCH, call, "target",
+                                   &target) < 0)
+        return NULL;
+    PyObject *result = atomic_impl(st, op, &target, value_obj, cond_obj, pe, offset_obj, dtype);
     symmem__ext_memory_release(&target);
     return result;
 }
 
+#define ATOMIC(name, op)                                                                   \
+    static PyObject *name(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)      \
+    {                                                                                      \
+        return atomic_call(m, op, a, n, k);                                                \
+    }
+ATOMIC(atomic_fetch, SYMMEM_ATOMIC_FETCH)
+ATOMIC(atomic_set, SYMMEM_ATOMIC_SET)
+ATOMIC(atomic_inc, SYMMEM_ATOMIC_INC)
+ATOMIC(atomic_fetch_inc, SYMMEM_ATOMIC_FETCH_INC)
+ATOMIC(atomic_add, SYMMEM_ATOMIC_ADD)
+ATOMIC(atomic_fetch_add, SYMMEM_ATOMIC_FETCH_ADD)
+ATOMIC(atomic_and, SYMMEM_ATOMIC_AND)
+ATOMIC(atomic_fetch_and, SYMMEM_ATOMIC_FETCH_AND)
+ATOMIC(atomic_or, SYMMEM_ATOMIC_OR)
+ATOMIC(atomic_fetch_or, SYMMEM_ATOMIC_FETCH_OR)
+ATOMIC(atomic_xor, SYMMEM_ATOMIC_XOR)
+ATOMIC(atomic_fetch_xor, SYMMEM_ATOMIC_FETCH_XOR)
+ATOMIC(atomic_swap, SYMMEM_ATOMIC_SWAP)
+ATOMIC(atomic_compare_swap, SYMMEM_ATOMIC_COMPARE_SWAP)
+
+/* A method entry: name, its operands' part of the signature, what it does. */
+#define ATOMIC_METHOD(name, operands, what)                                                \
+    SYMMEM__EXT_METHOD(#name, name,                                                        \
+        #name "($module, target, " operands "remote_pe=-1, *, offset=0, dtype=None)\n--\n\n" \
+        what " on element offset of PE remote_pe's copy of target (-1: this\n"            \
+        "PE), in target's dtype or dtype's (a name, a NumPy or torch dtype).")
+
+/* In op-code order: atomics_exec checks each name against the library's. */
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("atomic", atomic,
-        "atomic($module, op, target, value=None, cond=None, remote_pe=-1, offset=0, dtype=None)\n"
-        "--\n\nAtomic op (a code: ATOMIC_OPS[op] names it) on element offset of PE remote_pe's\n"
-        "target (-1: this PE), in target's dtype or dtype's; the old value for the fetching\n"
-        "ops, else None."),
+    ATOMIC_METHOD(atomic_fetch, "", "The value"),
+    ATOMIC_METHOD(atomic_set, "value, ", "Set value"),
+    ATOMIC_METHOD(atomic_inc, "", "Add 1"),
+    ATOMIC_METHOD(atomic_fetch_inc, "", "Add 1, returning the old value,"),
+    ATOMIC_METHOD(atomic_add, "value, ", "Add value"),
+    ATOMIC_METHOD(atomic_fetch_add, "value, ", "Add value, returning the old value,"),
+    ATOMIC_METHOD(atomic_and, "value, ", "Bitwise and with value"),
+    ATOMIC_METHOD(atomic_fetch_and, "value, ", "Bitwise and, returning the old value,"),
+    ATOMIC_METHOD(atomic_or, "value, ", "Bitwise or with value"),
+    ATOMIC_METHOD(atomic_fetch_or, "value, ", "Bitwise or, returning the old value,"),
+    ATOMIC_METHOD(atomic_xor, "value, ", "Bitwise xor with value"),
+    ATOMIC_METHOD(atomic_fetch_xor, "value, ", "Bitwise xor, returning the old value,"),
+    ATOMIC_METHOD(atomic_swap, "value, ", "Store value, returning the old value,"),
+    ATOMIC_METHOD(atomic_compare_swap, "cond, value, ",
+                  "Store value where the element equals cond, returning the old value,"),
     {NULL, NULL, 0, NULL},
 };
 
@@ -121,6 +198,13 @@ static PyObject *op_table(void)
 
 int symmem__ext_atomics_exec(PyObject *module)
 {
+    for (int op = 0; op < SYMMEM_ATOMIC_COUNT; op++)
+        if (methods[op].ml_name == NULL ||
+            strcmp(methods[op].ml_name, symmem_atomic_op_name(op)) != 0) {
+            PyErr_Format(PyExc_SystemError, "atomics.c: method %d is not %s", op,
+                         symmem_atomic_op_name(op));
+            return -1;
+        }
     PyObject *table = op_table();
     int rc = table ? PyModule_AddObjectRef(module, "ATOMIC_OPS", table) : -1;
     Py_XDECREF(table);

@@ -3,6 +3,7 @@
 #define SYMMEM_EXT_BUFFER_H
 
 #include "extension.h"
+#include "../core/registry.h"
 
 typedef struct {
     PyObject_HEAD
@@ -12,14 +13,29 @@ typedef struct {
     int device;      /* CUDA ordinal of device memory; -1 for host memory */
     int owner;       /* 1 if free() may release it (not a peer view) */
     int freed;
+    uint64_t generation; /* its allocation's (registry.h); UINT64_MAX for size 0; 0 once freed */
     PyObject *base;  /* what keeps a peer view's memory alive: the local Buffer */
 } buffer_object_t;
 
 /* A new Buffer over [ptr, ptr+size) of PE pe; base keeps a peer view's
- * Buffer alive (NULL for our own memory). */
+ * Buffer alive (NULL for our own memory). Our own memory must be a live
+ * allocation that starts at ptr (or size 0): the Buffer records its
+ * generation. */
 PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe,
                                  int owner, PyObject *base);
-/* Whether the memory is still there: not freed, nor the Buffer it views. */
-int symmem__ext_buffer_usable(const buffer_object_t *buf);
+
+/* The Buffer whose DLPack export a capsule holds (a consumer such as
+ * np.from_dlpack keeps it as the array's .base), borrowed; or NULL. */
+buffer_object_t *symmem__ext_buffer_of_capsule(PyObject *capsule);
+
+/* Whether the allocation is still the one the Buffer was made for: not
+ * freed through it (free sets its generation to 0), nor through the Buffer a
+ * peer view views, and not retired by a finalize. Every argument that names
+ * a Buffer, or an array made over one, passes here: one integer compare. */
+static inline int symmem__ext_buffer_usable(const buffer_object_t *buf)
+{
+    const buffer_object_t *own = buf->base != NULL ? (const buffer_object_t *)buf->base : buf;
+    return own->generation >= symmem__registry_first_live;
+}
 
 #endif

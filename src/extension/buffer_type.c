@@ -8,6 +8,7 @@
 #include "concepts.h"
 #include "dlpack.h"
 #include "errors.h"
+#include "../core/checks.h"
 
 PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe,
                                  int owner, PyObject *base)
@@ -21,6 +22,8 @@ PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size,
     buf->owner = owner;
     buf->freed = 0;
     buf->base = Py_XNewRef(base);
+    if (base != NULL) buf->generation = ((buffer_object_t *)base)->generation;
+    else buf->generation = ptr != NULL ? symmem__allocation_generation(ptr) : UINT64_MAX;
     PyObject_GC_Track(buf);
     return (PyObject *)buf;
 }
@@ -45,14 +48,6 @@ static void buffer_dealloc(buffer_object_t *self)
     buffer_clear(self);
     type->tp_free(self);
     Py_DECREF(type);
-}
-
-/* A peer view is dead once the Buffer it views has been freed. */
-int symmem__ext_buffer_usable(const buffer_object_t *buf)
-{
-    if (buf->freed) return 0;
-    if (buf->base != NULL && ((buffer_object_t *)buf->base)->freed) return 0;
-    return 1;
 }
 
 static module_state_t *state_of(buffer_object_t *self)
@@ -161,6 +156,29 @@ static void delete_legacy(DLManagedTensor *self)
     release_export((dlpack_export_t *)self->manager_ctx);
 }
 
+/* The Buffer behind a capsule that holds one of our exports, whatever the
+ * consumer renamed it to (NumPy's from_dlpack keeps "numpy_dltensor..." as
+ * the array's .base): ours where the deleter is ours. Borrowed, or NULL. */
+buffer_object_t *symmem__ext_buffer_of_capsule(PyObject *capsule)
+{
+    const char *name = PyCapsule_GetName(capsule);
+    void *pointer = PyCapsule_GetPointer(capsule, name);
+    if (pointer == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    size_t len = name ? strlen(name) : 0;
+    dlpack_export_t *export = NULL;
+    if (len >= 10 && strcmp(name + len - 10, "_versioned") == 0) {
+        DLManagedTensorVersioned *t = pointer;
+        if (t->deleter == delete_versioned) export = t->manager_ctx;
+    } else if (name != NULL && strstr(name, "dltensor") != NULL) {
+        DLManagedTensor *t = pointer;
+        if (t->deleter == delete_legacy) export = t->manager_ctx;
+    }
+    return export ? (buffer_object_t *)export->owner : NULL;
+}
+
 /* Frees an export nobody consumed (the capsule still has its first name). */
 static void capsule_destructor(PyObject *capsule)
 {
@@ -182,10 +200,26 @@ static PyObject *buffer_dlpack_impl(buffer_object_t *self, PyObject *max_version
     if (copy == Py_True)
         return symmem__ext_raise_invalid(st, "__dlpack__: copy=True is not supported: a copy "
                                              "would not be symmetric memory");
+    if (copy != Py_None && copy != Py_False)
+        return symmem__ext_raise_invalid(st, "__dlpack__: copy must be None, True or False, "
+                                             "got %s", Py_TYPE(copy)->tp_name);
     int versioned = 0;
     if (max_version != Py_None) {
-        long major = PyLong_AsLong(PyTuple_GetItem(max_version, 0));
-        if (PyErr_Occurred()) return NULL;
+        /* DLPack: a (major, minor) tuple of ints, the newest the consumer reads. */
+        long major = -1;
+        if (PyTuple_Check(max_version) && PyTuple_GET_SIZE(max_version) == 2 &&
+            PyLong_Check(PyTuple_GET_ITEM(max_version, 0)) &&
+            PyLong_Check(PyTuple_GET_ITEM(max_version, 1)))
+            major = PyLong_AsLong(PyTuple_GET_ITEM(max_version, 0));
+        PyErr_Clear();
+        if (major < 0) {
+            PyObject *repr = PyObject_Repr(max_version);
+            symmem__ext_raise_invalid(st, "__dlpack__: max_version=%.60s is not None or a "
+                                          "(major, minor) tuple of ints >= 0",
+                                      repr ? PyUnicode_AsUTF8(repr) : "?");
+            Py_XDECREF(repr);
+            return NULL;
+        }
         versioned = major >= 1;
     }
     dlpack_export_t *export = PyMem_RawCalloc(1, sizeof(*export));

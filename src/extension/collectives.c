@@ -125,7 +125,7 @@ static PyObject *collective_run(module_state_t *st, int kind, PyObject *team_obj
         symmem__ext_as_dtype(st, dtype_obj, call, &dtype) < 0)
         return NULL;
     memory_t dst, src;
-    if (symmem__ext_memory_resolve(st, dst_obj, 0, call, "dst", &dst) < 0) return NULL;
+    if (symmem__ext_memory_resolve(st, dst_obj, 1, call, "dst", &dst) < 0) return NULL;
     PyObject *result = NULL;
     if (symmem__ext_memory_resolve(st, src_obj, 0, call, "src", &src) == 0) {
         result = collective_impl(st, kind, team, &dst, &src, op, root, stream, dtype);

@@ -1,6 +1,7 @@
 /* Element types of dtypes.h, and the tables _symmem.DTYPES (name ->
  * itemsize, in the library's order) and _symmem.DTYPE_ALIASES (NVSHMEM's
  * names, as collective_on_buffer takes them). */
+#include "args.h"
 #include "concepts.h"
 #include "dtypes.h"
 #include "errors.h"
@@ -42,6 +43,48 @@ static int integer(Py_ssize_t size, int is_signed)
     }
 }
 
+/* Names the package's resolver gives for numbers that are not symmem dtypes
+ * (put and get copy them as bytes). */
+static const char *const other_numbers[] = {"complex64", "complex128", "complex256",
+                                            "clongdouble", "float128", "longdouble", NULL};
+
+static int is_numeric(const char *f)
+{
+    if (f[0] != '\0' && f[1] == '\0') return strchr("?bBhHiIlLqQnNefdg", f[0]) != NULL;
+    if (f[0] == 'Z' && f[1] != '\0' && f[2] == '\0') return strchr("efdg", f[1]) != NULL;
+    if (dtype_by_name(f) >= 0) return 1;
+    for (int i = 0; other_numbers[i]; i++)
+        if (strcmp(f, other_numbers[i]) == 0) return 1;
+    return 0;
+}
+
+int symmem__ext_check_format(module_state_t *st, const char *format, const char *call,
+                             const char *arg)
+{
+    static const union { uint16_t word; char first; } probe = {1};
+    const int little = probe.first == 1;
+    const char *f = format != NULL && format[0] != '\0' ? format : "B";
+    if (*f == '<' || *f == '>' || *f == '!') {
+        if ((*f == '<') != little) {
+            symmem__ext_raise_invalid(st, "%s: %s has byte order '%c' (format '%.40s'), not this "
+                                          "machine's: its bytes would be read as other values; "
+                                          "pass a copy in native order "
+                                          "(a.astype(a.dtype.newbyteorder('=')))",
+                                      call, arg, *f, format);
+            return -1;
+        }
+        f++;
+    } else if (*f == '@' || *f == '=') {
+        f++;
+    }
+    if (is_numeric(f)) return 0;
+    symmem__ext_raise_invalid(st, "%s: %s has element format '%.40s', which is not numbers "
+                                  "(object, structured, void and string data are refused: "
+                                  "their bytes are not values symmem can move or combine)",
+                              call, arg, format);
+    return -1;
+}
+
 int symmem__ext_memory_dtype(const memory_t *mem)
 {
     const char *f = mem->format;
@@ -65,12 +108,53 @@ int symmem__ext_as_dtype(module_state_t *st, PyObject *obj, const char *call, in
     const char *name = text ? PyUnicode_AsUTF8(text) : NULL;
     int dtype = name ? dtype_by_name(name) : -1;
     if (name != NULL && dtype < 0)
-        symmem__ext_raise_invalid(st, "%s: dtype='%s' is not a symmem dtype", call, name);
+        symmem__ext_raise_invalid(st, "%s: dtype='%.60s' is not a symmem dtype", call, name);
     Py_XDECREF(text);
     if (dtype < 0) return -1;
     *dtype_p = dtype;
     return 0;
 }
+
+int symmem__ext_as_library_dtype(module_state_t *st, PyObject *obj, const char *call,
+                                 int *dtype_p)
+{
+    if (obj == NULL || obj == Py_None) return 0;
+    for (int d = 0; PyUnicode_Check(obj) && d < SYMMEM_DTYPE_COUNT; d++)
+        if (PyUnicode_CompareWithASCIIString(obj, symmem_dtype_name(d)) == 0) {
+            *dtype_p = d;
+            return 0;
+        }
+    PyObject *name = st->dtype_namer ? PyObject_CallOneArg(st->dtype_namer, obj) : NULL;
+    if (name == NULL) {
+        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+        PyErr_Clear(); /* the namer knows no better: obj's own str() */
+    }
+    int rc = symmem__ext_as_dtype(st, name ? name : obj, call, dtype_p);
+    Py_XDECREF(name);
+    return rc;
+}
+
+/* _set_dtype_namer(namer): namer(obj) -> the dtype name of a dtype= that is
+ * not a name symmem knows (the package's: NumPy's and torch's spellings). */
+static PyObject *set_dtype_namer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    static const char *const names[] = {"namer", NULL};
+    static const symmem__ext_params_t params = {"_set_dtype_namer", names, 1, 1};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *namer;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &namer) < 0) return NULL;
+    Py_XSETREF(st->dtype_namer, Py_NewRef(namer));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    SYMMEM__EXT_METHOD("_set_dtype_namer", set_dtype_namer,
+        "_set_dtype_namer($module, namer)\n--\n\n"
+        "namer(obj) -> the name of the dtype obj spells (np.int64, 'i8', torch.int64), for\n"
+        "dtype= arguments that are not a name symmem knows."),
+    {NULL, NULL, 0, NULL},
+};
 
 int symmem__ext_element_type(module_state_t *st, const memory_t *mem, int given,
                              const char *call, const char *arg)
@@ -112,5 +196,5 @@ int symmem__ext_dtypes_exec(PyObject *module)
     if (rc == 0) rc = PyModule_AddObjectRef(module, "DTYPE_ALIASES", names);
     Py_XDECREF(dtypes);
     Py_XDECREF(names);
-    return rc;
+    return rc < 0 ? -1 : PyModule_AddFunctions(module, methods);
 }

@@ -56,13 +56,16 @@ static PyObject *build(module_state_t *st, symmem_status_t status, PyObject *tex
 }
 
 /* The one place the extension writes the "[pe N] " prefix (the core
- * writes it into its own messages): none before init. */
+ * writes it into its own messages): none before init, and none on a message
+ * that has one (the text of an exception raised again). */
 PyObject *symmem__ext_exception(module_state_t *st, symmem_status_t status, PyObject *message)
 {
-    if (symmem_my_pe() < 0) return build(st, status, message);
-    PyObject *text = PyUnicode_FromFormat("[pe %d] %U", symmem_my_pe(), message);
-    PyObject *exc = text ? build(st, status, text) : NULL;
-    Py_XDECREF(text);
+    const char *text = PyUnicode_AsUTF8(message);
+    if (text == NULL) return NULL;
+    if (symmem_my_pe() < 0 || strncmp(text, "[pe ", 4) == 0) return build(st, status, message);
+    PyObject *prefixed = PyUnicode_FromFormat("[pe %d] %U", symmem_my_pe(), message);
+    PyObject *exc = prefixed ? build(st, status, prefixed) : NULL;
+    Py_XDECREF(prefixed);
     return exc;
 }
 

@@ -43,6 +43,10 @@ typedef struct {
     PyObject *invalid_type; /* NvshmemInvalid(ValueError) */
     PyTypeObject *buffer_type;
     PyObject *resolver;     /* Python fallback for objects without the buffer protocol */
+    PyObject *owner_of;     /* obj -> the Buffer it was made over, or None (package's) */
+    PyObject *dtype_namer;  /* obj -> the name of the dtype it spells (package's) */
+    PyTypeObject *ndarray_type; /* numpy.ndarray, whose .base resolve.c reads in C */
+    int ndarray_base_in_c;  /* 1 where NumPy's array struct has the layout resolve.c reads */
     object_cache_t arrays;  /* device arrays read through __cuda_array_interface__ */
     object_cache_t streams; /* stream objects and their handles */
 } module_state_t;

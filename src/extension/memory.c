@@ -61,6 +61,7 @@ static PyObject *end_impl(module_state_t *st, PyObject *obj, const char *call, c
         if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
     }
     buf->freed = 1;
+    buf->generation = 0; /* what every later use of it compares (buffer.h) */
     Py_RETURN_NONE;
 }
 

@@ -27,6 +27,9 @@ static int module_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(st->invalid_type);
     Py_VISIT(st->buffer_type);
     Py_VISIT(st->resolver);
+    Py_VISIT(st->owner_of);
+    Py_VISIT(st->dtype_namer);
+    Py_VISIT(st->ndarray_type);
     return 0;
 }
 
@@ -37,6 +40,9 @@ static int module_clear(PyObject *module)
     Py_CLEAR(st->invalid_type);
     Py_CLEAR(st->buffer_type);
     Py_CLEAR(st->resolver);
+    Py_CLEAR(st->owner_of);
+    Py_CLEAR(st->dtype_namer);
+    Py_CLEAR(st->ndarray_type);
     symmem__ext_object_cache_clear(&st->arrays);
     symmem__ext_object_cache_clear(&st->streams);
     return 0;

@@ -33,11 +33,16 @@ void symmem__ext_object_cache_store(object_cache_t *cache, PyObject *obj,
     }
     cache_entry_t *entry = &cache->entries[slot_of(obj)];
     Py_XDECREF(entry->ref);
+    Py_XDECREF(entry->owner);
     *entry = *value;
     entry->ref = ref;
+    Py_XINCREF(entry->owner);
 }
 
 void symmem__ext_object_cache_clear(object_cache_t *cache)
 {
-    for (size_t i = 0; i < OBJECT_CACHE_SIZE; i++) Py_CLEAR(cache->entries[i].ref);
+    for (size_t i = 0; i < OBJECT_CACHE_SIZE; i++) {
+        Py_CLEAR(cache->entries[i].ref);
+        Py_CLEAR(cache->entries[i].owner);
+    }
 }

@@ -18,6 +18,8 @@ typedef struct {
     Py_ssize_t nbytes;
     Py_ssize_t itemsize;
     char format[16];
+    int readonly;
+    PyObject *owner; /* a strong reference to the Buffer the memory belongs to, or NULL */
 } cache_entry_t;
 
 typedef struct {
@@ -26,7 +28,8 @@ typedef struct {
 
 /* The entry for obj, or NULL. */
 const cache_entry_t *symmem__ext_object_cache_find(const object_cache_t *cache, PyObject *obj);
-/* Remembers value for obj if obj's type may be cached (no error either way). */
+/* Remembers value for obj if obj's type may be cached (no error either way);
+ * the entry takes its own reference to value->owner. */
 void symmem__ext_object_cache_store(object_cache_t *cache, PyObject *obj,
                                     const cache_entry_t *value);
 void symmem__ext_object_cache_clear(object_cache_t *cache);

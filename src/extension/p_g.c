@@ -9,15 +9,15 @@
 #include "resolve.h"
 
 /* What p and g share: the PE, the stream, and the memory of the symmetric
- * side (arg), converted in this order. */
-static int element_args(module_state_t *st, const char *call, const char *arg, PyObject *obj,
-                        PyObject *pe_obj, PyObject *stream_obj, int *pe_p,
+ * side (arg; writable for p's dst), converted in this order. */
+static int element_args(module_state_t *st, const char *call, const char *arg, int writable,
+                        PyObject *obj, PyObject *pe_obj, PyObject *stream_obj, int *pe_p,
                         symmem_stream_t *stream_p, memory_t *mem)
 {
     if (symmem__ext_as_pe(st, pe_obj, call, "pe", pe_p) < 0 ||
         symmem__ext_stream_resolve(st, stream_obj, call, stream_p) < 0)
         return -1;
-    return symmem__ext_memory_resolve(st, obj, 0, call, arg, mem);
+    return symmem__ext_memory_resolve(st, obj, writable, call, arg, mem);
 }
 
 static PyObject *p_impl(module_state_t *st, const memory_t *dst, PyObject *value, int pe,
@@ -45,7 +45,7 @@ static PyObject *p(PyObject *module, PyObject *const *args, Py_ssize_t nargs, Py
     symmem_stream_t stream;
     memory_t dst;
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        element_args(st, "p", "dst", v[0], v[2], v[3], &pe, &stream, &dst) < 0)
+        element_args(st, "p", "dst", 1, v[0], v[2], v[3], &pe, &stream, &dst) < 0)
         return NULL;
     PyObject *result = p_impl(st, &dst, v[1], pe, stream);
     symmem__ext_memory_release(&dst);
@@ -75,7 +75,7 @@ static PyObject *g(PyObject *module, PyObject *const *args, Py_ssize_t nargs, Py
     symmem_stream_t stream;
     memory_t src;
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        element_args(st, "g", "src", v[0], v[1], v[2], &pe, &stream, &src) < 0)
+        element_args(st, "g", "src", 0, v[0], v[1], v[2], &pe, &stream, &src) < 0)
         return NULL;
     PyObject *result = g_impl(st, &src, pe, stream);
     symmem__ext_memory_release(&src);

@@ -7,7 +7,9 @@
 #include "args.h"
 #include "buffer.h"
 #include "concepts.h"
+#include "dtypes.h"
 #include "errors.h"
+#include "owner.h"
 #include "resolve.h"
 
 static void set_format(memory_t *mem, const char *format)
@@ -30,30 +32,84 @@ static int not_contiguous(module_state_t *st, const char *call, const char *arg)
     return -1;
 }
 
+/* The text of the exception being handled, without a "[pe N] " prefix
+ * (the exception this text goes into gets its own), into out. */
+static void pending_error_text(char *out, size_t size)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    PyObject *text = value ? PyObject_Str(value) : NULL;
+    const char *utf8 = text ? PyUnicode_AsUTF8(text) : NULL;
+    PyErr_Clear();
+    if (utf8 != NULL && strncmp(utf8, "[pe ", 4) == 0 && strstr(utf8, "] ") != NULL)
+        utf8 = strstr(utf8, "] ") + 2;
+    snprintf(out, size, "%s%s%s", type ? ((PyTypeObject *)type)->tp_name : "error",
+             utf8 && utf8[0] ? ": " : "", utf8 ? utf8 : "");
+    Py_XDECREF(text);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+}
+
+/* The exception being handled, as NvshmemInvalid naming call and arg (with
+ * its text); a KeyboardInterrupt (any BaseException that is not an
+ * Exception) passes through. */
+static int resolver_failed(module_state_t *st, PyObject *obj, const char *call, const char *arg)
+{
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+    char why[512];
+    pending_error_text(why, sizeof(why));
+    symmem__ext_raise_invalid(st, "%s: %s of type %s cannot be used as memory (%s)", call, arg,
+                              Py_TYPE(obj)->tp_name, why);
+    return -1;
+}
+
+static int unsupported(module_state_t *st, PyObject *obj, const char *call, const char *arg)
+{
+    symmem__ext_raise_invalid(st,
+                              "%s: %s of type %s is not memory symmem understands (expected a "
+                              "symmem Buffer, an array, a tensor, or an object with the buffer "
+                              "protocol, __cuda_array_interface__ or __dlpack__)",
+                              call, arg, Py_TYPE(obj)->tp_name);
+    return -1;
+}
+
+/* The package's resolver (_resolver.py): (address, nbytes, itemsize,
+ * format, readonly[, keep]); a TypeError means "not memory". */
 static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable,
                                  const char *call, const char *arg, memory_t *mem)
 {
-    if (st->resolver == NULL)
-        goto unsupported;
+    if (st->resolver == NULL) return unsupported(st, obj, call, arg);
     PyObject *result = PyObject_CallOneArg(st->resolver, obj);
     if (result == NULL) {
-        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return -1;
+        if (!PyErr_ExceptionMatches(PyExc_TypeError)) return resolver_failed(st, obj, call, arg);
         PyErr_Clear();
-        goto unsupported;
+        return unsupported(st, obj, call, arg);
     }
     unsigned long long address;
     Py_ssize_t nbytes, itemsize;
     const char *format;
     int readonly;
     PyObject *keep;
-    if (!PyArg_ParseTuple(result, "Knnsp|O", &address, &nbytes, &itemsize, &format, &readonly,
+    if (!PyTuple_Check(result) ||
+        !PyArg_ParseTuple(result, "Knnsp|O", &address, &nbytes, &itemsize, &format, &readonly,
                           &keep)) {
         Py_DECREF(result);
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "the resolver gave no tuple");
+        return resolver_failed(st, obj, call, arg);
+    }
+    if (nbytes < 0 || itemsize <= 0 || symmem__ext_check_format(st, format, call, arg) < 0) {
+        Py_DECREF(result);
+        if (!PyErr_Occurred())
+            symmem__ext_raise_invalid(st, "%s: %s of type %s has nbytes=%zd, itemsize=%zd", call,
+                                      arg, Py_TYPE(obj)->tp_name, nbytes, itemsize);
         return -1;
     }
     if (writable && readonly) {
         Py_DECREF(result);
-        symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only", call, arg, Py_TYPE(obj)->tp_name);
+        symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it", call,
+                                  arg, Py_TYPE(obj)->tp_name);
         return -1;
     }
     mem->ptr = (char *)(uintptr_t)address;
@@ -61,14 +117,17 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     mem->itemsize = itemsize;
     set_format(mem, format);
     mem->keep = result; /* holds whatever the resolver says keeps the memory alive */
-    return 0;
-unsupported:
-    symmem__ext_raise_invalid(st,
-                              "%s: %s of type %s is not memory symmem understands (expected a "
-                              "symmem Buffer, an array, a tensor, or an object with the buffer "
-                              "protocol, __cuda_array_interface__ or __dlpack__)",
-                              call, arg, Py_TYPE(obj)->tp_name);
-    return -1;
+    /* Whose memory it is: a NumPy array's chain in C, else the package's word. */
+    buffer_object_t *owner = symmem__ext_owner_walk(st, obj);
+    PyObject *asked = NULL;
+    if (owner == NULL && symmem__ext_owner_ask(st, obj, &asked) < 0) {
+        symmem__ext_memory_release(mem);
+        return resolver_failed(st, obj, call, arg);
+    }
+    int rc = symmem__ext_owner_check(st, owner ? owner : (buffer_object_t *)asked, call, arg);
+    Py_XDECREF(asked);
+    if (rc < 0) symmem__ext_memory_release(mem);
+    return rc;
 }
 
 /* The struct-module code of a CUDA array interface typestr ("<f4" -> "f"). */
@@ -108,10 +167,12 @@ static int contiguous(PyObject *shape, PyObject *strides, Py_ssize_t itemsize)
     return !PyErr_Occurred() && (c_order || f_order);
 }
 
-/* A contiguous CUDA array interface, read in C (CuPy's arrays take this
- * path on every call, so it is kept short). 1 if taken, 0 to fall back,
- * -1 if the array is not contiguous. */
-static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, memory_t *mem)
+/* A contiguous CUDA array interface in native byte order, read in C (CuPy's
+ * arrays take this path on every call, so it is kept short; the first call
+ * also asks the package which Buffer the array is over, and the object cache
+ * keeps the answer). 1 if taken, 0 to fall back, -1 with an exception set. */
+static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int writable,
+                                        const char *call, const char *arg, memory_t *mem)
 {
     PyObject *cai = PyObject_GetAttrString(obj, "__cuda_array_interface__");
     if (cai == NULL) {
@@ -124,29 +185,48 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, memor
     PyObject *typestr = PyDict_Check(cai) ? PyDict_GetItemString(cai, "typestr") : NULL;
     PyObject *strides = PyDict_Check(cai) ? PyDict_GetItemString(cai, "strides") : NULL;
     const char *text = typestr && PyUnicode_Check(typestr) ? PyUnicode_AsUTF8(typestr) : NULL;
-    const char *format = text ? typestr_format(text) : NULL;
-    if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && shape &&
-        PyTuple_Check(shape) && format && !contiguous(shape, strides, atoi(text + 2))) {
+    /* Anything else (a swapped byte order, objects, ...) the resolver names. */
+    const char *format = text && (text[0] == '<' || text[0] == '|') ? typestr_format(text) : NULL;
+    Py_ssize_t itemsize = format ? atoi(text + 2) : 0;
+    if (!(data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && shape &&
+          PyTuple_Check(shape) && format)) {
         PyErr_Clear();
-        taken = -1;
-    } else if (data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && shape &&
-               PyTuple_Check(shape) && format) {
+    } else if (!contiguous(shape, strides, itemsize)) {
+        PyErr_Clear();
+        taken = not_contiguous(st, call, arg);
+    } else {
         Py_ssize_t count = 1;
-        for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(shape); i++)
-            count *= PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+        for (Py_ssize_t i = 0; count >= 0 && i < PyTuple_GET_SIZE(shape); i++) {
+            Py_ssize_t dim = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
+            count = dim < 0 || (dim > 0 && count > PY_SSIZE_T_MAX / itemsize / dim) ? -1
+                                                                                    : count * dim;
+        }
         unsigned long long address = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
-        if (!PyErr_Occurred()) {
+        int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
+        PyObject *owner = NULL;
+        if (PyErr_Occurred() || count < 0 || readonly < 0) {
+            PyErr_Clear(); /* malformed: the resolver says what is wrong */
+        } else if (writable && readonly) {
+            symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it",
+                                      call, arg, Py_TYPE(obj)->tp_name);
+            taken = -1;
+        } else if (symmem__ext_owner_ask(st, obj, &owner) < 0) {
+            taken = resolver_failed(st, obj, call, arg);
+        } else if (symmem__ext_owner_check(st, (buffer_object_t *)owner, call, arg) < 0) {
+            taken = -1;
+        } else {
             mem->ptr = (char *)(uintptr_t)address;
-            mem->itemsize = atoi(text + 2);
-            mem->nbytes = count * mem->itemsize;
+            mem->itemsize = itemsize;
+            mem->nbytes = count * itemsize;
             set_format(mem, format);
             mem->keep = Py_NewRef(obj);
             taken = 1;
-            cache_entry_t entry = {NULL, mem->ptr, mem->nbytes, mem->itemsize, {0}};
+            cache_entry_t entry = {NULL, mem->ptr, mem->nbytes, mem->itemsize, {0}, readonly,
+                                   owner};
             memcpy(entry.format, mem->format, sizeof(entry.format));
             symmem__ext_object_cache_store(&st->arrays, obj, &entry);
         }
-        PyErr_Clear();
+        Py_XDECREF(owner);
     }
     Py_DECREF(cai);
     return taken;
@@ -156,12 +236,53 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, memor
 static int resolve_device_array(module_state_t *st, PyObject *obj, int writable,
                                 const char *call, const char *arg, memory_t *mem)
 {
-    int found = resolve_cuda_array_interface(st, obj, mem);
-    if (found > 0) return 0;
-    if (found < 0) {
-        return not_contiguous(st, call, arg);
-    }
+    int found = resolve_cuda_array_interface(st, obj, writable, call, arg, mem);
+    if (found != 0) return found > 0 ? 0 : -1;
     return resolve_with_fallback(st, obj, writable, call, arg, mem);
+}
+
+/* Why the exporter refused a contiguous (and, if asked, writable) buffer,
+ * asked again with fewer demands: not contiguous, read-only, or a dtype the
+ * buffer protocol cannot carry (NumPy's bfloat16 and datetimes: the
+ * resolver names those); device arrays (CuPy) refuse it outright. 0 with
+ * mem filled where another path takes obj, else -1 with NvshmemInvalid. */
+static int export_refused(module_state_t *st, PyObject *obj, int writable, const char *call,
+                          const char *arg, memory_t *mem)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb); /* the first refusal */
+    Py_buffer probe;
+    if (PyObject_GetBuffer(obj, &probe, PyBUF_STRIDES | PyBUF_FORMAT) == 0) {
+        int contiguous = PyBuffer_IsContiguous(&probe, 'A');
+        int read_only = writable && probe.readonly;
+        PyBuffer_Release(&probe);
+        if (contiguous && !read_only) {
+            PyErr_Restore(type, value, tb); /* refused for its own reason: say it */
+        } else {
+            Py_XDECREF(type);
+            Py_XDECREF(value);
+            Py_XDECREF(tb);
+            if (!contiguous) return not_contiguous(st, call, arg);
+            symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it",
+                                      call, arg, Py_TYPE(obj)->tp_name);
+            return -1;
+        }
+    } else {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        if (PyObject_HasAttrString(obj, "__cuda_array_interface__") ||
+            PyObject_HasAttrString(obj, "__dlpack__")) {
+            PyErr_Clear();
+            return resolve_device_array(st, obj, writable, call, arg, mem);
+        }
+    }
+    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
+    char why[512];
+    pending_error_text(why, sizeof(why));
+    symmem__ext_raise_invalid(st, "%s: %s of type %s cannot be used as memory (%s)", call, arg,
+                              Py_TYPE(obj)->tp_name, why);
+    return -1;
 }
 
 int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *call,
@@ -170,10 +291,7 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
     memset(mem, 0, sizeof(*mem));
     if (Py_IS_TYPE(obj, st->buffer_type)) {
         buffer_object_t *buf = (buffer_object_t *)obj;
-        if (!symmem__ext_buffer_usable(buf)) {
-            symmem__ext_raise_invalid(st, "%s: %s is a Buffer that was freed", call, arg);
-            return -1;
-        }
+        if (symmem__ext_owner_check(st, buf, call, arg) < 0) return -1;
         mem->ptr = buf->ptr;
         mem->nbytes = buf->size;
         mem->itemsize = 1;
@@ -182,6 +300,12 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
     }
     const cache_entry_t *known = symmem__ext_object_cache_find(&st->arrays, obj);
     if (known != NULL) {
+        if (symmem__ext_owner_check(st, (buffer_object_t *)known->owner, call, arg) < 0) return -1;
+        if (writable && known->readonly) {
+            symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it",
+                                      call, arg, Py_TYPE(obj)->tp_name);
+            return -1;
+        }
         mem->ptr = known->ptr;
         mem->nbytes = known->nbytes;
         mem->itemsize = known->itemsize;
@@ -190,29 +314,17 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
         return 0;
     }
     if (PyObject_CheckBuffer(obj)) {
-        int flags = PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
+        /* Contiguous, in C or Fortran order: the exporter checks its own flags. */
+        int flags = PyBUF_ANY_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0);
         if (PyObject_GetBuffer(obj, &mem->view, flags) != 0) {
             memset(&mem->view, 0, sizeof(mem->view));
-            /* Device arrays (CuPy) refuse the buffer protocol: try the others. */
-            if (PyObject_HasAttrString(obj, "__cuda_array_interface__") ||
-                PyObject_HasAttrString(obj, "__dlpack__")) {
-                PyErr_Clear();
-                return resolve_device_array(st, obj, writable, call, arg, mem);
-            }
-            PyObject *type, *value, *tb;
-            PyErr_Fetch(&type, &value, &tb);
-            PyObject *text = value ? PyObject_Str(value) : NULL;
-            symmem__ext_raise_invalid(st, "%s: %s cannot be used: %s", call, arg,
-                                      text ? PyUnicode_AsUTF8(text) : "buffer export failed");
-            Py_XDECREF(text);
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(tb);
-            return -1;
+            return export_refused(st, obj, writable, call, arg, mem);
         }
-        if (!PyBuffer_IsContiguous(&mem->view, 'A')) {
+        if ((!symmem__ext_format_is_plain_number(mem->view.format) &&
+             symmem__ext_check_format(st, mem->view.format, call, arg) < 0) ||
+            symmem__ext_owner_check(st, symmem__ext_owner_walk(st, obj), call, arg) < 0) {
             symmem__ext_memory_release(mem);
-            return not_contiguous(st, call, arg);
+            return -1;
         }
         mem->ptr = mem->view.buf;
         mem->nbytes = mem->view.len;
@@ -229,16 +341,22 @@ void symmem__ext_memory_release(memory_t *mem)
     Py_CLEAR(mem->keep);
 }
 
-/* _set_resolver(resolver): the fallback for memory C does not read. */
+/* _set_resolver(resolver, owner_of=None, ndarray=None): the package's
+ * fallback for memory C does not read, its answer to which Buffer an object
+ * was made over, and NumPy's array type (whose .base C walks itself). */
 static PyObject *set_resolver(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
-    static const char *const names[] = {"resolver", NULL};
-    static const symmem__ext_params_t params = {"_set_resolver", names, 1, 1};
+    static const char *const names[] = {"resolver", "owner_of", "ndarray", NULL};
+    static const symmem__ext_params_t params = {"_set_resolver", names, 1, 3};
     module_state_t *st = symmem__ext_state(module);
-    PyObject *resolver;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &resolver) < 0) return NULL;
-    Py_XSETREF(st->resolver, Py_NewRef(resolver));
+    PyObject *v[3];
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0) return NULL;
+    if (v[2] != NULL && v[2] != Py_None && !PyType_Check(v[2]))
+        return symmem__ext_raise_invalid(st, "_set_resolver: ndarray must be a type");
+    Py_XSETREF(st->resolver, Py_NewRef(v[0]));
+    Py_XSETREF(st->owner_of, v[1] != NULL && v[1] != Py_None ? Py_NewRef(v[1]) : NULL);
+    symmem__ext_owner_set_ndarray(st, v[2]);
     Py_RETURN_NONE;
 }
 
@@ -265,9 +383,11 @@ static PyObject *extent(PyObject *module, PyObject *const *args, Py_ssize_t narg
 
 static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("_set_resolver", set_resolver,
-        "_set_resolver($module, resolver)\n--\n\n"
+        "_set_resolver($module, resolver, owner_of=None, ndarray=None)\n--\n\n"
         "resolver(obj) -> (address, nbytes, itemsize, format, readonly[, keep]) for memory\n"
-        "without the buffer protocol or __cuda_array_interface__; TypeError if not memory."),
+        "without the buffer protocol or __cuda_array_interface__; TypeError if not memory.\n"
+        "owner_of(obj) -> the Buffer obj was made over, or None (for what C cannot walk).\n"
+        "ndarray: numpy.ndarray, whose .base chain C walks to find an array's Buffer."),
     SYMMEM__EXT_METHOD("extent", extent,
         "extent($module, obj, call, arg='array')\n--\n\n"
         "(address, nbytes) of the contiguous memory obj names; errors name call and arg."),

@@ -8,16 +8,16 @@
 
 typedef symmem_status_t (*copy_func_t)(void *, const void *, size_t, int, symmem_stream_t);
 
-/* One of the four calls. */
+/* One of the four calls. dst is written (here, or in a peer's copy), so a
+ * read-only dst is refused for all four. */
 typedef struct {
     const char *call;
-    int is_put; /* put's dst is remote, so only get's dst must be locally writable */
     copy_func_t copy;
 } rma_kind_t;
 
-static const rma_kind_t PUT = {"put", 1, symmem_put}, GET = {"get", 0, symmem_get},
-                        PUT_NBI = {"put_nbi", 1, symmem_put_nbi},
-                        GET_NBI = {"get_nbi", 0, symmem_get_nbi};
+static const rma_kind_t PUT = {"put", symmem_put}, GET = {"get", symmem_get},
+                        PUT_NBI = {"put_nbi", symmem_put_nbi},
+                        GET_NBI = {"get_nbi", symmem_get_nbi};
 
 /* count < 0: as many bytes as both dst and src hold. */
 static PyObject *rma_impl(module_state_t *st, const rma_kind_t *kind, const memory_t *dst,
@@ -42,11 +42,15 @@ static PyObject *rma_impl(module_state_t *st, const rma_kind_t *kind, const memo
 /* The forms: (dst, src, remote_pe, stream=None), NVSHMEM4Py's seeds'
  * (dst, src, count, pe, stream=None), and keywords count=, pe= (or
  * remote_pe=), stream=. The seeds' form is the one when there are 5
- * positional arguments, 4 with an int 4th, or 3 with pe= (or remote_pe=). */
+ * positional arguments, 4 with an integer 4th (an int, or any integer with
+ * __index__, as NumPy's: a PE number, never a stream object), or 3 with pe=
+ * (or remote_pe=). */
 static int seeds_form(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     if (nargs >= 5) return 1;
-    if (nargs == 4) return PyLong_Check(args[3]);
+    if (nargs == 4)
+        return PyLong_Check(args[3]) ||
+               (PyIndex_Check(args[3]) && !PyObject_HasAttrString(args[3], "__cuda_stream__"));
     for (Py_ssize_t k = 0; nargs == 3 && kwnames && k < PyTuple_GET_SIZE(kwnames); k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
         if (PyUnicode_CompareWithASCIIString(key, "pe") == 0 ||
@@ -81,7 +85,7 @@ static PyObject *rma_call(PyObject *module, const rma_kind_t *kind, PyObject *co
     if (count_obj != NULL && count_obj != Py_None && count < 0)
         return symmem__ext_raise_invalid(st, "%s: count=%lld must be >= 0", call, count);
     memory_t dst, src;
-    if (symmem__ext_memory_resolve(st, v[0], !kind->is_put, call, "dst", &dst) < 0) return NULL;
+    if (symmem__ext_memory_resolve(st, v[0], 1, call, "dst", &dst) < 0) return NULL;
     PyObject *result = NULL;
     if (symmem__ext_memory_resolve(st, v[1], 0, call, "src", &src) == 0) {
         result = rma_impl(st, kind, &dst, &src, count, pe, stream);

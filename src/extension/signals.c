@@ -7,10 +7,12 @@
 #include "errors.h"
 #include "resolve.h"
 
-/* A signal word: a symmetric uint64 array (its first element) or a Buffer. */
-static int resolve_signal(module_state_t *st, PyObject *obj, const char *call, memory_t *mem)
+/* A signal word: a symmetric uint64 array (its first element) or a Buffer;
+ * writable where the call updates it. */
+static int resolve_signal(module_state_t *st, PyObject *obj, int writable, const char *call,
+                          memory_t *mem)
 {
-    if (symmem__ext_memory_resolve(st, obj, 0, call, "signal_var", mem) < 0) return -1;
+    if (symmem__ext_memory_resolve(st, obj, writable, call, "signal_var", mem) < 0) return -1;
     int dtype = symmem__ext_memory_dtype(mem);
     int raw_bytes = Py_IS_TYPE(obj, st->buffer_type);
     if (!raw_bytes && dtype != SYMMEM_DTYPE_UINT64)
@@ -61,9 +63,9 @@ static PyObject *put_signal_call(PyObject *module, const char *call, put_signal_
         return NULL;
     memory_t dst, src, sig;
     PyObject *result = NULL;
-    if (symmem__ext_memory_resolve(st, v[0], 0, call, "dst", &dst) < 0) return NULL;
+    if (symmem__ext_memory_resolve(st, v[0], 1, call, "dst", &dst) < 0) return NULL;
     if (symmem__ext_memory_resolve(st, v[1], 0, call, "src", &src) < 0) goto release_dst;
-    if (resolve_signal(st, v[2], call, &sig) < 0) goto release_src;
+    if (resolve_signal(st, v[2], 1, call, &sig) < 0) goto release_src;
     result = put_signal_impl(st, func, &dst, &src, &sig, value, op, pe, stream);
     symmem__ext_memory_release(&sig);
 release_src:
@@ -100,7 +102,7 @@ static PyObject *signal_op(PyObject *module, PyObject *const *args, Py_ssize_t n
         symmem__ext_as_u64(st, v[1], "signal_op", "signal_val", &value) < 0 ||
         symmem__ext_as_signal_op(st, v[2], "signal_op", &op) < 0 ||
         symmem__ext_stream_resolve(st, v[4], "signal_op", &stream) < 0 ||
-        resolve_signal(st, v[0], "signal_op", &sig) < 0)
+        resolve_signal(st, v[0], 1, "signal_op", &sig) < 0)
         return NULL;
     symmem_status_t status;
     SYMMEM__EXT_CALL(symmem__ext_keep_gil(sizeof(uint64_t)),
@@ -129,7 +131,7 @@ static PyObject *signal_wait(PyObject *module, PyObject *const *args, Py_ssize_t
     if (symmem__ext_as_u64(st, v[1], "signal_wait", "signal_val", &value) < 0 ||
         symmem__ext_as_cmp(st, v[2] ? v[2] : v[4], "signal_wait", &cmp) < 0 ||
         symmem__ext_stream_resolve(st, v[3], "signal_wait", &stream) < 0 ||
-        resolve_signal(st, v[0], "signal_wait", &sig) < 0)
+        resolve_signal(st, v[0], 0, "signal_wait", &sig) < 0)
         return NULL;
     symmem_status_t status;
     Py_BEGIN_ALLOW_THREADS
@@ -148,7 +150,7 @@ static PyObject *signal_fetch(PyObject *module, PyObject *const *args, Py_ssize_
     PyObject *v[2];
     memory_t sig;
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        resolve_signal(st, v[0], "signal_fetch", &sig) < 0)
+        resolve_signal(st, v[0], 0, "signal_fetch", &sig) < 0)
         return NULL;
     uint64_t value = 0;
     symmem_status_t status;

@@ -44,6 +44,10 @@ int symmem__ext_stream_resolve(module_state_t *st, PyObject *obj, const char *ca
         handle = Py_NewRef(obj);
     } else {
         int rc = stream_from_object(obj, &handle);
+        if (rc < 0 && PyErr_ExceptionMatches(PyExc_Exception)) {
+            PyErr_Clear(); /* its __cuda_stream__ or attribute failed: not a stream we can use */
+            rc = 1;
+        }
         if (rc < 0) return -1;
         if (rc > 0 || !PyLong_Check(handle)) {
             Py_XDECREF(handle);

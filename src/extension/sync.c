@@ -4,14 +4,42 @@
 #include "args.h"
 #include "concepts.h"
 #include "dtypes.h"
+#include "elements.h"
 #include "errors.h"
 #include "resolve.h"
 
-static PyObject *wait_impl(module_state_t *st, const char *call, int test, const memory_t *ivar,
-                           symmem_cmp_t cmp, int64_t value)
+/* value as the core compares it, exactly: an int that fits ivar's dtype (an
+ * int8 holding 0 never "equals" 256, and wait_until never waits for a value
+ * the element cannot hold), sign- or zero-extended to 64 bits. A dtype that
+ * is no integer the core refuses, naming it. */
+static int comparison_value(module_state_t *st, const char *call, int dtype, PyObject *obj,
+                            int64_t *value_p)
 {
+    if (dtype == SYMMEM_DTYPE_BOOL || dtype > SYMMEM_DTYPE_UINT64) {
+        *value_p = 0;
+        return 0;
+    }
+    union { int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint8_t u8; uint16_t u16;
+            uint32_t u32; unsigned char bytes[8]; } element = {.i64 = 0};
+    if (symmem__ext_element_pack(st, call, "value", dtype, obj, element.bytes) < 0) return -1;
+    switch (dtype) {
+    case SYMMEM_DTYPE_INT8: *value_p = element.i8; break;
+    case SYMMEM_DTYPE_INT16: *value_p = element.i16; break;
+    case SYMMEM_DTYPE_INT32: *value_p = element.i32; break;
+    case SYMMEM_DTYPE_UINT8: *value_p = element.u8; break;
+    case SYMMEM_DTYPE_UINT16: *value_p = element.u16; break;
+    case SYMMEM_DTYPE_UINT32: *value_p = element.u32; break;
+    default: *value_p = element.i64; break; /* int64, and uint64's bits */
+    }
+    return 0;
+}
+
+static PyObject *wait_impl(module_state_t *st, const char *call, int test, const memory_t *ivar,
+                           symmem_cmp_t cmp, PyObject *value_obj)
+{
+    int64_t value;
     int dtype = symmem__ext_first_element_type(st, ivar, call, "ivar");
-    if (dtype < 0) return NULL;
+    if (dtype < 0 || comparison_value(st, call, dtype, value_obj, &value) < 0) return NULL;
     symmem_status_t status;
     int holds = 0;
     if (test) {
@@ -34,14 +62,16 @@ static PyObject *wait_call(PyObject *module, const char *call, int test, PyObjec
     const symmem__ext_params_t params = {call, names, 3, 3};
     PyObject *v[3];
     symmem_cmp_t cmp;
-    uint64_t value = 0; /* the element's bits: uint64 values above INT64_MAX too */
     memory_t ivar;
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        symmem__ext_as_cmp(st, v[1], call, &cmp) < 0 ||
-        symmem__ext_as_u64(st, v[2], call, "value", &value) < 0 ||
-        symmem__ext_memory_resolve(st, v[0], 0, call, "ivar", &ivar) < 0)
+        symmem__ext_as_cmp(st, v[1], call, &cmp) < 0)
         return NULL;
-    PyObject *result = wait_impl(st, call, test, &ivar, cmp, (int64_t)value);
+    /* value is converted once ivar's dtype is known (comparison_value). */
+    if (PyBool_Check(v[2]) || (!PyLong_Check(v[2]) && !PyIndex_Check(v[2])))
+        return symmem__ext_raise_invalid(st, "%s: value must be an int, got %s", call,
+                                         Py_TYPE(v[2])->tp_name);
+    if (symmem__ext_memory_resolve(st, v[0], 0, call, "ivar", &ivar) < 0) return NULL;
+    PyObject *result = wait_impl(st, call, test, &ivar, cmp, v[2]);
     symmem__ext_memory_release(&ivar);
     return result;
 }
@@ -118,9 +148,11 @@ static PyObject *sync_team(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObje
 static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("wait_until", wait_until,
         "wait_until($module, ivar, cmp, value)\n--\n\n"
-        "Wait until this PE's ivar (its first element, an integer) <cmp> value holds."),
+        "Wait until this PE's ivar (its first element, an integer) <cmp> value holds;\n"
+        "value must fit ivar's dtype (NvshmemInvalid if not: it is compared exactly)."),
     SYMMEM__EXT_METHOD("test", test,
-        "test($module, ivar, cmp, value)\n--\n\nWhether ivar <cmp> value holds now."),
+        "test($module, ivar, cmp, value)\n--\n\nWhether ivar <cmp> value holds now; value must\n"
+        "fit ivar's dtype (NvshmemInvalid if not: it is compared exactly)."),
     SYMMEM__EXT_METHOD("barrier_all", barrier_all,
         "barrier_all($module, stream=None)\n--\n\n"
         "Complete this PE's puts, then wait for every PE."),

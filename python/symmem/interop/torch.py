@@ -4,6 +4,7 @@ import math
 from symmem import _symmem
 from symmem._errors import invalid
 from symmem._memory import _allocate, _shape_tuple, buffer_of, free
+from symmem._resolver import TENSOR_BUFFER
 
 
 def _torch(call):
@@ -26,13 +27,21 @@ def _torch_dtype(torch, dtype, call):
     return found
 
 
+def _mark(root, buf):
+    """root (a tensor that is no view) is over buf: every view of it has it as
+    ._base, through which the C module finds buf (_resolver.owner_of) and
+    refuses the tensor once buf is freed."""
+    setattr(root, TENSOR_BUFFER, buf)
+    return root
+
+
 def _wrap(torch, buf, dtype, count):
     if _symmem.backend_name() == "gpu":
-        flat = torch.from_dlpack(buf).view(dtype)[:count]
+        flat = _mark(torch.from_dlpack(buf), buf).view(dtype)[:count]
     elif count == 0:
         flat = torch.empty(0, dtype=dtype)
     else:
-        flat = torch.frombuffer(buf, dtype=dtype, count=count)
+        flat = _mark(torch.frombuffer(buf, dtype=dtype, count=count), buf)
     return flat
 
 
@@ -84,9 +93,9 @@ def get_peer_tensor(t, peer_pe):
     peer = _symmem.peer_buffer(whole, peer_pe, "get_peer_tensor", "peer_pe")
     nbytes = t.numel() * t.element_size()
     if _symmem.backend_name() == "gpu":
-        raw = torch.from_dlpack(peer)[offset:offset + nbytes]
+        raw = _mark(torch.from_dlpack(peer), peer)[offset:offset + nbytes]
     else:
-        raw = torch.frombuffer(peer, dtype=torch.uint8, count=nbytes, offset=offset)
+        raw = _mark(torch.frombuffer(peer, dtype=torch.uint8, count=nbytes, offset=offset), peer)
     return raw.view(t.dtype).reshape(t.shape)
 
 

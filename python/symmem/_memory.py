@@ -42,14 +42,14 @@ def free(buf):
 
 
 def _free_leaks():
-    """Frees every live allocation, in allocation order (the same on every PE)."""
-    leaks = sorted(_live.values(), key=lambda record: record[0])
-    _live.clear()
-    for _, buf, release in leaks:
+    """Frees every live allocation, in allocation order (the same on every PE).
+    One whose free raises (a timeout, say) stays tracked for the next finalize."""
+    for handle, (_, buf, release) in sorted(_live.items(), key=lambda item: item[1][0]):
         if not release:
             warnings.warn(f"symmem: finalize() freed a leaked {buf!r}; free it with free(), "
                           "free_array() or free_tensor()", RuntimeWarning, stacklevel=3)
         _symmem.free(buf)
+        del _live[handle]
 
 
 _finalize_hooks.append(_free_leaks)

@@ -210,7 +210,7 @@ int symmem__ext_as_cmp(module_state_t *st, PyObject *obj, const char *call, symm
 int symmem__ext_as_signal_op(module_state_t *st, PyObject *obj, const char *call,
                              symmem_signal_op_t *op_p)
 {
-    long long value;
+    long long value = *op_p; /* kept when obj is NULL (not given) */
     if (symmem__ext_as_long(st, obj, call, "signal_op", &value) < 0) return -1;
     if (value != SYMMEM_SIGNAL_SET && value != SYMMEM_SIGNAL_ADD) {
         symmem__ext_raise_invalid(st, "%s: signal_op=%lld is not SignalOp.SIGNAL_SET (%d) or "

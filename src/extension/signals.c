@@ -52,7 +52,7 @@ static PyObject *put_signal_call(PyObject *module, const char *call, put_signal_
     const symmem__ext_params_t params = {call, names, 6, 7};
     PyObject *v[7];
     int pe = 0;
-    symmem_signal_op_t op;
+    symmem_signal_op_t op = SYMMEM_SIGNAL_SET; /* required: parse fills it */
     uint64_t value = 0;
     symmem_stream_t stream;
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
@@ -93,7 +93,7 @@ static PyObject *signal_op(PyObject *module, PyObject *const *args, Py_ssize_t n
     module_state_t *st = symmem__ext_state(module);
     PyObject *v[5];
     int pe = 0;
-    symmem_signal_op_t op;
+    symmem_signal_op_t op = SYMMEM_SIGNAL_SET; /* required: parse fills it */
     uint64_t value = 0;
     symmem_stream_t stream;
     memory_t sig;

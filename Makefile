@@ -83,15 +83,17 @@ test-python: dev
 # process (the PEs inherit the environment); CPython leaks by design, so leak
 # checks run in the C tests only. PYTHONMALLOC=malloc lets ASan see Python's
 # own objects, so an overrun from the extension into one is caught.
-# Left out of the Python run: test_build.py (checks the normal build's
-# symbols and runs make), test_bench.py (matplotlib's C++ exceptions break
-# under a preloaded ASan: "CHECK failed ... real___cxa_throw"), test_gpu.py.
+# The Python run is the files that drive the C code hardest (SANITIZE_TESTS):
+# every call, its checks and its errors. The launcher, bootstrap, fault and
+# layout tests run in test-python only, and test_bench.py could not run here
+# (matplotlib's C++ exceptions break under a preloaded ASan).
 ASAN_LIB = $(shell $(CC) -print-file-name=libasan.so)
 SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PYTHONMALLOC=malloc \
                LD_PRELOAD=$(ASAN_LIB) PYTHONPATH=$(CURDIR)/build-asan/python
-SANITIZE_PYTEST_ARGS ?= tests/python --ignore=tests/python/test_build.py \
-                        --ignore=tests/python/test_bench.py --ignore=tests/python/test_gpu.py
+SANITIZE_PYTEST_ARGS ?= $(addprefix tests/python/test_,$(addsuffix .py,$(SANITIZE_TESTS)))
+SANITIZE_TESTS := rma signals atomics collectives memory errors misuse teams bfloat16 \
+                  interop lifecycle
 PY_FILES := $(shell find python -name '*.py')
 
 # The compiler must link -fsanitize=address,undefined (gcc's libasan and

@@ -272,16 +272,10 @@ out:
 /* The parent of process pid, from /proc/<pid>/stat; 0 if unknown. */
 static pid_t parent_of(pid_t pid)
 {
-    char path[64], text[1024];
-    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) return 0;
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    char *p = strrchr(text, ')'); /* the command name may hold ')' */
+    char text[1024];
+    const char *fields = symmem__process_stat(pid, text, sizeof(text));
     long parent = 0;
-    if (p == NULL || sscanf(p + 1, " %*c %ld", &parent) != 1) return 0;
+    if (fields == NULL || sscanf(fields, "%*c %ld", &parent) != 1) return 0;
     return (pid_t)parent;
 }
 

@@ -6,22 +6,29 @@
 #include <string.h>
 #include <sys/stat.h>
 
-uint64_t symmem__process_start_time(pid_t pid)
+const char *symmem__process_stat(pid_t pid, char *text, size_t size)
 {
-    char path[64], text[1024];
+    char path[64];
     snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
     FILE *f = fopen(path, "r");
-    if (f == NULL) return 0;
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    if (f == NULL) return NULL;
+    size_t n = fread(text, 1, size - 1, f);
     fclose(f);
     text[n] = '\0';
     /* The command name may hold spaces and parentheses: skip to the last ')'. */
     char *p = strrchr(text, ')');
-    if (p == NULL) return 0;
+    return p == NULL || p[1] == '\0' ? NULL : p + 2;
+}
+
+uint64_t symmem__process_start_time(pid_t pid)
+{
+    char text[1024];
+    const char *fields = symmem__process_stat(pid, text, sizeof(text));
     char state = 0;
     unsigned long long start = 0;
-    if (sscanf(p + 2, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-                      "%*d %llu",
+    if (fields == NULL ||
+        sscanf(fields, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+                       "%*d %*d %llu",
                &state, &start) != 2)
         return 0;
     return state == 'Z' || state == 'X' ? 0 : start;

@@ -7,6 +7,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* /proc/<pid>/stat read into text, from the field after the command name
+ * (the state) on; NULL if the process cannot be read. */
+const char *symmem__process_stat(pid_t pid, char *text, size_t size);
+
 /* /proc/<pid>/stat's start time (clock ticks), 0 if the process is gone or a
  * zombie: with the pid, it names one process even after pid reuse. */
 uint64_t symmem__process_start_time(pid_t pid);

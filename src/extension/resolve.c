@@ -277,12 +277,7 @@ static int export_refused(module_state_t *st, PyObject *obj, int writable, const
             return resolve_device_array(st, obj, writable, call, arg, mem);
         }
     }
-    if (!PyErr_ExceptionMatches(PyExc_Exception)) return -1;
-    char why[512];
-    pending_error_text(why, sizeof(why));
-    symmem__ext_raise_invalid(st, "%s: %s of type %s cannot be used as memory (%s)", call, arg,
-                              Py_TYPE(obj)->tp_name, why);
-    return -1;
+    return resolver_failed(st, obj, call, arg);
 }
 
 int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *call,

@@ -154,25 +154,31 @@ def test_kernels_store_into_peer_views(library):
                            env={"SYMMEM_BACKEND": "gpu"}), 2, f"{library} kernel stores")
 
 
+def _caught(result):
+    """PE 0's 'caught after S s: error' line, and S."""
+    caught = [line for line in result.stdout.splitlines() if "PE 0 caught after" in line]
+    assert len(caught) == 1, result.stdout + result.stderr
+    return caught[0], float(caught[0].split("after ")[1].split(" s")[0])
+
+
 @needs_gpus
 @pytest.mark.parametrize("wait", ["barrier_all", "signal_wait"])
 def test_a_dead_peer_ends_a_wait_on_the_gpu(wait):
-    result = _launch(2, GPU_DIR / "peer_death.py", wait, env={"SYMMEM_BACKEND": "gpu"})
+    result = _launch(2, GPU_DIR / "wait_ends.py", wait, "peer_dies",
+                     env={"SYMMEM_BACKEND": "gpu"})
     assert result.returncode == 137, result.stdout + result.stderr
-    caught = [line for line in result.stdout.splitlines() if "PE 0 caught after" in line]
-    assert len(caught) == 1, result.stdout + result.stderr
-    assert f"{wait}: PE 1 was killed by signal 9" in caught[0], caught[0]
-    assert float(caught[0].split("after ")[1].split(" s")[0]) < 10, caught[0]
+    line, seconds = _caught(result)
+    assert f"{wait}: PE 1 was killed by signal 9" in line and seconds < 10, line
 
 
 @needs_gpus
 @pytest.mark.parametrize("wait", ["barrier_all", "signal_wait"])
 def test_ctrl_c_ends_a_wait_on_the_gpu(wait):
-    result = _launch(2, GPU_DIR / "interrupt.py", wait, env={"SYMMEM_BACKEND": "gpu"})
-    _assert_all_ok(result, 2)
-    caught = [line for line in result.stdout.splitlines() if "PE 0 OK (interrupted" in line]
-    assert len(caught) == 1, result.stdout + result.stderr
-    assert float(caught[0].split("after ")[1].split(" s")[0]) < 5, caught[0]
+    result = _launch(2, GPU_DIR / "wait_ends.py", wait, "ctrl_c",
+                     env={"SYMMEM_BACKEND": "gpu"})
+    _assert_all_ok(result, 1, "stayed away")
+    line, seconds = _caught(result)
+    assert "KeyboardInterrupt()" in line and seconds < 5, line
 
 
 @needs_gpus

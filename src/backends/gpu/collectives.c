@@ -51,11 +51,10 @@ static symmem_status_t finish(gpu_t *g, scope_t scope, const char *call, int rc,
 static symmem_status_t world(gpu_t *g, const char *call, void (*func)(nv_stream_t),
                              symmem_stream_t stream)
 {
-    scope_t scope = symmem__gpu_enter(g);
-    int blocking;
+    scope_t scope;
     nv_stream_t s;
-    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
-    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
+    int blocking;
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
     func(s);
     return finish(g, scope, call, 0, blocking);
 }
@@ -74,11 +73,10 @@ symmem_status_t symmem__gpu_sync_all(gpu_t *g, symmem_stream_t stream)
 static symmem_status_t on_team(gpu_t *g, const char *call, int (*func)(nv_team_t, nv_stream_t),
                                const symmem_team_view_t *team, symmem_stream_t stream)
 {
-    scope_t scope = symmem__gpu_enter(g);
-    int blocking;
+    scope_t scope;
     nv_stream_t s;
-    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
-    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
+    int blocking;
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
     return finish(g, scope, call, func(team->channel, s), blocking);
 }
 
@@ -117,11 +115,10 @@ static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
     if (lookup(call, slot, &func, "nvshmemx_%s_%s_%s_on_stream", type_names[dtype],
                reduce_op_name(dtype, op), kind) != SYMMEM_OK)
         return SYMMEM_ERR_UNSUPPORTED;
-    scope_t scope = symmem__gpu_enter(g);
-    int blocking;
+    scope_t scope;
     nv_stream_t s;
-    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
-    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
+    int blocking;
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
     int rc = ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s);
     return finish(g, scope, call, rc, blocking);
 }
@@ -157,11 +154,10 @@ static symmem_status_t move_bytes(gpu_t *g, const char *call, int kind,
                call) != SYMMEM_OK)
         return SYMMEM_ERR_UNSUPPORTED;
     size_t nelems = nbytes >> width;
-    scope_t scope = symmem__gpu_enter(g);
-    int blocking;
+    scope_t scope;
     nv_stream_t s;
-    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
-    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
+    int blocking;
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
     int rc = root < 0 ? ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s)
                       : ((nv_broadcast_func_t)func)(team->channel, dst, src, nelems, root, s);
     return finish(g, scope, call, rc, blocking);

@@ -74,10 +74,12 @@ scope_t symmem__gpu_enter(gpu_t *g);
 /* Puts the caller's context back; returns status, so a slot can end with
  * return symmem__gpu_leave(g, scope, status). */
 symmem_status_t symmem__gpu_leave(gpu_t *g, scope_t scope, symmem_status_t status);
-/* The stream to enqueue on (*s_p); *blocking_p says whether to drain it
- * after. SYMMEM_ERR_INVALID, naming call, for a stream of another GPU. */
-symmem_status_t symmem__gpu_pick(gpu_t *g, const char *call, symmem_stream_t stream,
-                                 nv_stream_t *s_p, int *blocking_p);
+/* What a call on a stream does first: enters (*scope_p, for leave) and picks
+ * the stream to enqueue on (*s_p); *blocking_p says whether to drain it
+ * after. SYMMEM_ERR_INVALID, naming call, for a stream of another GPU (then
+ * the caller's context is back already). */
+symmem_status_t symmem__gpu_begin(gpu_t *g, const char *call, symmem_stream_t stream,
+                                  scope_t *scope_p, nv_stream_t *s_p, int *blocking_p);
 /* Waits for the backend's stream, spinning for the first millisecond. */
 symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call);
 /* Asked by a waiting PE, acting a few times a second: an error once a peer

@@ -10,11 +10,10 @@ static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func
                             void *dst, const void *src, size_t nbytes, int pe,
                             symmem_stream_t stream)
 {
-    scope_t scope = symmem__gpu_enter(g);
-    int blocking;
+    scope_t scope;
     nv_stream_t s;
-    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
-    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
+    int blocking;
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
     const void *private_side = is_put ? src : dst;
     symmem_status_t status = SYMMEM_OK;
     if (symmem__gpu_is_device_memory(g, private_side)) {
@@ -80,11 +79,10 @@ symmem_status_t symmem__gpu_get_nbi(gpu_t *g, void *dst, const void *src, size_t
 
 symmem_status_t symmem__gpu_quiet(gpu_t *g, symmem_stream_t stream)
 {
-    scope_t scope = symmem__gpu_enter(g);
-    int blocking;
+    scope_t scope;
     nv_stream_t s;
-    symmem_status_t picked = symmem__gpu_pick(g, "quiet", stream, &s, &blocking);
-    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
+    int blocking;
+    SYMMEM_CHECK(symmem__gpu_begin(g, "quiet", stream, &scope, &s, &blocking));
     libs.quiet_on_stream(s);
     symmem_status_t status = blocking ? symmem__gpu_drain(g, "quiet") : SYMMEM_OK;
     return symmem__gpu_leave(g, scope, status);

@@ -41,11 +41,10 @@ symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, siz
                                        int pe, int nbi, symmem_stream_t stream)
 {
     const char *call = nbytes ? "put_signal" : "signal_op";
-    scope_t scope = symmem__gpu_enter(g);
-    int blocking;
+    scope_t scope;
     nv_stream_t s;
-    symmem_status_t picked = symmem__gpu_pick(g, call, stream, &s, &blocking);
-    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
+    int blocking;
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
     if (nbytes > 0 && !symmem__gpu_is_device_memory(g, src))
         return symmem__gpu_leave(g, scope,
                                  ERROR(SYMMEM_ERR_INVALID,
@@ -75,11 +74,10 @@ symmem_status_t symmem__gpu_signal_wait_until(gpu_t *g, uint64_t *sig, symmem_cm
                                               uint64_t value, symmem_stream_t stream,
                                               uint64_t *value_p)
 {
-    scope_t scope = symmem__gpu_enter(g);
-    int blocking;
+    scope_t scope;
     nv_stream_t s;
-    symmem_status_t picked = symmem__gpu_pick(g, "signal_wait", stream, &s, &blocking);
-    if (picked != SYMMEM_OK) return symmem__gpu_leave(g, scope, picked);
+    int blocking;
+    SYMMEM_CHECK(symmem__gpu_begin(g, "signal_wait", stream, &scope, &s, &blocking));
     libs.signal_wait_until_on_stream(sig, (int)cmp, value, s);
     symmem_status_t status = SYMMEM_OK;
     if (blocking) {

@@ -118,7 +118,7 @@ symmem_status_t symmem__cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int in
                              "(destroy teams with team_destroy)",
                              call);
     cpu->epoch[channel] = epoch;
-    atomic_store_explicit(&mine->epoch[channel], epoch, memory_order_release);
+    atomic_store_explicit(&mine->channel[channel].epoch, epoch, memory_order_release);
     cpu->agree_seq[channel] = seq;
     cpu->channels_in_use |= 1ULL << channel;
     *handle_p = channel;

@@ -19,6 +19,7 @@ static const char *const names[CPU_CALL_COUNT] = {
     [CPU_CALL_FREE] = "free",
     [CPU_CALL_TEAM_SPLIT] = "team_split",
     [CPU_CALL_TEAM_DESTROY] = "team_destroy",
+    [CPU_CALL_TEAM_INIT] = "team_init",
 };
 
 static const char *const team_names[SYMMEM_TEAM_FIRST_USER] = {
@@ -63,8 +64,11 @@ void symmem__cpu_call_describe(cpu_call_t call, char *out, size_t size)
     case CPU_CALL_BARRIER: case CPU_CALL_SYNC: case CPU_CALL_TEAM_DESTROY:
         snprintf(out, size, "%s(%s)", name, team_text);
         break;
+    case CPU_CALL_TEAM_INIT:
+        snprintf(out, size, "%s(%llu PEs)", name, count);
+        break;
     case CPU_CALL_TEAM_SPLIT:
-        snprintf(out, size, "%s(parent %s)", name, team_text);
+        snprintf(out, size, "%s(of %s)", name, team_text);
         break;
     default: /* init, barrier_all, sync_all, malloc, free */
         snprintf(out, size, "%s", name);

@@ -17,33 +17,50 @@ typedef struct {
     const int *members;
     int count;
     uint64_t epoch;
-    int left; /* a member that entered finalize() before arriving, or -1 */
+    cpu_call_t call; /* our fingerprint */
+    int next;        /* members before this one have arrived (and were compared) */
+    int mismatch;    /* a member arrived with another fingerprint */
+    int left;        /* a member that entered finalize() before arriving, or -1 */
 } barrier_wait_t;
 
-/* Whether member pe has arrived; if not and it has entered finalize(), it
- * never will: w->left says so and the wait ends. */
+static int same_call(const cpu_call_t *a, const cpu_call_t *b)
+{
+    return a->what == b->what && a->count == b->count;
+}
+
+/* Whether member pe has arrived; if so its fingerprint is compared with ours
+ * (while its cache line is at hand). If not and it has entered finalize(),
+ * it never will: w->left says so and the wait ends. */
 static int arrived(barrier_wait_t *w, int pe)
 {
     cpu_pe_slot_t *slot = &w->cpu->ctl->slots[pe];
-    _Atomic uint64_t *epoch = &slot->channel[w->channel].epoch;
+    cpu_channel_t *theirs = &slot->channel[w->channel];
     /* acquire pairs with the member's release in symmem__cpu_barrier: what it
      * stored before arriving (its fingerprint) is visible once we see its epoch. */
-    if (atomic_load_explicit(epoch, memory_order_acquire) >= w->epoch) return 1;
-    /* acquire pairs with the release of PE_FINALIZED in symmem__cpu_leave,
-     * which follows every epoch the member will ever store: reading the epoch
-     * again after it tells whether it arrived before leaving. */
-    if (atomic_load_explicit(&slot->state, memory_order_acquire) != PE_FINALIZED) return 0;
-    if (atomic_load_explicit(epoch, memory_order_acquire) >= w->epoch) return 1;
-    if (w->left < 0) w->left = pe;
-    return 0;
+    if (atomic_load_explicit(&theirs->epoch, memory_order_acquire) < w->epoch) {
+        /* acquire pairs with the release of PE_FINALIZED in symmem__cpu_leave,
+         * which follows every epoch the member will ever store: reading the
+         * epoch again after it tells whether it arrived before leaving. */
+        if (atomic_load_explicit(&slot->state, memory_order_acquire) != PE_FINALIZED) return 0;
+        if (atomic_load_explicit(&theirs->epoch, memory_order_acquire) < w->epoch) {
+            if (w->left < 0) w->left = pe;
+            return 0;
+        }
+    }
+    if (!w->cpu->no_check && !same_call(&theirs->call[w->epoch % 2], &w->call)) w->mismatch = 1;
+    return 1;
 }
 
 static int barrier_ready(void *arg)
 {
     barrier_wait_t *w = arg;
     int all = 1;
-    /* every member, not just up to the first missing one: any may have left */
-    for (int i = 0; i < w->count; i++) all &= arrived(w, w->members[i]);
+    /* every member not yet known to have arrived, not just up to the first
+     * missing one: any of them may have left */
+    for (int i = w->next; i < w->count; i++) {
+        if (!arrived(w, w->members[i])) all = 0;
+        else if (all) w->next = i + 1;
+    }
     return all || w->left >= 0;
 }
 
@@ -57,11 +74,6 @@ static void barrier_pending(void *arg, char *out, size_t size)
             w->epoch)
             n += snprintf(out + n, size - (size_t)n, " %d", w->members[i]);
     }
-}
-
-static int same_call(const cpu_call_t *a, const cpu_call_t *b)
-{
-    return a->what == b->what && a->count == b->count;
 }
 
 /* The mismatch error: which PEs called what, grouped by call. */
@@ -101,7 +113,8 @@ symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, 
 {
     if (team->n == 1) return SYMMEM_OK; /* nobody to wait for */
     int channel = cpu_channel(team);
-    barrier_wait_t w = {cpu, channel, team->members, team->n, ++cpu->epoch[channel], -1};
+    barrier_wait_t w = {cpu, channel, team->members, team->n, ++cpu->epoch[channel], call, 0, 0,
+                        -1};
     cpu_channel_t *mine = &cpu->ctl->slots[cpu->me].channel[channel];
     /* A member reads this half only after seeing epoch w.epoch, and we write it
      * again only at epoch w.epoch + 2, which every member must first have
@@ -124,12 +137,8 @@ symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, 
         return status;
     }
     /* Every member has arrived: the barrier is passed on every member, and each
-     * sees the same fingerprints, so a mismatch is raised on all of them. */
-    for (int i = 0; i < team->n && !cpu->no_check; i++) {
-        const cpu_channel_t *theirs = &cpu->ctl->slots[team->members[i]].channel[channel];
-        if (!same_call(&theirs->call[w.epoch % 2], &call)) return mismatch(&w, &call);
-    }
-    return SYMMEM_OK;
+     * has seen the same fingerprints, so a mismatch is raised on all of them. */
+    return w.mismatch ? mismatch(&w, &call) : SYMMEM_OK;
 }
 
 symmem_status_t symmem__cpu_barrier_world(cpu_t *cpu, cpu_call_kind_t kind)

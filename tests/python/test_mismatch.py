@@ -206,6 +206,14 @@ def test_finalize_while_others_call_collectives(run_pes, tmp_path, n, order):
     assert_all_ok(result, n)
 
 
+@fingerprints
+def test_finalize_detected_without_the_fingerprint_check(run_pes, tmp_path):
+    # SYMMEM_CHECK=0 takes out the fingerprints, not the finalize() rule
+    result = run_pes(2, FINALIZE_EARLY, timeout=60,
+                     env={"SYMMEM_TIMEOUT": "20", "SYMMEM_CHECK": "0"}, args=[tmp_path, "first"])
+    assert_all_ok(result, 2)
+
+
 # Every PE calls finalize(), some of them late, with an array still live: it
 # still works (finalize() frees the array collectively, then leaves).
 FINALIZE_ALL = """
@@ -223,3 +231,33 @@ print(f"PE {me} OK", flush=True)
 @pytest.mark.parametrize("n", (2, 3))
 def test_every_pe_finalizes(run_pes, n):
     assert_all_ok(run_pes(n, FINALIZE_ALL, timeout=60), n)
+
+
+# SYMMEM_CHECK=0 takes the fingerprint out of the barriers: PEs in different
+# barriers pair up as they did before it (the job's own risk), and matched
+# collectives still work.
+UNCHECKED = """
+nvshmem.init()
+me, n = nvshmem.my_pe(), nvshmem.n_pes()
+W = nvshmem.Teams.TEAM_WORLD
+src = nvshmem.array((4,), dtype="int64")
+dst = nvshmem.array((4,), dtype="int64")
+src[:] = me + 1
+if me == 0:
+    nvshmem.barrier_all()
+else:
+    nvshmem.sync_all()
+nvshmem.barrier(W) if me == 0 else nvshmem.sync(nvshmem.Teams.TEAM_NODE)
+nvshmem.reduce(W, dst, src, "sum")
+check_equal(dst, np.full(4, n * (n + 1) // 2, dtype="int64"), "reduce")
+nvshmem.free_array(src)
+nvshmem.free_array(dst)
+ok()
+nvshmem.finalize()
+"""
+
+
+@fingerprints
+def test_symmem_check_0_turns_the_check_off(run_pes):
+    assert_all_ok(run_pes(2, UNCHECKED, timeout=60, env={"SYMMEM_CHECK": "0",
+                                                         "SYMMEM_TIMEOUT": "20"}), 2)

@@ -4,7 +4,7 @@
 
 #include "cpu.h"
 
-static const char *const names[CPU_CALL_COUNT] = {
+const char *const symmem__cpu_call_names[CPU_CALL_COUNT] = {
     [CPU_CALL_INIT] = "init",
     [CPU_CALL_BARRIER_ALL] = "barrier_all",
     [CPU_CALL_SYNC_ALL] = "sync_all",
@@ -30,12 +30,6 @@ static const char *const team_names[SYMMEM_TEAM_FIRST_USER] = {
     [SYMMEM_TEAM_SAME_GPU] = "SAME_GPU",
     [SYMMEM_TEAM_GPU_LEADERS] = "GPU_LEADERS",
 };
-
-const char *symmem__cpu_call_name(cpu_call_t call)
-{
-    unsigned kind = (unsigned)(call.what & 0xff);
-    return kind > 0 && kind < CPU_CALL_COUNT ? names[kind] : "an unknown collective";
-}
 
 void symmem__cpu_call_describe(cpu_call_t call, char *out, size_t size)
 {

@@ -170,7 +170,13 @@ symmem_status_t symmem__cpu_agree(cpu_t *cpu, cpu_call_kind_t kind, int step,
 symmem_status_t symmem__cpu_leave(cpu_t *cpu);
 
 /* ---- calls.c: fingerprints in words ---- */
-const char *symmem__cpu_call_name(cpu_call_t call);
+extern const char *const symmem__cpu_call_names[CPU_CALL_COUNT];
+/* "reduce" */
+static inline const char *symmem__cpu_call_name(cpu_call_t call)
+{
+    unsigned kind = (unsigned)(call.what & 0xff);
+    return kind > 0 && kind < CPU_CALL_COUNT ? symmem__cpu_call_names[kind] : "a collective";
+}
 /* "reduce(sum, float32, 1024 elements, team WORLD)" */
 void symmem__cpu_call_describe(cpu_call_t call, char *out, size_t size);
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "../../core/bootstrap.h"
+#include "../../core/env.h"
 #include "../../core/error.h"
 #include "cpu.h"
 #include "../../core/peer_status.h"
@@ -86,6 +87,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->heap_size = boot->heap_size;
     cpu->heap_fd = -1;
     cpu->oversubscribed = cpu->n > (int)sysconf(_SC_NPROCESSORS_ONLN);
+    cpu->no_check = !symmem__env_flag("SYMMEM_CHECK");
     cpu->heaps = calloc((size_t)cpu->n, sizeof(*cpu->heaps));
     cpu->allocator = symmem__cpu_allocator_create(cpu->heap_size);
     cpu->world_members = calloc((size_t)cpu->n, sizeof(int));

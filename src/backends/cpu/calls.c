@@ -40,8 +40,10 @@ void symmem__cpu_call_describe(cpu_call_t call, char *out, size_t size)
     unsigned root = (unsigned)(call.what >> 32);
     unsigned long long count = (unsigned long long)call.count;
     char team_text[32];
-    if (team < SYMMEM_TEAM_FIRST_USER) snprintf(team_text, sizeof(team_text), "team %s", team_names[team]);
-    else snprintf(team_text, sizeof(team_text), "team %d", team);
+    if (team < SYMMEM_TEAM_FIRST_USER)
+        snprintf(team_text, sizeof(team_text), "team %s", team_names[team]);
+    else
+        snprintf(team_text, sizeof(team_text), "team %d", team);
     const char *name = symmem__cpu_call_name(call);
     switch (kind) {
     case CPU_CALL_REDUCE: case CPU_CALL_REDUCESCATTER:

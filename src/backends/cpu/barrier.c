@@ -78,7 +78,8 @@ static void barrier_pending(void *arg, char *out, size_t size)
 
 /* The mismatch error: which PEs called what, grouped by call (out of line:
  * the barrier's fast path stays small). */
-__attribute__((noinline, cold)) static symmem_status_t mismatch(barrier_wait_t *w, const cpu_call_t *mine)
+__attribute__((noinline, cold)) static symmem_status_t mismatch(barrier_wait_t *w,
+                                                                const cpu_call_t *mine)
 {
     cpu_call_t calls[w->count];
     char text[768], call[160];

@@ -121,10 +121,10 @@ symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, 
     /* A member reads this half only after seeing epoch w.epoch, and we write it
      * again only at epoch w.epoch + 2, which every member must first have
      * arrived at w.epoch + 1 for: by then all have finished reading it. */
-    cpu_call_t *published = &mine->call[w.epoch % 2];
-    /* Stored only if it changed (a loop repeats its calls): a store would
-     * take the line from the members polling it once more before the epoch's. */
-    if (!cpu->no_check && !same_call(published, &call)) *published = call;
+    /* Stored without looking at what is there: the members poll this line,
+     * and a load from it here costs a transfer (20 ns a barrier, measured),
+     * where stores next to the epoch's cost nothing more. */
+    if (!cpu->no_check) mine->call[w.epoch % 2] = call;
     /* release: the fingerprint (and, for agreement, the value) before the arrival */
     atomic_store_explicit(&mine->epoch, w.epoch, memory_order_release);
     for (int i = 0; i < team->n; i++)

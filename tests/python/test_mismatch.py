@@ -97,6 +97,7 @@ for k, (first, rest, first_text, rest_text) in enumerate(CASES):
              f"{others} called {rest_text}"]
     msg = expect_raises(nvshmem.NvshmemInvalid, words, first if odd else rest)
     check(msg.count(" called ") == 2, f"case {k}: two groups of PEs in {msg!r}")
+    check(msg.count("[pe ") == 1, f"case {k}: one PE prefix in {msg!r}")
     try:
         (first if odd else rest)()  # once more: the same mismatch, the same status
     except nvshmem.NvshmemInvalid as error:

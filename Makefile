@@ -92,7 +92,7 @@ SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PYTHONMALLOC=malloc \
                LD_PRELOAD=$(ASAN_LIB) PYTHONPATH=$(CURDIR)/build-asan/python
 SANITIZE_PYTEST_ARGS ?= $(addprefix tests/python/test_,$(addsuffix .py,$(SANITIZE_TESTS)))
-SANITIZE_TESTS := rma signals atomics collectives memory errors misuse teams bfloat16 \
+SANITIZE_TESTS := rma signals atomics collectives memory errors misuse mismatch teams bfloat16 \
                   interop lifecycle
 PY_FILES := $(shell find python -name '*.py')
 

@@ -15,7 +15,14 @@ symmem_status_t symmem__cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *t
 {
     (void)stream;
     atomic_thread_fence(memory_order_seq_cst); /* copies are complete: quiet */
-    return symmem__cpu_barrier(cpu, "barrier", team);
+    return symmem__cpu_barrier(cpu, team, cpu_call(CPU_CALL_BARRIER, team, 0, 0, 0, 0));
+}
+
+symmem_status_t symmem__cpu_team_sync(cpu_t *cpu, const symmem_team_view_t *team,
+                                      symmem_stream_t stream)
+{
+    (void)stream;
+    return symmem__cpu_barrier(cpu, team, cpu_call(CPU_CALL_SYNC, team, 0, 0, 0, 0));
 }
 
 /* Reduces elements [first, first+count) of every member's src (each at
@@ -54,13 +61,14 @@ symmem_status_t symmem__cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, v
         return symmem__error(SYMMEM_ERR_NO_MEMORY, "reduce: out of host memory");
     }
     for (int j = 0; j < team->n; j++) dsts[j] = cpu_peer(cpu, dst, team->members[j]);
-    symmem_status_t status = symmem__cpu_barrier(cpu, "reduce", team);
+    cpu_call_t call = cpu_call(CPU_CALL_REDUCE, team, nelems, (int)dtype, (int)op, 0);
+    symmem_status_t status = symmem__cpu_barrier(cpu, team, call);
     if (status == SYMMEM_OK) {
         /* Our slice of the result, written into every member's dst. */
         size_t first = nelems * (size_t)team->me / (size_t)team->n;
         size_t last = nelems * (size_t)(team->me + 1) / (size_t)team->n;
         reduce_range(cpu, team, dsts, team->n, src, first, last - first, 0, 0, dtype, op, tmp);
-        status = symmem__cpu_barrier(cpu, "reduce", team);
+        status = symmem__cpu_barrier(cpu, team, call);
     }
     free(dsts);
     free(tmp);
@@ -74,12 +82,13 @@ symmem_status_t symmem__cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *
     (void)stream;
     char *tmp = aligned_alloc(64, CHUNK_BYTES);
     if (tmp == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "reducescatter: out of host memory");
-    symmem_status_t status = symmem__cpu_barrier(cpu, "reducescatter", team);
+    cpu_call_t call = cpu_call(CPU_CALL_REDUCESCATTER, team, nelems, (int)dtype, (int)op, 0);
+    symmem_status_t status = symmem__cpu_barrier(cpu, team, call);
     if (status == SYMMEM_OK) {
         char *mine = dst;
         reduce_range(cpu, team, &mine, 1, src, 0, nelems, (size_t)team->me * nelems, 0, dtype,
                      op, tmp);
-        status = symmem__cpu_barrier(cpu, "reducescatter", team);
+        status = symmem__cpu_barrier(cpu, team, call);
     }
     free(tmp);
     return status;
@@ -89,30 +98,33 @@ symmem_status_t symmem__cpu_alltoall(cpu_t *cpu, const symmem_team_view_t *team,
                              const void *src, size_t nbytes, symmem_stream_t stream)
 {
     (void)stream;
-    SYMMEM_CHECK(symmem__cpu_barrier(cpu, "alltoall", team));
+    cpu_call_t call = cpu_call(CPU_CALL_ALLTOALL, team, nbytes, 0, 0, 0);
+    SYMMEM_CHECK(symmem__cpu_barrier(cpu, team, call));
     for (int j = 0; j < team->n; j++)
         symmem__cpu_copy((char *)dst + (size_t)j * nbytes,
                  cpu_peer(cpu, src, team->members[j]) + (size_t)team->me * nbytes, nbytes,
                  nbytes * (size_t)team->n);
-    return symmem__cpu_barrier(cpu, "alltoall", team);
+    return symmem__cpu_barrier(cpu, team, call);
 }
 
 symmem_status_t symmem__cpu_fcollect(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                              const void *src, size_t nbytes, symmem_stream_t stream)
 {
     (void)stream;
-    SYMMEM_CHECK(symmem__cpu_barrier(cpu, "fcollect", team));
+    cpu_call_t call = cpu_call(CPU_CALL_FCOLLECT, team, nbytes, 0, 0, 0);
+    SYMMEM_CHECK(symmem__cpu_barrier(cpu, team, call));
     for (int j = 0; j < team->n; j++)
         memmove((char *)dst + (size_t)j * nbytes, cpu_peer(cpu, src, team->members[j]), nbytes);
-    return symmem__cpu_barrier(cpu, "fcollect", team);
+    return symmem__cpu_barrier(cpu, team, call);
 }
 
 symmem_status_t symmem__cpu_broadcast(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                               const void *src, size_t nbytes, int root, symmem_stream_t stream)
 {
     (void)stream;
-    SYMMEM_CHECK(symmem__cpu_barrier(cpu, "broadcast", team));
+    cpu_call_t call = cpu_call(CPU_CALL_BROADCAST, team, nbytes, 0, 0, root);
+    SYMMEM_CHECK(symmem__cpu_barrier(cpu, team, call));
     const char *from = cpu_peer(cpu, src, team->members[root]);
     if (from != dst) memmove(dst, from, nbytes);
-    return symmem__cpu_barrier(cpu, "broadcast", team);
+    return symmem__cpu_barrier(cpu, team, call);
 }

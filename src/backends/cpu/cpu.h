@@ -29,15 +29,38 @@
 #define CPU_CACHELINE 64
 #define CPU_BARRIER_CHANNELS 64 /* channel 0: TEAM_WORLD */
 
-/* PE_FAILED: the PE claimed its slot, then failed to start. */
+/* PE_FINALIZED: the PE has entered finalize() and takes part in no more
+ * collectives. PE_FAILED: the PE claimed its slot, then failed to start. */
 enum { PE_ABSENT = 0, PE_JOINED = 1, PE_FINALIZED = 2, PE_FAILED = 3 };
 
 /* What a PE publishes for one collective agreement (malloc, free, ...). */
 typedef struct {
     uint64_t seq;   /* which agreement this is, counted from 1 */
-    uint64_t what;  /* a tag naming the call */
     uint64_t value; /* the argument every PE must agree on */
 } cpu_agree_t;
+
+/* The collectives, as a barrier's fingerprint names them. */
+typedef enum {
+    CPU_CALL_INIT = 1, CPU_CALL_BARRIER_ALL, CPU_CALL_SYNC_ALL, CPU_CALL_BARRIER, CPU_CALL_SYNC,
+    CPU_CALL_REDUCE, CPU_CALL_REDUCESCATTER, CPU_CALL_BROADCAST, CPU_CALL_ALLTOALL,
+    CPU_CALL_FCOLLECT, CPU_CALL_MALLOC, CPU_CALL_FREE, CPU_CALL_TEAM_SPLIT, CPU_CALL_TEAM_DESTROY,
+    CPU_CALL_TEAM_INIT, CPU_CALL_COUNT
+} cpu_call_kind_t;
+
+/* A barrier's fingerprint: the collective a PE is in and its arguments,
+ * exactly (two words, no hash, so that a mismatch can be described). Every
+ * member must arrive with the same one. */
+typedef struct {
+    uint64_t what;  /* kind | team << 8 | dtype << 16 | op << 24 | root << 32 */
+    uint64_t count; /* elements (reductions) or bytes; an agreement's step */
+} cpu_call_t;
+
+/* One PE's state on one barrier channel, a cache line of its own: a peer
+ * that sees the epoch finds the fingerprint on the same line. */
+typedef struct {
+    alignas(CPU_CACHELINE) _Atomic uint64_t epoch; /* barriers arrived at */
+    cpu_call_t call[2]; /* the fingerprint of barrier e, at [e % 2] */
+} cpu_channel_t;
 
 /* One PE's slot in the control segment. Fields written by others sit on
  * their own cache lines so that waking and arriving do not false-share. */
@@ -50,7 +73,7 @@ typedef struct {
     char host[64];
     alignas(CPU_CACHELINE) _Atomic uint32_t doorbell; /* bumped by every waker */
     _Atomic uint32_t sleepers[2]; /* waiters in futex_wait, by cpu_wait_kind_t */
-    alignas(CPU_CACHELINE) _Atomic uint64_t epoch[CPU_BARRIER_CHANNELS];
+    cpu_channel_t channel[CPU_BARRIER_CHANNELS];
     /* double-buffered by seq, one pair per channel: only that channel's team reads it */
     alignas(CPU_CACHELINE) cpu_agree_t agree[CPU_BARRIER_CHANNELS][2];
     /* team_init's rendezvous: what this PE asks for (key last, with release) */
@@ -94,6 +117,7 @@ struct symmem_backend {
     uint64_t epoch[CPU_BARRIER_CHANNELS]; /* our count of barriers per channel */
     uint64_t agree_seq[CPU_BARRIER_CHANNELS];
     uint64_t channels_in_use; /* bit c: a team of ours synchronises on channel c */
+    int no_check;             /* SYMMEM_CHECK=0: barriers carry no fingerprint */
     int *world_members;       /* 0..n-1 */
     symmem_team_view_t world;
     void *allocator;          /* cpu_allocator_t */
@@ -164,14 +188,43 @@ symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t k
                          cpu_ready_func_t ready, cpu_pending_func_t pending, void *arg,
                          double deadline);
 
-/* ---- barrier.c: barriers and agreement ---- */
-/* Waits until every member of the team arrives on its channel. */
-symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const char *call, const symmem_team_view_t *team);
-symmem_status_t symmem__cpu_barrier_world(cpu_t *cpu, const char *call);
-/* Every member publishes (what, value); values_p[i] gets member i's value.
- * SYMMEM_ERR_MISMATCH if some member is in another collective. */
-symmem_status_t symmem__cpu_agree(cpu_t *cpu, const char *call, const symmem_team_view_t *team,
-                          uint64_t what, uint64_t value, uint64_t *values_p);
+/* ---- barrier.c: barriers, agreement, finalize's rendezvous ---- */
+/* The fingerprint of a collective on team (dtype, op, root: 0 where the call
+ * has none). */
+static inline cpu_call_t cpu_call(cpu_call_kind_t kind, const symmem_team_view_t *team,
+                                  uint64_t count, int dtype, int op, int root)
+{
+    cpu_call_t call = {(uint64_t)kind | (uint64_t)(uint8_t)team->channel << 8 |
+                           (uint64_t)(uint8_t)dtype << 16 | (uint64_t)(uint8_t)op << 24 |
+                           (uint64_t)(uint32_t)root << 32,
+                       count};
+    return call;
+}
+/* Waits until every member of the team arrives on its channel, each with the
+ * same fingerprint: else SYMMEM_ERR_MISMATCH on every member, naming what
+ * each called; SYMMEM_ERR_PEER_DEAD at once if a member has entered
+ * finalize() instead. */
+symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, cpu_call_t call);
+symmem_status_t symmem__cpu_barrier_world(cpu_t *cpu, cpu_call_kind_t kind);
+/* Every member publishes value in step (1, 2, ...) of the collective kind;
+ * values_p[i] gets member i's value. */
+symmem_status_t symmem__cpu_agree(cpu_t *cpu, cpu_call_kind_t kind, int step,
+                                  const symmem_team_view_t *team, uint64_t value,
+                                  uint64_t *values_p);
+/* finalize's rendezvous: marks this PE PE_FINALIZED (so that peers in a
+ * collective raise at once) and waits until every PE has done so. */
+symmem_status_t symmem__cpu_leave(cpu_t *cpu);
+
+/* ---- calls.c: fingerprints in words ---- */
+extern const char *const symmem__cpu_call_names[CPU_CALL_COUNT];
+/* "reduce" */
+static inline const char *symmem__cpu_call_name(cpu_call_t call)
+{
+    unsigned kind = (unsigned)(call.what & 0xff);
+    return kind > 0 && kind < CPU_CALL_COUNT ? symmem__cpu_call_names[kind] : "a collective";
+}
+/* "reduce(sum, float32, 1024 elements, team WORLD)" */
+void symmem__cpu_call_describe(cpu_call_t call, char *out, size_t size);
 
 /* ---- teams.c, collectives.c, atomics.c: the slots of the same names ---- */
 symmem_status_t symmem__cpu_team_split_strided(cpu_t *cpu, const symmem_team_view_t *parent,
@@ -184,6 +237,8 @@ symmem_status_t symmem__cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int in
                               int *handle_p);
 symmem_status_t symmem__cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *team,
                                  symmem_stream_t stream);
+symmem_status_t symmem__cpu_team_sync(cpu_t *cpu, const symmem_team_view_t *team,
+                                      symmem_stream_t stream);
 symmem_status_t symmem__cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
                            const void *src, size_t nelems, symmem_dtype_t dtype,
                            symmem_reduce_op_t op, symmem_stream_t stream);

@@ -5,12 +5,13 @@
 #include <unistd.h>
 
 #include "../../core/bootstrap.h"
+#include "../../core/env.h"
 #include "../../core/error.h"
 #include "cpu.h"
 #include "../../core/peer_status.h"
 
-/* Tags for symmem__cpu_agree: which collective a PE is in. */
-enum { AGREE_MALLOC = 1, AGREE_COMMIT, AGREE_FREE };
+/* The steps of malloc's agreement. */
+enum { AGREE_MALLOC = 1, AGREE_COMMIT };
 
 /* Bootstrap waits this long for all PEs unless SYMMEM_TIMEOUT says otherwise. */
 #define INIT_TIMEOUT_SECONDS 120.0
@@ -48,6 +49,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->heap_fd = -1;
     cpu->ctl_fd = -1;
     cpu->oversubscribed = cpu->n > (int)sysconf(_SC_NPROCESSORS_ONLN);
+    cpu->no_check = !symmem__env_flag("SYMMEM_CHECK");
     cpu->heaps = calloc((size_t)cpu->n, sizeof(*cpu->heaps));
     cpu->allocator = symmem__cpu_allocator_create(cpu->heap_size);
     cpu->world_members = calloc((size_t)cpu->n, sizeof(int));
@@ -70,7 +72,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
         if (pe != cpu->me)
             SYMMEM_CHECK_GOTO(symmem__cpu_heap_map_peer(cpu, pe), status, err_failed);
     /* Everyone has mapped everything: the names are no longer needed. */
-    SYMMEM_CHECK_GOTO(symmem__cpu_barrier_world(cpu, "init"), status, err_failed);
+    SYMMEM_CHECK_GOTO(symmem__cpu_barrier_world(cpu, CPU_CALL_INIT), status, err_failed);
     symmem__cpu_segments_unlink(cpu);
     close(cpu->ctl_fd);
     cpu->ctl_fd = -1;
@@ -87,8 +89,8 @@ err_free:
 
 static symmem_status_t cpu_finalize(cpu_t *cpu)
 {
-    symmem_status_t status = symmem__cpu_barrier_world(cpu, "finalize");
-    atomic_store_explicit(&cpu->ctl->slots[cpu->me].state, PE_FINALIZED, memory_order_release);
+    /* Not a barrier: no other collective can match it. */
+    symmem_status_t status = symmem__cpu_leave(cpu);
     cpu_destroy(cpu);
     return status;
 }
@@ -107,7 +109,7 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
 {
     uint64_t values[cpu->n];
     char list[512];
-    SYMMEM_CHECK(symmem__cpu_agree(cpu, "malloc", &cpu->world, AGREE_MALLOC, size, values));
+    SYMMEM_CHECK(symmem__cpu_agree(cpu, CPU_CALL_MALLOC, AGREE_MALLOC, &cpu->world, size, values));
     for (int pe = 0; pe < cpu->n; pe++) {
         if (values[pe] == size) continue;
         describe_values(list, sizeof(list), values, cpu->n);
@@ -129,8 +131,8 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
     symmem_status_t committed = symmem__cpu_heap_commit(cpu, offset, size);
     char reason[512];
     snprintf(reason, sizeof(reason), "%s", symmem_last_error());
-    symmem_status_t status = symmem__cpu_agree(cpu, "malloc", &cpu->world, AGREE_COMMIT,
-                                       committed == SYMMEM_OK, values);
+    symmem_status_t status = symmem__cpu_agree(cpu, CPU_CALL_MALLOC, AGREE_COMMIT, &cpu->world,
+                                               committed == SYMMEM_OK, values);
     for (int pe = 0; status == SYMMEM_OK && pe < cpu->n; pe++)
         if (!values[pe])
             status = pe == cpu->me ? symmem__error(SYMMEM_ERR_NO_MEMORY, "%s", reason)
@@ -151,7 +153,7 @@ static symmem_status_t cpu_free(cpu_t *cpu, void *ptr)
     uint64_t offset = (uint64_t)((char *)ptr - cpu->heaps[cpu->me]);
     uint64_t values[cpu->n];
     char list[512];
-    SYMMEM_CHECK(symmem__cpu_agree(cpu, "free", &cpu->world, AGREE_FREE, offset, values));
+    SYMMEM_CHECK(symmem__cpu_agree(cpu, CPU_CALL_FREE, 1, &cpu->world, offset, values));
     for (int pe = 0; pe < cpu->n; pe++) {
         if (values[pe] == offset) continue;
         describe_values(list, sizeof(list), values, cpu->n);
@@ -351,13 +353,13 @@ static int cpu_device(cpu_t *cpu)
 static symmem_status_t cpu_barrier_all(cpu_t *cpu, symmem_stream_t stream)
 {
     (void)stream;
-    return symmem__cpu_barrier_world(cpu, "barrier_all");
+    return symmem__cpu_barrier_world(cpu, CPU_CALL_BARRIER_ALL);
 }
 
 static symmem_status_t cpu_sync_all(cpu_t *cpu, symmem_stream_t stream)
 {
     (void)stream;
-    return symmem__cpu_barrier_world(cpu, "sync_all");
+    return symmem__cpu_barrier_world(cpu, CPU_CALL_SYNC_ALL);
 }
 
 const symmem_backend_ops_t symmem__cpu_backend_ops = {
@@ -385,7 +387,7 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .team_split_2d = symmem__cpu_team_split_2d,
     .team_destroy = symmem__cpu_team_destroy,
     .barrier = symmem__cpu_team_barrier,
-    .sync = symmem__cpu_team_barrier, /* copies are synchronous: sync is barrier */
+    .sync = symmem__cpu_team_sync,
     .reduce = symmem__cpu_reduce,
     .reducescatter = symmem__cpu_reducescatter,
     .alltoall = symmem__cpu_alltoall,

@@ -5,20 +5,20 @@
 #include "../../core/error.h"
 #include "cpu.h"
 
-enum { AGREE_TEAM_ARGS = 11, AGREE_TEAM_CHANNELS, AGREE_TEAM_EPOCH, AGREE_TEAM_DESTROY,
-       AGREE_TEAM_SEQ };
+/* The steps of a split's agreement. */
+enum { AGREE_TEAM_ARGS = 1, AGREE_TEAM_CHANNELS, AGREE_TEAM_EPOCH, AGREE_TEAM_SEQ };
 
 /* symmem__cpu_agree over the parent. A parent of one PE (TEAM_SAME_MYPE_NODE, a
  * split of size 1) has nobody to agree with, and its channel (-1, or one
  * other PEs may share) must not see this PE's agreement sequence move. */
-static symmem_status_t agree(cpu_t *cpu, const char *call, const symmem_team_view_t *parent,
-                             uint64_t what, uint64_t value, uint64_t *values_p)
+static symmem_status_t agree(cpu_t *cpu, const symmem_team_view_t *parent, int step,
+                             uint64_t value, uint64_t *values_p)
 {
     if (parent->n == 1) {
         values_p[0] = value;
         return SYMMEM_OK;
     }
-    return symmem__cpu_agree(cpu, call, parent, what, value, values_p);
+    return symmem__cpu_agree(cpu, CPU_CALL_TEAM_SPLIT, step, parent, value, values_p);
 }
 
 /* FNV-1a over a split's arguments: every parent member must pass the same. */
@@ -35,7 +35,7 @@ static symmem_status_t team_create(cpu_t *cpu, const symmem_team_view_t *parent,
 {
     const char *call = "team_split";
     uint64_t values[parent->n];
-    SYMMEM_CHECK(agree(cpu, call, parent, AGREE_TEAM_ARGS, args_hash, values));
+    SYMMEM_CHECK(agree(cpu, parent, AGREE_TEAM_ARGS, args_hash, values));
     for (int i = 0; i < parent->n; i++)
         if (values[i] != args_hash)
             return symmem__error(SYMMEM_ERR_MISMATCH,
@@ -43,7 +43,7 @@ static symmem_status_t team_create(cpu_t *cpu, const symmem_team_view_t *parent,
                                  "parent team must pass the same)",
                                  call, parent->members[i]);
 
-    SYMMEM_CHECK(agree(cpu, call, parent, AGREE_TEAM_CHANNELS, cpu->channels_in_use, values));
+    SYMMEM_CHECK(agree(cpu, parent, AGREE_TEAM_CHANNELS, cpu->channels_in_use, values));
     uint64_t busy = 0;
     for (int i = 0; i < parent->n; i++) busy |= values[i];
     int channel = 0;
@@ -56,17 +56,18 @@ static symmem_status_t team_create(cpu_t *cpu, const symmem_team_view_t *parent,
 
     /* The channel may have served other teams: start every member's
      * barrier count at the largest count any parent member has. */
-    SYMMEM_CHECK(agree(cpu, call, parent, AGREE_TEAM_EPOCH, cpu->epoch[channel], values));
+    SYMMEM_CHECK(agree(cpu, parent, AGREE_TEAM_EPOCH, cpu->epoch[channel], values));
     uint64_t base = 0;
     for (int i = 0; i < parent->n; i++)
         if (values[i] > base) base = values[i];
     cpu->epoch[channel] = base;
-    atomic_store_explicit(&cpu->ctl->slots[cpu->me].epoch[channel], base, memory_order_release);
+    atomic_store_explicit(&cpu->ctl->slots[cpu->me].channel[channel].epoch, base,
+                          memory_order_release);
 
     /* Likewise the channel's agreement sequence (splits of the new team
      * agree on it): members that split an earlier team on this channel
      * have counted further than the others. */
-    SYMMEM_CHECK(agree(cpu, call, parent, AGREE_TEAM_SEQ, cpu->agree_seq[channel], values));
+    SYMMEM_CHECK(agree(cpu, parent, AGREE_TEAM_SEQ, cpu->agree_seq[channel], values));
     uint64_t seq = 0;
     for (int i = 0; i < parent->n; i++)
         if (values[i] > seq) seq = values[i];
@@ -103,7 +104,8 @@ symmem_status_t symmem__cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *
 symmem_status_t symmem__cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *team)
 {
     /* Nobody may still be inside a collective of the team. */
-    SYMMEM_CHECK(symmem__cpu_barrier(cpu, "team_destroy", team));
+    SYMMEM_CHECK(symmem__cpu_barrier(cpu, team,
+                                     cpu_call(CPU_CALL_TEAM_DESTROY, team, 0, 0, 0, 0)));
     cpu->channels_in_use &= ~(1ULL << team->channel);
     return SYMMEM_OK;
 }

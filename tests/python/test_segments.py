@@ -195,17 +195,18 @@ nvshmem.finalize()
 """
 
 
-@pytest.mark.parametrize("n, fails_in", [(3, "init"), (2, "array")])
-def test_a_nearly_full_dev_shm_is_an_error_not_a_signal(tmp_path, n, fails_in):
-    # A private 64 KiB /dev/shm with two pages left: the control segment of 3
-    # PEs (about 11 KiB) does not fit, that of 2 (about 8 KiB) does, and then
-    # nothing is left for a 64 KiB array. Either way every PE raises.
+@pytest.mark.parametrize("n, fails_in, room_kib", [(3, "init", 8), (2, "array", 20)])
+def test_a_nearly_full_dev_shm_is_an_error_not_a_signal(tmp_path, n, fails_in, room_kib):
+    # A private 128 KiB /dev/shm with room_kib left: the control segment of 3
+    # PEs (about 17 KiB) does not fit in 8, that of 2 (about 13 KiB) fits in
+    # 20, and then nothing is left for a 64 KiB array. Either way every PE
+    # raises.
     if private_shm_refusal():
         pytest.skip(private_shm_refusal())
     prog = write_program(tmp_path, FULL_SHM)
     fill = (f"{sys.executable} -c \"import os; fd = os.open('/dev/shm/filler', os.O_CREAT | "
-            f"os.O_WRONLY, 0o600); os.posix_fallocate(fd, 0, 56 * 1024)\"")
-    script = (f"mount -t tmpfs -o size=64k tmpfs /dev/shm && {fill} && exec {sys.executable} "
+            f"os.O_WRONLY, 0o600); os.posix_fallocate(fd, 0, {128 - room_kib} * 1024)\"")
+    script = (f"mount -t tmpfs -o size=128k tmpfs /dev/shm && {fill} && exec {sys.executable} "
               f"-m symmem.run -n {n} --timeout 60 {prog}")
     env = clean_env({"SYMMEM_BACKEND": "cpu", "SYMMEM_TIMEOUT": "20"})
     proc = subprocess.run(["unshare", "-Urm", "sh", "-c", script], capture_output=True,

@@ -379,6 +379,12 @@ symmem_status_t symmem__gpu_prepare_finalize(gpu_t *g)
     scope_t scope = symmem__gpu_enter(g);
     symmem_status_t status = symmem__gpu_wait_device_idle(g, "finalize");
     char graphs[200];
+    /* CUDA calls a destroyed graph's user-object destructors a little later,
+     * from a thread of its own: a graph reset just now may still be listed. */
+    for (int tries = 0; status == SYMMEM_OK && tries < 200 &&
+                        symmem__gpu_graphs_describe(graphs, sizeof(graphs), 1) > 0;
+         tries++)
+        usleep(10000);
     if (status == SYMMEM_OK && symmem__gpu_graphs_describe(graphs, sizeof(graphs), 1) > 0)
         status = ERROR(SYMMEM_ERR_INVALID,
                        "finalize: %s; NVSHMEM runs collectives on NCCL, whose finalize waits "

@@ -53,6 +53,41 @@ typedef struct {
 /* A backend's private state. */
 typedef struct symmem_backend symmem_backend_t;
 
+/* The shapes of slots that backends implement in files of their own: a
+ * backend declares those functions with them (symmem_reduce_func_t
+ * symmem__cpu_reduce;), so each signature is written once, here. */
+typedef symmem_status_t symmem_copy_func_t(symmem_backend_t *be, void *dst, const void *src,
+                                           size_t nbytes, int pe, symmem_stream_t stream);
+typedef symmem_status_t symmem_world_sync_func_t(symmem_backend_t *be, symmem_stream_t stream);
+typedef symmem_status_t symmem_team_split_strided_func_t(symmem_backend_t *be,
+                                                         const symmem_team_view_t *parent,
+                                                         int start, int stride, int size,
+                                                         int in_team, int *handle_p);
+typedef symmem_status_t symmem_team_split_2d_func_t(symmem_backend_t *be,
+                                                    const symmem_team_view_t *parent,
+                                                    int xrange, int *xhandle_p, int *yhandle_p);
+typedef symmem_status_t symmem_team_destroy_func_t(symmem_backend_t *be,
+                                                   const symmem_team_view_t *team);
+typedef symmem_status_t symmem_team_sync_func_t(symmem_backend_t *be,
+                                                const symmem_team_view_t *team,
+                                                symmem_stream_t stream);
+typedef symmem_status_t symmem_reduce_func_t(symmem_backend_t *be, const symmem_team_view_t *team,
+                                             void *dst, const void *src, size_t nelems,
+                                             symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                             symmem_stream_t stream);
+typedef symmem_status_t symmem_move_func_t(symmem_backend_t *be, const symmem_team_view_t *team,
+                                           void *dst, const void *src, size_t nbytes,
+                                           symmem_stream_t stream);
+typedef symmem_status_t symmem_broadcast_func_t(symmem_backend_t *be,
+                                                const symmem_team_view_t *team, void *dst,
+                                                const void *src, size_t nbytes, int root,
+                                                symmem_stream_t stream);
+typedef symmem_status_t symmem_atomic_func_t(symmem_backend_t *be, symmem_atomic_op_t op,
+                                             void *target, symmem_dtype_t dtype, uint64_t value,
+                                             uint64_t cond, int pe, uint64_t *fetched_p);
+typedef symmem_status_t symmem_team_init_func_t(symmem_backend_t *be, uint64_t key, int npes,
+                                                int index, int *members, int *handle_p);
+
 typedef struct symmem_backend_ops {
     uint32_t version; /* SYMMEM_BACKEND_OPS_VERSION */
     const char *name; /* "cpu", "gpu" */
@@ -75,17 +110,11 @@ typedef struct symmem_backend_ops {
     void *(*ptr)(symmem_backend_t *be, const void *ptr, int pe);
 
     /* [in] dst symmetric, src readable, nbytes > 0, pe valid. */
-    symmem_status_t (*put)(symmem_backend_t *be, void *dst, const void *src,
-                           size_t nbytes, int pe, symmem_stream_t stream);
+    symmem_copy_func_t *put;
     /* [in] src symmetric, dst writable. */
-    symmem_status_t (*get)(symmem_backend_t *be, void *dst, const void *src,
-                           size_t nbytes, int pe, symmem_stream_t stream);
-    symmem_status_t (*put_nbi)(symmem_backend_t *be, void *dst,
-                               const void *src, size_t nbytes, int pe,
-                               symmem_stream_t stream);
-    symmem_status_t (*get_nbi)(symmem_backend_t *be, void *dst,
-                               const void *src, size_t nbytes, int pe,
-                               symmem_stream_t stream);
+    symmem_copy_func_t *get;
+    symmem_copy_func_t *put_nbi;
+    symmem_copy_func_t *get_nbi;
     symmem_status_t (*quiet)(symmem_backend_t *be, symmem_stream_t stream);
     symmem_status_t (*fence)(symmem_backend_t *be);
 
@@ -113,9 +142,8 @@ typedef struct symmem_backend_ops {
                             int64_t value, int *result_p);
 
     /* barrier: quiet, then wait for every PE; sync: wait only. */
-    symmem_status_t (*barrier_all)(symmem_backend_t *be,
-                                   symmem_stream_t stream);
-    symmem_status_t (*sync_all)(symmem_backend_t *be, symmem_stream_t stream);
+    symmem_world_sync_func_t *barrier_all;
+    symmem_world_sync_func_t *sync_all;
 
     /* ---- teams and collectives (appended) ---- */
 
@@ -123,42 +151,24 @@ typedef struct symmem_backend_ops {
      * (arguments checked by the core; every parent member passes the same).
      * [out] handle_p: the new team's handle (< SYMMEM_TEAM_MAX, the same on
      * every member), or SYMMEM_TEAM_INVALID where in_team is 0. */
-    symmem_status_t (*team_split_strided)(symmem_backend_t *be,
-                                          const symmem_team_view_t *parent, int start,
-                                          int stride, int size, int in_team, int *handle_p);
+    symmem_team_split_strided_func_t *team_split_strided;
     /* Collective over parent: x teams of xrange consecutive members, y teams
      * of the members with the same x index. [out] both handles. */
-    symmem_status_t (*team_split_2d)(symmem_backend_t *be, const symmem_team_view_t *parent,
-                                     int xrange, int *xhandle_p, int *yhandle_p);
+    symmem_team_split_2d_func_t *team_split_2d;
     /* Collective over the team: releases its channel. */
-    symmem_status_t (*team_destroy)(symmem_backend_t *be, const symmem_team_view_t *team);
+    symmem_team_destroy_func_t *team_destroy;
     /* barrier: quiet, then wait for every member; sync: wait only. */
-    symmem_status_t (*barrier)(symmem_backend_t *be, const symmem_team_view_t *team,
-                               symmem_stream_t stream);
-    symmem_status_t (*sync)(symmem_backend_t *be, const symmem_team_view_t *team,
-                            symmem_stream_t stream);
+    symmem_team_sync_func_t *barrier;
+    symmem_team_sync_func_t *sync;
     /* [in] dst, src symmetric; sizes checked by the core. */
-    symmem_status_t (*reduce)(symmem_backend_t *be, const symmem_team_view_t *team, void *dst,
-                              const void *src, size_t nelems, symmem_dtype_t dtype,
-                              symmem_reduce_op_t op, symmem_stream_t stream);
-    symmem_status_t (*reducescatter)(symmem_backend_t *be, const symmem_team_view_t *team,
-                                     void *dst, const void *src, size_t nelems,
-                                     symmem_dtype_t dtype, symmem_reduce_op_t op,
-                                     symmem_stream_t stream);
-    symmem_status_t (*alltoall)(symmem_backend_t *be, const symmem_team_view_t *team,
-                                void *dst, const void *src, size_t nbytes,
-                                symmem_stream_t stream);
-    symmem_status_t (*fcollect)(symmem_backend_t *be, const symmem_team_view_t *team,
-                                void *dst, const void *src, size_t nbytes,
-                                symmem_stream_t stream);
+    symmem_reduce_func_t *reduce;
+    symmem_reduce_func_t *reducescatter;
+    symmem_move_func_t *alltoall;
+    symmem_move_func_t *fcollect;
     /* [in] root: team-relative. */
-    symmem_status_t (*broadcast)(symmem_backend_t *be, const symmem_team_view_t *team,
-                                 void *dst, const void *src, size_t nbytes, int root,
-                                 symmem_stream_t stream);
+    symmem_broadcast_func_t *broadcast;
     /* [in] target symmetric, dtype and op checked; [out] fetched_p may be NULL. */
-    symmem_status_t (*atomic)(symmem_backend_t *be, symmem_atomic_op_t op, void *target,
-                              symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
-                              uint64_t *fetched_p);
+    symmem_atomic_func_t *atomic;
     /* The CUDA device ordinal the backend's memory lives on; -1 for host. */
     int (*device)(symmem_backend_t *be);
     /* Works before init (be unused): a unique id this backend's init takes. */
@@ -169,8 +179,7 @@ typedef struct symmem_backend_ops {
     /* Collective over the PEs that pass the same key: a team of npes PEs in
      * which the caller is number index. [out] members (npes world PEs, in
      * team order) and handle_p. */
-    symmem_status_t (*team_init)(symmem_backend_t *be, uint64_t key, int npes, int index,
-                                 int *members, int *handle_p);
+    symmem_team_init_func_t *team_init;
     /* [out] where this PE's own symmetric heap is (0, 0 if unknown), so that
      * private arguments inside it can be checked against live allocations. */
     void (*heap_range)(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);

@@ -227,33 +227,15 @@ static inline const char *symmem__cpu_call_name(cpu_call_t call)
 void symmem__cpu_call_describe(cpu_call_t call, char *out, size_t size);
 
 /* ---- teams.c, collectives.c, atomics.c: the slots of the same names ---- */
-symmem_status_t symmem__cpu_team_split_strided(cpu_t *cpu, const symmem_team_view_t *parent,
-                                       int start, int stride, int size, int in_team,
-                                       int *handle_p);
-symmem_status_t symmem__cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *parent, int xrange,
-                                  int *xhandle_p, int *yhandle_p);
-symmem_status_t symmem__cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *team);
-symmem_status_t symmem__cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int index, int *members,
-                              int *handle_p);
-symmem_status_t symmem__cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *team,
-                                 symmem_stream_t stream);
-symmem_status_t symmem__cpu_team_sync(cpu_t *cpu, const symmem_team_view_t *team,
-                                      symmem_stream_t stream);
-symmem_status_t symmem__cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
-                           const void *src, size_t nelems, symmem_dtype_t dtype,
-                           symmem_reduce_op_t op, symmem_stream_t stream);
-symmem_status_t symmem__cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
-                                  const void *src, size_t nelems, symmem_dtype_t dtype,
-                                  symmem_reduce_op_t op, symmem_stream_t stream);
-symmem_status_t symmem__cpu_alltoall(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
-                             const void *src, size_t nbytes, symmem_stream_t stream);
-symmem_status_t symmem__cpu_fcollect(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
-                             const void *src, size_t nbytes, symmem_stream_t stream);
-symmem_status_t symmem__cpu_broadcast(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
-                              const void *src, size_t nbytes, int root, symmem_stream_t stream);
-symmem_status_t symmem__cpu_atomic(cpu_t *cpu, symmem_atomic_op_t op, void *target,
-                           symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
-                           uint64_t *fetched_p);
+symmem_team_split_strided_func_t symmem__cpu_team_split_strided;
+symmem_team_split_2d_func_t symmem__cpu_team_split_2d;
+symmem_team_destroy_func_t symmem__cpu_team_destroy;
+symmem_team_init_func_t symmem__cpu_team_init;
+symmem_team_sync_func_t symmem__cpu_team_barrier, symmem__cpu_team_sync;
+symmem_reduce_func_t symmem__cpu_reduce, symmem__cpu_reducescatter;
+symmem_move_func_t symmem__cpu_alltoall, symmem__cpu_fcollect;
+symmem_broadcast_func_t symmem__cpu_broadcast;
+symmem_atomic_func_t symmem__cpu_atomic;
 
 /* ---- copy.c ---- */
 /* memcpy, or cache-bypassing stores when the whole transfer (total bytes, of

@@ -137,14 +137,7 @@ void symmem__gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p);
 
 /* ---- rma.c, signals.c, collectives.c, teams.c, atomics.c, external.c:
  * the slots of the same names in backend.h ---- */
-symmem_status_t symmem__gpu_put(gpu_t *g, void *dst, const void *src, size_t n, int pe,
-                                symmem_stream_t stream);
-symmem_status_t symmem__gpu_get(gpu_t *g, void *dst, const void *src, size_t n, int pe,
-                                symmem_stream_t stream);
-symmem_status_t symmem__gpu_put_nbi(gpu_t *g, void *dst, const void *src, size_t n, int pe,
-                                    symmem_stream_t stream);
-symmem_status_t symmem__gpu_get_nbi(gpu_t *g, void *dst, const void *src, size_t n, int pe,
-                                    symmem_stream_t stream);
+symmem_copy_func_t symmem__gpu_put, symmem__gpu_get, symmem__gpu_put_nbi, symmem__gpu_get_nbi;
 symmem_status_t symmem__gpu_quiet(gpu_t *g, symmem_stream_t stream);
 symmem_status_t symmem__gpu_fence(gpu_t *g);
 
@@ -160,38 +153,18 @@ symmem_status_t symmem__gpu_test(gpu_t *g, void *ivar, symmem_dtype_t dtype, sym
 symmem_status_t symmem__gpu_wait_until(gpu_t *g, void *ivar, symmem_dtype_t dtype,
                                        symmem_cmp_t cmp, int64_t value);
 
-symmem_status_t symmem__gpu_barrier_all(gpu_t *g, symmem_stream_t stream);
-symmem_status_t symmem__gpu_sync_all(gpu_t *g, symmem_stream_t stream);
-symmem_status_t symmem__gpu_barrier(gpu_t *g, const symmem_team_view_t *team,
-                                    symmem_stream_t stream);
-symmem_status_t symmem__gpu_sync(gpu_t *g, const symmem_team_view_t *team,
-                                 symmem_stream_t stream);
-symmem_status_t symmem__gpu_reduce(gpu_t *g, const symmem_team_view_t *team, void *dst,
-                                   const void *src, size_t nelems, symmem_dtype_t dtype,
-                                   symmem_reduce_op_t op, symmem_stream_t stream);
-symmem_status_t symmem__gpu_reducescatter(gpu_t *g, const symmem_team_view_t *team, void *dst,
-                                          const void *src, size_t nelems, symmem_dtype_t dtype,
-                                          symmem_reduce_op_t op, symmem_stream_t stream);
-symmem_status_t symmem__gpu_alltoall(gpu_t *g, const symmem_team_view_t *team, void *dst,
-                                     const void *src, size_t nbytes, symmem_stream_t stream);
-symmem_status_t symmem__gpu_fcollect(gpu_t *g, const symmem_team_view_t *team, void *dst,
-                                     const void *src, size_t nbytes, symmem_stream_t stream);
-symmem_status_t symmem__gpu_broadcast(gpu_t *g, const symmem_team_view_t *team, void *dst,
-                                      const void *src, size_t nbytes, int root,
-                                      symmem_stream_t stream);
+symmem_world_sync_func_t symmem__gpu_barrier_all, symmem__gpu_sync_all;
+symmem_team_sync_func_t symmem__gpu_barrier, symmem__gpu_sync;
+symmem_reduce_func_t symmem__gpu_reduce, symmem__gpu_reducescatter;
+symmem_move_func_t symmem__gpu_alltoall, symmem__gpu_fcollect;
+symmem_broadcast_func_t symmem__gpu_broadcast;
 
-symmem_status_t symmem__gpu_team_split_strided(gpu_t *g, const symmem_team_view_t *parent,
-                                               int start, int stride, int size, int in_team,
-                                               int *handle_p);
-symmem_status_t symmem__gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *parent,
-                                          int xrange, int *xhandle_p, int *yhandle_p);
-symmem_status_t symmem__gpu_team_destroy(gpu_t *g, const symmem_team_view_t *team);
-symmem_status_t symmem__gpu_team_init(gpu_t *g, uint64_t key, int npes, int index,
-                                      int *members, int *handle_p);
+symmem_team_split_strided_func_t symmem__gpu_team_split_strided;
+symmem_team_split_2d_func_t symmem__gpu_team_split_2d;
+symmem_team_destroy_func_t symmem__gpu_team_destroy;
+symmem_team_init_func_t symmem__gpu_team_init;
 
-symmem_status_t symmem__gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target,
-                                   symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
-                                   uint64_t *fetched_p);
+symmem_atomic_func_t symmem__gpu_atomic;
 
 symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p);
 symmem_status_t symmem__gpu_unregister_external(gpu_t *g, void *sym, size_t size);

@@ -22,7 +22,7 @@ CFLAGS += $(shell cat cflags.txt) $(EXTRA_CFLAGS) -Iinclude
 LDFLAGS += $(EXTRA_CFLAGS)
 LDLIBS := -pthread -ldl
 
-CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/backends/cpu/*.c)
+CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/backends/cpu/*.c) $(wildcard src/device/*.c)
 GPU_FILES := $(shell find src/backends/gpu -name '*.[ch]')
 ALL_FILES := $(shell find src include -name "*.[ch]" -o -name "*.def")
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
@@ -40,7 +40,7 @@ $(BUILD)/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h src/core/error.h cfla
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) $(LDFLAGS) -ldl
 
-$(BUILD)/obj/%.o: src/%.c cflags.txt $(wildcard include/symmem/*.h src/core/*.h src/core/*.def src/backends/cpu/*.h)
+$(BUILD)/obj/%.o: src/%.c cflags.txt $(wildcard include/symmem/*.h src/core/*.h src/core/*.def src/backends/cpu/*.h src/device/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

@@ -34,6 +34,7 @@ extra_flags = os.environ.get("SYMMEM_EXTRA_CFLAGS", "").split()
 flags = open("cflags.txt").read().split() + extra_flags
 core_sources = sorted(
     glob("src/extension/*.c") + glob("src/core/*.c") + glob("src/backends/cpu/*.c")
+    + glob("src/device/*.c")
 )
 headers = (glob("include/symmem/*.h") + glob("src/**/*.h", recursive=True)
            + glob("src/**/*.def", recursive=True))

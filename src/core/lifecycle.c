@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bootstrap.h"
+#include "../device/state.h"
 #include "env.h"
 #include "error.h"
 #include "gpu_loader.h"
@@ -100,6 +101,7 @@ symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
     rt->n_pes = boot.nranks;
     rt->initialized = 1;
     status = symmem__teams_init();
+    if (status == SYMMEM_OK) status = symmem__device_state_fill();
     if (status != SYMMEM_OK) {
         symmem_finalize();
         return status;
@@ -113,6 +115,7 @@ symmem_status_t symmem_finalize(void)
     if (!rt->initialized) return SYMMEM_OK;
     /* Still initialised if this fails: what held finalize up can be ended. */
     SYMMEM_CHECK(rt->ops->prepare_finalize(rt->be));
+    symmem__device_state_clear();
     symmem_status_t status = rt->ops->finalize(rt->be);
     symmem__registry_clear(&rt->registry);
     symmem__teams_clear();

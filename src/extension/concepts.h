@@ -20,5 +20,6 @@ int symmem__ext_sync_exec(PyObject *module);        /* sync.c */
 int symmem__ext_teams_exec(PyObject *module);       /* teams.c */
 int symmem__ext_atomics_exec(PyObject *module);     /* atomics.c */
 int symmem__ext_collectives_exec(PyObject *module); /* collectives.c */
+int symmem__ext_device_exec(PyObject *module);      /* device.c */
 
 #endif

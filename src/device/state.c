@@ -1,0 +1,68 @@
+/* The device state block (state.h): filled at init from the runtime and the
+ * backend's peer mappings, cleared at finalize, never moved. */
+#include "state.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "../core/state.h"
+
+/* The layout Python and generated code read; a change here is a new version. */
+_Static_assert(offsetof(symmem_device_state_t, magic) == 0, "layout");
+_Static_assert(offsetof(symmem_device_state_t, my_pe) == 16, "layout");
+_Static_assert(offsetof(symmem_device_state_t, heap_base) == 24, "layout");
+_Static_assert(offsetof(symmem_device_state_t, peer_base) == 40, "layout");
+_Static_assert(offsetof(symmem_device_state_t, abort_flag) == 48, "layout");
+
+static symmem_device_state_t state;
+
+symmem_device_state_t *symmem__device_state(void) { return &state; }
+
+symmem_status_t symmem__device_state_fill(void)
+{
+    symmem_runtime_t *rt = &symmem__rt;
+    uint64_t *peers = calloc((size_t)rt->n_pes, sizeof(*peers));
+    if (peers == NULL)
+        return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: cannot allocate the device state's "
+                             "peer table (%d PEs)", rt->n_pes);
+    uintptr_t base = 0;
+    size_t size = 0;
+    rt->ops->heap_range(rt->be, &base, &size);
+    for (int pe = 0; pe < rt->n_pes; pe++)
+        peers[pe] = (uint64_t)(uintptr_t)rt->ops->ptr(rt->be, (const void *)base, pe);
+    free(state.peer_base);
+    state.version = SYMMEM_DEVICE_STATE_VERSION;
+    /* Host memory (device -1): njit code may load and store through it. */
+    state.flags = rt->ops->device(rt->be) < 0 && base != 0 ? SYMMEM_DEVICE_HOST_MAPPED : 0;
+    state.my_pe = rt->my_pe;
+    state.n_pes = rt->n_pes;
+    state.heap_base = base;
+    state.heap_size = size;
+    state.peer_base = peers;
+    __atomic_store_n(&state.abort_pe, -1, __ATOMIC_RELAXED);
+    __atomic_store_n(&state.abort_flag, 0, __ATOMIC_RELAXED);
+    /* release: code that sees the magic (acquire) sees the fields above. */
+    __atomic_store_n(&state.magic, SYMMEM_DEVICE_STATE_MAGIC, __ATOMIC_RELEASE);
+    return SYMMEM_OK;
+}
+
+void symmem__device_state_clear(void)
+{
+    __atomic_store_n(&state.magic, 0, __ATOMIC_RELEASE);
+    uint64_t *peers = state.peer_base;
+    memset(&state, 0, sizeof(state));
+    state.my_pe = state.n_pes = -1;
+    free(peers);
+}
+
+void symmem__device_state_abort(int pe)
+{
+    int32_t none = -1;
+    __atomic_compare_exchange_n(&state.abort_pe, &none, pe, 0, __ATOMIC_RELAXED,
+                                __ATOMIC_RELAXED);
+    /* release: pairs with the acquire load of abort_flag in a device spin,
+     * which then reads abort_pe. */
+    __atomic_store_n(&state.abort_flag, 1, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,47 @@
+/* The device state block: what code running outside the library's calls
+ * (njit functions on the cpu backend; GPU kernels later) needs to reach the
+ * symmetric heap by itself: who we are, where every PE's heap is mapped
+ * here, and whether a peer died. One block per process at a fixed address
+ * (a static), so compiled code may bake that address in as a constant; its
+ * contents are valid while magic == SYMMEM_DEVICE_STATE_MAGIC (between init
+ * and finalize). Everything is a fixed-size field, so the gpu backend can
+ * copy the same struct into device memory (peer_base then pointing into that
+ * copy); the layout is exported to Python (_symmem.DEVICE_STATE_LAYOUT). */
+#ifndef SYMMEM_DEVICE_STATE_H
+#define SYMMEM_DEVICE_STATE_H
+
+#include <stdint.h>
+
+#include "symmem/symmem.h"
+
+#define SYMMEM_DEVICE_STATE_MAGIC 0x3156454d4d4d5953ULL /* "SYMMMEV1" */
+#define SYMMEM_DEVICE_STATE_VERSION 1u
+
+/* flags */
+#define SYMMEM_DEVICE_HOST_MAPPED 1u /* heaps are host memory this process can load from */
+
+typedef struct {
+    uint64_t magic;        /* SYMMEM_DEVICE_STATE_MAGIC while initialised, else 0 */
+    uint32_t version;      /* SYMMEM_DEVICE_STATE_VERSION */
+    uint32_t flags;        /* SYMMEM_DEVICE_* */
+    int32_t my_pe;
+    int32_t n_pes;
+    uint64_t heap_base;    /* this PE's heap: [heap_base, heap_base + heap_size) */
+    uint64_t heap_size;
+    uint64_t *peer_base;   /* [n_pes]: where PE pe's heap is mapped in this process */
+    /* Non-zero once a peer is known dead (abort_pe: which, -1 unknown). Set
+     * with release by whoever learns it; inline spins read it with acquire. */
+    uint32_t abort_flag;
+    int32_t abort_pe;
+} symmem_device_state_t;
+
+/* The block itself; its address never changes. */
+symmem_device_state_t *symmem__device_state(void);
+/* Fills the block for the runtime that has just been initialised. */
+symmem_status_t symmem__device_state_fill(void);
+/* Marks the block invalid (magic 0) and frees its peer table; at finalize. */
+void symmem__device_state_clear(void);
+/* Records that pe (or -1) died: later device waits end at once. */
+void symmem__device_state_abort(int pe);
+
+#endif

@@ -1,0 +1,131 @@
+/* The device state block and the C engine's entry points for device code
+ * (symmem.device.numba on the cpu backend): the block's address and layout,
+ * and the waits and barriers as plain C functions whose addresses njit code
+ * calls. They return a status; on failure the njit code raises a
+ * symmem.device exception whose message device_last_error() gives: the
+ * core's own, naming the call, the dead PE or the timeout. */
+#include <stddef.h>
+
+#include "concepts.h"
+#include "../device/cpu_wake.h"
+#include "../device/state.h"
+
+/* The status of this thread's last failed device call (its message is
+ * symmem_last_error(), per thread too). */
+static _Thread_local symmem_status_t last_status = SYMMEM_OK;
+
+/* Waits run without the GIL where the njit caller holds it (the default),
+ * so other threads run; a nogil caller holds none. */
+static PyThreadState *drop_gil(void) { return PyGILState_Check() ? PyEval_SaveThread() : NULL; }
+
+static int32_t finish(PyThreadState *saved, symmem_status_t status)
+{
+    if (saved != NULL) PyEval_RestoreThread(saved);
+    if (status == SYMMEM_OK) return 0;
+    if (status == SYMMEM_ERR_INTERRUPTED) {
+        /* The signal handler's exception (KeyboardInterrupt) is pending on
+         * this thread; njit code raises KeyboardInterrupt itself, and must
+         * not run on with an exception set. */
+        PyGILState_STATE gil = PyGILState_Ensure();
+        PyErr_Clear();
+        PyGILState_Release(gil);
+    }
+    if (status == SYMMEM_ERR_PEER_DEAD) symmem__device_state_abort(-1);
+    last_status = status;
+    return (int32_t)status;
+}
+
+static int32_t device_signal_wait(uint64_t *sig, int32_t cmp, uint64_t value)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_signal_wait_until(sig, (symmem_cmp_t)cmp, value, 0, NULL));
+}
+
+static int32_t device_wait_until(void *ivar, int32_t dtype, int32_t cmp, int64_t value)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_wait_until(ivar, (symmem_dtype_t)dtype, (symmem_cmp_t)cmp, value));
+}
+
+static int32_t device_barrier_all(void)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_barrier_all(0));
+}
+
+static int32_t device_sync_all(void)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_sync_all(0));
+}
+
+static PyObject *device_state(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return PyLong_FromVoidPtr(symmem__device_state());
+}
+
+static PyObject *device_last_error(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return Py_BuildValue("(is)", (int)last_status, symmem_last_error());
+}
+
+static PyMethodDef methods[] = {
+    {"device_state", device_state, METH_NOARGS,
+     "device_state($module)\n--\n\n"
+     "The address of this process's device state block (fixed for the process's "
+     "life; its contents are valid while symmem is initialised)."},
+    {"device_last_error", device_last_error, METH_NOARGS,
+     "device_last_error($module)\n--\n\n"
+     "(status, message) of this thread's last failed device wait or barrier."},
+    {NULL, NULL, 0, NULL},
+};
+
+/* A dict of name -> int; 0 or -1. */
+static int add_table(PyObject *module, const char *name, const char *const *keys,
+                     const long long *values, size_t n)
+{
+    PyObject *table = PyDict_New();
+    if (table == NULL) return -1;
+    for (size_t i = 0; i < n; i++) {
+        PyObject *value = PyLong_FromLongLong(values[i]);
+        if (value == NULL || PyDict_SetItemString(table, keys[i], value) < 0) {
+            Py_XDECREF(value);
+            Py_DECREF(table);
+            return -1;
+        }
+        Py_DECREF(value);
+    }
+    int result = PyModule_AddObjectRef(module, name, table);
+    Py_DECREF(table);
+    return result;
+}
+
+int symmem__ext_device_exec(PyObject *module)
+{
+    static const char *const layout_keys[] = {
+        "size", "magic", "version", "flags", "my_pe", "n_pes", "heap_base", "heap_size",
+        "peer_base", "abort_flag", "abort_pe", "MAGIC", "VERSION", "HOST_MAPPED"};
+    const long long layout[] = {
+        sizeof(symmem_device_state_t),
+        offsetof(symmem_device_state_t, magic), offsetof(symmem_device_state_t, version),
+        offsetof(symmem_device_state_t, flags), offsetof(symmem_device_state_t, my_pe),
+        offsetof(symmem_device_state_t, n_pes), offsetof(symmem_device_state_t, heap_base),
+        offsetof(symmem_device_state_t, heap_size), offsetof(symmem_device_state_t, peer_base),
+        offsetof(symmem_device_state_t, abort_flag), offsetof(symmem_device_state_t, abort_pe),
+        (long long)SYMMEM_DEVICE_STATE_MAGIC, SYMMEM_DEVICE_STATE_VERSION,
+        SYMMEM_DEVICE_HOST_MAPPED};
+    static const char *const function_keys[] = {"signal_wait", "wait_until", "barrier_all",
+                                                "sync_all", "wake"};
+    const long long functions[] = {
+        (long long)(uintptr_t)device_signal_wait, (long long)(uintptr_t)device_wait_until,
+        (long long)(uintptr_t)device_barrier_all, (long long)(uintptr_t)device_sync_all,
+        (long long)(uintptr_t)symmem__device_cpu_wake};
+    if (PyModule_AddFunctions(module, methods) < 0) return -1;
+    if (add_table(module, "DEVICE_STATE_LAYOUT", layout_keys, layout,
+                  sizeof(layout) / sizeof(layout[0])) < 0)
+        return -1;
+    return add_table(module, "DEVICE_FUNCTIONS", function_keys, functions,
+                     sizeof(functions) / sizeof(functions[0]));
+}

@@ -1,0 +1,65 @@
+"""NVSHMEM4Py's device API (`nvshmem.core.device.numba`) for `@numba.njit`
+functions on the cpu backend; also importable as `symmem.core.device.numba`.
+
+    import numba, symmem
+    import symmem.device.numba as dev
+
+    @numba.njit
+    def ring(dst, src, sig, rounds):
+        me, n = dev.my_pe(), dev.n_pes()
+        for r in range(1, rounds + 1):
+            dev.put_signal(dst, src, sig, r, dev.SIGNAL_SET, (me + 1) % n)
+            dev.signal_wait(sig, dev.CMP_GE, r)
+
+Arguments are symmetric NumPy arrays (symmem.array) or contiguous slices of
+them; a private array is fine as put's src and get's dst. Counts are
+min(dst.size, src.size) elements of one dtype. Signals are uint64 arrays
+(the first element). signal_op and cmp are SignalOp / ComparisonType members
+or ints. Device signal_wait is (sig, cmp, value): NVSHMEM4Py's device order.
+
+Scopes: the cpu target has one thread per PE, so each `_warp` and `_block`
+name is the thread-scope function itself. Not here yet: the gpu backend
+(@numba.cuda.jit), teams, device collectives, get_peer_array in njit.
+
+Functions using these must not be cached to disk (cache=True): they embed
+the address of this process's device state block."""
+from symmem._enums import ComparisonType, SignalOp
+
+from ._atomics import (atomic_add, atomic_and, atomic_compare_swap, atomic_fetch,
+                       atomic_fetch_add, atomic_fetch_and, atomic_fetch_inc, atomic_fetch_or,
+                       atomic_fetch_xor, atomic_inc, atomic_or, atomic_set, atomic_swap,
+                       atomic_xor)
+from ._rma import (fence, g, get, get_nbi, p, put, put_nbi, put_signal, put_signal_nbi, quiet,
+                   signal_op, signal_wait, wait_until)
+from ._sync import barrier_all, my_pe, n_pes, sync_all
+
+SIGNAL_SET, SIGNAL_ADD = int(SignalOp.SIGNAL_SET), int(SignalOp.SIGNAL_ADD)
+CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = (int(ComparisonType.CMP_EQ),
+                                                  int(ComparisonType.CMP_NE),
+                                                  int(ComparisonType.CMP_GT),
+                                                  int(ComparisonType.CMP_LE),
+                                                  int(ComparisonType.CMP_LT),
+                                                  int(ComparisonType.CMP_GE))
+
+# One thread per PE on the cpu target: warp and block scope are thread scope.
+put_warp = put_block = put
+get_warp = get_block = get
+put_nbi_warp = put_nbi_block = put_nbi
+get_nbi_warp = get_nbi_block = get_nbi
+put_signal_warp = put_signal_block = put_signal
+put_signal_nbi_warp = put_signal_nbi_block = put_signal_nbi
+barrier_all_warp = barrier_all_block = barrier_all
+sync_all_warp = sync_all_block = sync_all
+
+__all__ = [
+    "my_pe", "n_pes", "p", "g", "put", "get", "put_nbi", "get_nbi", "put_signal",
+    "put_signal_nbi", "signal_op", "signal_wait", "wait_until", "quiet", "fence",
+    "barrier_all", "sync_all", "atomic_fetch", "atomic_set", "atomic_inc", "atomic_fetch_inc",
+    "atomic_add", "atomic_fetch_add", "atomic_and", "atomic_fetch_and", "atomic_or",
+    "atomic_fetch_or", "atomic_xor", "atomic_fetch_xor", "atomic_swap", "atomic_compare_swap",
+    "put_warp", "put_block", "get_warp", "get_block", "put_nbi_warp", "put_nbi_block",
+    "get_nbi_warp", "get_nbi_block", "put_signal_warp", "put_signal_block",
+    "put_signal_nbi_warp", "put_signal_nbi_block", "barrier_all_warp", "barrier_all_block",
+    "sync_all_warp", "sync_all_block", "SignalOp", "ComparisonType", "SIGNAL_SET",
+    "SIGNAL_ADD", "CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE",
+]

@@ -1,0 +1,98 @@
+"""Reading the device state block from njit code, and the checks every
+device call makes against it before it touches memory.
+
+The block's address is a compile-time constant: the block is a static of
+the extension (src/device/state.c), so it never moves for the life of the
+process, across finalize and a later init too; its contents are valid while
+its magic is set. A consequence: functions using symmem.device.numba must not
+be cached to disk (`cache=True`), since another process has another
+address. The checks are a few compares on one cache line: the PE against
+n_pes, [addr, addr + nbytes) against this PE's heap (a heap range, not a live
+allocation: freed memory inside the heap passes, as with get_peer_array)."""
+from numba.extending import register_jitable
+
+from symmem import _symmem
+
+from . import _errors as E
+from ._llvm import c_wake, load_i32, load_u64
+
+_LAYOUT = _symmem.DEVICE_STATE_LAYOUT
+STATE = _symmem.device_state()
+_MAGIC = _LAYOUT["MAGIC"]
+_HOST_MAPPED = _LAYOUT["HOST_MAPPED"]
+_MAGIC_AT = STATE + _LAYOUT["magic"]
+_FLAGS_AT = STATE + _LAYOUT["flags"]
+_MY_PE_AT = STATE + _LAYOUT["my_pe"]
+_N_PES_AT = STATE + _LAYOUT["n_pes"]
+_BASE_AT = STATE + _LAYOUT["heap_base"]
+_SIZE_AT = STATE + _LAYOUT["heap_size"]
+_PEERS_AT = STATE + _LAYOUT["peer_base"]
+
+
+@register_jitable
+def my_pe():
+    return load_i32(_MY_PE_AT)
+
+
+@register_jitable
+def n_pes():
+    return load_i32(_N_PES_AT)
+
+
+@register_jitable
+def ready(call):
+    """Raises unless symmem is initialised on a backend whose heap we can load."""
+    # Plain loads: the block was filled (and published with release) before
+    # init returned to this thread, which is the thread that calls init.
+    if load_u64(_MAGIC_AT) != _MAGIC:
+        raise E.DeviceInvalid(E.NOT_INITIALIZED, call)
+    if (load_i32(_FLAGS_AT) & _HOST_MAPPED) == 0:
+        raise E.DeviceNotHere(call)
+
+
+@register_jitable
+def translate(call, arg, addr, nbytes, pe):
+    """Where PE pe's copy of the symmetric [addr, addr + nbytes) is mapped
+    here; raises on a bad PE or memory off the heap."""
+    ready(call)
+    if pe < 0 or pe >= load_i32(_N_PES_AT):
+        raise E.DeviceInvalid(E.BAD_PE, call, 0, pe)
+    base = load_u64(_BASE_AT)
+    if addr < base or addr - base + nbytes > load_u64(_SIZE_AT):
+        raise E.DeviceInvalid(E.NOT_SYMMETRIC, call, arg, addr)
+    return load_u64(load_u64(_PEERS_AT) + 8 * pe) + (addr - base)
+
+
+@register_jitable
+def local(call, arg, addr, nbytes):
+    """addr itself, after the same checks, for memory this PE waits on."""
+    translate(call, arg, addr, nbytes, load_i32(_MY_PE_AT))
+    return addr
+
+
+@register_jitable
+def contiguous(call, arg, arr):
+    if not arr.flags.c_contiguous:
+        raise E.DeviceInvalid(E.NOT_CONTIGUOUS, call, arg)
+
+
+@register_jitable
+def wake(pe):
+    """After a store a waiter on PE pe may watch: ring its doorbell (the C
+    engine's waits sleep on it; src/device/cpu_wake.c)."""
+    c_wake(pe)
+
+
+_INTERRUPTED = _symmem.ERR_INTERRUPTED
+_REFUSED = (_symmem.ERR_INVALID, _symmem.ERR_NOT_SYMMETRIC, _symmem.ERR_NOT_INITIALIZED,
+            _symmem.ERR_MISMATCH)
+
+
+@register_jitable
+def raise_status(status):
+    """A C engine status (not 0) as the exception the host call would raise."""
+    if status == _INTERRUPTED:
+        raise E.DeviceInterrupted()
+    if status in _REFUSED:
+        raise E.DeviceWaitInvalid()
+    raise E.DeviceError()

@@ -177,3 +177,92 @@ LITMUS = DEVICE + """
 @pytest.mark.parametrize("n", [2, 3])
 def test_message_passing_litmus(run_pes, n):
     assert_all_ok(run_pes(n, LITMUS, timeout=180), n)
+
+
+# Atomics under contention (every PE adds to one counter on PE 0; a
+# compare_swap lock guards a plain get-modify-put of another counter), every
+# one of the 14 on its own values, and barriers between phases.
+ATOMICS = DEVICE + """
+    ROUNDS, PHASES = 1000, 50
+
+    @numba.njit
+    def contend(counter, lock, guarded, fsum, me, rounds):
+        for _ in range(rounds):
+            dev.atomic_fetch_add(counter, 1, 0)
+            dev.atomic_inc(counter[1:2], 0)
+            dev.atomic_add(fsum, 0.5, 0)
+            while dev.atomic_compare_swap(lock, 0, me + 1, 0) != 0:
+                pass
+            dev.p(guarded, dev.g(guarded, 0) + 1, 0)   # not atomic: the lock guards it
+            dev.atomic_set(lock, 0, 0)
+        dev.barrier_all()
+
+    @numba.njit
+    def phases(slots, me, n, count):
+        for k in range(1, count + 1):
+            for pe in range(n):
+                dev.p(slots[me:me + 1], k, pe)
+            dev.barrier_all()
+            for pe in range(n):
+                if slots[pe] != k:
+                    return k
+            dev.sync_all()
+        return 0
+
+    @numba.njit
+    def every_atomic(x, pe):
+        out = np.zeros(12, dtype=x.dtype)
+        dev.atomic_set(x, 12, pe)
+        out[0] = dev.atomic_fetch(x, pe)
+        dev.atomic_inc(x, pe)
+        out[1] = dev.atomic_fetch_inc(x, pe)        # 13 -> 14
+        dev.atomic_add(x, 2, pe)
+        out[2] = dev.atomic_fetch_add(x, 4, pe)     # 16 -> 20
+        dev.atomic_and(x, 0b10110, pe)
+        out[3] = dev.atomic_fetch_and(x, 0b110, pe)  # 20 & 22 = 20 -> 4
+        dev.atomic_or(x, 0b1000, pe)
+        out[4] = dev.atomic_fetch_or(x, 1, pe)      # 12 -> 13
+        dev.atomic_xor(x, 0b11, pe)
+        out[5] = dev.atomic_fetch_xor(x, 0b101, pe)  # 14 -> 11
+        out[6] = dev.atomic_swap(x, 40, pe)         # 11 -> 40
+        out[7] = dev.atomic_compare_swap(x, 41, 50, pe)  # no swap: 40
+        out[8] = dev.atomic_compare_swap(x, 40, 50, pe)  # swap: 40 -> 50
+        out[9] = dev.atomic_fetch(x, pe)
+        return out
+
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    counter = nvshmem.array((2,), dtype="int64")
+    lock = nvshmem.array((1,), dtype="uint32")
+    guarded = nvshmem.array((1,), dtype="int64")
+    fsum = nvshmem.array((1,), dtype="float64")
+    slots = nvshmem.array((n,), dtype="int32")
+    for a in (counter, lock, guarded, fsum, slots):
+        a[:] = 0
+    nvshmem.barrier_all()
+    contend(counter, lock, guarded, fsum, me, ROUNDS)
+    if me == 0:
+        total = n * ROUNDS
+        check(list(counter) == [total, total], f"counters {counter}, expected {total}")
+        check(guarded[0] == total, f"the lock let updates through: {guarded[0]} != {total}")
+        check(fsum[0] == 0.5 * total, f"float adds {fsum[0]}")
+    bad = phases(slots, me, n, PHASES)
+    check(bad == 0, f"phase {bad}: a PE passed the barrier before every p landed")
+    for dtype in ("int32", "uint64"):
+        x = nvshmem.array((1,), dtype=dtype)
+        nvshmem.barrier_all()
+        got = every_atomic(x, (me + 1) % n)
+        check(list(got[:10]) == [12, 13, 16, 20, 12, 14, 11, 40, 40, 50], f"{dtype}: {got}")
+        nvshmem.barrier_all()
+        check(x[0] == 50, f"{dtype}: final value {x[0]}")
+        nvshmem.free_array(x)
+    for a in (counter, lock, guarded, fsum, slots):
+        nvshmem.free_array(a)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_atomics_and_barriers(run_pes, n):
+    assert_all_ok(run_pes(n, ATOMICS, timeout=180), n)

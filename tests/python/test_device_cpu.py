@@ -266,3 +266,158 @@ ATOMICS = DEVICE + """
 @pytest.mark.parametrize("n", [2, 4])
 def test_atomics_and_barriers(run_pes, n):
     assert_all_ok(run_pes(n, ATOMICS, timeout=180), n)
+
+
+# Misuse raises the host calls' exceptions, naming the call, the value and the
+# PE, before any byte moves.
+ERRORS = DEVICE + """
+    from numba.core.errors import TypingError
+
+    @numba.njit
+    def put(dst, src, pe):
+        dev.put(dst, src, pe)
+
+    @numba.njit
+    def get(dst, src, pe):
+        dev.get(dst, src, pe)
+
+    @numba.njit
+    def p(dst, v, pe):
+        dev.p(dst, v, pe)
+
+    @numba.njit
+    def add(dst, v, pe):
+        dev.atomic_add(dst, v, pe)
+
+    @numba.njit
+    def put_signal(dst, src, sig, op, pe):
+        dev.put_signal(dst, src, sig, 1, op, pe)
+
+    @numba.njit
+    def wait(sig, cmp, value):
+        return dev.signal_wait(sig, cmp, value)
+
+    def invalid(words, fn, *args):
+        msg = expect_raises(nvshmem.NvshmemInvalid, words, fn, *args)
+        check(isinstance(nvshmem.NvshmemInvalid(msg), ValueError), "a ValueError")
+
+    invalid(["put: symmem is not initialised"], put, np.zeros(2), np.zeros(2), 0)
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    a = nvshmem.array((8,), dtype="int64")
+    sig = nvshmem.array((1,), dtype="uint64")
+    a[:] = 3
+    sig[:] = 0
+    private = np.full(8, 7, dtype=np.int64)
+    src = np.arange(8, dtype=np.int64)
+    nvshmem.barrier_all()
+    P = f"[pe {me}] "
+    invalid([P + f"put: pe {n} is out of range: there are {n} PEs"], put, a, src, n)
+    invalid([P + "p: pe -1 is out of range"], p, a, 1, -1)
+    invalid([P + "atomic_add: pe 99 is out of range"], add, a, 1, 99)
+    invalid([P + "put: dst (address 0x", "is not memory on the symmetric heap"],
+            put, private, src, 0)
+    invalid([P + "get: src (address 0x", "not memory on the symmetric heap"], get, a, private, 0)
+    invalid([P + "signal_wait: sig_addr", "not memory on the symmetric heap"],
+            wait, np.zeros(1, dtype=np.uint64), 0, 0)
+    invalid([P + "put: dst is not a contiguous array"], put, a[::2], src[:4], 0)
+    invalid([P + "put_signal: signal_op=3 is not SIGNAL_SET (9) or SIGNAL_ADD (10)"],
+            put_signal, a, src, sig, 3, 0)
+    invalid([P + "signal_wait: cmp=9 is not a ComparisonType"], wait, sig, 9, 0)
+    nvshmem.barrier_all()
+    check(list(a) == [3] * 8 and list(private) == [7] * 8 and sig[0] == 0,
+          f"a refused call moved data: {a} {private} {sig}")
+    expect_raises(TypingError, ["put: dst has dtype int64 but src has float64"],
+                  put, a, np.zeros(8), 0)
+    expect_raises(TypingError, ["signal_wait: sig_addr has dtype int64; signal_wait takes uint64"],
+                  wait, a, 0, 0)
+    invalid(["symmem.device.numba.put(dst, src, pe) runs inside @numba.njit functions"],
+            dev.put, a, src, 0)
+    nvshmem.free_array(a)
+    nvshmem.free_array(sig)
+    ok()
+    nvshmem.finalize()
+    invalid(["put: symmem is not initialised"], put, private, src, 0)
+"""
+
+
+def test_errors(run_pes):
+    assert_all_ok(run_pes(2, ERRORS, timeout=120), 2)
+
+
+# SYMMEM_TIMEOUT ends an njit wait with the C engine's message; the runtime
+# works on afterwards.
+TIMEOUT = DEVICE + """
+    @numba.njit
+    def wait(sig, ivar):
+        dev.signal_wait(sig, CMP.CMP_EQ, 1)
+
+    @numba.njit
+    def wait_ivar(ivar):
+        dev.wait_until(ivar, CMP.CMP_GT, 0)
+
+    nvshmem.init()
+    sig = nvshmem.array((1,), dtype="uint64")
+    ivar = nvshmem.array((1,), dtype="int32")
+    sig[:] = 0
+    ivar[:] = 0
+    msg = expect_raises(nvshmem.NvshmemError, ["[pe 0] signal_wait:", "timed out after"],
+                        wait, sig, ivar)
+    expect_raises(nvshmem.NvshmemError, ["[pe 0] wait_until:", "timed out after",
+                                         "waiting for value > 0"], wait_ivar, ivar)
+    nvshmem.p(ivar, 5, 0)
+    wait_ivar(ivar)
+    ok()
+    nvshmem.free_array(sig)
+    nvshmem.free_array(ivar)
+    nvshmem.finalize()
+"""
+
+
+def test_timeout_ends_njit_wait(run_pes):
+    result = run_pes(1, TIMEOUT, env={"SYMMEM_TIMEOUT": "0.3"}, timeout=60)
+    assert_all_ok(result, 1)
+
+
+# A PE dies while the others wait in njit signal_wait: the wait ends with an
+# NvshmemError naming the dead PE, and the state block's abort word is set.
+DEAD_PEER = DEVICE + """
+    import ctypes
+    from symmem import _symmem
+
+    @numba.njit
+    def wait(sig):
+        dev.signal_wait(sig, CMP.CMP_EQ, 1)
+
+    nvshmem.init()
+    me = nvshmem.my_pe()
+    sig = nvshmem.array((1,), dtype="uint64")
+    sig[:] = 0
+    wait_compiled = wait.compile("(Array(uint64, 1, 'C'),)")
+    nvshmem.barrier_all()
+    if me == 2:
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGKILL)
+    try:
+        wait(sig)
+    except nvshmem.NvshmemError as error:
+        at = _symmem.device_state() + _symmem.DEVICE_STATE_LAYOUT["abort_flag"]
+        print(f"PE {me} caught: {error}", flush=True)
+        print(f"PE {me} abort word: {ctypes.c_uint32.from_address(at).value}", flush=True)
+        time.sleep(1.0)
+        sys.exit(0)
+    print(f"PE {me} was not told that PE 2 died", flush=True)
+    sys.exit(3)
+"""
+
+
+def test_dead_peer_ends_njit_wait(run_pes):
+    result = run_pes(3, DEAD_PEER, timeout=60)
+    assert result.rc == 137, str(result)
+    for pe in (0, 1):
+        lines = result.lines(pe)
+        caught = [line for line in lines if line.startswith(f"PE {pe} caught: ")]
+        assert len(caught) == 1, str(result)
+        assert f"[pe {pe}] signal_wait: PE 2 (pid " in caught[0], caught[0]
+        assert "killed by signal 9 (SIGKILL)" in caught[0], caught[0]
+        assert f"PE {pe} abort word: 1" in lines, str(result)

@@ -1,9 +1,10 @@
 """`import symmem.core as nvshmem`: the same API as `import symmem`.
 
 NVSHMEM4Py programs also write `nvshmem.core.array(...)` after importing
-`nvshmem.core as nvshmem`, so this module is its own `core` attribute. `symmem.core.device.numba` is
-`symmem.device.numba` itself (device/_alias.py): this module has a
-`__path__` so that the import system looks below it."""
+`nvshmem.core as nvshmem`, so this module is its own `core` attribute.
+`symmem.core.device.numba` is `symmem.device.numba` itself
+(device/_alias.py): this module has a `__path__` so that the import system
+looks below it."""
 import sys
 
 from symmem import *  # noqa: F401,F403

@@ -333,6 +333,11 @@ ERRORS = DEVICE + """
                   wait, a, 0, 0)
     invalid(["symmem.device.numba.put(dst, src, pe) runs inside @numba.njit functions"],
             dev.put, a, src, 0)
+    # Ctrl-C (SIGINT) ends an njit wait with KeyboardInterrupt; symmem works on
+    import threading
+    threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()
+    expect_raises(KeyboardInterrupt, ["signal_wait: interrupted"], wait, sig, 0, 1)
+    nvshmem.barrier_all()
     nvshmem.free_array(a)
     nvshmem.free_array(sig)
     ok()

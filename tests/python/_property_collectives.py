@@ -131,7 +131,7 @@ def collective(w, r):
             (f", root={root}" if root is not None else "") + ")")
     op_arg = r.choice([op, op.upper() if op else op, Op(op.upper()) if op else op])
     extra = ([op_arg] if op else []) + ([root] if root is not None else [])
-    words = [f"{kind}:"]
+    words = [f"{kind}:"]  # a call that looks valid but is not: sizes, root or op
 
     def thunk_for(handle, d=dst, s=src, more=tuple(extra), **kw):
         if r.random() < 0.3 and not kw:
@@ -145,21 +145,22 @@ def collective(w, r):
     bitwise_float = op in ("and", "or", "xor") and (dt.kind == "f" or dt == BF16)
     malformed = r.random() < MALFORMED and len(ks) == 1  # the same mistake for every row
     if malformed:
-        how, thunk = malformed_collective(w, r, kind, fn, dst, src_sym, slo, extra, k, m, need,
-                                          dt, dst_sym, dlo)
+        how, arg, thunk = malformed_collective(w, r, kind, fn, dst, src_sym, slo, extra, k, m,
+                                               need, dt, dst_sym, dlo)
     calls = []
     for pe in range(w.n):
         group = team.group(pe)
         handle = team.handle(pe)
         if group is None:
-            calls.append(bad(f"{what} outside the team", thunk_for(None), words))
+            calls.append(bad(f"{what} outside the team", thunk_for(None), [f"{kind}: team"]))
             continue
         # A 2-D split's rows may differ in size: each row is its own collective.
         kp = len(group)
         uneven = kind in ("alltoall", "reducescatter") and m % kp
         need_p = {"fcollect": kp * m, "reducescatter": m // kp}.get(kind, m)
-        if malformed:
-            calls.append(bad(f"{what} with {how}", thunk(handle), words))
+        if malformed:  # (a bitwise op on floats may be named first)
+            said = f"{kind}: " if bitwise_float else f"{kind}: {arg}"
+            calls.append(bad(f"{what} with {how}", thunk(handle), [said]))
         elif bitwise_float or uneven or need_p > dhi - dlo or (kind == "broadcast" and
                                                                 root >= kp):
             calls.append(bad(f"{what}: bitwise op on floats, or sizes or root do not fit a "
@@ -182,7 +183,8 @@ def store(sym, lo, pe, values):
 
 def malformed_collective(w, r, kind, fn, dst, src_sym, slo, extra, k, m, need, dt, dst_sym,
                          dlo):
-    """(what, handle -> thunk) for one argument made wrong the same way on every PE."""
+    """(what, what the message names, handle -> thunk) for one argument made
+    wrong the same way on every PE."""
     src = src_sym.view(slo, slo + m)
     choices = ["team", "dst", "src", "args", "stream"]
     # dst over part of src (only reduce and broadcast may have them the very same)
@@ -204,7 +206,7 @@ def malformed_collective(w, r, kind, fn, dst, src_sym, slo, extra, k, m, need, d
     kind_of = r.choice(choices)
     if kind_of == "team":
         value = bad_team(w, r)
-        return f"team={value!r}", lambda h: (lambda: fn(value, dst, src, *extra))
+        return f"team={value!r}", "team", lambda h: (lambda: fn(value, dst, src, *extra))
     if kind_of in ("dst", "src"):
         if r.random() < 0.3 and (m if kind_of == "src" else need):
             obj = np.zeros(m if kind_of == "src" else need, dt)
@@ -215,33 +217,37 @@ def malformed_collective(w, r, kind, fn, dst, src_sym, slo, extra, k, m, need, d
         else:
             how, obj = bad_memory(w, r, kind_of == "dst")
         d, s = (obj, src) if kind_of == "dst" else (dst, obj)
-        return f"{kind_of} {how}", lambda h: (lambda: fn(h, d, s, *extra))
+        return f"{kind_of} {how}", kind_of, lambda h: (lambda: fn(h, d, s, *extra))
     if kind_of == "overlap":
         d = r.choice(shifts)
         over = src_sym.view(slo + d, slo + d + need)
-        return f"dst {src_sym.label}[{slo + d}:{slo + d + need}] over src", lambda h: (
+        return f"dst {src_sym.label}[{slo + d}:{slo + d + need}] over src", "dst", lambda h: (
             lambda: fn(h, over, src, *extra))
     if kind_of == "small":
         small = dst_sym.view(dlo, dlo + need - 1)
-        return f"dst of {need - 1} elements", lambda h: (lambda: fn(h, small, src, *extra))
+        return f"dst of {need - 1} elements", "dst", lambda h: (
+            lambda: fn(h, small, src, *extra))
     if kind_of == "op":
         value = r.choice(["avg", None, 3, "", Op("mean"), "summ"])
-        return f"op={value!r}", lambda h: (lambda: fn(h, dst, src, value))
+        return f"op={value!r}", "op=", lambda h: (lambda: fn(h, dst, src, value))
     if kind_of == "root":
         value = r.choice([k, -1, 2**31, None, "0", 1.5, 2**63])
-        return f"root={value!r}", lambda h: (lambda: fn(h, dst, src, value))
+        return f"root={value!r}", "root", lambda h: (lambda: fn(h, dst, src, value))
     if kind_of == "uneven":
-        return f"src of {m - 1} elements", lambda h: (lambda: fn(h, dst, src[:m - 1], *extra))
+        return f"src of {m - 1} elements", "src", lambda h: (
+            lambda: fn(h, dst, src[:m - 1], *extra))
     if kind_of == "mismatch":
         other = {1: "int8", 2: "int16", 4: "float32", 8: "float64"}[dt.itemsize]
         other = "uint" + str(8 * dt.itemsize) if np.dtype(other) == dt else other
-        return f"dst as {other}", lambda h: (lambda: fn(h, dst.view(other), src, *extra))
+        return f"dst as {other}", "dst", lambda h: (lambda: fn(h, dst.view(other), src, *extra))
     if kind_of == "stream":
         value = r.choice(["x", -1, object()])
-        return f"stream={value!r}", lambda h: (lambda: fn(h, dst, src, *extra, stream=value))
-    how, a = r.choice([("too few arguments", (dst,)), ("too many arguments",
-                                                       (dst, src, *extra, None, 1, 2))])
-    return how, lambda h: (lambda: fn(h, *a))
+        return f"stream={value!r}", "stream", lambda h: (
+            lambda: fn(h, dst, src, *extra, stream=value))
+    how, said, a = r.choice([("too few arguments", "missing required argument 'src'", (dst,)),
+                             ("too many arguments", "takes at most",
+                              (dst, src, *extra, None, 1, 2))])
+    return how, said, lambda h: (lambda: fn(h, *a))
 
 
 def symmetric_bad(r, view, written):
@@ -263,24 +269,26 @@ def sync(w, r):
     """barrier_all, sync_all, barrier and sync over a team."""
     name = r.choice(["barrier_all", "sync_all", "barrier", "sync"])
     fn = getattr(nvshmem, name)
-    words = [f"{name}:"]
     stream = r.choice([None, None, 0])
     if name.endswith("_all"):
         if r.random() < MALFORMED:
             value = r.choice(["x", -1, object()])
             if r.random() < 0.5:
-                return [bad(f"{name}(stream={value!r})", lambda: fn(stream=value), words)] * w.n
-            return [bad(f"{name}(None, 1)", lambda: fn(None, 1), words)] * w.n
+                return [bad(f"{name}(stream={value!r})", lambda: fn(stream=value),
+                            [f"{name}: stream"])] * w.n
+            return [bad(f"{name}(None, 1)", lambda: fn(None, 1), [f"{name}: takes at most"])
+                    ] * w.n
         return [ok(f"{name}(stream={stream!r})", lambda: fn(stream=stream))] * w.n
     team = pick_team(w, r)
     if r.random() < MALFORMED:
         value = bad_team(w, r)
-        return [bad(f"{name}({value!r})", lambda: fn(value), words)] * w.n
+        return [bad(f"{name}({value!r})", lambda: fn(value), [f"{name}: team"])] * w.n
     calls = []
     for pe in range(w.n):
         handle = team.handle(pe)
         if team.group(pe) is None:
-            calls.append(bad(f"{name}({team.label}) outside it", lambda: fn(None), words))
+            calls.append(bad(f"{name}({team.label}) outside it", lambda: fn(None),
+                             [f"{name}: team is None"]))
         else:
             calls.append(ok(f"{name}({team.label}, stream={stream!r})",
                             lambda h=handle: fn(h, stream)))
@@ -297,14 +305,14 @@ def on_buffers(w, r):
     alias = {"int32": "int", "float32": "float", "float64": "double", "int64": "long",
              "int16": "short", "uint8": "uchar"}[dt.name]
     coll = r.choice(["reduce", "broadcast", "fcollect"])
-    team = w.predefined[0]
     n = w.n
     m = src_sym.nbytes // dt.itemsize
     need = m * n if coll == "fcollect" else m
     op = r.choice(REDUCE) if coll == "reduce" else None
     vals = [draw_values(w.pe_random(pe), dt, m, nice=True) for pe in range(n)]
     w.fill(src_sym, 0, m * dt.itemsize, [np.frombuffer(v.tobytes(), np.uint8) for v in vals])
-    what = f"collective_on_buffer({coll!r}, WORLD, {dst_sym.label}, {src_sym.label}, {alias}, {op})"
+    what = (f"collective_on_buffer({coll!r}, WORLD, {dst_sym.label}, {src_sym.label}, {alias}, "
+            f"{op})")
     thunk = (lambda: nvshmem.collective_on_buffer(coll, nvshmem.Teams.TEAM_WORLD, dst_sym.whole(),
                                                  src_sym.whole(), alias, op, 0))
     if r.random() < MALFORMED:

@@ -125,7 +125,6 @@ def rma(w, ctx, p, r):
     X, t = ctx.X, ctx.perm[p]
     lo, hi = w.region(r, X, 0, 12)
     sym = w.sym_arg(r, X, lo, hi)
-    sym_size = dtype_of(sym).itemsize
     pdt = X.dtype if r.random() < 0.8 else r.choice(DTYPES)
     pcount = max(0, (hi - lo) * X.dtype.itemsize // pdt.itemsize + r.choice([0, 0, 0, 1, -1]))
     priv, Z, zlo = private(w, ctx, r, pdt, pcount, not is_put)
@@ -143,7 +142,6 @@ def rma(w, ctx, p, r):
     args, kwargs, used = forms[form]
     what = f"{name}({X.label}[{lo}:{hi}] on pe {t}, {type(priv).__name__} of {pcount} {pdt}"
     what += f", form {form}" + (f", count={used}" if used is not None else "") + ")"
-    words = [f"{name}:"]
 
     def call(*a, **k):
         return lambda: fn(*a, **k)
@@ -156,20 +154,26 @@ def rma(w, ctx, p, r):
                 kwargs = dict(kwargs, remote_pe=value) if form == 4 else kwargs
             else:
                 args, kwargs = (dst, src, count), {"pe": value}
-            return bad(f"{what} with pe={value!r}", call(*args, **kwargs), words)
+            return bad(f"{what} with pe={value!r}", call(*args, **kwargs),
+                       [f"{name}: remote_pe"])
         if kind == "count":
             value = r.choice([-1, -5, 2**63, 10**20, 1.5, "2", True, cap + 1])
-            return bad(f"{what} with count={value!r}", call(dst, src, count=value, pe=t), words)
+            return bad(f"{what} with count={value!r}", call(dst, src, count=value, pe=t),
+                       [f"{name}: count"])
         if kind == "stream":
             value = r.choice(["x", -1, object(), 2**70, 1.5])
-            return bad(f"{what} with stream={value!r}", call(dst, src, t, stream=value), words)
+            return bad(f"{what} with stream={value!r}", call(dst, src, t, stream=value),
+                       [f"{name}: stream"])
         if kind == "args":
-            how, a, k = r.choice([
-                ("6 positional arguments", (dst, src, count, t, None, 1), {}),
-                ("an unknown keyword", (dst, src, t), {"bogus": 1}),
-                ("no remote_pe", (dst, src), {}), ("only dst", (dst,), {}),
-                ("pe= and remote_pe=", (dst, src), {"count": 0, "pe": t, "remote_pe": t})])
-            return bad(f"{what} with {how}", call(*a, **k), words)
+            how, a, k, said = r.choice([
+                ("6 positional arguments", (dst, src, count, t, None, 1), {}, "takes at most 5"),
+                ("an unknown keyword", (dst, src, t), {"bogus": 1},
+                 "unexpected keyword argument 'bogus'"),
+                ("no remote_pe", (dst, src), {}, "remote_pe (or pe=) is required"),
+                ("only dst", (dst,), {}, "missing required argument 'src'"),
+                ("pe= and remote_pe=", (dst, src), {"count": 0, "pe": t, "remote_pe": t},
+                 "got argument 'remote_pe' twice")])
+            return bad(f"{what} with {how}", call(*a, **k), [f"{name}: {said}"])
         side_is_sym = kind == "sym"
         written = is_put == side_is_sym
         if side_is_sym and r.random() < 0.5 and hi > lo:
@@ -178,17 +182,21 @@ def rma(w, ctx, p, r):
             found = bad_memory(w, r, written)
         how, obj = found
         a = list(args)
-        a[0 if is_put == side_is_sym else 1] = obj
+        which = 0 if is_put == side_is_sym else 1
+        a[which] = obj
         what = f"{what} with {'the symmetric' if side_is_sym else 'the private'} side {how}"
         moved = min(nbytes_of(dst), nbytes_of(src)) if used is None else used * dst_size
-        if how == "another PE's copy" and moved == 0 and (used is None or used <= cap):
+        fits = used is None or (used <= cap and used * dst_size <= nbytes_of(src))
+        if how == "another PE's copy" and moved == 0 and fits:
             return ok(what, call(*a, **kwargs))  # no byte moves: no memory is needed
-        return bad(what, call(*a, **kwargs), words)
+        said = ("dst", "src")[which] if fits else ""  # else the count may be named first
+        return bad(what, call(*a, **kwargs), [f"{name}: {said}"])
 
     if used is None:
         nbytes = min(nbytes_of(dst), nbytes_of(src))
     elif used > cap or used * dst_size > nbytes_of(src):
-        return bad(f"{what}: count exceeds dst or src", call(*args, **kwargs), words)
+        return bad(f"{what}: count exceeds dst or src", call(*args, **kwargs),
+                   [f"{name}: count={used}"])
     else:
         nbytes = used * dst_size
     at = lo * X.dtype.itemsize
@@ -248,21 +256,24 @@ def p_g(w, ctx, p, r):
                     value = r.choice([None, "x", 1.5, 2**64, int(info.max) + 1,
                                       int(info.min) - 1])
                 return bad(f"{what} with value={value!r}", lambda: nvshmem.p(obj, value, t),
-                           ["p:"])
+                           ["p: value" if hi > lo else "p: "])
             if kind == "pe":
                 pe = bad_pe(r, w.n)
-                return bad(f"{what} with pe={pe!r}", lambda: nvshmem.p(obj, value, pe), ["p:"])
+                return bad(f"{what} with pe={pe!r}", lambda: nvshmem.p(obj, value, pe),
+                           ["p: pe"])
             if kind == "view" and hi > lo:
                 how, v = bad_symmetric_view(w, r, X, lo, hi, True)
             else:
                 how, v = bad_memory(w, r, True)
             if kind == "args":
-                return bad(f"{what} without pe", lambda: nvshmem.p(obj, value), ["p:"])
-            return bad(f"{what} into {how}", lambda: nvshmem.p(v, value, t), ["p:"])
+                return bad(f"{what} without pe", lambda: nvshmem.p(obj, value),
+                           ["p: missing required argument 'pe'"])
+            return bad(f"{what} into {how}", lambda: nvshmem.p(v, value, t), ["p: dst"])
         if hi == lo:
-            return bad(f"{what}: dst is empty", lambda: nvshmem.p(obj, value, t), ["p:", "empty"])
+            return bad(f"{what}: dst is empty", lambda: nvshmem.p(obj, value, t),
+                       ["p: dst is empty"])
         if dt.kind == "f" and dt.itemsize == 2 and dt != BF16 and abs(float(value)) >= 65520:
-            return bad(what, lambda: nvshmem.p(obj, value, t), ["p:"])
+            return bad(what, lambda: nvshmem.p(obj, value, t), ["p: value"])
         new = np.frombuffer(np.array([value], dtype=dt).tobytes(), np.uint8)
         old = X.model[t][at:at + dt.itemsize].copy()
 
@@ -276,11 +287,11 @@ def p_g(w, ctx, p, r):
     if r.random() < MALFORMED:
         if r.random() < 0.4:
             pe = bad_pe(r, w.n)
-            return bad(f"{what} with pe={pe!r}", lambda: nvshmem.g(obj, pe), ["g:"])
+            return bad(f"{what} with pe={pe!r}", lambda: nvshmem.g(obj, pe), ["g: pe"])
         how, v = bad_memory(w, r, False)
-        return bad(f"{what} from {how}", lambda: nvshmem.g(v, t), ["g:"])
+        return bad(f"{what} from {how}", lambda: nvshmem.g(v, t), ["g: src"])
     if hi == lo:
-        return bad(f"{what}: src is empty", lambda: nvshmem.g(obj, t), ["g:", "empty"])
+        return bad(f"{what}: src is empty", lambda: nvshmem.g(obj, t), ["g: src is empty"])
     want = X.model[t][at:at + dt.itemsize].copy()
 
     def check(got):
@@ -368,35 +379,46 @@ def atomic(w, ctx, p, r):
                                    None, True])
             return bad(f"{what} with offset={bad_offset!r}",
                        lambda: fn(target, *ops, *pe_arg, **dict(kwargs, offset=bad_offset)),
-                       words)
+                       [f"{name}: offset"])
         if kind == "value" and ops:
             choices = [None, "x", object()]
             if dt.kind in "iu":
                 info = np.iinfo(dt)
                 choices += [1.5, int(info.max) + 1, int(info.min) - 1, 2**64]
             bad_ops = list(ops)
-            bad_ops[r.randrange(len(ops))] = r.choice(choices)
+            i = r.randrange(len(ops))
+            bad_ops[i] = r.choice(choices)
+            # an empty target: the offset is wrong first; bool takes any object's truth
+            said = operands[i] if count and dt != np.bool_ else ""
             return bad(f"{what} with operands {bad_ops!r}",
-                       lambda: fn(target, *bad_ops, *pe_arg, **kwargs), words)
+                       lambda: fn(target, *bad_ops, *pe_arg, **kwargs), [f"{name}: {said}"])
         if kind == "pe":
             pe = r.choice([w.n, w.n + 1, -2, 2**40, -2**63, None, "0", 0.0, True])
             return bad(f"{what} with remote_pe={pe!r}",
-                       lambda: fn(target, *ops, pe, **kwargs), words)
+                       lambda: fn(target, *ops, pe, **kwargs), [f"{name}: remote_pe"])
         if kind == "dtype":
             bad_dtype = r.choice(["int7", object, "float16", "bool", "complex64", 3, "int8"])
+            # a dtype symmem has (but the atomics do not) is refused after other checks
+            said = "" if bad_dtype in ("float16", "bool", "int8") else "dtype="
             return bad(f"{what} with dtype={bad_dtype!r}",
-                       lambda: fn(target, *ops, *pe_arg, **dict(kwargs, dtype=bad_dtype)), words)
+                       lambda: fn(target, *ops, *pe_arg, **dict(kwargs, dtype=bad_dtype)),
+                       [f"{name}: {said}"])
         if kind == "memory":
             if r.random() < 0.5 and hi > lo:
                 how, v = bad_symmetric_view(w, r, X, lo, hi, name != "atomic_fetch")
             else:
                 how, v = bad_memory(w, r, name != "atomic_fetch")
-            return bad(f"{what} on {how}", lambda: fn(v, *ops, *pe_arg, **kwargs), words)
-        how, a, k = r.choice([("too many positional arguments", (target, *ops, t, 0, 1), {}),
-                              ("an unknown keyword", (target, *ops), {"bogus": 2}),
-                              ("no target", (), {})] +
-                             ([("a missing operand", (target,), {})] if ops else []))
-        return bad(f"{what} with {how}", lambda: fn(*a, **k), words)
+            # another PE's copy is refused by the library, after the dtype
+            said = "" if how == "another PE's copy" else "target"
+            return bad(f"{what} on {how}", lambda: fn(v, *ops, *pe_arg, **kwargs),
+                       [f"{name}: {said}"])
+        how, a, k, said = r.choice(
+            [("too many positional arguments", (target, *ops, t, 0, 1), {}, "takes at most"),
+             ("an unknown keyword", (target, *ops), {"bogus": 2},
+              "unexpected keyword argument 'bogus'"),
+             ("no target", (), {}, "missing required argument 'target'")] +
+            ([("a missing operand", (target,), {}, "missing required argument")] if ops else []))
+        return bad(f"{what} with {how}", lambda: fn(*a, **k), [f"{name}: {said}"])
     thunk = (lambda: fn(target, *ops, *pe_arg, **kwargs))
     supported = dt in INT_ATOMIC or (dt in FLOAT_ATOMIC and name in FLOAT_OPS)
     if not supported or count == 0 or byte_at % dt.itemsize:

@@ -149,7 +149,6 @@ def split(w, r):
     """team_split_strided or team_split_2d of TEAM_WORLD or of a live team."""
     parent = parent_team(w, r)
     k = max(len(g) for g in parent.groups if g is not None)
-    n = w.n
     if r.random() < 0.6:
         size = r.randint(1, k)
         stride = r.randint(1, max(1, (k - 1) // max(1, size - 1))) if size > 1 else r.randint(

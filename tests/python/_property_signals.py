@@ -5,7 +5,7 @@ import numpy as np
 import symmem as nvshmem
 from _property_onesided import (MALFORMED, bad_memory, bad_pe, bad_symmetric_view, content,
                                 nbytes_of, private)
-from _property_world import INV, U64, bad, draw_values, ok
+from _property_world import U64, bad, draw_values, ok
 
 C, SIG = nvshmem.ComparisonType, nvshmem.SignalOp
 CMPS = {C.CMP_EQ: np.equal, C.CMP_NE: np.not_equal, C.CMP_GT: np.greater, C.CMP_LE: np.less_equal,
@@ -51,7 +51,6 @@ def put_signal(w, ctx, p, r):
         at = lo * X.dtype.itemsize
     what = (f"{name}({'%s[%d:%d], ' % (X.label, lo, hi) if data else ''}{S.label}[{e}], "
             f"{value!r}, {op!r}, pe {t})")
-    words = [f"{name}:"]
     if r.random() < MALFORMED:
         kind = r.choice(["sig", "sig", "value", "op", "pe", "data", "args"])
         if kind == "sig":
@@ -64,26 +63,28 @@ def put_signal(w, ctx, p, r):
                 choices.append(bad_symmetric_view(w, r, S, e, e + 1, True))
             how, bad_sig = r.choice(choices)
             return bad(f"{what} with signal_var {how}",
-                       lambda: fn(*data, bad_sig, value, op, t), words)
+                       lambda: fn(*data, bad_sig, value, op, t), [f"{name}: signal_var"])
         if kind == "value":
             bad_value = r.choice([2**64, -2**63 - 1, None, "x", 1.5, np.float64(1)])
             return bad(f"{what} with signal_val={bad_value!r}",
-                       lambda: fn(*data, sig, bad_value, op, t), words)
+                       lambda: fn(*data, sig, bad_value, op, t), [f"{name}: signal_val"])
         if kind == "op":
             bad_op = r.choice([0, 8, 11, -1, None, "SIGNAL_SET", 9.0, C.CMP_EQ])
             return bad(f"{what} with signal_op={bad_op!r}",
-                       lambda: fn(*data, sig, value, bad_op, t), words)
+                       lambda: fn(*data, sig, value, bad_op, t), [f"{name}: signal_op"])
         if kind == "pe":
             pe = bad_pe(r, w.n)
             return bad(f"{what} with remote_pe={pe!r}", lambda: fn(*data, sig, value, op, pe),
-                       words)
+                       [f"{name}: remote_pe"])
         if kind == "data" and data:
             which = r.randrange(2)
             how, v = bad_memory(w, r, which == 0)  # a read-only src is fine
             bad_data = (v, data[1]) if which == 0 else (data[0], v)
-            return bad(f"{what} with {('dst', 'src')[which]} {how}",
-                       lambda: fn(*bad_data, sig, value, op, t), words)
-        return bad(f"{what} without remote_pe", lambda: fn(*data, sig, value, op), words)
+            arg = ("dst", "src")[which]
+            return bad(f"{what} with {arg} {how}", lambda: fn(*bad_data, sig, value, op, t),
+                       [f"{name}: {arg}"])
+        return bad(f"{what} without remote_pe", lambda: fn(*data, sig, value, op),
+                   [f"{name}: missing required argument 'remote_pe'"])
 
     def effect():
         if data:
@@ -123,7 +124,7 @@ def local_wait(w, ctx, p, r):
         return ok("fence()", nvshmem.fence)
     lo = r.randrange(Z.count)
     ivar = Z.view(lo, r.randint(lo + 1, Z.count))
-    words = [f"{name}:"]
+    arg = "signal_var" if wants_u64 else "ivar"
     cmp = r.choice(list(CMPS))
     valid_dtype = Z.dtype in INTS
     current = Z.values(p, lo, lo + 1)[0]
@@ -133,7 +134,7 @@ def local_wait(w, ctx, p, r):
         if r.random() < MALFORMED:
             how, v = bad_memory(w, r, False) if r.random() < 0.5 else (
                 "a private word", np.zeros(1, U64))
-            return bad(f"signal_fetch of {how}", lambda: fn(v), words)
+            return bad(f"signal_fetch of {how}", lambda: fn(v), ["signal_fetch: signal_var"])
 
         def check(got):
             if got != int(current):
@@ -150,7 +151,7 @@ def local_wait(w, ctx, p, r):
         if kind == "cmp":
             bad_cmp = r.choice([6, -1, None, "CMP_EQ", 1.5, 2**70])
             a = (ivar, value, bad_cmp) if name == "signal_wait" else (ivar, bad_cmp, value)
-            return bad(f"{what} with cmp={bad_cmp!r}", lambda: fn(*a), words)
+            return bad(f"{what} with cmp={bad_cmp!r}", lambda: fn(*a), [f"{name}: cmp"])
         if kind == "value":
             info = np.iinfo(Z.dtype) if valid_dtype else np.iinfo("int64")
             bad_value = r.choice([None, "x", 1.5, int(info.max) + 1, int(info.min) - 1,
@@ -158,19 +159,22 @@ def local_wait(w, ctx, p, r):
             if name == "signal_wait" and isinstance(bad_value, int) and -2**63 <= bad_value:
                 bad_value = 2**64  # signal values wrap from [-2**63, 0)
             a = (ivar, bad_value, cmp) if name == "signal_wait" else (ivar, cmp, bad_value)
-            return bad(f"{what} with value={bad_value!r}", lambda: fn(*a), words)
+            said = "signal_val" if name == "signal_wait" else "value" if (
+                valid_dtype or not isinstance(bad_value, int)) else ""  # else: not an integer
+            return bad(f"{what} with value={bad_value!r}", lambda: fn(*a), [f"{name}: {said}"])
         if kind == "memory":
             choices = [bad_memory(w, r, False), ("an empty view", Z.view(lo, lo)),
                        ("a private element", np.zeros(2, Z.dtype))]
             how, v = r.choice(choices)
             a = (v,) + args[1:]
-            return bad(f"{what} on {how}", lambda: fn(*a), words)
+            return bad(f"{what} on {how}", lambda: fn(*a), [f"{name}: {arg}"])
         if name == "signal_wait":
             return bad(f"{what} with both signal_op= and cmp=",
-                       lambda: fn(ivar, value, cmp, cmp=cmp), words)
-        return bad(f"{what} without value", lambda: fn(ivar, cmp), words)
+                       lambda: fn(ivar, value, cmp, cmp=cmp), [f"{name}: give signal_op= or cmp="])
+        return bad(f"{what} without value", lambda: fn(ivar, cmp),
+                   [f"{name}: missing required argument 'value'"])
     if not valid_dtype or (wants_u64 and Z.dtype != U64):
-        return bad(f"{what}: not an integer element", lambda: fn(*args), words)
+        return bad(f"{what}: not an integer element", lambda: fn(*args), [f"{name}: {arg}"])
     if name == "test":
         holds = bool(CMPS[cmp](Z.dtype.type(current), Z.dtype.type(value)))
 

@@ -299,6 +299,11 @@ class World:
                 if lacking or prefixes > 1 or (prefixes == 0 and nvshmem.my_pe() >= 0):
                     self.fail(f"{call.desc}: {type(error).__name__} message {msg!r} lacks "
                               f"{lacking} or has not one [pe N] prefix", calls)
+                if getattr(error, "msg", None) != msg or type(getattr(error, "status", None)) \
+                        is not int:
+                    self.fail(f"{call.desc}: {type(error).__name__} {msg!r} has .msg="
+                              f"{getattr(error, 'msg', None)!r}, .status="
+                              f"{getattr(error, 'status', None)!r}", calls)
                 return
             want = call.raises.__name__ if call.raises else "success"
             self.fail(f"{call.desc}: expected {want}, got {type(error).__name__}: {error}\n"

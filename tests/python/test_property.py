@@ -31,10 +31,10 @@ import pytest
 from conftest import cpu_only, launch
 
 PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_property_pe.py")
-# Four runs of STEPS steps (about 3 calls each per PE) take about a minute
-# on a busy 2-core machine; under AddressSanitizer a call costs about
-# three times as much, so those runs take a third of the steps.
-STEPS = 6000
+# Four runs of STEPS steps (a call or two of each PE per step) take 25 to 60
+# seconds on a 2-core machine, idle or busy; under AddressSanitizer a call
+# costs about twice as much, so those runs take half the steps.
+STEPS = 8000
 SANITIZED = "libasan" in os.environ.get("LD_PRELOAD", "")
 RUNS = [(2, "a"), (3, "a"), (2, "b"), (3, "b")]
 LIMIT = 240  # seconds a run may take before the launcher stops it (a hang)
@@ -56,6 +56,14 @@ def report(result, seed, n, steps, trail):
     lines = [f"seed={seed} on {n} PEs, {steps} steps: replay with SYMMEM_PROPERTY_SEED={seed} "
              f"SYMMEM_PROPERTY_PES={n} SYMMEM_PROPERTY_STEPS={steps} "
              "pytest tests/python/test_property.py", f"rc={result.rc}"]
+    text = result.stderr.splitlines()
+    failures = [i for i, line in enumerate(text) if "PROPERTY FAILURE" in line]
+    if failures:  # the first PE's failure, with every PE's call
+        first = text[failures[0]]
+        prefix = first[:first.index("] ") + 2] if first.startswith("[pe ") else ""
+        lines.append(first[first.index("PROPERTY FAILURE"):])
+        lines += [line for line in text[failures[0] + 1:failures[0] + 3 * n + 6]
+                  if line.startswith(prefix + "  ")]
     for pe in range(n):
         path = f"{trail}.{pe}"
         last = open(path).read().splitlines()[-3:] if os.path.exists(path) else []
@@ -69,7 +77,7 @@ def report(result, seed, n, steps, trail):
 @pytest.mark.parametrize("n, run", RUNS, ids=[f"{n}pes-{run}" for n, run in RUNS])
 def test_random_calls_keep_the_contract(tmp_path, n, run):
     seed = run_seed(n, run)
-    steps = int(os.environ.get("SYMMEM_PROPERTY_STEPS", STEPS // 3 if SANITIZED else STEPS))
+    steps = int(os.environ.get("SYMMEM_PROPERTY_STEPS", STEPS // 2 if SANITIZED else STEPS))
     trail = tmp_path / "trail"
     result = launch(n, PROGRAM, timeout=LIMIT, args=(seed, steps, trail),
                     env={"SYMMEM_TIMEOUT": "20", "SYMMEM_SYMMETRIC_SIZE": "256M"})

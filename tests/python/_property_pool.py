@@ -18,8 +18,9 @@ NOT_INITIALIZED = "is not initialized"
 # ---------------------------------------------------------------- memory
 
 def allocate(w, r, factory=None, dt=None, count=None, may_fail=True):
-    """array(), bytearray() or buffer(), valid or (if may_fail) malformed."""
-    factory = factory or r.choice(["array", "array", "bytearray", "buffer"])
+    """array(), interop.numpy.empty(), bytearray() or buffer(), valid or (if
+    may_fail) malformed."""
+    factory = factory or r.choice(["array", "array", "empty", "bytearray", "buffer"])
     dt = dt or r.choice(POOL_DTYPES)
     if count is None:  # a few large ones (at most two live): copies past 64 KiB
         large = r.random() < 0.08 and sum(s.count > 4096 for s in w.syms) < 2
@@ -32,13 +33,14 @@ def allocate(w, r, factory=None, dt=None, count=None, may_fail=True):
     spelled = r.choice([dt.name, dt, dt.type]) if dt != BF16 else "bfloat16"
     plain_count = len(shape) == 1 and r.random() < 0.5  # array(5) for array((5,))
     size_type = r.choice([int, np.int64])
-    fn = getattr(nvshmem, factory)
-    label = w.label({"array": "A", "bytearray": "Y", "buffer": "B"}[factory])
+    fn = nvshmem.interop.numpy.empty if factory == "empty" else getattr(nvshmem, factory)
+    call = "array" if factory == "empty" else factory  # what messages name
+    label = w.label({"array": "A", "empty": "A", "bytearray": "Y", "buffer": "B"}[factory])
     what = f"{factory}{shape} of {dt}" + (f", morder={order}" if order != "C" else "")
     n = w.n
     if may_fail and r.random() < MALFORMED:
-        exc, how, thunk = malformed_allocation(r, factory, fn)
-        return [bad(f"{factory}: {how}", thunk, [f"{factory}:"], exc)] * n
+        exc, how, said, thunk = malformed_allocation(r, factory, fn)
+        return [bad(f"{factory}: {how}", thunk, [f"{call}: {said}"], exc)] * n
     cell = []
     if factory == "buffer":
         nbytes = count * dt.itemsize
@@ -50,13 +52,13 @@ def allocate(w, r, factory=None, dt=None, count=None, may_fail=True):
         sym_dtype, sym_shape = np.uint8, (nbytes,)
     else:
         def thunk():
-            if factory == "array":
+            if factory in ("array", "empty"):
                 cell.append(fn(count if plain_count else shape, dtype=spelled, morder=order))
             else:
                 cell.append(fn(shape, dtype=spelled))
             return cell[0]
-        sym_dtype = dt if factory == "array" else np.uint8
-        sym_shape = shape if factory == "array" else (count * dt.itemsize,)
+        sym_dtype = np.uint8 if factory == "bytearray" else dt
+        sym_shape = (count * dt.itemsize,) if factory == "bytearray" else shape
 
     def check(obj):
         if factory == "buffer":
@@ -76,23 +78,27 @@ def allocate(w, r, factory=None, dt=None, count=None, may_fail=True):
 
 
 def malformed_allocation(r, factory, fn):
-    """(exception, what, thunk): an allocation every PE must refuse."""
+    """(exception, what, what the message names, thunk): an allocation every
+    PE must refuse."""
     if factory == "buffer":
         size, exc = r.choice([(-1, INV), ("x", INV), (None, INV), (1.5, INV), (True, INV),
                               (2**64, INV), (2**40, ERR)])
-        return exc, f"size={size!r}", lambda: fn(size)
-    shape, dtype, morder, exc = r.choice([entry for entry in [
-        ((-1,), "int32", "C", INV), ((2, -1), "int32", "C", INV), ("x", "int32", "C", INV),
-        (2.5, "int32", "C", INV), ((2, 2.5), "int32", "C", INV), (None, "int32", "C", INV),
-        ((4,), object, "C", INV), ((4,), "nope", "C", INV), ((4,), "V8", "C", INV),
-        ((4,), ">i4", "C", INV), ((4,), "U3", "C", INV), ((4,), [("a", "i4")], "C", INV),
-        ((4,), "M8[s]", "C", INV), ((4,), "int32", "Z", INV), ((2**61,), "int64", "C", INV),
-        ((2**40,), "int8", "C", ERR)] if factory == "array" or entry[2] == "C"])
+        return exc, f"size={size!r}", "size", lambda: fn(size)
+    shape, dtype, morder, exc, said = r.choice([entry for entry in [
+        ((-1,), "int32", "C", INV, "shape="), ((2, -1), "int32", "C", INV, "shape="),
+        ("x", "int32", "C", INV, "shape="), (2.5, "int32", "C", INV, "shape="),
+        ((2, 2.5), "int32", "C", INV, "shape="), (None, "int32", "C", INV, "shape="),
+        ((4,), object, "C", INV, "dtype="), ((4,), "nope", "C", INV, "dtype="),
+        ((4,), "V8", "C", INV, "dtype="), ((4,), ">i4", "C", INV, "dtype="),
+        ((4,), "U3", "C", INV, "dtype="), ((4,), [("a", "i4")], "C", INV, "dtype="),
+        ((4,), "M8[s]", "C", INV, "dtype="), ((4,), "int32", "Z", INV, "morder="),
+        ((2**61,), "int64", "C", INV, "size"), ((2**40,), "int8", "C", ERR, "size=")]
+        if factory != "bytearray" or entry[2] == "C"])
     if factory == "bytearray":
-        return exc, f"shape={shape!r}, dtype={dtype!r}", lambda: fn(shape, dtype=dtype)
+        return exc, f"shape={shape!r}, dtype={dtype!r}", said, lambda: fn(shape, dtype=dtype)
     if morder != "C":
-        return exc, f"morder={morder!r}", lambda: fn(shape, dtype=dtype, morder=morder)
-    return exc, f"shape={shape!r}, dtype={dtype!r}", lambda: fn(shape, dtype=dtype)
+        return exc, f"morder={morder!r}", said, lambda: fn(shape, dtype=dtype, morder=morder)
+    return exc, f"shape={shape!r}, dtype={dtype!r}", said, lambda: fn(shape, dtype=dtype)
 
 
 def release(w, r):

@@ -8,6 +8,11 @@ from _property_onesided import (MALFORMED, bad_memory, bad_pe, bad_symmetric_vie
 from _property_world import U64, bad, draw_values, ok
 
 C, SIG = nvshmem.ComparisonType, nvshmem.SignalOp
+try:  # the torch factories are checked only without torch
+    import torch
+    HAVE_TORCH = torch is not None
+except ImportError:
+    HAVE_TORCH = False
 CMPS = {C.CMP_EQ: np.equal, C.CMP_NE: np.not_equal, C.CMP_GT: np.greater, C.CMP_LE: np.less_equal,
         C.CMP_LT: np.less, C.CMP_GE: np.greater_equal}
 INTS = {np.dtype(d) for d in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
@@ -243,7 +248,7 @@ def peer_view(w, ctx, p, r):
 def query(w, ctx, p, r):
     """Calls that only look: quiet, fence, PE and team numbers, buffers,
     versions, and what the cpu backend lacks."""
-    choice = r.randrange(9)
+    choice = r.randrange(11)
     live = w.teams + w.predefined
     if choice == 0:
         stream = r.choice([None, 0, "x", object(), -1])
@@ -311,7 +316,63 @@ def query(w, ctx, p, r):
         data = r.choice([None, 5, "x" * 8, b"short", b"\0" * 7])
         return bad(f"UniqueID.from_bytes({data!r})",
                    lambda: nvshmem.UniqueID.from_bytes(data), ["UniqueID.from_bytes"])
+    if choice == 9:
+        return team_query(w, p, r, live)
+    if choice == 10:
+        return odd_calls(w, p, r)
     return ok("get_version(), init_status()", lambda: (nvshmem.get_version(),
                                                        nvshmem.init_status()),
               check=lambda got: None if got[0].backend == "cpu" and int(got[1]) == 2
               else f"returned {got}")
+
+
+def team_query(w, p, r, live):
+    """team_get_config, and team_translate_pe into any team."""
+    src, dest = r.choice(live), r.choice(live)
+    group, dest_group = src.group(p), dest.group(p)
+    if r.random() < 0.3:
+        what = f"team_get_config({src!r})"
+        if group is None:
+            return bad(what, lambda: nvshmem.team_get_config(src.handle(p)),
+                       ["team_get_config: team"])
+        return ok(what, lambda: nvshmem.team_get_config(src.handle(p)),
+                  check=lambda got: None if isinstance(got, nvshmem.TeamConfig) else
+                  f"returned {got!r}")
+    k = r.randrange(len(group)) if group else 0
+    what = f"team_translate_pe({src!r}, {k}, {dest!r})"
+    thunk = lambda: nvshmem.team_translate_pe(src.handle(p), k, dest.handle(p))  # noqa: E731
+    if group is None or dest_group is None:
+        return bad(what, thunk, ["team_translate_pe: " + ("src_team" if group is None
+                                                         else "dest_team")])
+    want = dest_group.index(group[k]) if group[k] in dest_group else -1
+    return ok(what, thunk, check=lambda got: None if got == want else
+              f"returned {got!r}, expected {want}")
+
+
+def odd_calls(w, p, r):
+    """Unique ids, unregistering what was never registered, and (where torch is
+    missing) the torch factories."""
+    choice = r.randrange(4)
+    if choice == 0:
+        fn = r.choice([nvshmem.get_unique_id, nvshmem.get_team_unique_id])
+
+        def check(uid):
+            if not isinstance(uid, nvshmem.UniqueID) or (
+                    nvshmem.UniqueID.from_bytes(bytes(uid)) != uid):
+                return f"returned {uid!r}, which does not round-trip through bytes"
+        return ok(f"{fn.__name__}()", fn, check=check)
+    if choice == 1 and w.syms:
+        sym = r.choice(w.syms)
+        if sym.is_buffer or r.random() < 0.5:
+            return bad(f"unregister_external_buffer({sym.label})",
+                       lambda: nvshmem.unregister_external_buffer(sym.buf),
+                       ["unregister_external_buffer: expected the object"])
+        return bad(f"unregister_external_array({sym.label})",
+                   lambda: nvshmem.unregister_external_array(sym.whole()),
+                   ["unregister_external_array:"])
+    if HAVE_TORCH:
+        return ok("fence()", nvshmem.fence)
+    name = r.choice(["tensor", "bytetensor", "get_peer_tensor"])
+    args = ((3,),) if name != "get_peer_tensor" else (np.zeros(3), 0)
+    return bad(f"{name}(...) without torch", lambda: getattr(nvshmem, name)(*args),
+               [f"{name}: torch is not installed"], ModuleNotFoundError)

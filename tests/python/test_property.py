@@ -12,9 +12,10 @@ knows every PE's calls and keeps a model of every PE's memory, and checks:
   every byte of every allocation on this PE);
 - a malformed call raises exactly the documented exception (NvshmemInvalid,
   NvshmemError for a heap too small, NotImplementedError for what the cpu
-  backend lacks), naming the call, with one "[pe N] " prefix, and changes
-  nothing; a collective's malformed argument is malformed on every PE, and
-  every PE raises;
+  backend lacks, ModuleNotFoundError for the torch factories without torch),
+  naming the call and the argument, with one "[pe N] " prefix, .msg and
+  .status, and changes nothing; a collective's malformed argument is
+  malformed on every PE, and every PE raises;
 - nothing else: another exception type, a PE killed by a signal, or a hang
   (SYMMEM_TIMEOUT bounds every wait, the launcher's --timeout the run) fails
   the test with the seed, the step and each PE's call.

@@ -82,7 +82,12 @@ def bad_symmetric_view(w, r, sym, lo, hi, written):
         options.append(("a byte-swapped view",
                         sym.view(lo, hi).view(sym.dtype.newbyteorder())))
     options.append(("a structured view", sym.view(lo, hi).view([("f", sym.dtype)])))
-    if not sym.is_buffer:  # a peer's copy is reached through the PE number, not its address
+    # a peer's copy is reached through the PE number, not its address
+    if sym.is_buffer:
+        peer = nvshmem.get_peer_buffer(sym.buf, (w.me + 1) % w.n)
+        options.append(("another PE's copy", peer if lo == 0 and hi == sym.count else
+                         np.frombuffer(peer, np.uint8)[lo:hi]))
+    else:
         options.append(("another PE's copy", nvshmem.get_peer_array(sym.view(lo, hi),
                                                                     (w.me + 1) % w.n)))
     if written:

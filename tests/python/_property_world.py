@@ -262,14 +262,16 @@ class World:
 
     def sym_arg(self, r, sym, lo, hi):
         """An object naming elements [lo, hi) of sym: the whole array or Buffer
-        where that is all of it, else a NumPy view (sometimes through a
-        memoryview of the Buffer)."""
+        where that is all of it, else a NumPy view (of a Buffer: sometimes a
+        memoryview, or an array over it by DLPack or a memoryview)."""
         if lo == 0 and hi == sym.count and r.random() < 0.5:
             return sym.whole()
         if r.random() < 0.05 and sym.dtype != BF16 and hi > lo:  # bfloat16 has no typestr
             return Interface(sym.view(lo, hi))
-        if sym.is_buffer and r.random() < 0.2:
-            return np.frombuffer(memoryview(sym.buf)[lo:hi], np.uint8)
+        if sym.is_buffer and r.random() < 0.3:
+            return r.choice([lambda: np.frombuffer(memoryview(sym.buf)[lo:hi], np.uint8),
+                             lambda: memoryview(sym.buf)[lo:hi],
+                             lambda: np.from_dlpack(sym.buf)[lo:hi]])()
         return sym.view(lo, hi)
 
     # ---- checking

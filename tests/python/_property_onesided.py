@@ -3,8 +3,9 @@ how a step works). Each takes (w, ctx, p, r): the world, the step's shared
 draws (ctx.X the data allocation, ctx.S the signal allocation, ctx.perm:
 PE p may reach PE ctx.perm[p] only), the PE whose call is drawn and its
 random stream; it returns a Call. About a third of the calls get one
-malformed argument (args.py-style: wrong type, None, out of range, freed,
-read-only, not numbers, not contiguous, not symmetric, missing or extra).
+malformed argument (a wrong type, None, out of range, freed, read-only, not
+numbers, not contiguous, not symmetric, missing or extra), and the call must
+raise NvshmemInvalid naming it.
 """
 import numpy as np
 
@@ -73,8 +74,9 @@ def bad_memory(w, r, written):
 
 
 def bad_symmetric_view(w, r, sym, lo, hi, written):
-    """(what, obj): elements of a live allocation in a form that is refused, or
-    None where sym allows none of them."""
+    """(what, obj): elements of a live allocation in a form that is refused:
+    not contiguous, byte-swapped, structured, read-only (where written), or
+    another PE's copy (refused where a byte moves: it is not this PE's heap)."""
     options = []
     if hi - lo >= 2 and lo + 2 * (hi - lo) - 1 <= sym.count:
         options.append(("a non-contiguous view", sym.view(lo, lo + 2 * (hi - lo) - 1, 2)))

@@ -32,10 +32,11 @@ import pytest
 from conftest import cpu_only, launch
 
 PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_property_pe.py")
-# Four runs of STEPS steps (a call or two of each PE per step) take 25 to 60
-# seconds on a 2-core machine, idle or busy; under AddressSanitizer a call
-# costs about twice as much, so those runs take half the steps.
-STEPS = 8000
+# Four runs of STEPS steps (a call or two of each PE per step, about 125,000
+# calls in all) take 20 seconds on an idle 2-core machine, up to a minute on
+# a busy one; under AddressSanitizer a call costs about twice as much, so
+# those runs take half the steps.
+STEPS = 12000
 SANITIZED = "libasan" in os.environ.get("LD_PRELOAD", "")
 RUNS = [(2, "a"), (3, "a"), (2, "b"), (3, "b")]
 LIMIT = 240  # seconds a run may take before the launcher stops it (a hang)

@@ -350,9 +350,17 @@ def team_query(w, p, r, live):
 
 
 def odd_calls(w, p, r):
-    """Unique ids, unregistering what was never registered, and (where torch is
-    missing) the torch factories."""
-    choice = r.randrange(4)
+    """Unique ids, a second init, unregistering what was never registered, and
+    (where torch is missing) the torch factories."""
+    choice = r.randrange(5)
+    if choice == 4:  # does nothing; refuses what is malformed all the same
+        kwargs = r.choice([{}, {"backend": "cpu"}, {"initializer_method": "auto"},
+                           {"initializer_method": "nope"}, {"backend": "bogus"},
+                           {"backend": 5}, {"device": -1}, {"device": "x"}])
+        what = f"init(**{kwargs}) while initialized"
+        if kwargs in ({}, {"backend": "cpu"}, {"initializer_method": "auto"}):
+            return ok(what, lambda: nvshmem.init(**kwargs))
+        return bad(what, lambda: nvshmem.init(**kwargs), [f"init: {next(iter(kwargs))}"])
     if choice == 0:
         fn = r.choice([nvshmem.get_unique_id, nvshmem.get_team_unique_id])
 

@@ -478,6 +478,12 @@ FOUND = COMMON + """
     # fence checks its stream= as every call does (it took anything).
     refused("fence", "stream of type str is not a stream", nvshmem.fence, stream="garbage")
     nvshmem.fence(stream=0)
+    # A second init does nothing, but refuses malformed arguments (it took anything).
+    refused("init", "initializer_method='nope'", nvshmem.init, initializer_method="nope")
+    refused("init", "backend='bogus'", nvshmem.init, backend="bogus")
+    refused("init", "device=-1", nvshmem.init, device=-1)
+    nvshmem.init()
+    check(nvshmem.my_pe() == me, "init() twice is harmless")
     # A collective's dst over its src is refused on every PE (the results were
     # wrong); reduce and broadcast still run in place.
     a = nvshmem.array((4 * n,), dtype="int64")

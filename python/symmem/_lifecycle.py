@@ -11,6 +11,7 @@ _state = {"was_initialized": False}
 _finalize_hooks = []  # run before the runtime ends (frees leaked memory)
 
 INITIALIZER_METHODS = ("", "auto", "uid", "mpi", "emulated_mpi")
+BACKENDS = ("cpu", "gpu", "auto", "")  # what init's backend= names (src/core/lifecycle.c)
 
 
 class UniqueID:
@@ -131,20 +132,24 @@ def _uid_over_mpi(mpi_comm):
 
 def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
          initializer_method="", backend=None):
-    """Start the runtime (collective). A second call does nothing.
+    """Start the runtime (collective). A second call does nothing (but still
+    refuses a malformed initializer_method, device or backend).
 
     initializer_method: "" or "auto" (the launcher's, torchrun's, mpirun's or
     srun's environment; a world of one PE without any), "uid" (uid, rank and
     nranks required), "mpi" or "emulated_mpi" (over mpi_comm, default
     COMM_WORLD)."""
-    if _symmem.initialized():
-        return
     if initializer_method is None:
         initializer_method = ""
     if initializer_method not in INITIALIZER_METHODS:
         raise invalid(f"init: initializer_method={initializer_method!r} is not one of "
                       f"{', '.join(repr(m) for m in INITIALIZER_METHODS)}")
     ordinal = _device_ordinal(device)
+    if _symmem.initialized():
+        if backend is not None and backend not in BACKENDS:  # the C library's names
+            raise invalid(f"init: backend={backend!r} is not one of "
+                          f"{', '.join(repr(b) for b in BACKENDS[:3])}")
+        return
     if initializer_method in ("mpi", "emulated_mpi"):
         uid, rank, nranks = _uid_over_mpi(mpi_comm)
     if initializer_method == "uid" or initializer_method in ("mpi", "emulated_mpi"):

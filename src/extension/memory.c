@@ -119,14 +119,22 @@ static PyObject *unregister_external(PyObject *module, PyObject *const *args, Py
     return end_impl(st, buf, "unregister_external", "unregistered", symmem_unregister_external);
 }
 
-static PyObject *peer_buffer_impl(module_state_t *st, PyObject *obj, int pe)
+static PyObject *peer_buffer_impl(module_state_t *st, PyObject *obj, int pe, const char *call)
 {
     buffer_object_t *buf = (buffer_object_t *)obj;
+    /* Size 0 allocates nothing (no address): every PE's copy is empty alike. */
+    if (buf->size == 0) return symmem__ext_buffer_new(st, NULL, 0, pe, 0, obj);
     char *peer = symmem_ptr(buf->ptr, pe);
-    if (peer == NULL)
-        return symmem__ext_raise_status(st, symmem_initialized() ? SYMMEM_ERR_UNSUPPORTED
-                                                                 : SYMMEM_ERR_NOT_INITIALIZED);
-    return symmem__ext_buffer_new(st, peer, buf->size, pe, 0, obj);
+    if (peer != NULL) return symmem__ext_buffer_new(st, peer, buf->size, pe, 0, obj);
+    /* symmem_ptr sets no message: say here why (the last one is another call's). */
+    PyObject *text = PyUnicode_FromFormat("%s: PE %d's copy cannot be reached with loads and "
+                                          "stores from this PE on the %s backend", call, pe,
+                                          symmem_backend_name());
+    PyObject *exc = text ? symmem__ext_exception(st, SYMMEM_ERR_UNSUPPORTED, text) : NULL;
+    Py_XDECREF(text);
+    if (exc != NULL) PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_XDECREF(exc);
+    return NULL;
 }
 
 static PyObject *peer_buffer(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -149,7 +157,7 @@ static PyObject *peer_buffer(PyObject *module, PyObject *const *args, Py_ssize_t
     if (symmem__ext_as_pe(st, v[1], call, arg, &pe) < 0) return NULL;
     if (!symmem__ext_buffer_usable((buffer_object_t *)v[0]))
         return symmem__ext_raise_invalid(st, "%s: the Buffer was freed", call);
-    return peer_buffer_impl(st, v[0], pe);
+    return peer_buffer_impl(st, v[0], pe, call);
 }
 
 static PyObject *find_allocation(PyObject *module, PyObject *const *args, Py_ssize_t nargs,

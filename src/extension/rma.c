@@ -131,7 +131,8 @@ static PyObject *quiet(PyObject *module, PyObject *const *args, Py_ssize_t nargs
 }
 
 /* stream= is accepted (NVSHMEM4Py passes it) and not needed: fence orders
- * this PE's puts whatever stream they were issued on. */
+ * this PE's puts whatever stream they were issued on. It must still be a
+ * stream: anything else is refused as every call refuses it. */
 static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames)
 {
@@ -139,7 +140,10 @@ static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     static const symmem__ext_params_t params = {"fence", names, 0, 1};
     module_state_t *st = symmem__ext_state(module);
     PyObject *stream_obj;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &stream_obj) < 0) return NULL;
+    symmem_stream_t stream;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &stream_obj) < 0 ||
+        symmem__ext_stream_resolve(st, stream_obj, "fence", &stream) < 0)
+        return NULL;
     symmem_status_t status;
     SYMMEM__EXT_CALL(symmem__ext_keep_gil(0), status = symmem_fence());
     return symmem__ext_done(st, status);

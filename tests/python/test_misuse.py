@@ -465,3 +465,51 @@ UNCOMMITTED = """
 @cpu_only("the cpu backend commits heap pages in /dev/shm")
 def test_a_carried_reason_gets_one_prefix(run_pes):
     assert_all_ok(run_pes(1, UNCOMMITTED, env={"SYMMEM_SYMMETRIC_SIZE": "8T"}), 1)
+
+# ---------------------------------------------------------------- found by test_property.py
+
+
+FOUND = COMMON + """
+    # A peer view of a size-0 allocation is empty (it raised NotImplementedError
+    # with the text of an earlier call's error).
+    empty, nothing = nvshmem.array((0,), dtype="int32"), nvshmem.buffer(0)
+    check(nvshmem.get_peer_array(empty, nxt).size == 0, "get_peer_array of an empty array")
+    check(nvshmem.get_peer_buffer(nothing, nxt).size == 0, "get_peer_buffer of an empty Buffer")
+    # fence checks its stream= as every call does (it took anything).
+    refused("fence", "stream of type str is not a stream", nvshmem.fence, stream="garbage")
+    nvshmem.fence(stream=0)
+    # A second init does nothing, but refuses malformed arguments (it took anything).
+    refused("init", "initializer_method='nope'", nvshmem.init, initializer_method="nope")
+    refused("init", "backend='bogus'", nvshmem.init, backend="bogus")
+    refused("init", "device=-1", nvshmem.init, device=-1)
+    nvshmem.init()
+    check(nvshmem.my_pe() == me, "init() twice is harmless")
+    # A collective's dst over its src is refused on every PE (the results were
+    # wrong); reduce and broadcast still run in place.
+    a = nvshmem.array((4 * n,), dtype="int64")
+    a[:] = xp().arange(4 * n) + 100 * me
+    nvshmem.barrier_all()
+    for call, fn, args in [("fcollect", nvshmem.fcollect, (W, a[:2 * n], a[2 * me:2 * me + 2])),
+                           ("alltoall", nvshmem.alltoall, (W, a, a)),
+                           ("reducescatter", nvshmem.reducescatter, (W, a[:4], a, "sum")),
+                           ("reduce", nvshmem.reduce, (W, a[1:], a[:-1], "sum")),
+                           ("broadcast", nvshmem.broadcast, (W, a[:2], a[1:3], 0))]:
+        check("overlap" in refused(call, "dst", fn, *args), f"{call}: names the overlap")
+    check_equal(host(a), np.arange(4 * n) + 100 * me, "a after the refused calls")
+    nvshmem.reduce(W, a, a, "sum")
+    total = n * np.arange(4 * n) + 100 * sum(range(n))
+    check_equal(host(a), total, "reduce in place")
+    a[:] = xp().asarray(total + me)
+    nvshmem.broadcast(W, a, a, n - 1)
+    check_equal(host(a), total + n - 1, "broadcast in place")
+    for arr in (empty, a):
+        nvshmem.free_array(arr)
+    nvshmem.free(nothing)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+@pytest.mark.parametrize("n", (2, 3))
+def test_what_the_property_test_found(run_pes, n):
+    assert_all_ok(run_pes(n, FOUND), n)

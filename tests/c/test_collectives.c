@@ -45,6 +45,22 @@ int main(void)
     OK(symmem_reduce(SYMMEM_TEAM_WORLD, src, src, N, SYMMEM_DTYPE_INT64, SYMMEM_OP_MAX, S));
     for (int i = 0; i < N; i++) EXPECT_EQ((int64_t)i * 1000 + n - 1, src[i]);
 
+    /* signed sum and prod wrap as in NumPy (no undefined behaviour: make
+     * test-sanitize runs this under UBSan): every PE gives INT64_MAX, then 3 */
+    for (int i = 0; i < N; i++) src[i] = INT64_MAX;
+    OK(symmem_reduce(SYMMEM_TEAM_WORLD, dst, src, N, SYMMEM_DTYPE_INT64, SYMMEM_OP_SUM, S));
+    EXPECT_EQ((int64_t)((uint64_t)INT64_MAX * (uint64_t)n), dst[N - 1]);
+    for (int i = 0; i < N; i++) src[i] = 3;
+    OK(symmem_reduce(SYMMEM_TEAM_WORLD, dst, src, N, SYMMEM_DTYPE_INT64, SYMMEM_OP_PROD, S));
+    uint64_t power = 1;
+    for (int pe = 0; pe < n; pe++) power *= 3;
+    EXPECT_EQ((int64_t)power, dst[0]);
+    int32_t *small = (int32_t *)all;
+    for (int i = 0; i < N; i++) small[i] = INT32_MAX;
+    OK(symmem_reduce(SYMMEM_TEAM_WORLD, small + N, small, N, SYMMEM_DTYPE_INT32, SYMMEM_OP_SUM,
+                     S));
+    EXPECT_EQ((int32_t)((uint32_t)INT32_MAX * (uint32_t)n), small[N + 7]);
+
     /* reduce over the odd PEs (1, 3, ...): a strided team */
     symmem_team_t odd = SYMMEM_TEAM_INVALID;
     if (n > 1) {

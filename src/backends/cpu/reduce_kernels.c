@@ -48,17 +48,20 @@ static uint16_t float_to_half(float f)
     return sign | (uint16_t)half;
 }
 
-#define ARITH_LOOPS(T)                                                                      \
-    case SYMMEM_OP_SUM: for (size_t i = 0; i < n; i++) a[i] = (T)(a[i] + b[i]); return;     \
-    case SYMMEM_OP_PROD: for (size_t i = 0; i < n; i++) a[i] = (T)(a[i] * b[i]); return;    \
+/* Integer sum and prod wrap, as in NumPy: computed in the unsigned type U
+ * (at least unsigned int, so no promotion to a signed int), where overflow is
+ * defined; signed overflow would be undefined behaviour. */
+#define ARITH_LOOPS(T, U)                                                                   \
+    case SYMMEM_OP_SUM: for (size_t i = 0; i < n; i++) a[i] = (T)((U)a[i] + (U)b[i]); return; \
+    case SYMMEM_OP_PROD: for (size_t i = 0; i < n; i++) a[i] = (T)((U)a[i] * (U)b[i]); return; \
     case SYMMEM_OP_MIN: for (size_t i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i]; return; \
     case SYMMEM_OP_MAX: for (size_t i = 0; i < n; i++) a[i] = b[i] > a[i] ? b[i] : a[i]; return;
 
-#define INTEGER_KERNEL(NAME, T)                                                             \
+#define INTEGER_KERNEL(NAME, T, U)                                                           \
     static void NAME(T *restrict a, const T *restrict b, size_t n, symmem_reduce_op_t op)   \
     {                                                                                       \
         switch (op) {                                                                       \
-            ARITH_LOOPS(T)                                                                  \
+            ARITH_LOOPS(T, U)                                                               \
         case SYMMEM_OP_AND: for (size_t i = 0; i < n; i++) a[i] &= b[i]; return;            \
         case SYMMEM_OP_OR: for (size_t i = 0; i < n; i++) a[i] |= b[i]; return;             \
         case SYMMEM_OP_XOR: for (size_t i = 0; i < n; i++) a[i] ^= b[i]; return;            \
@@ -83,14 +86,14 @@ static uint16_t float_to_half(float f)
         }                                                                                   \
     }
 
-INTEGER_KERNEL(reduce_i8, int8_t)
-INTEGER_KERNEL(reduce_i16, int16_t)
-INTEGER_KERNEL(reduce_i32, int32_t)
-INTEGER_KERNEL(reduce_i64, int64_t)
-INTEGER_KERNEL(reduce_u8, uint8_t)
-INTEGER_KERNEL(reduce_u16, uint16_t)
-INTEGER_KERNEL(reduce_u32, uint32_t)
-INTEGER_KERNEL(reduce_u64, uint64_t)
+INTEGER_KERNEL(reduce_i8, int8_t, unsigned)
+INTEGER_KERNEL(reduce_i16, int16_t, unsigned)
+INTEGER_KERNEL(reduce_i32, int32_t, uint32_t)
+INTEGER_KERNEL(reduce_i64, int64_t, uint64_t)
+INTEGER_KERNEL(reduce_u8, uint8_t, unsigned)
+INTEGER_KERNEL(reduce_u16, uint16_t, unsigned)
+INTEGER_KERNEL(reduce_u32, uint32_t, uint32_t)
+INTEGER_KERNEL(reduce_u64, uint64_t, uint64_t)
 FLOAT_KERNEL(reduce_f32, float)
 FLOAT_KERNEL(reduce_f64, double)
 

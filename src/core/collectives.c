@@ -25,12 +25,23 @@ static symmem_status_t member_of(const char *call, symmem_team_t team,
     return SYMMEM_OK;
 }
 
+/* Both on the symmetric heap, and apart: the backend reads src while it
+ * writes dst (on this PE and on peers). in_place_ok: dst == src of the same
+ * size is allowed (reduce and broadcast run in place). */
 static symmem_status_t check_buffers(const char *call, const void *dst, size_t dst_bytes,
-                                     const void *src, size_t src_bytes)
+                                     const void *src, size_t src_bytes, int in_place_ok)
 {
     if (dst_bytes == 0 && src_bytes == 0) return SYMMEM_OK;
     SYMMEM_CHECK(symmem__check_symmetric(call, "dst", dst, dst_bytes));
-    return symmem__check_symmetric(call, "src", src, src_bytes);
+    SYMMEM_CHECK(symmem__check_symmetric(call, "src", src, src_bytes));
+    uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+    int in_place = in_place_ok && d == s && dst_bytes == src_bytes;
+    if (dst_bytes && src_bytes && d < s + src_bytes && s < d + dst_bytes && !in_place)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "%s: dst [%p, +%zu) and src [%p, +%zu) overlap (only reduce and "
+                             "broadcast may have dst and src the same memory, in place)",
+                             call, dst, dst_bytes, src, src_bytes);
+    return SYMMEM_OK;
 }
 
 static symmem_status_t check_reduction(const char *call, symmem_dtype_t dtype,
@@ -73,7 +84,7 @@ symmem_status_t symmem_reduce(symmem_team_t team, void *dst, const void *src, si
     SYMMEM_CHECK(member_of("reduce", team, &t));
     SYMMEM_CHECK(check_reduction("reduce", dtype, op));
     size_t nbytes = nelems * symmem_dtype_size(dtype);
-    SYMMEM_CHECK(check_buffers("reduce", dst, nbytes, src, nbytes));
+    SYMMEM_CHECK(check_buffers("reduce", dst, nbytes, src, nbytes, 1));
     return RT->ops->reduce(RT->be, t, dst, src, nelems, dtype, op, stream);
 }
 
@@ -85,7 +96,7 @@ symmem_status_t symmem_reducescatter(symmem_team_t team, void *dst, const void *
     SYMMEM_CHECK(member_of("reducescatter", team, &t));
     SYMMEM_CHECK(check_reduction("reducescatter", dtype, op));
     size_t nbytes = nelems * symmem_dtype_size(dtype);
-    SYMMEM_CHECK(check_buffers("reducescatter", dst, nbytes, src, nbytes * (size_t)t->n));
+    SYMMEM_CHECK(check_buffers("reducescatter", dst, nbytes, src, nbytes * (size_t)t->n, 0));
     return RT->ops->reducescatter(RT->be, t, dst, src, nelems, dtype, op, stream);
 }
 
@@ -95,7 +106,7 @@ symmem_status_t symmem_alltoall(symmem_team_t team, void *dst, const void *src, 
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("alltoall", team, &t));
     size_t total = nbytes * (size_t)t->n;
-    SYMMEM_CHECK(check_buffers("alltoall", dst, total, src, total));
+    SYMMEM_CHECK(check_buffers("alltoall", dst, total, src, total, 0));
     return RT->ops->alltoall(RT->be, t, dst, src, nbytes, stream);
 }
 
@@ -104,7 +115,7 @@ symmem_status_t symmem_fcollect(symmem_team_t team, void *dst, const void *src, 
 {
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("fcollect", team, &t));
-    SYMMEM_CHECK(check_buffers("fcollect", dst, nbytes * (size_t)t->n, src, nbytes));
+    SYMMEM_CHECK(check_buffers("fcollect", dst, nbytes * (size_t)t->n, src, nbytes, 0));
     return RT->ops->fcollect(RT->be, t, dst, src, nbytes, stream);
 }
 
@@ -116,6 +127,6 @@ symmem_status_t symmem_broadcast(symmem_team_t team, void *dst, const void *src,
     if (root < 0 || root >= t->n)
         return symmem__error(SYMMEM_ERR_INVALID,
                              "broadcast: root=%d is outside the team's [0, %d)", root, t->n);
-    SYMMEM_CHECK(check_buffers("broadcast", dst, nbytes, src, nbytes));
+    SYMMEM_CHECK(check_buffers("broadcast", dst, nbytes, src, nbytes, 1));
     return RT->ops->broadcast(RT->be, t, dst, src, nbytes, root, stream);
 }

@@ -103,16 +103,6 @@ static PyObject *collective_impl(module_state_t *st, int kind, symmem_team_t tea
         return symmem__ext_raise_invalid(st, "%s: dst has %zu elements but needs %zu (src has "
                                              "%zu, team of %zu PEs)", call, dst_elems, need,
                                          src_elems, n);
-    /* The backend reads src while it writes dst (on this PE and on peers), so
-     * the two must not overlap; reduce and broadcast may run in place. */
-    uintptr_t d = (uintptr_t)dst->ptr, s = (uintptr_t)src->ptr;
-    size_t written = need * size, read = src_elems * size;
-    int in_place = d == s && written == read && (kind == REDUCE || kind == BROADCAST);
-    if (written && read && d < s + read && s < d + written && !in_place)
-        return symmem__ext_raise_invalid(st, "%s: dst [%p, +%zu) and src [%p, +%zu) overlap "
-                                             "(only reduce and broadcast may have dst and src "
-                                             "the same memory, in place)", call, dst->ptr,
-                                         written, src->ptr, read);
     Py_BEGIN_ALLOW_THREADS
     status = launch(kind, team, dst, src, block, sdt, op, root, stream);
     Py_END_ALLOW_THREADS

@@ -43,6 +43,16 @@ int main(void)
           SYMMEM_ERR_INVALID);
     FAILS(symmem_wait_until(buf, SYMMEM_DTYPE_FLOAT32, SYMMEM_CMP_EQ, 0), SYMMEM_ERR_INVALID);
 
+    /* A collective's dst and src may not overlap; reduce may run in place. */
+    FAILS(symmem_fcollect(SYMMEM_TEAM_WORLD, buf, buf + 4, 8, SYMMEM_STREAM_NONE),
+          SYMMEM_ERR_INVALID);
+    expect_message("overlap");
+    FAILS(symmem_reduce(SYMMEM_TEAM_WORLD, buf, buf + 8, 4, SYMMEM_DTYPE_INT32, SYMMEM_OP_SUM,
+                        SYMMEM_STREAM_NONE),
+          SYMMEM_ERR_INVALID);
+    OK(symmem_reduce(SYMMEM_TEAM_WORLD, buf, buf, 4, SYMMEM_DTYPE_INT32, SYMMEM_OP_SUM,
+                     SYMMEM_STREAM_NONE));
+
     /* PEs asking for different sizes all get MISMATCH and the heap is intact. */
     if (n > 1) {
         FAILS(symmem_malloc(me == 0 ? 128 : 256, &p), SYMMEM_ERR_MISMATCH);

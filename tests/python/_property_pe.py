@@ -124,7 +124,10 @@ def main():
                 call.effect()
         w.check_local(calls)
         # Nobody reaches this PE's memory in the next step before it has looked.
-        (nvshmem.sync_all if w.shared.random() < 0.5 else nvshmem.barrier_all)()
+        # (A stream of its own: running this PE's call may have drawn from
+        # w.shared, and the PEs must agree on which of the two they call.)
+        step_end = random.Random(f"{seed}:{step}:end")
+        (nvshmem.sync_all if step_end.random() < 0.5 else nvshmem.barrier_all)()
     trail("done")
     print(f"PE {w.me} OK calls={w.calls} steps={steps}", flush=True)
     if w.me == 0:

@@ -45,23 +45,20 @@ static symmem_status_t pick(gpu_t *g, const char *call, symmem_stream_t stream,
      * (a barrier there faulted with CUDA error 700 and poisoned the context). */
     cu_context_t ctx = NULL;
     CU(call, libs.cuStreamGetCtx(*s_p, &ctx));
-    if (ctx == g->ctx) {
-        symmem__gpu_graphs_note(*s_p, call);
-        return SYMMEM_OK;
+    if (ctx != g->ctx) { /* another context: of our GPU (fine), or another one's */
+        cu_device_t device = -1;
+        libs.cuCtxSetCurrent(ctx);
+        cu_result_t rc = libs.cuCtxGetDevice(&device);
+        libs.cuCtxSetCurrent(g->ctx);
+        if (rc != 0) return symmem__gpu_cuda_error(call, "cuCtxGetDevice", rc);
+        if (device != g->device)
+            return ERROR(SYMMEM_ERR_INVALID,
+                         "%s: stream=%p belongs to cuda:%d, but this PE's symmetric heap is on "
+                         "cuda:%d; pass a stream of cuda:%d",
+                         call, (void *)stream, device, g->device, g->device);
     }
-    cu_device_t device = -1;
-    libs.cuCtxSetCurrent(ctx);
-    cu_result_t rc = libs.cuCtxGetDevice(&device);
-    libs.cuCtxSetCurrent(g->ctx);
-    if (rc != 0) return symmem__gpu_cuda_error(call, "cuCtxGetDevice", rc);
-    if (device == g->device) { /* another context of our GPU */
-        symmem__gpu_graphs_note(*s_p, call);
-        return SYMMEM_OK;
-    }
-    return ERROR(SYMMEM_ERR_INVALID,
-                 "%s: stream=%p belongs to cuda:%d, but this PE's symmetric heap is on "
-                 "cuda:%d; pass a stream of cuda:%d",
-                 call, (void *)stream, device, g->device, g->device);
+    symmem__gpu_graphs_note(*s_p, call);
+    return SYMMEM_OK;
 }
 
 symmem_status_t symmem__gpu_begin(gpu_t *g, const char *call, symmem_stream_t stream,

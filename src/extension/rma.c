@@ -114,17 +114,24 @@ static PyObject *get_nbi(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject
 
 /* ---- completion ---- */
 
+/* quiet's and fence's one argument, stream= (params names the call). */
+static int stream_only(module_state_t *st, const symmem__ext_params_t *params,
+                       PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
+                       symmem_stream_t *stream_p)
+{
+    PyObject *stream_obj;
+    if (symmem__ext_parse(st, params, args, nargs, kwnames, &stream_obj) < 0) return -1;
+    return symmem__ext_stream_resolve(st, stream_obj, params->call, stream_p);
+}
+
 static PyObject *quiet(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames)
 {
     static const char *const names[] = {"stream", NULL};
     static const symmem__ext_params_t params = {"quiet", names, 0, 1};
     module_state_t *st = symmem__ext_state(module);
-    PyObject *stream_obj;
     symmem_stream_t stream;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &stream_obj) < 0 ||
-        symmem__ext_stream_resolve(st, stream_obj, "quiet", &stream) < 0)
-        return NULL;
+    if (stream_only(st, &params, args, nargs, kwnames, &stream) < 0) return NULL;
     symmem_status_t status;
     SYMMEM__EXT_CALL(symmem__ext_keep_gil(0), status = symmem_quiet(stream));
     return symmem__ext_done(st, status);
@@ -139,11 +146,8 @@ static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     static const char *const names[] = {"stream", NULL};
     static const symmem__ext_params_t params = {"fence", names, 0, 1};
     module_state_t *st = symmem__ext_state(module);
-    PyObject *stream_obj;
     symmem_stream_t stream;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &stream_obj) < 0 ||
-        symmem__ext_stream_resolve(st, stream_obj, "fence", &stream) < 0)
-        return NULL;
+    if (stream_only(st, &params, args, nargs, kwnames, &stream) < 0) return NULL;
     symmem_status_t status;
     SYMMEM__EXT_CALL(symmem__ext_keep_gil(0), status = symmem_fence());
     return symmem__ext_done(st, status);

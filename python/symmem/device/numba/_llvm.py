@@ -92,21 +92,20 @@ store_release = _store_intrinsic("release")
 store_seq_cst = _store_intrinsic("seq_cst")
 
 
-@intrinsic
-def load_u64(typingctx, addr):
-    """A plain uint64 load (the state block's fields)."""
-    def codegen(context, builder, sig, args):
-        ptr = _ptr(builder, _as_u64(context, builder, sig.args[0], args[0]), ir.IntType(64))
-        return builder.load(ptr)
-    return types.uint64(addr), codegen
+def _plain_load(bits, result_type, doc):
+    @intrinsic
+    def plain_load(typingctx, addr):
+        def codegen(context, builder, sig, args):
+            ptr = _ptr(builder, _as_u64(context, builder, sig.args[0], args[0]),
+                       ir.IntType(bits))
+            return builder.load(ptr)
+        return result_type(addr), codegen
+    plain_load.__doc__ = doc
+    return plain_load
 
 
-@intrinsic
-def load_i32(typingctx, addr):
-    def codegen(context, builder, sig, args):
-        ptr = _ptr(builder, _as_u64(context, builder, sig.args[0], args[0]), ir.IntType(32))
-        return builder.load(ptr)
-    return types.int32(addr), codegen
+load_u64 = _plain_load(64, types.uint64, "A plain uint64 load (the state block's fields).")
+load_i32 = _plain_load(32, types.int32, "A plain int32 load.")
 
 
 def rmw_intrinsic(op, ordering="seq_cst"):

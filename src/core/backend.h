@@ -23,7 +23,7 @@
 
 #include "symmem/symmem.h"
 
-#define SYMMEM_BACKEND_OPS_VERSION 4
+#define SYMMEM_BACKEND_OPS_VERSION 5
 
 /* Who we are and how to find the others; filled by bootstrap.c. */
 typedef struct {
@@ -52,6 +52,7 @@ typedef struct {
 
 /* A backend's private state. */
 typedef struct symmem_backend symmem_backend_t;
+struct symmem_device_state; /* src/device/state.h */
 
 /* The shapes of slots that backends implement in files of their own: a
  * backend declares those functions with them (symmem_reduce_func_t
@@ -208,6 +209,15 @@ typedef struct symmem_backend_ops {
      * every PE has arrived). On failure the runtime stays initialised, so
      * the program can finish that work and call finalize again. */
     symmem_status_t (*prepare_finalize)(symmem_backend_t *be);
+
+    /* ---- version 5 ---- */
+
+    /* Collective, at the end of init: publishes the device state block for
+     * the backend's own kernels from the host's (src/device/state.h, filled
+     * but for its magic). [out] device_addr_p: the copy's device address,
+     * fixed for the process, or 0 where the backend has no kernels. */
+    symmem_status_t (*device_state)(symmem_backend_t *be, const struct symmem_device_state *host,
+                                     uint64_t *device_addr_p);
 } symmem_backend_ops_t;
 
 /* unsupported.c: the slots of a backend that lacks an operation. Each
@@ -217,6 +227,10 @@ symmem_status_t symmem__unsupported_register_external(symmem_backend_t *be, void
 symmem_status_t symmem__unsupported_unregister_external(symmem_backend_t *be, void *sym,
                                                         size_t size);
 void symmem__no_library_version(symmem_backend_t *be, char *text, size_t size);
+/* device_state for a backend whose device code is host code (njit). */
+symmem_status_t symmem__no_device_state(symmem_backend_t *be,
+                                        const struct symmem_device_state *host,
+                                        uint64_t *device_addr_p);
 /* prepare_finalize for a backend whose finalize cannot be held up. */
 symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);
 /* 1 if every slot of ops is filled; else 0 with the first empty slot in why. */

@@ -32,6 +32,15 @@ void symmem__no_library_version(symmem_backend_t *be, char *text, size_t size)
     if (size > 0) text[0] = '\0';
 }
 
+symmem_status_t symmem__no_device_state(symmem_backend_t *be,
+                                        const struct symmem_device_state *host,
+                                        uint64_t *device_addr_p)
+{
+    (void)be, (void)host;
+    *device_addr_p = 0;
+    return SYMMEM_OK;
+}
+
 symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be)
 {
     (void)be;
@@ -53,7 +62,7 @@ int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, siz
         SLOT(alltoall), SLOT(fcollect), SLOT(broadcast), SLOT(atomic), SLOT(device),
         SLOT(get_unique_id), SLOT(can_run), SLOT(team_init), SLOT(heap_range),
         SLOT(register_external), SLOT(unregister_external), SLOT(library_version),
-        SLOT(prepare_finalize),
+        SLOT(prepare_finalize), SLOT(device_state),
     };
 #undef SLOT
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/env.h"
 #include "../core/error.h"
 #include "../core/state.h"
 
@@ -15,10 +16,15 @@ _Static_assert(offsetof(symmem_device_state_t, my_pe) == 16, "layout");
 _Static_assert(offsetof(symmem_device_state_t, heap_base) == 24, "layout");
 _Static_assert(offsetof(symmem_device_state_t, peer_base) == 40, "layout");
 _Static_assert(offsetof(symmem_device_state_t, abort_flag) == 48, "layout");
+_Static_assert(offsetof(symmem_device_state_t, abort_word) == 56, "layout");
+_Static_assert(offsetof(symmem_device_state_t, error) == 80, "layout");
 
 static symmem_device_state_t state;
+static uint64_t gpu_state; /* the backend's device copy, 0 if none */
 
 symmem_device_state_t *symmem__device_state(void) { return &state; }
+
+uint64_t symmem__device_state_gpu(void) { return gpu_state; }
 
 symmem_status_t symmem__device_state_fill(void)
 {
@@ -43,6 +49,17 @@ symmem_status_t symmem__device_state_fill(void)
     state.peer_base = peers;
     __atomic_store_n(&state.abort_pe, -1, __ATOMIC_RELAXED);
     __atomic_store_n(&state.abort_flag, 0, __ATOMIC_RELAXED);
+    state.abort_word = &state.abort_flag;
+    state.sync_base = 0;
+    state.timeout_ns = (uint64_t)(symmem__env_number("SYMMEM_TIMEOUT") * 1e9);
+    state.error = 0;
+    /* The backend's copy for its kernels (the gpu one makes its own sync
+     * area, abort word and error record; the cpu one has none). */
+    symmem_status_t status = rt->ops->device_state(rt->be, &state, &gpu_state);
+    if (status != SYMMEM_OK) {
+        symmem__device_state_clear();
+        return status;
+    }
     /* release: code that sees the magic (acquire) sees the fields above. */
     __atomic_store_n(&state.magic, SYMMEM_DEVICE_STATE_MAGIC, __ATOMIC_RELEASE);
     return SYMMEM_OK;
@@ -51,6 +68,7 @@ symmem_status_t symmem__device_state_fill(void)
 void symmem__device_state_clear(void)
 {
     __atomic_store_n(&state.magic, 0, __ATOMIC_RELEASE);
+    gpu_state = 0;
     uint64_t *peers = state.peer_base;
     memset(&state, 0, sizeof(state));
     state.my_pe = state.n_pes = -1;

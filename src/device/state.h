@@ -15,12 +15,12 @@
 #include "symmem/symmem.h"
 
 #define SYMMEM_DEVICE_STATE_MAGIC 0x3156454d4d4d5953ULL /* "SYMMMEV1" */
-#define SYMMEM_DEVICE_STATE_VERSION 1u
+#define SYMMEM_DEVICE_STATE_VERSION 2u
 
 /* flags */
 #define SYMMEM_DEVICE_HOST_MAPPED 1u /* heaps are host memory this process can load from */
 
-typedef struct {
+typedef struct symmem_device_state {
     uint64_t magic;        /* SYMMEM_DEVICE_STATE_MAGIC while initialised, else 0 */
     uint32_t version;      /* SYMMEM_DEVICE_STATE_VERSION */
     uint32_t flags;        /* SYMMEM_DEVICE_* */
@@ -33,6 +33,13 @@ typedef struct {
      * with release by whoever learns it; inline spins read it with acquire. */
     uint32_t abort_flag;
     int32_t abort_pe;
+    /* Version 2, for GPU kernels (python/symmem/device/device.cuh). */
+    const volatile uint32_t *abort_word; /* {flag, pe} that device waits read: &abort_flag
+                                          * here, host-mapped memory on the gpu */
+    uint64_t sync_base;  /* this PE's device sync area (symmetric), 0 if none */
+    uint64_t timeout_ns; /* SYMMEM_TIMEOUT for device waits; 0: none */
+    uint64_t error;      /* where a failing kernel leaves its error (device.cuh's
+                          * symmem_device_error), 0 if none */
 } symmem_device_state_t;
 
 /* The block itself; its address never changes. */
@@ -41,6 +48,9 @@ symmem_device_state_t *symmem__device_state(void);
 symmem_status_t symmem__device_state_fill(void);
 /* Marks the block invalid (magic 0) and frees its peer table; at finalize. */
 void symmem__device_state_clear(void);
+/* The same block for kernels on the backend's GPU: its device address, 0
+ * on the cpu backend (whose njit code reads the block above). */
+uint64_t symmem__device_state_gpu(void);
 /* Records that pe (or -1) died: later device waits end at once. */
 void symmem__device_state_abort(int pe);
 

@@ -65,6 +65,12 @@ static PyObject *device_state(PyObject *module, PyObject *unused)
     return PyLong_FromVoidPtr(symmem__device_state());
 }
 
+static PyObject *device_state_gpu(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return PyLong_FromUnsignedLongLong(symmem__device_state_gpu());
+}
+
 static PyObject *device_last_error(PyObject *module, PyObject *unused)
 {
     (void)module, (void)unused;
@@ -76,6 +82,10 @@ static PyMethodDef methods[] = {
      "device_state($module)\n--\n\n"
      "The address of this process's device state block (fixed for the process's "
      "life; its contents are valid while symmem is initialised)."},
+    {"device_state_gpu", device_state_gpu, METH_NOARGS,
+     "device_state_gpu($module)\n--\n\n"
+     "The device address of the state block for kernels on the gpu backend's GPU "
+     "(fixed for the process), or 0 where there is none (not initialised, cpu backend)."},
     {"device_last_error", device_last_error, METH_NOARGS,
      "device_last_error($module)\n--\n\n"
      "(status, message) of this thread's last failed device wait or barrier."},
@@ -106,7 +116,8 @@ int symmem__ext_device_exec(PyObject *module)
 {
     static const char *const layout_keys[] = {
         "size", "magic", "version", "flags", "my_pe", "n_pes", "heap_base", "heap_size",
-        "peer_base", "abort_flag", "abort_pe", "MAGIC", "VERSION", "HOST_MAPPED"};
+        "peer_base", "abort_flag", "abort_pe", "abort_word", "sync_base", "timeout_ns", "error",
+        "MAGIC", "VERSION", "HOST_MAPPED"};
     const long long layout[] = {
         sizeof(symmem_device_state_t),
         offsetof(symmem_device_state_t, magic), offsetof(symmem_device_state_t, version),
@@ -114,6 +125,8 @@ int symmem__ext_device_exec(PyObject *module)
         offsetof(symmem_device_state_t, n_pes), offsetof(symmem_device_state_t, heap_base),
         offsetof(symmem_device_state_t, heap_size), offsetof(symmem_device_state_t, peer_base),
         offsetof(symmem_device_state_t, abort_flag), offsetof(symmem_device_state_t, abort_pe),
+        offsetof(symmem_device_state_t, abort_word), offsetof(symmem_device_state_t, sync_base),
+        offsetof(symmem_device_state_t, timeout_ns), offsetof(symmem_device_state_t, error),
         (long long)SYMMEM_DEVICE_STATE_MAGIC, SYMMEM_DEVICE_STATE_VERSION,
         SYMMEM_DEVICE_HOST_MAPPED};
     static const char *const function_keys[] = {"signal_wait", "wait_until", "barrier_all",

@@ -182,6 +182,23 @@ def test_ctrl_c_ends_a_wait_on_the_gpu(wait):
 
 
 @needs_gpus
+def test_numba_kernels_put_get_signal_wait_atomics_and_barriers_on_the_device():
+    _assert_all_ok(_launch(2, GPU_DIR / "device_numba.py", "all",
+                           env={"SYMMEM_BACKEND": "gpu"}), 2, "device numba")
+
+
+@needs_gpus
+def test_a_dead_peer_ends_a_waiting_kernel_and_the_gpu_stays_usable():
+    result = _launch(2, GPU_DIR / "device_numba.py", "dead_peer",
+                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
+    out = result.stdout + result.stderr
+    assert "PE 0 kernel ended after" in out, out
+    assert "a kernel stopped in the device call signal_wait: PE 1 died" in out, out
+    _assert_all_ok(_launch(2, GPU_DIR / "kernel_stores.py", "numba",
+                           env={"SYMMEM_BACKEND": "gpu"}), 2, "numba kernel stores")
+
+
+@needs_gpus
 def test_launcher_start_picks_the_gpu_by_itself():
     result = _launch(2, GPU_DIR / "startup.py", "launcher", env={"SYMMEM_BACKEND": "auto"})
     _assert_all_ok(result, 2, "via launcher")

@@ -403,4 +403,5 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .unregister_external = symmem__unsupported_unregister_external,
     .library_version = symmem__no_library_version,
     .prepare_finalize = symmem__nothing_to_prepare,
+    .device_state = symmem__no_device_state,
 };

@@ -18,7 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <pthread.h>
+
 #include "../../core/backend.h"
+#include "../../device/state.h"
 #include "../../core/error.h" /* SYMMEM_CHECK and _GOTO; messages go through core->error */
 #include "libs.h"
 #include "peer_watch.h"
@@ -42,6 +45,12 @@ struct symmem_backend {
     uintptr_t heap_lo;        /* the span of every nvshmem_malloc so far: NVSHMEM */
     uintptr_t heap_hi;        /* reserves its heap once, so all of it is device memory */
     peer_watch_t watch;       /* which peers still run */
+    /* device_state.c: what kernels of symmem.device reach */
+    symmem_device_state_t device_state; /* the host's block, as init gave it */
+    cu_deviceptr_t device_peers; /* the device copy's peer table */
+    void *sync_area;          /* symmetric: device barriers' arrivals */
+    pthread_t device_watch;   /* sets the abort word, reports kernels' errors */
+    int device_watch_stop, device_watching, device_error_reported;
 };
 
 typedef symmem_backend_t gpu_t;
@@ -111,6 +120,14 @@ int symmem__gpu_graphs_describe(char *out, size_t size, int only_collectives);
 cu_result_t symmem__gpu_launch(void *kernel, size_t blocks, size_t threads, nv_stream_t s,
                                void **params);
 int symmem__gpu_device(gpu_t *g);
+
+/* ---- device_state.c: the device state block for kernels ---- */
+symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *host,
+                                         uint64_t *device_addr_p);
+/* After the heap's span grew: kernels see the new span. */
+symmem_status_t symmem__gpu_device_state_update(gpu_t *g);
+/* At finalize: stops the watch thread, frees the peer table. */
+void symmem__gpu_device_state_release(gpu_t *g);
 
 /* ---- start.c: init and finalize ---- */
 symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p);

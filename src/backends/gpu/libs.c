@@ -71,6 +71,9 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
     LOAD(cuda, cuMemcpy, "cuMemcpy");
     LOAD(cuda, cuMemAlloc, "cuMemAlloc_v2");
     LOAD(cuda, cuMemFree, "cuMemFree_v2");
+    LOAD(cuda, cuMemsetD8, "cuMemsetD8_v2");
+    LOAD(cuda, cuMemHostAlloc, "cuMemHostAlloc");
+    LOAD(cuda, cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2");
     LOAD(cuda, cuPointerGetAttribute, "cuPointerGetAttribute");
     LOAD(cuda, cuGetErrorString, "cuGetErrorString");
     LOAD(cuda, cuModuleLoadData, "cuModuleLoadData");

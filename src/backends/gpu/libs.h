@@ -36,6 +36,9 @@ typedef struct {
     cu_result_t (*cuMemcpy)(cu_deviceptr_t dst, cu_deviceptr_t src, size_t bytes);
     cu_result_t (*cuMemAlloc)(cu_deviceptr_t *ptr, size_t bytes);
     cu_result_t (*cuMemFree)(cu_deviceptr_t ptr);
+    cu_result_t (*cuMemsetD8)(cu_deviceptr_t ptr, unsigned char value, size_t bytes);
+    cu_result_t (*cuMemHostAlloc)(void **ptr, size_t bytes, unsigned flags);
+    cu_result_t (*cuMemHostGetDevicePointer)(cu_deviceptr_t *dptr, void *ptr, unsigned flags);
     cu_result_t (*cuPointerGetAttribute)(void *data, int attribute, cu_deviceptr_t ptr);
     cu_result_t (*cuGetErrorString)(cu_result_t error, const char **text);
     cu_result_t (*cuModuleLoadData)(void **module, const void *image);

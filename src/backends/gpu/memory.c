@@ -75,6 +75,7 @@ symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, void **ptr_p)
         uintptr_t start = (uintptr_t)*ptr_p;
         if (start != 0 && (g->heap_lo == 0 || start < g->heap_lo)) g->heap_lo = start;
         if (start != 0 && start + size > g->heap_hi) g->heap_hi = start + size;
+        if (*ptr_p != NULL) status = symmem__gpu_device_state_update(g);
         if (*ptr_p == NULL)
             status = ERROR(SYMMEM_ERR_NO_MEMORY,
                            "malloc: nvshmem_malloc(%zu) failed: the symmetric heap is full "

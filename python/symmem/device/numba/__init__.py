@@ -18,8 +18,10 @@ min(dst.size, src.size) elements of one dtype. Signals are uint64 arrays
 or ints. Device signal_wait is (sig, cmp, value): NVSHMEM4Py's device order.
 
 Scopes: the cpu target has one thread per PE, so each `_warp` and `_block`
-name is the thread-scope function itself. Not here yet: the gpu backend
-(@numba.cuda.jit), teams, device collectives, get_peer_array in njit.
+form runs the thread-scope one. The same names work in @numba.cuda.jit
+kernels on the gpu backend (GPU_UNAVAILABLE says why not, if not; see
+_cuda.py). Not here yet: teams, device collectives, get_peer_array in
+device code.
 
 Functions using these must not be cached to disk (cache=True): they embed
 the address of this process's device state block."""
@@ -41,15 +43,20 @@ CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = (int(ComparisonType.CMP_EQ),
                                                   int(ComparisonType.CMP_LT),
                                                   int(ComparisonType.CMP_GE))
 
-# One thread per PE on the cpu target: warp and block scope are thread scope.
-put_warp = put_block = put
-get_warp = get_block = get
-put_nbi_warp = put_nbi_block = put_nbi
-get_nbi_warp = get_nbi_block = get_nbi
-put_signal_warp = put_signal_block = put_signal
-put_signal_nbi_warp = put_signal_nbi_block = put_signal_nbi
-barrier_all_warp = barrier_all_block = barrier_all
-sync_all_warp = sync_all_block = sync_all
+from ._scoped import STUBS as _SCOPED
+
+put_warp, put_block = _SCOPED["put_warp"], _SCOPED["put_block"]
+get_warp, get_block = _SCOPED["get_warp"], _SCOPED["get_block"]
+put_nbi_warp, put_nbi_block = _SCOPED["put_nbi_warp"], _SCOPED["put_nbi_block"]
+get_nbi_warp, get_nbi_block = _SCOPED["get_nbi_warp"], _SCOPED["get_nbi_block"]
+put_signal_warp, put_signal_block = _SCOPED["put_signal_warp"], _SCOPED["put_signal_block"]
+put_signal_nbi_warp = _SCOPED["put_signal_nbi_warp"]
+put_signal_nbi_block = _SCOPED["put_signal_nbi_block"]
+barrier_all_warp, barrier_all_block = _SCOPED["barrier_all_warp"], _SCOPED["barrier_all_block"]
+sync_all_warp, sync_all_block = _SCOPED["sync_all_warp"], _SCOPED["sync_all_block"]
+
+# @numba.cuda.jit kernels on the gpu backend, where numba-cuda is installed.
+from ._gpu_target import GPU_UNAVAILABLE  # noqa: E402
 
 __all__ = [
     "my_pe", "n_pes", "p", "g", "put", "get", "put_nbi", "get_nbi", "put_signal",

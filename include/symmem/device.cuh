@@ -1,0 +1,1 @@
+../../python/symmem/device/device.cuh

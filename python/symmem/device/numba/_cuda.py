@@ -1,0 +1,316 @@
+"""The device names inside @numba.cuda.jit kernels on the gpu backend: each
+is an overload (numba-cuda's CUDA target) that calls a function of
+symmem's device library (python/symmem/device/device.cuh), declared with
+cuda.declare_device and linked into every kernel that uses one (NVRTC
+compiles the library once per kernel link; no nvcc, no install step).
+
+Every call passes the device state block's address first: a compile-time
+constant, read when the kernel is compiled, which must be after
+symmem.init() on the gpu backend. The block never moves for the life of the
+process, so a kernel compiled once runs after a finalize and a later init
+too; but it must not be cached to disk (cache=True), since another process
+has another address.
+
+Scopes: put_warp / put_block (and get, put_signal, barrier_all, sync_all)
+are called by every thread of the warp or block with the same arguments,
+as in NVSHMEM4Py."""
+import os
+
+from numba import cuda, types
+from numba.core.errors import TypingError
+from numba.cuda.extending import intrinsic, overload
+
+from symmem import _symmem
+
+from . import _atomics, _rma, _sync
+from . import _scoped as S
+from ._stubs import require_array
+
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LIBRARY_PATH = os.path.join(_HERE, "device.cuh")
+
+with open(LIBRARY_PATH) as _f:
+    _LIBRARY = cuda.CUSource(_f.read(), name="symmem_device.cu")
+
+u64, i32, i64, u32 = types.uint64, types.int32, types.int64, types.uint32
+_COPY = i32(u64, u64, u64, u64, i32)
+_PUT_SIGNAL = i32(u64, u64, u64, u64, u64, u64, i32, i32)
+_NO_ARGS = i32(u64)
+_SIGNATURES = {
+    "p": i32(u64, u64, u64, i32, i32),
+    "g": u64(u64, u64, i32, i32),
+    "quiet": _NO_ARGS, "fence": _NO_ARGS, "my_pe": _NO_ARGS, "n_pes": _NO_ARGS,
+    "signal_op": i32(u64, u64, u64, i32, i32),
+    "signal_wait": u64(u64, u64, i32, u64),
+    "wait_until": i32(u64, u64, i32, i32, i64),
+    "atomic64": u64(u64, u64, i32, u64, u64, i32),
+    "atomic32": u32(u64, u64, i32, u32, u32, i32),
+    "not_contiguous": i32(u64, i32, u64),
+}
+for _scope in ("", "_warp", "_block"):
+    _SIGNATURES["put" + _scope] = _SIGNATURES["get" + _scope] = _COPY
+    _SIGNATURES["put_signal" + _scope] = _PUT_SIGNAL
+    _SIGNATURES["barrier_all" + _scope] = _SIGNATURES["sync_all" + _scope] = _NO_ARGS
+
+DEVICE = {name: cuda.declare_device("symmem_dev_" + name, sig, link=[_LIBRARY], abi="c")
+          for name, sig in _SIGNATURES.items()}
+
+
+def state_address(call):
+    """The device state block's address, for a kernel compiled now."""
+    address = _symmem.device_state_gpu()
+    if address == 0:
+        raise TypingError(f"{call}: kernels using symmem.device.numba compile after "
+                          f"symmem.init() on the gpu backend (this process has none running)")
+    return address
+
+
+@intrinsic
+def data_address(typingctx, arr):
+    """The address of arr's first element, as uint64."""
+    from llvmlite import ir
+    if not isinstance(arr, types.Array):
+        raise TypingError(f"expected an array, got {arr}")
+
+    def codegen(context, builder, sig, args):
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        return builder.ptrtoint(ary.data, ir.IntType(64))
+    return types.uint64(arr), codegen
+
+
+@intrinsic
+def to_bits(typingctx, value):
+    """value's bits in a uint64 (floats bit for bit, integers widened)."""
+    from llvmlite import ir
+
+    def codegen(context, builder, sig, args):
+        ty = sig.args[0]
+        v = args[0]
+        if isinstance(ty, types.Float):
+            v = builder.bitcast(v, ir.IntType(ty.bitwidth))
+        elif isinstance(ty, types.Boolean):
+            v = builder.zext(v, ir.IntType(8))
+        width = v.type.width
+        return builder.zext(v, ir.IntType(64)) if width < 64 else v
+    return types.uint64(value), codegen
+
+
+@intrinsic
+def from_bits(typingctx, arr, bits):
+    """The arr.dtype value whose bits are the low ones of bits."""
+    from llvmlite import ir
+    ty = arr.dtype
+
+    def codegen(context, builder, sig, args):
+        llty = context.get_value_type(ty)
+        width = ty.bitwidth
+        v = builder.trunc(args[1], ir.IntType(width)) if width < 64 else args[1]
+        return builder.bitcast(v, llty) if isinstance(ty, types.Float) else v
+    return ty(arr, bits), codegen
+
+
+def _contiguous(call, what, arr):
+    require_array(call, what, arr)
+    if arr.layout not in ("C", "F") and arr.ndim != 1:
+        raise TypingError(f"{call}: {what} must be contiguous (layout {arr.layout})")
+
+
+def _may_be_strided(arr):
+    """Whether a 1-D view's contiguity is known only at run time."""
+    return arr.layout not in ("C", "F")
+
+
+def _pair(call, dst, src):
+    _contiguous(call, "dst", dst)
+    _contiguous(call, "src", src)
+    if dst.dtype != src.dtype:
+        raise TypingError(f"{call}: dst has dtype {dst.dtype} but src has {src.dtype}")
+
+
+def _copy(stub, name, device_name):
+    fn = DEVICE[device_name]
+
+    @overload(stub, target="cuda")
+    def typed(dst, src, pe):
+        _pair(name, dst, src)
+        st = state_address(name)
+        strided_dst, strided_src = _may_be_strided(dst), _may_be_strided(src)
+        fail = DEVICE["not_contiguous"]
+
+        def impl(dst, src, pe):
+            if strided_dst and dst.strides[0] != dst.itemsize:
+                fail(st, 0, types.uint64(dst.strides[0]))
+            if strided_src and src.strides[0] != src.itemsize:
+                fail(st, 1, types.uint64(src.strides[0]))
+            n = min(dst.size, src.size) * dst.itemsize
+            fn(st, data_address(dst), data_address(src), n, pe)
+        return impl
+
+
+def _put_signal(stub, name, device_name):
+    fn = DEVICE[device_name]
+
+    @overload(stub, target="cuda")
+    def typed(dst, src, sig_addr, signal, sig_op, pe):
+        _pair(name, dst, src)
+        require_array(name, "sig_addr", sig_addr, ["uint64"])
+        st = state_address(name)
+        strided_dst, strided_src = _may_be_strided(dst), _may_be_strided(src)
+        fail = DEVICE["not_contiguous"]
+
+        def impl(dst, src, sig_addr, signal, sig_op, pe):
+            if strided_dst and dst.strides[0] != dst.itemsize:
+                fail(st, 0, types.uint64(dst.strides[0]))
+            if strided_src and src.strides[0] != src.itemsize:
+                fail(st, 1, types.uint64(src.strides[0]))
+            n = min(dst.size, src.size) * dst.itemsize
+            fn(st, data_address(dst), data_address(src), n, data_address(sig_addr),
+               types.uint64(signal), sig_op, pe)
+        return impl
+
+
+def _no_args(stub, name):
+    fn = DEVICE[name]
+
+    @overload(stub, target="cuda")
+    def typed():
+        st = state_address(name)
+        return lambda: fn(st)
+
+
+for _scope in ("", "_warp", "_block"):
+    for _name in ("put", "put_nbi", "get", "get_nbi"):
+        _copy(S.STUBS[_name + _scope], _name + _scope, _name.replace("_nbi", "") + _scope)
+    for _name in ("put_signal", "put_signal_nbi"):
+        _put_signal(S.STUBS[_name + _scope], _name + _scope, "put_signal" + _scope)
+    for _name in ("barrier_all", "sync_all"):
+        _no_args(S.STUBS[_name + _scope], _name + _scope)
+_no_args(_rma.quiet, "quiet")
+_no_args(_rma.fence, "fence")
+_no_args(_sync.my_pe, "my_pe")
+_no_args(_sync.n_pes, "n_pes")
+
+
+@overload(_rma.p, target="cuda")
+def _p(dst, value, pe):
+    require_array("p", "dst", dst)
+    st, fn, width = state_address("p"), DEVICE["p"], dst.dtype.bitwidth // 8
+    elem = dst.dtype
+
+    def impl(dst, value, pe):
+        fn(st, data_address(dst), to_bits(elem(value)), width, pe)
+    return impl
+
+
+@overload(_rma.g, target="cuda")
+def _g(src, pe):
+    require_array("g", "src", src)
+    st, fn, width = state_address("g"), DEVICE["g"], src.dtype.bitwidth // 8
+
+    def impl(src, pe):
+        return from_bits(src, fn(st, data_address(src), width, pe))
+    return impl
+
+
+@overload(_rma.signal_op, target="cuda")
+def _signal_op(sig_addr, signal, sig_op, pe):
+    require_array("signal_op", "sig_addr", sig_addr, ["uint64"])
+    st, fn = state_address("signal_op"), DEVICE["signal_op"]
+
+    def impl(sig_addr, signal, sig_op, pe):
+        fn(st, data_address(sig_addr), types.uint64(signal), sig_op, pe)
+    return impl
+
+
+@overload(_rma.signal_wait, target="cuda")
+def _signal_wait(sig_addr, cmp, cmp_value):
+    require_array("signal_wait", "sig_addr", sig_addr, ["uint64"])
+    st, fn = state_address("signal_wait"), DEVICE["signal_wait"]
+
+    def impl(sig_addr, cmp, cmp_value):
+        return fn(st, data_address(sig_addr), cmp, types.uint64(cmp_value))
+    return impl
+
+
+@overload(_rma.wait_until, target="cuda")
+def _wait_until(ivar, cmp, cmp_value):
+    require_array("wait_until", "ivar", ivar, list(_rma._INT_CODES))
+    st, fn = state_address("wait_until"), DEVICE["wait_until"]
+    code = _rma._INT_CODES[str(ivar.dtype)]
+
+    def impl(ivar, cmp, cmp_value):
+        fn(st, data_address(ivar), code, cmp, types.int64(cmp_value))
+    return impl
+
+
+# ---- atomics: one device function per width; the op by number ----
+
+_OPS = {"atomic_fetch": 0, "atomic_set": 1, "atomic_swap": 2, "atomic_compare_swap": 3,
+        "atomic_fetch_add": 4, "atomic_add": 4, "atomic_inc": 4, "atomic_fetch_inc": 4,
+        "atomic_fetch_and": 5, "atomic_and": 5, "atomic_fetch_or": 6, "atomic_or": 6,
+        "atomic_fetch_xor": 7, "atomic_xor": 7}
+_RETURNS = {"atomic_fetch", "atomic_swap", "atomic_compare_swap", "atomic_fetch_add",
+            "atomic_fetch_inc", "atomic_fetch_and", "atomic_fetch_or", "atomic_fetch_xor"}
+_FLOAT_OK = {"atomic_fetch", "atomic_set", "atomic_swap"}  # no float add in atom.sys here
+
+
+def _atomic_device(name, dest):
+    allowed = _atomics._INTS + (["float32", "float64"] if name in _FLOAT_OK else [])
+    require_array(name, "dest", dest, allowed)
+    width = dest.dtype.bitwidth // 8
+    return DEVICE["atomic64" if width == 8 else "atomic32"], (u64 if width == 8 else u32)
+
+
+def _value_atomic(name):
+    op, fetch = _OPS[name], name in _RETURNS
+
+    @overload(getattr(_atomics, name), target="cuda")
+    def typed(dest, value, pe):
+        fn, word = _atomic_device(name, dest)
+        st, elem = state_address(name), dest.dtype
+
+        def impl(dest, value, pe):
+            old = fn(st, data_address(dest), op, word(to_bits(elem(value))), word(0), pe)
+            return from_bits(dest, types.uint64(old))
+
+        def impl_no_fetch(dest, value, pe):
+            fn(st, data_address(dest), op, word(to_bits(elem(value))), word(0), pe)
+        return impl if fetch else impl_no_fetch
+
+
+def _pe_only_atomic(name):
+    op, fetch = _OPS[name], name in _RETURNS
+    one = 0 if name == "atomic_fetch" else 1  # inc adds 1
+
+    @overload(getattr(_atomics, name), target="cuda")
+    def typed(dest, pe):
+        fn, word = _atomic_device(name, dest)
+        st = state_address(name)
+
+        def impl(dest, pe):
+            old = fn(st, data_address(dest), op, word(one), word(0), pe)
+            return from_bits(dest, types.uint64(old))
+
+        def impl_no_fetch(dest, pe):
+            fn(st, data_address(dest), op, word(one), word(0), pe)
+        return impl if fetch else impl_no_fetch
+
+
+@overload(_atomics.atomic_compare_swap, target="cuda")
+def _compare_swap(dest, cond, value, pe):
+    fn, word = _atomic_device("atomic_compare_swap", dest)
+    st, elem = state_address("atomic_compare_swap"), dest.dtype
+
+    def impl(dest, cond, value, pe):
+        old = fn(st, data_address(dest), 3, word(to_bits(elem(value))),
+                 word(to_bits(elem(cond))), pe)
+        return from_bits(dest, types.uint64(old))
+    return impl
+
+
+for _name in ("atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add", "atomic_and",
+              "atomic_fetch_and", "atomic_or", "atomic_fetch_or", "atomic_xor",
+              "atomic_fetch_xor"):
+    _value_atomic(_name)
+for _name in ("atomic_fetch", "atomic_inc", "atomic_fetch_inc"):
+    _pe_only_atomic(_name)

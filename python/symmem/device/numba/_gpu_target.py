@@ -1,0 +1,21 @@
+"""Registers the device names for @numba.cuda.jit kernels when numba-cuda is
+installed. numba-cuda 0.30 refers to np.row_stack, which NumPy 2.5 removed
+(numba-cuda is in maintenance, with no release that fixes it): where it is
+gone and numba-cuda is about to load, it is put back as np.vstack, which it
+always was. GPU_UNAVAILABLE is None once registered, else why not, in words."""
+import importlib.util
+
+import numpy as np
+
+
+def _register():
+    if importlib.util.find_spec("numba_cuda") is None:
+        return "numba-cuda is not installed (pip install numba-cuda)"
+    if not hasattr(np, "row_stack"):
+        np.row_stack = np.vstack
+    import numba.cuda  # noqa: F401
+    from . import _cuda  # noqa: F401
+    return None
+
+
+GPU_UNAVAILABLE = _register()

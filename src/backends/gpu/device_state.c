@@ -1,0 +1,221 @@
+/* The device state block for kernels on this PE's GPU (src/device/state.h,
+ * read by python/symmem/device/device.cuh): a copy of the host's block in
+ * device memory at an address fixed for the process, pointing at
+ * - a peer table (device memory): where each PE's heap is mapped on this GPU;
+ * - a sync area on the symmetric heap for device barriers;
+ * - an abort word and an error record in host memory the GPU can read and
+ *   write, so that a thread of ours can end a kernel waiting on a dead peer
+ *   (the abort word) and report why a kernel trapped (the error record).
+ * The thread (watch_loop) runs from init to finalize. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../device/state.h"
+#include "gpu.h"
+
+#define CU_MEMHOSTALLOC_PORTABLE 0x01
+#define CU_MEMHOSTALLOC_DEVICEMAP 0x02
+
+/* device.cuh's symmem_device_error and its codes. */
+typedef struct {
+    uint32_t set;
+    int32_t what, pe, arg;
+    uint64_t value;
+    char call[32];
+} device_error_t;
+enum {
+    ERR_BAD_PE = 1, ERR_NOT_SYMMETRIC, ERR_PEER_DEAD, ERR_TIMEOUT, ERR_NOT_INITIALIZED,
+    ERR_NOT_CONTIGUOUS
+};
+
+/* What lives as long as the process: kernels compiled once keep these
+ * addresses, across finalize and a later init on the same GPU. */
+typedef struct {
+    uint32_t abort[2]; /* {flag, pe}: the abort word */
+    device_error_t error;
+} host_words_t;
+
+static struct {
+    int device;              /* -1 until made */
+    cu_deviceptr_t block;    /* the state block's device copy */
+    host_words_t *words;     /* pinned, mapped into the GPU */
+    cu_deviceptr_t words_at; /* their device address */
+} fixed = {-1, 0, NULL, 0};
+
+/* Made once per process, in the device's primary context, which keeps one
+ * more reference so that a finalize never frees them. */
+static symmem_status_t make_fixed(gpu_t *g)
+{
+    if (fixed.device == g->device) return SYMMEM_OK;
+    if (fixed.device >= 0)
+        return ERROR(SYMMEM_ERR_UNSUPPORTED,
+                     "init: device code already ran on GPU %d in this process; a later init on "
+                     "GPU %d cannot give kernels a new device state block",
+                     fixed.device, g->device);
+    cu_context_t ctx;
+    CU("init", libs.cuDevicePrimaryCtxRetain(&ctx, g->cu_device));
+    CU("init", libs.cuMemAlloc(&fixed.block, sizeof(symmem_device_state_t)));
+    void *words = NULL;
+    CU("init", libs.cuMemHostAlloc(&words, sizeof(host_words_t),
+                                   CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
+    fixed.words = words;
+    CU("init", libs.cuMemHostGetDevicePointer(&fixed.words_at, words, 0));
+    fixed.device = g->device;
+    return SYMMEM_OK;
+}
+
+/* Writes the block's copy from the host's: this GPU's view of every heap
+ * (heap_lo and heap_hi grow as nvshmem_malloc hands out more). */
+static symmem_status_t write_block(gpu_t *g)
+{
+    int n = g->boot.nranks;
+    uint64_t peers[n];
+    for (int pe = 0; pe < n; pe++)
+        peers[pe] = (uint64_t)(uintptr_t)libs.ptr((const void *)g->heap_lo, pe);
+    CU("init", libs.cuMemcpy(g->device_peers, (cu_deviceptr_t)peers, sizeof(peers)));
+    symmem_device_state_t copy = g->device_state;
+    copy.heap_base = g->heap_lo;
+    copy.heap_size = g->heap_hi - g->heap_lo;
+    copy.peer_base = (uint64_t *)g->device_peers;
+    copy.abort_word = (const volatile uint32_t *)fixed.words_at;
+    copy.sync_base = (uint64_t)(uintptr_t)g->sync_area;
+    copy.error = fixed.words_at + offsetof(host_words_t, error);
+    copy.magic = SYMMEM_DEVICE_STATE_MAGIC;
+    CU("init", libs.cuMemcpy(fixed.block, (cu_deviceptr_t)&copy, sizeof(copy)));
+    return SYMMEM_OK;
+}
+
+static void report(gpu_t *g, const device_error_t *e)
+{
+    char call[sizeof(e->call) + 1];
+    memcpy(call, e->call, sizeof(e->call));
+    call[sizeof(e->call)] = '\0';
+    char why[160];
+    switch (e->what) {
+    case ERR_BAD_PE:
+        snprintf(why, sizeof(why), "pe %d is not a PE (n_pes is %d)", e->pe, g->boot.nranks);
+        break;
+    case ERR_NOT_SYMMETRIC:
+        snprintf(why, sizeof(why),
+                 "argument %d (address 0x%llx) is not symmetric memory (to PE %d)", e->arg,
+                 (unsigned long long)e->value, e->pe);
+        break;
+    case ERR_PEER_DEAD:
+        snprintf(why, sizeof(why), "PE %d died while the kernel waited", e->pe);
+        break;
+    case ERR_TIMEOUT:
+        snprintf(why, sizeof(why), "timed out after %.1f s (SYMMEM_TIMEOUT)",
+                 (double)e->value / 1e9);
+        break;
+    case ERR_NOT_CONTIGUOUS:
+        snprintf(why, sizeof(why), "argument %d is a strided view (stride %llu bytes); device "
+                 "copies take contiguous arrays", e->arg, (unsigned long long)e->value);
+        break;
+    default:
+        snprintf(why, sizeof(why), "symmem is not initialised");
+    }
+    fprintf(stderr,
+            "[pe %d] symmem: a kernel stopped in the device call %s: %s; the kernel trapped "
+            "and this process's CUDA context is unusable\n",
+            g->boot.rank, call, why);
+    fflush(stderr);
+}
+
+/* Every 20 ms: a peer that died sets the abort word (device waits then
+ * trap), and an error a kernel left is printed once. */
+static void *watch_loop(void *arg)
+{
+    gpu_t *g = arg;
+    while (!__atomic_load_n(&g->device_watch_stop, __ATOMIC_ACQUIRE)) {
+        char how[256];
+        if (fixed.words->abort[0] == 0) {
+            int dead = symmem__gpu_peer_watch_find_dead(&g->watch, symmem__gpu_core, how,
+                                                        sizeof(how));
+            if (dead >= 0) {
+                __atomic_store_n(&fixed.words->abort[1], (uint32_t)dead, __ATOMIC_RELAXED);
+                /* release: the pe before the flag; a kernel reads the flag,
+                 * then the pe (both from host memory, uncached). */
+                __atomic_store_n(&fixed.words->abort[0], 1u, __ATOMIC_RELEASE);
+            }
+        }
+        /* acquire: pairs with the kernel's fence before it stores set = 1 */
+        if (!g->device_error_reported &&
+            __atomic_load_n(&fixed.words->error.set, __ATOMIC_ACQUIRE) == 1u) {
+            report(g, &fixed.words->error);
+            g->device_error_reported = 1;
+        }
+        usleep(20000);
+    }
+    return NULL;
+}
+
+symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *host,
+                                         uint64_t *device_addr_p)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    symmem_status_t status = make_fixed(g);
+    int n = g->boot.nranks;
+    /* Collective (every PE is here, at the end of init): the sync area. */
+    size_t sync_bytes = sizeof(uint64_t) * (size_t)(n + 1);
+    if (status == SYMMEM_OK) {
+        g->sync_area = libs.malloc(sync_bytes);
+        if (g->sync_area == NULL)
+            status = ERROR(SYMMEM_ERR_NO_MEMORY,
+                           "init: nvshmem_malloc(%zu) for the device sync area failed",
+                           sync_bytes);
+    }
+    if (status == SYMMEM_OK) {
+        uintptr_t at = (uintptr_t)g->sync_area;
+        if (at < g->heap_lo) g->heap_lo = at;
+        if (at + sync_bytes > g->heap_hi) g->heap_hi = at + sync_bytes;
+        cu_result_t rc = libs.cuMemsetD8((cu_deviceptr_t)at, 0, sync_bytes);
+        if (rc == 0) rc = libs.cuMemAlloc(&g->device_peers, sizeof(uint64_t) * (size_t)n);
+        if (rc != 0) status = symmem__gpu_cuda_error("init", "making the device sync area", rc);
+    }
+    if (status == SYMMEM_OK) {
+        memset(fixed.words, 0, sizeof(*fixed.words));
+        g->device_state = *host;
+        g->device_state.timeout_ns = (uint64_t)(g->boot.timeout * 1e9);
+        status = write_block(g);
+    }
+    /* Everyone's sync area is zero before anyone's kernel can arrive there. */
+    int64_t ignored[n];
+    if (status == SYMMEM_OK) status = symmem__gpu_agree(g, "init", 0, ignored);
+    if (status == SYMMEM_OK) {
+        g->device_watch_stop = 0;
+        g->device_error_reported = 0;
+        if (pthread_create(&g->device_watch, NULL, watch_loop, g) != 0)
+            status = ERROR(SYMMEM_ERR_BACKEND, "init: cannot start the device watch thread");
+        else
+            g->device_watching = 1;
+    }
+    *device_addr_p = status == SYMMEM_OK ? (uint64_t)fixed.block : 0;
+    return symmem__gpu_leave(g, scope, status);
+}
+
+symmem_status_t symmem__gpu_device_state_update(gpu_t *g)
+{
+    return g->device_peers != 0 ? write_block(g) : SYMMEM_OK;
+}
+
+void symmem__gpu_device_state_release(gpu_t *g)
+{
+    if (g->device_watching) {
+        __atomic_store_n(&g->device_watch_stop, 1, __ATOMIC_RELEASE);
+        pthread_join(g->device_watch, NULL);
+        g->device_watching = 0;
+        /* One last look: a kernel that failed just before finalize. */
+        if (!g->device_error_reported &&
+            __atomic_load_n(&fixed.words->error.set, __ATOMIC_ACQUIRE) == 1u)
+            report(g, &fixed.words->error);
+    }
+    if (fixed.block != 0) {
+        uint64_t zero = 0; /* magic 0: a kernel launched after finalize fails loudly */
+        libs.cuMemcpy(fixed.block, (cu_deviceptr_t)&zero, sizeof(zero));
+    }
+    if (g->device_peers != 0) libs.cuMemFree(g->device_peers);
+    g->device_peers = 0;
+    g->sync_area = NULL; /* finalize frees it */
+}

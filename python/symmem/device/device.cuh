@@ -299,9 +299,19 @@ static __device__ __forceinline__ void symmem__copy(symmem_u64 dst, symmem_u64 s
     symmem_u64 aligned = dst | src;
     symmem_u64 done = 0;
     if ((aligned & 15) == 0) {
-        symmem_u64 units = n / 16;
-        for (symmem_u64 i = lane; i < units; i += lanes)
-            ((uint4 *)dst)[i] = ((const uint4 *)src)[i];
+        const uint4 *s = (const uint4 *)src;
+        uint4 *d = (uint4 *)dst;
+        symmem_u64 units = n / 16, i = lane;
+        /* Eight loads in flight before their stores: a lane waits for a
+         * load's latency once per eight units, not once per unit. */
+        for (; i + 7ull * lanes < units; i += 8ull * lanes) {
+            uint4 v[8];
+#pragma unroll
+            for (int k = 0; k < 8; k++) v[k] = s[i + (symmem_u64)k * lanes];
+#pragma unroll
+            for (int k = 0; k < 8; k++) d[i + (symmem_u64)k * lanes] = v[k];
+        }
+        for (; i < units; i += lanes) d[i] = s[i];
         done = units * 16;
     } else if ((aligned & 7) == 0) {
         symmem_u64 units = n / 8;

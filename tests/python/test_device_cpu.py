@@ -426,3 +426,29 @@ def test_dead_peer_ends_njit_wait(run_pes):
         assert f"[pe {pe}] signal_wait: PE 2 (pid " in caught[0], caught[0]
         assert "killed by signal 9 (SIGKILL)" in caught[0], caught[0]
         assert f"PE {pe} abort word: 1" in lines, str(result)
+
+
+def test_the_gpu_target_loads_where_numba_cuda_is_and_says_why_where_not():
+    """numba-cuda 0.30 refers to np.row_stack, gone in NumPy 2.5: the package
+    puts it back (as np.vstack) just before it loads numba.cuda."""
+    import importlib.util
+    import subprocess
+    import sys
+    code = ("import numpy as np\n"
+            "if hasattr(np, 'row_stack'): del np.row_stack  # as on NumPy 2.5\n"
+            "import symmem.device.numba as dev\n"
+            "print('UNAVAILABLE', dev.GPU_UNAVAILABLE)\n"
+            "print('ROW_STACK', getattr(np, 'row_stack', None) is np.vstack)\n"
+            "if dev.GPU_UNAVAILABLE is None:\n"
+            "    from numba import cuda\n"
+            "    print('DECLARED', sorted(dev._cuda.DEVICE))\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    if importlib.util.find_spec("numba_cuda") is None:
+        assert "UNAVAILABLE numba-cuda is not installed" in result.stdout, result.stdout
+        assert "ROW_STACK False" in result.stdout  # nothing touched NumPy
+    else:
+        assert "UNAVAILABLE None" in result.stdout and "ROW_STACK True" in result.stdout
+        for name in ("'put_block'", "'signal_wait'", "'atomic64'", "'barrier_all_warp'"):
+            assert name in result.stdout, result.stdout

@@ -36,7 +36,7 @@ all: lib $(C_TESTS) $(C_EXAMPLES)
 lib: $(BUILD)/libsymmem.so $(BUILD)/libsymmem.a $(BUILD)/libsymmem_gpu.so
 
 # The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB.
-$(BUILD)/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h src/core/error.h cflags.txt
+$(BUILD)/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h src/core/calls.h src/core/error.h cflags.txt
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) $(LDFLAGS) -ldl
 

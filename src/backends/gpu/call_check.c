@@ -84,7 +84,15 @@ symmem_status_t symmem__gpu_collective_enter(gpu_t *g, const char *call, symmem_
     symmem__gpu_calls_publish(&g->calls, team->channel, team->members, team->n,
                               symmem__call(kind, team->channel, count, dtype, op, root), ref);
     int waiting = 0;
-    SYMMEM_CHECK(judge(g, call, ref, 0, &waiting));
+    symmem_status_t status = judge(g, call, ref, 0, &waiting);
+    if (status != SYMMEM_OK) {
+        /* A peer left: this call is not launched and is taken back, as the
+         * cpu engine's barrier takes back its epoch, so that the peer in
+         * finalize() never finds this PE ahead of it and this PE can still
+         * finalize. A mismatch stays published: every peer must see it. */
+        if (status == SYMMEM_ERR_PEER_DEAD) symmem__gpu_calls_unpublish(&g->calls, ref);
+        return status;
+    }
     if (waiting && !blocking) {
         if (g->npending == GPU_CALL_RING) { /* the oldest's records are gone by now */
             memmove(&g->pending[0], &g->pending[1], sizeof(g->pending[0]) * (GPU_CALL_RING - 1));
@@ -132,16 +140,17 @@ symmem_status_t symmem__gpu_collective_drain(gpu_t *g, const char *call, gpu_cal
             break;
         }
         double t = symmem__gpu_now();
-        if (rc == 0 && !waiting) break;
-        if (waiting && (t >= next_verdict || rc == 0)) {
-            status = judge(g, call, ref, 0, &waiting);
-            if (status == SYMMEM_OK && waiting && rc != 0) status = crossed(g, call, ref);
+        if (rc == 0 && !waiting && g->npending == 0) break;
+        if ((waiting || g->npending > 0) && (t >= next_verdict || rc == 0)) {
+            status = check_pending(g, call);
+            if (status == SYMMEM_OK && waiting) status = judge(g, call, ref, 0, &waiting);
+            if (status == SYMMEM_OK && waiting) status = crossed(g, call, ref);
             if (status != SYMMEM_OK) break;
             next_verdict = t + 1e-3;
             /* Done on the GPU: every member launched it, so each published
-             * it first; a record not seen within a second is let go. */
-            if (rc == 0 && waiting && t - started > 1.0) break;
-            if (rc == 0 && !waiting) break;
+             * it first; a record not seen within a second is let go (as are
+             * stream calls still unmatched: later calls compare them). */
+            if (rc == 0 && (!waiting || t - started > 1.0)) break;
         }
         status = symmem__gpu_still_waiting(g, call, WHAT, started, &next_check);
         if (status != SYMMEM_OK) break;

@@ -165,6 +165,18 @@ void symmem__gpu_calls_publish(gpu_calls_t *c, int handle, const int *members, i
     atomic_store_explicit(&p->team_seq[handle], ref->seq, memory_order_release);
 }
 
+void symmem__gpu_calls_unpublish(gpu_calls_t *c, const gpu_call_ref_t *ref)
+{
+    int h = ref->handle;
+    if (h < 0 || h >= GPU_CALL_TEAMS || ref->seq == 0 || c->team_seq[h] != ref->seq) return;
+    c->team_seq[h]--;
+    /* the count first, then the record: a reader that sees the record gone
+     * after seeing the old count takes it for overwritten (not checked) */
+    atomic_store_explicit(&c->mine->team_seq[h], c->team_seq[h], memory_order_release);
+    atomic_store_explicit(&c->mine->ring[ref->stamp % GPU_CALL_RING].stamp, 0,
+                          memory_order_release);
+}
+
 void symmem__gpu_calls_forget_team(gpu_calls_t *c, int handle)
 {
     if (handle < 0 || handle >= GPU_CALL_TEAMS) return;

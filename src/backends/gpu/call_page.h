@@ -100,6 +100,9 @@ void symmem__gpu_calls_set_team(gpu_calls_t *c, int handle, const int *members, 
  * team's world PEs); ref->peers gets the same-host members to compare. */
 void symmem__gpu_calls_publish(gpu_calls_t *c, int handle, const int *members, int n,
                                symmem_call_t call, gpu_call_ref_t *ref);
+/* Takes back ref, this PE's newest collective on its team, which raised
+ * before it was launched (peers then never see this PE ahead of them). */
+void symmem__gpu_calls_unpublish(gpu_calls_t *c, const gpu_call_ref_t *ref);
 /* A team destroyed: its count starts afresh and its records are withdrawn. */
 void symmem__gpu_calls_forget_team(gpu_calls_t *c, int handle);
 

@@ -28,6 +28,7 @@ static struct shared {
     uint64_t start[N];
     _Atomic int arrived;
     _Atomic int stop;
+    _Atomic long found[N]; /* records read while PE 1 rewrote them */
 } *S;
 
 static int me;
@@ -150,7 +151,12 @@ static void run(void)
     symmem__gpu_calls_set_team(&c, 7, team7, N);
     uint64_t key7 = symmem__gpu_calls_team_key(7, team7, N);
     if (me == 1) {
-        for (uint64_t i = 1; i <= 200000; i++) {
+        /* until each reader has read records while they were rewritten
+         * (the readers may start late on a busy machine) */
+        for (uint64_t i = 1; i <= 200000 || atomic_load(&S->found[0]) < 1000 ||
+                             atomic_load(&S->found[2]) < 1000;
+             i++) {
+            CHECK(i < 2000000000, "the readers never read");
             symmem_call_t call = symmem__call(SYMMEM_CALL_FCOLLECT, 7, i * 3, 0, 0, 0);
             symmem__gpu_calls_publish(&c, 7, team7, N, call, &ref);
         }
@@ -163,7 +169,7 @@ static void run(void)
                 symmem_call_t got;
                 if (symmem__gpu_calls_find(&c, 1, 7, key7, seq, &got) != GPU_RECORD_FOUND)
                     continue;
-                found++;
+                atomic_store(&S->found[me], ++found);
                 CHECK(got.count == seq * 3 && (got.what & 0xff) == SYMMEM_CALL_FCOLLECT,
                       "torn: seq %llu has count %llu", (unsigned long long)seq,
                       (unsigned long long)got.count);

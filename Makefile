@@ -36,7 +36,7 @@ all: lib $(C_TESTS) $(C_EXAMPLES)
 lib: $(BUILD)/libsymmem.so $(BUILD)/libsymmem.a $(BUILD)/libsymmem_gpu.so
 
 # The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB.
-$(BUILD)/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h src/core/error.h cflags.txt
+$(BUILD)/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h src/core/calls.h src/core/error.h cflags.txt
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) $(LDFLAGS) -ldl
 
@@ -53,6 +53,12 @@ $(BUILD)/libsymmem.a: $(CORE_OBJ)
 $(BUILD)/tests/%: tests/c/%.c $(BUILD)/libsymmem.a tests/c/c_test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libsymmem.a $(LDFLAGS) $(LDLIBS)
+
+# The gpu backend's call pages need no GPU: their test links them alone.
+$(BUILD)/tests/test_call_page: tests/c/test_call_page.c src/backends/gpu/call_page.c \
+		src/backends/gpu/call_page.h $(BUILD)/libsymmem.a tests/c/c_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/call_page.c $(BUILD)/libsymmem.a $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libsymmem.a
 	@mkdir -p $(dir $@)

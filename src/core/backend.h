@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "symmem/symmem.h"
+#include "calls.h"
 
 #define SYMMEM_BACKEND_OPS_VERSION 5
 
@@ -237,7 +238,7 @@ symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);
 int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, size_t why_size);
 
 /* What the core lends a backend built as its own shared object. */
-#define SYMMEM_CORE_SERVICES_VERSION 4
+#define SYMMEM_CORE_SERVICES_VERSION 5
 typedef struct {
     uint32_t version;
     symmem_status_t (*error)(symmem_status_t status, const char *fmt, ...)
@@ -257,6 +258,10 @@ typedef struct {
      * written) when the program asked the wait to stop (Ctrl-C in Python).
      * Every blocking loop calls it at each poll, beside its dead-peer check. */
     symmem_status_t (*interrupted)(const char *call);
+    /* version 5, calls.h: what PEs called, in the cpu engine's words */
+    void (*calls_group)(const symmem_call_t *calls, const int *pes, int n, char *out,
+                        size_t size);
+    void (*call_describe)(symmem_call_t call, char *out, size_t size);
 } symmem_core_services_t;
 
 /* The entry point a gpu backend library exports: fills ops_p if the backend

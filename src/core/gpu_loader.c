@@ -23,6 +23,8 @@ static const symmem_core_services_t services = {
     .env_size = symmem__env_size,
     .env_choice = symmem__env_choice,
     .interrupted = symmem__interrupted,
+    .calls_group = symmem__calls_group,
+    .call_describe = symmem__call_describe,
 };
 
 const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p)

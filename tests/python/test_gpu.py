@@ -122,7 +122,7 @@ def test_barriers_order_every_kind_of_write():
 
 @needs_gpus
 def test_a_failed_start_up_gives_back_what_it_took():
-    _passes_on_2_gpus("startup_failures.py", "startup failures, 8 steps")
+    _passes_on_2_gpus("startup_failures.py", "startup failures, 9 steps")
 
 
 @needs_gpus
@@ -272,3 +272,46 @@ def test_a_stream_of_another_gpu_is_refused_and_init_says_which_device_it_made_c
     for pe in range(2):
         assert (f"[pe {pe}] init: this thread had cuda:{(pe + 1) % 2} current, but this PE's "
                 f"symmetric heap is on cuda:{pe}") in result.stderr, result.stderr
+
+
+MISMATCH_CASES = ["reduce_count", "reduce_dtype", "reduce_op", "broadcast_root", "team",
+                  "reduce_vs_barrier", "stream"]
+
+
+@needs_gpus
+@pytest.mark.parametrize("case", MISMATCH_CASES)
+def test_mismatched_collectives_raise_on_every_gpu_pe(case):
+    # each case in a fresh job: a collective launched before the mismatch
+    # was seen may still wait on the GPU
+    result = _launch(2, GPU_DIR / "mismatch.py", case,
+                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
+    _assert_all_ok(result, 2, f"mismatch: {case}")
+    for pe in range(2):
+        assert f"PE {pe} OK (mismatch: {case}" in result.stdout, result.stdout + result.stderr
+        took = float(result.stdout.split(f"PE {pe} OK (mismatch: {case}, after ")[1]
+                     .split(" s")[0])
+        assert took < 30, result.stdout  # long before SYMMEM_TIMEOUT
+
+
+@needs_gpus
+def test_matched_collectives_raise_nothing_on_the_gpu():
+    _passes_on_2_gpus("mismatch.py", "mismatch: matched, 200 collectives", SYMMEM_TIMEOUT="60")
+
+
+@needs_gpus
+def test_a_finalized_gpu_pe_makes_a_peer_s_barrier_all_raise_at_once():
+    result = _launch(2, GPU_DIR / "finalized_peer.py", "barrier_all",
+                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
+    _assert_all_ok(result, 2, "finalized peer: barrier_all")
+    assert "PE 0 OK (finalized peer: barrier_all, after" in result.stdout, result.stdout
+    assert "PE 1 OK (finalized peer: barrier_all, finalize took" in result.stdout, result.stdout
+
+
+@needs_gpus
+def test_a_gpu_pe_finalizing_while_its_peer_calls_reduce():
+    result = _launch(2, GPU_DIR / "finalized_peer.py", "reduce_soon",
+                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "PE 0 OK (finalized peer: reduce_soon" in result.stdout, result.stdout
+    assert "PE 1 OK (finalized peer: reduce_soon, finalize raised" in result.stdout, \
+        result.stdout + result.stderr

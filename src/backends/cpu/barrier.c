@@ -17,16 +17,11 @@ typedef struct {
     const int *members;
     int count;
     uint64_t epoch;
-    cpu_call_t call; /* our fingerprint */
+    symmem_call_t call; /* our fingerprint */
     int next;        /* members before this one have arrived (and were compared) */
     int mismatch;    /* a member arrived with another fingerprint */
     int left;        /* a member that entered finalize() before arriving, or -1 */
 } barrier_wait_t;
-
-static int same_call(const cpu_call_t *a, const cpu_call_t *b)
-{
-    return a->what == b->what && a->count == b->count;
-}
 
 /* Whether member pe has arrived; if so its fingerprint is compared with ours
  * (while its cache line is at hand). If not and it has entered finalize(),
@@ -47,7 +42,8 @@ static int arrived(barrier_wait_t *w, int pe)
             return 0;
         }
     }
-    if (!w->cpu->no_check && !same_call(&theirs->call[w->epoch % 2], &w->call)) w->mismatch = 1;
+    if (!w->cpu->no_check && !symmem__call_same(&theirs->call[w->epoch % 2], &w->call))
+        w->mismatch = 1;
     return 1;
 }
 
@@ -79,39 +75,20 @@ static void barrier_pending(void *arg, char *out, size_t size)
 /* The mismatch error: which PEs called what, grouped by call (out of line:
  * the barrier's fast path stays small). */
 __attribute__((noinline, cold)) static symmem_status_t mismatch(barrier_wait_t *w,
-                                                                const cpu_call_t *mine)
+                                                                const symmem_call_t *mine)
 {
-    cpu_call_t calls[w->count];
-    char text[768], call[160];
-    int done[w->count];
-    int n = 0;
-    for (int i = 0; i < w->count; i++) {
+    symmem_call_t calls[w->count];
+    char text[768];
+    for (int i = 0; i < w->count; i++)
         calls[i] = w->cpu->ctl->slots[w->members[i]].channel[w->channel].call[w->epoch % 2];
-        done[i] = 0;
-    }
-    for (int i = 0; i < w->count && n < (int)sizeof(text); i++) {
-        if (done[i]) continue;
-        int same = 0;
-        for (int j = i; j < w->count; j++) same += same_call(&calls[i], &calls[j]);
-        n += snprintf(text + n, sizeof(text) - (size_t)n, "%s%s", n ? ", " : "",
-                      same > 1 ? "PEs" : "PE");
-        for (int j = i, k = 0; j < w->count && n < (int)sizeof(text); j++) {
-            if (done[j] || !same_call(&calls[i], &calls[j])) continue;
-            done[j] = 1;
-            n += snprintf(text + n, sizeof(text) - (size_t)n, "%s %d", k++ ? "," : "",
-                          w->members[j]);
-        }
-        symmem__cpu_call_describe(calls[i], call, sizeof(call));
-        if (n < (int)sizeof(text))
-            n += snprintf(text + n, sizeof(text) - (size_t)n, " called %s", call);
-    }
+    symmem__calls_group(calls, w->members, w->count, text, sizeof(text));
     return symmem__error(SYMMEM_ERR_MISMATCH,
                          "%s: PEs disagree: %s (every PE must make the same collective "
                          "calls, with the same arguments, in the same order)",
-                         symmem__cpu_call_name(*mine), text);
+                         symmem__call_name(*mine), text);
 }
 
-symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, cpu_call_t call)
+symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, symmem_call_t call)
 {
     if (team->n == 1) return SYMMEM_OK; /* nobody to wait for */
     int channel = cpu_channel(team);
@@ -129,7 +106,7 @@ symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, 
     atomic_store_explicit(&mine->epoch, w.epoch, memory_order_release);
     for (int i = 0; i < team->n; i++)
         if (team->members[i] != cpu->me) symmem__cpu_ring(cpu, team->members[i], CPU_WAIT_PEERS);
-    const char *name = symmem__cpu_call_name(call);
+    const char *name = symmem__call_name(call);
     symmem_status_t status =
         symmem__cpu_wait(cpu, name, CPU_WAIT_PEERS, barrier_ready, barrier_pending, &w, 0);
     if (status == SYMMEM_OK && w.left >= 0)
@@ -146,12 +123,12 @@ symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, 
     return w.mismatch ? mismatch(&w, &call) : SYMMEM_OK;
 }
 
-symmem_status_t symmem__cpu_barrier_world(cpu_t *cpu, cpu_call_kind_t kind)
+symmem_status_t symmem__cpu_barrier_world(cpu_t *cpu, symmem_call_kind_t kind)
 {
     return symmem__cpu_barrier(cpu, &cpu->world, cpu_call(kind, &cpu->world, 0, 0, 0, 0));
 }
 
-symmem_status_t symmem__cpu_agree(cpu_t *cpu, cpu_call_kind_t kind, int step,
+symmem_status_t symmem__cpu_agree(cpu_t *cpu, symmem_call_kind_t kind, int step,
                                   const symmem_team_view_t *team, uint64_t value,
                                   uint64_t *values_p)
 {
@@ -178,7 +155,7 @@ symmem_status_t symmem__cpu_agree(cpu_t *cpu, cpu_call_kind_t kind, int step,
             return symmem__error(SYMMEM_ERR_MISMATCH,
                                  "%s: PE %d has made a different number of collective "
                                  "allocations or team splits",
-                                 symmem__cpu_call_name(cpu_call(kind, team, 0, 0, 0, 0)), pe);
+                                 symmem__call_name(cpu_call(kind, team, 0, 0, 0, 0)), pe);
         values_p[i] = theirs->value;
     }
     return SYMMEM_OK;

@@ -15,14 +15,14 @@ symmem_status_t symmem__cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *t
 {
     (void)stream;
     atomic_thread_fence(memory_order_seq_cst); /* copies are complete: quiet */
-    return symmem__cpu_barrier(cpu, team, cpu_call(CPU_CALL_BARRIER, team, 0, 0, 0, 0));
+    return symmem__cpu_barrier(cpu, team, cpu_call(SYMMEM_CALL_BARRIER, team, 0, 0, 0, 0));
 }
 
 symmem_status_t symmem__cpu_team_sync(cpu_t *cpu, const symmem_team_view_t *team,
                                       symmem_stream_t stream)
 {
     (void)stream;
-    return symmem__cpu_barrier(cpu, team, cpu_call(CPU_CALL_SYNC, team, 0, 0, 0, 0));
+    return symmem__cpu_barrier(cpu, team, cpu_call(SYMMEM_CALL_SYNC, team, 0, 0, 0, 0));
 }
 
 /* Reduces elements [first, first+count) of every member's src (each at
@@ -61,7 +61,7 @@ symmem_status_t symmem__cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, v
         return symmem__error(SYMMEM_ERR_NO_MEMORY, "reduce: out of host memory");
     }
     for (int j = 0; j < team->n; j++) dsts[j] = cpu_peer(cpu, dst, team->members[j]);
-    cpu_call_t call = cpu_call(CPU_CALL_REDUCE, team, nelems, (int)dtype, (int)op, 0);
+    symmem_call_t call = cpu_call(SYMMEM_CALL_REDUCE, team, nelems, (int)dtype, (int)op, 0);
     symmem_status_t status = symmem__cpu_barrier(cpu, team, call);
     if (status == SYMMEM_OK) {
         /* Our slice of the result, written into every member's dst. */
@@ -82,7 +82,7 @@ symmem_status_t symmem__cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *
     (void)stream;
     char *tmp = aligned_alloc(64, CHUNK_BYTES);
     if (tmp == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "reducescatter: out of host memory");
-    cpu_call_t call = cpu_call(CPU_CALL_REDUCESCATTER, team, nelems, (int)dtype, (int)op, 0);
+    symmem_call_t call = cpu_call(SYMMEM_CALL_REDUCESCATTER, team, nelems, (int)dtype, (int)op, 0);
     symmem_status_t status = symmem__cpu_barrier(cpu, team, call);
     if (status == SYMMEM_OK) {
         char *mine = dst;
@@ -98,7 +98,7 @@ symmem_status_t symmem__cpu_alltoall(cpu_t *cpu, const symmem_team_view_t *team,
                              const void *src, size_t nbytes, symmem_stream_t stream)
 {
     (void)stream;
-    cpu_call_t call = cpu_call(CPU_CALL_ALLTOALL, team, nbytes, 0, 0, 0);
+    symmem_call_t call = cpu_call(SYMMEM_CALL_ALLTOALL, team, nbytes, 0, 0, 0);
     SYMMEM_CHECK(symmem__cpu_barrier(cpu, team, call));
     for (int j = 0; j < team->n; j++)
         symmem__cpu_copy((char *)dst + (size_t)j * nbytes,
@@ -111,7 +111,7 @@ symmem_status_t symmem__cpu_fcollect(cpu_t *cpu, const symmem_team_view_t *team,
                              const void *src, size_t nbytes, symmem_stream_t stream)
 {
     (void)stream;
-    cpu_call_t call = cpu_call(CPU_CALL_FCOLLECT, team, nbytes, 0, 0, 0);
+    symmem_call_t call = cpu_call(SYMMEM_CALL_FCOLLECT, team, nbytes, 0, 0, 0);
     SYMMEM_CHECK(symmem__cpu_barrier(cpu, team, call));
     for (int j = 0; j < team->n; j++)
         memmove((char *)dst + (size_t)j * nbytes, cpu_peer(cpu, src, team->members[j]), nbytes);
@@ -122,7 +122,7 @@ symmem_status_t symmem__cpu_broadcast(cpu_t *cpu, const symmem_team_view_t *team
                               const void *src, size_t nbytes, int root, symmem_stream_t stream)
 {
     (void)stream;
-    cpu_call_t call = cpu_call(CPU_CALL_BROADCAST, team, nbytes, 0, 0, root);
+    symmem_call_t call = cpu_call(SYMMEM_CALL_BROADCAST, team, nbytes, 0, 0, root);
     SYMMEM_CHECK(symmem__cpu_barrier(cpu, team, call));
     const char *from = cpu_peer(cpu, src, team->members[root]);
     if (from != dst) memmove(dst, from, nbytes);

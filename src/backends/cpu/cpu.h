@@ -24,6 +24,7 @@
 
 #include "../../core/backend.h"
 #include "../../core/bootstrap.h"
+#include "../../core/calls.h" /* symmem_call_t: a collective's fingerprint */
 
 #define CPU_CTL_MAGIC 0x53594d4d454d4332ULL /* "SYMMEMC2": this layout */
 #define CPU_CACHELINE 64
@@ -39,27 +40,11 @@ typedef struct {
     uint64_t value; /* the argument every PE must agree on */
 } cpu_agree_t;
 
-/* The collectives, as a barrier's fingerprint names them. */
-typedef enum {
-    CPU_CALL_INIT = 1, CPU_CALL_BARRIER_ALL, CPU_CALL_SYNC_ALL, CPU_CALL_BARRIER, CPU_CALL_SYNC,
-    CPU_CALL_REDUCE, CPU_CALL_REDUCESCATTER, CPU_CALL_BROADCAST, CPU_CALL_ALLTOALL,
-    CPU_CALL_FCOLLECT, CPU_CALL_MALLOC, CPU_CALL_FREE, CPU_CALL_TEAM_SPLIT, CPU_CALL_TEAM_DESTROY,
-    CPU_CALL_TEAM_INIT, CPU_CALL_COUNT
-} cpu_call_kind_t;
-
-/* A barrier's fingerprint: the collective a PE is in and its arguments,
- * exactly (two words, no hash, so that a mismatch can be described). Every
- * member must arrive with the same one. */
-typedef struct {
-    uint64_t what;  /* kind | team << 8 | dtype << 16 | op << 24 | root << 32 */
-    uint64_t count; /* elements (reductions) or bytes; an agreement's step */
-} cpu_call_t;
-
 /* One PE's state on one barrier channel, a cache line of its own: a peer
  * that sees the epoch finds the fingerprint on the same line. */
 typedef struct {
     alignas(CPU_CACHELINE) _Atomic uint64_t epoch; /* barriers arrived at */
-    cpu_call_t call[2]; /* the fingerprint of barrier e, at [e % 2] */
+    symmem_call_t call[2]; /* the fingerprint of barrier e, at [e % 2] */
 } cpu_channel_t;
 
 /* One PE's slot in the control segment. Fields written by others sit on
@@ -191,40 +176,25 @@ symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t k
 /* ---- barrier.c: barriers, agreement, finalize's rendezvous ---- */
 /* The fingerprint of a collective on team (dtype, op, root: 0 where the call
  * has none). */
-static inline cpu_call_t cpu_call(cpu_call_kind_t kind, const symmem_team_view_t *team,
-                                  uint64_t count, int dtype, int op, int root)
+static inline symmem_call_t cpu_call(symmem_call_kind_t kind, const symmem_team_view_t *team,
+                                     uint64_t count, int dtype, int op, int root)
 {
-    cpu_call_t call = {(uint64_t)kind | (uint64_t)(uint8_t)team->channel << 8 |
-                           (uint64_t)(uint8_t)dtype << 16 | (uint64_t)(uint8_t)op << 24 |
-                           (uint64_t)(uint32_t)root << 32,
-                       count};
-    return call;
+    return symmem__call(kind, team->channel, count, dtype, op, root);
 }
 /* Waits until every member of the team arrives on its channel, each with the
  * same fingerprint: else SYMMEM_ERR_MISMATCH on every member, naming what
  * each called; SYMMEM_ERR_PEER_DEAD at once if a member has entered
  * finalize() instead. */
-symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, cpu_call_t call);
-symmem_status_t symmem__cpu_barrier_world(cpu_t *cpu, cpu_call_kind_t kind);
+symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, symmem_call_t call);
+symmem_status_t symmem__cpu_barrier_world(cpu_t *cpu, symmem_call_kind_t kind);
 /* Every member publishes value in step (1, 2, ...) of the collective kind;
  * values_p[i] gets member i's value. */
-symmem_status_t symmem__cpu_agree(cpu_t *cpu, cpu_call_kind_t kind, int step,
+symmem_status_t symmem__cpu_agree(cpu_t *cpu, symmem_call_kind_t kind, int step,
                                   const symmem_team_view_t *team, uint64_t value,
                                   uint64_t *values_p);
 /* finalize's rendezvous: marks this PE PE_FINALIZED (so that peers in a
  * collective raise at once) and waits until every PE has done so. */
 symmem_status_t symmem__cpu_leave(cpu_t *cpu);
-
-/* ---- calls.c: fingerprints in words ---- */
-extern const char *const symmem__cpu_call_names[CPU_CALL_COUNT];
-/* "reduce" */
-static inline const char *symmem__cpu_call_name(cpu_call_t call)
-{
-    unsigned kind = (unsigned)(call.what & 0xff);
-    return kind > 0 && kind < CPU_CALL_COUNT ? symmem__cpu_call_names[kind] : "a collective";
-}
-/* "reduce(sum, float32, 1024 elements, team WORLD)" */
-void symmem__cpu_call_describe(cpu_call_t call, char *out, size_t size);
 
 /* ---- teams.c, collectives.c, atomics.c: the slots of the same names ---- */
 symmem_team_split_strided_func_t symmem__cpu_team_split_strided;

@@ -72,7 +72,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
         if (pe != cpu->me)
             SYMMEM_CHECK_GOTO(symmem__cpu_heap_map_peer(cpu, pe), status, err_failed);
     /* Everyone has mapped everything: the names are no longer needed. */
-    SYMMEM_CHECK_GOTO(symmem__cpu_barrier_world(cpu, CPU_CALL_INIT), status, err_failed);
+    SYMMEM_CHECK_GOTO(symmem__cpu_barrier_world(cpu, SYMMEM_CALL_INIT), status, err_failed);
     symmem__cpu_segments_unlink(cpu);
     close(cpu->ctl_fd);
     cpu->ctl_fd = -1;
@@ -109,7 +109,8 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
 {
     uint64_t values[cpu->n];
     char list[512];
-    SYMMEM_CHECK(symmem__cpu_agree(cpu, CPU_CALL_MALLOC, AGREE_MALLOC, &cpu->world, size, values));
+    SYMMEM_CHECK(
+        symmem__cpu_agree(cpu, SYMMEM_CALL_MALLOC, AGREE_MALLOC, &cpu->world, size, values));
     for (int pe = 0; pe < cpu->n; pe++) {
         if (values[pe] == size) continue;
         describe_values(list, sizeof(list), values, cpu->n);
@@ -131,7 +132,7 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
     symmem_status_t committed = symmem__cpu_heap_commit(cpu, offset, size);
     char reason[512];
     snprintf(reason, sizeof(reason), "%s", symmem_last_error());
-    symmem_status_t status = symmem__cpu_agree(cpu, CPU_CALL_MALLOC, AGREE_COMMIT, &cpu->world,
+    symmem_status_t status = symmem__cpu_agree(cpu, SYMMEM_CALL_MALLOC, AGREE_COMMIT, &cpu->world,
                                                committed == SYMMEM_OK, values);
     for (int pe = 0; status == SYMMEM_OK && pe < cpu->n; pe++)
         if (!values[pe])
@@ -153,7 +154,7 @@ static symmem_status_t cpu_free(cpu_t *cpu, void *ptr)
     uint64_t offset = (uint64_t)((char *)ptr - cpu->heaps[cpu->me]);
     uint64_t values[cpu->n];
     char list[512];
-    SYMMEM_CHECK(symmem__cpu_agree(cpu, CPU_CALL_FREE, 1, &cpu->world, offset, values));
+    SYMMEM_CHECK(symmem__cpu_agree(cpu, SYMMEM_CALL_FREE, 1, &cpu->world, offset, values));
     for (int pe = 0; pe < cpu->n; pe++) {
         if (values[pe] == offset) continue;
         describe_values(list, sizeof(list), values, cpu->n);
@@ -353,13 +354,13 @@ static int cpu_device(cpu_t *cpu)
 static symmem_status_t cpu_barrier_all(cpu_t *cpu, symmem_stream_t stream)
 {
     (void)stream;
-    return symmem__cpu_barrier_world(cpu, CPU_CALL_BARRIER_ALL);
+    return symmem__cpu_barrier_world(cpu, SYMMEM_CALL_BARRIER_ALL);
 }
 
 static symmem_status_t cpu_sync_all(cpu_t *cpu, symmem_stream_t stream)
 {
     (void)stream;
-    return symmem__cpu_barrier_world(cpu, CPU_CALL_SYNC_ALL);
+    return symmem__cpu_barrier_world(cpu, SYMMEM_CALL_SYNC_ALL);
 }
 
 const symmem_backend_ops_t symmem__cpu_backend_ops = {

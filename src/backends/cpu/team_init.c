@@ -105,7 +105,8 @@ static symmem_status_t cannot_gather(cpu_t *cpu, gather_t *g)
     if (g->blocked >= 0) {
         /* PE g->blocked waits for us in a world barrier: arrive there as
          * team_init, and the barrier fails on every PE in it as a mismatch. */
-        cpu_call_t call = cpu_call(CPU_CALL_TEAM_INIT, &cpu->world, (uint64_t)g->npes, 0, 0, 0);
+        symmem_call_t call =
+            cpu_call(SYMMEM_CALL_TEAM_INIT, &cpu->world, (uint64_t)g->npes, 0, 0, 0);
         SYMMEM_CHECK(symmem__cpu_barrier(cpu, &cpu->world, call));
     }
     if (g->left >= 0)

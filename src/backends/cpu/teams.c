@@ -18,7 +18,7 @@ static symmem_status_t agree(cpu_t *cpu, const symmem_team_view_t *parent, int s
         values_p[0] = value;
         return SYMMEM_OK;
     }
-    return symmem__cpu_agree(cpu, CPU_CALL_TEAM_SPLIT, step, parent, value, values_p);
+    return symmem__cpu_agree(cpu, SYMMEM_CALL_TEAM_SPLIT, step, parent, value, values_p);
 }
 
 /* FNV-1a over a split's arguments: every parent member must pass the same. */
@@ -105,7 +105,7 @@ symmem_status_t symmem__cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *t
 {
     /* Nobody may still be inside a collective of the team. */
     SYMMEM_CHECK(symmem__cpu_barrier(cpu, team,
-                                     cpu_call(CPU_CALL_TEAM_DESTROY, team, 0, 0, 0, 0)));
+                                     cpu_call(SYMMEM_CALL_TEAM_DESTROY, team, 0, 0, 0, 0)));
     cpu->channels_in_use &= ~(1ULL << team->channel);
     return SYMMEM_OK;
 }

@@ -37,59 +37,80 @@ static symmem_status_t lookup(const char *call, void **slot, void **func_p, cons
     return ERROR(SYMMEM_ERR_UNSUPPORTED, "%s: the gpu backend's NVSHMEM has no %s", call, name);
 }
 
+/* The start of every call here, once the function is known: the context
+ * and the stream (symmem__gpu_begin), then the collective's fingerprint
+ * published and compared (call_check.c); on failure nothing is launched
+ * and the caller's context is back. */
+static symmem_status_t start(gpu_t *g, const char *call, symmem_call_kind_t kind,
+                             const symmem_team_view_t *team, uint64_t count, int dtype, int op,
+                             int root, symmem_stream_t stream, scope_t *scope_p, nv_stream_t *s_p,
+                             int *blocking_p, gpu_call_ref_t *ref)
+{
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, scope_p, s_p, blocking_p));
+    symmem_status_t status = symmem__gpu_collective_enter(g, call, kind, team, count, dtype, op,
+                                                          root, *blocking_p, ref);
+    if (status != SYMMEM_OK) return symmem__gpu_leave(g, *scope_p, status);
+    return SYMMEM_OK;
+}
+
 /* The end of every call here: NVSHMEM's return code, then the drain of a
  * blocking call, then the caller's context back. */
-static symmem_status_t finish(gpu_t *g, scope_t scope, const char *call, int rc, int blocking)
+static symmem_status_t finish(gpu_t *g, scope_t scope, const char *call, int rc, int blocking,
+                              gpu_call_ref_t *ref)
 {
     symmem_status_t status = SYMMEM_OK;
     if (rc != 0) status = ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM returned %d", call, rc);
-    else if (blocking) status = symmem__gpu_drain(g, call);
+    else if (blocking) status = symmem__gpu_collective_drain(g, call, ref);
     return symmem__gpu_leave(g, scope, status);
 }
 
 /* barrier_all and sync_all: NVSHMEM's world forms, which return nothing. */
-static symmem_status_t world(gpu_t *g, const char *call, void (*func)(nv_stream_t),
-                             symmem_stream_t stream)
+static symmem_status_t world(gpu_t *g, const char *call, symmem_call_kind_t kind,
+                             void (*func)(nv_stream_t), symmem_stream_t stream)
 {
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
+    gpu_call_ref_t ref;
+    symmem_team_view_t team = {g->world, g->boot.nranks, g->boot.rank, 0};
+    SYMMEM_CHECK(start(g, call, kind, &team, 0, 0, 0, 0, stream, &scope, &s, &blocking, &ref));
     func(s);
-    return finish(g, scope, call, 0, blocking);
+    return finish(g, scope, call, 0, blocking, &ref);
 }
 
 symmem_status_t symmem__gpu_barrier_all(gpu_t *g, symmem_stream_t stream)
 {
-    return world(g, "barrier_all", libs.barrier_all_on_stream, stream);
+    return world(g, "barrier_all", SYMMEM_CALL_BARRIER_ALL, libs.barrier_all_on_stream, stream);
 }
 
 symmem_status_t symmem__gpu_sync_all(gpu_t *g, symmem_stream_t stream)
 {
-    return world(g, "sync_all", libs.sync_all_on_stream, stream);
+    return world(g, "sync_all", SYMMEM_CALL_SYNC_ALL, libs.sync_all_on_stream, stream);
 }
 
 /* barrier and sync on a team. */
-static symmem_status_t on_team(gpu_t *g, const char *call, int (*func)(nv_team_t, nv_stream_t),
+static symmem_status_t on_team(gpu_t *g, const char *call, symmem_call_kind_t kind,
+                               int (*func)(nv_team_t, nv_stream_t),
                                const symmem_team_view_t *team, symmem_stream_t stream)
 {
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
-    return finish(g, scope, call, func(team->channel, s), blocking);
+    gpu_call_ref_t ref;
+    SYMMEM_CHECK(start(g, call, kind, team, 0, 0, 0, 0, stream, &scope, &s, &blocking, &ref));
+    return finish(g, scope, call, func(team->channel, s), blocking, &ref);
 }
 
 symmem_status_t symmem__gpu_barrier(gpu_t *g, const symmem_team_view_t *team,
                                     symmem_stream_t stream)
 {
-    return on_team(g, "barrier", libs.barrier_on_stream, team, stream);
+    return on_team(g, "barrier", SYMMEM_CALL_BARRIER, libs.barrier_on_stream, team, stream);
 }
 
 symmem_status_t symmem__gpu_sync(gpu_t *g, const symmem_team_view_t *team,
                                  symmem_stream_t stream)
 {
-    return on_team(g, "sync", libs.team_sync_on_stream, team, stream);
+    return on_team(g, "sync", SYMMEM_CALL_SYNC, libs.team_sync_on_stream, team, stream);
 }
 
 /* bool reduces as uint8: sum/max/or are "or", prod/min/and are "and". */
@@ -118,9 +139,13 @@ static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
+    gpu_call_ref_t ref;
+    symmem_call_kind_t which =
+        strcmp(kind, "reduce") != 0 ? SYMMEM_CALL_REDUCESCATTER : SYMMEM_CALL_REDUCE;
+    SYMMEM_CHECK(start(g, call, which, team, nelems, (int)dtype, (int)op, 0, stream, &scope, &s,
+                       &blocking, &ref));
     int rc = ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s);
-    return finish(g, scope, call, rc, blocking);
+    return finish(g, scope, call, rc, blocking, &ref);
 }
 
 symmem_status_t symmem__gpu_reduce(gpu_t *g, const symmem_team_view_t *team, void *dst,
@@ -157,10 +182,14 @@ static symmem_status_t move_bytes(gpu_t *g, const char *call, int kind,
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
+    gpu_call_ref_t ref;
+    static const symmem_call_kind_t kinds[3] = {SYMMEM_CALL_ALLTOALL, SYMMEM_CALL_FCOLLECT,
+                                                SYMMEM_CALL_BROADCAST};
+    SYMMEM_CHECK(start(g, call, kinds[kind], team, nbytes, 0, 0, root < 0 ? 0 : root, stream,
+                       &scope, &s, &blocking, &ref));
     int rc = root < 0 ? ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s)
                       : ((nv_broadcast_func_t)func)(team->channel, dst, src, nelems, root, s);
-    return finish(g, scope, call, rc, blocking);
+    return finish(g, scope, call, rc, blocking, &ref);
 }
 
 symmem_status_t symmem__gpu_alltoall(gpu_t *g, const symmem_team_view_t *team, void *dst,

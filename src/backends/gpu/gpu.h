@@ -23,6 +23,7 @@
 #include "../../core/backend.h"
 #include "../../device/state.h"
 #include "../../core/error.h" /* SYMMEM_CHECK and _GOTO; messages go through core->error */
+#include "call_page.h"
 #include "libs.h"
 #include "peer_watch.h"
 
@@ -51,6 +52,11 @@ struct symmem_backend {
     void *sync_area;          /* symmetric: device barriers' arrivals */
     pthread_t device_watch;   /* sets the abort word, reports kernels' errors */
     int device_watch_stop, device_watching, device_error_reported;
+    gpu_calls_t calls;        /* call pages: this PE's and its same-host peers' */
+    int *world;               /* 0 .. n-1: TEAM_WORLD's members */
+    int check;                /* SYMMEM_CHECK: compare fingerprints */
+    int npending;             /* stream calls not yet compared with every peer */
+    gpu_call_ref_t pending[GPU_CALL_RING];
 };
 
 typedef symmem_backend_t gpu_t;
@@ -128,6 +134,28 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
 symmem_status_t symmem__gpu_device_state_update(gpu_t *g);
 /* At finalize: stops the watch thread, frees the peer table. */
 void symmem__gpu_device_state_release(gpu_t *g);
+
+/* ---- call_check.c: every collective's fingerprint, compared between
+ * same-host PEs through the call pages (call_page.h) ---- */
+/* init's step: the pages made, mapped by every PE, and unlinked. */
+symmem_status_t symmem__gpu_calls_start(gpu_t *g);
+void symmem__gpu_calls_stop(gpu_t *g);
+/* Before a collective is enqueued: earlier stream calls still unverified
+ * are compared, then this one is published into *ref and compared with the
+ * peers that published it already. MISMATCH or PEER_DEAD (a peer called
+ * finalize() instead) before anything is launched. */
+symmem_status_t symmem__gpu_collective_enter(gpu_t *g, const char *call, symmem_call_kind_t kind,
+                                             const symmem_team_view_t *team, uint64_t count,
+                                             int dtype, int op, int root, int blocking,
+                                             gpu_call_ref_t *ref);
+/* drain for a blocking collective: while it runs, the peers that had not
+ * published it are compared as they do, and a peer that finalized or waits
+ * in another collective for this PE ends the wait. */
+symmem_status_t symmem__gpu_collective_drain(gpu_t *g, const char *call, gpu_call_ref_t *ref);
+/* finalize's rendezvous: marks this PE FINALIZING and waits until every
+ * same-host peer is; MISMATCH if a peer is in a collective this PE never
+ * entered. */
+symmem_status_t symmem__gpu_calls_leave(gpu_t *g);
 
 /* ---- start.c: init and finalize ---- */
 symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p);

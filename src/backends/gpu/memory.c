@@ -2,6 +2,8 @@
  * the size, the agreement itself (an fcollect of one int64 through two
  * symmetric buffers made at init), and which memory is device memory on
  * this PE's GPU. */
+#include <string.h>
+
 #include "gpu.h"
 
 static int in_heap(gpu_t *g, const void *ptr)
@@ -43,8 +45,20 @@ symmem_status_t symmem__gpu_agree(gpu_t *g, const char *call, int64_t value, int
     if (fcollect == NULL)
         return ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM has no nvshmemx_int64_fcollect_on_stream",
                      call);
+    /* malloc's and free's agreements are collectives of TEAM_WORLD like any
+     * other (call_check.c): a PE in free while another is in barrier_all
+     * raises instead of waiting; init's run before the call pages exist. */
+    symmem_call_kind_t kind = strcmp(call, "malloc") == 0 ? SYMMEM_CALL_MALLOC
+                              : strcmp(call, "free") == 0 ? SYMMEM_CALL_FREE
+                                                          : SYMMEM_CALL_COUNT;
+    gpu_call_ref_t ref;
+    symmem_team_view_t world = {g->world, g->boot.nranks, g->boot.rank, 0};
+    if (kind != SYMMEM_CALL_COUNT)
+        SYMMEM_CHECK(symmem__gpu_collective_enter(g, call, kind, &world, 0, 0, 0, 0, 1, &ref));
     fcollect(0, g->agree_all, g->agree_in, 1, g->stream);
-    symmem_status_t status = symmem__gpu_drain(g, call);
+    symmem_status_t status = kind != SYMMEM_CALL_COUNT
+                                 ? symmem__gpu_collective_drain(g, call, &ref)
+                                 : symmem__gpu_drain(g, call);
     if (status != SYMMEM_OK) return status;
     CU(call, libs.cuMemcpy((cu_deviceptr_t)values, (cu_deviceptr_t)g->agree_all,
                            sizeof(int64_t) * (size_t)g->boot.nranks));

@@ -255,7 +255,7 @@ static symmem_status_t load_put_signal(gpu_t *g)
  * checks that every step before it is undone. */
 enum {
     STEP_CONTEXT, STEP_NVSHMEM, STEP_STREAM, STEP_SCRATCH, STEP_AGREE_BUFFERS,
-    STEP_WATCH_PEERS, STEP_ATOMICS_MODULE, STEP_PUT_SIGNAL_MODULE, STEP_COUNT
+    STEP_WATCH_PEERS, STEP_CALL_PAGES, STEP_ATOMICS_MODULE, STEP_PUT_SIGNAL_MODULE, STEP_COUNT
 };
 static const struct {
     const char *name;
@@ -267,6 +267,7 @@ static const struct {
     [STEP_SCRATCH] = {"scratch", alloc_scratch},
     [STEP_AGREE_BUFFERS] = {"agree_buffers", alloc_agree_buffers},
     [STEP_WATCH_PEERS] = {"watch_peers", watch_peers},
+    [STEP_CALL_PAGES] = {"call_pages", symmem__gpu_calls_start}, /* call_check.c */
     [STEP_ATOMICS_MODULE] = {"atomics_module", load_atomics},
     [STEP_PUT_SIGNAL_MODULE] = {"put_signal_module", load_put_signal},
 };
@@ -334,7 +335,8 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
     SYMMEM_CHECK_GOTO(take_step(g, STEP_SCRATCH, fail_at), status, err_destroy_stream);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_AGREE_BUFFERS, fail_at), status, err_free_scratch);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_WATCH_PEERS, fail_at), status, err_free_agree_buffers);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_ATOMICS_MODULE, fail_at), status, err_free_watch);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_CALL_PAGES, fail_at), status, err_free_watch);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_ATOMICS_MODULE, fail_at), status, err_free_call_pages);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_PUT_SIGNAL_MODULE, fail_at), status, err_unload_atomics);
     /* The heap's device stays current, so that the program's allocations and
      * streams land where the heap is; a caller that had made another device
@@ -351,6 +353,8 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
 
 err_unload_atomics:
     libs.cuModuleUnload(g->atomics);
+err_free_call_pages:
+    symmem__gpu_calls_stop(g);
 err_free_watch:
     symmem__gpu_peer_watch_free(&g->watch);
 err_free_agree_buffers:
@@ -373,7 +377,12 @@ err_free:
 /* NVSHMEM's finalize holds a barrier with no time limit: it starts only once
  * this PE's device is idle (a graph replaying a barrier of ours would mix
  * counts with it and hang: issue 17), no live graph holds a collective (NCCL
- * would wait for it forever), and every PE has come this far. */
+ * would wait for it forever), and every PE has come this far. Only then is
+ * this PE marked FINALIZING (a refused finalize leaves it RUNNING): the
+ * same-host peers then meet in symmem__gpu_calls_leave, which no collective
+ * can match, so the barrier below pairs only with theirs; a peer waiting in
+ * a collective for this PE raises (PEER_DEAD), and this PE raises MISMATCH
+ * naming that collective instead of waiting. */
 symmem_status_t symmem__gpu_prepare_finalize(gpu_t *g)
 {
     scope_t scope = symmem__gpu_enter(g);
@@ -391,6 +400,7 @@ symmem_status_t symmem__gpu_prepare_finalize(gpu_t *g)
                        "until every graph that captured one is destroyed. Destroy them (del "
                        "the graph; torch: graph.reset()) and call finalize again",
                        graphs);
+    if (status == SYMMEM_OK) status = symmem__gpu_calls_leave(g);
     if (status == SYMMEM_OK) {
         libs.barrier_all_on_stream(g->stream);
         status = symmem__gpu_drain(g, "finalize");
@@ -415,6 +425,7 @@ symmem_status_t symmem__gpu_finalize(gpu_t *g)
     void *sync_area = g->sync_area;
     symmem__gpu_device_state_release(g); /* its thread watches the peers */
     libs.free(sync_area);                /* nvshmem_free(NULL) does nothing */
+    symmem__gpu_calls_stop(g);
     symmem__gpu_peer_watch_free(&g->watch);
     libs.free(g->agree_all);
     libs.free(g->agree_in);

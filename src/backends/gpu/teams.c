@@ -1,6 +1,9 @@
 /* Teams: NVSHMEM's splits and team_destroy; team_init through
  * nvshmemx_team_init (NVSHMEM 3.3 and later), looked up by name so that an
- * older NVSHMEM still loads. A team's handle is NVSHMEM's team number. */
+ * older NVSHMEM still loads. A team's handle is NVSHMEM's team number, the
+ * same on every member (NVSHMEM picks it by a reduction over the parent's
+ * members); the call pages count collectives by it and key it with the
+ * members, which a new team tells them here. */
 #include <string.h>
 
 #include "gpu.h"
@@ -22,6 +25,11 @@ symmem_status_t symmem__gpu_team_split_strided(gpu_t *g, const symmem_team_view_
     int rc = libs.team_split_strided(parent->channel, start, stride, size, NULL, 0, &team);
     *handle_p = in_team ? team : SYMMEM_TEAM_INVALID;
     if (rc != 0) return symmem__gpu_leave(g, scope, team_error("team_split_strided", rc));
+    if (in_team) {
+        int members[size];
+        for (int i = 0; i < size; i++) members[i] = parent->members[start + i * stride];
+        symmem__gpu_calls_set_team(&g->calls, team, members, size);
+    }
     return symmem__gpu_leave(g, scope, SYMMEM_OK);
 }
 
@@ -34,6 +42,14 @@ symmem_status_t symmem__gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *pa
     *xhandle_p = x;
     *yhandle_p = y;
     if (rc != 0) return symmem__gpu_leave(g, scope, team_error("team_split_2d", rc));
+    /* x: the xrange consecutive members this PE is among; y: the members
+     * with this PE's index in its x team */
+    int members[parent->n], n = 0, first = parent->me / xrange * xrange;
+    for (int i = first; i < first + xrange && i < parent->n; i++) members[n++] = parent->members[i];
+    symmem__gpu_calls_set_team(&g->calls, x, members, n);
+    n = 0;
+    for (int i = parent->me % xrange; i < parent->n; i += xrange) members[n++] = parent->members[i];
+    symmem__gpu_calls_set_team(&g->calls, y, members, n);
     return symmem__gpu_leave(g, scope, SYMMEM_OK);
 }
 
@@ -41,6 +57,7 @@ symmem_status_t symmem__gpu_team_destroy(gpu_t *g, const symmem_team_view_t *tea
 {
     scope_t scope = symmem__gpu_enter(g);
     libs.team_destroy(team->channel);
+    symmem__gpu_calls_forget_team(&g->calls, team->channel);
     return symmem__gpu_leave(g, scope, SYMMEM_OK);
 }
 
@@ -67,6 +84,7 @@ symmem_status_t symmem__gpu_team_init(gpu_t *g, uint64_t key, int npes, int inde
     int rc = team_init(&team, &config, NV_TEAM_CONFIG_MASK_UNIQUEID, npes, index);
     if (rc != 0 || team < 0) return symmem__gpu_leave(g, scope, team_error("team_init", rc));
     for (int i = 0; i < npes; i++) members[i] = translate(team, i, NV_TEAM_WORLD);
+    symmem__gpu_calls_set_team(&g->calls, team, members, npes);
     *handle_p = team;
     return symmem__gpu_leave(g, scope, SYMMEM_OK);
 }

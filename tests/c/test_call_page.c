@@ -231,7 +231,8 @@ static void run(void)
     /* G: pages that are not call pages are refused; a corrupt one does no harm */
     if (me == 0) {
         char bad[200];
-        pid_t fake = 999999999;
+        /* No real pid, and one per run: the C tests run side by side. */
+        pid_t fake = (pid_t)(900000000 + getpid() % 90000000);
         snprintf(bad, sizeof(bad), "/dev/shm/symmem-%u-gpu-%ld-1", (unsigned)geteuid(),
                  (long)fake);
         gpu_calls_t other;

@@ -21,6 +21,7 @@ if sys.argv[1] == "cupy":
     fill(cp.float32(500 * me), peer)
     cp.cuda.Device().synchronize()
 else:
+    import symmem.device.numba  # noqa: F401  (before numba.cuda: NumPy 2.5's row_stack)
     from numba import cuda
 
     @cuda.jit

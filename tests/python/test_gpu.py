@@ -139,7 +139,8 @@ def test_symmem_symmetric_size_sizes_nvshmem_and_the_version_is_nvshmem_s():
 
 def _numba_cuda_problem():
     """Why Numba cannot compile a CUDA kernel here, or None if it can."""
-    probe = ("from numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] = 1\n"
+    # symmem.device.numba first: it puts back np.row_stack for numba-cuda
+    probe = ("import symmem.device.numba\nfrom numba import cuda\n@cuda.jit\ndef k(a):\n    a[0] = 1\n"
              "import numpy as np\na = cuda.to_device(np.zeros(1))\nk[1, 1](a)\n")
     result = run_python(probe, env={})
     return None if result.returncode == 0 else result.stderr.strip().splitlines()[-1]
@@ -295,7 +296,9 @@ def test_mismatched_collectives_raise_on_every_gpu_pe(case):
 
 @needs_gpus
 def test_matched_collectives_raise_nothing_on_the_gpu():
-    _passes_on_2_gpus("mismatch.py", "mismatch: matched, 200 collectives", SYMMEM_TIMEOUT="60")
+    result = _launch(2, GPU_DIR / "mismatch.py", "matched",
+                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
+    _assert_all_ok(result, 2, "mismatch: matched, 200 collectives")
 
 
 @needs_gpus

@@ -317,10 +317,12 @@ int symmem__gpu_calls_waits_for_me(const gpu_calls_t *c, int pe, symmem_call_t *
     record_t r;
     if (stamp == 0 || !read_record(&p->ring[stamp % GPU_CALL_RING], &r) || r.stamp != stamp)
         return 0;
-    int handle = (int)(r.call.what >> 8 & 0xff);
-    if (handle >= GPU_CALL_TEAMS || c->team_key[handle] == 0 ||
-        c->team_key[handle] != r.team_key || c->team_seq[handle] >= r.seq)
-        return 0;
+    /* The team by its key: the fingerprint names the core's channel, which
+     * need not be NVSHMEM's handle (split teams). */
+    int handle = -1;
+    for (int h = 0; h < GPU_CALL_TEAMS && handle < 0 && r.team_key != 0; h++)
+        if (c->team_key[h] == r.team_key) handle = h;
+    if (handle < 0 || c->team_seq[handle] >= r.seq) return 0;
     *call_p = r.call;
     return 1;
 }

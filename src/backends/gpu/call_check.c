@@ -75,34 +75,6 @@ static symmem_status_t check_pending(gpu_t *g, const char *call)
     return status;
 }
 
-symmem_status_t symmem__gpu_collective_enter(gpu_t *g, const char *call, symmem_call_kind_t kind,
-                                             const symmem_team_view_t *team, uint64_t count,
-                                             int dtype, int op, int root, int blocking,
-                                             gpu_call_ref_t *ref)
-{
-    SYMMEM_CHECK(check_pending(g, call));
-    symmem__gpu_calls_publish(&g->calls, team->channel, team->members, team->n,
-                              symmem__call(kind, team->channel, count, dtype, op, root), ref);
-    int waiting = 0;
-    symmem_status_t status = judge(g, call, ref, 0, &waiting);
-    if (status != SYMMEM_OK) {
-        /* A peer left: this call is not launched and is taken back, as the
-         * cpu engine's barrier takes back its epoch, so that the peer in
-         * finalize() never finds this PE ahead of it and this PE can still
-         * finalize. A mismatch stays published: every peer must see it. */
-        if (status == SYMMEM_ERR_PEER_DEAD) symmem__gpu_calls_unpublish(&g->calls, ref);
-        return status;
-    }
-    if (waiting && !blocking) {
-        if (g->npending == GPU_CALL_RING) { /* the oldest's records are gone by now */
-            memmove(&g->pending[0], &g->pending[1], sizeof(g->pending[0]) * (GPU_CALL_RING - 1));
-            g->npending--;
-        }
-        g->pending[g->npending++] = *ref;
-    }
-    return SYMMEM_OK;
-}
-
 /* A member that has not published ref but waits on the host in a collective
  * of a team this PE is in and has not entered: each waits for the other. */
 static symmem_status_t crossed(gpu_t *g, const char *call, const gpu_call_ref_t *ref)
@@ -121,6 +93,61 @@ static symmem_status_t crossed(gpu_t *g, const char *call, const gpu_call_ref_t 
             pes[0] = pe, pes[1] = g->calls.me;
         }
         return mismatch(call, calls, pes, 2, 0);
+    }
+    return SYMMEM_OK;
+}
+
+/* Waits until every member has published ref (or raises: a mismatch, a
+ * crossed wait, a peer gone, SYMMEM_TIMEOUT, Ctrl-C). */
+static symmem_status_t meet(gpu_t *g, const char *call, const gpu_call_ref_t *ref,
+                            int *waiting_p)
+{
+    double started = symmem__gpu_now(), next_check = started + 0.1;
+    symmem_status_t status = SYMMEM_OK;
+    symmem__gpu_calls_set_blocked(&g->calls, ref->stamp);
+    while (status == SYMMEM_OK && *waiting_p) {
+        status = crossed(g, call, ref);
+        if (status == SYMMEM_OK)
+            status = symmem__gpu_still_waiting(g, call, "every PE of the team to make the call",
+                                               started, &next_check);
+        if (status == SYMMEM_OK) status = judge(g, call, ref, 0, waiting_p);
+        if (*waiting_p && symmem__gpu_now() - started > 1e-3) usleep(20);
+    }
+    symmem__gpu_calls_set_blocked(&g->calls, 0);
+    return status;
+}
+
+symmem_status_t symmem__gpu_collective_enter(gpu_t *g, const char *call, symmem_call_kind_t kind,
+                                             const symmem_team_view_t *team, uint64_t count,
+                                             int dtype, int op, int root, int blocking,
+                                             gpu_call_ref_t *ref)
+{
+    SYMMEM_CHECK(check_pending(g, call));
+    symmem__gpu_calls_publish(&g->calls, team->channel, team->members, team->n,
+                              symmem__call(kind, team->channel, count, dtype, op, root), ref);
+    int waiting = 0;
+    symmem_status_t status = judge(g, call, ref, 0, &waiting);
+    /* A blocking call meets every same-host member on the host before it
+     * launches: NVSHMEM may block on the host inside a launch (setting up
+     * NCCL for a team's first collective), where no check would run, and a
+     * mismatch then raises on every PE with nothing left on the GPU. The
+     * last PE to arrive launches at once, so this costs the job nothing. */
+    if (status == SYMMEM_OK && waiting && blocking)
+        status = meet(g, call, ref, &waiting);
+    if (status != SYMMEM_OK) {
+        /* A peer left: this call is not launched and is taken back, as the
+         * cpu engine's barrier takes back its epoch, so that the peer in
+         * finalize() never finds this PE ahead of it and this PE can still
+         * finalize. A mismatch stays published: every peer must see it. */
+        if (status == SYMMEM_ERR_PEER_DEAD) symmem__gpu_calls_unpublish(&g->calls, ref);
+        return status;
+    }
+    if (waiting && !blocking) {
+        if (g->npending == GPU_CALL_RING) { /* the oldest's records are gone by now */
+            memmove(&g->pending[0], &g->pending[1], sizeof(g->pending[0]) * (GPU_CALL_RING - 1));
+            g->npending--;
+        }
+        g->pending[g->npending++] = *ref;
     }
     return SYMMEM_OK;
 }

@@ -59,6 +59,58 @@ static int32_t device_sync_all(void)
     return finish(saved, symmem_sync_all(0));
 }
 
+/* Team barriers and collectives for njit code: the C engine's, so they keep
+ * its fingerprints, timeouts and dead-peer errors. */
+static int32_t device_team_barrier(int32_t team)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_team_barrier(team, 0));
+}
+
+static int32_t device_team_sync(int32_t team)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_team_sync(team, 0));
+}
+
+static int32_t device_reduce(int32_t team, void *dst, const void *src, uint64_t nelems,
+                             int32_t dtype, int32_t op)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_reduce(team, dst, src, nelems, (symmem_dtype_t)dtype,
+                                       (symmem_reduce_op_t)op, 0));
+}
+
+static int32_t device_reducescatter(int32_t team, void *dst, const void *src, uint64_t nelems,
+                                    int32_t dtype, int32_t op)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_reducescatter(team, dst, src, nelems, (symmem_dtype_t)dtype,
+                                              (symmem_reduce_op_t)op, 0));
+}
+
+static int32_t device_fcollect(int32_t team, void *dst, const void *src, uint64_t nbytes)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_fcollect(team, dst, src, nbytes, 0));
+}
+
+static int32_t device_alltoall(int32_t team, void *dst, const void *src, uint64_t nbytes)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_alltoall(team, dst, src, nbytes, 0));
+}
+
+static int32_t device_broadcast(int32_t team, void *dst, const void *src, uint64_t nbytes,
+                                int32_t root)
+{
+    PyThreadState *saved = drop_gil();
+    return finish(saved, symmem_broadcast(team, dst, src, nbytes, root, 0));
+}
+
+static int32_t device_team_my_pe(int32_t team) { return symmem_team_my_pe(team); }
+static int32_t device_team_n_pes(int32_t team) { return symmem_team_n_pes(team); }
+
 static PyObject *device_state(PyObject *module, PyObject *unused)
 {
     (void)module, (void)unused;
@@ -129,12 +181,19 @@ int symmem__ext_device_exec(PyObject *module)
         offsetof(symmem_device_state_t, timeout_ns), offsetof(symmem_device_state_t, error),
         (long long)SYMMEM_DEVICE_STATE_MAGIC, SYMMEM_DEVICE_STATE_VERSION,
         SYMMEM_DEVICE_HOST_MAPPED};
-    static const char *const function_keys[] = {"signal_wait", "wait_until", "barrier_all",
-                                                "sync_all", "wake"};
+    static const char *const function_keys[] = {
+        "signal_wait", "wait_until", "barrier_all", "sync_all", "wake", "barrier", "sync",
+        "reduce", "reducescatter", "fcollect", "alltoall", "broadcast", "team_my_pe",
+        "team_n_pes"};
     const long long functions[] = {
         (long long)(uintptr_t)device_signal_wait, (long long)(uintptr_t)device_wait_until,
         (long long)(uintptr_t)device_barrier_all, (long long)(uintptr_t)device_sync_all,
-        (long long)(uintptr_t)symmem__device_cpu_wake};
+        (long long)(uintptr_t)symmem__device_cpu_wake,
+        (long long)(uintptr_t)device_team_barrier, (long long)(uintptr_t)device_team_sync,
+        (long long)(uintptr_t)device_reduce, (long long)(uintptr_t)device_reducescatter,
+        (long long)(uintptr_t)device_fcollect, (long long)(uintptr_t)device_alltoall,
+        (long long)(uintptr_t)device_broadcast, (long long)(uintptr_t)device_team_my_pe,
+        (long long)(uintptr_t)device_team_n_pes};
     if (PyModule_AddFunctions(module, methods) < 0) return -1;
     if (add_table(module, "DEVICE_STATE_LAYOUT", layout_keys, layout,
                   sizeof(layout) / sizeof(layout[0])) < 0)

@@ -452,3 +452,87 @@ def test_the_gpu_target_loads_where_numba_cuda_is_and_says_why_where_not():
         assert "UNAVAILABLE None" in result.stdout and "ROW_STACK True" in result.stdout
         for name in ("'put_block'", "'signal_wait'", "'atomic64'", "'barrier_all_warp'"):
             assert name in result.stdout, result.stdout
+
+
+# Team barriers and collectives from njit code (NVSHMEM4Py's device argument
+# orders), on TEAM_WORLD and on a split team of the even PEs, each checked
+# against NumPy; the _block forms run the same code; a mismatch and a bad op
+# raise the host calls' exceptions.
+COLLECTIVES = DEVICE + """
+    from numba.core.errors import TypingError
+
+    @numba.njit
+    def all_of_them(team, out, src, gathered, bcast, scattered, a2a_dst, a2a_src, root):
+        dev.barrier(team)
+        dev.reduce(team, out, src, "sum")
+        dev.sync_block(team)
+        dev.fcollect(team, gathered, src)
+        dev.broadcast_block(team, bcast, src, root)
+        dev.reducescatter(team, scattered, gathered, "max")
+        dev.alltoall_warp(team, a2a_dst, a2a_src)
+        dev.barrier_block(team)
+        return dev.team_my_pe(team), dev.team_n_pes(team)
+
+    @numba.njit
+    def reduce_count(team, out, src, count):
+        dev.reduce(team, out[:count], src[:count], "sum")
+
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    evens = nvshmem.team_split_strided(nvshmem.Teams.TEAM_WORLD, 0, 2, (n + 1) // 2)
+    for team, members in ((nvshmem.Teams.TEAM_WORLD, list(range(n))),
+                          (int(evens) if evens is not None else -1, list(range(0, n, 2)))):
+        k, size = len(members), 5  # arrays are world-collective: every PE makes them
+        def mine(pe):
+            return (np.arange(size) * 3 + pe * 10 + 1).astype("int64")
+        src = nvshmem.array((size,), dtype="int64")
+        src[:] = mine(me)
+        out, bcast = (nvshmem.array((size,), dtype="int64") for _ in range(2))
+        gathered = nvshmem.array((k * size,), dtype="int64")
+        scattered = nvshmem.array((size,), dtype="int64")
+        a2a_src, a2a_dst = (nvshmem.array((k * 2,), dtype="int64") for _ in range(2))
+        a2a_src[:] = np.arange(k * 2) + 100 * me
+        for a in (out, bcast, gathered, scattered, a2a_dst):
+            a[:] = -1
+        root = k - 1
+        nvshmem.barrier_all()
+        if me not in members:
+            for a in (a2a_dst, a2a_src, scattered, gathered, bcast, out, src):
+                nvshmem.free_array(a)
+            continue
+        got = all_of_them(team, out, src, gathered, bcast, scattered, a2a_dst, a2a_src, root)
+        check(got == (members.index(me), k), f"team_my_pe, team_n_pes: {got}")
+        check_equal(out, sum(mine(pe) for pe in members), "reduce sum")
+        check_equal(gathered, np.concatenate([mine(pe) for pe in members]), "fcollect")
+        check_equal(bcast, mine(members[root]), "broadcast")
+        whole = np.max([np.concatenate([mine(q) for q in members]) for _ in members], axis=0)
+        i = members.index(me)
+        check_equal(scattered, whole[i * size:(i + 1) * size], "reducescatter max")
+        want = np.concatenate([np.arange(k * 2)[2 * i:2 * i + 2] + 100 * pe for pe in members])
+        check_equal(a2a_dst, want, "alltoall")
+        for a in (a2a_dst, a2a_src, scattered, gathered, bcast, out, src):
+            nvshmem.free_array(a)
+    nvshmem.barrier_all()
+    if n > 1:
+        out = nvshmem.array((8,), dtype="float32")
+        src = nvshmem.array((8,), dtype="float32")
+        try:
+            reduce_count(nvshmem.Teams.TEAM_WORLD, out, src, 8 if me == 0 else 4)
+            check(False, "a reduce with different counts passed")
+        except nvshmem.NvshmemInvalid as e:
+            check("reduce" in str(e) and "8 elements" in str(e) and "4 elements" in str(e),
+                  f"mismatch message: {e}")
+    try:
+        numba.njit(lambda o, s: dev.reduce(nvshmem.Teams.TEAM_WORLD, o, s, "xor"))(
+            np.zeros(2, "float32"), np.zeros(2, "float32"))
+        check(False, "xor on floats compiled")
+    except TypingError as e:
+        check("op 'xor' takes integers" in str(e), str(e))
+    ok()
+    os._exit(0)  # after a mismatch the PEs are out of step: no finalize
+"""
+
+
+@pytest.mark.parametrize("n", [1, 3, 4])
+def test_team_collectives(run_pes, n):
+    assert_all_ok(run_pes(n, COLLECTIVES, timeout=240), n)

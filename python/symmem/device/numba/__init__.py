@@ -17,11 +17,15 @@ min(dst.size, src.size) elements of one dtype. Signals are uint64 arrays
 (the first element). signal_op and cmp are SignalOp / ComparisonType members
 or ints. Device signal_wait is (sig, cmp, value): NVSHMEM4Py's device order.
 
+Team barriers and collectives take NVSHMEM4Py's device argument orders
+(reduce(team, dst, src, "sum"), broadcast(team, dst, src, root), ...) and
+run in njit code on the cpu backend, through the C engine (_collectives.py).
+
 Scopes: the cpu target has one thread per PE, so each `_warp` and `_block`
-form runs the thread-scope one. The same names work in @numba.cuda.jit
-kernels on the gpu backend (GPU_UNAVAILABLE says why not, if not; see
-_cuda.py). Not here yet: teams, device collectives, get_peer_array in
-device code.
+form runs the thread-scope one. The RMA, signal, atomic and world-barrier
+names also work in @numba.cuda.jit kernels on the gpu backend
+(GPU_UNAVAILABLE says why not, if not; see _cuda.py). Not here yet: teams and
+collectives in GPU kernels, get_peer_array in device code.
 
 Functions using these must not be cached to disk (cache=True): they embed
 the address of this process's device state block."""
@@ -33,7 +37,10 @@ from ._atomics import (atomic_add, atomic_and, atomic_compare_swap, atomic_fetch
                        atomic_xor)
 from ._rma import (fence, g, get, get_nbi, p, put, put_nbi, put_signal, put_signal_nbi, quiet,
                    signal_op, signal_wait, wait_until)
+from ._collectives import (alltoall, barrier, broadcast, fcollect, reduce, reducescatter, sync,
+                           team_my_pe, team_n_pes)
 from ._sync import barrier_all, my_pe, n_pes, sync_all
+from symmem._enums import Teams
 
 SIGNAL_SET, SIGNAL_ADD = int(SignalOp.SIGNAL_SET), int(SignalOp.SIGNAL_ADD)
 CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = (int(ComparisonType.CMP_EQ),
@@ -54,6 +61,14 @@ put_signal_nbi_warp = _SCOPED["put_signal_nbi_warp"]
 put_signal_nbi_block = _SCOPED["put_signal_nbi_block"]
 barrier_all_warp, barrier_all_block = _SCOPED["barrier_all_warp"], _SCOPED["barrier_all_block"]
 sync_all_warp, sync_all_block = _SCOPED["sync_all_warp"], _SCOPED["sync_all_block"]
+barrier_warp, barrier_block = _SCOPED["barrier_warp"], _SCOPED["barrier_block"]
+sync_warp, sync_block = _SCOPED["sync_warp"], _SCOPED["sync_block"]
+reduce_warp, reduce_block = _SCOPED["reduce_warp"], _SCOPED["reduce_block"]
+reducescatter_warp = _SCOPED["reducescatter_warp"]
+reducescatter_block = _SCOPED["reducescatter_block"]
+fcollect_warp, fcollect_block = _SCOPED["fcollect_warp"], _SCOPED["fcollect_block"]
+alltoall_warp, alltoall_block = _SCOPED["alltoall_warp"], _SCOPED["alltoall_block"]
+broadcast_warp, broadcast_block = _SCOPED["broadcast_warp"], _SCOPED["broadcast_block"]
 
 # @numba.cuda.jit kernels on the gpu backend, where numba-cuda is installed.
 from ._gpu_target import GPU_UNAVAILABLE  # noqa: E402
@@ -67,6 +82,10 @@ __all__ = [
     "put_warp", "put_block", "get_warp", "get_block", "put_nbi_warp", "put_nbi_block",
     "get_nbi_warp", "get_nbi_block", "put_signal_warp", "put_signal_block",
     "put_signal_nbi_warp", "put_signal_nbi_block", "barrier_all_warp", "barrier_all_block",
-    "sync_all_warp", "sync_all_block", "SignalOp", "ComparisonType", "SIGNAL_SET",
+    "sync_all_warp", "sync_all_block", "barrier", "sync", "reduce", "reducescatter",
+    "fcollect", "alltoall", "broadcast", "team_my_pe", "team_n_pes", "barrier_warp",
+    "barrier_block", "sync_warp", "sync_block", "reduce_warp", "reduce_block",
+    "reducescatter_warp", "reducescatter_block", "fcollect_warp", "fcollect_block",
+    "alltoall_warp", "alltoall_block", "broadcast_warp", "broadcast_block", "Teams", "SignalOp", "ComparisonType", "SIGNAL_SET",
     "SIGNAL_ADD", "CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE",
 ]

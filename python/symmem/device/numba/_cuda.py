@@ -22,7 +22,7 @@ from numba.cuda.extending import intrinsic, overload
 
 from symmem import _symmem
 
-from . import _atomics, _rma, _sync
+from . import _atomics, _collectives, _rma, _sync
 from . import _scoped as S
 from ._stubs import require_array
 
@@ -314,3 +314,24 @@ for _name in ("atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add", "at
     _value_atomic(_name)
 for _name in ("atomic_fetch", "atomic_inc", "atomic_fetch_inc"):
     _pe_only_atomic(_name)
+
+
+# ---- not on the gpu yet: a clear error when a kernel uses one ----
+
+def _not_yet(name, params):
+    namespace = {"TypingError": TypingError}
+    exec(f"def typed({params}):\n"
+         f"    raise TypingError('{name}: teams and collectives in @numba.cuda.jit kernels are "
+         f"not in symmem yet (they run in @numba.njit code on the cpu backend); call "
+         f"symmem.{name.split('_warp')[0].split('_block')[0]} from the host')\n", namespace)
+    overload(S.STUBS.get(name) or getattr(_collectives, name), target="cuda")(namespace["typed"])
+
+
+for _name, _params in (("barrier", "team"), ("sync", "team"),
+                       ("reduce", "team, dst, src, op"), ("reducescatter", "team, dst, src, op"),
+                       ("fcollect", "team, dst, src"), ("alltoall", "team, dst, src"),
+                       ("broadcast", "team, dst, src, root=0")):
+    for _scope in ("", "_warp", "_block"):
+        _not_yet(_name + _scope, _params)
+_not_yet("team_my_pe", "team")
+_not_yet("team_n_pes", "team")

@@ -14,7 +14,8 @@ CALLS = ("put", "get", "p", "g", "put_nbi", "get_nbi", "put_signal", "put_signal
          "signal_op", "signal_wait", "wait_until", "barrier_all", "sync_all", "atomic_fetch",
          "atomic_set", "atomic_inc", "atomic_fetch_inc", "atomic_add", "atomic_fetch_add",
          "atomic_and", "atomic_fetch_and", "atomic_or", "atomic_fetch_or", "atomic_xor",
-         "atomic_fetch_xor", "atomic_swap", "atomic_compare_swap", "quiet", "fence")
+         "atomic_fetch_xor", "atomic_swap", "atomic_compare_swap", "quiet", "fence",
+         "barrier", "sync", "reduce", "reducescatter", "fcollect", "alltoall", "broadcast")
 CALL = {name: i for i, name in enumerate(CALLS)}
 
 # What a check found wrong, by number.

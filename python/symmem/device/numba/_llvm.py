@@ -182,6 +182,18 @@ _C_SIGNATURES = {
     "barrier_all": (types.int32, ()),
     "sync_all": (types.int32, ()),
     "wake": (types.none, (types.int32,)),
+    "barrier": (types.int32, (types.int32,)),
+    "sync": (types.int32, (types.int32,)),
+    "reduce": (types.int32, (types.int32, types.uint64, types.uint64, types.uint64, types.int32,
+                             types.int32)),
+    "reducescatter": (types.int32, (types.int32, types.uint64, types.uint64, types.uint64,
+                                    types.int32, types.int32)),
+    "fcollect": (types.int32, (types.int32, types.uint64, types.uint64, types.uint64)),
+    "alltoall": (types.int32, (types.int32, types.uint64, types.uint64, types.uint64)),
+    "broadcast": (types.int32, (types.int32, types.uint64, types.uint64, types.uint64,
+                                types.int32)),
+    "team_my_pe": (types.int32, (types.int32,)),
+    "team_n_pes": (types.int32, (types.int32,)),
 }
 
 
@@ -214,9 +226,15 @@ def _c_intrinsic(name):
     elif arity == 3:
         def call(typingctx, a, b, c):
             return restype(a, b, c), codegen
-    else:
+    elif arity == 4:
         def call(typingctx, a, b, c, d):
             return restype(a, b, c, d), codegen
+    elif arity == 5:
+        def call(typingctx, a, b, c, d, e):
+            return restype(a, b, c, d, e), codegen
+    else:
+        def call(typingctx, a, b, c, d, e, f):
+            return restype(a, b, c, d, e, f), codegen
     return intrinsic(call)
 
 
@@ -225,3 +243,12 @@ c_wait_until = _c_intrinsic("wait_until")
 c_barrier_all = _c_intrinsic("barrier_all")
 c_sync_all = _c_intrinsic("sync_all")
 c_wake = _c_intrinsic("wake")
+c_barrier = _c_intrinsic("barrier")
+c_sync = _c_intrinsic("sync")
+c_reduce = _c_intrinsic("reduce")
+c_reducescatter = _c_intrinsic("reducescatter")
+c_fcollect = _c_intrinsic("fcollect")
+c_alltoall = _c_intrinsic("alltoall")
+c_broadcast = _c_intrinsic("broadcast")
+c_team_my_pe = _c_intrinsic("team_my_pe")
+c_team_n_pes = _c_intrinsic("team_n_pes")

@@ -124,33 +124,19 @@ static __device__ __forceinline__ void symmem__fence_acq_rel_sys(void)
     asm volatile("fence.acq_rel.sys;" ::: "memory");
 }
 
-static __device__ __forceinline__ symmem_u64 symmem__ld_acquire_u64(symmem_u64 addr)
-{
-    symmem_u64 v;
-    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(addr) : "memory");
-    return v;
-}
-
-static __device__ __forceinline__ unsigned int symmem__ld_acquire_u32(symmem_u64 addr)
-{
-    unsigned int v;
-    asm volatile("ld.acquire.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(addr) : "memory");
-    return v;
-}
-
-static __device__ __forceinline__ unsigned short symmem__ld_acquire_u16(symmem_u64 addr)
-{
-    unsigned short v;
-    asm volatile("ld.acquire.sys.global.u16 %0, [%1];" : "=h"(v) : "l"(addr) : "memory");
-    return v;
-}
-
-static __device__ __forceinline__ unsigned short symmem__ld_acquire_u8(symmem_u64 addr)
-{
-    unsigned short v;
-    asm volatile("ld.acquire.sys.global.u8 %0, [%1];" : "=h"(v) : "l"(addr) : "memory");
-    return v;
-}
+/* An acquire load at system scope of a 1, 2, 4 or 8-byte word. */
+#define SYMMEM__LD_ACQUIRE(bits, type, reg)                                                    \
+    static __device__ __forceinline__ type symmem__ld_acquire_u##bits(symmem_u64 addr)         \
+    {                                                                                          \
+        type v;                                                                                \
+        asm volatile("ld.acquire.sys.global.u" #bits " %0, [%1];" : "=" reg(v) : "l"(addr)    \
+                     : "memory");                                                              \
+        return v;                                                                              \
+    }
+SYMMEM__LD_ACQUIRE(64, symmem_u64, "l")
+SYMMEM__LD_ACQUIRE(32, unsigned int, "r")
+SYMMEM__LD_ACQUIRE(16, unsigned short, "h")
+SYMMEM__LD_ACQUIRE(8, unsigned short, "h") /* PTX has no 8-bit registers */
 
 static __device__ __forceinline__ void symmem__st_relaxed_u64(symmem_u64 addr, symmem_u64 v)
 {
@@ -228,19 +214,8 @@ static __device__ __noinline__ void symmem__still_waiting(symmem_u64 st, const c
         symmem__dev_fail(st, call, SYMMEM_DEV_ERR_TIMEOUT, s->my_pe, -1, s->timeout_ns);
 }
 
-static __device__ __forceinline__ int symmem__compare_u(symmem_u64 v, int cmp, symmem_u64 x)
-{
-    switch (cmp) {
-    case SYMMEM_DEV_CMP_EQ: return v == x;
-    case SYMMEM_DEV_CMP_NE: return v != x;
-    case SYMMEM_DEV_CMP_GT: return v > x;
-    case SYMMEM_DEV_CMP_LE: return v <= x;
-    case SYMMEM_DEV_CMP_LT: return v < x;
-    default: return v >= x;
-    }
-}
-
-static __device__ __forceinline__ int symmem__compare_s(long long v, int cmp, long long x)
+template <typename T>
+static __device__ __forceinline__ int symmem__compare(T v, int cmp, T x)
 {
     switch (cmp) {
     case SYMMEM_DEV_CMP_EQ: return v == x;
@@ -260,7 +235,7 @@ SYMMEM_DEVICE_API symmem_u64 symmem_dev_signal_wait(symmem_u64 st, symmem_u64 si
     symmem_u64 t0 = symmem__globaltimer();
     for (unsigned int spin = 1;; spin++) {
         symmem_u64 v = symmem__ld_acquire_u64(sig);
-        if (symmem__compare_u(v, cmp, value)) return v;
+        if (symmem__compare<symmem_u64>(v, cmp, value)) return v;
         if (spin % SYMMEM_DEV_SPINS == 0) symmem__still_waiting(st, "signal_wait", t0);
     }
 }
@@ -282,8 +257,8 @@ SYMMEM_DEVICE_API int symmem_dev_wait_until(symmem_u64 st, symmem_u64 ivar, int 
         default: v = (long long)symmem__ld_acquire_u64(ivar);
         }
         int unsigned_type = dtype >= 5;
-        if (unsigned_type ? symmem__compare_u((symmem_u64)v, cmp, (symmem_u64)value)
-                          : symmem__compare_s(v, cmp, value))
+        if (unsigned_type ? symmem__compare<symmem_u64>((symmem_u64)v, cmp, (symmem_u64)value)
+                          : symmem__compare<long long>(v, cmp, value))
             return 0;
         if (spin % SYMMEM_DEV_SPINS == 0) symmem__still_waiting(st, "wait_until", t0);
     }

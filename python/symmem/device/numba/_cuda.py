@@ -24,6 +24,7 @@ from symmem import _symmem
 
 from . import _atomics, _collectives, _rma, _sync
 from . import _scoped as S
+from ._llvm import data_address_typing
 from ._stubs import require_array
 
 _HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,17 +66,7 @@ def state_address(call):
     return address
 
 
-@intrinsic
-def data_address(typingctx, arr):
-    """The address of arr's first element, as uint64."""
-    from llvmlite import ir
-    if not isinstance(arr, types.Array):
-        raise TypingError(f"expected an array, got {arr}")
-
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, args[0])
-        return builder.ptrtoint(ary.data, ir.IntType(64))
-    return types.uint64(arr), codegen
+data_address = intrinsic(data_address_typing)  # _llvm's, for the CUDA target
 
 
 @intrinsic

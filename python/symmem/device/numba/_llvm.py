@@ -31,9 +31,9 @@ def _int_twin(context, ty):
                       else 64 if ty.bitwidth == 64 else 32)
 
 
-@intrinsic
-def data_address(typingctx, arr):
-    """The address of arr's first element, as uint64."""
+def data_address_typing(typingctx, arr):
+    """The address of arr's first element, as uint64 (the intrinsic's body,
+    which _cuda.py registers for the CUDA target too)."""
     if not isinstance(arr, types.Array):
         raise TypingError(f"expected an array, got {arr}")
 
@@ -41,6 +41,9 @@ def data_address(typingctx, arr):
         ary = context.make_array(sig.args[0])(context, builder, args[0])
         return builder.ptrtoint(ary.data, ir.IntType(64))
     return types.uint64(arr), codegen
+
+
+data_address = intrinsic(data_address_typing)
 
 
 def _load_intrinsic(ordering):

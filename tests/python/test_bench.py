@@ -23,7 +23,8 @@ def test_one_command_compares_symmem_with_numpy(tmp_path):
                              "--max-size", "64K", "--out", str(out)],
                             capture_output=True, text=True, timeout=240)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "libraries: symmem, numpy" + (", mpi" if HAVE_MPI else "") in result.stdout
+    assert "libraries: symmem, symmem njit, numpy" + (", mpi" if HAVE_MPI else "") \
+        in result.stdout
     for op in plan.OPS:
         assert f"== {op}: " in result.stdout, op
     data = json.loads((out / "results.json").read_text())
@@ -34,6 +35,10 @@ def test_one_command_compares_symmem_with_numpy(tmp_path):
         expected = {8} if op == "call_cost" else {0} if op == "barrier" else \
             set(plan.sizes(op, 8, 64 << 10, 2))
         assert sizes == expected, (op, sizes)
+    for op in plan.OPS:  # the device calls from njit loops: every op, every size
+        sizes = {r["bytes"] for r in rows if r["op"] == op and r["lib"] == "symmem njit"}
+        mine = {r["bytes"] for r in rows if r["op"] == op and r["lib"] == "symmem"}
+        assert sizes == mine, (op, sizes)
     if HAVE_MPI:  # MPI's two-sided counterparts, at the same sizes as symmem's
         for op in plan.OPS:
             sizes = {r["bytes"] for r in rows if r["op"] == op and r["lib"] == "mpi"}

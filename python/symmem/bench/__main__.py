@@ -34,6 +34,8 @@ libraries (--libs; default every one of the backend that can run here):
     nccl          NCCL through torch.distributed (collectives only)
   cpu backend:
     symmem
+    symmem njit   the same operations from @numba.njit loops (symmem.device.numba);
+                  its call_cost is one 8-byte put inside the loop
     numpy         the same data movement done by one process
     mpi           mpi4py under mpirun: put_signal is a Send/Recv ping-pong,
                   then the collectives and Barrier (pip install 'symmem[mpi]')

@@ -81,6 +81,20 @@ def symmem_runner(opts):
     return run
 
 
+def njit_runner(opts):
+    """symmem's device calls from @numba.njit loops (cpu backend)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError:
+        raise Unavailable("numba is not installed (pip install numba)") from None
+
+    def run(log):
+        args = ["-m", "symmem.bench.njit_worker", *sweep_args(opts)]
+        env = heap_env(opts.max_bytes, "cpu")
+        yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+    return run
+
+
 # ---- libraries started by mpirun ----
 
 def find_mpirun():
@@ -214,4 +228,5 @@ def numpy_runner(opts):
 
 GPU_LIBRARIES = {"symmem": symmem_runner, "nvshmem C": floor_runner,
                  "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner}
-CPU_LIBRARIES = {"symmem": symmem_runner, "numpy": numpy_runner, "mpi": mpi_runner}
+CPU_LIBRARIES = {"symmem": symmem_runner, "symmem njit": njit_runner, "numpy": numpy_runner,
+                 "mpi": mpi_runner}

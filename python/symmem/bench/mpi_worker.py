@@ -6,7 +6,6 @@ per line.
 
     mpirun -np 2 python -m symmem.bench.mpi_worker --ops put_signal,reduce,barrier
 """
-import argparse
 import json
 import time
 
@@ -45,10 +44,7 @@ def body(comm, op, nbytes):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--ops", required=True)
-    parser.add_argument("--min-bytes", type=int, default=8)
-    parser.add_argument("--max-bytes", type=int, default=1 << 20)
+    parser = plan.sweep_parser()
     args = parser.parse_args()
     t0 = time.perf_counter()
     from mpi4py import MPI  # the import starts MPI (MPI_Init): timed as its init

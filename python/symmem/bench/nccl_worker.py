@@ -5,7 +5,6 @@ file rendezvous; rank 0 prints one JSON record per line.
 
     python -m symmem.run -n 2 -m symmem.bench.nccl_worker --ops reduce --store FILE
 """
-import argparse
 import json
 import os
 import time
@@ -19,10 +18,7 @@ NCCL_OPS = ("reduce", "reducescatter", "broadcast", "fcollect", "alltoall")
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--ops", required=True)
-    parser.add_argument("--min-bytes", type=int, default=8)
-    parser.add_argument("--max-bytes", type=int, default=1 << 20)
+    parser = plan.sweep_parser()
     parser.add_argument("--store", required=True, help="a file path for the rendezvous")
     args = parser.parse_args()
     rank, n = int(os.environ["SYMMEM_RANK"]), int(os.environ["SYMMEM_NRANKS"])

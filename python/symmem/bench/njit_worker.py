@@ -7,7 +7,6 @@ between them. PE 0 prints one JSON record per line.
 
 call_cost here is the time of one 8-byte put inside such a loop (the Python
 library's is the median host time of one call)."""
-import argparse
 import json
 import time
 
@@ -121,10 +120,7 @@ def measure(op, nbytes, me, n):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--ops", required=True)
-    parser.add_argument("--min-bytes", type=int, default=8)
-    parser.add_argument("--max-bytes", type=int, default=1 << 20)
+    parser = plan.sweep_parser()
     args = parser.parse_args()
     t0 = time.perf_counter()
     symmem.init()

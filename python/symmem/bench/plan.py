@@ -1,6 +1,7 @@
 """What the benchmarks measure: the operations, the message sizes, how many
 calls each size gets, and the nccl-tests bus-bandwidth factors. The driver
 and every worker read this one plan, so all libraries measure the same."""
+import argparse
 import time
 
 # op -> what one record's "bytes" means and how bus bandwidth scales.
@@ -98,3 +99,13 @@ def format_size(nbytes):
         if nbytes >= scale and nbytes % scale == 0:
             return f"{nbytes // scale}{unit}"
     return str(nbytes)
+
+
+def sweep_parser():
+    """The options every worker takes (libraries.sweep_args writes them);
+    a worker adds its own to the parser."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--ops", required=True)
+    parser.add_argument("--min-bytes", type=int, default=8)
+    parser.add_argument("--max-bytes", type=int, default=1 << 20)
+    return parser

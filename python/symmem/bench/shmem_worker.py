@@ -5,7 +5,6 @@ library's. PE 0 prints one JSON record per line; the driver reads them.
     python -m symmem.run -n 2 -m symmem.bench.shmem_worker --lib symmem ...
     mpirun -np 2 python -m symmem.bench.shmem_worker --lib nvshmem4py ...
 """
-import argparse
 import json
 import os
 import statistics
@@ -19,11 +18,8 @@ CALL_COST_CALLS = 10000
 
 
 def parse_args():
-    parser = argparse.ArgumentParser()
+    parser = plan.sweep_parser()
     parser.add_argument("--lib", choices=("symmem", "nvshmem4py"), required=True)
-    parser.add_argument("--ops", required=True)
-    parser.add_argument("--min-bytes", type=int, default=8)
-    parser.add_argument("--max-bytes", type=int, default=1 << 20)
     parser.add_argument("--blocking", action="store_true",
                         help="also time symmem's blocking (stream=None) calls")
     return parser.parse_args()

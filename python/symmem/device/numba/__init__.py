@@ -29,7 +29,7 @@ collectives in GPU kernels, get_peer_array in device code.
 
 Functions using these must not be cached to disk (cache=True): they embed
 the address of this process's device state block."""
-from symmem._enums import ComparisonType, SignalOp
+from symmem._enums import ComparisonType, SignalOp, Teams
 
 from ._atomics import (atomic_add, atomic_and, atomic_compare_swap, atomic_fetch,
                        atomic_fetch_add, atomic_fetch_and, atomic_fetch_inc, atomic_fetch_or,
@@ -40,7 +40,6 @@ from ._rma import (fence, g, get, get_nbi, p, put, put_nbi, put_signal, put_sign
 from ._collectives import (alltoall, barrier, broadcast, fcollect, reduce, reducescatter, sync,
                            team_my_pe, team_n_pes)
 from ._sync import barrier_all, my_pe, n_pes, sync_all
-from symmem._enums import Teams
 
 SIGNAL_SET, SIGNAL_ADD = int(SignalOp.SIGNAL_SET), int(SignalOp.SIGNAL_ADD)
 CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = (int(ComparisonType.CMP_EQ),
@@ -52,23 +51,9 @@ CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = (int(ComparisonType.CMP_EQ),
 
 from ._scoped import STUBS as _SCOPED
 
-put_warp, put_block = _SCOPED["put_warp"], _SCOPED["put_block"]
-get_warp, get_block = _SCOPED["get_warp"], _SCOPED["get_block"]
-put_nbi_warp, put_nbi_block = _SCOPED["put_nbi_warp"], _SCOPED["put_nbi_block"]
-get_nbi_warp, get_nbi_block = _SCOPED["get_nbi_warp"], _SCOPED["get_nbi_block"]
-put_signal_warp, put_signal_block = _SCOPED["put_signal_warp"], _SCOPED["put_signal_block"]
-put_signal_nbi_warp = _SCOPED["put_signal_nbi_warp"]
-put_signal_nbi_block = _SCOPED["put_signal_nbi_block"]
-barrier_all_warp, barrier_all_block = _SCOPED["barrier_all_warp"], _SCOPED["barrier_all_block"]
-sync_all_warp, sync_all_block = _SCOPED["sync_all_warp"], _SCOPED["sync_all_block"]
-barrier_warp, barrier_block = _SCOPED["barrier_warp"], _SCOPED["barrier_block"]
-sync_warp, sync_block = _SCOPED["sync_warp"], _SCOPED["sync_block"]
-reduce_warp, reduce_block = _SCOPED["reduce_warp"], _SCOPED["reduce_block"]
-reducescatter_warp = _SCOPED["reducescatter_warp"]
-reducescatter_block = _SCOPED["reducescatter_block"]
-fcollect_warp, fcollect_block = _SCOPED["fcollect_warp"], _SCOPED["fcollect_block"]
-alltoall_warp, alltoall_block = _SCOPED["alltoall_warp"], _SCOPED["alltoall_block"]
-broadcast_warp, broadcast_block = _SCOPED["broadcast_warp"], _SCOPED["broadcast_block"]
+# put_warp, put_block, ..., broadcast_block: every `_warp` and `_block` form.
+_SCOPED_NAMES = [name for name in _SCOPED if name.endswith(("_warp", "_block"))]
+globals().update({name: _SCOPED[name] for name in _SCOPED_NAMES})
 
 # @numba.cuda.jit kernels on the gpu backend, where numba-cuda is installed.
 from ._gpu_target import GPU_UNAVAILABLE  # noqa: E402
@@ -79,13 +64,7 @@ __all__ = [
     "barrier_all", "sync_all", "atomic_fetch", "atomic_set", "atomic_inc", "atomic_fetch_inc",
     "atomic_add", "atomic_fetch_add", "atomic_and", "atomic_fetch_and", "atomic_or",
     "atomic_fetch_or", "atomic_xor", "atomic_fetch_xor", "atomic_swap", "atomic_compare_swap",
-    "put_warp", "put_block", "get_warp", "get_block", "put_nbi_warp", "put_nbi_block",
-    "get_nbi_warp", "get_nbi_block", "put_signal_warp", "put_signal_block",
-    "put_signal_nbi_warp", "put_signal_nbi_block", "barrier_all_warp", "barrier_all_block",
-    "sync_all_warp", "sync_all_block", "barrier", "sync", "reduce", "reducescatter",
-    "fcollect", "alltoall", "broadcast", "team_my_pe", "team_n_pes", "barrier_warp",
-    "barrier_block", "sync_warp", "sync_block", "reduce_warp", "reduce_block",
-    "reducescatter_warp", "reducescatter_block", "fcollect_warp", "fcollect_block",
-    "alltoall_warp", "alltoall_block", "broadcast_warp", "broadcast_block", "Teams", "SignalOp", "ComparisonType", "SIGNAL_SET",
+    "barrier", "sync", "reduce", "reducescatter", "fcollect", "alltoall", "broadcast",
+    "team_my_pe", "team_n_pes", "Teams", "SignalOp", "ComparisonType", "SIGNAL_SET",
     "SIGNAL_ADD", "CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE",
-]
+] + _SCOPED_NAMES

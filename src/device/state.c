@@ -18,6 +18,8 @@ _Static_assert(offsetof(symmem_device_state_t, peer_base) == 40, "layout");
 _Static_assert(offsetof(symmem_device_state_t, abort_flag) == 48, "layout");
 _Static_assert(offsetof(symmem_device_state_t, abort_word) == 56, "layout");
 _Static_assert(offsetof(symmem_device_state_t, error) == 80, "layout");
+_Static_assert(offsetof(symmem_device_state_t, teams) == 88, "layout");
+_Static_assert(sizeof(symmem_device_team_t) == 16, "layout");
 
 static symmem_device_state_t state;
 static uint64_t gpu_state; /* the backend's device copy, 0 if none */
@@ -53,6 +55,7 @@ symmem_status_t symmem__device_state_fill(void)
     state.sync_base = 0;
     state.timeout_ns = (uint64_t)(symmem__env_number("SYMMEM_TIMEOUT") * 1e9);
     state.error = 0;
+    state.teams = NULL;
     /* The backend's copy for its kernels (the gpu one makes its own sync
      * area, abort word and error record; the cpu one has none). */
     symmem_status_t status = rt->ops->device_state(rt->be, &state, &gpu_state);

@@ -15,7 +15,15 @@
 #include "symmem/symmem.h"
 
 #define SYMMEM_DEVICE_STATE_MAGIC 0x3156454d4d4d5953ULL /* "SYMMMEV1" */
-#define SYMMEM_DEVICE_STATE_VERSION 2u
+#define SYMMEM_DEVICE_STATE_VERSION 3u
+
+/* One team as device collectives see it (device.cuh's symmem_device_team):
+ * n == 0 where the handle is no team of this PE. */
+typedef struct symmem_device_team {
+    int32_t n;              /* members */
+    int32_t me;             /* this PE's index among them */
+    const int32_t *members; /* [n]: world PE of team PE i */
+} symmem_device_team_t;
 
 /* flags */
 #define SYMMEM_DEVICE_HOST_MAPPED 1u /* heaps are host memory this process can load from */
@@ -40,6 +48,11 @@ typedef struct symmem_device_state {
     uint64_t timeout_ns; /* SYMMEM_TIMEOUT for device waits; 0: none */
     uint64_t error;      /* where a failing kernel leaves its error (device.cuh's
                           * symmem_device_error), 0 if none */
+    /* Version 3: [SYMMEM_TEAM_MAX], indexed by team handle, for device team
+     * syncs and collectives (gpu; NULL on the cpu, whose njit code calls
+     * the C engine). Team h's part of the sync area is
+     * sync_base + h * (n_pes + 1) * 8. */
+    const symmem_device_team_t *teams;
 } symmem_device_state_t;
 
 /* The block itself; its address never changes. */

@@ -169,6 +169,7 @@ int symmem__ext_device_exec(PyObject *module)
     static const char *const layout_keys[] = {
         "size", "magic", "version", "flags", "my_pe", "n_pes", "heap_base", "heap_size",
         "peer_base", "abort_flag", "abort_pe", "abort_word", "sync_base", "timeout_ns", "error",
+        "teams",
         "MAGIC", "VERSION", "HOST_MAPPED"};
     const long long layout[] = {
         sizeof(symmem_device_state_t),
@@ -179,6 +180,7 @@ int symmem__ext_device_exec(PyObject *module)
         offsetof(symmem_device_state_t, abort_flag), offsetof(symmem_device_state_t, abort_pe),
         offsetof(symmem_device_state_t, abort_word), offsetof(symmem_device_state_t, sync_base),
         offsetof(symmem_device_state_t, timeout_ns), offsetof(symmem_device_state_t, error),
+        offsetof(symmem_device_state_t, teams),
         (long long)SYMMEM_DEVICE_STATE_MAGIC, SYMMEM_DEVICE_STATE_VERSION,
         SYMMEM_DEVICE_HOST_MAPPED};
     static const char *const function_keys[] = {

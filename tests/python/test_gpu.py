@@ -189,6 +189,21 @@ def test_numba_kernels_put_get_signal_wait_atomics_and_barriers_on_the_device():
 
 
 @needs_gpus
+def test_numba_kernels_team_syncs_collectives_peer_arrays_and_float_atomics():
+    _assert_all_ok(_launch(2, GPU_DIR / "device_collectives.py", "all",
+                           env={"SYMMEM_BACKEND": "gpu"}), 2, "device collectives")
+
+
+@needs_gpus
+def test_a_device_collective_on_a_team_that_is_not_one_ends_the_kernel_naming_it():
+    result = _launch(2, GPU_DIR / "device_collectives.py", "bad_team",
+                     env={"SYMMEM_BACKEND": "gpu"})
+    out = result.stdout + result.stderr
+    assert "PE 0 kernel ended" in out, out
+    assert "a kernel stopped in the device call sync: team 37 is not a team PE 0 is in" in out, out
+
+
+@needs_gpus
 def test_a_dead_peer_ends_a_waiting_kernel_and_the_gpu_stays_usable():
     result = _launch(2, GPU_DIR / "device_numba.py", "dead_peer",
                      env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})

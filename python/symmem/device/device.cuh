@@ -27,9 +27,18 @@
  *   with the fence.sc.sys before the signal (or flag) store that it reads,
  *   so a PE that sees the signal sees the data.
  * - atomics are relaxed, at system scope (atom.sys), like NVSHMEM's.
- * - sync: fence, then a relaxed store of the epoch into every member's
- *   arrival slot; each member waits with ld.acquire.sys for every slot to
- *   reach the epoch (pairing with that fence). barrier = quiet + sync.
+ * - sync (a team, or all PEs = TEAM_WORLD): the scope's barrier, then the
+ *   leader's fence.acq_rel.sys and a relaxed store of its epoch into every
+ *   member's arrival slot; it waits with ld.acquire.sys for every slot to
+ *   reach the epoch (each acquire pairs with that member's fence), then the
+ *   scope's barrier again. barrier = quiet + sync.
+ * - collectives move data between two syncs: the first says every member
+ *   has entered (its dst may be written, its src is complete), the second
+ *   that every copy is done. fcollect, alltoall and broadcast push into the
+ *   members' dst (stores, which NVLink posts); reduce and reducescatter
+ *   pull every member's src and combine in member order, so every PE gets
+ *   the same bits. An in-place reduce (dst overlaps src) syncs once more
+ *   per chunk, between reading the chunk everywhere and writing it.
  * Waits look at the abort word every SYMMEM_DEV_SPINS spins and at
  * %globaltimer for SYMMEM_TIMEOUT: a dead peer or a timeout writes the
  * error record (the host prints it, naming the call and the PE) and traps,
@@ -46,7 +55,16 @@
 
 typedef unsigned long long symmem_u64;
 
-/* The device state block: src/device/state.h (layout version 2). */
+/* One team (src/device/state.h's symmem_device_team): n 0 if the handle
+ * is no team of this PE. */
+typedef struct {
+    int n, me;           /* members; this PE's index among them */
+    const int *members;  /* [n]: world PE of team PE i */
+} symmem_device_team;
+
+#define SYMMEM_DEV_MAX_TEAMS 64 /* SYMMEM_TEAM_MAX */
+
+/* The device state block: src/device/state.h (layout version 3). */
 typedef struct {
     symmem_u64 magic;
     unsigned int version, flags;
@@ -59,6 +77,7 @@ typedef struct {
     symmem_u64 sync_base;          /* this PE's sync area (symmetric) */
     symmem_u64 timeout_ns;         /* SYMMEM_TIMEOUT; 0: none */
     symmem_u64 error;              /* the error record (host-mapped) */
+    const symmem_device_team *teams; /* [SYMMEM_DEV_MAX_TEAMS], by handle */
 } symmem_device_state;
 
 /* What a failed device call leaves for the host before it traps. */
@@ -77,6 +96,10 @@ typedef struct {
 #define SYMMEM_DEV_ERR_TIMEOUT 4
 #define SYMMEM_DEV_ERR_NOT_INITIALIZED 5
 #define SYMMEM_DEV_ERR_NOT_CONTIGUOUS 6
+#define SYMMEM_DEV_ERR_BAD_TEAM 7
+#define SYMMEM_DEV_ERR_TOO_SMALL 8
+#define SYMMEM_DEV_ERR_BAD_ROOT 9
+#define SYMMEM_DEV_ERR_BAD_ARG 10
 
 #define SYMMEM_DEV_SPINS 1024
 #define SYMMEM_DEV_SIGNAL_SET 9
@@ -430,8 +453,9 @@ SYMMEM__PUT_SIGNAL_API(put_signal_block, SYMMEM__BLOCK)
 /* ---- atomics: relaxed, system scope, on PE pe's copy ---- */
 
 /* op: 0 fetch, 1 set, 2 swap, 3 compare_swap, 4 fetch_add, 5 fetch_and,
- * 6 fetch_or, 7 fetch_xor (inc and the non-fetch forms are these with the
- * result ignored). Returns the old value's bits. */
+ * 6 fetch_or, 7 fetch_xor, 8 fetch_add of a float (width 4) or double
+ * (width 8) (inc and the non-fetch forms are these with the result
+ * ignored). Values travel as their bits; returns the old value's bits. */
 SYMMEM_DEVICE_API symmem_u64 symmem_dev_atomic64(symmem_u64 st, symmem_u64 dest, int op,
                                                  symmem_u64 value, symmem_u64 cond, int pe)
 {
@@ -444,7 +468,8 @@ SYMMEM_DEVICE_API symmem_u64 symmem_dev_atomic64(symmem_u64 st, symmem_u64 dest,
     case 4: asm volatile("atom.relaxed.sys.global.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory"); break;
     case 5: asm volatile("atom.relaxed.sys.global.and.b64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory"); break;
     case 6: asm volatile("atom.relaxed.sys.global.or.b64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory"); break;
-    default: asm volatile("atom.relaxed.sys.global.xor.b64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory");
+    case 7: asm volatile("atom.relaxed.sys.global.xor.b64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory"); break;
+    default: asm volatile("atom.relaxed.sys.global.add.f64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory");
     }
     return old;
 }
@@ -462,51 +487,68 @@ SYMMEM_DEVICE_API unsigned int symmem_dev_atomic32(symmem_u64 st, symmem_u64 des
     case 4: asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory"); break;
     case 5: asm volatile("atom.relaxed.sys.global.and.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory"); break;
     case 6: asm volatile("atom.relaxed.sys.global.or.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory"); break;
-    default: asm volatile("atom.relaxed.sys.global.xor.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory");
+    case 7: asm volatile("atom.relaxed.sys.global.xor.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory"); break;
+    default: asm volatile("atom.relaxed.sys.global.add.f32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory");
     }
     return old;
 }
 
-/* ---- sync and barrier over all PEs ---- */
+/* ---- teams: sync and barrier ---- */
 
-/* The sync area (sync_base, symmetric): word 0 is how many syncs this PE
- * has finished (written only by this PE's syncing thread), word 1 + p is
- * the last epoch PE p announced here. */
-static __device__ __noinline__ void symmem__sync_all(symmem_u64 st, const char *call)
+/* Team team's entry; a handle that is no team of this PE fails. */
+static __device__ __forceinline__ const symmem_device_team *symmem__team(symmem_u64 st,
+                                                                         const char *call,
+                                                                         int team)
 {
     const symmem_device_state *s = SYMMEM__ST(st);
     symmem__check_pe(st, call, s->my_pe);
-    symmem_u64 *mine = (symmem_u64 *)s->sync_base;
+    const symmem_device_team *t = 0;
+    if (team >= 0 && team < SYMMEM_DEV_MAX_TEAMS && s->teams != 0) t = &s->teams[team];
+    if (t == 0 || t->n <= 0 || t->me < 0)
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_TEAM, s->my_pe, 0,
+                         (symmem_u64)(long long)team);
+    return t;
+}
+
+/* Team team's part of the sync area (symmetric; zeroed on every member
+ * before the team is used): word 0 is how many syncs this PE finished on
+ * the team (written only by its syncing thread), word 1 + i the last epoch
+ * team PE i announced here. One thread calls it. */
+static __device__ __noinline__ void symmem__team_sync(symmem_u64 st, const char *call, int team)
+{
+    const symmem_device_state *s = SYMMEM__ST(st);
+    const symmem_device_team *t = symmem__team(st, call, team);
+    symmem_u64 area = s->sync_base + 8ull * (symmem_u64)(s->n_pes + 1) * (symmem_u64)team;
+    symmem_u64 *mine = (symmem_u64 *)area;
     symmem_u64 epoch = mine[0] + 1;
     mine[0] = epoch;
     symmem__fence_acq_rel_sys(); /* this PE's earlier stores before its arrival */
-    symmem_u64 slot = s->sync_base + 8ull * (symmem_u64)(1 + s->my_pe);
-    for (int pe = 0; pe < s->n_pes; pe++)
-        symmem__st_relaxed_u64(s->peer_base[pe] + (slot - s->heap_base), epoch);
+    symmem_u64 slot = area + 8ull * (symmem_u64)(1 + t->me) - s->heap_base;
+    for (int i = 0; i < t->n; i++) symmem__st_relaxed_u64(s->peer_base[t->members[i]] + slot, epoch);
     symmem_u64 t0 = symmem__globaltimer();
-    for (int pe = 0; pe < s->n_pes; pe++) {
-        symmem_u64 at = s->sync_base + 8ull * (symmem_u64)(1 + pe);
-        /* acquire: pairs with PE pe's fence before its arrival store */
+    for (int i = 0; i < t->n; i++) {
+        symmem_u64 at = area + 8ull * (symmem_u64)(1 + i);
+        /* acquire: pairs with team PE i's fence before its arrival store */
         for (unsigned int spin = 1; symmem__ld_acquire_u64(at) < epoch; spin++)
             if (spin % SYMMEM_DEV_SPINS == 0) symmem__still_waiting(st, call, t0);
     }
 }
 
-static __device__ __forceinline__ void symmem__barrier_all(symmem_u64 st, const char *call,
-                                                           int scope, int quiet)
+static __device__ __forceinline__ void symmem__team_barrier(symmem_u64 st, const char *call,
+                                                            int scope, int team, int quiet)
 {
     symmem__scope_sync(scope); /* every lane's stores before the leader's fence */
     if (symmem__lane(scope) == 0) {
         if (quiet) symmem__fence_sc_sys();
-        symmem__sync_all(st, call);
+        symmem__team_sync(st, call, team);
     }
-    symmem__scope_sync(scope);
+    symmem__scope_sync(scope); /* every lane after the leader's acquires */
 }
 
 #define SYMMEM__SYNC_API(name, scope, quiet)                       \
     SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st)         \
     {                                                              \
-        symmem__barrier_all(st, #name, scope, quiet);              \
+        symmem__team_barrier(st, #name, scope, 0, quiet);          \
         return 0;                                                  \
     }
 
@@ -516,6 +558,286 @@ SYMMEM__SYNC_API(barrier_all_block, SYMMEM__BLOCK, 1)
 SYMMEM__SYNC_API(sync_all, SYMMEM__THREAD, 0)
 SYMMEM__SYNC_API(sync_all_warp, SYMMEM__WARP, 0)
 SYMMEM__SYNC_API(sync_all_block, SYMMEM__BLOCK, 0)
+
+#define SYMMEM__TEAM_SYNC_API(name, scope, quiet)                      \
+    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, int team)   \
+    {                                                                  \
+        symmem__team_barrier(st, #name, scope, team, quiet);           \
+        return 0;                                                      \
+    }
+
+SYMMEM__TEAM_SYNC_API(barrier, SYMMEM__THREAD, 1)
+SYMMEM__TEAM_SYNC_API(barrier_warp, SYMMEM__WARP, 1)
+SYMMEM__TEAM_SYNC_API(barrier_block, SYMMEM__BLOCK, 1)
+SYMMEM__TEAM_SYNC_API(sync, SYMMEM__THREAD, 0)
+SYMMEM__TEAM_SYNC_API(sync_warp, SYMMEM__WARP, 0)
+SYMMEM__TEAM_SYNC_API(sync_block, SYMMEM__BLOCK, 0)
+
+/* -1 where team is no team of this PE, as NVSHMEM's. */
+SYMMEM_DEVICE_API int symmem_dev_team_my_pe(symmem_u64 st, int team)
+{
+    const symmem_device_state *s = SYMMEM__ST(st);
+    if (team < 0 || team >= SYMMEM_DEV_MAX_TEAMS || s->teams == 0 || s->teams[team].n <= 0)
+        return -1;
+    return s->teams[team].me;
+}
+
+SYMMEM_DEVICE_API int symmem_dev_team_n_pes(symmem_u64 st, int team)
+{
+    const symmem_device_state *s = SYMMEM__ST(st);
+    if (team < 0 || team >= SYMMEM_DEV_MAX_TEAMS || s->teams == 0 || s->teams[team].n <= 0)
+        return -1;
+    return s->teams[team].n;
+}
+
+/* ---- collectives that move bytes: push into the members' dst ---- */
+
+/* kind: which of the three. Every lane of the scope calls it. */
+#define SYMMEM__FCOLLECT 0
+#define SYMMEM__ALLTOALL 1
+#define SYMMEM__BROADCAST 2
+
+static __device__ __forceinline__ void symmem__push(symmem_u64 st, const char *call, int scope,
+                                                    int kind, int team, symmem_u64 dst,
+                                                    symmem_u64 src, symmem_u64 nbytes, int root)
+{
+    const symmem_device_team *t = symmem__team(st, call, team);
+    if (kind == SYMMEM__BROADCAST && (root < 0 || root >= t->n))
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ROOT, t->n, 3, (symmem_u64)(long long)root);
+    symmem_u64 span = kind == SYMMEM__BROADCAST ? nbytes : nbytes * (symmem_u64)t->n;
+    symmem__remote(st, call, 1, dst, span, SYMMEM__ST(st)->my_pe); /* dst is symmetric */
+    symmem__team_barrier(st, call, scope, team, 0); /* every member's dst is free */
+    unsigned int lane = symmem__lane(scope), lanes = symmem__lanes(scope);
+    if (kind != SYMMEM__BROADCAST || t->me == root) {
+        for (int k = 0; k < t->n; k++) {
+            int i = (t->me + k) % t->n; /* members start at different peers */
+            symmem_u64 at = dst, from = src;
+            if (kind == SYMMEM__FCOLLECT) at += nbytes * (symmem_u64)t->me;
+            if (kind == SYMMEM__ALLTOALL) {
+                at += nbytes * (symmem_u64)t->me;
+                from += nbytes * (symmem_u64)i;
+            }
+            symmem_u64 remote = symmem__remote(st, call, 1, at, nbytes, t->members[i]);
+            symmem__copy(remote, from, nbytes, lane, lanes);
+        }
+    }
+    symmem__team_barrier(st, call, scope, team, 1); /* every copy is visible */
+}
+
+#define SYMMEM__PUSH_API(name, kind, scope)                                                      \
+    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, int team, symmem_u64 dst,            \
+                                            symmem_u64 src, symmem_u64 nbytes, int root)        \
+    {                                                                                            \
+        symmem__push(st, #name, scope, kind, team, dst, src, nbytes, root);                      \
+        return 0;                                                                                \
+    }
+
+SYMMEM__PUSH_API(fcollect, SYMMEM__FCOLLECT, SYMMEM__THREAD)
+SYMMEM__PUSH_API(fcollect_warp, SYMMEM__FCOLLECT, SYMMEM__WARP)
+SYMMEM__PUSH_API(fcollect_block, SYMMEM__FCOLLECT, SYMMEM__BLOCK)
+SYMMEM__PUSH_API(alltoall, SYMMEM__ALLTOALL, SYMMEM__THREAD)
+SYMMEM__PUSH_API(alltoall_warp, SYMMEM__ALLTOALL, SYMMEM__WARP)
+SYMMEM__PUSH_API(alltoall_block, SYMMEM__ALLTOALL, SYMMEM__BLOCK)
+SYMMEM__PUSH_API(broadcast, SYMMEM__BROADCAST, SYMMEM__THREAD)
+SYMMEM__PUSH_API(broadcast_warp, SYMMEM__BROADCAST, SYMMEM__WARP)
+SYMMEM__PUSH_API(broadcast_block, SYMMEM__BROADCAST, SYMMEM__BLOCK)
+
+/* ---- reductions: pull every member's src, combine in member order ---- */
+
+/* How an element type is combined: in A (float for the 16-bit floats). */
+template <typename T> struct symmem__num {
+    typedef T A;
+    static __device__ __forceinline__ A widen(T v) { return v; }
+    static __device__ __forceinline__ T narrow(A a) { return a; }
+};
+struct symmem__half { unsigned short bits; };
+struct symmem__bhalf { unsigned short bits; };
+template <> struct symmem__num<symmem__half> {
+    typedef float A;
+    static __device__ __forceinline__ A widen(symmem__half v)
+    {
+        float f;
+        asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(v.bits));
+        return f;
+    }
+    static __device__ __forceinline__ symmem__half narrow(A a)
+    {
+        symmem__half v;
+        asm("cvt.rn.f16.f32 %0, %1;" : "=h"(v.bits) : "f"(a));
+        return v;
+    }
+};
+template <> struct symmem__num<symmem__bhalf> {
+    typedef float A;
+    static __device__ __forceinline__ A widen(symmem__bhalf v)
+    {
+        return __uint_as_float((unsigned int)v.bits << 16); /* exact */
+    }
+    static __device__ __forceinline__ symmem__bhalf narrow(A a)
+    {
+        symmem__bhalf v;
+        asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(v.bits) : "f"(a));
+        return v;
+    }
+};
+
+/* op: symmem_reduce_op_t (0 sum, 1 min, 2 max, 3 prod, 4 and, 5 or, 6 xor). */
+template <typename A> static __device__ __forceinline__ A symmem__combine(int op, A a, A b)
+{
+    switch (op) {
+    case 0: return a + b;
+    case 1: return b < a ? b : a;
+    case 2: return a < b ? b : a;
+    case 3: return a * b;
+    case 4: return a & b;
+    case 5: return a | b;
+    default: return a ^ b;
+    }
+}
+template <typename A> static __device__ __forceinline__ A symmem__combine_float(int op, A a, A b)
+{
+    switch (op) {
+    case 0: return a + b;
+    case 1: return b < a ? b : a;
+    case 2: return a < b ? b : a;
+    default: return a * b; /* the bitwise ops take integers only */
+    }
+}
+template <> __device__ __forceinline__ float symmem__combine<float>(int op, float a, float b)
+{
+    return symmem__combine_float<float>(op, a, b);
+}
+template <> __device__ __forceinline__ double symmem__combine<double>(int op, double a, double b)
+{
+    return symmem__combine_float<double>(op, a, b);
+}
+
+/* Element i of the reduction over every member's copy of from (symmetric). */
+template <typename T>
+static __device__ __forceinline__ typename symmem__num<T>::A
+symmem__reduced(const symmem_device_state *s, const symmem_device_team *t, symmem_u64 offset,
+                symmem_u64 i, int op)
+{
+    typedef symmem__num<T> N;
+    typename N::A acc = N::widen(((const T *)(s->peer_base[t->members[0]] + offset))[i]);
+    for (int r = 1; r < t->n; r++)
+        acc = symmem__combine(op, acc, N::widen(((const T *)(s->peer_base[t->members[r]] +
+                                                             offset))[i]));
+    return acc;
+}
+
+#define SYMMEM__CHUNK 16 /* elements a lane holds in an in-place reduction */
+
+/* Between the collective's two syncs. In place, every member reads a chunk
+ * everywhere, syncs, and only then overwrites it (its src). */
+template <typename T>
+static __device__ __noinline__ void symmem__reduce_typed(symmem_u64 st, const char *call, int scope, int team,
+                                            const symmem_device_team *t, symmem_u64 dst,
+                                            symmem_u64 from, symmem_u64 n, int op, int in_place)
+{
+    typedef symmem__num<T> N;
+    const symmem_device_state *s = SYMMEM__ST(st);
+    symmem_u64 offset = from - s->heap_base;
+    unsigned int lane = symmem__lane(scope), lanes = symmem__lanes(scope);
+    T *out = (T *)dst;
+    if (!in_place) {
+        for (symmem_u64 i = lane; i < n; i += lanes) out[i] = N::narrow(symmem__reduced<T>(s, t, offset, i, op));
+        return;
+    }
+    for (symmem_u64 base = 0; base < n; base += (symmem_u64)SYMMEM__CHUNK * lanes) {
+        typename N::A held[SYMMEM__CHUNK];
+        for (int k = 0; k < SYMMEM__CHUNK; k++) {
+            symmem_u64 i = base + (symmem_u64)k * lanes + lane;
+            if (i < n) held[k] = symmem__reduced<T>(s, t, offset, i, op);
+        }
+        symmem__team_barrier(st, call, scope, team, 0); /* the chunk is read everywhere */
+        for (int k = 0; k < SYMMEM__CHUNK; k++) {
+            symmem_u64 i = base + (symmem_u64)k * lanes + lane;
+            if (i < n) out[i] = N::narrow(held[k]);
+        }
+    }
+}
+
+/* Bytes of symmem_dtype_t's element (0 bool ... 12 float64), 0 if none. */
+static __device__ __forceinline__ symmem_u64 symmem__dtype_size(int dtype)
+{
+    switch (dtype) {
+    case 0: case 1: case 5: return 1;
+    case 2: case 6: case 9: case 10: return 2;
+    case 3: case 7: case 11: return 4;
+    case 4: case 8: case 12: return 8;
+    default: return 0;
+    }
+}
+
+/* reduce (scatter 0): dst[i] = op over members of src[i], i < nelems;
+ * reducescatter (scatter 1): the same of src[me * nelems + i]. */
+static __device__ __noinline__ void symmem__reduce(symmem_u64 st, const char *call, int scope,
+                                                      int team, symmem_u64 dst, symmem_u64 src,
+                                                      symmem_u64 nelems, int dtype, int op,
+                                                      int scatter)
+{
+    const symmem_device_team *t = symmem__team(st, call, team);
+    symmem_u64 size = symmem__dtype_size(dtype);
+    if (size == 0)
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ARG, SYMMEM__ST(st)->my_pe, 5,
+                         (symmem_u64)(long long)dtype);
+    if (op < 0 || op > 6 || (op > 3 && dtype >= 9))
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ARG, SYMMEM__ST(st)->my_pe, 6,
+                         (symmem_u64)(long long)op);
+    symmem_u64 read = nelems * size * (symmem_u64)(scatter ? t->n : 1); /* of src, by anyone */
+    symmem__remote(st, call, 2, src, read, SYMMEM__ST(st)->my_pe); /* src is symmetric */
+    symmem_u64 from = src + (scatter ? nelems * size * (symmem_u64)t->me : 0);
+    int in_place = dst < src + read && src < dst + nelems * size;
+    if (dtype == 0) op = op == 0 || op == 2 ? 5 : op == 1 || op == 3 ? 4 : op; /* bool: or, and */
+    symmem__team_barrier(st, call, scope, team, 0); /* every member's src is complete */
+    switch (dtype) {
+    case 0: case 5: symmem__reduce_typed<unsigned char>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    case 1: symmem__reduce_typed<signed char>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    case 2: symmem__reduce_typed<short>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    case 6: symmem__reduce_typed<unsigned short>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    case 3: symmem__reduce_typed<int>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    case 7: symmem__reduce_typed<unsigned int>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    case 4: symmem__reduce_typed<long long>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    case 8: symmem__reduce_typed<symmem_u64>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    case 9: symmem__reduce_typed<symmem__half>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    case 10: symmem__reduce_typed<symmem__bhalf>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    case 11: symmem__reduce_typed<float>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
+    default: symmem__reduce_typed<double>(st, call, scope, team, t, dst, from, nelems, op, in_place);
+    }
+    symmem__team_barrier(st, call, scope, team, 0); /* nobody reads src any more */
+}
+
+#define SYMMEM__REDUCE_API(name, scope, scatter)                                                 \
+    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, int team, symmem_u64 dst,            \
+                                            symmem_u64 src, symmem_u64 nelems, int dtype,       \
+                                            int op)                                             \
+    {                                                                                            \
+        symmem__reduce(st, #name, scope, team, dst, src, nelems, dtype, op, scatter);            \
+        return 0;                                                                                \
+    }
+
+SYMMEM__REDUCE_API(reduce, SYMMEM__THREAD, 0)
+SYMMEM__REDUCE_API(reduce_warp, SYMMEM__WARP, 0)
+SYMMEM__REDUCE_API(reduce_block, SYMMEM__BLOCK, 0)
+SYMMEM__REDUCE_API(reducescatter, SYMMEM__THREAD, 1)
+SYMMEM__REDUCE_API(reducescatter_warp, SYMMEM__WARP, 1)
+SYMMEM__REDUCE_API(reducescatter_block, SYMMEM__BLOCK, 1)
+
+/* Where PE pe's copy of the symmetric addr is mapped here (get_peer_array). */
+SYMMEM_DEVICE_API symmem_u64 symmem_dev_ptr(symmem_u64 st, symmem_u64 addr, symmem_u64 nbytes,
+                                            int pe)
+{
+    return symmem__remote(st, "get_peer_array", 0, addr, nbytes, pe);
+}
+
+/* For language bindings that check an argument's size at run time. */
+SYMMEM_DEVICE_API int symmem_dev_too_small(symmem_u64 st, int arg, symmem_u64 needed)
+{
+    symmem__dev_fail(st, "a device collective", SYMMEM_DEV_ERR_TOO_SMALL,
+                     SYMMEM__ST(st)->my_pe, arg, needed);
+    return 0;
+}
 
 /* For language bindings that find a strided view only at run time. */
 SYMMEM_DEVICE_API int symmem_dev_not_contiguous(symmem_u64 st, int arg, symmem_u64 stride)

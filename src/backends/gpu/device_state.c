@@ -2,7 +2,9 @@
  * read by python/symmem/device/device.cuh): a copy of the host's block in
  * device memory at an address fixed for the process, pointing at
  * - a peer table (device memory): where each PE's heap is mapped on this GPU;
- * - a sync area on the symmetric heap for device barriers;
+ * - a team table (device memory): every team's members, by handle;
+ * - a sync area on the symmetric heap for device syncs: n_pes + 1 words per
+ *   team handle;
  * - an abort word and an error record in host memory the GPU can read and
  *   write, so that a thread of ours can end a kernel waiting on a dead peer
  *   (the abort word) and report why a kernel trapped (the error record).
@@ -27,7 +29,7 @@ typedef struct {
 } device_error_t;
 enum {
     ERR_BAD_PE = 1, ERR_NOT_SYMMETRIC, ERR_PEER_DEAD, ERR_TIMEOUT, ERR_NOT_INITIALIZED,
-    ERR_NOT_CONTIGUOUS
+    ERR_NOT_CONTIGUOUS, ERR_BAD_TEAM, ERR_TOO_SMALL, ERR_BAD_ROOT, ERR_BAD_ARG
 };
 
 /* What lives as long as the process: kernels compiled once keep these
@@ -82,9 +84,67 @@ static symmem_status_t write_block(gpu_t *g)
     copy.abort_word = (const volatile uint32_t *)fixed.words_at;
     copy.sync_base = (uint64_t)(uintptr_t)g->sync_area;
     copy.error = fixed.words_at + offsetof(host_words_t, error);
+    copy.teams = (const symmem_device_team_t *)(uintptr_t)g->device_teams;
     copy.magic = SYMMEM_DEVICE_STATE_MAGIC;
     CU("init", libs.cuMemcpy(fixed.block, (cu_deviceptr_t)&copy, sizeof(copy)));
     return SYMMEM_OK;
+}
+
+/* ---- the team table: SYMMEM_TEAM_MAX entries, then a row of n_pes
+ * members for each ---- */
+
+static size_t team_table_bytes(int n)
+{
+    return SYMMEM_TEAM_MAX * (sizeof(symmem_device_team_t) + sizeof(int32_t) * (size_t)n);
+}
+
+static size_t team_sync_bytes(int n) { return sizeof(uint64_t) * (size_t)(n + 1); }
+
+symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *members, int n)
+{
+    if (g->device_teams == 0 || handle < 0 || handle >= SYMMEM_TEAM_MAX) return SYMMEM_OK;
+    int npes = g->boot.nranks;
+    cu_deviceptr_t row = g->device_teams + SYMMEM_TEAM_MAX * sizeof(symmem_device_team_t) +
+                         sizeof(int32_t) * (size_t)npes * (size_t)handle;
+    symmem_device_team_t entry = {n, -1, (const int32_t *)(uintptr_t)row};
+    int32_t copy[n];
+    for (int i = 0; i < n; i++) {
+        copy[i] = members[i];
+        if (members[i] == g->boot.rank) entry.me = i;
+    }
+    cu_deviceptr_t slots = (cu_deviceptr_t)(uintptr_t)g->sync_area +
+                           team_sync_bytes(npes) * (size_t)handle;
+    cu_result_t rc = libs.cuMemcpy(row, (cu_deviceptr_t)(uintptr_t)copy, sizeof(copy));
+    if (rc == 0) rc = libs.cuMemsetD8(slots, 0, team_sync_bytes(npes));
+    if (rc == 0)
+        rc = libs.cuMemcpy(g->device_teams + sizeof(entry) * (size_t)handle,
+                           (cu_deviceptr_t)(uintptr_t)&entry, sizeof(entry));
+    return rc == 0 ? SYMMEM_OK
+                   : symmem__gpu_cuda_error("team", "writing the device team table", rc);
+}
+
+void symmem__gpu_device_team_forget(gpu_t *g, int handle)
+{
+    if (g->device_teams == 0 || handle < 0 || handle >= SYMMEM_TEAM_MAX) return;
+    symmem_device_team_t none = {0, -1, NULL};
+    libs.cuMemcpy(g->device_teams + sizeof(none) * (size_t)handle,
+                  (cu_deviceptr_t)(uintptr_t)&none, sizeof(none));
+}
+
+/* The predefined teams, as the core's table has them: WORLD, SHARED, NODE
+ * and GPU_LEADERS are every PE; SAME_MYPE_NODE and SAME_GPU this PE. */
+static symmem_status_t set_predefined_teams(gpu_t *g)
+{
+    static const int everyone[] = {SYMMEM_TEAM_WORLD, SYMMEM_TEAM_SHARED, SYMMEM_TEAM_NODE,
+                                   SYMMEM_TEAM_GPU_LEADERS};
+    symmem_status_t status = SYMMEM_OK;
+    for (size_t k = 0; k < sizeof(everyone) / sizeof(everyone[0]) && status == SYMMEM_OK; k++)
+        status = symmem__gpu_device_team_set(g, everyone[k], g->world, g->boot.nranks);
+    int me = g->boot.rank;
+    if (status == SYMMEM_OK)
+        status = symmem__gpu_device_team_set(g, SYMMEM_TEAM_SAME_MYPE_NODE, &me, 1);
+    if (status == SYMMEM_OK) status = symmem__gpu_device_team_set(g, SYMMEM_TEAM_SAME_GPU, &me, 1);
+    return status;
 }
 
 static void report(gpu_t *g, const device_error_t *e)
@@ -112,6 +172,22 @@ static void report(gpu_t *g, const device_error_t *e)
     case ERR_NOT_CONTIGUOUS:
         snprintf(why, sizeof(why), "argument %d is a strided view (stride %llu bytes); device "
                  "copies take contiguous arrays", e->arg, (unsigned long long)e->value);
+        break;
+    case ERR_BAD_TEAM:
+        snprintf(why, sizeof(why), "team %lld is not a team PE %d is in (team_destroy'ed, "
+                 "never made, or made without this PE)", (long long)e->value, e->pe);
+        break;
+    case ERR_TOO_SMALL:
+        snprintf(why, sizeof(why), "argument %d is too small: the call needs %llu bytes there",
+                 e->arg, (unsigned long long)e->value);
+        break;
+    case ERR_BAD_ROOT:
+        snprintf(why, sizeof(why), "root %lld is not a PE of the team (it has %d)",
+                 (long long)e->value, e->pe);
+        break;
+    case ERR_BAD_ARG:
+        snprintf(why, sizeof(why), "argument %d has the value %lld, which the call does not "
+                 "take", e->arg, (long long)e->value);
         break;
     default:
         snprintf(why, sizeof(why), "symmem is not initialised");
@@ -158,7 +234,7 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
     symmem_status_t status = make_fixed(g);
     int n = g->boot.nranks;
     /* Collective (every PE is here, at the end of init): the sync area. */
-    size_t sync_bytes = sizeof(uint64_t) * (size_t)(n + 1);
+    size_t sync_bytes = team_sync_bytes(n) * SYMMEM_TEAM_MAX;
     if (status == SYMMEM_OK) {
         g->sync_area = libs.malloc(sync_bytes);
         if (g->sync_area == NULL)
@@ -172,8 +248,11 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
         if (at + sync_bytes > g->heap_hi) g->heap_hi = at + sync_bytes;
         cu_result_t rc = libs.cuMemsetD8((cu_deviceptr_t)at, 0, sync_bytes);
         if (rc == 0) rc = libs.cuMemAlloc(&g->device_peers, sizeof(uint64_t) * (size_t)n);
+        if (rc == 0) rc = libs.cuMemAlloc(&g->device_teams, team_table_bytes(n));
+        if (rc == 0) rc = libs.cuMemsetD8(g->device_teams, 0, team_table_bytes(n));
         if (rc != 0) status = symmem__gpu_cuda_error("init", "making the device sync area", rc);
     }
+    if (status == SYMMEM_OK) status = set_predefined_teams(g);
     if (status == SYMMEM_OK) {
         memset(fixed.words, 0, sizeof(*fixed.words));
         g->device_state = *host;
@@ -216,6 +295,7 @@ void symmem__gpu_device_state_release(gpu_t *g)
         libs.cuMemcpy(fixed.block, (cu_deviceptr_t)&zero, sizeof(zero));
     }
     if (g->device_peers != 0) libs.cuMemFree(g->device_peers);
-    g->device_peers = 0;
+    if (g->device_teams != 0) libs.cuMemFree(g->device_teams);
+    g->device_peers = g->device_teams = 0;
     g->sync_area = NULL; /* finalize frees it */
 }

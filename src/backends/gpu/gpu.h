@@ -49,7 +49,8 @@ struct symmem_backend {
     /* device_state.c: what kernels of symmem.device reach */
     symmem_device_state_t device_state; /* the host's block, as init gave it */
     cu_deviceptr_t device_peers; /* the device copy's peer table */
-    void *sync_area;          /* symmetric: device barriers' arrivals */
+    cu_deviceptr_t device_teams; /* its team table, then every team's members */
+    void *sync_area;          /* symmetric: device syncs' arrivals, per team */
     pthread_t device_watch;   /* sets the abort word, reports kernels' errors */
     int device_watch_stop, device_watching, device_error_reported;
     gpu_calls_t calls;        /* call pages: this PE's and its same-host peers' */
@@ -132,8 +133,15 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
                                          uint64_t *device_addr_p);
 /* After the heap's span grew: kernels see the new span. */
 symmem_status_t symmem__gpu_device_state_update(gpu_t *g);
-/* At finalize: stops the watch thread, frees the peer table. */
+/* At finalize: stops the watch thread, frees the peer and team tables. */
 void symmem__gpu_device_state_release(gpu_t *g);
+/* A team kernels may now use (members: world PEs; this PE among them):
+ * its entry in the device team table, and its sync slots zeroed. Every
+ * member calls it before the team's first sync on the host, which keeps a
+ * kernel from arriving in slots not yet zeroed. */
+symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *members, int n);
+/* A destroyed team: kernels naming it fail. */
+void symmem__gpu_device_team_forget(gpu_t *g, int handle);
 
 /* ---- call_check.c: every collective's fingerprint, compared between
  * same-host PEs through the call pages (call_page.h) ---- */

@@ -8,6 +8,19 @@
 
 #include "gpu.h"
 
+/* A team this PE is in, made on every member: the call pages count its
+ * collectives, and device kernels find it in the device team table once
+ * every member has zeroed its sync slots (the team sync after). */
+static symmem_status_t team_known(gpu_t *g, const char *call, nv_team_t team, const int *members,
+                                  int n)
+{
+    symmem__gpu_calls_set_team(&g->calls, team, members, n);
+    SYMMEM_CHECK(symmem__gpu_device_team_set(g, team, members, n));
+    if (libs.team_sync_on_stream(team, g->stream) != 0)
+        return ERROR(SYMMEM_ERR_BACKEND, "%s: the new team's first sync failed", call);
+    return symmem__gpu_drain(g, call);
+}
+
 static symmem_status_t team_error(const char *call, int rc)
 {
     return ERROR(SYMMEM_ERR_NO_MEMORY,
@@ -25,12 +38,13 @@ symmem_status_t symmem__gpu_team_split_strided(gpu_t *g, const symmem_team_view_
     int rc = libs.team_split_strided(parent->channel, start, stride, size, NULL, 0, &team);
     *handle_p = in_team ? team : SYMMEM_TEAM_INVALID;
     if (rc != 0) return symmem__gpu_leave(g, scope, team_error("team_split_strided", rc));
+    symmem_status_t status = SYMMEM_OK;
     if (in_team) {
         int members[size];
         for (int i = 0; i < size; i++) members[i] = parent->members[start + i * stride];
-        symmem__gpu_calls_set_team(&g->calls, team, members, size);
+        status = team_known(g, "team_split_strided", team, members, size);
     }
-    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+    return symmem__gpu_leave(g, scope, status);
 }
 
 symmem_status_t symmem__gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *parent,
@@ -46,16 +60,17 @@ symmem_status_t symmem__gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *pa
      * with this PE's index in its x team */
     int members[parent->n], n = 0, first = parent->me / xrange * xrange;
     for (int i = first; i < first + xrange && i < parent->n; i++) members[n++] = parent->members[i];
-    symmem__gpu_calls_set_team(&g->calls, x, members, n);
+    symmem_status_t status = team_known(g, "team_split_2d", x, members, n);
     n = 0;
     for (int i = parent->me % xrange; i < parent->n; i += xrange) members[n++] = parent->members[i];
-    symmem__gpu_calls_set_team(&g->calls, y, members, n);
-    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+    if (status == SYMMEM_OK) status = team_known(g, "team_split_2d", y, members, n);
+    return symmem__gpu_leave(g, scope, status);
 }
 
 symmem_status_t symmem__gpu_team_destroy(gpu_t *g, const symmem_team_view_t *team)
 {
     scope_t scope = symmem__gpu_enter(g);
+    symmem__gpu_device_team_forget(g, team->channel);
     libs.team_destroy(team->channel);
     symmem__gpu_calls_forget_team(&g->calls, team->channel);
     return symmem__gpu_leave(g, scope, SYMMEM_OK);
@@ -84,7 +99,6 @@ symmem_status_t symmem__gpu_team_init(gpu_t *g, uint64_t key, int npes, int inde
     int rc = team_init(&team, &config, NV_TEAM_CONFIG_MASK_UNIQUEID, npes, index);
     if (rc != 0 || team < 0) return symmem__gpu_leave(g, scope, team_error("team_init", rc));
     for (int i = 0; i < npes; i++) members[i] = translate(team, i, NV_TEAM_WORLD);
-    symmem__gpu_calls_set_team(&g->calls, team, members, npes);
     *handle_p = team;
-    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+    return symmem__gpu_leave(g, scope, team_known(g, "team_init", team, members, npes));
 }

@@ -21,11 +21,14 @@ Team barriers and collectives take NVSHMEM4Py's device argument orders
 (reduce(team, dst, src, "sum"), broadcast(team, dst, src, root), ...) and
 run in njit code on the cpu backend, through the C engine (_collectives.py).
 
+get_peer_array(array, pe) is the array over PE pe's copy of a symmetric
+array, for loads and stores straight through the mapping.
+
 Scopes: the cpu target has one thread per PE, so each `_warp` and `_block`
-form runs the thread-scope one. The RMA, signal, atomic and world-barrier
-names also work in @numba.cuda.jit kernels on the gpu backend
-(GPU_UNAVAILABLE says why not, if not; see _cuda.py). Not here yet: teams and
-collectives in GPU kernels, get_peer_array in device code.
+form runs the thread-scope one. Every name also works in @numba.cuda.jit
+kernels on the gpu backend (GPU_UNAVAILABLE says why not, if not; see
+_cuda.py and _cuda_collectives.py), where the scoped forms are called by
+every thread of the warp or block.
 
 Functions using these must not be cached to disk (cache=True): they embed
 the address of this process's device state block."""
@@ -35,8 +38,8 @@ from ._atomics import (atomic_add, atomic_and, atomic_compare_swap, atomic_fetch
                        atomic_fetch_add, atomic_fetch_and, atomic_fetch_inc, atomic_fetch_or,
                        atomic_fetch_xor, atomic_inc, atomic_or, atomic_set, atomic_swap,
                        atomic_xor)
-from ._rma import (fence, g, get, get_nbi, p, put, put_nbi, put_signal, put_signal_nbi, quiet,
-                   signal_op, signal_wait, wait_until)
+from ._rma import (fence, g, get, get_nbi, get_peer_array, p, put, put_nbi, put_signal,
+                   put_signal_nbi, quiet, signal_op, signal_wait, wait_until)
 from ._collectives import (alltoall, barrier, broadcast, fcollect, reduce, reducescatter, sync,
                            team_my_pe, team_n_pes)
 from ._sync import barrier_all, my_pe, n_pes, sync_all
@@ -65,6 +68,6 @@ __all__ = [
     "atomic_add", "atomic_fetch_add", "atomic_and", "atomic_fetch_and", "atomic_or",
     "atomic_fetch_or", "atomic_xor", "atomic_fetch_xor", "atomic_swap", "atomic_compare_swap",
     "barrier", "sync", "reduce", "reducescatter", "fcollect", "alltoall", "broadcast",
-    "team_my_pe", "team_n_pes", "Teams", "SignalOp", "ComparisonType", "SIGNAL_SET",
+    "team_my_pe", "team_n_pes", "get_peer_array", "Teams", "SignalOp", "ComparisonType", "SIGNAL_SET",
     "SIGNAL_ADD", "CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE",
 ] + _SCOPED_NAMES

@@ -2,7 +2,8 @@
 is an overload (numba-cuda's CUDA target) that calls a function of
 symmem's device library (python/symmem/device/device.cuh), declared with
 cuda.declare_device and linked into every kernel that uses one (NVRTC
-compiles the library once per kernel link; no nvcc, no install step).
+compiles the library once per GPU architecture, _library.py; no nvcc, no
+install step). Teams and collectives are in _cuda_collectives.py.
 
 Every call passes the device state block's address first: a compile-time
 constant, read when the kernel is compiled, which must be after
@@ -14,8 +15,6 @@ has another address.
 Scopes: put_warp / put_block (and get, put_signal, barrier_all, sync_all)
 are called by every thread of the warp or block with the same arguments,
 as in NVSHMEM4Py."""
-import os
-
 from numba import cuda, types
 from numba.core.errors import TypingError
 from numba.cuda.extending import intrinsic, overload
@@ -24,14 +23,9 @@ from symmem import _symmem
 
 from . import _atomics, _collectives, _rma, _sync
 from . import _scoped as S
-from ._llvm import data_address_typing
+from ._library import LIBRARY
+from ._llvm import data_address_typing, with_data_typing
 from ._stubs import require_array
-
-_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIBRARY_PATH = os.path.join(_HERE, "device.cuh")
-
-with open(LIBRARY_PATH) as _f:
-    _LIBRARY = cuda.CUSource(_f.read(), name="symmem_device.cu")
 
 u64, i32, i64, u32 = types.uint64, types.int32, types.int64, types.uint32
 _COPY = i32(u64, u64, u64, u64, i32)
@@ -47,14 +41,21 @@ _SIGNATURES = {
     "atomic64": u64(u64, u64, i32, u64, u64, i32),
     "atomic32": u32(u64, u64, i32, u32, u32, i32),
     "not_contiguous": i32(u64, i32, u64),
+    "ptr": u64(u64, u64, u64, i32),
 }
 for _scope in ("", "_warp", "_block"):
     _SIGNATURES["put" + _scope] = _SIGNATURES["get" + _scope] = _COPY
     _SIGNATURES["put_signal" + _scope] = _PUT_SIGNAL
     _SIGNATURES["barrier_all" + _scope] = _SIGNATURES["sync_all" + _scope] = _NO_ARGS
 
-DEVICE = {name: cuda.declare_device("symmem_dev_" + name, sig, link=[_LIBRARY], abi="c")
-          for name, sig in _SIGNATURES.items()}
+
+
+def declare(name, signature):
+    """The library's symmem_dev_<name>, callable from kernels."""
+    return cuda.declare_device("symmem_dev_" + name, signature, link=[LIBRARY], abi="c")
+
+
+DEVICE = {name: declare(name, sig) for name, sig in _SIGNATURES.items()}
 
 
 def state_address(call):
@@ -67,6 +68,7 @@ def state_address(call):
 
 
 data_address = intrinsic(data_address_typing)  # _llvm's, for the CUDA target
+with_data = intrinsic(with_data_typing)
 
 
 @intrinsic
@@ -242,7 +244,8 @@ _OPS = {"atomic_fetch": 0, "atomic_set": 1, "atomic_swap": 2, "atomic_compare_sw
         "atomic_fetch_xor": 7, "atomic_xor": 7}
 _RETURNS = {"atomic_fetch", "atomic_swap", "atomic_compare_swap", "atomic_fetch_add",
             "atomic_fetch_inc", "atomic_fetch_and", "atomic_fetch_or", "atomic_fetch_xor"}
-_FLOAT_OK = {"atomic_fetch", "atomic_set", "atomic_swap"}  # no float add in atom.sys here
+_FLOAT_OK = {"atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add"}
+_FLOAT_ADD = 8  # the library's op for atom.add.f32 / .f64
 
 
 def _atomic_device(name, dest):
@@ -253,12 +256,15 @@ def _atomic_device(name, dest):
 
 
 def _value_atomic(name):
-    op, fetch = _OPS[name], name in _RETURNS
+    fetch = name in _RETURNS
 
     @overload(getattr(_atomics, name), target="cuda")
     def typed(dest, value, pe):
         fn, word = _atomic_device(name, dest)
         st, elem = state_address(name), dest.dtype
+        op = _OPS[name]
+        if op == _OPS["atomic_add"] and isinstance(elem, types.Float):
+            op = _FLOAT_ADD
 
         def impl(dest, value, pe):
             old = fn(st, data_address(dest), op, word(to_bits(elem(value))), word(0), pe)
@@ -307,22 +313,12 @@ for _name in ("atomic_fetch", "atomic_inc", "atomic_fetch_inc"):
     _pe_only_atomic(_name)
 
 
-# ---- not on the gpu yet: a clear error when a kernel uses one ----
+@overload(_rma.get_peer_array, target="cuda", inline="always")
+def _get_peer_array(array, pe):
+    _contiguous("get_peer_array", "array", array)
+    st, fn = state_address("get_peer_array"), DEVICE["ptr"]
 
-def _not_yet(name, params):
-    namespace = {"TypingError": TypingError}
-    exec(f"def typed({params}):\n"
-         f"    raise TypingError('{name}: teams and collectives in @numba.cuda.jit kernels are "
-         f"not in symmem yet (they run in @numba.njit code on the cpu backend); call "
-         f"symmem.{name.split('_warp')[0].split('_block')[0]} from the host')\n", namespace)
-    overload(S.STUBS.get(name) or getattr(_collectives, name), target="cuda")(namespace["typed"])
-
-
-for _name, _params in (("barrier", "team"), ("sync", "team"),
-                       ("reduce", "team, dst, src, op"), ("reducescatter", "team, dst, src, op"),
-                       ("fcollect", "team, dst, src"), ("alltoall", "team, dst, src"),
-                       ("broadcast", "team, dst, src, root=0")):
-    for _scope in ("", "_warp", "_block"):
-        _not_yet(_name + _scope, _params)
-_not_yet("team_my_pe", "team")
-_not_yet("team_n_pes", "team")
+    def impl(array, pe):
+        at = fn(st, data_address(array), types.uint64(array.size * array.itemsize), pe)
+        return with_data(array, at)
+    return impl

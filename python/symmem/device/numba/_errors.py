@@ -15,7 +15,8 @@ CALLS = ("put", "get", "p", "g", "put_nbi", "get_nbi", "put_signal", "put_signal
          "atomic_set", "atomic_inc", "atomic_fetch_inc", "atomic_add", "atomic_fetch_add",
          "atomic_and", "atomic_fetch_and", "atomic_or", "atomic_fetch_or", "atomic_xor",
          "atomic_fetch_xor", "atomic_swap", "atomic_compare_swap", "quiet", "fence",
-         "barrier", "sync", "reduce", "reducescatter", "fcollect", "alltoall", "broadcast")
+         "barrier", "sync", "reduce", "reducescatter", "fcollect", "alltoall", "broadcast",
+         "get_peer_array")
 CALL = {name: i for i, name in enumerate(CALLS)}
 
 # What a check found wrong, by number.
@@ -38,7 +39,7 @@ class DeviceInvalid(_symmem.NvshmemInvalid):
 
     def __init__(self, what, call, arg=0, value=0):
         name = CALLS[call]
-        argname = ("dst", "src", "sig_addr", "ivar", "dest")[arg]  # by the arg number
+        argname = ("dst", "src", "sig_addr", "ivar", "dest", "array")[arg]  # by the arg number
         if what == NOT_INITIALIZED:
             text = f"{name}: symmem is not initialised (call symmem.init() first)"
         elif what == BAD_PE:

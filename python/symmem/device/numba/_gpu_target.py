@@ -14,7 +14,7 @@ def _register():
     if not hasattr(np, "row_stack"):
         np.row_stack = np.vstack
     import numba.cuda  # noqa: F401
-    from . import _cuda  # noqa: F401
+    from . import _cuda, _cuda_collectives  # noqa: F401
     return None
 
 

@@ -46,6 +46,27 @@ def data_address_typing(typingctx, arr):
 data_address = intrinsic(data_address_typing)
 
 
+def with_data_typing(typingctx, arr, addr):
+    """arr (its shape, strides and owner) over the data at addr instead:
+    get_peer_array's view of a peer's copy (the body, for both targets)."""
+    if not isinstance(arr, types.Array):
+        raise TypingError(f"expected an array, got {arr}")
+
+    def codegen(context, builder, sig, args):
+        from numba.core.imputils import impl_ret_borrowed
+        ary = context.make_array(sig.args[0])(context, builder, args[0])
+        view = context.make_array(sig.return_type)(context, builder)
+        for field in ("meminfo", "parent", "nitems", "itemsize", "shape", "strides"):
+            setattr(view, field, getattr(ary, field))
+        at = context.cast(builder, args[1], sig.args[1], types.uint64)
+        view.data = builder.inttoptr(at, ary.data.type)
+        return impl_ret_borrowed(context, builder, sig.return_type, view._getvalue())
+    return arr(arr, addr), codegen
+
+
+with_data = intrinsic(with_data_typing)
+
+
 def _load_intrinsic(ordering):
     @intrinsic
     def load(typingctx, arr, addr):

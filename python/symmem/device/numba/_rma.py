@@ -11,6 +11,8 @@ Memory model (cpu backend; a PE is a process, the heaps are shared memory):
   (element_ready in src/backends/cpu/cpu_backend.c) load with acquire too.
 - get/g copy with plain loads, then an acquire fence: a later load of this
   thread is not hoisted above them.
+- get_peer_array is the array over PE pe's copy, through the mapping: its
+  loads and stores are plain ones, ordered by the calls above.
 - quiet and fence are seq_cst fences (the copies are complete when a call
   returns: nbi forms are the blocking ones).
 - After any store a waiter may watch, the target's doorbell rings
@@ -256,4 +258,19 @@ def _wait_until(ivar, cmp, cmp_value):
         status = L.c_wait_until(addr, code, cmp, types.int64(target))
         if status != 0:
             C.raise_status(status)
+    return impl
+
+
+get_peer_array = stub("get_peer_array", "array, pe")
+
+
+@cpu_overload(get_peer_array)
+def _get_peer_array(array, pe):
+    require_array("get_peer_array", "array", array)
+    call = E.CALL["get_peer_array"]
+
+    def impl(array, pe):
+        C.contiguous(call, 5, array)
+        at = C.translate(call, 5, L.data_address(array), array.size * array.itemsize, pe)
+        return L.with_data(array, at)
     return impl

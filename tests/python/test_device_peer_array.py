@@ -1,5 +1,6 @@
 """get_peer_array in @numba.njit code on the cpu backend: the array over a
-peer's copy, read and written straight through the mapping; off-heap
+peer's copy, read and written straight through the mapping (a store that
+nothing reads afterwards included: numba must not drop it as dead); off-heap
 memory and a bad PE raise the host call's exceptions."""
 import pytest
 
@@ -21,6 +22,10 @@ PEER_ARRAY = """
         dev.quiet()
         return total
 
+    @numba.njit
+    def store_only(a, pe, value):
+        dev.get_peer_array(a, pe)[0] = value  # nothing reads it here: must not be dropped
+
     nvshmem.init()
     me, n = nvshmem.my_pe(), nvshmem.n_pes()
     right, left = (me + 1) % n, (me - 1) % n
@@ -36,6 +41,11 @@ PEER_ARRAY = """
         check(total == (np.arange(1, 1000, dtype=dtype) + right).sum(), f"sum {total}")
         nvshmem.free_array(a)
     a = nvshmem.array((4,), dtype="int16")
+    a[:] = 0
+    nvshmem.barrier_all()
+    store_only(a, right, me + 7)
+    nvshmem.barrier_all()
+    check(a[0] == left + 7, f"a store through the peer's array: {a}")
     expect_raises(nvshmem.NvshmemInvalid, [f"[pe {me}] get_peer_array: pe {n} is out of range"],
                   double_the_peers, a, n)
     expect_raises(nvshmem.NvshmemInvalid, ["get_peer_array: array (address",

@@ -17,6 +17,7 @@ are called by every thread of the warp or block with the same arguments,
 as in NVSHMEM4Py."""
 from numba import cuda, types
 from numba.core.errors import TypingError
+from numba.cuda.core import ir_utils as cuda_ir_utils
 from numba.cuda.extending import intrinsic, overload
 
 from symmem import _symmem
@@ -24,7 +25,7 @@ from symmem import _symmem
 from . import _atomics, _collectives, _rma, _sync
 from . import _scoped as S
 from ._library import LIBRARY
-from ._llvm import data_address_typing, with_data_typing
+from ._llvm import alias_the_array, data_address_typing, with_data_typing
 from ._stubs import require_array
 
 u64, i32, i64, u32 = types.uint64, types.int32, types.int64, types.uint32
@@ -69,6 +70,7 @@ def state_address(call):
 
 data_address = intrinsic(data_address_typing)  # _llvm's, for the CUDA target
 with_data = intrinsic(with_data_typing)
+alias_the_array(cuda_ir_utils.alias_func_extensions)
 
 
 @intrinsic

@@ -8,7 +8,7 @@ LLVM's: "acquire", "release", "seq_cst"; each user says which store or load
 its ordering pairs with."""
 from llvmlite import ir
 from numba import types
-from numba.core import cgutils
+from numba.core import cgutils, ir_utils
 from numba.core.errors import TypingError
 from numba.extending import intrinsic
 
@@ -65,6 +65,23 @@ def with_data_typing(typingctx, arr, addr):
 
 
 with_data = intrinsic(with_data_typing)
+
+
+def alias_the_array(registry):
+    """Tells numba's dead-code pass (through registry, its ir_utils'
+    alias_func_extensions) that get_peer_array's result aliases its
+    argument: otherwise a store into a peer's array that nothing reads
+    afterwards is dropped as a store into a fresh local array."""
+    def first_argument(lhs, args, alias_map, arg_aliases):
+        alias_map.setdefault(lhs, set()).add(args[0].name)
+        alias_map.setdefault(args[0].name, set()).add(lhs)
+        if args[0].name in arg_aliases:
+            arg_aliases.add(lhs)
+    registry[("with_data_typing", __name__)] = first_argument
+    registry[("get_peer_array", "symmem.device.numba._stubs")] = first_argument
+
+
+alias_the_array(ir_utils.alias_func_extensions)
 
 
 def _load_intrinsic(ordering):

@@ -202,6 +202,38 @@ def moves(size=777):
             nvshmem.free_array(dst)
 
 
+# ---- bfloat16 (numba-cuda's, from ml_dtypes): reduce, p and g ----
+
+@cuda.jit
+def bf16_sum_then_p_g(team, dst, src, flag, pe, out):
+    dev.reduce_block(team, dst, src, "sum")
+    if cuda.threadIdx.x == 0:
+        dev.p(flag, 2.5, pe)
+        dev.barrier_all()
+        out[0] = dev.g(flag, pe)
+
+
+def bfloat16s(size=1000):
+    import ml_dtypes
+    bf16 = ml_dtypes.bfloat16
+    src, dst, flag = (nvshmem.array((k,), dtype="uint16") for k in (size, size, 1))
+    every = [source(pe, size, "float32").astype(bf16) for pe in range(n)]  # exact in bf16
+    src[:] = cp.asarray(every[me].view("uint16"))
+    dst[:] = 0
+    flag[:] = 0
+    out = cp.zeros(1, dtype="uint16")
+    nvshmem.barrier_all()
+    bf16_sum_then_p_g[1, 256](int(WORLD), view(dst).view(bf16), view(src).view(bf16),
+                              view(flag).view(bf16), (me + 1) % n, view(out).view(bf16))
+    cuda.synchronize()
+    want = sum(e.astype("float32") for e in every).astype(bf16)
+    check("bfloat16 reduce_block sum", dst, want.view("uint16"))
+    check("bfloat16 p and g", out, np.array([2.5], dtype=bf16).view("uint16"))
+    nvshmem.barrier_all()
+    for x in (flag, dst, src):
+        nvshmem.free_array(x)
+
+
 # ---- get_peer_array and float atomics ----
 
 @cuda.jit
@@ -271,7 +303,7 @@ def bad_team():
 if sys.argv[1] == "bad_team":
     bad_team()
 started = time.monotonic()
-for step in (team_syncs, reductions, moves, peer_arrays_and_float_atomics):
+for step in (team_syncs, reductions, moves, bfloat16s, peer_arrays_and_float_atomics):
     t0 = time.monotonic()
     step()
     print(f"PE {me} {step.__name__} ok ({time.monotonic() - t0:.1f} s)", flush=True)

@@ -20,6 +20,8 @@ _TEAM = i32(u64, i32)
 _PUSH = i32(u64, i32, u64, u64, u64, i32)
 _REDUCE = i32(u64, i32, u64, u64, u64, i32, i32)
 _SCOPES = ("", "_warp", "_block")
+# numba-cuda's bfloat16 (arrays of ml_dtypes.bfloat16) is named __nv_bfloat16
+_DTYPES = dict(K._DTYPES, __nv_bfloat16=10)
 
 _DEVICE = {"team_my_pe": declare("team_my_pe", _TEAM),
            "team_n_pes": declare("team_n_pes", _TEAM),
@@ -99,7 +101,7 @@ def _reduce(name, per_member):
         _check_team(name, team)
         _pair(name, dst, src)
         base = name.split("_")[0]
-        dtype, code = K._code(base, dst, K._DTYPES, "dst"), K._op_code(base, dst, op)
+        dtype, code = K._code(base, dst, _DTYPES, "dst"), K._op_code(base, dst, op)
         st = _cuda.state_address(name)
 
         def impl(team, dst, src, op):

@@ -333,3 +333,13 @@ def test_a_gpu_pe_finalizing_while_its_peer_calls_reduce():
     assert "PE 0 OK (finalized peer: reduce_soon" in result.stdout, result.stdout
     assert "PE 1 OK (finalized peer: reduce_soon, finalize raised" in result.stdout, \
         result.stdout + result.stderr
+
+
+@needs_gpus
+def test_the_device_moe_example_sends_every_token_to_its_experts_and_back():
+    result = _launch(2, ROOT / "examples" / "device_moe_dispatch.py",
+                     env={"SYMMEM_BACKEND": "gpu"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    for pe in range(2):
+        assert (f"PE {pe} OK: 1024 tokens x top-2 went to 4 experts on 2 PEs and came back right"
+                in result.stdout), result.stdout + result.stderr

@@ -1,7 +1,8 @@
 /*
  * symmem's device library: put, get, signals, waits, atomics and barriers
  * from inside CUDA kernels, on the gpu backend, when every PE's heap is
- * mapped into this GPU (one NVLink domain). CUDA C with no #include, so
+ * mapped into this GPU (one NVLink domain; a call that needs a PE on another
+ * node fails, naming it). CUDA C with no #include, so
  * NVRTC compiles it as is: symmem.device.numba links it into Numba kernels,
  * and CUDA C or CuPy RawKernel code includes it as <symmem/device.cuh>.
  *
@@ -100,6 +101,7 @@ typedef struct {
 #define SYMMEM_DEV_ERR_TOO_SMALL 8
 #define SYMMEM_DEV_ERR_BAD_ROOT 9
 #define SYMMEM_DEV_ERR_BAD_ARG 10
+#define SYMMEM_DEV_ERR_UNREACHABLE 11
 
 #define SYMMEM_DEV_SPINS 1024
 #define SYMMEM_DEV_SIGNAL_SET 9
@@ -211,6 +213,15 @@ static __device__ __forceinline__ void symmem__check_pe(symmem_u64 st, const cha
         symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_PE, pe, -1, (symmem_u64)(long long)pe);
 }
 
+/* Where PE pe's heap is mapped here; 0 (a PE on another node) fails. */
+static __device__ __forceinline__ symmem_u64 symmem__peer_base(symmem_u64 st, const char *call,
+                                                               int pe)
+{
+    symmem_u64 base = SYMMEM__ST(st)->peer_base[pe];
+    if (base == 0) symmem__dev_fail(st, call, SYMMEM_DEV_ERR_UNREACHABLE, pe, -1, 0);
+    return base;
+}
+
 /* Where PE pe's copy of the symmetric [addr, addr + n) is mapped here. */
 static __device__ __forceinline__ symmem_u64 symmem__remote(symmem_u64 st, const char *call,
                                                             int arg, symmem_u64 addr,
@@ -221,7 +232,7 @@ static __device__ __forceinline__ symmem_u64 symmem__remote(symmem_u64 st, const
     symmem_u64 offset = addr - s->heap_base;
     if (addr < s->heap_base || offset > s->heap_size || n > s->heap_size - offset)
         symmem__dev_fail(st, call, SYMMEM_DEV_ERR_NOT_SYMMETRIC, pe, arg, addr);
-    return s->peer_base[pe] + offset;
+    return symmem__peer_base(st, call, pe) + offset;
 }
 
 /* ---- waiting ---- */
@@ -524,7 +535,8 @@ static __device__ __noinline__ void symmem__team_sync(symmem_u64 st, const char 
     mine[0] = epoch;
     symmem__fence_acq_rel_sys(); /* this PE's earlier stores before its arrival */
     symmem_u64 slot = area + 8ull * (symmem_u64)(1 + t->me) - s->heap_base;
-    for (int i = 0; i < t->n; i++) symmem__st_relaxed_u64(s->peer_base[t->members[i]] + slot, epoch);
+    for (int i = 0; i < t->n; i++)
+        symmem__st_relaxed_u64(symmem__peer_base(st, call, t->members[i]) + slot, epoch);
     symmem_u64 t0 = symmem__globaltimer();
     for (int i = 0; i < t->n; i++) {
         symmem_u64 at = area + 8ull * (symmem_u64)(1 + i);
@@ -787,6 +799,7 @@ static __device__ __noinline__ void symmem__reduce(symmem_u64 st, const char *ca
                          (symmem_u64)(long long)op);
     symmem_u64 read = nelems * size * (symmem_u64)(scatter ? t->n : 1); /* of src, by anyone */
     symmem__remote(st, call, 2, src, read, SYMMEM__ST(st)->my_pe); /* src is symmetric */
+    for (int i = 0; i < t->n; i++) symmem__peer_base(st, call, t->members[i]);
     symmem_u64 from = src + (scatter ? nelems * size * (symmem_u64)t->me : 0);
     int in_place = dst < src + read && src < dst + nelems * size;
     if (dtype == 0) op = op == 0 || op == 2 ? 5 : op == 1 || op == 3 ? 4 : op; /* bool: or, and */

@@ -29,7 +29,8 @@ typedef struct {
 } device_error_t;
 enum {
     ERR_BAD_PE = 1, ERR_NOT_SYMMETRIC, ERR_PEER_DEAD, ERR_TIMEOUT, ERR_NOT_INITIALIZED,
-    ERR_NOT_CONTIGUOUS, ERR_BAD_TEAM, ERR_TOO_SMALL, ERR_BAD_ROOT, ERR_BAD_ARG
+    ERR_NOT_CONTIGUOUS, ERR_BAD_TEAM, ERR_TOO_SMALL, ERR_BAD_ROOT, ERR_BAD_ARG,
+    ERR_UNREACHABLE
 };
 
 /* What lives as long as the process: kernels compiled once keep these
@@ -188,6 +189,11 @@ static void report(gpu_t *g, const device_error_t *e)
     case ERR_BAD_ARG:
         snprintf(why, sizeof(why), "argument %d has the value %lld, which the call does not "
                  "take", e->arg, (long long)e->value);
+        break;
+    case ERR_UNREACHABLE:
+        snprintf(why, sizeof(why), "PE %d has no peer mapping on this GPU (another node): "
+                 "device calls reach the PEs of this NVLink domain; use the host calls for it",
+                 e->pe);
         break;
     default:
         snprintf(why, sizeof(why), "symmem is not initialised");

@@ -318,3 +318,10 @@ def test_a_gpu_pe_finalizing_while_its_peer_calls_reduce():
     assert "PE 0 OK (finalized peer: reduce_soon" in result.stdout, result.stdout
     assert "PE 1 OK (finalized peer: reduce_soon, finalize raised" in result.stdout, \
         result.stdout + result.stderr
+
+
+@needs_gpus
+def test_module_init_and_library_init_with_real_cuda_core_modules():
+    # tests/gpu/host_helpers.py: symmem's device library through library_init and
+    # module_init, NVSHMEM's device state copied into a module that links it
+    _passes_on_2_gpus("host_helpers.py", "OK (host helpers)")

@@ -35,6 +35,9 @@ from symmem._multicast import get_multicast_array, get_multicast_buffer, get_mul
 from symmem._external import (register_external_array, register_external_buffer,
                               register_external_tensor, unregister_external_array,
                               unregister_external_buffer, unregister_external_tensor)
+from symmem._device_host import (DeviceLibLanguage, NvshmemKernelObject,
+                                 find_device_bitcode_library, find_device_library,
+                                 library_finalize, library_init, module_finalize, module_init)
 from symmem.interop.torch import (bytetensor, free_tensor, get_peer_tensor, tensor,
                                   tensor_get_buffer)
 from symmem import interop

@@ -343,3 +343,10 @@ def test_the_device_moe_example_sends_every_token_to_its_experts_and_back():
     for pe in range(2):
         assert (f"PE {pe} OK: 1024 tokens x top-2 went to 4 experts on 2 PEs and came back right"
                 in result.stdout), result.stdout + result.stderr
+
+
+@needs_gpus
+def test_module_init_and_library_init_with_real_cuda_core_modules():
+    # tests/gpu/host_helpers.py: symmem's device library through library_init and
+    # module_init, NVSHMEM's device state copied into a module that links it
+    _passes_on_2_gpus("host_helpers.py", "OK (host helpers)")

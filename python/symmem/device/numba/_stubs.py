@@ -1,17 +1,38 @@
 """The Python objects behind the device names: called from Python they only
 say where they work; inside @numba.njit each is the overload registered for
-it (numba.extending.overload, the cpu target)."""
+it (numba.extending.overload, the cpu target); in numba-cuda's simulator
+(NUMBA_ENABLE_CUDASIM=1), inside a simulated kernel, each runs its Python
+function from _simulator.py."""
 from numba.core.errors import TypingError
 from numba.extending import overload
 
 from symmem import _symmem
 
 
+SIMULATED = {}  # name -> its function in numba-cuda's simulated kernels (_simulator.py)
+
+
+def in_simulated_kernel():
+    return False  # until _simulator.install() puts its own check here
+
+
 def stub(name, params):
+    names = [p.split("=")[0].strip() for p in params.split(",") if p.strip()]
+
     def device_function(*args, **kwargs):
+        if SIMULATED and in_simulated_kernel():
+            for param in names[len(args):]:  # keywords in order, as positions
+                if param not in kwargs:
+                    break
+                args += (kwargs.pop(param),)
+            if kwargs:
+                raise _symmem.NvshmemInvalid(f"{name}({params}): unexpected or out-of-order "
+                                             f"keyword argument {sorted(kwargs)[0]!r}")
+            return SIMULATED[name](name, *args)
         raise _symmem.NvshmemInvalid(
             f"symmem.device.numba.{name}({params}) runs inside @numba.njit functions "
-            f"(cpu backend); from Python call symmem.{name} instead")
+            f"(cpu backend) and @numba.cuda.jit kernels; from Python call symmem.{name} "
+            "instead")
     device_function.__name__ = device_function.__qualname__ = name
     device_function.__doc__ = f"{name}({params}): NVSHMEM4Py's device {name}, for @numba.njit."
     return device_function

@@ -1,0 +1,336 @@
+"""NVSHMEM4Py's host helpers for device code: module_init, module_finalize,
+library_init, library_finalize, NvshmemKernelObject, DeviceLibLanguage and
+find_device_bitcode_library, with NVSHMEM4Py's names and argument orders.
+
+What module_init / library_init mean here (gpu backend only):
+- A module built with symmem's device library (device.cuh, or
+  symmem.device.numba) needs nothing written into it: its kernels find the
+  device state block at an address fixed when they were compiled. The call
+  checks the handle and records it, so that finalize can tell it.
+- A module linked with NVSHMEM's own device library (the .bc that
+  find_device_bitcode_library names; it holds `nvshmemi_device_state_d`)
+  needs NVSHMEM's device state copied in, as with NVSHMEM4Py: the call is
+  forwarded to nvshmemx_cumodule_init / nvshmemx_culibrary_init of the
+  NVSHMEM host library that the gpu backend runs on.
+Both are counted: every init needs one finalize of the same handle, and a
+finalize of a handle with no init left raises. symmem.finalize() forgets
+them all. On the cpu backend there are no CUDA modules: NotImplementedError.
+"""
+import ctypes
+import enum
+import operator
+import os
+import re
+
+from symmem import _symmem
+from symmem._errors import exception, invalid, require_initialized
+from symmem._lifecycle import _finalize_hooks
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CUDA_NOT_FOUND = 500  # CUDA_ERROR_NOT_FOUND: the module has no such global
+_CUDA_MISUSE = (1, 400)  # CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
+_NVSHMEM_STATE = b"nvshmemi_device_state_d"  # what NVSHMEM's device library reads
+_KINDS = {"CUmodule": "module", "CUlibrary": "library"}  # cuda.bindings.driver's types
+
+_initialised = {}  # (kind, handle) -> [inits not yet finalised, forwarded to NVSHMEM, object]
+
+
+class DeviceLibLanguage(enum.Enum):
+    """The format of NVSHMEM's device library (NVSHMEM4Py's members and values)."""
+    LLVM_BITCODE = "bc"
+    LTOIR = "ltoir"
+    STATIC = "a"
+
+
+_LIBRARY_FILES = {DeviceLibLanguage.LTOIR: "libnvshmem_device.ltoir.fatbin",
+                  DeviceLibLanguage.STATIC: "libnvshmem_device.a"}
+
+
+# ---- handles ----
+
+def _handle_of(obj, call, what):
+    """(handle, kind) of a module or library: kind is "module", "library" or
+    None where the object does not say (a plain int)."""
+    if isinstance(obj, NvshmemKernelObject):
+        return obj.handle, obj.kind
+    kind = _KINDS.get(type(obj).__name__)
+    if kind:  # cuda.bindings.driver's handle types
+        return _address(int(obj), call, what), kind
+    if hasattr(type(obj), "__index__") and not isinstance(obj, bool):
+        return _address(operator.index(obj), call, what), None
+    if type(obj).__name__ == "ObjectCode":  # cuda.core's: .handle, the CUlibrary it loads as
+        return _handle_of(obj.handle, call, f"{what}.handle")
+    raise invalid(f"{call}: {what} of type {type(obj).__name__} ({obj!r:.60}) is not an "
+                  "NvshmemKernelObject, a cuda.core ObjectCode, a cuda.bindings CUmodule or "
+                  "CUlibrary, or an int handle")
+
+
+def _address(value, call, what):
+    if not 0 < value < 1 << 64:
+        raise invalid(f"{call}: {what}={value} is not a CUDA handle (a nonzero 64-bit address)")
+    return value
+
+
+class NvshmemKernelObject:
+    """A loaded CUDA module or library, for module_init / library_init
+    (NVSHMEM4Py's class). Make one with a from_* method: .handle is the
+    CUmodule or CUlibrary as an int, .kind "module", "library" or None (not
+    known: a plain handle). The object it was made from is kept alive, so
+    the module stays loaded while this object lives."""
+    __slots__ = ("handle", "kind", "_source")
+
+    def __new__(cls, *args, **kwargs):
+        raise invalid("NvshmemKernelObject: make one with NvshmemKernelObject.from_handle, "
+                      "from_obj, from_obj_bytes, from_triton or from_cuda_bindings")
+
+    @classmethod
+    def _make(cls, source, call, what):
+        handle, kind = _handle_of(source, call, what)
+        self = object.__new__(cls)
+        self.handle, self.kind, self._source = handle, kind, source
+        return self
+
+    @staticmethod
+    def from_handle(handle=None):
+        """From a CUmodule or CUlibrary handle (an int, or a cuda.bindings handle)."""
+        return NvshmemKernelObject._make(handle, "NvshmemKernelObject.from_handle", "handle")
+
+    @staticmethod
+    def from_obj(obj):
+        """From a cuda.core ObjectCode (its .handle: the CUlibrary it is loaded as)."""
+        return NvshmemKernelObject._make(obj, "NvshmemKernelObject.from_obj", "obj")
+
+    @staticmethod
+    def from_obj_bytes(obj_bytes):
+        """From the bytes of a cubin, loaded through cuda.core's ObjectCode."""
+        call = "NvshmemKernelObject.from_obj_bytes"
+        if not isinstance(obj_bytes, (bytes, bytearray, memoryview)):
+            raise invalid(f"{call}: obj_bytes of type {type(obj_bytes).__name__} is not bytes")
+        try:
+            from cuda.core import ObjectCode
+        except ImportError:
+            try:
+                from cuda.core.experimental import ObjectCode
+            except ImportError:
+                raise invalid(f"{call}: loading a cubin needs cuda.core (pip install "
+                              "cuda-core)") from None
+        try:
+            obj = ObjectCode.from_cubin(bytes(obj_bytes))
+            obj.handle  # loads it: a bad cubin (or no GPU) fails here, not at module_init
+        except Exception as error:
+            raise exception(_symmem.ERR_BACKEND, f"{call}: cuda.core could not load the cubin "
+                            f"({type(error).__name__}: {error})") from error
+        return NvshmemKernelObject._make(obj, call, "obj_bytes")
+
+    @staticmethod
+    def from_triton(triton_kernel):
+        """From a compiled Triton kernel: its .handle, or its .module (a CUmodule)."""
+        call = "NvshmemKernelObject.from_triton"
+        for name in ("handle", "module"):
+            value = getattr(triton_kernel, name, None)
+            if value is not None:
+                self = NvshmemKernelObject._make(value, call, f"triton_kernel.{name}")
+                self.kind = self.kind or "module"  # Triton loads cubins as modules
+                self._source = triton_kernel
+                return self
+        raise invalid(f"{call}: triton_kernel of type {type(triton_kernel).__name__} has no "
+                      ".handle or .module (expected a compiled Triton kernel)")
+
+    @staticmethod
+    def from_cuda_bindings(cuda_kernel):
+        """From a cuda.bindings.driver.CUmodule or CUlibrary."""
+        return NvshmemKernelObject._make(cuda_kernel, "NvshmemKernelObject.from_cuda_bindings",
+                                         "cuda_kernel")
+
+    def __repr__(self):
+        return f"NvshmemKernelObject(handle={self.handle:#x}, kind={self.kind})"
+
+
+# ---- module_init and friends ----
+
+def _require_gpu(call):
+    require_initialized(call)
+    backend = _symmem.backend_name()
+    if backend != "gpu":
+        raise exception(_symmem.ERR_UNSUPPORTED, f"{call}: CUDA modules and libraries need the "
+                        f"gpu backend; the running backend is {backend} (device code runs "
+                        "there as @numba.njit functions: symmem.device.numba)")
+
+
+def _check(call, what, obj, kind):
+    handle, known = _handle_of(obj, call, what)
+    if known is not None and known != kind:
+        raise invalid(f"{call}: {what}={handle:#x} is a CU{known}, not a CU{kind}; call "
+                      f"{known}_{call.split('_', 1)[1]}")
+    _require_gpu(call)
+    return handle
+
+
+def _links_nvshmem(call, what, kind, handle):
+    """Whether the module holds NVSHMEM's device state (it links NVSHMEM's
+    device library). The gpu backend has loaded libcuda.so.1 already."""
+    cuda = ctypes.CDLL("libcuda.so.1")
+    get = cuda.cuModuleGetGlobal_v2 if kind == "module" else cuda.cuLibraryGetGlobal
+    get.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t),
+                    ctypes.c_void_p, ctypes.c_char_p]
+    address, size = ctypes.c_uint64(), ctypes.c_size_t()
+    rc = get(ctypes.byref(address), ctypes.byref(size), ctypes.c_void_p(handle), _NVSHMEM_STATE)
+    if rc in (0, _CUDA_NOT_FOUND):
+        return rc == 0
+    name = ctypes.c_char_p()
+    cuda.cuGetErrorName(rc, ctypes.byref(name))
+    text = (f"{call}: {what}={handle:#x}: {get.__name__} failed: CUDA error {rc} "
+            f"({(name.value or b'?').decode()})")
+    if rc in _CUDA_MISUSE:
+        raise invalid(f"{text}; is it a CU{kind} loaded in the current context?")
+    raise exception(_symmem.ERR_BACKEND, text)
+
+
+def _nvshmem_host(call):
+    """The NVSHMEM host library the gpu backend loaded (the backend's order:
+    SYMMEM_NVSHMEM_LIB, the wheel's, the system's), without loading another."""
+    for path in (_symmem.env("SYMMEM_NVSHMEM_LIB"), _symmem.env("SYMMEM_NVSHMEM_WHEEL_LIB"),
+                 "libnvshmem_host.so.3"):
+        if path:
+            try:
+                return ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_GLOBAL)
+            except OSError:
+                continue
+    raise exception(_symmem.ERR_BACKEND, f"{call}: the NVSHMEM host library the gpu backend "
+                    "runs on is not loaded in this process")
+
+
+def _forward(call, what, kind, op, handle):
+    fn = getattr(_nvshmem_host(call), f"nvshmemx_cu{kind}_{op}")
+    fn.argtypes, fn.restype = [ctypes.c_void_p], ctypes.c_int
+    status = fn(ctypes.c_void_p(handle))
+    if status != 0:
+        raise exception(_symmem.ERR_BACKEND, f"{call}: {what}={handle:#x} links NVSHMEM's "
+                        f"device library, and nvshmemx_cu{kind}_{op} failed with status "
+                        f"{status} (NVSHMEM prints why; a device library of another NVSHMEM "
+                        "version than the host library's is refused)")
+
+
+def _init(call, what, obj, kind):
+    handle = _check(call, what, obj, kind)
+    nvshmem = _links_nvshmem(call, what, kind, handle)
+    if nvshmem:
+        _forward(call, what, kind, "init", handle)
+    entry = _initialised.setdefault((kind, handle), [0, nvshmem, obj])
+    entry[0] += 1
+
+
+def _finalize(call, what, obj, kind):
+    handle = _check(call, what, obj, kind)
+    entry = _initialised.get((kind, handle))
+    if entry is None:
+        raise invalid(f"{call}: {what}={handle:#x} is not initialised: {kind}_init was not "
+                      f"called on it, or {call} already was as often")
+    if entry[1]:
+        _forward(call, what, kind, "finalize", handle)
+    entry[0] -= 1
+    if entry[0] == 0:
+        del _initialised[(kind, handle)]
+
+
+def module_init(mod):
+    """Makes a loaded CUmodule ready for its kernels to call symmem or
+    NVSHMEM device functions (gpu backend); see this module's docstring."""
+    _init("module_init", "mod", mod, "module")
+
+
+def module_finalize(mod):
+    """Undoes one module_init of the same module."""
+    _finalize("module_finalize", "mod", mod, "module")
+
+
+def library_init(lib):
+    """library_init for a CUlibrary (a cuda.core ObjectCode is loaded as one)."""
+    _init("library_init", "lib", lib, "library")
+
+
+def library_finalize(lib):
+    """Undoes one library_init of the same library."""
+    _finalize("library_finalize", "lib", lib, "library")
+
+
+_finalize_hooks.append(_initialised.clear)  # NVSHMEM's finalize drops them too
+
+
+# ---- the device libraries' files ----
+
+def _language(language, call, choices):
+    for member in choices:
+        if language is member or language == member.value:
+            return member
+    raise invalid(f"{call}: language={language!r} is not one of "
+                  f"{', '.join(str(m) for m in choices)}")
+
+
+def _arch(arch, call):
+    """An SM architecture as NVSHMEM's file names write it: 90 from 90,
+    "sm_90", "90a", (9, 0) or anything with .major and .minor."""
+    if isinstance(arch, (tuple, list)) and len(arch) == 2:
+        arch = f"{arch[0]}{arch[1]}"
+    elif hasattr(arch, "major") and hasattr(arch, "minor"):
+        arch = f"{arch.major}{arch.minor}"
+    match = re.fullmatch(r"(?:sm_|compute_)?(\d+)a?", str(arch).strip().lower())
+    if isinstance(arch, bool) or not match:
+        raise invalid(f"{call}: arch={arch!r} is not an SM architecture (90, 'sm_90', (9, 0))")
+    return match.group(1)
+
+
+def _nvshmem_lib_dirs():
+    """Where NVSHMEM's libraries are: beside the host library the gpu backend
+    would load (SYMMEM_NVSHMEM_LIB first, then the nvidia-nvshmem wheel's)."""
+    dirs = []
+    for name in ("SYMMEM_NVSHMEM_LIB", "SYMMEM_NVSHMEM_WHEEL_LIB"):
+        path = _symmem.env(name)
+        folder = os.path.dirname(os.path.abspath(path)) if path else None
+        if folder and folder not in dirs:
+            dirs.append(folder)
+    return dirs
+
+
+def find_device_bitcode_library(*, language=DeviceLibLanguage.LLVM_BITCODE, arch=None):
+    """The path of NVSHMEM's device library (NVSHMEM4Py's call): with
+    LLVM_BITCODE, libnvshmem_device.bc, or libnvshmem_device_sm_<arch>.bc
+    for an arch; with LTOIR, libnvshmem_device.ltoir.fatbin; with STATIC,
+    libnvshmem_device.a. Looked for beside the NVSHMEM host library (the
+    nvidia-nvshmem wheel's, or the one SYMMEM_NVSHMEM_LIB names). Kernels
+    linked with it run on the gpu backend after module_init/library_init.
+    symmem's own device library is CUDA C: find_device_library()."""
+    call = "find_device_bitcode_library"
+    language = _language(language, call, list(DeviceLibLanguage))
+    if language is DeviceLibLanguage.LLVM_BITCODE:
+        name = ("libnvshmem_device.bc" if arch is None
+                else f"libnvshmem_device_sm_{_arch(arch, call)}.bc")
+    else:
+        name = _LIBRARY_FILES[language]
+    dirs = _nvshmem_lib_dirs()
+    for folder in dirs:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return path
+    where = (f"looked in {', '.join(dirs)}" if dirs else
+             "no NVSHMEM here: the nvidia-nvshmem wheel is not installed and "
+             "SYMMEM_NVSHMEM_LIB is not set")
+    raise invalid(f"{call}: NVSHMEM's device library {name} was not found ({where}); install "
+                  "the nvidia-nvshmem-cu13 (or -cu12) wheel, or set SYMMEM_NVSHMEM_LIB to a "
+                  "libnvshmem_host.so.3 whose directory holds it. symmem's own device "
+                  "library is CUDA C source: symmem.find_device_library()")
+
+
+def find_device_library(language="cuda"):
+    """The path of symmem's device library, device.cuh: CUDA C source with no
+    #include, compiled by NVRTC together with the kernel that includes it
+    (its only form; there is no .bc, LTO-IR or .a of it)."""
+    call = "find_device_library"
+    if isinstance(language, DeviceLibLanguage):
+        raise invalid(f"{call}: language={language} is a form of NVSHMEM's device library "
+                      "(find_device_bitcode_library); symmem's is CUDA C source only: "
+                      "language='cuda'")
+    if language != "cuda":
+        raise invalid(f"{call}: language={language!r} is not 'cuda' (symmem's device library "
+                      "is CUDA C source)")
+    return os.path.join(_HERE, "device", "device.cuh")

@@ -7,7 +7,6 @@ between them. PE 0 prints one JSON record per line.
 
 call_cost here is the time of one 8-byte put inside such a loop (the Python
 library's is the median host time of one call)."""
-import json
 import time
 
 import numba
@@ -125,7 +124,7 @@ def main():
     t0 = time.perf_counter()
     symmem.init()
     me, n = symmem.my_pe(), symmem.n_pes()
-    emit = (lambda **r: print(json.dumps(r), flush=True)) if me == 0 else (lambda **r: None)
+    emit = plan.emitter(me)
     emit(lib=LABEL, op="init", seconds=time.perf_counter() - t0, n_pes=n)
     for op in args.ops.split(","):
         if op == "put_signal" and n < 2:

@@ -166,10 +166,10 @@ def test_an_installed_symmem_ships_the_nvshmem_c_program(tmp_path):
         pytest.skip(f"the build tools cannot be had here: {build.stderr.strip()[-300:]}")
     assert build.returncode == 0, build.stdout + build.stderr
     shipped = target / "symmem" / "bench"
-    for name in ("nvshmem_floor.c", "nvshmem_abi.h", "nvshmem_device.cu", "uid_file.h"):
+    for name in ("nvshmem_floor.c", "nvshmem_abi.h", "nvshmem_device.cu", "launched.h"):
         assert (shipped / name).is_file() and not (shipped / name).is_symlink(), name
     assert "NV_UNIQUEID_VERSION" in (shipped / "nvshmem_abi.h").read_text()
-    assert "uid_file_share" in (shipped / "uid_file.h").read_text()
+    assert "uid_file_share" in (shipped / "launched.h").read_text()
     found = subprocess.run([sys.executable, "-c", "import symmem.bench.libraries as lib; "
                             "print(lib.FLOOR_SOURCE); print(lib.DEVICE_SOURCE)"], cwd=tmp_path,
                            capture_output=True, text=True, timeout=60,

@@ -16,7 +16,7 @@ from symmem.bench import plan
 
 # The C program calling NVSHMEM directly and the CUDA C program calling its
 # device API ship in this package (package data, with the headers they
-# include: nvshmem_abi.h, uid_file.h), so an installed symmem can build them.
+# include: nvshmem_abi.h, launched.h), so an installed symmem can build them.
 FLOOR_SOURCE = Path(__file__).with_name("nvshmem_floor.c")
 DEVICE_SOURCE = Path(__file__).with_name("nvshmem_device.cu")
 
@@ -278,7 +278,7 @@ def build_device_program(out_dir):
             raise Unavailable(f"the nvidia-nvshmem wheel at {root} has no {need}")
     version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
     key = hashlib.sha256()
-    for part in (DEVICE_SOURCE.read_bytes(), DEVICE_SOURCE.with_name("uid_file.h").read_bytes(),
+    for part in (DEVICE_SOURCE.read_bytes(), DEVICE_SOURCE.with_name("launched.h").read_bytes(),
                  version.encode(), " ".join(device_build_command(nvcc, root, "")).encode()):
         key.update(part)
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "symmem" / "bench"

@@ -104,6 +104,9 @@ def measure(op, nbytes, me, n):
         dst, src = arrays(me, nbytes, nbytes, dtype="uint8")
         sig = arrays(me, 8, dtype="uint64")[0]
         sig[:] = 0
+        # Every PE's signal is 0 before PE 0's first put_signal adds to PE 1's:
+        # an add landing before PE 1's reset would be lost, and PE 1 wait forever.
+        symmem.barrier_all()
         done = [0]
 
         def run(k):

@@ -24,7 +24,7 @@
  *
  * Started by symmem's launcher (SYMMEM_RANK, SYMMEM_NRANKS, SYMMEM_JOB);
  * NVSHMEM's unique id goes from PE 0 to the others as nvshmem_floor.c's does
- * (uid_file.h). `python -m symmem.bench` builds it (libraries.py):
+ * (launched.h). `python -m symmem.bench` builds it (libraries.py):
  *   nvcc -O2 -rdc=true -arch=sm_90 -I$NVSHMEM/include nvshmem_device.cu \
  *        $NVSHMEM/lib/libnvshmem_device.a $NVSHMEM/lib/libnvshmem_host.so.3 -lcuda
  */
@@ -35,9 +35,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "uid_file.h"
+#include "launched.h"
 
 #define LIB "nvshmem device"
 #define UID_PREFIX "nvshmem-device"
@@ -110,19 +109,6 @@ __global__ void barrier_block_loop(long count)
 }
 
 /* ---- timing ---- */
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static long env_long(const char *name, long fallback)
-{
-    const char *text = getenv(name);
-    return text ? atol(text) : fallback;
-}
 
 static void collective_launch(const void *kernel, int threads, void **args)
 {

@@ -4,13 +4,12 @@
  * host library directly from C, on one stream, timed with CUDA events.
  * Started by symmem's launcher (SYMMEM_RANK, SYMMEM_NRANKS, SYMMEM_JOB);
  * PE 0's unique id reaches the others through a file in /dev/shm
- * (uid_file.h). What to
- * run comes from FLOOR_OPS (comma-separated), FLOOR_MIN_BYTES and
- * FLOOR_MAX_BYTES; PE 0 prints one JSON record per line.
+ * (launched.h). What to run comes from FLOOR_OPS (comma-separated),
+ * FLOOR_MIN_BYTES and FLOOR_MAX_BYTES; PE 0 prints one JSON record per line.
  *
  * `python -m symmem.bench` compiles and runs it from the installed package,
  * where nvshmem_abi.h (the gpu backend's declarations of NVSHMEM's structs)
- * and uid_file.h lie beside it:
+ * and launched.h lie beside it:
  *   cc -O2 -I$CUDA/include nvshmem_floor.c \
  *      -L$NVSHMEM/lib -l:libnvshmem_host.so.3 -L$CUDA/lib64 -lcudart
  */
@@ -19,10 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "nvshmem_abi.h"
-#include "uid_file.h"
+#include "launched.h"
 
 /* NVSHMEM's host API, declared as its library exports it. */
 int nvshmemx_get_uniqueid(nv_uniqueid_t *uid);
@@ -60,19 +58,6 @@ int nvshmemx_float_alltoall_on_stream(int team, float *dst, const float *src, si
 
 static int rank, nranks;
 static cudaStream_t stream;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static long env_long(const char *name, long fallback)
-{
-    const char *text = getenv(name);
-    return text ? atol(text) : fallback;
-}
 
 static int iterations(size_t bytes)
 {

@@ -1,20 +1,37 @@
 /*
- * How the benchmarks' NVSHMEM programs (nvshmem_floor.c, nvshmem_device.cu)
- * started by symmem's launcher share NVSHMEM's unique id: PE 0 writes it to
- * /dev/shm/<prefix>-<SYMMEM_JOB>-uid (under a temporary name, then renamed,
- * so nobody reads half of it); the other PEs poll for the file. SYMMEM_JOB is
- * new for every launch, so two runs never meet. Once NVSHMEM's init has
- * returned on PE 0 every PE has read the id, and PE 0 removes the file.
- * Plain C that C++ compiles too.
+ * What the benchmarks' NVSHMEM programs (nvshmem_floor.c, nvshmem_device.cu)
+ * share as programs started by symmem's launcher: the launcher's variables
+ * (SYMMEM_RANK, SYMMEM_NRANKS, SYMMEM_LOCAL_RANK, SYMMEM_JOB) and the
+ * driver's, a clock, and the way NVSHMEM's unique id reaches every PE: PE 0
+ * writes it to /dev/shm/<prefix>-<SYMMEM_JOB>-uid (under a temporary name,
+ * then renamed, so nobody reads half of it); the other PEs poll for the file.
+ * SYMMEM_JOB is new for every launch, so two runs never meet. Once NVSHMEM's
+ * init has returned on PE 0 every PE has read the id, and PE 0 removes the
+ * file. Plain C that C++ compiles too.
  */
-#ifndef SYMMEM_BENCH_UID_FILE_H
-#define SYMMEM_BENCH_UID_FILE_H
+#ifndef SYMMEM_BENCH_LAUNCHED_H
+#define SYMMEM_BENCH_LAUNCHED_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define UID_FILE_WAIT_S 120 /* how long a PE waits for PE 0's file */
+
+/* A variable's value as a number, or fallback where it is not set. */
+static long env_long(const char *name, long fallback)
+{
+    const char *text = getenv(name);
+    return text ? atol(text) : fallback;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static void uid_file_path(char *path, size_t size, const char *prefix)
 {

@@ -24,9 +24,11 @@
  *
  * Started by symmem's launcher (SYMMEM_RANK, SYMMEM_NRANKS, SYMMEM_JOB);
  * NVSHMEM's unique id goes from PE 0 to the others as nvshmem_floor.c's does
- * (launched.h). `python -m symmem.bench` builds it (libraries.py):
- *   nvcc -O2 -rdc=true -arch=sm_90 -I$NVSHMEM/include nvshmem_device.cu \
- *        $NVSHMEM/lib/libnvshmem_device.a $NVSHMEM/lib/libnvshmem_host.so.3 -lcuda
+ * (launched.h). `python -m symmem.bench` builds it (libraries.py, with the
+ * GPU's sm_XY; sm_90 on H100 and H200), NVSHMEM being the nvidia-nvshmem wheel:
+ *   nvcc -O2 -rdc=true -arch=sm_90 -I$NVSHMEM/include nvshmem_device.cu -o nvshmem_device \
+ *        $NVSHMEM/lib/libnvshmem_device.a -L$NVSHMEM/lib -l:libnvshmem_host.so.3 -lcuda \
+ *        -Xlinker -rpath -Xlinker $NVSHMEM/lib
  */
 #include <cuda_runtime.h>
 #include <nvshmem.h>
@@ -61,9 +63,9 @@ static long runs, loop_count, move_bytes, max_reps;
 __global__ void put_chunks(char *dst, const char *src, size_t size, size_t chunk, int pe,
                            long reps)
 {
-    size_t start = (size_t)blockIdx.x * chunk;
-    size_t end = start + chunk < size ? start + chunk : size;
-    size_t len = start < end ? end - start : 0;
+    /* Blocks past the end put 0 bytes from the end, as a clamped slice. */
+    size_t start = (size_t)blockIdx.x * chunk < size ? (size_t)blockIdx.x * chunk : size;
+    size_t len = start + chunk < size ? chunk : size - start;
     for (long r = 0; r < reps; r++) nvshmemx_putmem_block(dst + start, src + start, len, pe);
     if (threadIdx.x == 0) nvshmem_quiet();
 }

@@ -166,11 +166,199 @@ def test_an_installed_symmem_ships_the_nvshmem_c_program(tmp_path):
         pytest.skip(f"the build tools cannot be had here: {build.stderr.strip()[-300:]}")
     assert build.returncode == 0, build.stdout + build.stderr
     shipped = target / "symmem" / "bench"
-    for name in ("nvshmem_floor.c", "nvshmem_abi.h"):
+    for name in ("nvshmem_floor.c", "nvshmem_abi.h", "nvshmem_device.cu", "launched.h"):
         assert (shipped / name).is_file() and not (shipped / name).is_symlink(), name
     assert "NV_UNIQUEID_VERSION" in (shipped / "nvshmem_abi.h").read_text()
+    assert "uid_file_share" in (shipped / "launched.h").read_text()
     found = subprocess.run([sys.executable, "-c", "import symmem.bench.libraries as lib; "
-                            "print(lib.FLOOR_SOURCE)"], cwd=tmp_path, capture_output=True,
-                           text=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(target)))
+                            "print(lib.FLOOR_SOURCE); print(lib.DEVICE_SOURCE)"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=60,
+                           env=dict(os.environ, PYTHONPATH=str(target)))
     assert found.returncode == 0, found.stderr
-    assert Path(found.stdout.strip()) == shipped / "nvshmem_floor.c"
+    assert [Path(p) for p in found.stdout.split()] == [shipped / "nvshmem_floor.c",
+                                                       shipped / "nvshmem_device.cu"]
+
+
+# ---- the device operations (gpu backend): what can be checked without a GPU ----
+
+def _parse(*argv):
+    from symmem.bench.__main__ import parse_args
+    return parse_args(list(argv))
+
+
+def test_device_operations_join_the_default_run_on_gpus_with_two_pes():
+    every_host, every_device = ",".join(plan.OPS), ",".join(plan.DEVICE_OPS)
+    opts = _parse("--backend", "gpu", "-n", "2")
+    assert (opts.ops, opts.device_ops) == (every_host, every_device)
+    for argv in (("--backend", "gpu", "-n", "1"), ("--backend", "cpu", "-n", "2")):
+        opts = _parse(*argv)
+        assert (opts.ops, opts.device_ops) == (every_host, ""), argv
+    opts = _parse("--backend", "gpu", "--ops", "device")
+    assert (opts.ops, opts.device_ops) == ("", every_device)
+    # names and groups mix; each operation once, in the order first named
+    opts = _parse("--backend", "gpu", "-n", "3", "--ops", "barrier,device_barrier,host")
+    assert opts.ops == "barrier," + ",".join(op for op in plan.OPS if op != "barrier")
+    assert opts.device_ops == "device_barrier"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("--backend", "cpu", "--ops", "put,device_put"),
+     "--ops: device_put: device operations run on the gpu backend (on the cpu backend the "
+     "device calls are the 'symmem njit' library"),
+    (("--backend", "gpu", "-n", "1", "--ops", "device_p_lat"),
+     "--ops: device_p_lat: device operations need 2 PEs or more (PE 0 puts to PE 1); got -n 1"),
+    (("--backend", "gpu", "--ops", "device,teleport"),
+     "--ops: unknown teleport; choose from host, device, put,"),
+])
+def test_device_operations_where_they_cannot_run_are_refused(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        _parse(*argv)
+    assert exit_.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_device_put_sizes_keep_within_1k_to_64m():
+    assert plan.sizes("device_put", 8, 1 << 30, 2) == [1 << s for s in range(10, 27, 2)]
+    assert plan.sizes("device_put_grid", 3000, 1 << 20, 2) == [3000, 12000, 48000, 192000,
+                                                               768000, 1 << 20]
+    assert plan.sizes("device_put", 128 << 20, 1 << 30, 2) == []
+    assert plan.sizes("device_put_signal", 64, 1 << 20, 2) == [8]
+    assert plan.sizes("device_barrier_block", 64, 1 << 20, 2) == [0]
+    # a put kernel moves 1 GiB, in at most 16384 puts
+    assert [plan.device_reps(s) for s in (1 << 10, 1 << 16, 1 << 20, 64 << 20)] == \
+        [16384, 16384, 1024, 16]
+
+
+# What the two device workers print (PE 0), two rounds, with other output between.
+CANNED_DEVICE_OUTPUT = [
+    '{"lib": "symmem device", "op": "init", "seconds": 2.5, "n_pes": 2}',
+    "some line a worker printed",
+    '{"lib": "symmem device", "op": "device_put", "bytes": 1048576, "us": 23.3, "round": 1}',
+    '{"lib": "symmem host", "op": "device_put", "bytes": 1048576, "us": 10.0, "round": 1}',
+    '{"lib": "nvshmem device", "op": "device_put", "bytes": 1048576, "us": 24.465, "round": 1}',
+    '{"lib": "symmem device", "op": "device_put", "bytes": 1048576, "us": 23.9, "round": 2}',
+    '{"lib": "nvshmem device", "op": "device_put", "bytes": 1048576, "us": 25.0, "round": 2}',
+    '{"lib": "symmem device", "op": "device_put_signal", "bytes": 8, "us": 2.9, "round": 1}',
+    '{"lib": "symmem host", "op": "device_put_signal", "bytes": 8, "us": 11.6, "round": 1}',
+    '{"lib": "nvshmem device", "op": "device_put_signal", "bytes": 8, "us": 2.8, "round": 1}',
+    '{"lib": "symmem device", "op": "device_put_signal", "bytes": 8, "us": 3.02, "round": 2}',
+    '{"lib": "nvshmem device", "op": "device_put_signal", "bytes": 8, "us": 2.82, "round": 2}',
+    '{"lib": "symmem device", "op": "device_barrier", "bytes": 0, "us": 3.49, "round": 1}',
+    '{"lib": "symmem host", "op": "device_barrier", "bytes": 0, "us": 12.33, "round": 1}',
+]
+
+
+def test_the_device_table_has_one_line_per_operation_with_both_ratios(tmp_path):
+    from symmem.bench import libraries, report
+    script = "import sys; sys.stdout.write(sys.argv[1])"
+    with open(tmp_path / "log", "w") as log:
+        records = list(libraries.stream_records(
+            [sys.executable, "-c", script, "\n".join(CANNED_DEVICE_OUTPUT) + "\n"],
+            dict(os.environ), log))
+    assert len(records) == len(CANNED_DEVICE_OUTPUT) - 1  # the other line went to the log
+    assert "some line a worker printed" in (tmp_path / "log").read_text()
+    lines = report.text_tables(records, 2).splitlines()
+    title = next(i for i, line in enumerate(lines) if line.startswith("== device (2 PEs): "))
+    assert lines[title + 1].split() == ["operation", "size", "symmem", "device", "us",
+                                        "nvshmem", "device", "us", "symmem", "host", "us",
+                                        "device", "GB/s", "nvshmem", "/", "device", "host", "/",
+                                        "device"]
+    # each library's fastest round; GB/s of symmem's device put; the other's time over
+    # symmem device's: NVSHMEM's put 1.05x slower, the host's put 0.43x (faster)
+    assert lines[title + 2].split() == ["device_put", "1M", "23.300", "24.465", "10.000",
+                                        "45.00", "1.05x", "0.43x"]
+    # symmem's ping-pong 3.6% behind NVSHMEM's, within its own 4.1% spread between rounds
+    assert lines[title + 3].split() == ["device_put_signal", "8", "2.900", "2.800", "11.600",
+                                        "0.97x", "~", "4.00x"]
+    # no nvshmem device line for the barrier: "-", and no ratio
+    assert lines[title + 4].split() == ["device_barrier", "3.490", "-", "12.330", "3.53x"]
+    assert "== device_put" not in "\n".join(lines)  # no per-library table for device ops
+    md = report.markdown(records, 2)
+    assert "| device_put | 1M | 23.300 | 24.465 | 10.000 | 45.00 | 1.05x | 0.43x |" in md
+    assert "| device_barrier |  | 3.490 | - | 12.330 |  |  | 3.53x |" in md
+    assert "| symmem device | 2.50 |" in md  # its start-up
+    rows = {(r["op"], r["lib"]): r for r in report.rows(records, 2)}
+    assert rows["device_put", "symmem device"]["symmem_speedup"] is None  # the baseline
+    assert abs(rows["device_put", "nvshmem device"]["symmem_speedup"] - 1.05) < 1e-9
+
+
+def _fake_toolchain(tmp_path, nvcc_body):
+    """What the device program's build looks for, in tmp_path: an
+    nvidia-nvshmem wheel's files (empty) and an executable nvcc (nvcc_body,
+    shell). The environment that finds them."""
+    wheel = tmp_path / "wheel" / "nvidia" / "nvshmem"
+    for name in ("include/nvshmem.h", "lib/libnvshmem_device.a", "lib/libnvshmem_host.so.3"):
+        (wheel / name).parent.mkdir(parents=True, exist_ok=True)
+        (wheel / name).write_text("")
+    nvcc = tmp_path / "nvcc"
+    nvcc.write_text("#!/bin/sh\n" + nvcc_body)
+    nvcc.chmod(0o755)
+    path = os.pathsep.join([str(tmp_path / "wheel"), os.environ.get("PYTHONPATH", "")])
+    return dict(os.environ, NVCC=str(nvcc), PYTHONPATH=path,
+                XDG_CACHE_HOME=str(tmp_path / "cache"))
+
+
+def _device_bench(tmp_path, env):
+    return subprocess.run([sys.executable, "-m", "symmem.bench", "--backend", "gpu", "-n", "2",
+                           "--ops", "device", "--libs", "nvshmem device", "--rounds", "1",
+                           "--max-size", "64K", "--no-plots", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def test_a_device_program_that_cannot_be_built_is_left_out_saying_why(tmp_path, monkeypatch):
+    from symmem.bench import libraries
+    monkeypatch.setenv("NVCC", str(tmp_path / "no-nvcc"))
+    with pytest.raises(libraries.Unavailable, match=f"^NVCC={tmp_path}/no-nvcc is not an "
+                                                     "executable$"):
+        libraries.build_device_program(tmp_path)
+    try:
+        import nvidia.nvshmem  # noqa: F401
+    except ImportError:
+        monkeypatch.setenv("NVCC", sys.executable)  # found, so the wheel is looked for next
+        with pytest.raises(libraries.Unavailable, match="^the nvidia-nvshmem wheel is not "
+                                                        "installed"):
+            libraries.build_device_program(tmp_path)
+    # nvcc fails: the run goes on without the library, and says why
+    env = _fake_toolchain(tmp_path, 'echo "nvshmem_device.cu(1): error: no GPU compiler"\n'
+                                    'exit 1\n')
+    result = _device_bench(tmp_path, env)
+    assert "left out nvshmem device: compiling nvshmem_device.cu failed: " \
+           "nvshmem_device.cu(1): error: no GPU compiler" in result.stdout, result.stdout
+    assert "libraries: none" in result.stdout
+    assert result.returncode == 1  # nothing measured
+
+
+# A stand-in for nvcc: the "program" it builds (a Python script, which the
+# launcher runs with this Python) prints what nvshmem_device.cu would for
+# device_put, one record per size in DEVICE_SIZES, and the other variables it
+# was given; each build adds a line to the file builds.
+FAKE_NVCC = r"""
+[ "$1" = --version ] && { echo "fake nvcc"; exit 0; }
+while [ $# -gt 0 ]; do [ "$1" = -o ] && out=$2; shift; done
+cat > "$out" <<'PROGRAM'
+import json, os
+if os.environ["SYMMEM_RANK"] == "0":
+    print("ops={DEVICE_OPS} runs={DEVICE_RUNS} loop={DEVICE_LOOP} reps={DEVICE_MAX_REPS}"
+          .format(**os.environ))
+    for size in os.environ["DEVICE_SIZES"].split(","):
+        print(json.dumps(dict(lib="nvshmem device", op="device_put", bytes=int(size), us=2.0)))
+PROGRAM
+echo built >> "$(dirname "$0")/builds"
+"""
+
+
+def test_the_device_program_is_built_once_and_run_under_the_launcher(tmp_path):
+    env = _fake_toolchain(tmp_path, FAKE_NVCC)
+    for _ in range(2):
+        result = _device_bench(tmp_path, env)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "libraries: nvshmem device" in result.stdout
+        lines = result.stdout.splitlines()
+        title = next(i for i, line in enumerate(lines) if line.startswith("== device"))
+        assert [line.split()[:3] for line in lines[title + 2:title + 6]] == \
+            [["device_put", size, "-"] for size in ("1K", "4K", "16K", "64K")]
+    assert (tmp_path / "builds").read_text() == "built\n"  # the second run found it built
+    built = [p.name for p in (tmp_path / "cache" / "symmem" / "bench").iterdir()]
+    assert len(built) == 1 and built[0].startswith("nvshmem_device-"), built
+    log = (tmp_path / "out" / "run.log").read_text()
+    assert f"ops={','.join(plan.DEVICE_OPS)} runs=5 loop=10000 reps=16384" in log

@@ -4,12 +4,16 @@ otherwise pick, in one run on the same machine.
     python -m symmem.bench                          # gpu if there are GPUs, else cpu
     python -m symmem.bench --backend cpu -n 4 --max-size 64M
     python -m symmem.bench --ops put,reduce --libs symmem,nccl --out results/
+    python -m symmem.bench --ops device -n 2        # only the device-initiated calls
     python -m symmem.bench --load a/results.json b/results.json --out both/
 
 On GPUs: symmem (on a stream, and blocking), the C program calling NVSHMEM
-directly, NVSHMEM4Py and NCCL (torch.distributed). On the cpu backend:
-symmem, NumPy in one process, and MPI (mpi4py). Prints perftest-style
-tables, writes results.json, report.md and PNG plots to --out.
+directly, NVSHMEM4Py and NCCL (torch.distributed); and the device-initiated
+calls: symmem.device.numba kernels against the same kernels written with
+NVSHMEM's device API (a CUDA C program) and symmem's host calls. On the cpu
+backend: symmem, its device calls from @numba.njit code, NumPy in one
+process, and MPI (mpi4py). Prints perftest-style tables, writes
+results.json, report.md and PNG plots to --out.
 """
 import argparse
 import datetime
@@ -22,28 +26,39 @@ import time
 from symmem.bench import libraries, plan, report
 
 EPILOG = """\
-operations (--ops; default all):
+operations (--ops; default every host operation, and on the gpu backend with
+2 PEs or more every device operation too; "host" and "device" name each group):
 {ops}
+device operations (gpu backend, 2 PEs or more; PE 0 works, PE 1 is the target):
+{device_ops}
 
 libraries (--libs; default every one of the backend that can run here):
   gpu backend:
-    symmem        on a CUDA stream, and with stream=None as "symmem (blocking)"
-    nvshmem C     a C program calling NVSHMEM directly, compiled when the run
-                  starts (needs cc, the CUDA runtime, the nvidia-nvshmem wheel)
-    nvshmem4py    NVSHMEM4Py, started by mpirun
-    nccl          NCCL through torch.distributed (collectives only)
+    symmem          on a CUDA stream, and with stream=None as "symmem (blocking)"
+    nvshmem C       a C program calling NVSHMEM directly, compiled when the run
+                    starts (needs cc, the CUDA runtime, the nvidia-nvshmem wheel)
+    nvshmem4py      NVSHMEM4Py, started by mpirun
+    nccl            NCCL through torch.distributed (collectives only)
+    symmem device   the device operations from symmem.device.numba kernels
+                    (needs numba-cuda and CuPy) and, as "symmem host", symmem's
+                    host calls on a stream doing the same
+    nvshmem device  the same kernels calling NVSHMEM's device API: a CUDA C
+                    program built with nvcc when the run starts, kept in
+                    ~/.cache/symmem/bench (needs nvcc and the nvidia-nvshmem
+                    wheel's libnvshmem_device.a)
   cpu backend:
     symmem
-    symmem njit   the same operations from @numba.njit loops (symmem.device.numba);
-                  its call_cost is one 8-byte put inside the loop
-    numpy         the same data movement done by one process
-    mpi           mpi4py under mpirun: put_signal is a Send/Recv ping-pong,
-                  then the collectives and Barrier (pip install 'symmem[mpi]')
+    symmem njit     the same operations from @numba.njit loops (symmem.device.numba);
+                    its call_cost is one 8-byte put inside the loop
+    numpy           the same data movement done by one process
+    mpi             mpi4py under mpirun: put_signal is a Send/Recv ping-pong,
+                    then the collectives and Barrier (pip install 'symmem[mpi]')
   A library that cannot run here is left out, with the reason.
 
 sizes: K, M and G suffixes are powers of 2. A sweep runs from --min-size to
 --max-size in x4 steps; collective sizes are rounded down to whole float32
-blocks of 1/n; put_lat, get_lat and put_signal stop at 4M.
+blocks of 1/n; put_lat, get_lat and put_signal stop at 4M; device_put and
+device_put_grid keep within 1K-64M.
 
 environment: every variable reaches every PE, so symmem's settings apply
 (python -m symmem info lists them; SYMMEM_SPIN_US, for one, sets how long a
@@ -56,17 +71,18 @@ own --out.
 
 
 def parse_args(argv):
-    ops = "\n".join(f"  {op:14}{what}" for op, what in plan.OPS.items())
+    ops, device_ops = ("\n".join(f"  {op:22}{what}" for op, what in table.items())
+                       for table in (plan.OPS, plan.DEVICE_OPS))
     parser = argparse.ArgumentParser(prog="python -m symmem.bench",
                                      description=__doc__.split("\n\n")[0],
-                                     epilog=EPILOG.format(ops=ops),
+                                     epilog=EPILOG.format(ops=ops, device_ops=device_ops),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto",
                         help="default auto: gpu where there is a GPU for every PE, else cpu")
     parser.add_argument("-n", "--pes", type=int, default=2,
                         help="PEs, one process each (on GPUs one per GPU); default 2")
-    parser.add_argument("--ops", default=",".join(plan.OPS),
-                        help="comma-separated operations (listed below)")
+    parser.add_argument("--ops", default=None,
+                        help="comma-separated operations or groups (listed below)")
     parser.add_argument("--libs", default=None,
                         help="comma-separated libraries (listed below)")
     parser.add_argument("--min-size", default="8", help="smallest message in bytes (default 8)")
@@ -87,11 +103,9 @@ def parse_args(argv):
                         help="run nothing: report on the records of earlier runs' "
                              "results.json files together")
     opts = parser.parse_args(argv)
-    unknown = [op for op in opts.ops.split(",") if op not in plan.OPS]
-    if unknown:
-        parser.error(f"--ops: unknown {', '.join(unknown)}; choose from {', '.join(plan.OPS)}")
     if opts.backend == "auto":
         opts.backend = "gpu" if libraries.gpu_count() >= opts.pes else "cpu"
+    opts.ops, opts.device_ops = split_ops(parser, opts)
     if opts.rounds is None:
         opts.rounds = 2 if opts.backend == "gpu" else 1
     if opts.rounds < 1:
@@ -104,14 +118,46 @@ def parse_args(argv):
     return opts
 
 
+def split_ops(parser, opts):
+    """(host operations, device operations), each comma-separated, from
+    --ops (names and groups) or the default for the backend and PE count."""
+    if opts.ops is None:
+        both = opts.backend == "gpu" and opts.pes >= 2
+        names = list(plan.OPS) + (list(plan.DEVICE_OPS) if both else [])
+    else:
+        words = opts.ops.split(",")
+        unknown = [w for w in words if w not in plan.ALL_OPS and w not in plan.OP_GROUPS]
+        if unknown:
+            parser.error(f"--ops: unknown {', '.join(unknown)}; choose from "
+                         f"{', '.join([*plan.OP_GROUPS, *plan.ALL_OPS])}")
+        names = [op for w in words for op in plan.OP_GROUPS.get(w, (w,))]
+    device = [op for op in dict.fromkeys(names) if op in plan.DEVICE_OPS]
+    if device and opts.backend != "gpu":
+        parser.error(f"--ops: {', '.join(device)}: device operations run on the gpu backend "
+                     "(on the cpu backend the device calls are the 'symmem njit' library, "
+                     "which runs the host operations)")
+    if device and opts.pes < 2:
+        parser.error(f"--ops: {', '.join(device)}: device operations need 2 PEs or more "
+                     f"(PE 0 puts to PE 1); got -n {opts.pes}")
+    host = [op for op in dict.fromkeys(names) if op in plan.OPS]
+    return ",".join(host), ",".join(device)
+
+
 def choose_libraries(opts):
-    """[(name, runner)] of the libraries that can run, and {name: why not}."""
+    """[(name, runner)] of the libraries that can run, and {name: why not}.
+    A library with no operation of its kind (host or device) in --ops is
+    left out, saying so only if --libs named it."""
     table = libraries.GPU_LIBRARIES if opts.backend == "gpu" else libraries.CPU_LIBRARIES
     wanted = opts.libs.split(",") if opts.libs else list(table)
     chosen, skipped = [], {}
     for name in wanted:
         if name not in table:
             skipped[name] = f"not a library of the {opts.backend} backend ({', '.join(table)})"
+            continue
+        device = name in libraries.DEVICE_LIBRARIES
+        if not (opts.device_ops if device else opts.ops):
+            if opts.libs:
+                skipped[name] = f"--ops has no {'device' if device else 'host'} operation"
             continue
         try:
             chosen.append((name, table[name](opts)))
@@ -181,7 +227,7 @@ def main(argv=None):
     if opts.backend == "cpu" and opts.pes > os.cpu_count():
         print(f"  note: {opts.pes} PEs share {os.cpu_count()} CPUs: barriers and small "
               "messages measure time slicing as much as the operation")
-    print(f"  libraries: {', '.join(name for name, _ in chosen)}")
+    print(f"  libraries: {', '.join(name for name, _ in chosen) or 'none'}")
     for name, why in skipped.items():
         print(f"  left out {name}: {why}")
     records = []

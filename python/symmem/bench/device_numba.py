@@ -1,37 +1,47 @@
-"""Device-initiated communication from @numba.cuda.jit kernels
-(symmem.device.numba) against the host-initiated symmem calls, on 2 GPUs:
+"""One PE of the device benchmark (plan.DEVICE_OPS; `python -m symmem.bench`
+runs it as the "symmem device" library): kernels calling symmem.device.numba
+("symmem device") and, beside each, symmem's host calls on a stream doing
+the same ("symmem host"). nvshmem_device.cu measures the same kernels
+written with NVSHMEM's device API. Alone, on 2 GPUs:
 
-    python -m symmem.run -n 2 -m symmem.bench.device_numba [max size, default 64M]
+    python -m symmem.run -n 2 -m symmem.bench.device_numba --ops device_put,device_barrier
 
-PE 0 does the work, PE 1 is the target (both take part in ping-pong and
-barriers). Times are CUDA-event times of whole kernels or host loops, the
-best of 5 runs after a warm-up that also compiles. Measured:
-- put bandwidth, device (1 block of 1024 threads, and 2 blocks per SM
-  splitting the buffer; each kernel repeats the put to move 1 GiB, so the
-  launch is not what is timed) against symmem.put on a stream;
-- put latency: 8-byte put + quiet in a one-thread kernel loop, and p + quiet,
-  against symmem.put/p of 8 bytes on a stream (per call, stream-ordered);
-- put_signal ping-pong half round trip from a kernel loop, against the
-  host's put_signal + signal_wait on a stream;
-- device barrier_all in a kernel loop, against symmem.barrier_all on a stream."""
-import sys
-
+PE 0 works, PE 1 is the target (both play the ping-pong; every PE takes part
+in the barriers). A time is the CUDA-event time of one kernel, or of one loop
+of host calls on the stream, the fastest of plan.DEVICE_RUNS runs after a
+warm-up run (which also compiles). PE 0 prints one JSON record per line:
+- device_put, device_put_grid: put_block from 1 block of 1024 threads, or
+  from 2 blocks per SM each putting its slice, repeated plan.device_reps(size)
+  times in one kernel (so the launch is not what is timed), then quiet; us
+  per put. Host: symmem.put of the same size on a stream, as many times.
+- device_put_lat, device_p_lat: a one-thread kernel looping plan.DEVICE_LOOP
+  times over an 8-byte put (or p of an int64) and quiet. Host:
+  plan.DEVICE_HOST_LOOP times put (or p) and quiet on a stream.
+- device_put_signal: a ping-pong of 8-byte put_signal (SIGNAL_SET) and
+  signal_wait (CMP_GE) between one-thread kernels on PE 0 and PE 1; half a
+  round trip. Host: put_signal and signal_wait on a stream.
+- device_barrier, device_barrier_block: barrier_all from a one-thread kernel,
+  barrier_all_block from one block of 1024 threads, in a loop. Host:
+  barrier_all on a stream."""
 import symmem.device.numba as dev  # before numba.cuda (NumPy 2.5 compat)
+
+import time
 
 import cupy as cp
 import numba
-import numpy as np
 from numba import cuda
 
 import symmem
+from symmem.bench import plan
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+DEVICE, HOST = "symmem device", "symmem host"
+THREADS = 1024  # a block's threads, as nvshmem_device.cu's kernels
 
 
 @cuda.jit
 def put_chunks(dst, src, chunk, pe, reps):
-    b = cuda.blockIdx.x
-    start = b * chunk
+    start = cuda.blockIdx.x * chunk
     end = min(start + chunk, dst.size)
     for _ in range(reps):
         dev.put_block(dst[start:end], src[start:end], pe)
@@ -70,120 +80,176 @@ def barrier_loop(count):
         dev.barrier_all()
 
 
-def timed(body, runs=5):
-    """The best of runs CUDA-event times of body() on the current stream, in s."""
-    body()  # warm-up and compile
-    cuda.synchronize()
+@cuda.jit
+def barrier_block_loop(count):
+    for _ in range(count):
+        dev.barrier_all_block()
+
+
+def best_seconds(launch, line_up=None):
+    """The fastest of plan.DEVICE_RUNS CUDA-event timings of launch() on the
+    current stream, in s, after a warm-up run; line_up() (if any) before
+    each run."""
     best = float("inf")
-    for _ in range(runs):
+    for run in range(plan.DEVICE_RUNS + 1):  # run 0 warms up (and compiles)
+        if line_up:
+            line_up()
         start, end = cp.cuda.Event(), cp.cuda.Event()
         start.record()
-        body()
+        launch()
         end.record()
         end.synchronize()
-        best = min(best, cp.cuda.get_elapsed_time(start, end) / 1e3)
+        if run:
+            best = min(best, cp.cuda.get_elapsed_time(start, end) / 1e3)
     return best
 
 
-def main():
-    max_size = int(sys.argv[1].rstrip("M")) << 20 if len(sys.argv) > 1 else 64 << 20
-    symmem.init()
-    me, n = symmem.my_pe(), symmem.n_pes()
-    peer = 1 % n
-    stream = cp.cuda.get_current_stream()
-    view = cuda.as_cuda_array
-    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-    dst = symmem.array((max_size,), dtype="uint8")
-    src = symmem.array((max_size,), dtype="uint8")
+def line_up():
+    """Every PE here, with its earlier GPU work done, before any goes on."""
+    cp.cuda.Device().synchronize()
     symmem.barrier_all()
-    rows = []
-    if me == 0:
-        size = 1 << 20
-        while size <= max_size:
-            # Each timing moves at least 1 GiB, so launch costs do not count.
-            reps = max(1, (1 << 30) // size)
-            d, s = dst[:size], src[:size]
-            dv, sv = view(d), view(s)
-            one = timed(lambda: put_chunks[1, 1024](dv, sv, size, peer, reps)) / reps
-            blocks = 2 * sms
-            chunk = -(-size // blocks)
-            every = timed(lambda: put_chunks[blocks, 1024](dv, sv, chunk, peer, reps)) / reps
 
-            def host_puts():
+
+class Worker:
+    """The symmetric buffers, and one method per kind of operation, each
+    returning {library: seconds per call} (empty where this PE measures
+    nothing)."""
+
+    def __init__(self, put_bytes):
+        self.me, self.n = symmem.my_pe(), symmem.n_pes()
+        self.stream = cp.cuda.get_current_stream()
+        self.sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+        self.dst = symmem.array((put_bytes,), dtype="uint8")
+        self.src = symmem.array((put_bytes,), dtype="uint8")
+        self.buf = symmem.array((1,), dtype="int64")
+        self.one = symmem.array((1,), dtype="int64")
+        self.sig = symmem.array((1,), dtype="uint64")
+        self.src[:] = 1
+        self.one[:] = 1
+        self.host_put, self.host_barrier = {}, None  # shared by the two forms of each
+        line_up()
+
+    def close(self):
+        line_up()
+        for a in (self.sig, self.one, self.buf, self.src, self.dst):
+            symmem.free_array(a)
+
+    def measure(self, op, size):
+        if op in plan.DEVICE_PUTS:
+            return self.put(op, size)
+        if op in ("device_put_lat", "device_p_lat"):
+            return self.latency(op)
+        if op == "device_put_signal":
+            return self.put_signal()
+        return self.barrier(op)
+
+    def put(self, op, size):
+        if self.me != 0:
+            return {}
+        reps, view = plan.device_reps(size), cuda.as_cuda_array
+        d, s = self.dst[:size], self.src[:size]
+        dv, sv = view(d), view(s)
+        blocks = 2 * self.sms if op == "device_put_grid" else 1
+        chunk = -(-size // blocks)
+        device = best_seconds(lambda: put_chunks[blocks, THREADS](dv, sv, chunk, 1, reps))
+        if size not in self.host_put:
+            def host():
                 for _ in range(reps):
-                    symmem.put(d, s, peer, stream=stream)
-            host = timed(host_puts) / reps
-            rows.append((f"put {size >> 20} MiB GB/s", size / one / 1e9, size / every / 1e9,
-                         size / host / 1e9))
-            size *= 4
-        count = 10000
-        d8, s8 = dst[:8], src[:8]
-        d8v = d8.view(cp.int64)
-        v8, vs8, v8i = view(d8), view(s8), view(d8v)
-        lat = timed(lambda: put_loop[1, 1](v8, vs8, peer, count)) / count
-        plat = timed(lambda: p_loop[1, 1](v8i, peer, count)) / count
-        host_put = timed(lambda: [symmem.put(d8, s8, peer, stream=stream)
-                                  for _ in range(1000)]) / 1000
-        host_p = timed(lambda: [symmem.p(d8v, 1, peer, stream=stream)
-                                for _ in range(1000)]) / 1000
-        rows.append(("put 8 B + quiet, us", lat * 1e6, float("nan"), host_put * 1e6))
-        rows.append(("p 8 B + quiet, us", plat * 1e6, float("nan"), host_p * 1e6))
-    symmem.barrier_all()
-    buf = symmem.array((1,), dtype="int64")
-    sig = symmem.array((1,), dtype="uint64")
-    one = cp.ones(1, dtype="int64")
-    rounds = 10000
-    results = {}
-    for what, body in (
-            ("ping-pong half round trip, us",
-             lambda: ping_pong[1, 1](view(buf), view(one), view(sig), rounds, me, peer if me == 0 else 0)),
-            ("barrier_all, us", lambda: barrier_loop[1, 1](rounds))):
-        times = []
-        for _ in range(4):
-            sig[:] = 0
-            cp.cuda.Device().synchronize()
-            symmem.barrier_all()
-            start, end = cp.cuda.Event(), cp.cuda.Event()
-            start.record()
-            body()
-            end.record()
-            end.synchronize()
-            times.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
-        per = min(times[1:]) / rounds / (2 if what.startswith("ping") else 1)
-        host_times = []
-        for _ in range(3):
-            symmem.barrier_all()
-            start, end = cp.cuda.Event(), cp.cuda.Event()
-            start.record()
-            for r in range(1, 1001):
-                if what.startswith("barrier"):
-                    symmem.barrier_all(stream=stream)
-                elif me == 0:
-                    symmem.put_signal(buf, one, sig, r, symmem.SignalOp.SIGNAL_SET, peer,
-                                      stream=stream)
-                    symmem.signal_wait(sig, r, symmem.ComparisonType.CMP_GE, stream=stream)
+                    symmem.put(d, s, 1, stream=self.stream)
+            self.host_put[size] = best_seconds(host)
+        return {DEVICE: device / reps, HOST: self.host_put[size] / reps}
+
+    def latency(self, op):
+        if self.me != 0:
+            return {}
+        count, calls, stream = plan.DEVICE_LOOP, plan.DEVICE_HOST_LOOP, self.stream
+        d8, s8 = self.dst[:8], self.src[:8]
+        if op == "device_p_lat":
+            d64 = d8.view(cp.int64)
+            v = cuda.as_cuda_array(d64)
+            device = best_seconds(lambda: p_loop[1, 1](v, 1, count))
+
+            def host():
+                for i in range(calls):
+                    symmem.p(d64, i, 1, stream=stream)
+                    symmem.quiet(stream=stream)
+        else:
+            dv, sv = cuda.as_cuda_array(d8), cuda.as_cuda_array(s8)
+            device = best_seconds(lambda: put_loop[1, 1](dv, sv, 1, count))
+
+            def host():
+                for _ in range(calls):
+                    symmem.put(d8, s8, 1, stream=stream)
+                    symmem.quiet(stream=stream)
+        return {DEVICE: device / count, HOST: best_seconds(host) / calls}
+
+    def put_signal(self):
+        me, stream, calls = self.me, self.stream, plan.DEVICE_HOST_LOOP
+        rounds = plan.DEVICE_LOOP
+        peer = 1 if me == 0 else 0
+        bv, ov, sv = (cuda.as_cuda_array(a) for a in (self.buf, self.one, self.sig))
+        set_, ge = symmem.SignalOp.SIGNAL_SET, symmem.ComparisonType.CMP_GE
+
+        def reset():  # both PEs start from signal 0, and meet before either puts
+            self.sig[:] = 0
+            line_up()
+
+        def device():
+            if me < 2:
+                ping_pong[1, 1](bv, ov, sv, rounds, me, peer)
+
+        def host():
+            if me >= 2:
+                return
+            for r in range(1, calls + 1):
+                if me == 0:
+                    symmem.put_signal(self.buf, self.one, self.sig, r, set_, peer, stream=stream)
+                    symmem.signal_wait(self.sig, r, ge, stream=stream)
                 else:
-                    symmem.signal_wait(sig, r, symmem.ComparisonType.CMP_GE, stream=stream)
-                    symmem.put_signal(buf, one, sig, r, symmem.SignalOp.SIGNAL_SET, 0,
-                                      stream=stream)
-            end.record()
-            end.synchronize()
-            host_times.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
-            sig[:] = 0
-            cp.cuda.Device().synchronize()
-        host = min(host_times) / 1000 / (2 if what.startswith("ping") else 1)
-        results[what] = (per * 1e6, float("nan"), host * 1e6)
-    if me == 0:
-        rows += [(what, *values) for what, values in results.items()]
-        print(f"{'':34s} {'device 1 block':>15s} {'device all SMs':>15s} "
-              f"{'host symmem':>12s} {'device/host':>12s}")
-        for what, a, b, host in rows:
-            best = max(a, b) if "GB/s" in what else a
-            ratio = best / host if "GB/s" in what else host / best
-            print(f"{what:34s} {a:15.2f} {b:15.2f} {host:12.2f} {ratio:11.2f}x")
-    symmem.barrier_all()
-    for a in (sig, buf, src, dst):
-        symmem.free_array(a)
+                    symmem.signal_wait(self.sig, r, ge, stream=stream)
+                    symmem.put_signal(self.buf, self.one, self.sig, r, set_, peer, stream=stream)
+        # One way of the round trip: half of each round's time.
+        times = {DEVICE: best_seconds(device, reset) / rounds / 2,
+                 HOST: best_seconds(host, reset) / calls / 2}
+        return times if me == 0 else {}
+
+    def barrier(self, op):
+        count, calls, stream = plan.DEVICE_LOOP, plan.DEVICE_HOST_LOOP, self.stream
+        if op == "device_barrier_block":
+            device = best_seconds(lambda: barrier_block_loop[1, THREADS](count), line_up)
+        else:
+            device = best_seconds(lambda: barrier_loop[1, 1](count), line_up)
+        if self.host_barrier is None:
+            def host():
+                for _ in range(calls):
+                    symmem.barrier_all(stream=stream)
+            self.host_barrier = best_seconds(host, line_up)
+        return {DEVICE: device / count, HOST: self.host_barrier / calls}
+
+
+def main():
+    args = plan.sweep_parser().parse_args()
+    ops = args.ops.split(",")
+    unknown = [op for op in ops if op not in plan.DEVICE_OPS]
+    if unknown:
+        raise SystemExit(f"device_numba: {', '.join(unknown)}: not device operations "
+                         f"({', '.join(plan.DEVICE_OPS)})")
+    sizes = {op: plan.sizes(op, args.min_bytes, args.max_bytes, 2) for op in ops}
+    put_bytes = max([8] + [s for op in plan.DEVICE_PUTS for s in sizes.get(op, [])])
+    t0 = time.perf_counter()
+    symmem.init()
+    emit = plan.emitter(symmem.my_pe())
+    if symmem.n_pes() < 2:
+        symmem.finalize()
+        raise SystemExit(f"device_numba: needs 2 PEs (PE 0 puts to PE 1), got {symmem.n_pes()}")
+    worker = Worker(put_bytes)
+    emit(lib=DEVICE, op="init", seconds=time.perf_counter() - t0, n_pes=worker.n)
+    for op in ops:
+        for size in sizes[op]:
+            for lib, seconds in worker.measure(op, size).items():
+                emit(lib=lib, op=op, bytes=size, us=seconds * 1e6)
+            line_up()
+    worker.close()
     symmem.finalize()
 
 

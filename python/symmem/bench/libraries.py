@@ -2,6 +2,8 @@
 cannot run here is left out. Each runner yields JSON records as PE 0 prints
 them: {"lib", "op", "bytes", "us"} (and one {"op": "init", "seconds"})."""
 import glob
+import hashlib
+import importlib.util
 import json
 import os
 import shutil
@@ -10,9 +12,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-# The C program calling NVSHMEM directly ships in this package (package data,
-# with the nvshmem_abi.h it includes), so an installed symmem can build it.
+from symmem.bench import plan
+
+# The C program calling NVSHMEM directly and the CUDA C program calling its
+# device API ship in this package (package data, with the headers they
+# include: nvshmem_abi.h, launched.h), so an installed symmem can build them.
 FLOOR_SOURCE = Path(__file__).with_name("nvshmem_floor.c")
+DEVICE_SOURCE = Path(__file__).with_name("nvshmem_device.cu")
 
 
 class Unavailable(Exception):
@@ -32,9 +38,10 @@ def _launch(n, args, env, timeout):
             "--timeout", str(timeout), *args]
 
 
-def sweep_args(opts):
-    """The worker options that say what to measure; every worker takes them."""
-    return ["--ops", opts.ops, "--min-bytes", str(opts.min_bytes),
+def sweep_args(opts, ops=None):
+    """The worker options that say what to measure (ops: default the host
+    operations); every worker takes them."""
+    return ["--ops", ops or opts.ops, "--min-bytes", str(opts.min_bytes),
             "--max-bytes", str(opts.max_bytes)]
 
 
@@ -154,6 +161,16 @@ def _find(patterns):
     return None
 
 
+def nvshmem_root():
+    """The nvidia-nvshmem wheel's folder (include/, lib/)."""
+    try:
+        import nvidia.nvshmem
+        return Path(list(nvidia.nvshmem.__path__)[0])
+    except ImportError:
+        raise Unavailable("the nvidia-nvshmem wheel is not installed "
+                          "(pip install nvidia-nvshmem-cu13)") from None
+
+
 def build_floor(out_dir):
     """Compiles nvshmem_floor.c; the executable's path."""
     if not FLOOR_SOURCE.exists():
@@ -161,11 +178,7 @@ def build_floor(out_dir):
     cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
     if cc is None:
         raise Unavailable("no C compiler (cc)")
-    try:
-        import nvidia.nvshmem
-        nvshmem_lib = Path(list(nvidia.nvshmem.__path__)[0]) / "lib"
-    except ImportError:
-        raise Unavailable("the nvidia-nvshmem wheel is not installed") from None
+    nvshmem_lib = nvshmem_root() / "lib"
     roots = [os.environ.get("CUDA_HOME", "/usr/local/cuda"), "/usr/local/cuda"]
     site = [str(Path(p)) for p in sys.path if p.endswith("site-packages")]
     header = _find([f"{r}/include/cuda_runtime_api.h" for r in roots] +
@@ -191,6 +204,112 @@ def floor_runner(opts):
         env = heap_env(opts.max_bytes, "gpu")
         env.update(FLOOR_OPS=opts.ops, FLOOR_MIN_BYTES=str(opts.min_bytes),
                    FLOOR_MAX_BYTES=str(opts.max_bytes))
+        yield from stream_records(_launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
+    return run
+
+
+# ---- device-initiated calls: symmem.device.numba kernels, NVSHMEM's device API ----
+
+DEVICE_LIBRARIES = ("symmem device", "nvshmem device")
+
+
+def device_heap_env(opts):
+    """The environment for a device run: heaps for its largest put."""
+    return heap_env(min(opts.max_bytes, plan.DEVICE_PUT_SIZES[1]), "gpu")
+
+
+def numba_device_runner(opts):
+    """symmem.device.numba kernels ("symmem device") and symmem's host calls
+    doing the same ("symmem host"): device_numba.py."""
+    for module, install in (("numba_cuda", "numba-cuda"), ("cupy", "cupy-cuda13x")):
+        if importlib.util.find_spec(module) is None:
+            raise Unavailable(f"{module} is not installed (pip install {install})")
+
+    def run(log):
+        args = ["-m", "symmem.bench.device_numba", *sweep_args(opts, opts.device_ops)]
+        env = device_heap_env(opts)
+        yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+    return run
+
+
+def find_nvcc():
+    """nvcc: $NVCC if set, else nvcc on PATH, else $CUDA_HOME/bin/nvcc or
+    /usr/local/cuda/bin/nvcc; None where there is none."""
+    if os.environ.get("NVCC"):
+        return shutil.which(os.environ["NVCC"])
+    roots = [os.environ.get("CUDA_HOME", "/usr/local/cuda"), "/usr/local/cuda"]
+    return shutil.which("nvcc") or _find([f"{root}/bin/nvcc" for root in roots])
+
+
+def gpu_arch():
+    """sm_XY of GPU 0 (CuPy's word), else sm_90 (H100, H200)."""
+    try:
+        import cupy
+        return "sm_" + cupy.cuda.Device(0).compute_capability
+    except Exception:
+        return "sm_90"
+
+
+def device_build_command(nvcc, root, exe):
+    """nvcc's command line for nvshmem_device.cu against the wheel at root:
+    relocatable device code linked with NVSHMEM's device library."""
+    lib = root / "lib"
+    return [nvcc, "-O2", "-rdc=true", f"-arch={gpu_arch()}", f"-I{root / 'include'}",
+            str(DEVICE_SOURCE), "-o", str(exe), str(lib / "libnvshmem_device.a"),
+            f"-L{lib}", "-l:libnvshmem_host.so.3", "-lcuda",
+            "-Xlinker", "-rpath", "-Xlinker", str(lib)]
+
+
+def build_device_program(out_dir):
+    """Compiles nvshmem_device.cu with nvcc, or finds it compiled: the
+    executable is kept in ~/.cache/symmem/bench (else out_dir) under a hash
+    of the sources, nvcc's version and the command line. Its path."""
+    if not DEVICE_SOURCE.exists():
+        raise Unavailable(f"its source {DEVICE_SOURCE} is missing from the installed package")
+    nvcc = find_nvcc()
+    if nvcc is None:
+        named = os.environ.get("NVCC")
+        raise Unavailable(f"NVCC={named} is not an executable" if named else
+                          "no nvcc (NVSHMEM's device API is built with it: set NVCC or "
+                          "CUDA_HOME, or put nvcc on PATH)")
+    root = nvshmem_root()
+    for need in ("include/nvshmem.h", "lib/libnvshmem_device.a", "lib/libnvshmem_host.so.3"):
+        if not (root / need).exists():
+            raise Unavailable(f"the nvidia-nvshmem wheel at {root} has no {need}")
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    key = hashlib.sha256()
+    for part in (DEVICE_SOURCE.read_bytes(), DEVICE_SOURCE.with_name("launched.h").read_bytes(),
+                 version.encode(), " ".join(device_build_command(nvcc, root, "")).encode()):
+        key.update(part)
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "symmem" / "bench"
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        cache = Path(out_dir)
+    exe = cache / f"nvshmem_device-{key.hexdigest()[:16]}"
+    if exe.exists():
+        return exe
+    partial = exe.with_name(f"{exe.name}.{os.getpid()}")  # renamed once complete
+    result = subprocess.run(device_build_command(nvcc, root, partial), capture_output=True,
+                            text=True)
+    if result.returncode != 0:
+        partial.unlink(missing_ok=True)
+        raise Unavailable(f"compiling {DEVICE_SOURCE.name} failed: "
+                          f"{(result.stdout + result.stderr).strip()[-500:]}")
+    os.replace(partial, exe)
+    return exe
+
+
+def nvshmem_device_runner(opts):
+    exe = build_device_program(opts.out)
+
+    def run(log):
+        env = device_heap_env(opts)
+        sizes = plan.sizes("device_put", opts.min_bytes, opts.max_bytes, opts.pes)
+        env.update(DEVICE_OPS=opts.device_ops, DEVICE_SIZES=",".join(map(str, sizes)),
+                   DEVICE_RUNS=str(plan.DEVICE_RUNS), DEVICE_LOOP=str(plan.DEVICE_LOOP),
+                   DEVICE_MOVE_BYTES=str(plan.DEVICE_MOVE_BYTES),
+                   DEVICE_MAX_REPS=str(plan.DEVICE_MAX_REPS))
         yield from stream_records(_launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
     return run
 
@@ -227,6 +346,7 @@ def numpy_runner(opts):
 
 
 GPU_LIBRARIES = {"symmem": symmem_runner, "nvshmem C": floor_runner,
-                 "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner}
+                 "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner,
+                 "symmem device": numba_device_runner, "nvshmem device": nvshmem_device_runner}
 CPU_LIBRARIES = {"symmem": symmem_runner, "symmem njit": njit_runner, "numpy": numpy_runner,
                  "mpi": mpi_runner}

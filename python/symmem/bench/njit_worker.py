@@ -7,7 +7,6 @@ between them. PE 0 prints one JSON record per line.
 
 call_cost here is the time of one 8-byte put inside such a loop (the Python
 library's is the median host time of one call)."""
-import json
 import time
 
 import numba
@@ -105,6 +104,9 @@ def measure(op, nbytes, me, n):
         dst, src = arrays(me, nbytes, nbytes, dtype="uint8")
         sig = arrays(me, 8, dtype="uint64")[0]
         sig[:] = 0
+        # Every PE's signal is 0 before PE 0's first put_signal adds to PE 1's:
+        # an add landing before PE 1's reset would be lost, and PE 1 wait forever.
+        symmem.barrier_all()
         done = [0]
 
         def run(k):
@@ -125,7 +127,7 @@ def main():
     t0 = time.perf_counter()
     symmem.init()
     me, n = symmem.my_pe(), symmem.n_pes()
-    emit = (lambda **r: print(json.dumps(r), flush=True)) if me == 0 else (lambda **r: None)
+    emit = plan.emitter(me)
     emit(lib=LABEL, op="init", seconds=time.perf_counter() - t0, n_pes=n)
     for op in args.ops.split(","):
         if op == "put_signal" and n < 2:

@@ -3,13 +3,13 @@
  * worker (python/symmem/bench/shmem_worker.py), made by calling NVSHMEM's
  * host library directly from C, on one stream, timed with CUDA events.
  * Started by symmem's launcher (SYMMEM_RANK, SYMMEM_NRANKS, SYMMEM_JOB);
- * PE 0's unique id reaches the others through a file in /dev/shm. What to
- * run comes from FLOOR_OPS (comma-separated), FLOOR_MIN_BYTES and
- * FLOOR_MAX_BYTES; PE 0 prints one JSON record per line.
+ * PE 0's unique id reaches the others through a file in /dev/shm
+ * (launched.h). What to run comes from FLOOR_OPS (comma-separated),
+ * FLOOR_MIN_BYTES and FLOOR_MAX_BYTES; PE 0 prints one JSON record per line.
  *
  * `python -m symmem.bench` compiles and runs it from the installed package,
  * where nvshmem_abi.h (the gpu backend's declarations of NVSHMEM's structs)
- * lies beside it:
+ * and launched.h lie beside it:
  *   cc -O2 -I$CUDA/include nvshmem_floor.c \
  *      -L$NVSHMEM/lib -l:libnvshmem_host.so.3 -L$CUDA/lib64 -lcudart
  */
@@ -18,10 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "nvshmem_abi.h"
+#include "launched.h"
 
 /* NVSHMEM's host API, declared as its library exports it. */
 int nvshmemx_get_uniqueid(nv_uniqueid_t *uid);
@@ -59,46 +58,6 @@ int nvshmemx_float_alltoall_on_stream(int team, float *dst, const float *src, si
 
 static int rank, nranks;
 static cudaStream_t stream;
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static long env_long(const char *name, long fallback)
-{
-    const char *text = getenv(name);
-    return text ? atol(text) : fallback;
-}
-
-static void exchange_uid(nv_uniqueid_t *uid)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "/dev/shm/floor-%s-uid", getenv("SYMMEM_JOB"));
-    if (rank == 0) {
-        memset(uid, 0, sizeof(*uid));
-        uid->version = NV_UNIQUEID_VERSION;
-        nvshmemx_get_uniqueid(uid);
-        char tmp[300];
-        snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-        FILE *f = fopen(tmp, "wb");
-        fwrite(uid, sizeof(*uid), 1, f);
-        fclose(f);
-        rename(tmp, path);
-        return;
-    }
-    for (;;) {
-        FILE *f = fopen(path, "rb");
-        if (f && fread(uid, sizeof(*uid), 1, f) == 1) {
-            fclose(f);
-            return;
-        }
-        if (f) fclose(f);
-        usleep(1000);
-    }
-}
 
 static int iterations(size_t bytes)
 {
@@ -248,7 +207,13 @@ int main(void)
     cudaSetDevice((int)env_long("SYMMEM_LOCAL_RANK", rank) % devices);
     cudaFree(0);
     nv_uniqueid_t uid;
-    exchange_uid(&uid);
+    memset(&uid, 0, sizeof(uid));
+    uid.version = NV_UNIQUEID_VERSION;
+    if (rank == 0 && nvshmemx_get_uniqueid(&uid) != 0) {
+        fprintf(stderr, "nvshmemx_get_uniqueid failed\n");
+        return 1;
+    }
+    if (uid_file_share("floor", rank, &uid, sizeof(uid)) != 0) return 1;
     nv_init_attr_t attr;
     memset(&attr, 0, sizeof(attr));
     attr.version = (1 << 16) + (int)sizeof(attr);
@@ -259,6 +224,7 @@ int main(void)
         fprintf(stderr, "nvshmem init failed\n");
         return 1;
     }
+    if (rank == 0) uid_file_remove("floor");
     if (rank == 0)
         printf("{\"lib\": \"nvshmem C\", \"op\": \"init\", \"seconds\": %.4f, \"n_pes\": %d}\n",
                now() - t0, nranks);

@@ -2,6 +2,7 @@
 calls each size gets, and the nccl-tests bus-bandwidth factors. The driver
 and every worker read this one plan, so all libraries measure the same."""
 import argparse
+import json
 import time
 
 # op -> what one record's "bytes" means and how bus bandwidth scales.
@@ -25,6 +26,36 @@ COLLECTIVES = ("reduce", "reducescatter", "broadcast", "fcollect", "alltoall", "
 # Latency-bound ops stop at this size: beyond it they measure bandwidth again.
 LATENCY_MAX_BYTES = 4 << 20
 
+# Device-initiated operations (gpu backend, 2 PEs or more): kernels calling
+# symmem.device.numba ("symmem device", device_numba.py), the same kernels
+# written with NVSHMEM's device API ("nvshmem device", nvshmem_device.cu), and
+# symmem's host calls on a stream doing the same ("symmem host"). PE 0 works,
+# PE 1 is the target.
+DEVICE_OPS = {
+    "device_put": "put_block from 1 block of 1024 threads, repeated in one kernel",
+    "device_put_grid": "put_block from 2 blocks per SM, each its slice, repeated",
+    "device_put_lat": "one thread: 8-byte put + quiet, in a kernel loop",
+    "device_p_lat": "one thread: p of an int64 + quiet, in a kernel loop",
+    "device_put_signal": "put_signal + signal_wait ping-pong from kernels: half a round trip",
+    "device_barrier": "barrier_all from one thread, in a kernel loop",
+    "device_barrier_block": "barrier_all_block from one block of 1024 threads, in a loop",
+}
+DEVICE_PUTS = ("device_put", "device_put_grid")
+ALL_OPS = {**OPS, **DEVICE_OPS}
+# --ops words that name several operations.
+OP_GROUPS = {"host": tuple(OPS), "device": tuple(DEVICE_OPS)}
+DEVICE_PUT_SIZES = (1 << 10, 64 << 20)  # the device put sweep: 1K to 64M, x4 steps
+DEVICE_MOVE_BYTES = 1 << 30  # a put kernel repeats its put to move this much,
+DEVICE_MAX_REPS = 1 << 14    # but at most this many times (small sizes)
+DEVICE_LOOP = 10000          # calls in one latency, ping-pong or barrier kernel
+DEVICE_HOST_LOOP = 1000      # host calls in one timed run of their reference
+DEVICE_RUNS = 5              # timed runs after a warm-up run; the fastest is kept
+
+
+def device_reps(nbytes):
+    """How many times a device put kernel repeats its put of nbytes."""
+    return max(1, min(DEVICE_MOVE_BYTES // nbytes, DEVICE_MAX_REPS))
+
 
 def bus_factor(op, n_pes):
     """nccl-tests' factor from algorithm to bus bandwidth."""
@@ -38,11 +69,17 @@ def bus_factor(op, n_pes):
 def sizes(op, min_bytes, max_bytes, n_pes, factor=4):
     """The sizes op runs at: min_bytes, x factor, ..., ending at max_bytes;
     for a collective each rounded to whole float32 blocks of 1/n_pes (at
-    least one each), without repeats."""
-    if op == "call_cost":
+    least one each), without repeats. Device puts keep within
+    DEVICE_PUT_SIZES."""
+    if op in ("call_cost", "device_put_lat", "device_p_lat", "device_put_signal"):
         return [8]
-    if op == "barrier":
+    if op in ("barrier", "device_barrier", "device_barrier_block"):
         return [0]
+    if op in DEVICE_PUTS:
+        min_bytes = max(min_bytes, DEVICE_PUT_SIZES[0])
+        max_bytes = min(max_bytes, DEVICE_PUT_SIZES[1])
+        if min_bytes > max_bytes:
+            return []
     top = min(max_bytes, LATENCY_MAX_BYTES) if op in ("put_lat", "get_lat", "put_signal") \
         else max_bytes
     out, size = [], min_bytes
@@ -109,3 +146,11 @@ def sweep_parser():
     parser.add_argument("--min-bytes", type=int, default=8)
     parser.add_argument("--max-bytes", type=int, default=1 << 20)
     return parser
+
+
+def emitter(me):
+    """emit(**record): PE 0 prints the record as one JSON line (the driver
+    reads them); the other PEs print nothing."""
+    if me != 0:
+        return lambda **record: None
+    return lambda **record: print(json.dumps(record), flush=True)

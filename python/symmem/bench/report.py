@@ -5,7 +5,8 @@ from collections import defaultdict
 
 from symmem.bench import plan
 
-BANDWIDTH_OPS = ("put", "get", "reduce", "reducescatter", "broadcast", "fcollect", "alltoall")
+BANDWIDTH_OPS = ("put", "get", "reduce", "reducescatter", "broadcast", "fcollect", "alltoall",
+                 *plan.DEVICE_PUTS)
 LATENCY_OPS = ("put_lat", "get_lat", "put_signal", "reduce", "broadcast", "alltoall")
 
 
@@ -37,24 +38,32 @@ def bandwidths(op, nbytes, us, n_pes):
     return algbw, algbw * plan.bus_factor(op, n_pes)
 
 
+def baseline(op):
+    """The library op's ratios compare with: symmem, or for a device
+    operation symmem's device call ("symmem device")."""
+    return "symmem device" if op in plan.DEVICE_OPS else "symmem"
+
+
 def rows(records, n_pes):
     """One row per (op, size, lib): perftest's columns plus symmem's speed
-    relative to that library (its time over symmem's: > 1 means symmem is
-    faster). Where symmem is behind by less than either library's spread
-    between rounds, the row is marked within_noise."""
+    relative to that library (its time over the baseline's, symmem or
+    symmem device: > 1 means symmem is faster). Where symmem is behind by
+    less than either library's spread between rounds, the row is marked
+    within_noise."""
     table, _, libs, spread = organise(records)
     out = []
-    for op in plan.OPS:
+    for op in plan.ALL_OPS:
+        mine = baseline(op)
         for size in sorted({s for by_size in table[op].values() for s in by_size}):
-            base = table[op].get("symmem", {}).get(size)
+            base = table[op].get(mine, {}).get(size)
             for lib in libs:
                 us = table[op].get(lib, {}).get(size)
                 if us is None:
                     continue
                 algbw, busbw = bandwidths(op, size, us, n_pes)
-                ratio = base and us / base if lib != "symmem" else None
+                ratio = base and us / base if lib != mine else None
                 noise = max(spread[op][lib].get(size, 0),
-                            spread[op].get("symmem", {}).get(size, 0))
+                            spread[op].get(mine, {}).get(size, 0))
                 within_noise = bool(ratio and ratio < 1 and 1 / ratio - 1 <= noise)
                 out.append(dict(op=op, bytes=size, lib=lib, us=us, algbw=algbw, busbw=busbw,
                                 symmem_speedup=ratio, spread=spread[op][lib].get(size, 0),
@@ -62,34 +71,82 @@ def rows(records, n_pes):
     return out
 
 
+def _ratio(row):
+    """A row's ratio to its baseline, as the tables print it ("" for none)."""
+    if row is None or row["symmem_speedup"] is None:
+        return ""
+    return f"{row['symmem_speedup']:.2f}x" + (" ~" if row["within_noise"] else "")
+
+
 def _cells(row):
-    ratio = "" if row["symmem_speedup"] is None else f"{row['symmem_speedup']:.2f}x"
-    if row["within_noise"]:
-        ratio += " ~"
     return [plan.format_size(row["bytes"]), row["lib"], f"{row['us']:.2f}",
-            f"{row['algbw']:.2f}", f"{row['busbw']:.2f}", ratio]
+            f"{row['algbw']:.2f}", f"{row['busbw']:.2f}", _ratio(row)]
 
 
 HEADER = ["size", "library", "latency us", "algbw GB/s", "busbw GB/s", "symmem faster by"]
 NOISE_NOTE = ("~: symmem is behind by less than the spread between rounds of the same "
               "library (within noise)")
 
+# The device table: one line per device operation and size.
+DEVICE_LIBS = ("symmem device", "nvshmem device", "symmem host")
+DEVICE_HEADER = ["operation", "size", "symmem device us", "nvshmem device us", "symmem host us",
+                 "device GB/s", "nvshmem / device", "host / device"]
+DEVICE_TITLE = ("device-initiated calls: symmem.device.numba kernels (symmem device), the same "
+                "kernels calling NVSHMEM's device API (nvshmem device), symmem's host calls on "
+                "a stream (symmem host); a ratio is the other's time over symmem device's")
+
+
+def _by_op(all_rows):
+    by_op = defaultdict(list)
+    for row in all_rows:
+        by_op[row["op"]].append(row)
+    return by_op
+
+
+def device_cells(all_rows):
+    """The device table's lines, from rows(): each library's time, symmem
+    device's bandwidth (puts) and the two ratios (above 1: symmem's device
+    call is faster than NVSHMEM's device call, or than symmem's host call)."""
+    lines = defaultdict(dict)
+    for row in all_rows:
+        if row["op"] in plan.DEVICE_OPS:
+            lines[row["op"], row["bytes"]][row["lib"]] = row
+    out = []
+    for (op, size), by_lib in lines.items():
+        mine = by_lib.get("symmem device")
+        out.append([op, plan.format_size(size) if size else "",
+                    *(f"{by_lib[lib]['us']:.3f}" if lib in by_lib else "-" for lib in DEVICE_LIBS),
+                    f"{mine['algbw']:.2f}" if mine and op in plan.DEVICE_PUTS else "",
+                    _ratio(by_lib.get("nvshmem device")), _ratio(by_lib.get("symmem host"))])
+    return out
+
+
+def _text(header, widths, body, left):
+    """Fixed-width lines; the columns in left are left-aligned."""
+    def line(cells):
+        return "".join("  " + c.ljust(w - 2) if i in left else c.rjust(w)
+                       for i, (c, w) in enumerate(zip(cells, widths)))
+    return [line(header)] + [line(cells) for cells in body]
+
+
+def _markdown(header, body):
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + \
+        ["| " + " | ".join(cells) + " |" for cells in body]
+
 
 def text_tables(records, n_pes):
-    """The tables printed at the end of a run, one per operation."""
+    """The tables printed at the end of a run: one per host operation, one
+    for the device operations."""
     lines = []
-    by_op = defaultdict(list)
-    for row in rows(records, n_pes):
-        by_op[row["op"]].append(row)
-    widths = [8, 22, 12, 12, 12, 18]
-    for op, op_rows in by_op.items():
-        lines.append(f"\n== {op}: {plan.OPS[op]} ({n_pes} PEs)")
-        lines.append("".join(h.rjust(w) if i != 1 else "  " + h.ljust(w - 2)
-                             for i, (h, w) in enumerate(zip(HEADER, widths))))
-        for row in op_rows:
-            cells = _cells(row)
-            lines.append("".join(c.rjust(w) if i != 1 else "  " + c.ljust(w - 2)
-                                 for i, (c, w) in enumerate(zip(cells, widths))))
+    all_rows = rows(records, n_pes)
+    for op, op_rows in _by_op(all_rows).items():
+        if op in plan.OPS:
+            lines.append(f"\n== {op}: {plan.OPS[op]} ({n_pes} PEs)")
+            lines += _text(HEADER, [8, 22, 12, 12, 12, 18], map(_cells, op_rows), {1})
+    device = device_cells(all_rows)
+    if device:
+        lines.append(f"\n== device ({n_pes} PEs): {DEVICE_TITLE}")
+        lines += _text(DEVICE_HEADER, [24, 6, 18, 19, 16, 13, 18, 15], device, {0})
     lines.append("\n" + NOISE_NOTE)
     return "\n".join(lines)
 
@@ -99,15 +156,14 @@ def markdown(records, n_pes, ops_to_show=None):
     _, init, _, _ = organise(records)
     parts = [NOISE_NOTE, "", "| library | init s |", "|---|---|"]
     parts += [f"| {lib} | {seconds:.2f} |" for lib, seconds in init.items()]
-    by_op = defaultdict(list)
-    for row in rows(records, n_pes):
-        by_op[row["op"]].append(row)
-    for op, op_rows in by_op.items():
-        if ops_to_show and op not in ops_to_show:
+    all_rows = rows(records, n_pes)
+    for op, op_rows in _by_op(all_rows).items():
+        if op not in plan.OPS or (ops_to_show and op not in ops_to_show):
             continue
-        parts += ["", f"**{op}**: {plan.OPS[op]}", "", "| " + " | ".join(HEADER) + " |",
-                  "|" + "---|" * len(HEADER)]
-        parts += ["| " + " | ".join(_cells(row)) + " |" for row in op_rows]
+        parts += ["", f"**{op}**: {plan.OPS[op]}", ""] + _markdown(HEADER, map(_cells, op_rows))
+    device = device_cells(all_rows)
+    if device:
+        parts += ["", f"**device**: {DEVICE_TITLE}", ""] + _markdown(DEVICE_HEADER, device)
     return "\n".join(parts) + "\n"
 
 

@@ -15,7 +15,7 @@ from numba import cuda
 import symmem as nvshmem
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
-cuda.select_device(int(os.environ.get("LOCAL_RANK", "0")) % len(cuda.gpus))
+cuda.select_device(int(os.environ.get("SYMMEM_LOCAL_RANK", os.environ.get("LOCAL_RANK", "0"))) % len(cuda.gpus))
 
 nvshmem.init()
 me, n = nvshmem.my_pe(), nvshmem.n_pes()

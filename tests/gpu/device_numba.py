@@ -17,7 +17,7 @@ import symmem as nvshmem
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0  # one-thread kernels are the point here
 # The GPU init will pick, so that compiling before init makes no context elsewhere.
-cuda.select_device(int(os.environ.get("LOCAL_RANK", "0")) % len(cuda.gpus))
+cuda.select_device(int(os.environ.get("SYMMEM_LOCAL_RANK", os.environ.get("LOCAL_RANK", "0"))) % len(cuda.gpus))
 
 
 @cuda.jit

@@ -39,10 +39,16 @@ def _cache_dir():
     return os.path.join(base, "symmem")
 
 
+# A kernel's registers are at least those of every function it calls: at 64
+# or fewer, a caller of 1024 threads a block still launches (65,536 a block).
+MAX_REGISTERS = 64
+
+
 def compile_library(arch):
     """device.cuh compiled by NVRTC for arch ("sm_90"): relocatable cubin bytes."""
     Program, ProgramOptions = _program()
-    options = ProgramOptions(arch=arch, relocatable_device_code=True)
+    options = ProgramOptions(arch=arch, relocatable_device_code=True,
+                             max_register_count=MAX_REGISTERS)
     return bytes(Program(SOURCE, "c++", options=options).compile("cubin").code)
 
 
@@ -50,7 +56,8 @@ def cubin(arch):
     """The library for arch: from this process, the disk cache, or NVRTC."""
     if arch in _compiled:
         return _compiled[arch]
-    key = hashlib.sha256(f"{SOURCE}\0{arch}\0{_nvrtc_version()}".encode()).hexdigest()[:20]
+    key = f"{SOURCE}\0{arch}\0{_nvrtc_version()}\0{MAX_REGISTERS}"
+    key = hashlib.sha256(key.encode()).hexdigest()[:20]
     path = os.path.join(_cache_dir(), f"device-{arch}-{key}.cubin")
     try:
         with open(path, "rb") as f:

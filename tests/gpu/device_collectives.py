@@ -1,6 +1,6 @@
 """Teams, collectives, get_peer_array and float atomics inside
 @numba.cuda.jit kernels on 2+ GPUs, against NumPy: every PE checks all it
-received. Run: python -m symmem.run -n 2 tests/gpu/device_collectives.py all|bad_team"""
+received. Run: python -m symmem.run -n 2 tests/gpu/device_collectives.py all|bad_team|overlap"""
 import os
 import sys
 import time
@@ -300,8 +300,32 @@ def bad_team():
     os._exit(0)
 
 
+@cuda.jit
+def reduce_shifted(a):
+    dev.reduce_block(0, a[1:], a[:-1], "sum")
+
+
+def overlap():
+    """reduce with dst overlapping src but not src itself ends the kernel."""
+    a = nvshmem.array((64,), dtype="int32")
+    nvshmem.barrier_all()
+    if me == 0:
+        reduce_shifted[1, 32](view(a))
+        try:
+            cuda.synchronize()
+        except Exception as error:
+            time.sleep(0.5)
+            print(f"PE {me} kernel ended: {type(error).__name__}", flush=True)
+            os._exit(0)
+        os._exit(3)
+    time.sleep(3)
+    os._exit(0)
+
+
 if sys.argv[1] == "bad_team":
     bad_team()
+if sys.argv[1] == "overlap":
+    overlap()
 started = time.monotonic()
 for step in (team_syncs, reductions, moves, bfloat16s, peer_arrays_and_float_atomics):
     t0 = time.monotonic()

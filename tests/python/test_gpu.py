@@ -204,6 +204,16 @@ def test_a_device_collective_on_a_team_that_is_not_one_ends_the_kernel_naming_it
 
 
 @needs_gpus
+def test_a_device_reduce_whose_dst_overlaps_src_elsewhere_ends_the_kernel_saying_so():
+    result = _launch(2, GPU_DIR / "device_collectives.py", "overlap",
+                     env={"SYMMEM_BACKEND": "gpu"})
+    out = result.stdout + result.stderr
+    assert "PE 0 kernel ended" in out, out
+    assert "a kernel stopped in the device call reduce_block: dst (0x" in out, out
+    assert "overlaps src without being it" in out, out
+
+
+@needs_gpus
 def test_a_dead_peer_ends_a_waiting_kernel_and_the_gpu_stays_usable():
     result = _launch(2, GPU_DIR / "device_numba.py", "dead_peer",
                      env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})

@@ -38,8 +38,9 @@
  *   that every copy is done. fcollect, alltoall and broadcast push into the
  *   members' dst (stores, which NVLink posts); reduce and reducescatter
  *   pull every member's src and combine in member order, so every PE gets
- *   the same bits. An in-place reduce (dst overlaps src) syncs once more
- *   per chunk, between reading the chunk everywhere and writing it.
+ *   the same bits. An in-place reduce (dst == src) syncs once more: each
+ *   member reduces its share of the elements into its own array (only it
+ *   reads that share), syncs, then copies the others' shares from theirs.
  * Waits look at the abort word every SYMMEM_DEV_SPINS spins and at
  * %globaltimer for SYMMEM_TIMEOUT: a dead peer or a timeout writes the
  * error record (the host prints it, naming the call and the PE) and traps,
@@ -102,6 +103,7 @@ typedef struct {
 #define SYMMEM_DEV_ERR_BAD_ROOT 9
 #define SYMMEM_DEV_ERR_BAD_ARG 10
 #define SYMMEM_DEV_ERR_UNREACHABLE 11
+#define SYMMEM_DEV_ERR_OVERLAP 12
 
 #define SYMMEM_DEV_SPINS 1024
 #define SYMMEM_DEV_SIGNAL_SET 9
@@ -738,36 +740,22 @@ symmem__reduced(const symmem_device_state *s, const symmem_device_team *t, symme
     return acc;
 }
 
-#define SYMMEM__CHUNK 16 /* elements a lane holds in an in-place reduction */
-
-/* Between the collective's two syncs. In place, every member reads a chunk
- * everywhere, syncs, and only then overwrites it (its src). */
+/* dst[i] = the reduction over every member's copy of from[i], for first <=
+ * i < first + count (dst and from: element addresses of the same index). */
 template <typename T>
-static __device__ __noinline__ void symmem__reduce_typed(symmem_u64 st, const char *call, int scope, int team,
-                                            const symmem_device_team *t, symmem_u64 dst,
-                                            symmem_u64 from, symmem_u64 n, int op, int in_place)
+static __device__ __noinline__ void symmem__reduce_typed(symmem_u64 st,
+                                                         const symmem_device_team *t,
+                                                         symmem_u64 dst, symmem_u64 from,
+                                                         symmem_u64 first, symmem_u64 count,
+                                                         int op, unsigned int lane,
+                                                         unsigned int lanes)
 {
     typedef symmem__num<T> N;
     const symmem_device_state *s = SYMMEM__ST(st);
     symmem_u64 offset = from - s->heap_base;
-    unsigned int lane = symmem__lane(scope), lanes = symmem__lanes(scope);
     T *out = (T *)dst;
-    if (!in_place) {
-        for (symmem_u64 i = lane; i < n; i += lanes) out[i] = N::narrow(symmem__reduced<T>(s, t, offset, i, op));
-        return;
-    }
-    for (symmem_u64 base = 0; base < n; base += (symmem_u64)SYMMEM__CHUNK * lanes) {
-        typename N::A held[SYMMEM__CHUNK];
-        for (int k = 0; k < SYMMEM__CHUNK; k++) {
-            symmem_u64 i = base + (symmem_u64)k * lanes + lane;
-            if (i < n) held[k] = symmem__reduced<T>(s, t, offset, i, op);
-        }
-        symmem__team_barrier(st, call, scope, team, 0); /* the chunk is read everywhere */
-        for (int k = 0; k < SYMMEM__CHUNK; k++) {
-            symmem_u64 i = base + (symmem_u64)k * lanes + lane;
-            if (i < n) out[i] = N::narrow(held[k]);
-        }
-    }
+    for (symmem_u64 i = first + lane; i < first + count; i += lanes)
+        out[i] = N::narrow(symmem__reduced<T>(s, t, offset, i, op));
 }
 
 /* Bytes of symmem_dtype_t's element (0 bool ... 12 float64), 0 if none. */
@@ -782,41 +770,74 @@ static __device__ __forceinline__ symmem_u64 symmem__dtype_size(int dtype)
     }
 }
 
+static __device__ __forceinline__ void symmem__reduce_range(symmem_u64 st,
+                                                            const symmem_device_team *t,
+                                                            int dtype, symmem_u64 dst,
+                                                            symmem_u64 from, symmem_u64 first,
+                                                            symmem_u64 count, int op, int scope)
+{
+    unsigned int lane = symmem__lane(scope), lanes = symmem__lanes(scope);
+#define SYMMEM__REDUCE_AS(T) symmem__reduce_typed<T>(st, t, dst, from, first, count, op, lane, lanes)
+    switch (dtype) {
+    case 0: case 5: SYMMEM__REDUCE_AS(unsigned char); break;
+    case 1: SYMMEM__REDUCE_AS(signed char); break;
+    case 2: SYMMEM__REDUCE_AS(short); break;
+    case 6: SYMMEM__REDUCE_AS(unsigned short); break;
+    case 3: SYMMEM__REDUCE_AS(int); break;
+    case 7: SYMMEM__REDUCE_AS(unsigned int); break;
+    case 4: SYMMEM__REDUCE_AS(long long); break;
+    case 8: SYMMEM__REDUCE_AS(symmem_u64); break;
+    case 9: SYMMEM__REDUCE_AS(symmem__half); break;
+    case 10: SYMMEM__REDUCE_AS(symmem__bhalf); break;
+    case 11: SYMMEM__REDUCE_AS(float); break;
+    default: SYMMEM__REDUCE_AS(double);
+    }
+#undef SYMMEM__REDUCE_AS
+}
+
 /* reduce (scatter 0): dst[i] = op over members of src[i], i < nelems;
- * reducescatter (scatter 1): the same of src[me * nelems + i]. */
+ * reducescatter (scatter 1): the same of src[me * nelems + i]. In place
+ * (reduce with dst == src), every member first reduces its own share of the
+ * elements into its array (only it reads that share), then, after a sync,
+ * copies the others' shares from their arrays: nobody overwrites what
+ * another member has yet to read. */
 static __device__ __noinline__ void symmem__reduce(symmem_u64 st, const char *call, int scope,
-                                                      int team, symmem_u64 dst, symmem_u64 src,
-                                                      symmem_u64 nelems, int dtype, int op,
-                                                      int scatter)
+                                                   int team, symmem_u64 dst, symmem_u64 src,
+                                                   symmem_u64 nelems, int dtype, int op,
+                                                   int scatter)
 {
     const symmem_device_team *t = symmem__team(st, call, team);
+    int me = SYMMEM__ST(st)->my_pe;
     symmem_u64 size = symmem__dtype_size(dtype);
-    if (size == 0)
-        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ARG, SYMMEM__ST(st)->my_pe, 5,
-                         (symmem_u64)(long long)dtype);
+    if (size == 0) symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ARG, me, 5, (symmem_u64)dtype);
     if (op < 0 || op > 6 || (op > 3 && dtype >= 9))
-        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ARG, SYMMEM__ST(st)->my_pe, 6,
-                         (symmem_u64)(long long)op);
-    symmem_u64 read = nelems * size * (symmem_u64)(scatter ? t->n : 1); /* of src, by anyone */
-    symmem__remote(st, call, 2, src, read, SYMMEM__ST(st)->my_pe); /* src is symmetric */
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ARG, me, 6, (symmem_u64)(long long)op);
+    symmem_u64 bytes = nelems * size, read = bytes * (symmem_u64)(scatter ? t->n : 1);
+    symmem__remote(st, call, 2, src, read, me); /* src is symmetric */
     for (int i = 0; i < t->n; i++) symmem__peer_base(st, call, t->members[i]);
-    symmem_u64 from = src + (scatter ? nelems * size * (symmem_u64)t->me : 0);
-    int in_place = dst < src + read && src < dst + nelems * size;
+    symmem_u64 from = src + (scatter ? bytes * (symmem_u64)t->me : 0);
+    int overlap = dst < src + read && src < dst + bytes;
+    /* Allowed overlaps: reduce exactly in place; reducescatter into this
+     * member's own part of src (nobody else reads it). */
+    if (overlap && dst != from) symmem__dev_fail(st, call, SYMMEM_DEV_ERR_OVERLAP, me, 1, dst);
     if (dtype == 0) op = op == 0 || op == 2 ? 5 : op == 1 || op == 3 ? 4 : op; /* bool: or, and */
     symmem__team_barrier(st, call, scope, team, 0); /* every member's src is complete */
-    switch (dtype) {
-    case 0: case 5: symmem__reduce_typed<unsigned char>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    case 1: symmem__reduce_typed<signed char>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    case 2: symmem__reduce_typed<short>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    case 6: symmem__reduce_typed<unsigned short>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    case 3: symmem__reduce_typed<int>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    case 7: symmem__reduce_typed<unsigned int>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    case 4: symmem__reduce_typed<long long>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    case 8: symmem__reduce_typed<symmem_u64>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    case 9: symmem__reduce_typed<symmem__half>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    case 10: symmem__reduce_typed<symmem__bhalf>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    case 11: symmem__reduce_typed<float>(st, call, scope, team, t, dst, from, nelems, op, in_place); break;
-    default: symmem__reduce_typed<double>(st, call, scope, team, t, dst, from, nelems, op, in_place);
+    if (!overlap || scatter) {
+        symmem__reduce_range(st, t, dtype, dst, from, 0, nelems, op, scope);
+    } else {
+        symmem_u64 share = (nelems + (symmem_u64)t->n - 1) / (symmem_u64)t->n;
+        symmem_u64 first = share * (symmem_u64)t->me;
+        symmem_u64 count = first < nelems ? (nelems - first < share ? nelems - first : share) : 0;
+        symmem__reduce_range(st, t, dtype, dst, from, first, count, op, scope);
+        symmem__team_barrier(st, call, scope, team, 0); /* every share is final */
+        unsigned int lane = symmem__lane(scope), lanes = symmem__lanes(scope);
+        for (int k = 1; k < t->n; k++) {
+            int i = (t->me + k) % t->n;
+            symmem_u64 at = share * (symmem_u64)i, n = at < nelems ? nelems - at : 0;
+            n = (n < share ? n : share) * size;
+            symmem_u64 theirs = symmem__remote(st, call, 1, dst + at * size, n, t->members[i]);
+            symmem__copy(dst + at * size, theirs, n, lane, lanes);
+        }
     }
     symmem__team_barrier(st, call, scope, team, 0); /* nobody reads src any more */
 }

@@ -30,7 +30,7 @@ typedef struct {
 enum {
     ERR_BAD_PE = 1, ERR_NOT_SYMMETRIC, ERR_PEER_DEAD, ERR_TIMEOUT, ERR_NOT_INITIALIZED,
     ERR_NOT_CONTIGUOUS, ERR_BAD_TEAM, ERR_TOO_SMALL, ERR_BAD_ROOT, ERR_BAD_ARG,
-    ERR_UNREACHABLE
+    ERR_UNREACHABLE, ERR_OVERLAP
 };
 
 /* What lives as long as the process: kernels compiled once keep these
@@ -194,6 +194,11 @@ static void report(gpu_t *g, const device_error_t *e)
         snprintf(why, sizeof(why), "PE %d has no peer mapping on this GPU (another node): "
                  "device calls reach the PEs of this NVLink domain; use the host calls for it",
                  e->pe);
+        break;
+    case ERR_OVERLAP:
+        snprintf(why, sizeof(why), "dst (0x%llx) overlaps src without being it: reduce works "
+                 "in place with dst == src, reducescatter into this PE's own part of src",
+                 (unsigned long long)e->value);
         break;
     default:
         snprintf(why, sizeof(why), "symmem is not initialised");

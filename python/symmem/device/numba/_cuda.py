@@ -2,7 +2,7 @@
 is an overload (numba-cuda's CUDA target) that calls a function of
 symmem's device library (python/symmem/device/device.cuh), declared with
 cuda.declare_device and linked into every kernel that uses one (NVRTC
-compiles the library once per GPU architecture, _library.py; no nvcc, no
+compiles the library into LTO-IR once per process, _library.py; no nvcc, no
 install step). Teams and collectives are in _cuda_collectives.py.
 
 Every call passes the device state block's address first: a compile-time

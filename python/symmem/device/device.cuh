@@ -20,13 +20,14 @@
  *   the scope is visible system-wide before any later one of this thread.
  * - fence = fence.acq_rel.sys: earlier stores are ordered before later ones
  *   (to every PE, which is stronger than NVSHMEM asks: per PE).
- * - put_signal: copy, the scope's barrier, then the leader's fence.sc.sys
+ * - put_signal: copy, the scope's barrier, then the leader's fence.acq_rel.sys
  *   and one relaxed system-scope store or add on the signal. The bar.sync
  *   puts every thread's copy before the leader's fence in causality order,
  *   so fence + signal form a release pattern over all of them.
  * - signal_wait / wait_until spin on ld.acquire.sys: each acquire pairs
- *   with the fence.sc.sys before the signal (or flag) store that it reads,
- *   so a PE that sees the signal sees the data.
+ *   with the release fence before the signal (or flag) store that it reads
+ *   (put_signal's and signal_op's fence.acq_rel.sys; a p of a flag after
+ *   quiet or fence), so a PE that sees the signal sees the data.
  * - atomics are relaxed, at system scope (atom.sys), like NVSHMEM's.
  * - sync (a team, or all PEs = TEAM_WORLD): the scope's barrier, then the
  *   leader's fence.acq_rel.sys and a relaxed store of its epoch into every
@@ -204,22 +205,49 @@ static __device__ __forceinline__ void symmem__scope_sync(int scope)
     if (scope == SYMMEM__BLOCK) __syncthreads();
 }
 
+/* ---- reading the state block ---- */
+
+/* A field of the state block, or of its peer and team tables, through the
+ * read-only cache (ld.global.nc): they change only between kernels (the
+ * host rewrites them), and these loads stay cheap after the system fences
+ * of quiet, put_signal and the syncs, after which plain loads of them went
+ * to L2 one after another (measured: 0.8 us more a put + quiet). */
+template <typename T> static __device__ __forceinline__ T symmem__ro(const T *p)
+{
+    union {
+        T value;
+        symmem_u64 u64;
+        unsigned int u32;
+    } v;
+    if (sizeof(T) == 8)
+        asm("ld.global.nc.u64 %0, [%1];" : "=l"(v.u64) : "l"(p));
+    else
+        asm("ld.global.nc.u32 %0, [%1];" : "=r"(v.u32) : "l"(p));
+    return v.value;
+}
+#define SYMMEM__RO(st, field) symmem__ro(&SYMMEM__ST(st)->field)
+
 /* ---- where a PE's copy is ---- */
 
 static __device__ __forceinline__ void symmem__check_pe(symmem_u64 st, const char *call, int pe)
 {
-    const symmem_device_state *s = SYMMEM__ST(st);
-    if (s->magic != 0x3156454d4d4d5953ULL)
-        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_NOT_INITIALIZED, s->my_pe, -1, 0);
-    if (pe < 0 || pe >= s->n_pes)
+    if (SYMMEM__RO(st, magic) != 0x3156454d4d4d5953ULL)
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_NOT_INITIALIZED, SYMMEM__RO(st, my_pe), -1, 0);
+    if (pe < 0 || pe >= SYMMEM__RO(st, n_pes))
         symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_PE, pe, -1, (symmem_u64)(long long)pe);
+}
+
+/* Where PE pe's heap is mapped here, unchecked (0: not mapped). */
+static __device__ __forceinline__ symmem_u64 symmem__mapped(symmem_u64 st, int pe)
+{
+    return symmem__ro(&SYMMEM__RO(st, peer_base)[pe]);
 }
 
 /* Where PE pe's heap is mapped here; 0 (a PE on another node) fails. */
 static __device__ __forceinline__ symmem_u64 symmem__peer_base(symmem_u64 st, const char *call,
                                                                int pe)
 {
-    symmem_u64 base = SYMMEM__ST(st)->peer_base[pe];
+    symmem_u64 base = symmem__mapped(st, pe);
     if (base == 0) symmem__dev_fail(st, call, SYMMEM_DEV_ERR_UNREACHABLE, pe, -1, 0);
     return base;
 }
@@ -230,9 +258,9 @@ static __device__ __forceinline__ symmem_u64 symmem__remote(symmem_u64 st, const
                                                             symmem_u64 n, int pe)
 {
     symmem__check_pe(st, call, pe);
-    const symmem_device_state *s = SYMMEM__ST(st);
-    symmem_u64 offset = addr - s->heap_base;
-    if (addr < s->heap_base || offset > s->heap_size || n > s->heap_size - offset)
+    symmem_u64 base = SYMMEM__RO(st, heap_base), size = SYMMEM__RO(st, heap_size);
+    symmem_u64 offset = addr - base;
+    if (addr < base || offset > size || n > size - offset)
         symmem__dev_fail(st, call, SYMMEM_DEV_ERR_NOT_SYMMETRIC, pe, arg, addr);
     return symmem__peer_base(st, call, pe) + offset;
 }
@@ -264,7 +292,7 @@ static __device__ __forceinline__ int symmem__compare(T v, int cmp, T x)
 }
 
 /* The signal's value once it compares true; ld.acquire.sys pairs with the
- * writer's fence.sc.sys before its signal store (put_signal, signal_op). */
+ * writer's fence.acq_rel.sys before its signal store (put_signal, signal_op). */
 SYMMEM_DEVICE_API symmem_u64 symmem_dev_signal_wait(symmem_u64 st, symmem_u64 sig, int cmp,
                                                     symmem_u64 value)
 {
@@ -304,8 +332,10 @@ SYMMEM_DEVICE_API int symmem_dev_wait_until(symmem_u64 st, symmem_u64 ivar, int 
 
 /* This lane's share of copying n bytes, in the widest unit both addresses
  * and the length allow (16, 8, 4 bytes), then the leftover bytes. */
-static __device__ __forceinline__ void symmem__copy(symmem_u64 dst, symmem_u64 src, symmem_u64 n,
-                                                    unsigned int lane, unsigned int lanes)
+template <int FLIGHT>
+static __device__ __forceinline__ void symmem__copy_in_flight(symmem_u64 dst, symmem_u64 src,
+                                                              symmem_u64 n, unsigned int lane,
+                                                              unsigned int lanes)
 {
     symmem_u64 aligned = dst | src;
     symmem_u64 done = 0;
@@ -313,14 +343,14 @@ static __device__ __forceinline__ void symmem__copy(symmem_u64 dst, symmem_u64 s
         const uint4 *s = (const uint4 *)src;
         uint4 *d = (uint4 *)dst;
         symmem_u64 units = n / 16, i = lane;
-        /* Eight loads in flight before their stores: a lane waits for a
-         * load's latency once per eight units, not once per unit. */
-        for (; i + 7ull * lanes < units; i += 8ull * lanes) {
-            uint4 v[8];
+        /* FLIGHT loads in flight before their stores: a lane waits for a
+         * load's latency once per FLIGHT units, not once per unit. */
+        for (; i + (FLIGHT - 1ull) * lanes < units; i += (symmem_u64)FLIGHT * lanes) {
+            uint4 v[FLIGHT];
 #pragma unroll
-            for (int k = 0; k < 8; k++) v[k] = s[i + (symmem_u64)k * lanes];
+            for (int k = 0; k < FLIGHT; k++) v[k] = s[i + (symmem_u64)k * lanes];
 #pragma unroll
-            for (int k = 0; k < 8; k++) d[i + (symmem_u64)k * lanes] = v[k];
+            for (int k = 0; k < FLIGHT; k++) d[i + (symmem_u64)k * lanes] = v[k];
         }
         for (; i < units; i += lanes) d[i] = s[i];
         done = units * 16;
@@ -337,6 +367,23 @@ static __device__ __forceinline__ void symmem__copy(symmem_u64 dst, symmem_u64 s
     }
     for (symmem_u64 i = done + lane; i < n; i += lanes)
         ((unsigned char *)dst)[i] = ((const unsigned char *)src)[i];
+}
+
+/* put and get: eight 16-byte loads in flight a lane (56 registers). */
+static __device__ __forceinline__ void symmem__copy(symmem_u64 dst, symmem_u64 src, symmem_u64 n,
+                                                    unsigned int lane, unsigned int lanes)
+{
+    symmem__copy_in_flight<8>(dst, src, n, lane, lanes);
+}
+
+/* The collectives' copies, four in flight: their loops keep more live, and
+ * a kernel calling them must stay within 64 registers to launch 1024
+ * threads a block. */
+static __device__ __forceinline__ void symmem__copy_small(symmem_u64 dst, symmem_u64 src,
+                                                          symmem_u64 n, unsigned int lane,
+                                                          unsigned int lanes)
+{
+    symmem__copy_in_flight<4>(dst, src, n, lane, lanes);
 }
 
 static __device__ __forceinline__ void symmem__put(symmem_u64 st, const char *call, int scope,
@@ -417,13 +464,14 @@ SYMMEM_DEVICE_API int symmem_dev_fence(symmem_u64 st)
 
 /* ---- signals ---- */
 
-/* The release that signal_wait's acquire pairs with: the fence orders every
- * earlier store of this thread (and, after the scope's barrier, of the
- * scope) before the signal update. */
+/* The release that signal_wait's acquire pairs with: fence.acq_rel.sys and
+ * the relaxed update form a release pattern, ordering every earlier store
+ * of this thread (and, after the scope's barrier, of the scope) before the
+ * signal update. */
 static __device__ __forceinline__ void symmem__signal(symmem_u64 remote_sig, symmem_u64 value,
                                                       int op)
 {
-    symmem__fence_sc_sys();
+    symmem__fence_acq_rel_sys();
     if (op == SYMMEM_DEV_SIGNAL_ADD)
         asm volatile("red.relaxed.sys.global.add.u64 [%0], %1;" ::"l"(remote_sig), "l"(value)
                      : "memory");
@@ -513,13 +561,12 @@ static __device__ __forceinline__ const symmem_device_team *symmem__team(symmem_
                                                                          const char *call,
                                                                          int team)
 {
-    const symmem_device_state *s = SYMMEM__ST(st);
-    symmem__check_pe(st, call, s->my_pe);
-    const symmem_device_team *t = 0;
-    if (team >= 0 && team < SYMMEM_DEV_MAX_TEAMS && s->teams != 0) t = &s->teams[team];
-    if (t == 0 || t->n <= 0 || t->me < 0)
-        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_TEAM, s->my_pe, 0,
-                         (symmem_u64)(long long)team);
+    int me = SYMMEM__RO(st, my_pe);
+    symmem__check_pe(st, call, me);
+    const symmem_device_team *teams = SYMMEM__RO(st, teams), *t = 0;
+    if (team >= 0 && team < SYMMEM_DEV_MAX_TEAMS && teams != 0) t = &teams[team];
+    if (t == 0 || symmem__ro(&t->n) <= 0 || symmem__ro(&t->me) < 0)
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_TEAM, me, 0, (symmem_u64)(long long)team);
     return t;
 }
 
@@ -529,18 +576,20 @@ static __device__ __forceinline__ const symmem_device_team *symmem__team(symmem_
  * team PE i announced here. One thread calls it. */
 static __device__ __noinline__ void symmem__team_sync(symmem_u64 st, const char *call, int team)
 {
-    const symmem_device_state *s = SYMMEM__ST(st);
     const symmem_device_team *t = symmem__team(st, call, team);
-    symmem_u64 area = s->sync_base + 8ull * (symmem_u64)(s->n_pes + 1) * (symmem_u64)team;
+    int n = symmem__ro(&t->n);
+    const int *members = symmem__ro(&t->members);
+    symmem_u64 area = SYMMEM__RO(st, sync_base) +
+                      8ull * (symmem_u64)(SYMMEM__RO(st, n_pes) + 1) * (symmem_u64)team;
     symmem_u64 *mine = (symmem_u64 *)area;
     symmem_u64 epoch = mine[0] + 1;
     mine[0] = epoch;
     symmem__fence_acq_rel_sys(); /* this PE's earlier stores before its arrival */
-    symmem_u64 slot = area + 8ull * (symmem_u64)(1 + t->me) - s->heap_base;
-    for (int i = 0; i < t->n; i++)
-        symmem__st_relaxed_u64(symmem__peer_base(st, call, t->members[i]) + slot, epoch);
+    symmem_u64 slot = area + 8ull * (symmem_u64)(1 + symmem__ro(&t->me)) - SYMMEM__RO(st, heap_base);
+    for (int i = 0; i < n; i++)
+        symmem__st_relaxed_u64(symmem__peer_base(st, call, symmem__ro(&members[i])) + slot, epoch);
     symmem_u64 t0 = symmem__globaltimer();
-    for (int i = 0; i < t->n; i++) {
+    for (int i = 0; i < n; i++) {
         symmem_u64 at = area + 8ull * (symmem_u64)(1 + i);
         /* acquire: pairs with team PE i's fence before its arrival store */
         for (unsigned int spin = 1; symmem__ld_acquire_u64(at) < epoch; spin++)
@@ -588,20 +637,25 @@ SYMMEM__TEAM_SYNC_API(sync_warp, SYMMEM__WARP, 0)
 SYMMEM__TEAM_SYNC_API(sync_block, SYMMEM__BLOCK, 0)
 
 /* -1 where team is no team of this PE, as NVSHMEM's. */
+/* Team team's entry, or 0 where it is no team of this PE. */
+static __device__ __forceinline__ const symmem_device_team *symmem__team_or_0(symmem_u64 st,
+                                                                              int team)
+{
+    const symmem_device_team *teams = SYMMEM__RO(st, teams);
+    if (team < 0 || team >= SYMMEM_DEV_MAX_TEAMS || teams == 0) return 0;
+    return symmem__ro(&teams[team].n) > 0 ? &teams[team] : 0;
+}
+
 SYMMEM_DEVICE_API int symmem_dev_team_my_pe(symmem_u64 st, int team)
 {
-    const symmem_device_state *s = SYMMEM__ST(st);
-    if (team < 0 || team >= SYMMEM_DEV_MAX_TEAMS || s->teams == 0 || s->teams[team].n <= 0)
-        return -1;
-    return s->teams[team].me;
+    const symmem_device_team *t = symmem__team_or_0(st, team);
+    return t != 0 ? symmem__ro(&t->me) : -1;
 }
 
 SYMMEM_DEVICE_API int symmem_dev_team_n_pes(symmem_u64 st, int team)
 {
-    const symmem_device_state *s = SYMMEM__ST(st);
-    if (team < 0 || team >= SYMMEM_DEV_MAX_TEAMS || s->teams == 0 || s->teams[team].n <= 0)
-        return -1;
-    return s->teams[team].n;
+    const symmem_device_team *t = symmem__team_or_0(st, team);
+    return t != 0 ? symmem__ro(&t->n) : -1;
 }
 
 /* ---- collectives that move bytes: push into the members' dst ---- */
@@ -616,23 +670,25 @@ static __device__ __forceinline__ void symmem__push(symmem_u64 st, const char *c
                                                     symmem_u64 src, symmem_u64 nbytes, int root)
 {
     const symmem_device_team *t = symmem__team(st, call, team);
-    if (kind == SYMMEM__BROADCAST && (root < 0 || root >= t->n))
-        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ROOT, t->n, 3, (symmem_u64)(long long)root);
-    symmem_u64 span = kind == SYMMEM__BROADCAST ? nbytes : nbytes * (symmem_u64)t->n;
-    symmem__remote(st, call, 1, dst, span, SYMMEM__ST(st)->my_pe); /* dst is symmetric */
+    int n = symmem__ro(&t->n), me = symmem__ro(&t->me);
+    const int *members = symmem__ro(&t->members);
+    if (kind == SYMMEM__BROADCAST && (root < 0 || root >= n))
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ROOT, n, 3, (symmem_u64)(long long)root);
+    symmem_u64 span = kind == SYMMEM__BROADCAST ? nbytes : nbytes * (symmem_u64)n;
+    symmem__remote(st, call, 1, dst, span, SYMMEM__RO(st, my_pe)); /* dst is symmetric */
     symmem__team_barrier(st, call, scope, team, 0); /* every member's dst is free */
     unsigned int lane = symmem__lane(scope), lanes = symmem__lanes(scope);
-    if (kind != SYMMEM__BROADCAST || t->me == root) {
-        for (int k = 0; k < t->n; k++) {
-            int i = (t->me + k) % t->n; /* members start at different peers */
+    if (kind != SYMMEM__BROADCAST || me == root) {
+        for (int k = 0; k < n; k++) {
+            int i = (me + k) % n; /* members start at different peers */
             symmem_u64 at = dst, from = src;
-            if (kind == SYMMEM__FCOLLECT) at += nbytes * (symmem_u64)t->me;
+            if (kind == SYMMEM__FCOLLECT) at += nbytes * (symmem_u64)me;
             if (kind == SYMMEM__ALLTOALL) {
-                at += nbytes * (symmem_u64)t->me;
+                at += nbytes * (symmem_u64)me;
                 from += nbytes * (symmem_u64)i;
             }
-            symmem_u64 remote = symmem__remote(st, call, 1, at, nbytes, t->members[i]);
-            symmem__copy(remote, from, nbytes, lane, lanes);
+            symmem_u64 remote = symmem__remote(st, call, 1, at, nbytes, members[i]);
+            symmem__copy_small(remote, from, nbytes, lane, lanes);
         }
     }
     symmem__team_barrier(st, call, scope, team, 1); /* every copy is visible */
@@ -729,13 +785,14 @@ template <> __device__ __forceinline__ double symmem__combine<double>(int op, do
 /* Element i of the reduction over every member's copy of from (symmetric). */
 template <typename T>
 static __device__ __forceinline__ typename symmem__num<T>::A
-symmem__reduced(const symmem_device_state *s, const symmem_device_team *t, symmem_u64 offset,
+symmem__reduced(symmem_u64 st, const symmem_device_team *t, symmem_u64 offset,
                 symmem_u64 i, int op)
 {
     typedef symmem__num<T> N;
-    typename N::A acc = N::widen(((const T *)(s->peer_base[t->members[0]] + offset))[i]);
-    for (int r = 1; r < t->n; r++)
-        acc = symmem__combine(op, acc, N::widen(((const T *)(s->peer_base[t->members[r]] +
+    const int *members = symmem__ro(&t->members);
+    typename N::A acc = N::widen(((const T *)(symmem__mapped(st, symmem__ro(&members[0])) + offset))[i]);
+    for (int r = 1, n = symmem__ro(&t->n); r < n; r++)
+        acc = symmem__combine(op, acc, N::widen(((const T *)(symmem__mapped(st, symmem__ro(&members[r])) +
                                                              offset))[i]));
     return acc;
 }
@@ -751,11 +808,10 @@ static __device__ __noinline__ void symmem__reduce_typed(symmem_u64 st,
                                                          unsigned int lanes)
 {
     typedef symmem__num<T> N;
-    const symmem_device_state *s = SYMMEM__ST(st);
-    symmem_u64 offset = from - s->heap_base;
+    symmem_u64 offset = from - SYMMEM__RO(st, heap_base);
     T *out = (T *)dst;
     for (symmem_u64 i = first + lane; i < first + count; i += lanes)
-        out[i] = N::narrow(symmem__reduced<T>(s, t, offset, i, op));
+        out[i] = N::narrow(symmem__reduced<T>(st, t, offset, i, op));
 }
 
 /* Bytes of symmem_dtype_t's element (0 bool ... 12 float64), 0 if none. */
@@ -836,7 +892,7 @@ static __device__ __noinline__ void symmem__reduce(symmem_u64 st, const char *ca
             symmem_u64 at = share * (symmem_u64)i, n = at < nelems ? nelems - at : 0;
             n = (n < share ? n : share) * size;
             symmem_u64 theirs = symmem__remote(st, call, 1, dst + at * size, n, t->members[i]);
-            symmem__copy(dst + at * size, theirs, n, lane, lanes);
+            symmem__copy_small(dst + at * size, theirs, n, lane, lanes);
         }
     }
     symmem__team_barrier(st, call, scope, team, 0); /* nobody reads src any more */
@@ -881,7 +937,7 @@ SYMMEM_DEVICE_API int symmem_dev_not_contiguous(symmem_u64 st, int arg, symmem_u
     return 0;
 }
 
-SYMMEM_DEVICE_API int symmem_dev_my_pe(symmem_u64 st) { return SYMMEM__ST(st)->my_pe; }
-SYMMEM_DEVICE_API int symmem_dev_n_pes(symmem_u64 st) { return SYMMEM__ST(st)->n_pes; }
+SYMMEM_DEVICE_API int symmem_dev_my_pe(symmem_u64 st) { return SYMMEM__RO(st, my_pe); }
+SYMMEM_DEVICE_API int symmem_dev_n_pes(symmem_u64 st) { return SYMMEM__RO(st, n_pes); }
 
 #endif

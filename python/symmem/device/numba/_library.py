@@ -14,10 +14,6 @@ LIBRARY_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 with open(LIBRARY_PATH) as _f:
     SOURCE = _f.read()
 
-# Every entry point inlined where a kernel calls it (LTO honours it across
-# the two modules); "used" keeps the definitions in the LTO-IR.
-_INLINED = '#define SYMMEM_DEVICE_API extern "C" __device__ __forceinline__ __attribute__((used))\n'
-
 _compiled = {}  # arch -> LTO-IR bytes
 
 
@@ -35,8 +31,7 @@ def ltoir(arch):
         Program, ProgramOptions = _program()
         options = ProgramOptions(arch=arch, relocatable_device_code=True,
                                  link_time_optimization=True)
-        program = Program(_INLINED + SOURCE, "c++", options=options)
-        _compiled[arch] = bytes(program.compile("ltoir").code)
+        _compiled[arch] = bytes(Program(SOURCE, "c++", options=options).compile("ltoir").code)
     return _compiled[arch]
 
 

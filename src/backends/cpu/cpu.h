@@ -225,10 +225,11 @@ symmem_status_t symmem__cpu_leave(cpu_t *cpu);
 void symmem__cpu_blocked_publish(cpu_t *cpu, int channel, uint64_t epoch, symmem_call_t call,
                                  const int *members, int count);
 void symmem__cpu_blocked_clear(cpu_t *cpu);
-/* Looks for a cycle of published barrier waits through this PE (each waiting
- * for the next to arrive on its team's channel): a deadlock. Then
- * SYMMEM_ERR_MISMATCH naming each PE of the cycle and its call, and our
- * record stays up (marked raised) until symmem__cpu_crossed_settle. */
+/* Looks for a deadlock of published barrier waits through this PE (each
+ * waiting for the next to arrive on its team's channel), complete (none of
+ * its PEs waits for another PE). Then SYMMEM_ERR_MISMATCH naming each PE
+ * of it and its call; our arrival is taken back and our record stays up
+ * (marked raised) until symmem__cpu_crossed_settle. */
 symmem_status_t symmem__cpu_crossed_check(cpu_t *cpu, const char *call);
 /* Before this PE's next step after a crossed mismatch: waits until the other
  * PEs of the cycle have raised it too (or left their waits), then takes our

@@ -3,18 +3,21 @@
  * both teams) are never paired by a barrier, so no fingerprint is compared
  * and each would wait for ever. A barrier that has waited a poll (0.1 s)
  * publishes its record (channel, epoch, fingerprint, the team's members)
- * and at every poll looks for a cycle of records through this PE, where
- *     x waits for y  iff  y is in x's team and y's epoch on x's channel < x's,
- * exactly the condition x's barrier waits on. A cycle is a deadlock: a PE
- * publishes its record after storing its epoch, stores no epoch while it is
- * up, and takes it down before storing another; y's epoch is read after
- * y's record, so it is not older than the one y had when it published, and
- * x's wait can end only after y's has ended, which around a cycle never
- * happens (unless one of them ends by another error: a timeout, a dead
- * peer, Ctrl-C). So there is no false alarm: PEs of disjoint teams, and a
- * peer busy in another collective that does not wait for us (it will come),
- * make no cycle. Only cycles through this PE are reported, by each PE of the
- * cycle with the same words; a PE that waits for a cycle it is not in keeps
+ * and at every poll looks, among the PEs with records up, for a cycle of
+ *     x waits for y  iff  y is in x's team and y's epoch on x's channel < x's
+ * (exactly the condition x's barrier waits on) through this PE. A cycle is
+ * a deadlock: a PE publishes its record after storing its epoch, stores no
+ * epoch while it is up, and takes it down before storing another; y's epoch
+ * is read after y's record, so it is not older than the one y had when it
+ * published, and x's wait can end only after y's has ended, which around a
+ * cycle never happens (unless one of them ends by another error: a
+ * timeout, a dead peer, Ctrl-C). So there is no false alarm: PEs of
+ * disjoint teams, and a peer busy in another collective that does not wait
+ * for us (it will come), make no cycle. What is reported is every PE that
+ * this PE waits for and that waits for it (through others), once none of
+ * them waits for anyone else (a late PE may still join the deadlock): then
+ * nothing changes it until all have raised, and each PE of it reports the
+ * same PEs and calls. A PE that waits for a deadlock it is not in keeps
  * waiting (its peers raise, and then exit or go on).
  *
  * The PE that raises takes back its arrival (the others never pair a later

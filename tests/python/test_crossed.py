@@ -247,3 +247,39 @@ nvshmem.finalize()
 @crossed_only
 def test_the_peer_raises_the_crossed_calls_before_finalize(run_pes):
     assert_all_ok(run_pes(2, THEN_FINALIZE, timeout=60, env={"SYMMEM_TIMEOUT": "30"}), 2)
+
+
+# PE 0 waits in barrier_all for PEs 1 and 2, PE 1 in a barrier of {0, 1} for
+# PE 0, and PE 2 in a signal wait for PE 1: PEs 0 and 1 are deadlocked, but
+# also wait for PE 2, which is in no barrier and may come. They raise after
+# about a second all the same; then PE 1 signals PE 2 and all go on.
+OUTSIDE = f"""
+RULE = {RULE!r}
+nvshmem.init()
+W = nvshmem.Teams.TEAM_WORLD
+me = nvshmem.my_pe()
+P = nvshmem.team_split_strided(W, 0, 1, 2)    # PEs 0 and 1
+sig = nvshmem.array((1,), dtype="uint64")
+sig[:] = 0
+nvshmem.barrier_all()
+if me == 2:
+    nvshmem.signal_wait(sig, nvshmem.ComparisonType.CMP_EQ, 1)
+else:
+    expected = (f"[pe {{me}}] {{'barrier_all' if me == 0 else 'barrier'}}: PEs disagree: PE 0 "
+                f"called barrier_all, PE 1 called barrier(team {{int(P)}}) {{RULE}}")
+    expect_raises(nvshmem.NvshmemInvalid, [expected],
+                  nvshmem.barrier_all if me == 0 else (lambda: nvshmem.barrier(P)))
+    if me == 1:
+        nvshmem.signal_op(sig, 1, nvshmem.SignalOp.SIGNAL_SET, 2)
+nvshmem.barrier_all()
+if me < 2:
+    nvshmem.barrier(P)
+nvshmem.free_array(sig)
+ok()
+nvshmem.finalize()
+"""
+
+
+@crossed_only
+def test_a_deadlock_that_also_waits_for_a_pe_outside_it_is_reported(run_pes):
+    assert_all_ok(run_pes(3, OUTSIDE, timeout=60, env={"SYMMEM_TIMEOUT": "30"}), 3)

@@ -21,7 +21,7 @@ typedef struct {
     int next;        /* members before this one have arrived (and were compared) */
     int mismatch;    /* a member arrived with another fingerprint */
     int left;        /* a member that entered finalize() before arriving, or -1 */
-    int published;   /* our record is up for the crossed check (crossed.c) */
+    int polls;       /* the crossed check's so far; > 0: our record is up (crossed.c) */
 } barrier_wait_t;
 
 /* Whether member pe has arrived; if so its fingerprint is compared with ours
@@ -80,11 +80,9 @@ static void barrier_pending(void *arg, char *out, size_t size)
 static symmem_status_t barrier_stuck(void *arg)
 {
     barrier_wait_t *w = arg;
-    if (!w->published) {
+    if (w->polls++ == 0)
         symmem__cpu_blocked_publish(w->cpu, w->channel, w->epoch, w->call, w->members, w->count);
-        w->published = 1;
-    }
-    return symmem__cpu_crossed_check(w->cpu, symmem__call_name(w->call));
+    return symmem__cpu_crossed_check(w->cpu, symmem__call_name(w->call), w->polls);
 }
 
 /* The mismatch error: which PEs called what, grouped by call (out of line:
@@ -128,7 +126,7 @@ symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, 
                                               barrier_pending, barrier_stuck, &w, 0);
     /* Down before any later epoch of ours; a crossed mismatch keeps it up
      * (marked raised) until the next call settles it. */
-    if (w.published && cpu->ncrossed == 0) symmem__cpu_blocked_clear(cpu);
+    if (w.polls > 0 && cpu->ncrossed == 0) symmem__cpu_blocked_clear(cpu);
     if (status == SYMMEM_OK && w.left >= 0)
         status = symmem__error(SYMMEM_ERR_PEER_DEAD,
                                "%s: PE %d has called finalize() and left the job (it takes "

@@ -227,10 +227,11 @@ void symmem__cpu_blocked_publish(cpu_t *cpu, int channel, uint64_t epoch, symmem
 void symmem__cpu_blocked_clear(cpu_t *cpu);
 /* Looks for a deadlock of published barrier waits through this PE (each
  * waiting for the next to arrive on its team's channel), complete (none of
- * its PEs waits for another PE). Then SYMMEM_ERR_MISMATCH naming each PE
- * of it and its call; our arrival is taken back and our record stays up
+ * its PEs waits for another PE) or, after 10 polls of this wait (polls: how
+ * many it has made), as it is. Then SYMMEM_ERR_MISMATCH naming each PE of
+ * it and its call; our arrival is taken back and our record stays up
  * (marked raised) until symmem__cpu_crossed_settle. */
-symmem_status_t symmem__cpu_crossed_check(cpu_t *cpu, const char *call);
+symmem_status_t symmem__cpu_crossed_check(cpu_t *cpu, const char *call, int polls);
 /* Before this PE's next step after a crossed mismatch: waits until the other
  * PEs of the cycle have raised it too (or left their waits), then takes our
  * record down. Nothing to do (and no cost) otherwise. */

@@ -17,8 +17,10 @@
  * this PE waits for and that waits for it (through others), once none of
  * them waits for anyone else (a late PE may still join the deadlock): then
  * nothing changes it until all have raised, and each PE of it reports the
- * same PEs and calls. A PE that waits for a deadlock it is not in keeps
- * waiting (its peers raise, and then exit or go on).
+ * same PEs and calls. One that also waits for a PE outside it (busy, or in
+ * a wait that is no barrier, which may never end) is reported after
+ * PATIENCE polls all the same. A PE that waits for a deadlock it is not in
+ * keeps waiting (its peers raise, and then exit or go on).
  *
  * The PE that raises takes back its arrival (the others never pair a later
  * call of it with this one) and leaves its record up, marked raised, until
@@ -33,6 +35,7 @@
 #include "cpu.h"
 
 #define WORDS(n) (((n) + 63) / 64)
+#define PATIENCE 10 /* polls, about a second */
 
 void symmem__cpu_blocked_publish(cpu_t *cpu, int channel, uint64_t epoch, symmem_call_t call,
                                  const int *members, int count)
@@ -165,7 +168,7 @@ __attribute__((cold)) static symmem_status_t raise_cycle(cpu_t *cpu, const char 
                          call, text);
 }
 
-symmem_status_t symmem__cpu_crossed_check(cpu_t *cpu, const char *call)
+symmem_status_t symmem__cpu_crossed_check(cpu_t *cpu, const char *call, int polls)
 {
     int n = cpu->n, me = cpu->me;
     if (n > CPU_CROSSED_MAX_PES) return SYMMEM_OK;
@@ -213,7 +216,7 @@ symmem_status_t symmem__cpu_crossed_check(cpu_t *cpu, const char *call)
      * others (a PE they wait for that is busy, or not yet in its barrier,
      * may still join). Then nothing can change it until all have raised,
      * and every one of them reports the same PEs. */
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count && polls < PATIENCE; i++) {
         nodes[i].next = 0;
         for (int pe; cycle[i] && (pe = next_member(cpu, &nodes[i])) >= 0;)
             if ((index[pe] < 0 || !cycle[index[pe]]) && behind(cpu, pe, &nodes[i])) goto done;

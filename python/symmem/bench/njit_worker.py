@@ -105,6 +105,7 @@ def measure(op, nbytes, me, n):
         dst, src = arrays(me, nbytes, nbytes, dtype="uint8")
         sig = arrays(me, 8, dtype="uint64")[0]
         sig[:] = 0
+        symmem.barrier_all()  # every PE's sig is 0 before a peer's first signal lands
         done = [0]
 
         def run(k):

@@ -98,8 +98,8 @@ SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
                UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 PYTHONMALLOC=malloc \
                LD_PRELOAD=$(ASAN_LIB) PYTHONPATH=$(CURDIR)/build-asan/python
 SANITIZE_PYTEST_ARGS ?= $(addprefix tests/python/test_,$(addsuffix .py,$(SANITIZE_TESTS)))
-SANITIZE_TESTS := rma signals atomics collectives memory errors misuse mismatch teams bfloat16 \
-                  interop lifecycle property
+SANITIZE_TESTS := rma signals atomics collectives memory errors misuse mismatch crossed teams \
+                  bfloat16 interop lifecycle property
 PY_FILES := $(shell find python -name '*.py')
 
 # The compiler must link -fsanitize=address,undefined (gcc's libasan and

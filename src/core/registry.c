@@ -59,6 +59,11 @@ symmem_status_t symmem__registry_remove(symmem_registry_t *reg, void *start)
     return SYMMEM_OK;
 }
 
+uint64_t symmem__registry_new_generation(void)
+{
+    return ++last_generation;
+}
+
 void symmem__registry_clear(symmem_registry_t *reg)
 {
     free(reg->items);

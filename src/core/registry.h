@@ -34,6 +34,10 @@ symmem_status_t symmem__registry_remove(symmem_registry_t *reg, void *start);
 /* The allocation containing address, or NULL. */
 const symmem_allocation_t *symmem__registry_find(const symmem_registry_t *reg,
                                                  uintptr_t address);
+/* A generation for an allocation with no address (size 0, which the
+ * registry does not hold): never reused, and retired by the next finalize
+ * like the others. */
+uint64_t symmem__registry_new_generation(void);
 /* Forgets every allocation and retires their generations (finalize). */
 void symmem__registry_clear(symmem_registry_t *reg);
 /* Generations below this one were retired by a finalize; an allocation

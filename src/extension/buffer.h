@@ -13,7 +13,7 @@ typedef struct {
     int device;      /* CUDA ordinal of device memory; -1 for host memory */
     int owner;       /* 1 if free() may release it (not a peer view) */
     int freed;
-    uint64_t generation; /* its allocation's (registry.h); UINT64_MAX for size 0; 0 once freed */
+    uint64_t generation; /* its allocation's (registry.h; size 0: its own); 0 once freed */
     PyObject *base;  /* what keeps a peer view's memory alive: the local Buffer */
 } buffer_object_t;
 

@@ -23,7 +23,9 @@ PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size,
     buf->freed = 0;
     buf->base = Py_XNewRef(base);
     if (base != NULL) buf->generation = ((buffer_object_t *)base)->generation;
-    else buf->generation = ptr != NULL ? symmem__allocation_generation(ptr) : UINT64_MAX;
+    /* Size 0 has no address: a generation of its own, which finalize retires. */
+    else buf->generation = ptr != NULL ? symmem__allocation_generation(ptr)
+                                       : symmem__registry_new_generation();
     PyObject_GC_Track(buf);
     return (PyObject *)buf;
 }

@@ -49,7 +49,9 @@ static PyObject *end_impl(module_state_t *st, PyObject *obj, const char *call, c
     if (!buf->owner)
         return symmem__ext_raise_invalid(st, "%s: this Buffer is a view of PE %d's memory; pass "
                                              "the Buffer it came from", call, buf->pe);
-    if (buf->freed)
+    /* Not usable: freed through it, or its runtime ended (finalize); its
+     * address may belong to a newer allocation by now. */
+    if (buf->freed || !symmem__ext_buffer_usable(buf))
         return symmem__ext_raise_invalid(st, "%s: Buffer at 0x%llx (%zd bytes) was already %s",
                                          call, (unsigned long long)(uintptr_t)buf->ptr,
                                          buf->size, done);

@@ -358,8 +358,6 @@ def lifecycle(w, r):
     def record():
         for sym in list(w.syms):
             w.retire(sym)
-            if not sym.nbytes:  # known: finalize leaves size-0 Buffers usable (they hold
-                w.freed.remove(sym)  # no memory: calls on them touch nothing)
         w.teams, w.dead_teams = [], []
         setup(w)
     w.later(record)

@@ -124,8 +124,13 @@ def test_freed_arrays_are_refused_after_reuse(run_pes, n):
 
 
 FINALIZED = COMMON + """
+    FREED = "refers to symmetric memory that was freed (free, free_array, free_tensor or finalize"
     kept = nvshmem._symmem.malloc(64)       # not tracked: finalize does not free it
     arr = nvshmem.array((8,), dtype="int64")
+    # size 0 has no address, but its Buffer ends with its runtime all the same
+    empty, nothing = nvshmem.array((0,), dtype="int32"), nvshmem.buffer(0)
+    kept0 = nvshmem._symmem.malloc(0)
+    bufs = {"empty": nvshmem.array_get_buffer(empty)[0], "nothing": nothing, "kept0": kept0}
     nvshmem.finalize()
     nvshmem.init()
     fresh = nvshmem.array((8,), dtype="int64")
@@ -135,6 +140,21 @@ FINALIZED = COMMON + """
     refused("put", "dst", nvshmem.put, arr, np.zeros(8, dtype="int64"), nxt)
     refused("atomic_add", "target", nvshmem.atomic_add, arr, 1, nxt)
     check(kept.freed and arr.base.freed, "finalize retired what it ended")
+    for what, obj in (("empty", empty), ("nothing", nothing), ("kept0", kept0)):
+        buf = bufs[what]
+        check(buf.freed, f"{what}: finalize retired it")
+        refused("put", "dst " + FREED, nvshmem.put, obj, np.zeros(0, dtype="uint8"), nxt)
+        refused("get", "src " + FREED, nvshmem.get, np.zeros(0, dtype="uint8"), obj, nxt)
+        refused("get_peer_buffer", "the Buffer was freed", nvshmem.get_peer_buffer, buf, nxt)
+        refused("Buffer", "the memory at 0x0 was freed", memoryview, buf)
+    refused("reduce", "dst " + FREED, nvshmem.reduce, W, empty, empty, "sum")
+    refused("free_array", "array is on a Buffer that was already freed", nvshmem.free_array,
+            empty)
+    # the C module's free refuses what finalize ended, whatever its size (an
+    # address may belong to a newer allocation by then, which it would free)
+    for buf in (nothing, kept0, kept):
+        refused("free", f"Buffer at {hex(buf.handle)} ({buf.size} bytes) was already freed",
+                nvshmem._symmem.free, buf)
     nvshmem.barrier_all()
     check_equal(host(fresh), np.full(8, 3, dtype="int64"), "fresh after the refused calls")
     nvshmem.free_array(fresh)

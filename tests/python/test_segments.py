@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # fields, zeros to 192, then one slot per PE, each starting with
 # state (u32), pid (i32), start time (u64) and host (64 bytes).
 HEADER_FIELDS, HEADER = 136, 192
-MAGIC = 0x53594D4D454D4332  # "SYMMEMC2"
+MAGIC = 0x53594D4D454D4333  # "SYMMEMC3"
 PE_JOINED = 1
 
 RING = """

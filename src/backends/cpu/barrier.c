@@ -21,6 +21,7 @@ typedef struct {
     int next;        /* members before this one have arrived (and were compared) */
     int mismatch;    /* a member arrived with another fingerprint */
     int left;        /* a member that entered finalize() before arriving, or -1 */
+    int polls;       /* the crossed check's so far; > 0: our record is up (crossed.c) */
 } barrier_wait_t;
 
 /* Whether member pe has arrived; if so its fingerprint is compared with ours
@@ -72,6 +73,18 @@ static void barrier_pending(void *arg, char *out, size_t size)
     }
 }
 
+/* At every poll of a barrier that waits: our record up (once), then a
+ * cycle of PEs waiting for each other in barriers of different teams looked
+ * for (crossed.c). Off the fast path: a barrier that completes within a
+ * poll publishes nothing. */
+static symmem_status_t barrier_stuck(void *arg)
+{
+    barrier_wait_t *w = arg;
+    if (w->polls++ == 0)
+        symmem__cpu_blocked_publish(w->cpu, w->channel, w->epoch, w->call, w->members, w->count);
+    return symmem__cpu_crossed_check(w->cpu, symmem__call_name(w->call), w->polls);
+}
+
 /* The mismatch error: which PEs called what, grouped by call (out of line:
  * the barrier's fast path stays small). */
 __attribute__((noinline, cold)) static symmem_status_t mismatch(barrier_wait_t *w,
@@ -91,9 +104,11 @@ __attribute__((noinline, cold)) static symmem_status_t mismatch(barrier_wait_t *
 symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, symmem_call_t call)
 {
     if (team->n == 1) return SYMMEM_OK; /* nobody to wait for */
+    /* After a crossed mismatch: the others of its cycle raise it first. */
+    if (cpu->ncrossed) SYMMEM_CHECK(symmem__cpu_crossed_settle(cpu, symmem__call_name(call)));
     int channel = cpu_channel(team);
     barrier_wait_t w = {cpu, channel, team->members, team->n, ++cpu->epoch[channel], call, 0, 0,
-                        -1};
+                        -1, 0};
     cpu_channel_t *mine = &cpu->ctl->slots[cpu->me].channel[channel];
     /* A member reads this half only after seeing epoch w.epoch, and we write it
      * again only at epoch w.epoch + 2, which every member must first have
@@ -107,8 +122,11 @@ symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, 
     for (int i = 0; i < team->n; i++)
         if (team->members[i] != cpu->me) symmem__cpu_ring(cpu, team->members[i], CPU_WAIT_PEERS);
     const char *name = symmem__call_name(call);
-    symmem_status_t status =
-        symmem__cpu_wait(cpu, name, CPU_WAIT_PEERS, barrier_ready, barrier_pending, &w, 0);
+    symmem_status_t status = symmem__cpu_wait(cpu, name, CPU_WAIT_PEERS, barrier_ready,
+                                              barrier_pending, barrier_stuck, &w, 0);
+    /* Down before any later epoch of ours; a crossed mismatch keeps it up
+     * (marked raised) until the next call settles it. */
+    if (w.polls > 0 && cpu->ncrossed == 0) symmem__cpu_blocked_clear(cpu);
     if (status == SYMMEM_OK && w.left >= 0)
         status = symmem__error(SYMMEM_ERR_PEER_DEAD,
                                "%s: PE %d has called finalize() and left the job (it takes "
@@ -190,5 +208,6 @@ symmem_status_t symmem__cpu_leave(cpu_t *cpu)
     /* Peers waiting for us in a collective must notice now. */
     for (int pe = 0; pe < cpu->n; pe++)
         if (pe != cpu->me) symmem__cpu_ring(cpu, pe, CPU_WAIT_PEERS);
-    return symmem__cpu_wait(cpu, "finalize", CPU_WAIT_PEERS, all_left, not_left, cpu, 0);
+    return symmem__cpu_wait(cpu, "finalize", CPU_WAIT_PEERS, all_left, not_left, NULL, cpu,
+                            0);
 }

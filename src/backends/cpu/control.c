@@ -368,7 +368,7 @@ static symmem_status_t check_one_host(cpu_t *cpu)
 
 symmem_status_t symmem__cpu_slots_wait_joined(cpu_t *cpu, double deadline)
 {
-    SYMMEM_CHECK(symmem__cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, cpu,
+    SYMMEM_CHECK(symmem__cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, NULL, cpu,
                                   deadline));
     SYMMEM_CHECK(check_none_failed(cpu));
     return check_one_host(cpu);

@@ -26,7 +26,7 @@
 #include "../../core/bootstrap.h"
 #include "../../core/calls.h" /* symmem_call_t: a collective's fingerprint */
 
-#define CPU_CTL_MAGIC 0x53594d4d454d4332ULL /* "SYMMEMC2": this layout */
+#define CPU_CTL_MAGIC 0x53594d4d454d4333ULL /* "SYMMEMC3": this layout */
 #define CPU_CACHELINE 64
 #define CPU_BARRIER_CHANNELS 64 /* channel 0: TEAM_WORLD */
 
@@ -46,6 +46,21 @@ typedef struct {
     alignas(CPU_CACHELINE) _Atomic uint64_t epoch; /* barriers arrived at */
     symmem_call_t call[2]; /* the fingerprint of barrier e, at [e % 2] */
 } cpu_channel_t;
+
+/* The crossed check (crossed.c) covers jobs of up to this many PEs. */
+#define CPU_CROSSED_MAX_PES 1024
+
+/* The barrier a PE has waited in for a poll or more, for the crossed check:
+ * written only by its PE (crossed.c), read by the others as a seqlock on
+ * seq. While seq is up, the PE's epochs do not change. */
+typedef struct {
+    alignas(CPU_CACHELINE) _Atomic uint64_t seq; /* 0: none; else the wait's number */
+    _Atomic uint64_t raised;      /* == seq: it raised a crossed mismatch from that wait */
+    _Atomic uint64_t epoch;       /* the epoch it waits for on channel */
+    _Atomic uint64_t what, count; /* its fingerprint (symmem_call_t) */
+    _Atomic int32_t channel;
+    _Atomic uint64_t members[CPU_CROSSED_MAX_PES / 64]; /* bit pe: PE pe is in the team */
+} cpu_blocked_t;
 
 /* One PE's slot in the control segment. Fields written by others sit on
  * their own cache lines so that waking and arriving do not false-share. */
@@ -70,6 +85,7 @@ typedef struct {
     uint64_t init_max_epoch;   /* the largest of its barrier counts */
     uint64_t init_max_seq;     /* the largest of its agreement counts */
     _Atomic uint64_t init_done; /* team_inits this PE has finished */
+    cpu_blocked_t blocked;
 } cpu_pe_slot_t;
 
 #define CPU_NONCE_SIZE 40 /* 32 hex digits, NUL-padded */
@@ -103,6 +119,10 @@ struct symmem_backend {
     uint64_t agree_seq[CPU_BARRIER_CHANNELS];
     uint64_t channels_in_use; /* bit c: a team of ours synchronises on channel c */
     int no_check;             /* SYMMEM_CHECK=0: barriers carry no fingerprint */
+    uint64_t blocked_seq;     /* records of ours in slot.blocked so far */
+    int ncrossed;             /* after a crossed mismatch: the other PEs of the cycle, */
+    int *crossed_pes;         /* [n], and the numbers of their waits that we saw */
+    uint64_t *crossed_seqs;   /* [n] */
     int *world_members;       /* 0..n-1 */
     symmem_team_view_t world;
     void *allocator;          /* cpu_allocator_t */
@@ -167,11 +187,14 @@ void symmem__cpu_ring(cpu_t *cpu, int pe, cpu_wait_kind_t kind);
 typedef int (*cpu_ready_func_t)(void *arg);
 /* Lists, into out, the PEs still awaited (for messages). */
 typedef void (*cpu_pending_func_t)(void *arg, char *out, size_t size);
+/* A check a wait makes at each poll, besides its own: a status to end it with. */
+typedef symmem_status_t (*cpu_stuck_func_t)(void *arg);
 /* Waits until ready(arg). Fails with PEER_DEAD when a peer dies or TIMEOUT
- * when SYMMEM_TIMEOUT (or deadline, if > 0) passes; call names the caller. */
+ * when SYMMEM_TIMEOUT (or deadline, if > 0) passes; call names the caller.
+ * stuck (may be NULL) runs at every poll, before those checks. */
 symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
-                         cpu_ready_func_t ready, cpu_pending_func_t pending, void *arg,
-                         double deadline);
+                         cpu_ready_func_t ready, cpu_pending_func_t pending,
+                         cpu_stuck_func_t stuck, void *arg, double deadline);
 
 /* ---- barrier.c: barriers, agreement, finalize's rendezvous ---- */
 /* The fingerprint of a collective on team (dtype, op, root: 0 where the call
@@ -195,6 +218,24 @@ symmem_status_t symmem__cpu_agree(cpu_t *cpu, symmem_call_kind_t kind, int step,
 /* finalize's rendezvous: marks this PE PE_FINALIZED (so that peers in a
  * collective raise at once) and waits until every PE has done so. */
 symmem_status_t symmem__cpu_leave(cpu_t *cpu);
+
+/* ---- crossed.c: PEs waiting for each other in barriers of different teams ---- */
+/* Publishes that this PE waits in a barrier (channel, epoch, fingerprint,
+ * the team's members); cleared by symmem__cpu_blocked_clear. */
+void symmem__cpu_blocked_publish(cpu_t *cpu, int channel, uint64_t epoch, symmem_call_t call,
+                                 const int *members, int count);
+void symmem__cpu_blocked_clear(cpu_t *cpu);
+/* Looks for a deadlock of published barrier waits through this PE (each
+ * waiting for the next to arrive on its team's channel), complete (none of
+ * its PEs waits for another PE) or, after 10 polls of this wait (polls: how
+ * many it has made), as it is. Then SYMMEM_ERR_MISMATCH naming each PE of
+ * it and its call; our arrival is taken back and our record stays up
+ * (marked raised) until symmem__cpu_crossed_settle. */
+symmem_status_t symmem__cpu_crossed_check(cpu_t *cpu, const char *call, int polls);
+/* Before this PE's next step after a crossed mismatch: waits until the other
+ * PEs of the cycle have raised it too (or left their waits), then takes our
+ * record down. Nothing to do (and no cost) otherwise. */
+symmem_status_t symmem__cpu_crossed_settle(cpu_t *cpu, const char *call);
 
 /* ---- teams.c, collectives.c, atomics.c: the slots of the same names ---- */
 symmem_team_split_strided_func_t symmem__cpu_team_split_strided;

@@ -24,6 +24,8 @@ static void cpu_destroy(cpu_t *cpu)
     symmem__cpu_allocator_destroy(cpu->allocator);
     free(cpu->heaps);
     free(cpu->world_members);
+    free(cpu->crossed_pes);
+    free(cpu->crossed_seqs);
     free(cpu);
 }
 
@@ -85,6 +87,14 @@ err_failed:
 err_free:
     cpu_destroy(cpu);
     return status;
+}
+
+/* After a crossed mismatch, the others of its cycle raise it before this PE
+ * leaves (they would name its finalize() instead); may fail leaving the
+ * runtime initialised. */
+static symmem_status_t cpu_prepare_finalize(cpu_t *cpu)
+{
+    return symmem__cpu_crossed_settle(cpu, "finalize");
 }
 
 static symmem_status_t cpu_finalize(cpu_t *cpu)
@@ -303,7 +313,8 @@ static symmem_status_t cpu_signal_wait_until(cpu_t *cpu, uint64_t *sig, symmem_c
 {
     (void)stream;
     element_wait_t w = {sig, SYMMEM_DTYPE_UINT64, cmp, (int64_t)value, 0};
-    SYMMEM_CHECK(symmem__cpu_wait(cpu, "signal_wait", CPU_WAIT_DATA, element_ready, element_pending, &w, 0));
+    SYMMEM_CHECK(symmem__cpu_wait(cpu, "signal_wait", CPU_WAIT_DATA, element_ready,
+                                  element_pending, NULL, &w, 0));
     if (value_p) *value_p = w.seen;
     return SYMMEM_OK;
 }
@@ -319,7 +330,8 @@ static symmem_status_t cpu_wait_until(cpu_t *cpu, void *ivar, symmem_dtype_t dty
                                       symmem_cmp_t cmp, int64_t value)
 {
     element_wait_t w = {ivar, dtype, cmp, value, 0};
-    return symmem__cpu_wait(cpu, "wait_until", CPU_WAIT_DATA, element_ready, element_pending, &w, 0);
+    return symmem__cpu_wait(cpu, "wait_until", CPU_WAIT_DATA, element_ready, element_pending,
+                            NULL, &w, 0);
 }
 
 static symmem_status_t cpu_test(cpu_t *cpu, void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
@@ -403,6 +415,6 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .register_external = symmem__unsupported_register_external,
     .unregister_external = symmem__unsupported_unregister_external,
     .library_version = symmem__no_library_version,
-    .prepare_finalize = symmem__nothing_to_prepare,
+    .prepare_finalize = cpu_prepare_finalize,
     .device_state = symmem__no_device_state,
 };

@@ -124,6 +124,7 @@ symmem_status_t symmem__cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int in
                               int *handle_p)
 {
     const char *call = "team_init";
+    SYMMEM_CHECK(symmem__cpu_crossed_settle(cpu, call)); /* after a crossed mismatch */
     cpu_pe_slot_t *mine = &cpu->ctl->slots[cpu->me];
     mine->init_npes = npes;
     mine->init_index = index;
@@ -138,7 +139,8 @@ symmem_status_t symmem__cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int in
     uint64_t seen[npes];
     gather_t g = {cpu, key, npes, members, seen, NULL, 0, -1, -1};
     symmem_status_t status =
-        symmem__cpu_wait(cpu, call, CPU_WAIT_PEERS, requests_complete, requests_pending, &g, 0);
+        symmem__cpu_wait(cpu, call, CPU_WAIT_PEERS, requests_complete, requests_pending, NULL,
+                         &g, 0);
     if (status == SYMMEM_OK && g.problem != NULL)
         status = symmem__error(SYMMEM_ERR_MISMATCH, "%s: %s", call, g.problem);
     if (status != SYMMEM_OK || g.stuck) {
@@ -162,7 +164,7 @@ symmem_status_t symmem__cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int in
     atomic_fetch_add_explicit(&mine->init_done, 1, memory_order_release);
     for (int i = 0; i < npes; i++)
         if (members[i] != cpu->me) symmem__cpu_ring(cpu, members[i], CPU_WAIT_PEERS);
-    status = symmem__cpu_wait(cpu, call, CPU_WAIT_PEERS, members_done, NULL, &g, 0);
+    status = symmem__cpu_wait(cpu, call, CPU_WAIT_PEERS, members_done, NULL, NULL, &g, 0);
     atomic_store_explicit(&mine->init_key, 0, memory_order_release);
     if (status != SYMMEM_OK) return status;
     if (channel == CPU_BARRIER_CHANNELS)

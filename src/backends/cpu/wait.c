@@ -91,8 +91,8 @@ static symmem_status_t check_failures(cpu_t *cpu, const char *call, cpu_pending_
 }
 
 symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
-                         cpu_ready_func_t ready, cpu_pending_func_t pending, void *arg,
-                         double deadline)
+                         cpu_ready_func_t ready, cpu_pending_func_t pending,
+                         cpu_stuck_func_t stuck, void *arg, double deadline)
 {
     if (ready(arg)) return SYMMEM_OK;
     double started = symmem__cpu_now();
@@ -123,6 +123,9 @@ symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t k
             /* An interrupt first: after Ctrl-C the peers die too, and the
              * user asked to stop, not why a peer went away. */
             SYMMEM_CHECK(symmem__interrupted(call));
+            /* The wait's own check before a dead peer: one that died while
+             * waiting in a deadlock with us is named with its call. */
+            if (stuck) SYMMEM_CHECK(stuck(arg));
             SYMMEM_CHECK(check_failures(cpu, call, pending, arg, started, deadline));
             next_check = now + POLL_SECONDS;
         }

@@ -5,11 +5,13 @@
  * members' records of it:
  *  - at enqueue, with the members that published already: a mismatch, or a
  *    member that called finalize() instead, raises before the launch;
- *  - a blocking call keeps comparing while it waits on the GPU, and a
- *    member that waits on the host in a collective this PE has not entered
- *    (PEs in collectives on different teams) is a mismatch too;
+ *  - a blocking call then waits on the host (meet) until every member has
+ *    published it, comparing as they do, before it launches; a member that
+ *    waits there in a collective this PE has not entered (PEs in
+ *    collectives on different teams) is a mismatch too;
  *  - a stream call not yet matched by every member is remembered and
- *    compared by this PE's later collectives and finalize.
+ *    compared by this PE's later collectives (blocking ones also while they
+ *    wait on the GPU) and finalize.
  * SYMMEM_CHECK=0 leaves out the fingerprints, never the finalize() rule. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,37 +156,26 @@ symmem_status_t symmem__gpu_collective_enter(gpu_t *g, const char *call, symmem_
 
 static const char *const WHAT = "the call to complete on the GPU (every PE taking part)";
 
-symmem_status_t symmem__gpu_collective_drain(gpu_t *g, const char *call, gpu_call_ref_t *ref)
+/* The call itself was compared before it launched (a blocking call meets
+ * every same-host member in enter first), so only earlier stream calls are
+ * left to compare here: while it runs, and once more when it is done (those
+ * still unmatched then are compared by later calls). */
+symmem_status_t symmem__gpu_collective_drain(gpu_t *g, const char *call)
 {
-    double started = symmem__gpu_now(), next_check = started + 0.1, next_verdict = started;
-    int waiting = ref->npeers > 0;
-    symmem_status_t status = SYMMEM_OK;
-    symmem__gpu_calls_set_blocked(&g->calls, ref->stamp);
+    double started = symmem__gpu_now(), next_check = started + 0.1, next_pending = started;
     for (;;) {
         cu_result_t rc = libs.cuStreamQuery(g->stream);
-        if (rc != 0 && rc != CU_ERROR_NOT_READY) {
-            status = symmem__gpu_cuda_error(call, "cuStreamQuery", rc);
-            break;
-        }
+        if (rc != 0 && rc != CU_ERROR_NOT_READY)
+            return symmem__gpu_cuda_error(call, "cuStreamQuery", rc);
         double t = symmem__gpu_now();
-        if (rc == 0 && !waiting && g->npending == 0) break;
-        if ((waiting || g->npending > 0) && (t >= next_verdict || rc == 0)) {
-            status = check_pending(g, call);
-            if (status == SYMMEM_OK && waiting) status = judge(g, call, ref, 0, &waiting);
-            if (status == SYMMEM_OK && waiting) status = crossed(g, call, ref);
-            if (status != SYMMEM_OK) break;
-            next_verdict = t + 1e-3;
-            /* Done on the GPU: every member launched it, so each published
-             * it first; a record not seen within a second is let go (as are
-             * stream calls still unmatched: later calls compare them). */
-            if (rc == 0 && (!waiting || t - started > 1.0)) break;
+        if (g->npending > 0 && (t >= next_pending || rc == 0)) {
+            SYMMEM_CHECK(check_pending(g, call));
+            next_pending = t + 1e-3;
         }
-        status = symmem__gpu_still_waiting(g, call, WHAT, started, &next_check);
-        if (status != SYMMEM_OK) break;
+        if (rc == 0) return SYMMEM_OK;
+        SYMMEM_CHECK(symmem__gpu_still_waiting(g, call, WHAT, started, &next_check));
         if (t - started > 1e-3) usleep(20);
     }
-    symmem__gpu_calls_set_blocked(&g->calls, 0);
-    return status;
 }
 
 /* ---- finalize ---- */

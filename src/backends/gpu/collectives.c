@@ -55,12 +55,11 @@ static symmem_status_t start(gpu_t *g, const char *call, symmem_call_kind_t kind
 
 /* The end of every call here: NVSHMEM's return code, then the drain of a
  * blocking call, then the caller's context back. */
-static symmem_status_t finish(gpu_t *g, scope_t scope, const char *call, int rc, int blocking,
-                              gpu_call_ref_t *ref)
+static symmem_status_t finish(gpu_t *g, scope_t scope, const char *call, int rc, int blocking)
 {
     symmem_status_t status = SYMMEM_OK;
     if (rc != 0) status = ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM returned %d", call, rc);
-    else if (blocking) status = symmem__gpu_collective_drain(g, call, ref);
+    else if (blocking) status = symmem__gpu_collective_drain(g, call);
     return symmem__gpu_leave(g, scope, status);
 }
 
@@ -75,7 +74,7 @@ static symmem_status_t world(gpu_t *g, const char *call, symmem_call_kind_t kind
     symmem_team_view_t team = {g->world, g->boot.nranks, g->boot.rank, 0};
     SYMMEM_CHECK(start(g, call, kind, &team, 0, 0, 0, 0, stream, &scope, &s, &blocking, &ref));
     func(s);
-    return finish(g, scope, call, 0, blocking, &ref);
+    return finish(g, scope, call, 0, blocking);
 }
 
 symmem_status_t symmem__gpu_barrier_all(gpu_t *g, symmem_stream_t stream)
@@ -98,7 +97,7 @@ static symmem_status_t on_team(gpu_t *g, const char *call, symmem_call_kind_t ki
     int blocking;
     gpu_call_ref_t ref;
     SYMMEM_CHECK(start(g, call, kind, team, 0, 0, 0, 0, stream, &scope, &s, &blocking, &ref));
-    return finish(g, scope, call, func(team->channel, s), blocking, &ref);
+    return finish(g, scope, call, func(team->channel, s), blocking);
 }
 
 symmem_status_t symmem__gpu_barrier(gpu_t *g, const symmem_team_view_t *team,
@@ -145,7 +144,7 @@ static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
     SYMMEM_CHECK(start(g, call, which, team, nelems, (int)dtype, (int)op, 0, stream, &scope, &s,
                        &blocking, &ref));
     int rc = ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s);
-    return finish(g, scope, call, rc, blocking, &ref);
+    return finish(g, scope, call, rc, blocking);
 }
 
 symmem_status_t symmem__gpu_reduce(gpu_t *g, const symmem_team_view_t *team, void *dst,
@@ -189,7 +188,7 @@ static symmem_status_t move_bytes(gpu_t *g, const char *call, int kind,
                        &scope, &s, &blocking, &ref));
     int rc = root < 0 ? ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s)
                       : ((nv_broadcast_func_t)func)(team->channel, dst, src, nelems, root, s);
-    return finish(g, scope, call, rc, blocking, &ref);
+    return finish(g, scope, call, rc, blocking);
 }
 
 symmem_status_t symmem__gpu_alltoall(gpu_t *g, const symmem_team_view_t *team, void *dst,

@@ -156,10 +156,10 @@ symmem_status_t symmem__gpu_collective_enter(gpu_t *g, const char *call, symmem_
                                              const symmem_team_view_t *team, uint64_t count,
                                              int dtype, int op, int root, int blocking,
                                              gpu_call_ref_t *ref);
-/* drain for a blocking collective: while it runs, the peers that had not
- * published it are compared as they do, and a peer that finalized or waits
- * in another collective for this PE ends the wait. */
-symmem_status_t symmem__gpu_collective_drain(gpu_t *g, const char *call, gpu_call_ref_t *ref);
+/* drain for a blocking collective (compared with every same-host member
+ * before it launched): while it runs, earlier stream calls not yet matched
+ * are compared as the peers publish them. */
+symmem_status_t symmem__gpu_collective_drain(gpu_t *g, const char *call);
 /* finalize's rendezvous: marks this PE FINALIZING and waits until every
  * same-host peer is; MISMATCH if a peer is in a collective this PE never
  * entered. */

@@ -57,7 +57,7 @@ symmem_status_t symmem__gpu_agree(gpu_t *g, const char *call, int64_t value, int
         SYMMEM_CHECK(symmem__gpu_collective_enter(g, call, kind, &world, 0, 0, 0, 0, 1, &ref));
     fcollect(0, g->agree_all, g->agree_in, 1, g->stream);
     symmem_status_t status = kind != SYMMEM_CALL_COUNT
-                                 ? symmem__gpu_collective_drain(g, call, &ref)
+                                 ? symmem__gpu_collective_drain(g, call)
                                  : symmem__gpu_drain(g, call);
     if (status != SYMMEM_OK) return status;
     CU(call, libs.cuMemcpy((cu_deviceptr_t)values, (cu_deviceptr_t)g->agree_all,

@@ -194,23 +194,25 @@ def test_numba_kernels_team_syncs_collectives_peer_arrays_and_float_atomics():
                            env={"SYMMEM_BACKEND": "gpu"}), 2, "device collectives")
 
 
+def _kernel_ends_saying(mode, *words):
+    """tests/gpu/device_collectives.py <mode>: PE 0's kernel traps, and PE 0
+    prints why (every one of words)."""
+    result = _launch(2, GPU_DIR / "device_collectives.py", mode, env={"SYMMEM_BACKEND": "gpu"})
+    out = result.stdout + result.stderr
+    for expected in ("PE 0 kernel ended", *words):
+        assert expected in out, out
+
+
 @needs_gpus
 def test_a_device_collective_on_a_team_that_is_not_one_ends_the_kernel_naming_it():
-    result = _launch(2, GPU_DIR / "device_collectives.py", "bad_team",
-                     env={"SYMMEM_BACKEND": "gpu"})
-    out = result.stdout + result.stderr
-    assert "PE 0 kernel ended" in out, out
-    assert "a kernel stopped in the device call sync: team 37 is not a team PE 0 is in" in out, out
+    _kernel_ends_saying("bad_team", "a kernel stopped in the device call sync: team 37 is not "
+                        "a team PE 0 is in")
 
 
 @needs_gpus
 def test_a_device_reduce_whose_dst_overlaps_src_elsewhere_ends_the_kernel_saying_so():
-    result = _launch(2, GPU_DIR / "device_collectives.py", "overlap",
-                     env={"SYMMEM_BACKEND": "gpu"})
-    out = result.stdout + result.stderr
-    assert "PE 0 kernel ended" in out, out
-    assert "a kernel stopped in the device call reduce_block: dst (0x" in out, out
-    assert "overlaps src without being it" in out, out
+    _kernel_ends_saying("overlap", "a kernel stopped in the device call reduce_block: dst (0x",
+                        "overlaps src without being it")
 
 
 @needs_gpus

@@ -9,14 +9,14 @@ What module_init / library_init mean here (gpu backend only):
   checks the handle and records it, so that finalize can tell it.
 - A module linked with NVSHMEM's own device library (the .bc that
   find_device_bitcode_library names; it holds `nvshmemi_device_state_d`)
-  needs NVSHMEM's device state copied in, as with NVSHMEM4Py: the call is
-  forwarded to nvshmemx_cumodule_init / nvshmemx_culibrary_init of the
-  NVSHMEM host library that the gpu backend runs on.
+  needs NVSHMEM's device state copied in, as with NVSHMEM4Py: the gpu
+  backend (src/backends/gpu/cuda_module.c) finds that out and calls
+  nvshmemx_cumodule_init / nvshmemx_culibrary_init of the NVSHMEM host
+  library it runs on.
 Both are counted: every init needs one finalize of the same handle, and a
 finalize of a handle with no init left raises. symmem.finalize() forgets
 them all. On the cpu backend there are no CUDA modules: NotImplementedError.
 """
-import ctypes
 import enum
 import operator
 import os
@@ -27,9 +27,7 @@ from symmem._errors import exception, invalid, require_initialized
 from symmem._lifecycle import _finalize_hooks
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_CUDA_NOT_FOUND = 500  # CUDA_ERROR_NOT_FOUND: the module has no such global
-_CUDA_MISUSE = (1, 400)  # CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE
-_NVSHMEM_STATE = b"nvshmemi_device_state_d"  # what NVSHMEM's device library reads
+_INIT, _FINALIZE = 1, 2  # _symmem.cuda_module's op (SYMMEM_CUDA_MODULE_*)
 _KINDS = {"CUmodule": "module", "CUlibrary": "library"}  # cuda.bindings.driver's types
 
 _initialised = {}  # (kind, handle) -> [inits not yet finalised, forwarded to NVSHMEM, object]
@@ -166,56 +164,11 @@ def _check(call, what, obj, kind):
     return handle
 
 
-def _links_nvshmem(call, what, kind, handle):
-    """Whether the module holds NVSHMEM's device state (it links NVSHMEM's
-    device library). The gpu backend has loaded libcuda.so.1 already."""
-    cuda = ctypes.CDLL("libcuda.so.1")
-    get = cuda.cuModuleGetGlobal_v2 if kind == "module" else cuda.cuLibraryGetGlobal
-    get.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_size_t),
-                    ctypes.c_void_p, ctypes.c_char_p]
-    address, size = ctypes.c_uint64(), ctypes.c_size_t()
-    rc = get(ctypes.byref(address), ctypes.byref(size), ctypes.c_void_p(handle), _NVSHMEM_STATE)
-    if rc in (0, _CUDA_NOT_FOUND):
-        return rc == 0
-    name = ctypes.c_char_p()
-    cuda.cuGetErrorName(rc, ctypes.byref(name))
-    text = (f"{call}: {what}={handle:#x}: {get.__name__} failed: CUDA error {rc} "
-            f"({(name.value or b'?').decode()})")
-    if rc in _CUDA_MISUSE:
-        raise invalid(f"{text}; is it a CU{kind} loaded in the current context?")
-    raise exception(_symmem.ERR_BACKEND, text)
-
-
-def _nvshmem_host(call):
-    """The NVSHMEM host library the gpu backend loaded (the backend's order:
-    SYMMEM_NVSHMEM_LIB, the wheel's, the system's), without loading another."""
-    for path in (_symmem.env("SYMMEM_NVSHMEM_LIB"), _symmem.env("SYMMEM_NVSHMEM_WHEEL_LIB"),
-                 "libnvshmem_host.so.3"):
-        if path:
-            try:
-                return ctypes.CDLL(path, mode=os.RTLD_NOLOAD | os.RTLD_GLOBAL)
-            except OSError:
-                continue
-    raise exception(_symmem.ERR_BACKEND, f"{call}: the NVSHMEM host library the gpu backend "
-                    "runs on is not loaded in this process")
-
-
-def _forward(call, what, kind, op, handle):
-    fn = getattr(_nvshmem_host(call), f"nvshmemx_cu{kind}_{op}")
-    fn.argtypes, fn.restype = [ctypes.c_void_p], ctypes.c_int
-    status = fn(ctypes.c_void_p(handle))
-    if status != 0:
-        raise exception(_symmem.ERR_BACKEND, f"{call}: {what}={handle:#x} links NVSHMEM's "
-                        f"device library, and nvshmemx_cu{kind}_{op} failed with status "
-                        f"{status} (NVSHMEM prints why; a device library of another NVSHMEM "
-                        "version than the host library's is refused)")
-
-
 def _init(call, what, obj, kind):
     handle = _check(call, what, obj, kind)
-    nvshmem = _links_nvshmem(call, what, kind, handle)
-    if nvshmem:
-        _forward(call, what, kind, "init", handle)
+    # The backend looks for NVSHMEM's device state in it, and runs NVSHMEM's
+    # init where it is there (src/backends/gpu/cuda_module.c).
+    nvshmem = _symmem.cuda_module(kind == "library", handle, _INIT)
     entry = _initialised.setdefault((kind, handle), [0, nvshmem, obj])
     entry[0] += 1
 
@@ -227,7 +180,7 @@ def _finalize(call, what, obj, kind):
         raise invalid(f"{call}: {what}={handle:#x} is not initialised: {kind}_init was not "
                       f"called on it, or {call} already was as often")
     if entry[1]:
-        _forward(call, what, kind, "finalize", handle)
+        _symmem.cuda_module(kind == "library", handle, _FINALIZE)
     entry[0] -= 1
     if entry[0] == 0:
         del _initialised[(kind, handle)]

@@ -24,7 +24,7 @@
 #include "symmem/symmem.h"
 #include "calls.h"
 
-#define SYMMEM_BACKEND_OPS_VERSION 5
+#define SYMMEM_BACKEND_OPS_VERSION 6
 
 /* Who we are and how to find the others; filled by bootstrap.c. */
 typedef struct {
@@ -219,7 +219,21 @@ typedef struct symmem_backend_ops {
      * fixed for the process, or 0 where the backend has no kernels. */
     symmem_status_t (*device_state)(symmem_backend_t *be, const struct symmem_device_state *host,
                                      uint64_t *device_addr_p);
+
+    /* ---- version 6 ---- */
+
+    /* A CUDA module (library 0) or library (library 1) the program loaded,
+     * for NVSHMEM4Py's module_init and friends. [out] *links_p: whether it
+     * links NVSHMEM's own device library (holds its device state); if so, op
+     * SYMMEM_CUDA_MODULE_INIT / _FINALIZE runs NVSHMEM's init / finalize of
+     * it (op _QUERY only looks). */
+    symmem_status_t (*cuda_module)(symmem_backend_t *be, int library, uint64_t handle, int op,
+                                   int *links_p);
 } symmem_backend_ops_t;
+
+#define SYMMEM_CUDA_MODULE_QUERY 0
+#define SYMMEM_CUDA_MODULE_INIT 1
+#define SYMMEM_CUDA_MODULE_FINALIZE 2
 
 /* unsupported.c: the slots of a backend that lacks an operation. Each
  * returns SYMMEM_ERR_UNSUPPORTED naming the call and the running backend. */
@@ -232,6 +246,9 @@ void symmem__no_library_version(symmem_backend_t *be, char *text, size_t size);
 symmem_status_t symmem__no_device_state(symmem_backend_t *be,
                                         const struct symmem_device_state *host,
                                         uint64_t *device_addr_p);
+/* cuda_module for a backend with no CUDA modules. */
+symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int library,
+                                                uint64_t handle, int op, int *links_p);
 /* prepare_finalize for a backend whose finalize cannot be held up. */
 symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);
 /* 1 if every slot of ops is filled; else 0 with the first empty slot in why. */

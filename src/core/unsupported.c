@@ -41,6 +41,15 @@ symmem_status_t symmem__no_device_state(symmem_backend_t *be,
     return SYMMEM_OK;
 }
 
+symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int library,
+                                                uint64_t handle, int op, int *links_p)
+{
+    (void)be, (void)handle, (void)op;
+    *links_p = 0;
+    return symmem__error(SYMMEM_ERR_UNSUPPORTED, "%s: the %s backend runs no CUDA modules",
+                         library ? "library_init" : "module_init", symmem__rt.ops->name);
+}
+
 symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be)
 {
     (void)be;
@@ -62,7 +71,7 @@ int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, siz
         SLOT(alltoall), SLOT(fcollect), SLOT(broadcast), SLOT(atomic), SLOT(device),
         SLOT(get_unique_id), SLOT(can_run), SLOT(team_init), SLOT(heap_range),
         SLOT(register_external), SLOT(unregister_external), SLOT(library_version),
-        SLOT(prepare_finalize), SLOT(device_state),
+        SLOT(prepare_finalize), SLOT(device_state), SLOT(cuda_module),
     };
 #undef SLOT
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)

@@ -8,6 +8,8 @@
 
 #include "concepts.h"
 #include "../device/cpu_wake.h"
+#include "../device/cuda_module.h"
+#include "errors.h"
 #include "../device/state.h"
 
 /* The status of this thread's last failed device call (its message is
@@ -123,6 +125,22 @@ static PyObject *device_state_gpu(PyObject *module, PyObject *unused)
     return PyLong_FromUnsignedLongLong(symmem__device_state_gpu());
 }
 
+/* cuda_module(library, handle, op) -> whether it links NVSHMEM's device
+ * library (NVSHMEM4Py's module_init and friends, _device_host.py). */
+static PyObject *cuda_module(PyObject *module, PyObject *args)
+{
+    int library = 0, op = 0;
+    unsigned long long handle = 0;
+    if (!PyArg_ParseTuple(args, "pKi:cuda_module", &library, &handle, &op)) return NULL;
+    int links = 0;
+    symmem_status_t status;
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem__cuda_module(library, (uint64_t)handle, op, &links);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(symmem__ext_state(module), status);
+    return PyBool_FromLong(links);
+}
+
 static PyObject *device_last_error(PyObject *module, PyObject *unused)
 {
     (void)module, (void)unused;
@@ -134,6 +152,11 @@ static PyMethodDef methods[] = {
      "device_state($module)\n--\n\n"
      "The address of this process's device state block (fixed for the process's "
      "life; its contents are valid while symmem is initialised)."},
+    {"cuda_module", cuda_module, METH_VARARGS,
+     "cuda_module($module, library, handle, op, /)\n--\n\n"
+     "What the backend makes of a loaded CUmodule (library False) or CUlibrary: True if "
+     "it links NVSHMEM's device library, whose init (op 1) or finalize (op 2) then ran; "
+     "op 0 only looks."},
     {"device_state_gpu", device_state_gpu, METH_NOARGS,
      "device_state_gpu($module)\n--\n\n"
      "The device address of the state block for kernels on the gpu backend's GPU "

@@ -271,3 +271,22 @@ def test_find_device_library_refuses_other_languages(language, words):
     with pytest.raises(NvshmemInvalid) as info:
         symmem.find_device_library(language)
     assert f"find_device_library: {words}" in str(info.value)
+
+
+CUDA_MODULE_SLOT = """
+    from symmem import _symmem
+    expect_raises(nvshmem.NvshmemInvalid, ["module_init: symmem is not initialized"],
+                  _symmem.cuda_module, False, 0x1234, 1)
+    nvshmem.init()
+    expect_raises(NotImplementedError, ["[pe 0] library_init: the cpu backend runs no CUDA "
+                                        "modules"], _symmem.cuda_module, True, 0x1234, 1)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+@cpu_only("the cpu backend has no CUDA modules")
+def test_the_backend_slot_behind_module_init_says_why_it_cannot_run(run_pes):
+    """_symmem.cuda_module, which module_init and friends call on the gpu
+    backend: before init, and on the cpu backend."""
+    assert_all_ok(run_pes(1, CUDA_MODULE_SLOT), 1)

@@ -417,4 +417,5 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .library_version = symmem__no_library_version,
     .prepare_finalize = cpu_prepare_finalize,
     .device_state = symmem__no_device_state,
+    .cuda_module = symmem__unsupported_cuda_module,
 };

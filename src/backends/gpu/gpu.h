@@ -140,6 +140,10 @@ void symmem__gpu_device_state_release(gpu_t *g);
  * member calls it before the team's first sync on the host, which keeps a
  * kernel from arriving in slots not yet zeroed. */
 symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *members, int n);
+/* ---- cuda_module.c: NVSHMEM4Py's module_init and friends ---- */
+symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle,
+                                        int op, int *links_p);
+
 /* A destroyed team: kernels naming it fail. */
 void symmem__gpu_device_team_forget(gpu_t *g, int handle);
 

@@ -59,6 +59,8 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
     LOAD(cuda, cuCtxGetDevice, "cuCtxGetDevice");
     LOAD(cuda, cuCtxSynchronize, "cuCtxSynchronize");
     LOAD(cuda, cuStreamGetCtx, "cuStreamGetCtx");
+    *(void **)&libs->cuModuleGetGlobal = dlsym(cuda, "cuModuleGetGlobal_v2");
+    *(void **)&libs->cuLibraryGetGlobal = dlsym(cuda, "cuLibraryGetGlobal");
     *(void **)&libs->cuUserObjectCreate = dlsym(cuda, "cuUserObjectCreate");
     *(void **)&libs->cuUserObjectRelease = dlsym(cuda, "cuUserObjectRelease");
     *(void **)&libs->cuGraphRetainUserObject = dlsym(cuda, "cuGraphRetainUserObject");

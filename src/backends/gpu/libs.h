@@ -44,6 +44,11 @@ typedef struct {
     cu_result_t (*cuModuleLoadData)(void **module, const void *image);
     cu_result_t (*cuModuleUnload)(void *module);
     cu_result_t (*cuModuleGetFunction)(void **function, void *module, const char *name);
+    /* optional: a module's or library's global (module_init) */
+    cu_result_t (*cuModuleGetGlobal)(cu_deviceptr_t *ptr, size_t *bytes, void *module,
+                                     const char *name);
+    cu_result_t (*cuLibraryGetGlobal)(cu_deviceptr_t *ptr, size_t *bytes, void *library,
+                                      const char *name);
     cu_result_t (*cuMemRetainAllocationHandle)(uint64_t *handle, void *address);
     cu_result_t (*cuMemRelease)(uint64_t handle);
     cu_result_t (*cuLaunchKernel)(void *function, unsigned gx, unsigned gy, unsigned gz,

@@ -43,6 +43,12 @@ typedef struct {
     symmem_unique_id_t uid;
 } symmem_bootstrap_t;
 
+/* The predefined teams, as the core and every backend have them: every PE
+ * is in each team of TEAMS_OF_ALL, and alone in each of TEAMS_OF_ONE. */
+#define SYMMEM_TEAMS_OF_ALL \
+    {SYMMEM_TEAM_WORLD, SYMMEM_TEAM_SHARED, SYMMEM_TEAM_NODE, SYMMEM_TEAM_GPU_LEADERS}
+#define SYMMEM_TEAMS_OF_ONE {SYMMEM_TEAM_SAME_MYPE_NODE, SYMMEM_TEAM_SAME_GPU}
+
 /* A team as the backend sees it: world PE numbers of its members. */
 typedef struct {
     const int *members; /* members[i]: world PE of team PE i */

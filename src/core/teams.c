@@ -33,16 +33,15 @@ static int *members_alloc(int n)
 symmem_status_t symmem__teams_init(void)
 {
     /* A team's channel is its handle; the backend maps it to its own. */
-    static const symmem_team_t everyone[] = {SYMMEM_TEAM_WORLD, SYMMEM_TEAM_SHARED,
-                                             SYMMEM_TEAM_NODE, SYMMEM_TEAM_GPU_LEADERS};
+    static const symmem_team_t everyone[] = SYMMEM_TEAMS_OF_ALL;
     for (size_t k = 0; k < sizeof(everyone) / sizeof(everyone[0]); k++) {
         int *members = members_alloc(RT->n_pes);
         if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
         for (int pe = 0; pe < RT->n_pes; pe++) members[pe] = pe;
         team_store(everyone[k], members, RT->n_pes, everyone[k]);
     }
-    static const symmem_team_t just_me[] = {SYMMEM_TEAM_SAME_MYPE_NODE, SYMMEM_TEAM_SAME_GPU};
-    for (size_t k = 0; k < 2; k++) {
+    static const symmem_team_t just_me[] = SYMMEM_TEAMS_OF_ONE;
+    for (size_t k = 0; k < sizeof(just_me) / sizeof(just_me[0]); k++) {
         int *members = members_alloc(1);
         if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
         members[0] = RT->my_pe;

@@ -269,8 +269,7 @@ symmem_status_t symmem__gpu_calls_start(gpu_t *g)
     }
     /* The predefined teams: WORLD, SHARED, NODE, GPU_LEADERS are every PE
      * (as the core's team table has them); the others are this PE alone. */
-    static const int everyone[] = {SYMMEM_TEAM_WORLD, SYMMEM_TEAM_SHARED, SYMMEM_TEAM_NODE,
-                                   SYMMEM_TEAM_GPU_LEADERS};
+    static const int everyone[] = SYMMEM_TEAMS_OF_ALL;
     for (size_t k = 0; k < sizeof(everyone) / sizeof(everyone[0]); k++)
         symmem__gpu_calls_set_team(&g->calls, everyone[k], g->world, n);
     return SYMMEM_OK;

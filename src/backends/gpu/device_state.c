@@ -132,19 +132,16 @@ void symmem__gpu_device_team_forget(gpu_t *g, int handle)
                   (cu_deviceptr_t)(uintptr_t)&none, sizeof(none));
 }
 
-/* The predefined teams, as the core's table has them: WORLD, SHARED, NODE
- * and GPU_LEADERS are every PE; SAME_MYPE_NODE and SAME_GPU this PE. */
+/* The predefined teams, as the core's table has them. */
 static symmem_status_t set_predefined_teams(gpu_t *g)
 {
-    static const int everyone[] = {SYMMEM_TEAM_WORLD, SYMMEM_TEAM_SHARED, SYMMEM_TEAM_NODE,
-                                   SYMMEM_TEAM_GPU_LEADERS};
+    static const int everyone[] = SYMMEM_TEAMS_OF_ALL, just_me[] = SYMMEM_TEAMS_OF_ONE;
     symmem_status_t status = SYMMEM_OK;
     for (size_t k = 0; k < sizeof(everyone) / sizeof(everyone[0]) && status == SYMMEM_OK; k++)
         status = symmem__gpu_device_team_set(g, everyone[k], g->world, g->boot.nranks);
     int me = g->boot.rank;
-    if (status == SYMMEM_OK)
-        status = symmem__gpu_device_team_set(g, SYMMEM_TEAM_SAME_MYPE_NODE, &me, 1);
-    if (status == SYMMEM_OK) status = symmem__gpu_device_team_set(g, SYMMEM_TEAM_SAME_GPU, &me, 1);
+    for (size_t k = 0; k < sizeof(just_me) / sizeof(just_me[0]) && status == SYMMEM_OK; k++)
+        status = symmem__gpu_device_team_set(g, just_me[k], &me, 1);
     return status;
 }
 

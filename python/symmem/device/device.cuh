@@ -556,6 +556,15 @@ SYMMEM_DEVICE_API unsigned int symmem_dev_atomic32(symmem_u64 st, symmem_u64 des
 
 /* ---- teams: sync and barrier ---- */
 
+/* Team team's entry, or 0 where it is no team of this PE. */
+static __device__ __forceinline__ const symmem_device_team *symmem__team_or_0(symmem_u64 st,
+                                                                              int team)
+{
+    const symmem_device_team *teams = SYMMEM__RO(st, teams);
+    if (team < 0 || team >= SYMMEM_DEV_MAX_TEAMS || teams == 0) return 0;
+    return symmem__ro(&teams[team].n) > 0 ? &teams[team] : 0;
+}
+
 /* Team team's entry; a handle that is no team of this PE fails. */
 static __device__ __forceinline__ const symmem_device_team *symmem__team(symmem_u64 st,
                                                                          const char *call,
@@ -563,9 +572,8 @@ static __device__ __forceinline__ const symmem_device_team *symmem__team(symmem_
 {
     int me = SYMMEM__RO(st, my_pe);
     symmem__check_pe(st, call, me);
-    const symmem_device_team *teams = SYMMEM__RO(st, teams), *t = 0;
-    if (team >= 0 && team < SYMMEM_DEV_MAX_TEAMS && teams != 0) t = &teams[team];
-    if (t == 0 || symmem__ro(&t->n) <= 0 || symmem__ro(&t->me) < 0)
+    const symmem_device_team *t = symmem__team_or_0(st, team);
+    if (t == 0 || symmem__ro(&t->me) < 0)
         symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_TEAM, me, 0, (symmem_u64)(long long)team);
     return t;
 }
@@ -637,15 +645,6 @@ SYMMEM__TEAM_SYNC_API(sync_warp, SYMMEM__WARP, 0)
 SYMMEM__TEAM_SYNC_API(sync_block, SYMMEM__BLOCK, 0)
 
 /* -1 where team is no team of this PE, as NVSHMEM's. */
-/* Team team's entry, or 0 where it is no team of this PE. */
-static __device__ __forceinline__ const symmem_device_team *symmem__team_or_0(symmem_u64 st,
-                                                                              int team)
-{
-    const symmem_device_team *teams = SYMMEM__RO(st, teams);
-    if (team < 0 || team >= SYMMEM_DEV_MAX_TEAMS || teams == 0) return 0;
-    return symmem__ro(&teams[team].n) > 0 ? &teams[team] : 0;
-}
-
 SYMMEM_DEVICE_API int symmem_dev_team_my_pe(symmem_u64 st, int team)
 {
     const symmem_device_team *t = symmem__team_or_0(st, team);

@@ -122,6 +122,24 @@ def _pair(call, dst, src):
         raise TypingError(f"{call}: dst has dtype {dst.dtype} but src has {src.dtype}")
 
 
+def views_contiguous(st, dst, src, first):
+    """Fails the kernel where dst (argument number first) or src (first + 1),
+    1-D views whose contiguity is known only at run time, are strided."""
+
+
+@overload(views_contiguous, target="cuda")
+def _views_contiguous(st, dst, src, first):
+    strided_dst, strided_src = _may_be_strided(dst), _may_be_strided(src)
+    fail = DEVICE["not_contiguous"]
+
+    def impl(st, dst, src, first):
+        if strided_dst and dst.strides[0] != dst.itemsize:
+            fail(st, types.int32(first), types.uint64(dst.strides[0]))
+        if strided_src and src.strides[0] != src.itemsize:
+            fail(st, types.int32(first + 1), types.uint64(src.strides[0]))
+    return impl
+
+
 def _copy(stub, name, device_name):
     fn = DEVICE[device_name]
 
@@ -129,14 +147,9 @@ def _copy(stub, name, device_name):
     def typed(dst, src, pe):
         _pair(name, dst, src)
         st = state_address(name)
-        strided_dst, strided_src = _may_be_strided(dst), _may_be_strided(src)
-        fail = DEVICE["not_contiguous"]
 
         def impl(dst, src, pe):
-            if strided_dst and dst.strides[0] != dst.itemsize:
-                fail(st, 0, types.uint64(dst.strides[0]))
-            if strided_src and src.strides[0] != src.itemsize:
-                fail(st, 1, types.uint64(src.strides[0]))
+            views_contiguous(st, dst, src, 0)
             n = min(dst.size, src.size) * dst.itemsize
             fn(st, data_address(dst), data_address(src), n, pe)
         return impl
@@ -150,14 +163,9 @@ def _put_signal(stub, name, device_name):
         _pair(name, dst, src)
         require_array(name, "sig_addr", sig_addr, ["uint64"])
         st = state_address(name)
-        strided_dst, strided_src = _may_be_strided(dst), _may_be_strided(src)
-        fail = DEVICE["not_contiguous"]
 
         def impl(dst, src, sig_addr, signal, sig_op, pe):
-            if strided_dst and dst.strides[0] != dst.itemsize:
-                fail(st, 0, types.uint64(dst.strides[0]))
-            if strided_src and src.strides[0] != src.itemsize:
-                fail(st, 1, types.uint64(src.strides[0]))
+            views_contiguous(st, dst, src, 0)
             n = min(dst.size, src.size) * dst.itemsize
             fn(st, data_address(dst), data_address(src), n, data_address(sig_addr),
                types.uint64(signal), sig_op, pe)

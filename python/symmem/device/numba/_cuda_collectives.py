@@ -13,7 +13,7 @@ from numba.cuda.extending import overload
 from . import _collectives as K
 from . import _scoped as S
 from . import _cuda
-from ._cuda import data_address, declare
+from ._cuda import _pair, data_address, declare, views_contiguous
 
 u64, i32 = types.uint64, types.int32
 _TEAM = i32(u64, i32)
@@ -25,7 +25,6 @@ _DTYPES = dict(K._DTYPES, __nv_bfloat16=10)
 
 _DEVICE = {"team_my_pe": declare("team_my_pe", _TEAM),
            "team_n_pes": declare("team_n_pes", _TEAM),
-           "not_contiguous": declare("not_contiguous", i32(u64, i32, u64)),
            "too_small": declare("too_small", i32(u64, i32, u64))}
 for _scope in _SCOPES:
     for _name, _sig in (("barrier", _TEAM), ("sync", _TEAM), ("fcollect", _PUSH),
@@ -56,33 +55,6 @@ def _check_team(call, team):
         raise TypingError(f"{call}: team must be a Teams member or a team handle, got {team}")
 
 
-def _pair(call, dst, src):
-    K._pair(call, dst, src)
-    for what, arr in (("dst", dst), ("src", src)):
-        if arr.layout not in ("C", "F") and arr.ndim != 1:
-            raise TypingError(f"{call}: {what} must be contiguous (layout {arr.layout})")
-
-
-def _strided(arr):
-    return arr.layout not in ("C", "F")
-
-
-def _contiguous(st, dst, src):
-    """Fails the kernel if a 1-D view, contiguous or not only at run time, is not."""
-
-
-@overload(_contiguous, target="cuda")
-def _contiguous_typed(st, dst, src):
-    strided_dst, strided_src, fail = _strided(dst), _strided(src), _DEVICE["not_contiguous"]
-
-    def impl(st, dst, src):
-        if strided_dst and dst.strides[0] != dst.itemsize:
-            fail(st, 1, types.uint64(dst.strides[0]))
-        if strided_src and src.strides[0] != src.itemsize:
-            fail(st, 2, types.uint64(src.strides[0]))
-    return impl
-
-
 def _sync(name):
     fn = _DEVICE[name]
 
@@ -105,7 +77,7 @@ def _reduce(name, per_member):
         st = _cuda.state_address(name)
 
         def impl(team, dst, src, op):
-            _contiguous(st, dst, src)
+            views_contiguous(st, dst, src, 1)  # team is argument 0
             t = _as_team(team)
             n = dst.size if per_member else min(dst.size, src.size)
             members = n_pes(st, t)
@@ -127,7 +99,7 @@ def _push(name, per_member):
         st = _cuda.state_address(name)
 
         def impl(team, dst, src):
-            _contiguous(st, dst, src)
+            views_contiguous(st, dst, src, 1)  # team is argument 0
             t = _as_team(team)
             members = n_pes(st, t)
             n = src.size
@@ -151,7 +123,7 @@ def _broadcast(name):
         st = _cuda.state_address(name)
 
         def impl(team, dst, src, root=0):
-            _contiguous(st, dst, src)
+            views_contiguous(st, dst, src, 1)  # team is argument 0
             nbytes = min(dst.size, src.size) * dst.itemsize
             fn(st, _as_team(team), data_address(dst), data_address(src), types.uint64(nbytes),
                types.int32(root))

@@ -75,13 +75,6 @@ def _signal_wait(name, sig_addr, cmp, cmp_value):
     return np.uint64(symmem.signal_fetch(sig))
 
 
-def _collective(host):
-    def run(name):
-        with _ONE_AT_A_TIME:
-            host()
-    return run
-
-
 def _with_arrays(host, arrays=1):
     """host with its first `arrays` arguments unwrapped."""
     def run(name, *args):
@@ -140,7 +133,8 @@ _THREAD = {
     "wait_until": _with_arrays(symmem.wait_until),
     "quiet": _with_arrays(symmem.quiet, 0), "fence": _with_arrays(symmem.fence, 0),
     "my_pe": _with_arrays(symmem.my_pe, 0), "n_pes": _with_arrays(symmem.n_pes, 0),
-    "barrier_all": _collective(symmem.barrier_all), "sync_all": _collective(symmem.sync_all),
+    "barrier_all": _one_at_a_time(lambda name: symmem.barrier_all()),
+    "sync_all": _one_at_a_time(lambda name: symmem.sync_all()),
     "barrier": _one_at_a_time(lambda name, team: symmem.barrier(team)),
     "sync": _one_at_a_time(lambda name, team: symmem.sync(team)),
     "reduce": _one_at_a_time(_reduce), "reducescatter": _one_at_a_time(_reducescatter),

@@ -55,6 +55,13 @@ typedef struct symmem_device_state {
     const symmem_device_team_t *teams;
 } symmem_device_state_t;
 
+/* The gpu copy carries the peer table of PEs 0 .. SYMMEM_DEVICE_INLINE_PEERS
+ * - 1 a fixed distance after the block, so a device call finds a peer's base
+ * with one load whose address it knows without loading a pointer first
+ * (device.cuh issues every load of its checks before their one branch). */
+#define SYMMEM_DEVICE_PEERS_AT 128
+#define SYMMEM_DEVICE_INLINE_PEERS 1024
+
 /* The block itself; its address never changes. */
 symmem_device_state_t *symmem__device_state(void);
 /* Fills the block for the runtime that has just been initialised. */

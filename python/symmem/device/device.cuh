@@ -66,6 +66,10 @@ typedef struct {
 } symmem_device_team;
 
 #define SYMMEM_DEV_MAX_TEAMS 64 /* SYMMEM_TEAM_MAX */
+/* state.h: the peer table of PEs below SYMMEM_DEV_INLINE_PEERS, at a fixed
+ * distance after the block. */
+#define SYMMEM_DEV_PEERS_AT 128
+#define SYMMEM_DEV_INLINE_PEERS 1024
 
 /* The device state block: src/device/state.h (layout version 3). */
 typedef struct {
@@ -240,6 +244,8 @@ static __device__ __forceinline__ void symmem__check_pe(symmem_u64 st, const cha
 /* Where PE pe's heap is mapped here, unchecked (0: not mapped). */
 static __device__ __forceinline__ symmem_u64 symmem__mapped(symmem_u64 st, int pe)
 {
+    if ((unsigned int)pe < SYMMEM_DEV_INLINE_PEERS)
+        return symmem__ro((const symmem_u64 *)(st + SYMMEM_DEV_PEERS_AT) + pe);
     return symmem__ro(&SYMMEM__RO(st, peer_base)[pe]);
 }
 
@@ -252,10 +258,11 @@ static __device__ __forceinline__ symmem_u64 symmem__peer_base(symmem_u64 st, co
     return base;
 }
 
-/* Where PE pe's copy of the symmetric [addr, addr + n) is mapped here. */
-static __device__ __forceinline__ symmem_u64 symmem__remote(symmem_u64 st, const char *call,
-                                                            int arg, symmem_u64 addr,
-                                                            symmem_u64 n, int pe)
+/* symmem__remote's checks one by one: each failure named, and PEs past the
+ * inline peer table. */
+static __device__ __noinline__ symmem_u64 symmem__remote_slow(symmem_u64 st, const char *call,
+                                                              int arg, symmem_u64 addr,
+                                                              symmem_u64 n, int pe)
 {
     symmem__check_pe(st, call, pe);
     symmem_u64 base = SYMMEM__RO(st, heap_base), size = SYMMEM__RO(st, heap_size);
@@ -263,6 +270,26 @@ static __device__ __forceinline__ symmem_u64 symmem__remote(symmem_u64 st, const
     if (addr < base || offset > size || n > size - offset)
         symmem__dev_fail(st, call, SYMMEM_DEV_ERR_NOT_SYMMETRIC, pe, arg, addr);
     return symmem__peer_base(st, call, pe) + offset;
+}
+
+/* Where PE pe's copy of the symmetric [addr, addr + n) is mapped here.
+ * Every load comes before the one branch, so a call waits for one round
+ * trip to the cache (a quiet's fence empties L1; loads behind a check's
+ * branch would each wait for the one before). */
+static __device__ __forceinline__ symmem_u64 symmem__remote(symmem_u64 st, const char *call,
+                                                            int arg, symmem_u64 addr,
+                                                            symmem_u64 n, int pe)
+{
+    unsigned int slot = (unsigned int)pe < SYMMEM_DEV_INLINE_PEERS ? (unsigned int)pe : 0u;
+    symmem_u64 magic = SYMMEM__RO(st, magic), base = SYMMEM__RO(st, heap_base);
+    symmem_u64 size = SYMMEM__RO(st, heap_size);
+    symmem_u64 peer = symmem__ro((const symmem_u64 *)(st + SYMMEM_DEV_PEERS_AT) + slot);
+    int npes = SYMMEM__RO(st, n_pes);
+    symmem_u64 offset = addr - base;
+    int ok = (magic == 0x3156454d4d4d5953ULL) & ((unsigned int)pe < SYMMEM_DEV_INLINE_PEERS) &
+             (pe < npes) & (addr >= base) & (offset <= size) & (n <= size - offset) & (peer != 0);
+    if (!ok) return symmem__remote_slow(st, call, arg, addr, n, pe);
+    return peer + offset;
 }
 
 /* ---- waiting ---- */

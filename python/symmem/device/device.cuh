@@ -272,6 +272,24 @@ static __device__ __noinline__ symmem_u64 symmem__remote_slow(symmem_u64 st, con
     return symmem__peer_base(st, call, pe) + offset;
 }
 
+/* Where PE pe's copy of the symmetric [addr, addr + n) is mapped here, in
+ * *remote, and whether every check passed; no branch, so a caller can check
+ * several addresses and branch once. */
+static __device__ __forceinline__ int symmem__remote_fast(symmem_u64 st, symmem_u64 addr,
+                                                          symmem_u64 n, int pe,
+                                                          symmem_u64 *remote)
+{
+    unsigned int slot = (unsigned int)pe < SYMMEM_DEV_INLINE_PEERS ? (unsigned int)pe : 0u;
+    symmem_u64 magic = SYMMEM__RO(st, magic), base = SYMMEM__RO(st, heap_base);
+    symmem_u64 size = SYMMEM__RO(st, heap_size);
+    symmem_u64 peer = symmem__ro((const symmem_u64 *)(st + SYMMEM_DEV_PEERS_AT) + slot);
+    int npes = SYMMEM__RO(st, n_pes);
+    symmem_u64 offset = addr - base;
+    *remote = peer + offset;
+    return (magic == 0x3156454d4d4d5953ULL) & ((unsigned int)pe < SYMMEM_DEV_INLINE_PEERS) &
+           (pe < npes) & (addr >= base) & (offset <= size) & (n <= size - offset) & (peer != 0);
+}
+
 /* Where PE pe's copy of the symmetric [addr, addr + n) is mapped here.
  * Every load comes before the one branch, so a call waits for one round
  * trip to the cache (a quiet's fence empties L1; loads behind a check's
@@ -280,16 +298,10 @@ static __device__ __forceinline__ symmem_u64 symmem__remote(symmem_u64 st, const
                                                             int arg, symmem_u64 addr,
                                                             symmem_u64 n, int pe)
 {
-    unsigned int slot = (unsigned int)pe < SYMMEM_DEV_INLINE_PEERS ? (unsigned int)pe : 0u;
-    symmem_u64 magic = SYMMEM__RO(st, magic), base = SYMMEM__RO(st, heap_base);
-    symmem_u64 size = SYMMEM__RO(st, heap_size);
-    symmem_u64 peer = symmem__ro((const symmem_u64 *)(st + SYMMEM_DEV_PEERS_AT) + slot);
-    int npes = SYMMEM__RO(st, n_pes);
-    symmem_u64 offset = addr - base;
-    int ok = (magic == 0x3156454d4d4d5953ULL) & ((unsigned int)pe < SYMMEM_DEV_INLINE_PEERS) &
-             (pe < npes) & (addr >= base) & (offset <= size) & (n <= size - offset) & (peer != 0);
-    if (!ok) return symmem__remote_slow(st, call, arg, addr, n, pe);
-    return peer + offset;
+    symmem_u64 remote;
+    if (!symmem__remote_fast(st, addr, n, pe, &remote))
+        return symmem__remote_slow(st, call, arg, addr, n, pe);
+    return remote;
 }
 
 /* ---- waiting ---- */
@@ -519,8 +531,15 @@ static __device__ __forceinline__ void symmem__put_signal(symmem_u64 st, const c
                                                           symmem_u64 sig, symmem_u64 value,
                                                           int op, int pe)
 {
-    symmem_u64 remote_sig = symmem__remote(st, call, 2, sig, 8, pe);
-    symmem__put(st, call, scope, dst, src, n, pe); /* ends with the scope's barrier */
+    /* both addresses checked before one branch: one round of state loads */
+    symmem_u64 remote_dst, remote_sig;
+    if (!(symmem__remote_fast(st, dst, n, pe, &remote_dst) &
+          symmem__remote_fast(st, sig, 8, pe, &remote_sig))) {
+        remote_dst = symmem__remote_slow(st, call, 0, dst, n, pe);
+        remote_sig = symmem__remote_slow(st, call, 2, sig, 8, pe);
+    }
+    symmem__copy(remote_dst, src, n, symmem__lane(scope), symmem__lanes(scope));
+    symmem__scope_sync(scope); /* the scope's copies issued before the signal */
     if (symmem__lane(scope) == 0) symmem__signal(remote_sig, value, op);
     symmem__scope_sync(scope);
 }

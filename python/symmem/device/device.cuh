@@ -425,13 +425,37 @@ static __device__ __forceinline__ void symmem__copy_small(symmem_u64 dst, symmem
     symmem__copy_in_flight<4>(dst, src, n, lane, lanes);
 }
 
+/* A thread's put of one aligned 4- or 8-byte word (a flag, a count, a
+ * scalar) loads it before the address checks' branch: the word and the
+ * state block then arrive in one round trip to L2 (after a fence both miss
+ * L1), where loading it in the copy would wait for a second. */
+static __device__ __forceinline__ int symmem__one_word(int scope, symmem_u64 dst, symmem_u64 src,
+                                                       symmem_u64 n)
+{
+    return scope == SYMMEM__THREAD && (n == 8 || n == 4) && ((dst | src) & (n - 1)) == 0;
+}
+static __device__ __forceinline__ symmem_u64 symmem__load_word(symmem_u64 src, symmem_u64 n)
+{
+    return n == 8 ? *(const symmem_u64 *)src : *(const unsigned int *)src;
+}
+/* The copy of a put whose source word (if one_word) is already loaded. */
+static __device__ __forceinline__ void symmem__put_to(int scope, symmem_u64 remote,
+                                                      symmem_u64 src, symmem_u64 n,
+                                                      int one_word, symmem_u64 word)
+{
+    if (one_word && n == 8) *(symmem_u64 *)remote = word;
+    else if (one_word) *(unsigned int *)remote = (unsigned int)word;
+    else symmem__copy(remote, src, n, symmem__lane(scope), symmem__lanes(scope));
+    symmem__scope_sync(scope); /* the scope returns together: every copy issued */
+}
+
 static __device__ __forceinline__ void symmem__put(symmem_u64 st, const char *call, int scope,
                                                    symmem_u64 dst, symmem_u64 src, symmem_u64 n,
                                                    int pe)
 {
-    symmem_u64 remote = symmem__remote(st, call, 0, dst, n, pe);
-    symmem__copy(remote, src, n, symmem__lane(scope), symmem__lanes(scope));
-    symmem__scope_sync(scope); /* the scope returns together: every copy issued */
+    int one_word = symmem__one_word(scope, dst, src, n);
+    symmem_u64 word = one_word ? symmem__load_word(src, n) : 0;
+    symmem__put_to(scope, symmem__remote(st, call, 0, dst, n, pe), src, n, one_word, word);
 }
 
 static __device__ __forceinline__ void symmem__get(symmem_u64 st, const char *call, int scope,
@@ -532,14 +556,14 @@ static __device__ __forceinline__ void symmem__put_signal(symmem_u64 st, const c
                                                           int op, int pe)
 {
     /* both addresses checked before one branch: one round of state loads */
-    symmem_u64 remote_dst, remote_sig;
+    int one_word = symmem__one_word(scope, dst, src, n);
+    symmem_u64 word = one_word ? symmem__load_word(src, n) : 0, remote_dst, remote_sig;
     if (!(symmem__remote_fast(st, dst, n, pe, &remote_dst) &
           symmem__remote_fast(st, sig, 8, pe, &remote_sig))) {
         remote_dst = symmem__remote_slow(st, call, 0, dst, n, pe);
         remote_sig = symmem__remote_slow(st, call, 2, sig, 8, pe);
     }
-    symmem__copy(remote_dst, src, n, symmem__lane(scope), symmem__lanes(scope));
-    symmem__scope_sync(scope); /* the scope's copies issued before the signal */
+    symmem__put_to(scope, remote_dst, src, n, one_word, word); /* every copy issued */
     if (symmem__lane(scope) == 0) symmem__signal(remote_sig, value, op);
     symmem__scope_sync(scope);
 }

@@ -3,10 +3,12 @@ library_init, library_finalize, NvshmemKernelObject, DeviceLibLanguage and
 find_device_bitcode_library, with NVSHMEM4Py's names and argument orders.
 
 What module_init / library_init mean here (gpu backend only):
-- A module built with symmem's device library (device.cuh, or
-  symmem.device.numba) needs nothing written into it: its kernels find the
-  device state block at an address fixed when they were compiled. The call
-  checks the handle and records it, so that finalize can tell it.
+- A module built with symmem's device library (device.cuh) gets the
+  constant copy of the device state that its calls' fast path reads, kept
+  current until module_finalize (src/backends/gpu/module_consts.c). Without
+  it the calls still work, slower: they find the device state block at an
+  address fixed when they were compiled. symmem.device.numba's kernels are
+  attached by themselves when numba-cuda loads them (attach_loaded).
 - A module linked with NVSHMEM's own device library (the .bc that
   find_device_bitcode_library names; it holds `nvshmemi_device_state_d`)
   needs NVSHMEM's device state copied in, as with NVSHMEM4Py: the gpu
@@ -24,10 +26,10 @@ import re
 
 from symmem import _symmem
 from symmem._errors import exception, invalid, require_initialized
-from symmem._lifecycle import _finalize_hooks
+from symmem._lifecycle import _finalize_hooks, _init_hooks
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_INIT, _FINALIZE = 1, 2  # _symmem.cuda_module's op (SYMMEM_CUDA_MODULE_*)
+_INIT, _FINALIZE, _ATTACH, _DETACH = 1, 2, 3, 4  # _symmem.cuda_module's op (SYMMEM_CUDA_MODULE_*)
 _KINDS = {"CUmodule": "module", "CUlibrary": "library"}  # cuda.bindings.driver's types
 
 _initialised = {}  # (kind, handle) -> [inits not yet finalised, forwarded to NVSHMEM, object]
@@ -169,6 +171,7 @@ def _init(call, what, obj, kind):
     # The backend looks for NVSHMEM's device state in it, and runs NVSHMEM's
     # init where it is there (src/backends/gpu/cuda_module.c).
     nvshmem = _symmem.cuda_module(kind == "library", handle, _INIT)
+    _symmem.cuda_module(kind == "library", handle, _ATTACH)  # where it links device.cuh
     entry = _initialised.setdefault((kind, handle), [0, nvshmem, obj])
     entry[0] += 1
 
@@ -184,6 +187,8 @@ def _finalize(call, what, obj, kind):
     entry[0] -= 1
     if entry[0] == 0:
         del _initialised[(kind, handle)]
+        if handle not in _loaded:  # else it stays attached until it unloads
+            _symmem.cuda_module(kind == "library", handle, _DETACH)
 
 
 def module_init(mod):
@@ -208,6 +213,42 @@ def library_finalize(lib):
 
 
 _finalize_hooks.append(_initialised.clear)  # NVSHMEM's finalize drops them too
+
+
+# ---- modules that attach themselves (symmem.device.numba's) ----
+
+_loaded = {}  # handle -> library (bool), of each loaded module of ours until it unloads
+
+
+def _gpu_running():
+    return _symmem.initialized() and _symmem.backend_name() == "gpu"
+
+
+def attach_loaded(library, handle):
+    """A module linking device.cuh was loaded: it gets the constant device
+    state now if the gpu backend runs, else at the next init."""
+    _loaded[handle] = library
+    if _gpu_running():
+        _symmem.cuda_module(library, handle, _ATTACH)
+
+
+def detach_unloaded(library, handle):
+    """The module is about to be unloaded: no more writes into it."""
+    _loaded.pop(handle, None)
+    try:
+        if _gpu_running():
+            _symmem.cuda_module(library, handle, _DETACH)
+    except Exception:  # numba-cuda unloads modules at exit, after symmem may be gone
+        pass
+
+
+def _attach_all_loaded():
+    if _symmem.backend_name() == "gpu":
+        for handle, library in list(_loaded.items()):
+            _symmem.cuda_module(library, handle, _ATTACH)
+
+
+_init_hooks.append(_attach_all_loaded)
 
 
 # ---- the device libraries' files ----

@@ -9,6 +9,7 @@ from symmem._errors import NvshmemInvalid, invalid
 
 _state = {"was_initialized": False}
 _finalize_hooks = []  # run before the runtime ends (frees leaked memory)
+_init_hooks = []  # run once the runtime has started
 
 INITIALIZER_METHODS = ("", "auto", "uid", "mpi", "emulated_mpi")
 BACKENDS = ("cpu", "gpu", "auto", "")  # what init's backend= names (src/core/lifecycle.c)
@@ -161,6 +162,8 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
     else:
         _symmem.init(backend=backend, device=ordinal)
     _state["was_initialized"] = True
+    for hook in _init_hooks:
+        hook()
 
 
 def finalize():

@@ -232,7 +232,10 @@ typedef struct symmem_backend_ops {
      * for NVSHMEM4Py's module_init and friends. [out] *links_p: whether it
      * links NVSHMEM's own device library (holds its device state); if so, op
      * SYMMEM_CUDA_MODULE_INIT / _FINALIZE runs NVSHMEM's init / finalize of
-     * it (op _QUERY only looks). */
+     * it (op _QUERY only looks). Op _ATTACH: where it links symmem's
+     * device library (device.cuh's constant state), write that state into
+     * it now and whenever it changes, until op _DETACH or finalize; then
+     * *links_p says whether it does. */
     symmem_status_t (*cuda_module)(symmem_backend_t *be, int library, uint64_t handle, int op,
                                    int *links_p);
 } symmem_backend_ops_t;
@@ -240,6 +243,8 @@ typedef struct symmem_backend_ops {
 #define SYMMEM_CUDA_MODULE_QUERY 0
 #define SYMMEM_CUDA_MODULE_INIT 1
 #define SYMMEM_CUDA_MODULE_FINALIZE 2
+#define SYMMEM_CUDA_MODULE_ATTACH 3
+#define SYMMEM_CUDA_MODULE_DETACH 4
 
 /* unsupported.c: the slots of a backend that lacks an operation. Each
  * returns SYMMEM_ERR_UNSUPPORTED naming the call and the running backend. */

@@ -55,12 +55,22 @@ typedef struct symmem_device_state {
     const symmem_device_team_t *teams;
 } symmem_device_state_t;
 
-/* The gpu copy carries the peer table of PEs 0 .. SYMMEM_DEVICE_INLINE_PEERS
- * - 1 a fixed distance after the block, so a device call finds a peer's base
- * with one load whose address it knows without loading a pointer first
- * (device.cuh issues every load of its checks before their one branch). */
-#define SYMMEM_DEVICE_PEERS_AT 128
-#define SYMMEM_DEVICE_INLINE_PEERS 1024
+/* What a device call's fast path reads, copied by the gpu backend into the
+ * constant bank of each loaded module that links device.cuh (its
+ * symmem_device_consts_t, symbol SYMMEM_DEVICE_CONSTS): the constant cache
+ * keeps it across the fences that empty L1, where the block above is read
+ * through L1. magic as the block's while current, 0 otherwise. */
+#define SYMMEM_DEVICE_CONSTS "symmem_device_consts"
+#define SYMMEM_DEVICE_CONST_PEERS 1024
+typedef struct symmem_device_consts {
+    uint64_t magic;
+    int32_t my_pe, n_pes;
+    uint64_t heap_base, heap_end; /* every allocation so far lies in [base, end) */
+    uint64_t sync_base;
+    int32_t peers, unused;        /* delta's entries: min(n_pes, CONST_PEERS) */
+    /* PE pe's copy of symmetric x is at x + delta[pe]; odd: not mapped here */
+    uint64_t delta[SYMMEM_DEVICE_CONST_PEERS];
+} symmem_device_consts_t;
 
 /* The block itself; its address never changes. */
 symmem_device_state_t *symmem__device_state(void);

@@ -3,7 +3,8 @@ modules: every PE checks what its kernels did.
 - symmem's device library: a CUDA C kernel over device.cuh
   (find_device_library), compiled by NVRTC through cuda.core, put through
   library_init (its ObjectCode) and module_init (a CUmodule of the same
-  cubin): nothing is written into it; each PE's kernel p's into the next PE.
+  cubin), which write the constant device state into it (its contents:
+  tests/gpu/device_consts.py); each PE's kernel p's into the next PE.
 - NVSHMEM's device library: a module holding `nvshmemi_device_lib_version_d`
   and `nvshmemi_device_state_d` (what libnvshmem_device.bc defines) gets
   NVSHMEM's device state from module_init (mype and npes read back), and
@@ -52,7 +53,7 @@ def as_module(obj):
     return module
 
 
-# ---- symmem's device library: nothing to write into the module ----
+# ---- symmem's device library ----
 KERNEL = open(nvshmem.find_device_library()).read() + r"""
 extern "C" __global__ void p_next(symmem_u64 st, symmem_u64 dst, long long value, int pe)
 {

@@ -362,3 +362,10 @@ def test_module_init_and_library_init_with_real_cuda_core_modules():
     # tests/gpu/host_helpers.py: symmem's device library through library_init and
     # module_init, NVSHMEM's device state copied into a module that links it
     _passes_on_2_gpus("host_helpers.py", "OK (host helpers)")
+
+
+@needs_gpus
+def test_modules_linking_the_device_library_hold_the_current_constant_device_state():
+    # tests/gpu/device_consts.py: written at load, at each malloc, zeroed at finalize,
+    # written again at the next init; a user's cubin through library_init
+    _passes_on_2_gpus("device_consts.py", "OK (device consts)")

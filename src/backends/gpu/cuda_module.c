@@ -1,10 +1,12 @@
 /* NVSHMEM4Py's module_init / library_init and their finalizes, for a CUDA
  * module or library the program loaded. One built with symmem's device
- * library needs nothing (its kernels know the device state block's address
- * from when they were compiled). One that links NVSHMEM's own device
- * library holds NVSHMEM's device state (`nvshmemi_device_state_d`), which
- * NVSHMEM's nvshmemx_cumodule_init / nvshmemx_culibrary_init fill: this
- * file finds out which, and calls those for the second kind. */
+ * library gets the constant copy of the device state its calls' fast path
+ * reads (module_consts.c; without it they take the slow path through the
+ * state block, whose address they were compiled with). One that links
+ * NVSHMEM's own device library holds NVSHMEM's device state
+ * (`nvshmemi_device_state_d`), which NVSHMEM's nvshmemx_cumodule_init /
+ * nvshmemx_culibrary_init fill: this file finds out which, and calls those
+ * for the second kind. */
 #include <stdio.h>
 
 #include "gpu.h"
@@ -14,7 +16,8 @@
 
 static const char *init_name(int library, int op)
 {
-    if (op == SYMMEM_CUDA_MODULE_FINALIZE) return library ? "library_finalize" : "module_finalize";
+    if (op == SYMMEM_CUDA_MODULE_FINALIZE || op == SYMMEM_CUDA_MODULE_DETACH)
+        return library ? "library_finalize" : "module_finalize";
     return library ? "library_init" : "module_init";
 }
 
@@ -47,6 +50,13 @@ symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle, 
 {
     const char *call = init_name(library, op);
     scope_t scope = symmem__gpu_enter(g);
+    if (op == SYMMEM_CUDA_MODULE_ATTACH)
+        return symmem__gpu_leave(g, scope, symmem__gpu_consts_attach(library, handle, call,
+                                                                     links_p));
+    if (op == SYMMEM_CUDA_MODULE_DETACH) {
+        symmem__gpu_consts_detach(handle);
+        return symmem__gpu_leave(g, scope, SYMMEM_OK);
+    }
     symmem_status_t status = links_nvshmem(library, handle, call, links_p);
     if (status == SYMMEM_OK && *links_p && op != SYMMEM_CUDA_MODULE_QUERY) {
         char name[40];

@@ -59,8 +59,7 @@ static symmem_status_t make_fixed(gpu_t *g)
                      fixed.device, g->device);
     cu_context_t ctx;
     CU("init", libs.cuDevicePrimaryCtxRetain(&ctx, g->cu_device));
-    CU("init", libs.cuMemAlloc(&fixed.block, SYMMEM_DEVICE_PEERS_AT +
-                                                  sizeof(uint64_t) * SYMMEM_DEVICE_INLINE_PEERS));
+    CU("init", libs.cuMemAlloc(&fixed.block, sizeof(symmem_device_state_t)));
     void *words = NULL;
     CU("init", libs.cuMemHostAlloc(&words, sizeof(host_words_t),
                                    CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
@@ -89,10 +88,7 @@ static symmem_status_t write_block(gpu_t *g)
     copy.teams = (const symmem_device_team_t *)(uintptr_t)g->device_teams;
     copy.magic = SYMMEM_DEVICE_STATE_MAGIC;
     CU("init", libs.cuMemcpy(fixed.block, (cu_deviceptr_t)&copy, sizeof(copy)));
-    int inline_peers = n < SYMMEM_DEVICE_INLINE_PEERS ? n : SYMMEM_DEVICE_INLINE_PEERS;
-    CU("init", libs.cuMemcpy(fixed.block + SYMMEM_DEVICE_PEERS_AT, (cu_deviceptr_t)peers,
-                             sizeof(uint64_t) * (size_t)inline_peers));
-    return SYMMEM_OK;
+    return symmem__gpu_consts_update(g, peers);
 }
 
 /* ---- the team table: SYMMEM_TEAM_MAX entries, then a row of n_pes
@@ -302,6 +298,7 @@ void symmem__gpu_device_state_release(gpu_t *g)
             __atomic_load_n(&fixed.words->error.set, __ATOMIC_ACQUIRE) == 1u)
             report(g, &fixed.words->error);
     }
+    symmem__gpu_consts_invalidate();
     if (fixed.block != 0) {
         uint64_t zero = 0; /* magic 0: a kernel launched after finalize fails loudly */
         libs.cuMemcpy(fixed.block, (cu_deviceptr_t)&zero, sizeof(zero));

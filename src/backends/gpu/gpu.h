@@ -140,12 +140,25 @@ void symmem__gpu_device_state_release(gpu_t *g);
  * member calls it before the team's first sync on the host, which keeps a
  * kernel from arriving in slots not yet zeroed. */
 symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *members, int n);
+/* A destroyed team: kernels naming it fail. */
+void symmem__gpu_device_team_forget(gpu_t *g, int handle);
+
 /* ---- cuda_module.c: NVSHMEM4Py's module_init and friends ---- */
 symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle,
                                         int op, int *links_p);
 
-/* A destroyed team: kernels naming it fail. */
-void symmem__gpu_device_team_forget(gpu_t *g, int handle);
+/* ---- module_consts.c: the device state in attached modules' constant
+ * banks ---- */
+/* Writes the state (peers: where each PE's heap is mapped here) into every
+ * attached module, and into each attached later; at init and each malloc. */
+symmem_status_t symmem__gpu_consts_update(gpu_t *g, const uint64_t *peers);
+/* At finalize: magic 0 in every attached module (they stay attached). */
+void symmem__gpu_consts_invalidate(void);
+/* Attaches a loaded module or library (*has_p 0 where it has no constant
+ * state: it does not link device.cuh, or LTO dropped what it does not use). */
+symmem_status_t symmem__gpu_consts_attach(int library, uint64_t handle, const char *call,
+                                          int *has_p);
+void symmem__gpu_consts_detach(uint64_t handle);
 
 /* ---- call_check.c: every collective's fingerprint, compared between
  * same-host PEs through the call pages (call_page.h) ---- */

@@ -9,6 +9,8 @@ import os
 from numba import cuda
 from numba.cuda.cudadrv.linkable_code import LTOIR
 
+from symmem import _device_host
+
 LIBRARY_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                             "device.cuh")
 with open(LIBRARY_PATH) as _f:
@@ -35,12 +37,28 @@ def ltoir(arch):
     return _compiled[arch]
 
 
+def _loaded(object_code):
+    """numba-cuda loaded a module linking the library (as a CUlibrary): it
+    gets the constant device state its calls' fast path reads."""
+    _device_host.attach_loaded(True, int(object_code.handle))
+
+
+def _unloading(object_code):
+    _device_host.detach_unloaded(True, int(object_code.handle))
+
+
 class _Library(LTOIR):
     """The library for the current GPU's architecture, compiled when the
-    first kernel that calls into it is linked (not at import)."""
+    first kernel that calls into it is linked (not at import). A numba-cuda
+    without module callbacks (before 0.11) runs its kernels on the slow
+    path: every call reads the state block through L1."""
 
     def __init__(self):
-        super().__init__(None, name="symmem_device.ltoir")
+        try:
+            super().__init__(None, name="symmem_device.ltoir", setup_callback=_loaded,
+                             teardown_callback=_unloading)
+        except TypeError:
+            super().__init__(None, name="symmem_device.ltoir")
 
     @property
     def data(self):

@@ -29,7 +29,7 @@ numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 cuda.select_device(int(os.environ.get("SYMMEM_LOCAL_RANK", "0")) % len(cuda.gpus))
 MAGIC = 0x3156454d4d4d5953
 
-attached = []  # the handles numba-cuda's load hook passed
+attached = []  # what numba-cuda's load hook passed (it may call a hook twice a load)
 _attach = _device_host.attach_loaded
 
 
@@ -98,7 +98,7 @@ nxt, prv = (me + 1) % n, (me - 1) % n
 # ---- a Numba kernel's module, attached when loaded ----
 first = nvshmem.array((4,), dtype="int64")
 put_round(first, "first put")
-assert len(attached) == 1, f"PE {me}: the load hook ran {len(attached)} times"
+assert len(set(attached)) == 1, f"PE {me}: modules loaded: {attached}"
 library, handle = attached[0]
 check_consts(library, handle, [first], "after the load")
 
@@ -116,7 +116,7 @@ nvshmem.init()
 again = nvshmem.array((8,), dtype="int64")
 check_consts(library, handle, [again], "after the second init")
 put_round(again, "put after the second init")
-assert len(attached) == 1, f"PE {me}: the module was loaded again"
+assert len(set(attached)) == 1, f"PE {me}: the module was loaded again: {attached}"
 
 # ---- a user's cubin over device.cuh, through library_init ----
 try:

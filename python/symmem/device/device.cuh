@@ -234,9 +234,10 @@ static __device__ __forceinline__ void symmem__scope_sync(int scope)
 
 /* A field of the state block, or of its peer and team tables, through the
  * read-only cache (ld.global.nc): they change only between kernels (the
- * host rewrites them), and these loads stay cheap after the system fences
- * of quiet, put_signal and the syncs, after which plain loads of them went
- * to L2 one after another (measured: 0.8 us more a put + quiet). */
+ * host rewrites them). __ldg, not inline asm: the compiler knows it reads
+ * memory, so it never hoists one above the check that makes its address
+ * valid (it did hoist a pure asm load of a team entry above the branch
+ * that skips teams: an illegal address). */
 template <typename T> static __device__ __forceinline__ T symmem__ro(const T *p)
 {
     union {
@@ -245,9 +246,9 @@ template <typename T> static __device__ __forceinline__ T symmem__ro(const T *p)
         unsigned int u32;
     } v;
     if (sizeof(T) == 8)
-        asm("ld.global.nc.u64 %0, [%1];" : "=l"(v.u64) : "l"(p));
+        v.u64 = __ldg((const symmem_u64 *)p);
     else
-        asm("ld.global.nc.u32 %0, [%1];" : "=r"(v.u32) : "l"(p));
+        v.u32 = __ldg((const unsigned int *)p);
     return v.value;
 }
 #define SYMMEM__RO(st, field) symmem__ro(&SYMMEM__ST(st)->field)

@@ -1,6 +1,7 @@
 """Teams, collectives, get_peer_array and float atomics inside
 @numba.cuda.jit kernels on 2+ GPUs, against NumPy: every PE checks all it
-received. Run: python -m symmem.run -n 2 tests/gpu/device_collectives.py all|bad_team|overlap"""
+received. Run: python -m symmem.run -n 2 tests/gpu/device_collectives.py all|bad_team|overlap|
+unreachable_put|unreachable_barrier (the last two with SYMMEM_GPU_UNMAPPED_PE=1)"""
 import os
 import sys
 import time
@@ -277,17 +278,14 @@ def peer_arrays_and_float_atomics(size=4096, blocks=16, threads=256):
         nvshmem.free_array(x)
 
 
-# ---- a team that is not one ends the kernel with the reason ----
+# ---- kernels that must end with the reason ----
 
-@cuda.jit
-def sync_bad_team(team):
-    dev.sync(team)
-
-
-def bad_team():
+def ends_on_pe_0(launch):
+    """PE 0 launches a kernel that must trap; it prints that the kernel
+    ended (the watch thread prints why), PE 1 waits and leaves."""
     nvshmem.barrier_all()
     if me == 0:
-        sync_bad_team[1, 1](37)
+        launch()
         try:
             cuda.synchronize()
         except Exception as error:
@@ -301,31 +299,33 @@ def bad_team():
 
 
 @cuda.jit
+def sync_bad_team(team):
+    dev.sync(team)
+
+
+@cuda.jit
 def reduce_shifted(a):
+    """reduce with dst overlapping src but not src itself."""
     dev.reduce_block(0, a[1:], a[:-1], "sum")
 
 
-def overlap():
-    """reduce with dst overlapping src but not src itself ends the kernel."""
-    a = nvshmem.array((64,), dtype="int32")
-    nvshmem.barrier_all()
-    if me == 0:
-        reduce_shifted[1, 32](view(a))
-        try:
-            cuda.synchronize()
-        except Exception as error:
-            time.sleep(0.5)
-            print(f"PE {me} kernel ended: {type(error).__name__}", flush=True)
-            os._exit(0)
-        os._exit(3)
-    time.sleep(3)
-    os._exit(0)
+@cuda.jit
+def put_to(a, pe):
+    dev.put(a, a, pe)
 
 
-if sys.argv[1] == "bad_team":
-    bad_team()
-if sys.argv[1] == "overlap":
-    overlap()
+@cuda.jit
+def barrier_once():
+    dev.barrier_all()
+
+
+# Under SYMMEM_GPU_UNMAPPED_PE=1, PE 0's kernels see PE 1 as on another node.
+MODES = {"bad_team": lambda: sync_bad_team[1, 1](37),
+         "overlap": lambda: reduce_shifted[1, 32](view(nvshmem.array((64,), dtype="int32"))),
+         "unreachable_put": lambda: put_to[1, 1](view(nvshmem.array((4,), dtype="int64")), 1),
+         "unreachable_barrier": lambda: barrier_once[1, 1]()}
+if sys.argv[1] in MODES:
+    ends_on_pe_0(MODES[sys.argv[1]])
 started = time.monotonic()
 for step in (team_syncs, reductions, moves, bfloat16s, peer_arrays_and_float_atomics):
     t0 = time.monotonic()

@@ -132,6 +132,12 @@ def test_a_bad_kernels_choice_is_refused_at_init():
 
 
 @needs_gpus
+def test_a_bad_unmapped_pe_test_hook_is_refused_at_init():
+    error = gpu_init_error({"SYMMEM_GPU_UNMAPPED_PE": "one"}, "NvshmemInvalid")
+    assert "SYMMEM_GPU_UNMAPPED_PE='one' is not a PE number (0 to 0)" in error
+
+
+@needs_gpus
 def test_symmem_symmetric_size_sizes_nvshmem_and_the_version_is_nvshmem_s():
     env = {"SYMMEM_SYMMETRIC_SIZE": "256M", "NVSHMEM_SYMMETRIC_SIZE": ""}
     _passes_on_2_gpus("heap_and_version.py", "heap and version", **env)
@@ -197,7 +203,10 @@ def test_numba_kernels_team_syncs_collectives_peer_arrays_and_float_atomics():
 def _kernel_ends_saying(mode, *words):
     """tests/gpu/device_collectives.py <mode>: PE 0's kernel traps, and PE 0
     prints why (every one of words)."""
-    result = _launch(2, GPU_DIR / "device_collectives.py", mode, env={"SYMMEM_BACKEND": "gpu"})
+    env = {"SYMMEM_BACKEND": "gpu"}
+    if mode.startswith("unreachable"):
+        env["SYMMEM_GPU_UNMAPPED_PE"] = "1"
+    result = _launch(2, GPU_DIR / "device_collectives.py", mode, env=env)
     out = result.stdout + result.stderr
     for expected in ("PE 0 kernel ended", *words):
         assert expected in out, out
@@ -213,6 +222,15 @@ def test_a_device_collective_on_a_team_that_is_not_one_ends_the_kernel_naming_it
 def test_a_device_reduce_whose_dst_overlaps_src_elsewhere_ends_the_kernel_saying_so():
     _kernel_ends_saying("overlap", "a kernel stopped in the device call reduce_block: dst (0x",
                         "overlaps src without being it")
+
+
+@needs_gpus
+@pytest.mark.parametrize("mode,call", [("unreachable_put", "put"),
+                                       ("unreachable_barrier", "barrier_all")])
+def test_a_device_call_to_a_pe_with_no_peer_mapping_ends_the_kernel_saying_why(mode, call):
+    # SYMMEM_GPU_UNMAPPED_PE=1: PE 0's kernels see PE 1 as a PE on another node
+    _kernel_ends_saying(mode, f"a kernel stopped in the device call {call}: PE 1 has no peer "
+                        "mapping on this GPU (another node)", "use the host calls for it")
 
 
 @needs_gpus

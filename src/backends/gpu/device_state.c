@@ -11,6 +11,7 @@
  * The thread (watch_loop) runs from init to finalize. */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -76,7 +77,9 @@ static symmem_status_t write_block(gpu_t *g)
     int n = g->boot.nranks;
     uint64_t peers[n];
     for (int pe = 0; pe < n; pe++)
-        peers[pe] = (uint64_t)(uintptr_t)libs.ptr((const void *)g->heap_lo, pe);
+        peers[pe] = pe == g->unmapped_pe
+                        ? 0
+                        : (uint64_t)(uintptr_t)libs.ptr((const void *)g->heap_lo, pe);
     CU("init", libs.cuMemcpy(g->device_peers, (cu_deviceptr_t)peers, sizeof(peers)));
     symmem_device_state_t copy = g->device_state;
     copy.heap_base = g->heap_lo;
@@ -235,11 +238,29 @@ static void *watch_loop(void *arg)
     return NULL;
 }
 
+/* SYMMEM_GPU_UNMAPPED_PE=<pe>, for tests: kernels of the other PEs see PE
+ * pe as a PE on another node (no peer mapping), which no machine here has;
+ * on PE pe itself it changes nothing. */
+static symmem_status_t read_unmapped_pe(gpu_t *g)
+{
+    const char *text = symmem__gpu_core->env_string("SYMMEM_GPU_UNMAPPED_PE");
+    char *end = NULL;
+    long pe = strtol(text, &end, 10);
+    g->unmapped_pe = -1;
+    if (text[0] == '\0') return SYMMEM_OK;
+    if (*end != '\0' || pe < 0 || pe >= g->boot.nranks)
+        return ERROR(SYMMEM_ERR_INVALID, "init: SYMMEM_GPU_UNMAPPED_PE='%s' is not a PE "
+                     "number (0 to %d)", text, g->boot.nranks - 1);
+    g->unmapped_pe = pe == g->boot.rank ? -1 : (int)pe;
+    return SYMMEM_OK;
+}
+
 symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *host,
                                          uint64_t *device_addr_p)
 {
     scope_t scope = symmem__gpu_enter(g);
-    symmem_status_t status = make_fixed(g);
+    symmem_status_t status = read_unmapped_pe(g);
+    if (status == SYMMEM_OK) status = make_fixed(g);
     int n = g->boot.nranks;
     /* Collective (every PE is here, at the end of init): the sync area. */
     size_t sync_bytes = team_sync_bytes(n) * SYMMEM_TEAM_MAX;

@@ -49,6 +49,7 @@ struct symmem_backend {
     /* device_state.c: what kernels of symmem.device reach */
     symmem_device_state_t device_state; /* the host's block, as init gave it */
     cu_deviceptr_t device_peers; /* the device copy's peer table */
+    int unmapped_pe;          /* SYMMEM_GPU_UNMAPPED_PE (tests): as if on another node; -1 */
     cu_deviceptr_t device_teams; /* its team table, then every team's members */
     void *sync_area;          /* symmetric: device syncs' arrivals, per team */
     pthread_t device_watch;   /* sets the abort word, reports kernels' errors */

@@ -321,10 +321,12 @@ def barrier_once():
 
 # Under SYMMEM_GPU_UNMAPPED_PE=1, PE 0's kernels see PE 1 as on another node.
 MODES = {"bad_team": lambda: sync_bad_team[1, 1](37),
-         "overlap": lambda: reduce_shifted[1, 32](view(nvshmem.array((64,), dtype="int32"))),
-         "unreachable_put": lambda: put_to[1, 1](view(nvshmem.array((4,), dtype="int64")), 1),
+         "overlap": lambda: reduce_shifted[1, 32](view(a32)),
+         "unreachable_put": lambda: put_to[1, 1](view(a64), 1),
          "unreachable_barrier": lambda: barrier_once[1, 1]()}
 if sys.argv[1] in MODES:
+    a32 = nvshmem.array((64,), dtype="int32")  # collective: every PE allocates
+    a64 = nvshmem.array((4,), dtype="int64")
     ends_on_pe_0(MODES[sys.argv[1]])
 started = time.monotonic()
 for step in (team_syncs, reductions, moves, bfloat16s, peer_arrays_and_float_atomics):

@@ -106,6 +106,9 @@ class NvshmemKernelObject:
         call = "NvshmemKernelObject.from_obj_bytes"
         if not isinstance(obj_bytes, (bytes, bytearray, memoryview)):
             raise invalid(f"{call}: obj_bytes of type {type(obj_bytes).__name__} is not bytes")
+        if bytes(obj_bytes[:4]) != b"\x7fELF":
+            raise invalid(f"{call}: obj_bytes ({len(obj_bytes)} bytes, starting "
+                          f"{bytes(obj_bytes[:4])!r}) is not a cubin: a cubin is an ELF file")
         try:
             from cuda.core import ObjectCode
         except ImportError:
@@ -116,7 +119,7 @@ class NvshmemKernelObject:
                               "cuda-core)") from None
         try:
             obj = ObjectCode.from_cubin(bytes(obj_bytes))
-            obj.handle  # loads it: a bad cubin (or no GPU) fails here, not at module_init
+            obj.handle  # loads it: no GPU fails here (a broken cubin may pass, as with CUDA)
         except Exception as error:
             raise exception(_symmem.ERR_BACKEND, f"{call}: cuda.core could not load the cubin "
                             f"({type(error).__name__}: {error})") from error

@@ -246,9 +246,13 @@ def detach_unloaded(library, handle):
 
 
 def _attach_all_loaded():
-    if _symmem.backend_name() == "gpu":
-        for handle, library in list(_loaded.items()):
+    if _symmem.backend_name() != "gpu":
+        return
+    for handle, library in list(_loaded.items()):
+        try:
             _symmem.cuda_module(library, handle, _ATTACH)
+        except (_symmem.NvshmemError, _symmem.NvshmemInvalid):  # unloaded behind numba-cuda's back: its kernels are gone too
+            _loaded.pop(handle, None)
 
 
 _init_hooks.append(_attach_all_loaded)

@@ -251,8 +251,8 @@ def _attach_all_loaded():
     for handle, library in list(_loaded.items()):
         try:
             _symmem.cuda_module(library, handle, _ATTACH)
-        except (_symmem.NvshmemError, _symmem.NvshmemInvalid):  # unloaded behind numba-cuda's back: its kernels are gone too
-            _loaded.pop(handle, None)
+        except (_symmem.NvshmemError, _symmem.NvshmemInvalid):
+            _loaded.pop(handle, None)  # unloaded behind numba-cuda's back: its kernels too
 
 
 _init_hooks.append(_attach_all_loaded)

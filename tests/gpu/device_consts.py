@@ -64,8 +64,9 @@ def check_consts(library, handle, arrays, tag):
     assert c["peers"] == n, f"PE {me} {tag}: {c['peers']} peers"
     for a in arrays:
         start = a.data.ptr
+        span = f"[{c['heap_base']:#x}, {c['heap_end']:#x})"
         assert c["heap_base"] <= start and start + a.nbytes <= c["heap_end"], \
-            f"PE {me} {tag}: [{start:#x}, +{a.nbytes}) not in [{c['heap_base']:#x}, {c['heap_end']:#x})"
+            f"PE {me} {tag}: [{start:#x}, +{a.nbytes}) not in {span}"
         for pe in range(n):
             peer = nvshmem.get_peer_array(a, pe).data.ptr
             assert c["delta"][pe] == peer - start, \

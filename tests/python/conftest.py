@@ -17,6 +17,7 @@ starts more PEs than there are GPUs is skipped on the gpu backend.
 import functools
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -224,11 +225,18 @@ def assert_all_ok(result, n):
     assert f"[pe {n}] " not in result.stdout, str(result)
 
 
+def _default_sigint():
+    # A job a shell started in the background inherits SIGINT ignored, and a
+    # Python started so never installs its KeyboardInterrupt handler.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run_plain(program, args=(), env=None, timeout=60):
-    """Starts `python program args` without any launcher; returns the Popen."""
+    """Starts `python program args` without any launcher, SIGINT as in a
+    terminal; returns the Popen."""
     return subprocess.Popen([sys.executable, str(program), *map(str, args)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=clean_env(env))
+                            env=clean_env(env), preexec_fn=_default_sigint)
 
 
 def wait_all(procs, timeout=60):

@@ -12,7 +12,6 @@
 #include "gpu.h"
 
 #define NVSHMEM_STATE "nvshmemi_device_state_d"
-#define CUDA_ERROR_NOT_FOUND 500
 
 static const char *init_name(int library, int op)
 {
@@ -22,21 +21,27 @@ static const char *init_name(int library, int op)
 }
 
 /* Whether the module or library defines NVSHMEM's device state. */
+cu_result_t symmem__gpu_module_global(int library, uint64_t handle, const char *name,
+                                      cu_deviceptr_t *at_p, size_t *bytes_p)
+{
+    void *h = (void *)(uintptr_t)handle;
+    if (library)
+        return libs.cuLibraryGetGlobal ? libs.cuLibraryGetGlobal(at_p, bytes_p, h, name) : -1;
+    return libs.cuModuleGetGlobal ? libs.cuModuleGetGlobal(at_p, bytes_p, h, name) : -1;
+}
+
+/* Whether the module or library defines NVSHMEM's device state. */
 static symmem_status_t links_nvshmem(int library, uint64_t handle, const char *call,
                                      int *links_p)
 {
     cu_deviceptr_t at = 0;
     size_t bytes = 0;
-    cu_result_t rc;
-    if (library && libs.cuLibraryGetGlobal != NULL)
-        rc = libs.cuLibraryGetGlobal(&at, &bytes, (void *)(uintptr_t)handle, NVSHMEM_STATE);
-    else if (!library && libs.cuModuleGetGlobal != NULL)
-        rc = libs.cuModuleGetGlobal(&at, &bytes, (void *)(uintptr_t)handle, NVSHMEM_STATE);
-    else
+    cu_result_t rc = symmem__gpu_module_global(library, handle, NVSHMEM_STATE, &at, &bytes);
+    if (rc == -1)
         return ERROR(SYMMEM_ERR_UNSUPPORTED, "%s: this CUDA driver has no cu%sGetGlobal", call,
                      library ? "Library" : "Module");
     *links_p = rc == 0;
-    if (rc == 0 || rc == CUDA_ERROR_NOT_FOUND) return SYMMEM_OK;
+    if (rc == 0 || rc == CU_ERROR_NOT_FOUND) return SYMMEM_OK;
     const char *text = NULL;
     libs.cuGetErrorString(rc, &text);
     return ERROR(SYMMEM_ERR_INVALID, "%s: %s=0x%llx is not a CU%s loaded in the current "

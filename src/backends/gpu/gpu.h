@@ -147,6 +147,10 @@ void symmem__gpu_device_team_forget(gpu_t *g, int handle);
 /* ---- cuda_module.c: NVSHMEM4Py's module_init and friends ---- */
 symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle,
                                         int op, int *links_p);
+/* cuLibraryGetGlobal (library 1) or cuModuleGetGlobal of name in handle;
+ * -1 where this driver has no such call. */
+cu_result_t symmem__gpu_module_global(int library, uint64_t handle, const char *name,
+                                      cu_deviceptr_t *at_p, size_t *bytes_p);
 
 /* ---- module_consts.c: the device state in attached modules' constant
  * banks ---- */

@@ -13,8 +13,6 @@
 #include "../../device/state.h"
 #include "gpu.h"
 
-#define CUDA_ERROR_NOT_FOUND 500
-
 typedef struct {
     uint64_t handle;
     cu_deviceptr_t at; /* its symmem_device_consts */
@@ -76,13 +74,8 @@ static symmem_status_t find(int library, uint64_t handle, const char *call, cu_d
 {
     size_t bytes = 0;
     *at_p = 0;
-    if ((library ? (void *)libs.cuLibraryGetGlobal : (void *)libs.cuModuleGetGlobal) == NULL)
-        return SYMMEM_OK; /* an old driver: its kernels take the slow path */
-    cu_result_t rc = library ? libs.cuLibraryGetGlobal(at_p, &bytes, (void *)(uintptr_t)handle,
-                                                       SYMMEM_DEVICE_CONSTS)
-                             : libs.cuModuleGetGlobal(at_p, &bytes, (void *)(uintptr_t)handle,
-                                                      SYMMEM_DEVICE_CONSTS);
-    if (rc == CUDA_ERROR_NOT_FOUND) *at_p = 0;
+    cu_result_t rc = symmem__gpu_module_global(library, handle, SYMMEM_DEVICE_CONSTS, at_p, &bytes);
+    if (rc == -1 || rc == CU_ERROR_NOT_FOUND) *at_p = 0; /* -1, an old driver: the slow path */
     else if (rc != 0) return symmem__gpu_cuda_error(call, "looking up a module's globals", rc);
     else if (bytes != sizeof(symmem_device_consts_t))
         return ERROR(SYMMEM_ERR_INVALID, "%s: the module's %s has %zu bytes, not the %zu of this "

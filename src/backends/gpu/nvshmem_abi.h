@@ -70,6 +70,7 @@ typedef int cu_device_t;
 typedef void *cu_context_t;
 typedef uintptr_t cu_deviceptr_t;
 #define CU_ERROR_NOT_READY 600
+#define CU_ERROR_NOT_FOUND 500
 #define CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
 #define CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL 9
 #define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16

@@ -50,7 +50,7 @@ def _unloading(object_code):
 class _Library(LTOIR):
     """The library for the current GPU's architecture, compiled when the
     first kernel that calls into it is linked (not at import). A numba-cuda
-    without module callbacks (before 0.11) runs its kernels on the slow
+    without module callbacks runs its kernels on the slow
     path: every call reads the state block through L1."""
 
     def __init__(self):

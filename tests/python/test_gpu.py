@@ -387,3 +387,46 @@ def test_modules_linking_the_device_library_hold_the_current_constant_device_sta
     # tests/gpu/device_consts.py: written at load, at each malloc, zeroed at finalize,
     # written again at the next init; a user's cubin through library_init
     _passes_on_2_gpus("device_consts.py", "OK (device consts)")
+
+
+# ---- Triton kernels (symmem.device.triton) ----
+
+def _has_triton():
+    try:
+        import torch  # noqa: F401
+        import triton  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+needs_triton = pytest.mark.skipif(GPUS < 2 or not _has_triton(),
+                                  reason="needs 2 GPUs, torch and triton")
+
+
+@needs_triton
+def test_triton_kernels_deliver_the_same_bytes_on_both_engines(tmp_path):
+    # tests/gpu/triton_device.py: every function, every element type, odd
+    # sizes, checked on every PE; then the two engines' bytes compared
+    import numpy as np
+    for engine in ("symmem", "nvshmem"):
+        result = _launch(2, GPU_DIR / "triton_device.py",
+                         env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TRITON_ENGINE": engine,
+                              "TRITON_RESULTS": str(tmp_path)})
+        _assert_all_ok(result, 2, f"triton {engine}")
+    for pe in range(2):
+        own = np.load(tmp_path / f"symmem-pe{pe}.npz")
+        nvshmem = np.load(tmp_path / f"nvshmem-pe{pe}.npz")
+        assert sorted(own.files) == sorted(nvshmem.files)
+        for name in own.files:
+            assert np.array_equal(own[name], nvshmem[name]), (pe, name)
+
+
+@needs_triton
+def test_a_dead_peer_ends_a_waiting_triton_kernel():
+    result = _launch(2, GPU_DIR / "triton_device.py", "dead_peer",
+                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TRITON_ENGINE": "symmem",
+                          "SYMMEM_TIMEOUT": "60"})
+    out = result.stdout + result.stderr
+    assert "PE 0 OK (triton dead peer" in out, out
+    assert "a kernel stopped in the device call signal_wait_until: PE 1 died" in out, out

@@ -1,0 +1,515 @@
+"""The functions Triton kernels call: PyTorch's names and argument orders
+(torch.distributed._symmetric_memory._nvshmem_triton), NVSHMEM4Py's atomics,
+and remote_ptr. Each picks its engine when the kernel compiles: ENGINE is
+OWN (_own.py, in Triton) or NVSHMEM (_bitcode.py), fixed for the process
+by _runtime.configure() before the first kernel compiles.
+
+Every call is made by all threads of a program (a CUDA block) with the
+same arguments. Collectives and team syncs are made by one program at a
+time, as NVSHMEM's _block collectives are."""
+import triton
+import triton.language as tl
+
+from . import _bitcode as nv
+from . import _own as own
+
+OWN = tl.constexpr(0)
+NVSHMEM = tl.constexpr(1)
+ENGINE = tl.constexpr(OWN)  # set by _runtime.configure()
+
+
+@triton.jit
+def _bytes(ptr, nelems):
+    return tl.cast(nelems, tl.int64) * (ptr.dtype.element_ty.primitive_bitwidth // 8)
+
+
+@triton.jit
+def _i64(x):
+    """A pointer or an integer as int64 (how the bitcode takes addresses)."""
+    return tl.cast(own.address(x), tl.int64, bitcast=True)
+
+
+@triton.jit
+def _same_type(dest, source, CALL: tl.constexpr):
+    tl.static_assert(dest.dtype.element_ty == source.dtype.element_ty,
+                     CALL + ": dest and source must have the same element type")
+
+
+# ---- who am I ----
+
+@triton.jit
+def my_pe():
+    if ENGINE == NVSHMEM:
+        return nv.call_pure("nvshmem_my_pe", tl.int32)
+    else:
+        return own.my_pe_now()
+
+
+@triton.jit
+def n_pes():
+    if ENGINE == NVSHMEM:
+        return nv.call_pure("nvshmem_n_pes", tl.int32)
+    else:
+        return own.n_pes_now()
+
+
+@triton.jit
+def team_my_pe(team):
+    if ENGINE == NVSHMEM:
+        return nv.call("nvshmem_team_my_pe", tl.int32, tl.cast(team, tl.int32))
+    else:
+        return own.team_rank(team, "team_my_pe")
+
+
+@triton.jit
+def team_n_pes(team):
+    if ENGINE == NVSHMEM:
+        return nv.call("nvshmem_team_n_pes", tl.int32, tl.cast(team, tl.int32))
+    else:
+        return own.team_size(team, "team_n_pes")
+
+
+# ---- put and get, in bytes ----
+
+@triton.jit
+def putmem_block(dest, source, nbytes, pe):
+    """nbytes from source (here) to dest on PE pe; dest, source: pointers or
+    int64 addresses."""
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_putmem_block", tl.int32, _i64(dest), _i64(source),
+                tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
+    else:
+        own.put(dest, source, nbytes, pe, "putmem_block")
+
+
+@triton.jit
+def putmem_nbi_block(dest, source, nbytes, pe):
+    """putmem_block, complete after quiet (own engine: the same stores)."""
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_putmem_nbi_block", tl.int32, _i64(dest), _i64(source),
+                tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
+    else:
+        own.put(dest, source, nbytes, pe, "putmem_nbi_block")
+
+
+@triton.jit
+def getmem_block(dest, source, nbytes, pe):
+    """nbytes from source on PE pe to dest (here)."""
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_getmem_block", tl.int32, _i64(dest), _i64(source),
+                tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
+    else:
+        own.get(dest, source, nbytes, pe, "getmem_block")
+
+
+@triton.jit
+def getmem_nbi_block(dest, source, nbytes, pe):
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_getmem_nbi_block", tl.int32, _i64(dest), _i64(source),
+                tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
+    else:
+        own.get(dest, source, nbytes, pe, "getmem_nbi_block")
+
+
+# ---- put and get, in elements of typed pointers ----
+
+@triton.jit
+def put(dest, source, nelems, pe):
+    _same_type(dest, source, "put")
+    putmem_block(dest, source, _bytes(dest, nelems), pe)
+
+
+@triton.jit
+def put_nbi(dest, source, nelems, pe):
+    _same_type(dest, source, "put_nbi")
+    putmem_nbi_block(dest, source, _bytes(dest, nelems), pe)
+
+
+@triton.jit
+def get(dest, source, nelems, pe):
+    _same_type(dest, source, "get")
+    getmem_block(dest, source, _bytes(dest, nelems), pe)
+
+
+@triton.jit
+def get_nbi(dest, source, nelems, pe):
+    _same_type(dest, source, "get_nbi")
+    getmem_nbi_block(dest, source, _bytes(dest, nelems), pe)
+
+
+@triton.jit
+def p(dest, value, pe):
+    """One element, value, into dest on PE pe."""
+    T: tl.constexpr = dest.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        U: tl.constexpr = tl.core.get_int_dtype(T.primitive_bitwidth, False)
+        bits = tl.cast(tl.cast(value, T), U, bitcast=True)
+        nv.call(nv.typed("nvshmem", U, "p"), tl.int32, _i64(dest), bits, tl.cast(pe, tl.int32))
+    else:
+        at = own.remote(own.address(dest), T.primitive_bitwidth // 8, pe, 0, "p")
+        tl.store(at.to(dest.dtype), tl.cast(value, T))
+
+
+@triton.jit
+def g(source, pe):
+    """One element of source on PE pe."""
+    T: tl.constexpr = source.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        U: tl.constexpr = tl.core.get_int_dtype(T.primitive_bitwidth, False)
+        bits = nv.call(nv.typed("nvshmem", U, "g"), U, _i64(source), tl.cast(pe, tl.int32))
+        return tl.cast(bits, T, bitcast=True)
+    else:
+        at = own.remote(own.address(source), T.primitive_bitwidth // 8, pe, 0, "g")
+        return tl.load(at.to(source.dtype), volatile=True)
+
+
+@triton.jit
+def remote_ptr(ptr, pe):
+    """ptr's counterpart on PE pe as a pointer this GPU loads and stores
+    through (tl.load / tl.store), or a failed kernel where PE pe's heap is
+    not mapped here."""
+    if ENGINE == NVSHMEM:
+        at = nv.call("nvshmem_ptr", tl.int64, _i64(ptr), tl.cast(pe, tl.int32))
+        return tl.cast(at, tl.uint64, bitcast=True).to(ptr.dtype)
+    else:
+        size: tl.constexpr = ptr.dtype.element_ty.primitive_bitwidth // 8
+        return own.remote(own.address(ptr), size, pe, 0, "remote_ptr").to(ptr.dtype)
+
+
+# ---- signals and waits ----
+
+@triton.jit
+def putmem_signal_block(dest, source, nbytes, sig_addr, signal, sig_op, pe):
+    """putmem_block, then the signal at sig_addr on PE pe updated (sig_op:
+    SIGNAL_SET or SIGNAL_ADD) once the data is there."""
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_putmem_signal_block", tl.int32, _i64(dest), _i64(source),
+                tl.cast(nbytes, tl.int64), _i64(sig_addr), tl.cast(signal, tl.uint64),
+                nv.signal_op_code(sig_op), tl.cast(pe, tl.int32))
+    else:
+        own.put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe,
+                       "putmem_signal_block")
+
+
+@triton.jit
+def putmem_signal_nbi_block(dest, source, nbytes, sig_addr, signal, sig_op, pe):
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_putmem_signal_nbi_block", tl.int32, _i64(dest), _i64(source),
+                tl.cast(nbytes, tl.int64), _i64(sig_addr), tl.cast(signal, tl.uint64),
+                nv.signal_op_code(sig_op), tl.cast(pe, tl.int32))
+    else:
+        own.put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe,
+                       "putmem_signal_nbi_block")
+
+
+@triton.jit
+def signal_op(sig_addr, signal, sig_op, pe):
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_signal_op", tl.int32, _i64(sig_addr), tl.cast(signal, tl.uint64),
+                nv.signal_op_code(sig_op), tl.cast(pe, tl.int32))
+    else:
+        own.signal_op(sig_addr, signal, sig_op, pe, "signal_op")
+
+
+@triton.jit
+def signal_wait_until(sig_addr, cmp, cmp_val):
+    """Waits until the local signal compares true (CMP_*); returns its value."""
+    if ENGINE == NVSHMEM:
+        return nv.call("nvshmem_signal_wait_until", tl.uint64, _i64(sig_addr),
+                       tl.cast(cmp, tl.int32), tl.cast(cmp_val, tl.uint64))
+    else:
+        return own.wait(own.address(sig_addr), cmp, cmp_val, 64, False, "signal_wait_until")
+
+
+@triton.jit
+def wait_until(ivar, cmp, cmp_val):
+    """Waits until the local integer *ivar compares true with cmp_val."""
+    T: tl.constexpr = ivar.dtype.element_ty
+    tl.static_assert(T.is_int(), "wait_until: ivar must point to integers")
+    if ENGINE == NVSHMEM:
+        nv.call(nv.typed("nvshmem", T, "wait_until"), tl.int32, _i64(ivar),
+                tl.cast(cmp, tl.int32), tl.cast(cmp_val, T))
+    else:
+        own.wait(own.address(ivar), cmp, cmp_val, T.primitive_bitwidth, T.is_int_signed(),
+                 "wait_until")
+
+
+@triton.jit
+def fence():
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmem_fence", tl.int32)
+    else:
+        own.fence_acq_rel_sys()
+
+
+@triton.jit
+def quiet():
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmem_quiet", tl.int32)
+    else:
+        tl.debug_barrier()  # the program's stores before every thread's fence
+        own.fence_sc_sys()
+
+
+# ---- syncs and barriers ----
+
+@triton.jit
+def barrier_all():
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_barrier_all_block", tl.int32)
+    else:
+        own.barrier(0, "barrier_all")
+
+
+@triton.jit
+def sync_all():
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_sync_all_block", tl.int32)
+    else:
+        own.sync(0, "sync_all")
+
+
+@triton.jit
+def barrier(team):
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_barrier_block", tl.int32, tl.cast(team, tl.int32))
+    else:
+        own.barrier(team, "barrier")
+
+
+@triton.jit
+def sync(team):
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_team_sync_block", tl.int32, tl.cast(team, tl.int32))
+    else:
+        own.sync(team, "sync")
+
+
+# ---- collectives ----
+
+@triton.jit
+def alltoall(team, dest, source, nelems_per_pe):
+    """Team PE i's source[j * nelems_per_pe:][:nelems_per_pe] lands in team
+    PE j's dest[i * nelems_per_pe:]."""
+    _same_type(dest, source, "alltoall")
+    nbytes = _bytes(dest, nelems_per_pe)
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_alltoallmem_block", tl.int32, tl.cast(team, tl.int32), _i64(dest),
+                _i64(source), nbytes)
+    else:
+        own.sync(team, "alltoall")
+        own.push(team, dest, source, nbytes, True, True, "alltoall")
+        own.sync(team, "alltoall")
+
+
+@triton.jit
+def fcollect(team, dest, source, nelems):
+    """Team PE i's source[:nelems] lands in every member's dest[i * nelems:]."""
+    _same_type(dest, source, "fcollect")
+    nbytes = _bytes(dest, nelems)
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_fcollectmem_block", tl.int32, tl.cast(team, tl.int32), _i64(dest),
+                _i64(source), nbytes)
+    else:
+        own.sync(team, "fcollect")
+        own.push(team, dest, source, nbytes, True, False, "fcollect")
+        own.sync(team, "fcollect")
+
+
+@triton.jit
+def broadcast(team, dest, source, nelems, pe_root):
+    """Team PE pe_root's source[:nelems] lands in every member's dest."""
+    _same_type(dest, source, "broadcast")
+    nbytes = _bytes(dest, nelems)
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_broadcastmem_block", tl.int32, tl.cast(team, tl.int32), _i64(dest),
+                _i64(source), nbytes, tl.cast(pe_root, tl.int32))
+    else:
+        own.sync(team, "broadcast")
+        n = own.team_size(team, "broadcast")
+        if (pe_root < 0) | (pe_root >= n):
+            own.fail(own.ERR_BAD_ROOT, own.my_pe_now(), 4, tl.cast(pe_root, tl.int64),
+                     "broadcast")
+        if own.team_rank(team, "broadcast") == pe_root:
+            own.push(team, dest, source, nbytes, False, False, "broadcast")
+        own.sync(team, "broadcast")
+
+
+@triton.jit(noinline=True)
+def _reduce_in_place(team, dest, nreduce, operation: tl.constexpr):
+    """Each block of elements combined in registers from every member, then,
+    after a sync (nobody reads it any more), stored. A function of its own:
+    inlined into reduce, Triton 3.6's coalescing pass failed an assertion."""
+    for lo in range(0, nreduce, own.REDUCE_BLOCK):
+        acc = own.reduce_block(team, dest, lo, nreduce, operation, "reduce")
+        own.sync(team, "reduce")
+        offs = lo + tl.arange(0, own.REDUCE_BLOCK)
+        tl.store(dest + offs, acc, mask=offs < nreduce)
+        own.sync(team, "reduce")
+
+
+@triton.jit
+def reduce(team, dest, source, nreduce, operation: tl.constexpr):
+    """dest[:nreduce] = every member's source[:nreduce] combined by
+    operation ("sum", "prod", "max", "min"; "and", "or", "xor" for
+    integers), the same bits on every PE; dest may be source."""
+    _same_type(dest, source, "reduce")
+    if ENGINE == NVSHMEM:
+        nv.call(nv.typed("nvshmemx", dest.dtype.element_ty, operation + "_reduce_block"),
+                tl.int32, tl.cast(team, tl.int32), _i64(dest), _i64(source),
+                tl.cast(nreduce, tl.int64))
+    else:
+        nreduce = tl.cast(nreduce, tl.int64)
+        own.sync(team, "reduce")
+        if own.address(dest) == own.address(source):
+            _reduce_in_place(team, dest, nreduce, operation)
+        else:
+            own.reduce_range(team, dest, source, 0, nreduce, operation, "reduce")
+        own.sync(team, "reduce")
+
+
+# ---- atomics (NVSHMEM4Py's names), on the element dest points at on PE pe ----
+
+@triton.jit
+def _atomic_at(dest, pe, CALL: tl.constexpr):
+    size: tl.constexpr = dest.dtype.element_ty.primitive_bitwidth // 8
+    return own.remote(own.address(dest), size, pe, 0, CALL).to(dest.dtype)
+
+
+@triton.jit
+def atomic_fetch(dest, pe):
+    T: tl.constexpr = dest.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        return nv.call(nv.typed("nvshmem", T, "atomic_fetch"), T, _i64(dest),
+                       tl.cast(pe, tl.int32))
+    else:
+        return tl.load(_atomic_at(dest, pe, "atomic_fetch"), volatile=True)
+
+
+@triton.jit
+def atomic_set(dest, value, pe):
+    T: tl.constexpr = dest.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        nv.call(nv.typed("nvshmem", T, "atomic_set"), tl.int32, _i64(dest), tl.cast(value, T),
+                tl.cast(pe, tl.int32))
+    else:
+        tl.atomic_xchg(_atomic_at(dest, pe, "atomic_set"), tl.cast(value, T), sem="relaxed",
+                       scope="sys")
+
+
+@triton.jit
+def atomic_swap(dest, value, pe):
+    T: tl.constexpr = dest.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        return nv.call(nv.typed("nvshmem", T, "atomic_swap"), T, _i64(dest), tl.cast(value, T),
+                       tl.cast(pe, tl.int32))
+    else:
+        return tl.atomic_xchg(_atomic_at(dest, pe, "atomic_swap"), tl.cast(value, T),
+                              sem="relaxed", scope="sys")
+
+
+@triton.jit
+def atomic_compare_swap(dest, cond, value, pe):
+    T: tl.constexpr = dest.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        return nv.call(nv.typed("nvshmem", T, "atomic_compare_swap"), T, _i64(dest),
+                       tl.cast(cond, T), tl.cast(value, T), tl.cast(pe, tl.int32))
+    else:
+        return tl.atomic_cas(_atomic_at(dest, pe, "atomic_compare_swap"), tl.cast(cond, T),
+                             tl.cast(value, T), sem="relaxed", scope="sys")
+
+
+@triton.jit
+def atomic_fetch_add(dest, value, pe):
+    T: tl.constexpr = dest.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        return nv.call(nv.typed("nvshmem", T, "atomic_fetch_add"), T, _i64(dest),
+                       tl.cast(value, T), tl.cast(pe, tl.int32))
+    else:
+        return tl.atomic_add(_atomic_at(dest, pe, "atomic_fetch_add"), tl.cast(value, T),
+                             sem="relaxed", scope="sys")
+
+
+@triton.jit
+def atomic_add(dest, value, pe):
+    T: tl.constexpr = dest.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        nv.call(nv.typed("nvshmem", T, "atomic_add"), tl.int32, _i64(dest), tl.cast(value, T),
+                tl.cast(pe, tl.int32))
+    else:
+        tl.atomic_add(_atomic_at(dest, pe, "atomic_add"), tl.cast(value, T), sem="relaxed",
+                      scope="sys")
+
+
+@triton.jit
+def atomic_fetch_inc(dest, pe):
+    T: tl.constexpr = dest.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        return nv.call(nv.typed("nvshmem", T, "atomic_fetch_inc"), T, _i64(dest),
+                       tl.cast(pe, tl.int32))
+    else:
+        return tl.atomic_add(_atomic_at(dest, pe, "atomic_fetch_inc"), tl.cast(1, T),
+                             sem="relaxed", scope="sys")
+
+
+@triton.jit
+def atomic_inc(dest, pe):
+    T: tl.constexpr = dest.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        nv.call(nv.typed("nvshmem", T, "atomic_inc"), tl.int32, _i64(dest),
+                tl.cast(pe, tl.int32))
+    else:
+        tl.atomic_add(_atomic_at(dest, pe, "atomic_inc"), tl.cast(1, T), sem="relaxed",
+                      scope="sys")
+
+
+@triton.jit
+def _bitwise(dest, value, pe, OP: tl.constexpr, FETCH: tl.constexpr, CALL: tl.constexpr):
+    T: tl.constexpr = dest.dtype.element_ty
+    if ENGINE == NVSHMEM:
+        if FETCH:
+            old = nv.call(nv.typed("nvshmem", T, "atomic_fetch_" + OP), T, _i64(dest),
+                          tl.cast(value, T), tl.cast(pe, tl.int32))
+        else:
+            nv.call(nv.typed("nvshmem", T, "atomic_" + OP), tl.int32, _i64(dest),
+                    tl.cast(value, T), tl.cast(pe, tl.int32))
+            old = tl.cast(0, T)
+    else:
+        at = _atomic_at(dest, pe, CALL)
+        if OP == "and":
+            old = tl.atomic_and(at, tl.cast(value, T), sem="relaxed", scope="sys")
+        elif OP == "or":
+            old = tl.atomic_or(at, tl.cast(value, T), sem="relaxed", scope="sys")
+        else:
+            old = tl.atomic_xor(at, tl.cast(value, T), sem="relaxed", scope="sys")
+    return old
+
+
+@triton.jit
+def atomic_and(dest, value, pe):
+    _bitwise(dest, value, pe, "and", False, "atomic_and")
+
+
+@triton.jit
+def atomic_fetch_and(dest, value, pe):
+    return _bitwise(dest, value, pe, "and", True, "atomic_fetch_and")
+
+
+@triton.jit
+def atomic_or(dest, value, pe):
+    _bitwise(dest, value, pe, "or", False, "atomic_or")
+
+
+@triton.jit
+def atomic_fetch_or(dest, value, pe):
+    return _bitwise(dest, value, pe, "or", True, "atomic_fetch_or")
+
+
+@triton.jit
+def atomic_xor(dest, value, pe):
+    _bitwise(dest, value, pe, "xor", False, "atomic_xor")
+
+
+@triton.jit
+def atomic_fetch_xor(dest, value, pe):
+    return _bitwise(dest, value, pe, "xor", True, "atomic_fetch_xor")

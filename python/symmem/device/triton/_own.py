@@ -1,0 +1,576 @@
+"""symmem's own engine for Triton kernels, written in Triton: the same
+memory model as device.cuh (its head comment), over the same state.
+
+A Triton program is one CUDA block and every call is made by all of its
+threads, so every call here has block scope. Triton runs scalar stores
+and atomics on one thread of the program (and broadcasts an atomic's
+result), loads and inline asm on every thread.
+
+Where things are: CONSTS is the device address of the gpu backend's copy
+of symmem_device_consts_t in device memory (src/device/state.h), STATE that
+of the device state block; both are fixed for the process, written into
+this module by _runtime.configure() before the first kernel compiles
+(they are constexprs, so they are part of each kernel's cache key).
+Memory model, per call:
+- put/get copy through the peer's mapping with plain loads and stores;
+  quiet (fence.sc.sys) or a barrier completes them.
+- put_signal: the copy, a bar.sync (every thread's stores before thread
+  0's release), then one release atomic at system scope on the signal:
+  a release pattern over the whole copy.
+- signal_op: the same release atomic.
+- waits spin on ld.acquire.sys: each acquire pairs with the release
+  atomic (put_signal, signal_op) or the fence before the store it reads.
+- sync: bar.sync, fence.acq_rel.sys, a relaxed system-scope store of this
+  PE's epoch into every member's arrival slot (the same sync area and
+  epochs as device.cuh's, so Numba and Triton kernels sync together), then
+  ld.acquire.sys spins on every slot here (each pairs with that member's
+  fence before its arrival store).
+Every failure writes the error record the gpu backend prints (naming the
+call and the PE) and traps; waits look at the abort word and the timeout
+every 1024 spins."""
+import triton
+import triton.language as tl
+
+from symmem import _symmem
+
+CONSTS = tl.constexpr(0)  # set by _runtime.configure()
+STATE = tl.constexpr(0)
+
+_C = _symmem.DEVICE_CONSTS_LAYOUT
+_S = _symmem.DEVICE_STATE_LAYOUT
+C_MAGIC = tl.constexpr(_C["magic"])
+C_MY_PE = tl.constexpr(_C["my_pe"])
+C_N_PES = tl.constexpr(_C["n_pes"])
+C_HEAP_BASE = tl.constexpr(_C["heap_base"])
+C_HEAP_END = tl.constexpr(_C["heap_end"])
+C_SYNC_BASE = tl.constexpr(_C["sync_base"])
+C_PEERS = tl.constexpr(_C["peers"])
+C_DELTA = tl.constexpr(_C["delta"])
+CONST_PEERS = tl.constexpr(_C["PEERS"])
+S_MAGIC = tl.constexpr(_S["magic"])
+S_MY_PE = tl.constexpr(_S["my_pe"])
+S_N_PES = tl.constexpr(_S["n_pes"])
+S_HEAP_BASE = tl.constexpr(_S["heap_base"])
+S_HEAP_SIZE = tl.constexpr(_S["heap_size"])
+S_PEER_BASE = tl.constexpr(_S["peer_base"])
+S_ABORT_WORD = tl.constexpr(_S["abort_word"])
+S_SYNC_BASE = tl.constexpr(_S["sync_base"])
+S_TIMEOUT = tl.constexpr(_S["timeout_ns"])
+S_ERROR = tl.constexpr(_S["error"])
+S_TEAMS = tl.constexpr(_S["teams"])
+MAGIC = tl.constexpr(_S["MAGIC"])
+MAX_TEAMS = tl.constexpr(64)  # SYMMEM_TEAM_MAX
+SPINS = tl.constexpr(1024)
+
+# device.cuh's SYMMEM_DEV_ERR_*
+ERR_BAD_PE = tl.constexpr(1)
+ERR_NOT_SYMMETRIC = tl.constexpr(2)
+ERR_PEER_DEAD = tl.constexpr(3)
+ERR_TIMEOUT = tl.constexpr(4)
+ERR_NOT_INITIALIZED = tl.constexpr(5)
+ERR_BAD_TEAM = tl.constexpr(7)
+ERR_BAD_ROOT = tl.constexpr(9)
+ERR_BAD_ARG = tl.constexpr(10)
+ERR_UNREACHABLE = tl.constexpr(11)
+
+COPY_BLOCK = tl.constexpr(2048)  # elements a copy loop moves per step (8 16-byte units a thread)
+REDUCE_BLOCK = tl.constexpr(1024)
+
+
+@triton.constexpr_function
+def _name_word(name, i):
+    """Bytes 8i to 8i + 7 of the call's name (NUL-padded, at most 31
+    characters) as a little-endian integer: the error record's call[32]."""
+    raw = name.encode()[:31].ljust(32, b"\0")
+    return int.from_bytes(raw[8 * i:8 * i + 8], "little", signed=True)
+
+
+# ---- loads, fences, the clock ----
+
+@triton.jit
+def _u64(addr):
+    """The uint64 at addr (an integer, or a constant address)."""
+    return tl.load(tl.cast(addr, tl.uint64).to(tl.pointer_type(tl.uint64)))
+
+
+@triton.jit
+def _i32(addr):
+    return tl.load(tl.cast(addr, tl.uint64).to(tl.pointer_type(tl.int32)))
+
+
+@triton.jit
+def ld_acquire(addr, BITS: tl.constexpr, SIGNED: tl.constexpr):
+    """An acquire load at system scope of a BITS-wide integer at addr, widened
+    to 64 bits (signed or not)."""
+    if BITS == 64:
+        v = tl.inline_asm_elementwise("ld.acquire.sys.global.u64 $0, [$1];", "=l,l", [addr],
+                                      dtype=tl.uint64, is_pure=False, pack=1)
+    elif SIGNED:
+        v = tl.inline_asm_elementwise(f"ld.acquire.sys.global.s{BITS} $0, [$1];", "=r,l",
+                                      [addr], dtype=tl.int32, is_pure=False, pack=1)
+    else:
+        v = tl.inline_asm_elementwise(f"ld.acquire.sys.global.u{BITS} $0, [$1];", "=r,l",
+                                      [addr], dtype=tl.uint32, is_pure=False, pack=1)
+    if SIGNED:
+        wide = tl.cast(v, tl.int64, bitcast=BITS == 64)
+    else:
+        wide = tl.cast(v, tl.uint64)
+    return wide
+
+
+@triton.jit
+def _ld_volatile_u32(addr):
+    return tl.inline_asm_elementwise("ld.volatile.global.u32 $0, [$1];", "=r,l", [addr],
+                                     dtype=tl.uint32, is_pure=False, pack=1)
+
+
+@triton.jit
+def fence_sc_sys():
+    tl.inline_asm_elementwise("fence.sc.sys; mov.u32 $0, 0;", "=r", [], dtype=tl.int32,
+                              is_pure=False, pack=1)
+
+
+@triton.jit
+def fence_acq_rel_sys():
+    tl.inline_asm_elementwise("fence.acq_rel.sys; mov.u32 $0, 0;", "=r", [], dtype=tl.int32,
+                              is_pure=False, pack=1)
+
+
+@triton.jit
+def _globaltimer():
+    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.uint64,
+                                     is_pure=False, pack=1)
+
+
+# ---- failing loudly ----
+
+@triton.jit
+def fail(what, pe, arg, value, CALL: tl.constexpr):
+    """Leaves the error record (device.cuh's symmem_device_error: set, what,
+    pe, arg, value, call[32]) for the host and traps. Inline asm, so no
+    barrier: any thread that fails may run it; the first to claim the
+    record fills it."""
+    record = _u64(STATE + S_ERROR)
+    tl.inline_asm_elementwise(
+        """{
+        .reg .pred claimed;
+        .reg .b32 old;
+        setp.ne.u64 claimed, $1, 0;
+        @claimed atom.global.sys.cas.b32 old, [$1], 0, 2;
+        @claimed setp.eq.u32 claimed, old, 0;
+        @claimed st.global.u32 [$1+4], $2;
+        @claimed st.global.u32 [$1+8], $3;
+        @claimed st.global.u32 [$1+12], $4;
+        @claimed st.global.u64 [$1+16], $5;
+        @claimed st.global.u64 [$1+24], $6;
+        @claimed st.global.u64 [$1+32], $7;
+        @claimed st.global.u64 [$1+40], $8;
+        @claimed st.global.u64 [$1+48], $9;
+        @claimed fence.sc.sys;
+        @claimed st.volatile.global.u32 [$1], 1;
+        fence.sc.sys;
+        trap;
+        mov.u32 $0, 0;
+        }""",
+        "=r,l,r,r,r,l,l,l,l,l",
+        [record, tl.cast(what, tl.int32), tl.cast(pe, tl.int32), tl.cast(arg, tl.int32),
+         tl.cast(value, tl.uint64),
+         tl.full((), _name_word(CALL, 0), tl.int64), tl.full((), _name_word(CALL, 1), tl.int64),
+         tl.full((), _name_word(CALL, 2), tl.int64), tl.full((), _name_word(CALL, 3), tl.int64)],
+        dtype=tl.int32, is_pure=False, pack=1)
+
+
+# ---- where a PE's copy is ----
+
+@triton.jit
+def my_pe_now():
+    """This PE's number (from the state block if the copy is not current)."""
+    mine = _i32(CONSTS + C_MY_PE)
+    if _u64(CONSTS + C_MAGIC) != MAGIC:
+        mine = _i32(STATE + S_MY_PE)
+    return mine
+
+
+@triton.jit
+def n_pes_now():
+    n = _i32(CONSTS + C_N_PES)
+    if _u64(CONSTS + C_MAGIC) != MAGIC:
+        n = _i32(STATE + S_N_PES)
+    return n
+
+
+@triton.jit
+def _check_pe(pe, CALL: tl.constexpr):
+    if _u64(STATE + S_MAGIC) != MAGIC:
+        fail(ERR_NOT_INITIALIZED, -1, -1, 0, CALL)
+    if (pe < 0) | (pe >= _i32(STATE + S_N_PES)):
+        fail(ERR_BAD_PE, pe, -1, tl.cast(pe, tl.int64), CALL)
+
+
+@triton.jit
+def _peer_base(pe, CALL: tl.constexpr):
+    """Where PE pe's heap is mapped here (checked); 0 fails as unreachable."""
+    base = _u64(_u64(STATE + S_PEER_BASE) + tl.cast(pe, tl.uint64) * 8)
+    if base == 0:
+        fail(ERR_UNREACHABLE, pe, -1, 0, CALL)
+    return base
+
+
+@triton.jit
+def _remote_slow(addr, nbytes, pe, ARG: tl.constexpr, CALL: tl.constexpr):
+    """remote()'s checks one by one through the state block: each failure
+    named, and PEs past the copy's delta table."""
+    _check_pe(pe, CALL)
+    base = _u64(STATE + S_HEAP_BASE)
+    size = _u64(STATE + S_HEAP_SIZE)
+    offset = addr - base
+    if (addr < base) | (offset > size) | (nbytes > size - offset):
+        fail(ERR_NOT_SYMMETRIC, pe, ARG, addr, CALL)
+    return _peer_base(pe, CALL) + offset
+
+
+@triton.jit
+def remote(addr, nbytes, pe, ARG: tl.constexpr, CALL: tl.constexpr):
+    """Where PE pe's copy of the symmetric [addr, addr + nbytes) is mapped
+    here (addr, nbytes: uint64; pe: int32). One round trip: every field
+    read lies in the copy's first lines, loaded together."""
+    pe = tl.cast(pe, tl.int32)
+    slot = tl.where((pe >= 0) & (pe < CONST_PEERS), pe, 0).to(tl.uint64)
+    delta = _u64(CONSTS + C_DELTA + slot * 8)
+    end = _u64(CONSTS + C_HEAP_END)
+    ok = ((_u64(CONSTS + C_MAGIC) == MAGIC) & (pe >= 0) & (pe < _i32(CONSTS + C_PEERS)) &
+          (addr >= _u64(CONSTS + C_HEAP_BASE)) & (addr <= end) & (nbytes <= end - addr) &
+          ((delta & 1) == 0))
+    at = addr + delta
+    if not ok:
+        at = _remote_slow(addr, nbytes, pe, ARG, CALL)
+    return at
+
+
+@triton.jit
+def address(x):
+    """A pointer or an integer address as uint64."""
+    if x.dtype.is_ptr():
+        return tl.cast(x, tl.uint64, bitcast=True)
+    else:
+        return tl.cast(x, tl.uint64)
+
+
+# ---- copies: every thread of the program, widest unit the alignment allows ----
+
+@triton.jit
+def _copy_units(dst, src, count, UNIT: tl.constexpr):
+    """count elements of type UNIT from src to dst."""
+    d = dst.to(tl.pointer_type(UNIT))
+    s = src.to(tl.pointer_type(UNIT))
+    for start in range(0, count, COPY_BLOCK):
+        offs = start + tl.arange(0, COPY_BLOCK)
+        mask = offs < count
+        tl.store(d + offs, tl.load(s + offs, mask=mask), mask=mask)
+
+
+@triton.jit
+def _copy_16(dst, src, units):
+    """units 16-byte units from src to dst, both 16-byte aligned, in explicit
+    16-byte loads and stores (Triton cannot be told that a pointer made
+    from an integer is aligned); each thread has all its loads in flight
+    before its stores."""
+    for start in range(0, units, COPY_BLOCK // 2):
+        offs = (start + tl.arange(0, COPY_BLOCK // 2)).to(tl.uint64)
+        live = (offs < units).to(tl.int32)
+        lo, hi = tl.inline_asm_elementwise(
+            """{
+            .reg .pred live;
+            setp.ne.b32 live, $3, 0;
+            mov.u64 $0, 0;
+            mov.u64 $1, 0;
+            @live ld.global.v2.u64 {$0, $1}, [$2];
+            }""", "=l,=l,l,r", [src + offs * 16, live], dtype=(tl.uint64, tl.uint64),
+            is_pure=False, pack=1)
+        tl.inline_asm_elementwise(
+            """{
+            .reg .pred live;
+            setp.ne.b32 live, $4, 0;
+            @live st.global.v2.u64 [$1], {$2, $3};
+            mov.u32 $0, 0;
+            }""", "=r,l,l,l,r", [dst + offs * 16, lo, hi, live], dtype=tl.int32,
+            is_pure=False, pack=1)
+
+
+@triton.jit
+def copy(dst, src, nbytes):
+    """nbytes from src to dst (uint64 addresses) by every thread of the
+    program, in the widest unit the alignment allows; every thread's share
+    is issued when it returns (visible elsewhere after a fence)."""
+    aligned = dst | src
+    done = nbytes * 0
+    if (aligned & 15) == 0:
+        done = nbytes // 16 * 16
+        _copy_16(dst, src, nbytes // 16)
+    elif (aligned & 7) == 0:
+        done = nbytes // 8 * 8
+        _copy_units(dst, src, tl.cast(done // 8, tl.int64), tl.int64)
+    elif (aligned & 3) == 0:
+        done = nbytes // 4 * 4
+        _copy_units(dst, src, tl.cast(done // 4, tl.int64), tl.int32)
+    if done < nbytes:
+        _copy_units(dst + done, src + done, tl.cast(nbytes - done, tl.int64), tl.int8)
+
+
+# ---- put, get, signals ----
+
+@triton.jit
+def put(dst, src, nbytes, pe, CALL: tl.constexpr):
+    dst = address(dst)
+    nbytes = tl.cast(nbytes, tl.uint64)
+    copy(remote(dst, nbytes, pe, 0, CALL), address(src), nbytes)
+
+
+@triton.jit
+def get(dst, src, nbytes, pe, CALL: tl.constexpr):
+    src = address(src)
+    nbytes = tl.cast(nbytes, tl.uint64)
+    copy(address(dst), remote(src, nbytes, pe, 1, CALL), nbytes)
+    tl.debug_barrier()  # every thread's loads done: dst is complete for the program
+
+
+@triton.jit
+def signal_update(at, value, op):
+    """The release signal_wait's acquire pairs with: a release atomic at
+    system scope (fence.acq_rel.sys + a relaxed update), run by thread 0
+    after the caller's bar.sync, so it orders every thread's stores.
+    op: NVSHMEM's SIGNAL_ADD (5) or NVSHMEM4Py's (10) adds, else sets."""
+    sig = tl.cast(at, tl.pointer_type(tl.uint64))
+    value = tl.cast(value, tl.uint64)
+    if (op == 5) | (op == 10):
+        tl.atomic_add(sig, value, sem="release", scope="sys")
+    else:
+        tl.atomic_xchg(sig, value, sem="release", scope="sys")
+
+
+@triton.jit
+def put_signal(dst, src, nbytes, sig, value, op, pe, CALL: tl.constexpr):
+    dst = address(dst)
+    sig = address(sig)
+    nbytes = tl.cast(nbytes, tl.uint64)
+    remote_dst = remote(dst, nbytes, pe, 0, CALL)
+    remote_sig = remote(sig, nbytes * 0 + 8, pe, 3, CALL)
+    copy(remote_dst, address(src), nbytes)
+    tl.debug_barrier()  # every thread's copy before thread 0's release
+    signal_update(remote_sig, value, op)
+
+
+@triton.jit
+def signal_op(sig, value, op, pe, CALL: tl.constexpr):
+    sig = address(sig)
+    tl.debug_barrier()  # the program's earlier stores before the release
+    signal_update(remote(sig, sig * 0 + 8, pe, 0, CALL), value, op)
+
+
+@triton.jit
+def still_waiting(t0, CALL: tl.constexpr):
+    """Every SPINS spins of a wait: a dead peer or the timeout ends it."""
+    word = _u64(STATE + S_ABORT_WORD)
+    if word != 0:
+        if _ld_volatile_u32(word) != 0:
+            fail(ERR_PEER_DEAD, _ld_volatile_u32(word + 4).to(tl.int32), -1, 0, CALL)
+    timeout = _u64(STATE + S_TIMEOUT)
+    if timeout != 0:
+        if _globaltimer() - t0 > timeout:
+            fail(ERR_TIMEOUT, _i32(STATE + S_MY_PE), -1, timeout, CALL)
+
+
+@triton.jit
+def compare(v, cmp, x):
+    """NVSHMEM's comparisons: EQ 0, NE 1, GT 2, LE 3, LT 4, GE 5."""
+    return tl.where(cmp == 0, v == x,
+                    tl.where(cmp == 1, v != x,
+                             tl.where(cmp == 2, v > x,
+                                      tl.where(cmp == 3, v <= x,
+                                               tl.where(cmp == 4, v < x, v >= x)))))
+
+
+@triton.jit
+def wait(addr, cmp, value, BITS: tl.constexpr, SIGNED: tl.constexpr, CALL: tl.constexpr):
+    """Spins until the BITS-wide integer at addr compares true with value;
+    returns it (widened to 64 bits). Every thread spins on its own
+    acquire, so no barrier is needed after."""
+    if SIGNED:
+        value = tl.cast(value, tl.int64)
+    else:
+        value = tl.cast(value, tl.uint64)
+    t0 = _globaltimer()
+    v = ld_acquire(addr, BITS, SIGNED)
+    spins = 1
+    while not compare(v, cmp, value):
+        if spins % SPINS == 0:
+            still_waiting(t0, CALL)
+        v = ld_acquire(addr, BITS, SIGNED)
+        spins += 1
+    return v
+
+
+# ---- teams: sync, barrier ----
+
+@triton.jit
+def _team_entry(team, CALL: tl.constexpr):
+    """Team team's entry in the device team table ({n, me, members}); a
+    handle that is no team of this PE fails."""
+    _check_pe(_i32(STATE + S_MY_PE), CALL)
+    teams = _u64(STATE + S_TEAMS)
+    entry = teams + tl.where((team >= 0) & (team < MAX_TEAMS), team, 0).to(tl.uint64) * 16
+    if (team < 0) | (team >= MAX_TEAMS) | (teams == 0):
+        fail(ERR_BAD_TEAM, _i32(STATE + S_MY_PE), 0, tl.cast(team, tl.int64), CALL)
+    if (_i32(entry) <= 0) | (_i32(entry + 4) < 0):
+        fail(ERR_BAD_TEAM, _i32(STATE + S_MY_PE), 0, tl.cast(team, tl.int64), CALL)
+    return entry
+
+
+@triton.jit
+def _is_world(team):
+    """TEAM_WORLD with the whole delta table in the copy: the fast path."""
+    return ((team == 0) & (_u64(CONSTS + C_MAGIC) == MAGIC) &
+            (_i32(CONSTS + C_PEERS) == _i32(CONSTS + C_N_PES)))
+
+
+@triton.jit
+def team_size(team, CALL: tl.constexpr):
+    team = tl.cast(team, tl.int32)
+    n = _i32(CONSTS + C_N_PES)
+    if not _is_world(team):
+        n = _i32(_team_entry(team, CALL))
+    return n
+
+
+@triton.jit
+def team_rank(team, CALL: tl.constexpr):
+    team = tl.cast(team, tl.int32)
+    me = _i32(CONSTS + C_MY_PE)
+    if not _is_world(team):
+        me = _i32(_team_entry(team, CALL) + 4)
+    return me
+
+
+@triton.jit
+def team_member(team, i, CALL: tl.constexpr):
+    """The world PE of team PE i."""
+    team = tl.cast(team, tl.int32)
+    pe = tl.cast(i, tl.int32)
+    if not _is_world(team):
+        pe = _i32(_u64(_team_entry(team, CALL) + 8) + tl.cast(i, tl.uint64) * 4)
+    return pe
+
+
+@triton.jit
+def _sync_area(team, CALL: tl.constexpr):
+    """Team team's part of the sync area (symmetric): word 0 counts this
+    PE's syncs on the team, word 1 + i is the last epoch team PE i
+    announced here."""
+    team = tl.cast(team, tl.int32)
+    area = _u64(CONSTS + C_SYNC_BASE)
+    if not _is_world(team):
+        _team_entry(team, CALL)
+        area = (_u64(STATE + S_SYNC_BASE) +
+                8 * (_i32(STATE + S_N_PES) + 1).to(tl.uint64) * tl.cast(team, tl.uint64))
+    return area
+
+
+@triton.jit
+def sync(team, CALL: tl.constexpr):
+    """device.cuh's team sync, by one program (a block) at a time."""
+    team = tl.cast(team, tl.int32)
+    tl.debug_barrier()  # every thread's earlier stores before the fence below
+    area = _sync_area(team, CALL)
+    n = team_size(team, CALL)
+    me = team_rank(team, CALL)
+    # thread 0 counts; every thread gets its epoch (Triton broadcasts it)
+    epoch = tl.atomic_add(tl.cast(area, tl.pointer_type(tl.uint64)), 1, sem="relaxed",
+                          scope="gpu") + 1
+    fence_acq_rel_sys()  # this PE's earlier stores before its arrival
+    slot = area + 8 * (1 + me).to(tl.uint64)
+    for i in range(0, n):
+        to = remote(slot, slot * 0 + 8, team_member(team, i, CALL), -1, CALL)
+        tl.atomic_xchg(tl.cast(to, tl.pointer_type(tl.uint64)), epoch, sem="relaxed", scope="sys")
+    for i in range(0, n):
+        # acquire: pairs with team PE i's fence before its arrival store
+        wait(area + 8 * (1 + i), 5, epoch, 64, False, CALL)
+
+
+@triton.jit
+def barrier(team, CALL: tl.constexpr):
+    """quiet, then sync."""
+    tl.debug_barrier()
+    fence_sc_sys()
+    sync(team, CALL)
+
+
+# ---- collectives: between two syncs, by one program at a time ----
+
+@triton.jit
+def push(team, dst, src, nbytes, TO_SLOT: tl.constexpr, FROM_SLOT: tl.constexpr,
+         CALL: tl.constexpr):
+    """Copies nbytes to every member's dst: from src + i * nbytes to member
+    i (FROM_SLOT) or from src, into dst + me * nbytes (TO_SLOT) or dst."""
+    dst = address(dst)
+    src = address(src)
+    nbytes = tl.cast(nbytes, tl.uint64)
+    n = team_size(team, CALL)
+    me = team_rank(team, CALL).to(tl.uint64)
+    into = dst
+    if TO_SLOT:
+        into = dst + me * nbytes
+    for i in range(0, n):
+        start = src
+        if FROM_SLOT:
+            start = src + tl.cast(i, tl.uint64) * nbytes
+        copy(remote(into, nbytes, team_member(team, i, CALL), 0, CALL), start, nbytes)
+
+
+@triton.jit
+def combine(a, b, OP: tl.constexpr):
+    if OP == "sum":
+        r = a + b
+    elif OP == "prod":
+        r = a * b
+    elif OP == "max":
+        r = tl.maximum(a, b)
+    elif OP == "min":
+        r = tl.minimum(a, b)
+    elif OP == "and":
+        r = a & b
+    elif OP == "or":
+        r = a | b
+    else:
+        tl.static_assert(OP == "xor", "reduce: operation must be sum, prod, max, min, and, or "
+                         "or xor")
+        r = a ^ b
+    return r
+
+
+@triton.jit
+def reduce_block(team, src, lo, hi, OP: tl.constexpr, CALL: tl.constexpr):
+    """Every member's src[lo:lo + REDUCE_BLOCK] (below hi) combined in member
+    order (the same bits on every PE); 16-bit floats widened to float for
+    each step."""
+    n = team_size(team, CALL)
+    T: tl.constexpr = src.dtype.element_ty
+    WIDE: tl.constexpr = tl.float32 if (T == tl.float16) or (T == tl.bfloat16) else T
+    src_at = address(src)
+    nbytes = tl.cast(hi * (T.primitive_bitwidth // 8), tl.uint64)
+    offs = lo + tl.arange(0, REDUCE_BLOCK)
+    mask = offs < hi
+    first = remote(src_at, nbytes, team_member(team, 0, CALL), 1, CALL)
+    acc = tl.load(first.to(src.dtype) + offs, mask=mask)
+    for i in range(1, n):
+        peer = remote(src_at, nbytes, team_member(team, i, CALL), 1, CALL)
+        x = tl.load(peer.to(src.dtype) + offs, mask=mask)
+        acc = combine(tl.cast(acc, WIDE), tl.cast(x, WIDE), OP).to(T)
+    return acc
+
+
+@triton.jit
+def reduce_range(team, dst, src, lo, hi, OP: tl.constexpr, CALL: tl.constexpr):
+    """dst[lo:hi] = every member's src[lo:hi] combined (reduce_block)."""
+    for start in range(lo, hi, REDUCE_BLOCK):
+        offs = start + tl.arange(0, REDUCE_BLOCK)
+        tl.store(dst + offs, reduce_block(team, src, start, hi, OP, CALL), mask=offs < hi)

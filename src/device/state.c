@@ -23,6 +23,7 @@ _Static_assert(sizeof(symmem_device_team_t) == 16, "layout");
 _Static_assert(offsetof(symmem_device_consts_t, heap_base) == 16, "layout");
 _Static_assert(offsetof(symmem_device_consts_t, peers) == 40, "layout");
 _Static_assert(offsetof(symmem_device_consts_t, delta) == 48, "layout");
+_Static_assert(sizeof(symmem_device_state_t) <= SYMMEM_DEVICE_CONSTS_COPY_OFFSET, "layout");
 
 static symmem_device_state_t state;
 static uint64_t gpu_state; /* the backend's device copy, 0 if none */

@@ -72,6 +72,12 @@ typedef struct symmem_device_consts {
     uint64_t delta[SYMMEM_DEVICE_CONST_PEERS];
 } symmem_device_consts_t;
 
+/* On the gpu, the device copy of the state block is followed, at this
+ * offset in the same allocation, by a copy of symmem_device_consts_t in
+ * plain device memory, kept as current as the modules' copies: for kernels
+ * that cannot hold a constant of ours (Triton's, symmem.device.triton). */
+#define SYMMEM_DEVICE_CONSTS_COPY_OFFSET 128
+
 /* The block itself; its address never changes. */
 symmem_device_state_t *symmem__device_state(void);
 /* Fills the block for the runtime that has just been initialised. */

@@ -192,7 +192,7 @@ int symmem__ext_device_exec(PyObject *module)
     static const char *const layout_keys[] = {
         "size", "magic", "version", "flags", "my_pe", "n_pes", "heap_base", "heap_size",
         "peer_base", "abort_flag", "abort_pe", "abort_word", "sync_base", "timeout_ns", "error",
-        "teams",
+        "teams", "consts_copy",
         "MAGIC", "VERSION", "HOST_MAPPED"};
     const long long layout[] = {
         sizeof(symmem_device_state_t),
@@ -203,7 +203,7 @@ int symmem__ext_device_exec(PyObject *module)
         offsetof(symmem_device_state_t, abort_flag), offsetof(symmem_device_state_t, abort_pe),
         offsetof(symmem_device_state_t, abort_word), offsetof(symmem_device_state_t, sync_base),
         offsetof(symmem_device_state_t, timeout_ns), offsetof(symmem_device_state_t, error),
-        offsetof(symmem_device_state_t, teams),
+        offsetof(symmem_device_state_t, teams), SYMMEM_DEVICE_CONSTS_COPY_OFFSET,
         (long long)SYMMEM_DEVICE_STATE_MAGIC, SYMMEM_DEVICE_STATE_VERSION,
         SYMMEM_DEVICE_HOST_MAPPED};
     static const char *const function_keys[] = {
@@ -220,8 +220,19 @@ int symmem__ext_device_exec(PyObject *module)
         (long long)(uintptr_t)device_broadcast, (long long)(uintptr_t)device_team_my_pe,
         (long long)(uintptr_t)device_team_n_pes};
     if (PyModule_AddFunctions(module, methods) < 0) return -1;
+    static const char *const consts_keys[] = {
+        "size", "magic", "my_pe", "n_pes", "heap_base", "heap_end", "sync_base", "peers",
+        "delta", "PEERS"};
+    const long long consts[] = {
+        sizeof(symmem_device_consts_t), offsetof(symmem_device_consts_t, magic),
+        offsetof(symmem_device_consts_t, my_pe), offsetof(symmem_device_consts_t, n_pes),
+        offsetof(symmem_device_consts_t, heap_base), offsetof(symmem_device_consts_t, heap_end),
+        offsetof(symmem_device_consts_t, sync_base), offsetof(symmem_device_consts_t, peers),
+        offsetof(symmem_device_consts_t, delta), SYMMEM_DEVICE_CONST_PEERS};
     if (add_table(module, "DEVICE_STATE_LAYOUT", layout_keys, layout,
-                  sizeof(layout) / sizeof(layout[0])) < 0)
+                  sizeof(layout) / sizeof(layout[0])) < 0 ||
+        add_table(module, "DEVICE_CONSTS_LAYOUT", consts_keys, consts,
+                  sizeof(consts) / sizeof(consts[0])) < 0)
         return -1;
     return add_table(module, "DEVICE_FUNCTIONS", function_keys, functions,
                      sizeof(functions) / sizeof(functions[0]));

@@ -60,14 +60,17 @@ static symmem_status_t make_fixed(gpu_t *g)
                      fixed.device, g->device);
     cu_context_t ctx;
     CU("init", libs.cuDevicePrimaryCtxRetain(&ctx, g->cu_device));
-    CU("init", libs.cuMemAlloc(&fixed.block, sizeof(symmem_device_state_t)));
+    CU("init", libs.cuMemAlloc(&fixed.block, SYMMEM_DEVICE_CONSTS_COPY_OFFSET +
+                                                 sizeof(symmem_device_consts_t)));
+    CU("init", libs.cuMemsetD8(fixed.block, 0, SYMMEM_DEVICE_CONSTS_COPY_OFFSET +
+                                                  sizeof(symmem_device_consts_t)));
     void *words = NULL;
     CU("init", libs.cuMemHostAlloc(&words, sizeof(host_words_t),
                                    CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
     fixed.words = words;
     CU("init", libs.cuMemHostGetDevicePointer(&fixed.words_at, words, 0));
     fixed.device = g->device;
-    return SYMMEM_OK;
+    return symmem__gpu_consts_attach_copy(fixed.block + SYMMEM_DEVICE_CONSTS_COPY_OFFSET);
 }
 
 /* Writes the block's copy from the host's: this GPU's view of every heap

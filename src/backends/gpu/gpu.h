@@ -164,6 +164,9 @@ void symmem__gpu_consts_invalidate(void);
 symmem_status_t symmem__gpu_consts_attach(int library, uint64_t handle, const char *call,
                                           int *has_p);
 void symmem__gpu_consts_detach(uint64_t handle);
+/* The copy in device memory at at (SYMMEM_DEVICE_CONSTS_COPY_OFFSET after
+ * the state block's): kept current like a module's. */
+symmem_status_t symmem__gpu_consts_attach_copy(cu_deviceptr_t at);
 
 /* ---- call_check.c: every collective's fingerprint, compared between
  * same-host PEs through the call pages (call_page.h) ---- */

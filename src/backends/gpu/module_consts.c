@@ -5,7 +5,9 @@
  * load hook, or module_init / library_init of a user's module); from then
  * on every change of the state (init, each malloc) is written into it, and
  * finalize writes magic 0, so that its kernels take the slow path through
- * the state block and fail there, named. Unloading a module detaches it. */
+ * the state block and fail there, named. Unloading a module detaches it.
+ * The copy in device memory after the state block (for Triton kernels) is
+ * attached the same way, as handle 0. */
 #include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -84,13 +86,10 @@ static symmem_status_t find(int library, uint64_t handle, const char *call, cu_d
     return SYMMEM_OK;
 }
 
-symmem_status_t symmem__gpu_consts_attach(int library, uint64_t handle, const char *call,
-                                          int *has_p)
+/* Adds (or finds) the copy at at for handle and writes the state into it. */
+static symmem_status_t add(uint64_t handle, cu_deviceptr_t at, const char *call)
 {
-    cu_deviceptr_t at = 0;
-    symmem_status_t status = find(library, handle, call, &at);
-    *has_p = status == SYMMEM_OK && at != 0;
-    if (!*has_p) return status;
+    symmem_status_t status = SYMMEM_OK;
     pthread_mutex_lock(&modules.lock);
     int i = 0;
     while (i < modules.count && modules.list[i].handle != handle) i++;
@@ -107,6 +106,20 @@ symmem_status_t symmem__gpu_consts_attach(int library, uint64_t handle, const ch
     }
     pthread_mutex_unlock(&modules.lock);
     return status;
+}
+
+symmem_status_t symmem__gpu_consts_attach(int library, uint64_t handle, const char *call,
+                                          int *has_p)
+{
+    cu_deviceptr_t at = 0;
+    symmem_status_t status = find(library, handle, call, &at);
+    *has_p = status == SYMMEM_OK && at != 0;
+    return *has_p ? add(handle, at, call) : status;
+}
+
+symmem_status_t symmem__gpu_consts_attach_copy(cu_deviceptr_t at)
+{
+    return add(0, at, "init"); /* handle 0: no module's, never detached */
 }
 
 void symmem__gpu_consts_detach(uint64_t handle)

@@ -19,7 +19,8 @@ Every call is made by all threads of a program (one CUDA block) with the
 same arguments; team syncs and collectives by one program at a time.
 Addresses are pointers (tensor arguments) or int64 addresses; the `*mem*`
 forms count bytes, put/get and the collectives elements. SIGNAL_* and
-CMP_* are NVSHMEM's values (SignalOp's members work too).
+CMP_* are NVSHMEM's values (SIGNAL_SET 9, SIGNAL_ADD 10, as SignalOp's
+members; 0 and 5, which PyTorch's docstrings give, mean the same).
 
 Two engines behind these names, fixed for the process when the first kernel
 compiles (SYMMEM_TRITON_ENGINE=auto|symmem|nvshmem): symmem's own, written
@@ -41,8 +42,8 @@ from ._runtime import SymmemKernel, configure, engine, requires_symmem
 
 requires_nvshmem = requires_symmem  # PyTorch's name for the decorator
 
-# NVSHMEM's values, as torch's Triton users pass them
-SIGNAL_SET, SIGNAL_ADD = 0, 5
+# NVSHMEM's values (nvshmemx_signal_op_t, ComparisonType)
+SIGNAL_SET, SIGNAL_ADD = 9, 10
 CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = 0, 1, 2, 3, 4, 5
 TEAM_WORLD = 0
 

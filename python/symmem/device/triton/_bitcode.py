@@ -55,7 +55,7 @@ def call_pure(name, ret, *args, _semantic=None):
 
 @triton.jit
 def signal_op_code(op):
-    """NVSHMEM's code for a signal op given as NVSHMEM's (SET 0, ADD 5) or
-    NVSHMEM4Py's SignalOp (SET 9, ADD 10)."""
+    """NVSHMEM's code for a signal op: SET 9, ADD 10 (NVSHMEM's values,
+    SignalOp's); 0 and 5, which PyTorch's docstrings give, mean SET and ADD."""
     op = tl.cast(op, tl.int32)
-    return tl.where(op == 10, 5, tl.where(op == 9, 0, op))
+    return tl.where(op == 5, 10, tl.where(op == 0, 9, op))

@@ -339,7 +339,7 @@ def signal_update(at, value, op):
     """The release signal_wait's acquire pairs with: a release atomic at
     system scope (fence.acq_rel.sys + a relaxed update), run by thread 0
     after the caller's bar.sync, so it orders every thread's stores.
-    op: NVSHMEM's SIGNAL_ADD (5) or NVSHMEM4Py's (10) adds, else sets."""
+    op: SIGNAL_ADD (10; or 5, PyTorch's docstrings' value) adds, else sets."""
     sig = tl.cast(at, tl.pointer_type(tl.uint64))
     value = tl.cast(value, tl.uint64)
     if (op == 5) | (op == 10):

@@ -227,7 +227,7 @@ def wait_until(ivar, cmp, cmp_val):
     T: tl.constexpr = ivar.dtype.element_ty
     tl.static_assert(T.is_int(), "wait_until: ivar must point to integers")
     if ENGINE == NVSHMEM:
-        nv.call(nv.typed("nvshmem", T, "wait_until"), tl.int32, _i64(ivar),
+        nv.call(nv.wait_until(T), tl.int32, _i64(ivar),
                 tl.cast(cmp, tl.int32), tl.cast(cmp_val, T))
     else:
         own.wait(own.address(ivar), cmp, cmp_val, T.primitive_bitwidth, T.is_int_signed(),
@@ -380,7 +380,7 @@ def _atomic_at(dest, pe, CALL: tl.constexpr):
 def atomic_fetch(dest, pe):
     T: tl.constexpr = dest.dtype.element_ty
     if ENGINE == NVSHMEM:
-        return nv.call(nv.typed("nvshmem", T, "atomic_fetch"), T, _i64(dest),
+        return nv.call(nv.atomic(T, "fetch"), T, _i64(dest),
                        tl.cast(pe, tl.int32))
     else:
         return tl.load(_atomic_at(dest, pe, "atomic_fetch"), volatile=True)
@@ -390,7 +390,7 @@ def atomic_fetch(dest, pe):
 def atomic_set(dest, value, pe):
     T: tl.constexpr = dest.dtype.element_ty
     if ENGINE == NVSHMEM:
-        nv.call(nv.typed("nvshmem", T, "atomic_set"), tl.int32, _i64(dest), tl.cast(value, T),
+        nv.call(nv.atomic(T, "set"), tl.int32, _i64(dest), tl.cast(value, T),
                 tl.cast(pe, tl.int32))
     else:
         tl.atomic_xchg(_atomic_at(dest, pe, "atomic_set"), tl.cast(value, T), sem="relaxed",
@@ -401,7 +401,7 @@ def atomic_set(dest, value, pe):
 def atomic_swap(dest, value, pe):
     T: tl.constexpr = dest.dtype.element_ty
     if ENGINE == NVSHMEM:
-        return nv.call(nv.typed("nvshmem", T, "atomic_swap"), T, _i64(dest), tl.cast(value, T),
+        return nv.call(nv.atomic(T, "swap"), T, _i64(dest), tl.cast(value, T),
                        tl.cast(pe, tl.int32))
     else:
         return tl.atomic_xchg(_atomic_at(dest, pe, "atomic_swap"), tl.cast(value, T),
@@ -412,7 +412,7 @@ def atomic_swap(dest, value, pe):
 def atomic_compare_swap(dest, cond, value, pe):
     T: tl.constexpr = dest.dtype.element_ty
     if ENGINE == NVSHMEM:
-        return nv.call(nv.typed("nvshmem", T, "atomic_compare_swap"), T, _i64(dest),
+        return nv.call(nv.atomic(T, "compare_swap"), T, _i64(dest),
                        tl.cast(cond, T), tl.cast(value, T), tl.cast(pe, tl.int32))
     else:
         return tl.atomic_cas(_atomic_at(dest, pe, "atomic_compare_swap"), tl.cast(cond, T),
@@ -423,7 +423,7 @@ def atomic_compare_swap(dest, cond, value, pe):
 def atomic_fetch_add(dest, value, pe):
     T: tl.constexpr = dest.dtype.element_ty
     if ENGINE == NVSHMEM:
-        return nv.call(nv.typed("nvshmem", T, "atomic_fetch_add"), T, _i64(dest),
+        return nv.call(nv.atomic(T, "fetch_add"), T, _i64(dest),
                        tl.cast(value, T), tl.cast(pe, tl.int32))
     else:
         return tl.atomic_add(_atomic_at(dest, pe, "atomic_fetch_add"), tl.cast(value, T),
@@ -434,7 +434,7 @@ def atomic_fetch_add(dest, value, pe):
 def atomic_add(dest, value, pe):
     T: tl.constexpr = dest.dtype.element_ty
     if ENGINE == NVSHMEM:
-        nv.call(nv.typed("nvshmem", T, "atomic_add"), tl.int32, _i64(dest), tl.cast(value, T),
+        nv.call(nv.atomic(T, "add"), tl.int32, _i64(dest), tl.cast(value, T),
                 tl.cast(pe, tl.int32))
     else:
         tl.atomic_add(_atomic_at(dest, pe, "atomic_add"), tl.cast(value, T), sem="relaxed",
@@ -445,7 +445,7 @@ def atomic_add(dest, value, pe):
 def atomic_fetch_inc(dest, pe):
     T: tl.constexpr = dest.dtype.element_ty
     if ENGINE == NVSHMEM:
-        return nv.call(nv.typed("nvshmem", T, "atomic_fetch_inc"), T, _i64(dest),
+        return nv.call(nv.atomic(T, "fetch_inc"), T, _i64(dest),
                        tl.cast(pe, tl.int32))
     else:
         return tl.atomic_add(_atomic_at(dest, pe, "atomic_fetch_inc"), tl.cast(1, T),
@@ -456,7 +456,7 @@ def atomic_fetch_inc(dest, pe):
 def atomic_inc(dest, pe):
     T: tl.constexpr = dest.dtype.element_ty
     if ENGINE == NVSHMEM:
-        nv.call(nv.typed("nvshmem", T, "atomic_inc"), tl.int32, _i64(dest),
+        nv.call(nv.atomic(T, "inc"), tl.int32, _i64(dest),
                 tl.cast(pe, tl.int32))
     else:
         tl.atomic_add(_atomic_at(dest, pe, "atomic_inc"), tl.cast(1, T), sem="relaxed",
@@ -468,10 +468,10 @@ def _bitwise(dest, value, pe, OP: tl.constexpr, FETCH: tl.constexpr, CALL: tl.co
     T: tl.constexpr = dest.dtype.element_ty
     if ENGINE == NVSHMEM:
         if FETCH:
-            old = nv.call(nv.typed("nvshmem", T, "atomic_fetch_" + OP), T, _i64(dest),
+            old = nv.call(nv.atomic(T, "fetch_" + OP), T, _i64(dest),
                           tl.cast(value, T), tl.cast(pe, tl.int32))
         else:
-            nv.call(nv.typed("nvshmem", T, "atomic_" + OP), tl.int32, _i64(dest),
+            nv.call(nv.atomic(T, OP), tl.int32, _i64(dest),
                     tl.cast(value, T), tl.cast(pe, tl.int32))
             old = tl.cast(0, T)
     else:

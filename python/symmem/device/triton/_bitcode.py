@@ -31,26 +31,46 @@ def typed(prefix, dtype, suffix):
     return f"{prefix}_{type_name(dtype)}_{suffix}"
 
 
+@triton.constexpr_function
+def atomic(dtype, op):
+    """NVSHMEM's atomic for an element type: nvshmem_<type>_atomic_<op>
+    (its bitcode has no int64 form of the adds; long is the same type here)."""
+    name = type_name(dtype)
+    if name == "int64" and op in ("add", "fetch_add", "inc", "fetch_inc"):
+        name = "long"
+    return f"nvshmem_{name}_atomic_{op}"
+
+
+@triton.constexpr_function
+def wait_until(dtype):
+    """NVSHMEM's wait_until for an integer type (16-bit ones by their C
+    names; it has none for 8-bit integers)."""
+    name = {"int16": "short", "uint16": "ushort"}.get(type_name(dtype), type_name(dtype))
+    if name in ("int8", "uint8"):
+        raise TypeError("symmem.device.triton: NVSHMEM has no wait_until for 8-bit integers "
+                        "(symmem's engine has)")
+    return f"nvshmem_{name}_wait_until"
+
+
+def _extern(name, ret, args, pure, _semantic):
+    types = tuple(a.dtype for a in args)
+    return core.extern_elementwise(LIB, "", list(args), {types: (core._unwrap_if_constexpr(name),
+                                   core._unwrap_if_constexpr(ret))}, is_pure=pure,
+                                   _semantic=_semantic)
+
+
 @core.extern
 def call(name, ret, *args, _semantic=None):
     """NVSHMEM's device function name(*args) -> ret; the argument types are
     the arguments' own (the caller casts them to what the C signature
     takes: addresses int64, PEs and teams int32)."""
-    name = core._unwrap_if_constexpr(name)
-    ret = core._unwrap_if_constexpr(ret)
-    types = tuple(a.dtype for a in args)
-    return core.extern_elementwise(LIB, "", list(args), {types: (name, ret)}, is_pure=False,
-                                   _semantic=_semantic)
+    return _extern(name, ret, args, False, _semantic)
 
 
 @core.extern
 def call_pure(name, ret, *args, _semantic=None):
     """As call, for a function without side effects (my_pe, n_pes)."""
-    name = core._unwrap_if_constexpr(name)
-    ret = core._unwrap_if_constexpr(ret)
-    types = tuple(a.dtype for a in args)
-    return core.extern_elementwise(LIB, "", list(args), {types: (name, ret)}, is_pure=True,
-                                   _semantic=_semantic)
+    return _extern(name, ret, args, True, _semantic)
 
 
 @triton.jit

@@ -151,13 +151,14 @@ class NvshmemKernelObject:
 
 # ---- module_init and friends ----
 
-def _require_gpu(call):
+def _require_gpu(call, what="CUDA modules and libraries"):
+    """Initialised on the gpu backend, where what (device code) runs."""
     require_initialized(call)
     backend = _symmem.backend_name()
     if backend != "gpu":
-        raise exception(_symmem.ERR_UNSUPPORTED, f"{call}: CUDA modules and libraries need the "
-                        f"gpu backend; the running backend is {backend} (device code runs "
-                        "there as @numba.njit functions: symmem.device.numba)")
+        raise exception(_symmem.ERR_UNSUPPORTED, f"{call}: {what} need the gpu backend; the "
+                        f"running backend is {backend} (device code runs there as "
+                        "@numba.njit functions: symmem.device.numba)")
 
 
 def _check(call, what, obj, kind):

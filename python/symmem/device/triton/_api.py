@@ -72,43 +72,40 @@ def team_n_pes(team):
 # ---- put and get, in bytes ----
 
 @triton.jit
+def _copy(dest, source, nbytes, pe, NAME: tl.constexpr, GET: tl.constexpr):
+    """NVSHMEM's nvshmemx_<NAME>, or the own engine's put or get (its nbi
+    forms are the same stores, complete after quiet alike)."""
+    if ENGINE == NVSHMEM:
+        nv.call("nvshmemx_" + NAME, tl.int32, _i64(dest), _i64(source),
+                tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
+    elif GET:
+        own.get(dest, source, nbytes, pe, NAME)
+    else:
+        own.put(dest, source, nbytes, pe, NAME)
+
+
+@triton.jit
 def putmem_block(dest, source, nbytes, pe):
     """nbytes from source (here) to dest on PE pe; dest, source: pointers or
     int64 addresses."""
-    if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_putmem_block", tl.int32, _i64(dest), _i64(source),
-                tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
-    else:
-        own.put(dest, source, nbytes, pe, "putmem_block")
+    _copy(dest, source, nbytes, pe, "putmem_block", False)
 
 
 @triton.jit
 def putmem_nbi_block(dest, source, nbytes, pe):
-    """putmem_block, complete after quiet (own engine: the same stores)."""
-    if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_putmem_nbi_block", tl.int32, _i64(dest), _i64(source),
-                tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
-    else:
-        own.put(dest, source, nbytes, pe, "putmem_nbi_block")
+    """putmem_block, complete after quiet."""
+    _copy(dest, source, nbytes, pe, "putmem_nbi_block", False)
 
 
 @triton.jit
 def getmem_block(dest, source, nbytes, pe):
     """nbytes from source on PE pe to dest (here)."""
-    if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_getmem_block", tl.int32, _i64(dest), _i64(source),
-                tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
-    else:
-        own.get(dest, source, nbytes, pe, "getmem_block")
+    _copy(dest, source, nbytes, pe, "getmem_block", True)
 
 
 @triton.jit
 def getmem_nbi_block(dest, source, nbytes, pe):
-    if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_getmem_nbi_block", tl.int32, _i64(dest), _i64(source),
-                tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
-    else:
-        own.get(dest, source, nbytes, pe, "getmem_nbi_block")
+    _copy(dest, source, nbytes, pe, "getmem_nbi_block", True)
 
 
 # ---- put and get, in elements of typed pointers ----
@@ -179,27 +176,25 @@ def remote_ptr(ptr, pe):
 # ---- signals and waits ----
 
 @triton.jit
-def putmem_signal_block(dest, source, nbytes, sig_addr, signal, sig_op, pe):
-    """putmem_block, then the signal at sig_addr on PE pe updated (sig_op:
-    SIGNAL_SET or SIGNAL_ADD) once the data is there."""
+def _put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe, NAME: tl.constexpr):
     if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_putmem_signal_block", tl.int32, _i64(dest), _i64(source),
+        nv.call("nvshmemx_" + NAME, tl.int32, _i64(dest), _i64(source),
                 tl.cast(nbytes, tl.int64), _i64(sig_addr), tl.cast(signal, tl.uint64),
                 nv.signal_op_code(sig_op), tl.cast(pe, tl.int32))
     else:
-        own.put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe,
-                       "putmem_signal_block")
+        own.put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe, NAME)
+
+
+@triton.jit
+def putmem_signal_block(dest, source, nbytes, sig_addr, signal, sig_op, pe):
+    """putmem_block, then the signal at sig_addr on PE pe updated (sig_op:
+    SIGNAL_SET or SIGNAL_ADD) once the data is there."""
+    _put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe, "putmem_signal_block")
 
 
 @triton.jit
 def putmem_signal_nbi_block(dest, source, nbytes, sig_addr, signal, sig_op, pe):
-    if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_putmem_signal_nbi_block", tl.int32, _i64(dest), _i64(source),
-                tl.cast(nbytes, tl.int64), _i64(sig_addr), tl.cast(signal, tl.uint64),
-                nv.signal_op_code(sig_op), tl.cast(pe, tl.int32))
-    else:
-        own.put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe,
-                       "putmem_signal_nbi_block")
+    _put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe, "putmem_signal_nbi_block")
 
 
 @triton.jit
@@ -335,11 +330,12 @@ def broadcast(team, dest, source, nelems, pe_root):
         own.sync(team, "broadcast")
 
 
-@triton.jit(noinline=True)
+@triton.jit
 def _reduce_in_place(team, dest, nreduce, operation: tl.constexpr):
     """Each block of elements combined in registers from every member, then,
-    after a sync (nobody reads it any more), stored. A function of its own:
-    inlined into reduce, Triton 3.6's coalescing pass failed an assertion."""
+    after a sync (nobody reads it any more), stored. Known: a kernel calling
+    reduce(team, x, x, ...) can fail an assertion in Triton 3.6's coalescing
+    pass (docs/testing.md)."""
     for lo in range(0, nreduce, own.REDUCE_BLOCK):
         acc = own.reduce_block(team, dest, lo, nreduce, operation, "reduce")
         own.sync(team, "reduce")
@@ -371,145 +367,110 @@ def reduce(team, dest, source, nreduce, operation: tl.constexpr):
 # ---- atomics (NVSHMEM4Py's names), on the element dest points at on PE pe ----
 
 @triton.jit
-def _atomic_at(dest, pe, CALL: tl.constexpr):
-    size: tl.constexpr = dest.dtype.element_ty.primitive_bitwidth // 8
-    return own.remote(own.address(dest), size, pe, 0, CALL).to(dest.dtype)
-
-
-@triton.jit
-def atomic_fetch(dest, pe):
+def _atomic(dest, value, cond, pe, NAME: tl.constexpr):
+    """atomic_<NAME> on either engine: relaxed, at system scope. Returns the
+    old value where the call has one (0 from NVSHMEM's forms without)."""
     T: tl.constexpr = dest.dtype.element_ty
+    KIND: tl.constexpr = nv.atomic_kind(NAME)  # what it does to the word
+    value = tl.cast(value, T)
+    pe = tl.cast(pe, tl.int32)
     if ENGINE == NVSHMEM:
-        return nv.call(nv.atomic(T, "fetch"), T, _i64(dest),
-                       tl.cast(pe, tl.int32))
-    else:
-        return tl.load(_atomic_at(dest, pe, "atomic_fetch"), volatile=True)
-
-
-@triton.jit
-def atomic_set(dest, value, pe):
-    T: tl.constexpr = dest.dtype.element_ty
-    if ENGINE == NVSHMEM:
-        nv.call(nv.atomic(T, "set"), tl.int32, _i64(dest), tl.cast(value, T),
-                tl.cast(pe, tl.int32))
-    else:
-        tl.atomic_xchg(_atomic_at(dest, pe, "atomic_set"), tl.cast(value, T), sem="relaxed",
-                       scope="sys")
-
-
-@triton.jit
-def atomic_swap(dest, value, pe):
-    T: tl.constexpr = dest.dtype.element_ty
-    if ENGINE == NVSHMEM:
-        return nv.call(nv.atomic(T, "swap"), T, _i64(dest), tl.cast(value, T),
-                       tl.cast(pe, tl.int32))
-    else:
-        return tl.atomic_xchg(_atomic_at(dest, pe, "atomic_swap"), tl.cast(value, T),
-                              sem="relaxed", scope="sys")
-
-
-@triton.jit
-def atomic_compare_swap(dest, cond, value, pe):
-    T: tl.constexpr = dest.dtype.element_ty
-    if ENGINE == NVSHMEM:
-        return nv.call(nv.atomic(T, "compare_swap"), T, _i64(dest),
-                       tl.cast(cond, T), tl.cast(value, T), tl.cast(pe, tl.int32))
-    else:
-        return tl.atomic_cas(_atomic_at(dest, pe, "atomic_compare_swap"), tl.cast(cond, T),
-                             tl.cast(value, T), sem="relaxed", scope="sys")
-
-
-@triton.jit
-def atomic_fetch_add(dest, value, pe):
-    T: tl.constexpr = dest.dtype.element_ty
-    if ENGINE == NVSHMEM:
-        return nv.call(nv.atomic(T, "fetch_add"), T, _i64(dest),
-                       tl.cast(value, T), tl.cast(pe, tl.int32))
-    else:
-        return tl.atomic_add(_atomic_at(dest, pe, "atomic_fetch_add"), tl.cast(value, T),
-                             sem="relaxed", scope="sys")
-
-
-@triton.jit
-def atomic_add(dest, value, pe):
-    T: tl.constexpr = dest.dtype.element_ty
-    if ENGINE == NVSHMEM:
-        nv.call(nv.atomic(T, "add"), tl.int32, _i64(dest), tl.cast(value, T),
-                tl.cast(pe, tl.int32))
-    else:
-        tl.atomic_add(_atomic_at(dest, pe, "atomic_add"), tl.cast(value, T), sem="relaxed",
-                      scope="sys")
-
-
-@triton.jit
-def atomic_fetch_inc(dest, pe):
-    T: tl.constexpr = dest.dtype.element_ty
-    if ENGINE == NVSHMEM:
-        return nv.call(nv.atomic(T, "fetch_inc"), T, _i64(dest),
-                       tl.cast(pe, tl.int32))
-    else:
-        return tl.atomic_add(_atomic_at(dest, pe, "atomic_fetch_inc"), tl.cast(1, T),
-                             sem="relaxed", scope="sys")
-
-
-@triton.jit
-def atomic_inc(dest, pe):
-    T: tl.constexpr = dest.dtype.element_ty
-    if ENGINE == NVSHMEM:
-        nv.call(nv.atomic(T, "inc"), tl.int32, _i64(dest),
-                tl.cast(pe, tl.int32))
-    else:
-        tl.atomic_add(_atomic_at(dest, pe, "atomic_inc"), tl.cast(1, T), sem="relaxed",
-                      scope="sys")
-
-
-@triton.jit
-def _bitwise(dest, value, pe, OP: tl.constexpr, FETCH: tl.constexpr, CALL: tl.constexpr):
-    T: tl.constexpr = dest.dtype.element_ty
-    if ENGINE == NVSHMEM:
-        if FETCH:
-            old = nv.call(nv.atomic(T, "fetch_" + OP), T, _i64(dest),
-                          tl.cast(value, T), tl.cast(pe, tl.int32))
+        RET: tl.constexpr = nv.atomic_result(T, NAME)
+        if KIND == "compare_swap":
+            old = nv.call(nv.atomic(T, NAME), RET, _i64(dest), tl.cast(cond, T), value, pe)
+        elif (KIND == "fetch") or (KIND == "inc"):
+            old = nv.call(nv.atomic(T, NAME), RET, _i64(dest), pe)
         else:
-            nv.call(nv.atomic(T, OP), tl.int32, _i64(dest),
-                    tl.cast(value, T), tl.cast(pe, tl.int32))
+            old = nv.call(nv.atomic(T, NAME), RET, _i64(dest), value, pe)
+        if RET != T:
             old = tl.cast(0, T)
     else:
-        at = _atomic_at(dest, pe, CALL)
-        if OP == "and":
-            old = tl.atomic_and(at, tl.cast(value, T), sem="relaxed", scope="sys")
-        elif OP == "or":
-            old = tl.atomic_or(at, tl.cast(value, T), sem="relaxed", scope="sys")
+        size: tl.constexpr = T.primitive_bitwidth // 8
+        at = own.remote(own.address(dest), size, pe, 0, "atomic_" + NAME).to(dest.dtype)
+        if KIND == "fetch":
+            old = tl.load(at, volatile=True)
+        elif (KIND == "set") or (KIND == "swap"):
+            old = tl.atomic_xchg(at, value, sem="relaxed", scope="sys")
+        elif KIND == "compare_swap":
+            old = tl.atomic_cas(at, tl.cast(cond, T), value, sem="relaxed", scope="sys")
+        elif KIND == "add":
+            old = tl.atomic_add(at, value, sem="relaxed", scope="sys")
+        elif KIND == "inc":
+            old = tl.atomic_add(at, tl.cast(1, T), sem="relaxed", scope="sys")
+        elif KIND == "and":
+            old = tl.atomic_and(at, value, sem="relaxed", scope="sys")
+        elif KIND == "or":
+            old = tl.atomic_or(at, value, sem="relaxed", scope="sys")
         else:
-            old = tl.atomic_xor(at, tl.cast(value, T), sem="relaxed", scope="sys")
+            old = tl.atomic_xor(at, value, sem="relaxed", scope="sys")
     return old
 
 
 @triton.jit
+def atomic_fetch(dest, pe):
+    return _atomic(dest, 0, 0, pe, "fetch")
+
+
+@triton.jit
+def atomic_set(dest, value, pe):
+    _atomic(dest, value, 0, pe, "set")
+
+
+@triton.jit
+def atomic_swap(dest, value, pe):
+    return _atomic(dest, value, 0, pe, "swap")
+
+
+@triton.jit
+def atomic_compare_swap(dest, cond, value, pe):
+    return _atomic(dest, value, cond, pe, "compare_swap")
+
+
+@triton.jit
+def atomic_add(dest, value, pe):
+    _atomic(dest, value, 0, pe, "add")
+
+
+@triton.jit
+def atomic_fetch_add(dest, value, pe):
+    return _atomic(dest, value, 0, pe, "fetch_add")
+
+
+@triton.jit
+def atomic_inc(dest, pe):
+    _atomic(dest, 0, 0, pe, "inc")
+
+
+@triton.jit
+def atomic_fetch_inc(dest, pe):
+    return _atomic(dest, 0, 0, pe, "fetch_inc")
+
+
+@triton.jit
 def atomic_and(dest, value, pe):
-    _bitwise(dest, value, pe, "and", False, "atomic_and")
+    _atomic(dest, value, 0, pe, "and")
 
 
 @triton.jit
 def atomic_fetch_and(dest, value, pe):
-    return _bitwise(dest, value, pe, "and", True, "atomic_fetch_and")
+    return _atomic(dest, value, 0, pe, "fetch_and")
 
 
 @triton.jit
 def atomic_or(dest, value, pe):
-    _bitwise(dest, value, pe, "or", False, "atomic_or")
+    _atomic(dest, value, 0, pe, "or")
 
 
 @triton.jit
 def atomic_fetch_or(dest, value, pe):
-    return _bitwise(dest, value, pe, "or", True, "atomic_fetch_or")
+    return _atomic(dest, value, 0, pe, "fetch_or")
 
 
 @triton.jit
 def atomic_xor(dest, value, pe):
-    _bitwise(dest, value, pe, "xor", False, "atomic_xor")
+    _atomic(dest, value, 0, pe, "xor")
 
 
 @triton.jit
 def atomic_fetch_xor(dest, value, pe):
-    return _bitwise(dest, value, pe, "xor", True, "atomic_fetch_xor")
+    return _atomic(dest, value, 0, pe, "fetch_xor")

@@ -42,6 +42,20 @@ def atomic(dtype, op):
 
 
 @triton.constexpr_function
+def atomic_kind(name):
+    """What atomic_<name> does to the word: its name less "fetch_"."""
+    return name[len("fetch_"):] if name.startswith("fetch_") else name
+
+
+@triton.constexpr_function
+def atomic_result(dtype, name):
+    """The type NVSHMEM's atomic_<name> returns: dtype where it returns the
+    old value, else int32 (declared for its void functions)."""
+    returns = name.startswith("fetch") or name in ("swap", "compare_swap")
+    return dtype if returns else tl.int32
+
+
+@triton.constexpr_function
 def wait_until(dtype):
     """NVSHMEM's wait_until for an integer type (16-bit ones by their C
     names; it has none for 8-bit integers)."""

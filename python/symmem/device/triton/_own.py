@@ -70,7 +70,6 @@ ERR_TIMEOUT = tl.constexpr(4)
 ERR_NOT_INITIALIZED = tl.constexpr(5)
 ERR_BAD_TEAM = tl.constexpr(7)
 ERR_BAD_ROOT = tl.constexpr(9)
-ERR_BAD_ARG = tl.constexpr(10)
 ERR_UNREACHABLE = tl.constexpr(11)
 
 COPY_BLOCK = tl.constexpr(2048)  # elements a copy loop moves per step (8 16-byte units a thread)
@@ -183,20 +182,23 @@ def fail(what, pe, arg, value, CALL: tl.constexpr):
 # ---- where a PE's copy is ----
 
 @triton.jit
-def my_pe_now():
-    """This PE's number (from the state block if the copy is not current)."""
-    mine = _i32(CONSTS + C_MY_PE)
+def _current_i32(C_AT: tl.constexpr, S_AT: tl.constexpr):
+    """An int32 field of the copy of the constant state, or of the state
+    block where the copy is not current."""
+    value = _i32(CONSTS + C_AT)
     if _u64(CONSTS + C_MAGIC) != MAGIC:
-        mine = _i32(STATE + S_MY_PE)
-    return mine
+        value = _i32(STATE + S_AT)
+    return value
+
+
+@triton.jit
+def my_pe_now():
+    return _current_i32(C_MY_PE, S_MY_PE)
 
 
 @triton.jit
 def n_pes_now():
-    n = _i32(CONSTS + C_N_PES)
-    if _u64(CONSTS + C_MAGIC) != MAGIC:
-        n = _i32(STATE + S_N_PES)
-    return n
+    return _current_i32(C_N_PES, S_N_PES)
 
 
 @triton.jit
@@ -303,7 +305,7 @@ def copy(dst, src, nbytes):
     program, in the widest unit the alignment allows; every thread's share
     is issued when it returns (visible elsewhere after a fence)."""
     aligned = dst | src
-    done = nbytes * 0
+    done = tl.cast(0, tl.uint64)
     if (aligned & 15) == 0:
         done = nbytes // 16 * 16
         _copy_16(dst, src, nbytes // 16)
@@ -354,7 +356,7 @@ def put_signal(dst, src, nbytes, sig, value, op, pe, CALL: tl.constexpr):
     sig = address(sig)
     nbytes = tl.cast(nbytes, tl.uint64)
     remote_dst = remote(dst, nbytes, pe, 0, CALL)
-    remote_sig = remote(sig, nbytes * 0 + 8, pe, 3, CALL)
+    remote_sig = remote(sig, tl.cast(8, tl.uint64), pe, 3, CALL)
     copy(remote_dst, address(src), nbytes)
     tl.debug_barrier()  # every thread's copy before thread 0's release
     signal_update(remote_sig, value, op)
@@ -364,7 +366,7 @@ def put_signal(dst, src, nbytes, sig, value, op, pe, CALL: tl.constexpr):
 def signal_op(sig, value, op, pe, CALL: tl.constexpr):
     sig = address(sig)
     tl.debug_barrier()  # the program's earlier stores before the release
-    signal_update(remote(sig, sig * 0 + 8, pe, 0, CALL), value, op)
+    signal_update(remote(sig, tl.cast(8, tl.uint64), pe, 0, CALL), value, op)
 
 
 @triton.jit
@@ -489,7 +491,7 @@ def sync(team, CALL: tl.constexpr):
     fence_acq_rel_sys()  # this PE's earlier stores before its arrival
     slot = area + 8 * (1 + me).to(tl.uint64)
     for i in range(0, n):
-        to = remote(slot, slot * 0 + 8, team_member(team, i, CALL), -1, CALL)
+        to = remote(slot, tl.cast(8, tl.uint64), team_member(team, i, CALL), -1, CALL)
         tl.atomic_xchg(tl.cast(to, tl.pointer_type(tl.uint64)), epoch, sem="relaxed", scope="sys")
     for i in range(0, n):
         # acquire: pairs with team PE i's fence before its arrival store

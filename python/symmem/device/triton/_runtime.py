@@ -20,13 +20,14 @@ from triton import knobs
 from triton.runtime.jit import JITFunction, KernelInterface
 
 from symmem import _device_host, _symmem
-from symmem._errors import exception, invalid, require_initialized
+from symmem._errors import invalid
 from symmem._lifecycle import _init_hooks
 
-from . import _api, _own
+from . import _api, _bitcode, _own
 
 ENGINES = ("symmem", "nvshmem")
 _engine = None  # the engine once configured
+_extern_libs = {}  # what a kernel links with it: NVSHMEM's bitcode for its engine
 _nvshmem_modules = []  # handles of loaded modules that link NVSHMEM's bitcode
 
 
@@ -48,20 +49,17 @@ def _choose_engine():
 def configure(call="symmem.device.triton"):
     """Fixes the engine and the device addresses for this process (once);
     returns the engine's name."""
-    global _engine
+    global _engine, _extern_libs
     if _engine is not None:
         return _engine
-    require_initialized(call)
-    backend = _symmem.backend_name()
-    if backend != "gpu":
-        raise exception(_symmem.ERR_UNSUPPORTED, f"{call}: Triton kernels run on the gpu "
-                        f"backend; the running backend is {backend} (on the cpu backend, device "
-                        "code runs as @numba.njit functions: symmem.device.numba)")
+    _device_host._require_gpu(call, "Triton kernels")
     state = _symmem.device_state_gpu()
     engine = _choose_engine()
     _own.STATE = tl.constexpr(state)
     _own.CONSTS = tl.constexpr(state + _symmem.DEVICE_STATE_LAYOUT["consts_copy"])
     _api.ENGINE = _api.NVSHMEM if engine == "nvshmem" else _api.OWN
+    if engine == "nvshmem":
+        _extern_libs = {_bitcode.LIB: _device_host.find_device_bitcode_library()}
     _engine = engine
     return engine
 
@@ -146,18 +144,11 @@ class SymmemKernel(KernelInterface):
 
     def run(self, *args, **kwargs):
         if configure(f"{self.kernel.fn.__name__}[grid]") == "nvshmem":
-            libs = dict(kwargs.pop("extern_libs", None) or {})
-            libs.setdefault(_bitcode_name(), _device_host.find_device_bitcode_library())
-            kwargs["extern_libs"] = libs
+            kwargs["extern_libs"] = {**_extern_libs, **(kwargs.get("extern_libs") or {})}
         return self.kernel.run(*map(_argument, args), **kwargs)
 
     def __getattr__(self, name):  # the kernel's own attributes (fn, cache, warmup, ...)
         return getattr(self.kernel, name)
-
-
-def _bitcode_name():
-    from . import _bitcode
-    return _bitcode.LIB
 
 
 def requires_symmem(kernel):

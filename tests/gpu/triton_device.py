@@ -16,6 +16,7 @@ and must end, naming the call (symmem engine).
 Run: python -m symmem.run -n 2 tests/gpu/triton_device.py"""
 import os
 import sys
+import time
 
 import numpy as np
 import torch
@@ -51,12 +52,17 @@ def putmem_getmem(dst, src, got, nbytes, pe):
 
 @sdt.requires_symmem
 @triton.jit
-def ping(dst, src, sig, n, value, op, pe, NBI: tl.constexpr):
+def ping(dst, src, sig, seen, n, value, op, pe, NBI: tl.constexpr):
     if NBI:
         sdt.putmem_signal_nbi_block(dst, src, n * 4, sig, value, op, pe)
     else:
         sdt.putmem_signal_block(dst, src, n * 4, sig, value, op, pe)
     sdt.signal_wait_until(sig, sdt.CMP_GE, value)
+    # message passing: every thread reads the data after the wait, in the
+    # kernel (a missing acquire or barrier shows as stale values in seen)
+    for start in range(0, n, 1024):
+        offs = start + tl.arange(0, 1024)
+        tl.store(seen + offs, tl.load(dst + offs, mask=offs < n), mask=offs < n)
 
 
 @sdt.requires_symmem
@@ -184,6 +190,7 @@ def check_signals(results):
     src = nvshmem.tensor(n, dtype=torch.float32)
     dst = nvshmem.tensor(n, dtype=torch.float32)
     sig = nvshmem.tensor(1, dtype=torch.uint64)
+    seen = torch.zeros(n, dtype=torch.float32, device="cuda")
     sig.zero_()
     for nbi in (False, True):
         for rnd in (1, 2, 3):
@@ -191,15 +198,17 @@ def check_signals(results):
             torch.cuda.synchronize()
             nvshmem.barrier_all()
             value = rnd + 3 * nbi
-            ping[(1,)](dst, src, sig, n, value, sdt.SIGNAL_SET, peer, nbi)
+            ping[(1,)](dst, src, sig, seen, n, value, sdt.SIGNAL_SET, peer, nbi)
             torch.cuda.synchronize()
             nvshmem.barrier_all()
             expect(f"putmem_signal nbi={nbi} round {rnd}", dst,
                    pattern(peer, n, torch.float32) + rnd)
+            expect(f"read in the kernel after signal_wait_until, nbi={nbi} round {rnd}", seen,
+                   pattern(peer, n, torch.float32) + rnd)
             expect("signal value", sig, torch.tensor([value], dtype=torch.uint64))
     # ADD, with NVSHMEM4Py's SignalOp member: the signal goes 6 -> 6 + 4
     nvshmem.barrier_all()
-    ping[(1,)](dst, src, sig, n, 4, int(nvshmem.SignalOp.SIGNAL_ADD), peer, False)
+    ping[(1,)](dst, src, sig, seen, n, 4, int(nvshmem.SignalOp.SIGNAL_ADD), peer, False)
     torch.cuda.synchronize()
     nvshmem.barrier_all()
     expect("signal after ADD", sig, torch.tensor([10], dtype=torch.uint64))
@@ -322,11 +331,12 @@ assert engine == os.environ.get("SYMMEM_TRITON_ENGINE", engine), engine
 if len(sys.argv) > 1 and sys.argv[1] == "dead_peer":
     dead_peer()
 results = {}
-check_put_get(results)
-check_signals(results)
-check_point_ops(results)
-check_atomics(results)
-check_collectives(results)
+started = time.monotonic()
+for check in (check_put_get, check_signals, check_point_ops, check_atomics, check_collectives):
+    check(results)
+    # progress (compiling against NVSHMEM's bitcode takes seconds a kernel)
+    print(f"PE {me}: {check.__name__} passed at {time.monotonic() - started:.0f} s",
+          file=sys.stderr, flush=True)
 where = os.environ.get("TRITON_RESULTS")
 if where:
     np.savez(os.path.join(where, f"{engine}-pe{me}.npz"), **results)

@@ -208,7 +208,7 @@ def test_device_operations_join_the_default_run_on_gpus_with_two_pes():
     (("--backend", "gpu", "-n", "1", "--ops", "device_p_lat"),
      "--ops: device_p_lat: device operations need 2 PEs or more (PE 0 puts to PE 1); got -n 1"),
     (("--backend", "gpu", "--ops", "device,teleport"),
-     "--ops: unknown teleport; choose from host, device, put,"),
+     "--ops: unknown teleport; choose from host, device, triton, put,"),
 ])
 def test_device_operations_where_they_cannot_run_are_refused(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
@@ -280,6 +280,45 @@ def test_the_device_table_has_one_line_per_operation_with_both_ratios(tmp_path):
     rows = {(r["op"], r["lib"]): r for r in report.rows(records, 2)}
     assert rows["device_put", "symmem device"]["symmem_speedup"] is None  # the baseline
     assert abs(rows["device_put", "nvshmem device"]["symmem_speedup"] - 1.05) < 1e-9
+
+
+def test_the_triton_table_puts_the_two_engines_side_by_side():
+    from symmem.bench import report
+    records = [
+        dict(lib="symmem triton", op="triton_put", bytes=1 << 20, us=20.0, round=1),
+        dict(lib="nvshmem triton", op="triton_put", bytes=1 << 20, us=21.0, round=1),
+        dict(lib="symmem triton", op="triton_put_signal", bytes=8, us=2.0, round=1),
+        dict(lib="nvshmem triton", op="triton_put_signal", bytes=8, us=1.9, round=1),
+        dict(lib="symmem device", op="device_put", bytes=1 << 20, us=23.3, round=1),
+    ]
+    lines = report.text_tables(records, 2).splitlines()
+    title = next(i for i, line in enumerate(lines) if line.startswith("== triton (2 PEs): "))
+    assert lines[title + 1].split() == ["operation", "size", "symmem", "triton", "us",
+                                        "nvshmem", "triton", "us", "symmem", "triton", "GB/s",
+                                        "nvshmem", "/", "symmem"]
+    # symmem's engine's bandwidth; NVSHMEM's time over symmem's
+    assert lines[title + 2].split() == ["triton_put", "1M", "20.000", "21.000", "52.43",
+                                        "1.05x"]
+    assert lines[title + 3].split() == ["triton_put_signal", "8", "2.000", "1.900", "0.95x"]
+    # the Numba kernels keep their own table, without the Triton rows
+    device = next(i for i, line in enumerate(lines) if line.startswith("== device (2 PEs): "))
+    assert lines[device + 2].split()[:3] == ["device_put", "1M", "23.300"]
+    assert "triton" not in lines[device + 2]
+    assert "| triton_put | 1M | 20.000 | 21.000 | 52.43 | 1.05x |" in report.markdown(records, 2)
+
+
+def test_each_device_library_gets_only_the_operations_it_runs():
+    from symmem.bench import libraries
+    from symmem.bench.__main__ import choose_libraries
+    opts = _parse("--backend", "gpu", "-n", "2", "--ops", "triton_put,device_barrier")
+    assert libraries.device_ops("symmem triton", opts) == "triton_put"
+    assert libraries.device_ops("nvshmem device", opts) == "device_barrier"
+    opts = _parse("--backend", "gpu", "-n", "2", "--ops", "triton",
+                  "--libs", "symmem device,symmem triton")
+    chosen, skipped = choose_libraries(opts)
+    assert skipped["symmem device"] == "--ops has no device operation"
+    assert [name for name, _ in chosen] in ([], ["symmem triton"])  # [] where it cannot run
+    assert "symmem triton" in skipped or chosen
 
 
 def _fake_toolchain(tmp_path, nvcc_body):
@@ -361,4 +400,4 @@ def test_the_device_program_is_built_once_and_run_under_the_launcher(tmp_path):
     built = [p.name for p in (tmp_path / "cache" / "symmem" / "bench").iterdir()]
     assert len(built) == 1 and built[0].startswith("nvshmem_device-"), built
     log = (tmp_path / "out" / "run.log").read_text()
-    assert f"ops={','.join(plan.DEVICE_OPS)} runs=5 loop=10000 reps=16384" in log
+    assert f"ops={','.join(plan.NUMBA_DEVICE_OPS)} runs=5 loop=10000 reps=16384" in log

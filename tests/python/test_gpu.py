@@ -75,9 +75,9 @@ def test_auto_falls_back_to_the_cpu_engine():
 
 # ---- on GPUs ----
 
-def _launch(n, script, *args, env=None):
-    return run([sys.executable, "-m", "symmem.run", "-n", str(n), "--timeout", "200",
-                str(script), *args], env=env)
+def _launch(n, script, *args, env=None, timeout=200):
+    return run([sys.executable, "-m", "symmem.run", "-n", str(n), "--timeout", str(timeout),
+                str(script), *args], env=env, timeout=timeout + 40)
 
 
 def _assert_all_ok(result, n, marker="OK"):
@@ -410,7 +410,8 @@ def test_triton_kernels_deliver_the_same_bytes_on_both_engines(tmp_path):
     # sizes, checked on every PE; then the two engines' bytes compared
     import numpy as np
     for engine in ("symmem", "nvshmem"):
-        result = _launch(2, GPU_DIR / "triton_device.py",
+        # compiling every kernel against NVSHMEM's bitcode takes minutes
+        result = _launch(2, GPU_DIR / "triton_device.py", timeout=500,
                          env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TRITON_ENGINE": engine,
                               "TRITON_RESULTS": str(tmp_path)})
         _assert_all_ok(result, 2, f"triton {engine}")
@@ -420,6 +421,23 @@ def test_triton_kernels_deliver_the_same_bytes_on_both_engines(tmp_path):
         assert sorted(own.files) == sorted(nvshmem.files)
         for name in own.files:
             assert np.array_equal(own[name], nvshmem[name]), (pe, name)
+
+
+@needs_triton
+@pytest.mark.parametrize("engine", ["symmem", "nvshmem"])
+def test_the_triton_examples_run_on_both_engines(engine):
+    env = {"SYMMEM_BACKEND": "gpu", "SYMMEM_TRITON_ENGINE": engine}
+    result = _launch(2, ROOT / "examples" / "triton_allreduce.py", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for pe in range(2):
+        assert (f"PE {pe} OK: the Triton all-reduce of 10243 floats over 2 PEs is right "
+                f"({engine} engine)") in result.stdout, result.stdout + result.stderr
+    result = _launch(2, ROOT / "examples" / "triton_put_signal.py", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for pe in range(2):
+        assert (f"PE {pe} OK: 8 rounds of 16 blocks put_signalled from PE {1 - pe} were "
+                f"consumed right ({engine} engine)") in result.stdout, \
+            result.stdout + result.stderr
 
 
 @needs_triton

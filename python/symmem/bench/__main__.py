@@ -10,7 +10,8 @@ otherwise pick, in one run on the same machine.
 On GPUs: symmem (on a stream, and blocking), the C program calling NVSHMEM
 directly, NVSHMEM4Py and NCCL (torch.distributed); and the device-initiated
 calls: symmem.device.numba kernels against the same kernels written with
-NVSHMEM's device API (a CUDA C program) and symmem's host calls. On the cpu
+NVSHMEM's device API (a CUDA C program) and symmem's host calls, and Triton
+kernels on symmem.device.triton's two engines. On the cpu
 backend: symmem, its device calls from @numba.njit code, NumPy in one
 process, and MPI (mpi4py). Prints perftest-style tables, writes
 results.json, report.md and PNG plots to --out.
@@ -27,7 +28,8 @@ from symmem.bench import libraries, plan, report
 
 EPILOG = """\
 operations (--ops; default every host operation, and on the gpu backend with
-2 PEs or more every device operation too; "host" and "device" name each group):
+2 PEs or more every device operation too; "host", "device" and "triton" name
+groups):
 {ops}
 device operations (gpu backend, 2 PEs or more; PE 0 works, PE 1 is the target):
 {device_ops}
@@ -46,6 +48,11 @@ libraries (--libs; default every one of the backend that can run here):
                     program built with nvcc when the run starts, kept in
                     ~/.cache/symmem/bench (needs nvcc and the nvidia-nvshmem
                     wheel's libnvshmem_device.a)
+    symmem triton   the triton_* operations from Triton kernels calling
+                    symmem.device.triton on symmem's own engine (needs triton,
+                    torch and CuPy)
+    nvshmem triton  the same kernels on NVSHMEM's device bitcode (needs the
+                    nvidia-nvshmem wheel's libnvshmem_device.bc)
   cpu backend:
     symmem
     symmem njit     the same operations from @numba.njit loops (symmem.device.numba);
@@ -155,7 +162,7 @@ def choose_libraries(opts):
             skipped[name] = f"not a library of the {opts.backend} backend ({', '.join(table)})"
             continue
         device = name in libraries.DEVICE_LIBRARIES
-        if not (opts.device_ops if device else opts.ops):
+        if not (libraries.device_ops(name, opts) if device else opts.ops):
             if opts.libs:
                 skipped[name] = f"--ops has no {'device' if device else 'host'} operation"
             continue

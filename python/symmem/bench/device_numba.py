@@ -33,6 +33,7 @@ from numba import cuda
 
 import symmem
 from symmem.bench import plan
+from symmem.bench.device_timing import best_seconds, line_up
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 DEVICE, HOST = "symmem device", "symmem host"
@@ -84,30 +85,6 @@ def barrier_loop(count):
 def barrier_block_loop(count):
     for _ in range(count):
         dev.barrier_all_block()
-
-
-def best_seconds(launch, line_up=None):
-    """The fastest of plan.DEVICE_RUNS CUDA-event timings of launch() on the
-    current stream, in s, after a warm-up run; line_up() (if any) before
-    each run."""
-    best = float("inf")
-    for run in range(plan.DEVICE_RUNS + 1):  # run 0 warms up (and compiles)
-        if line_up:
-            line_up()
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        launch()
-        end.record()
-        end.synchronize()
-        if run:
-            best = min(best, cp.cuda.get_elapsed_time(start, end) / 1e3)
-    return best
-
-
-def line_up():
-    """Every PE here, with its earlier GPU work done, before any goes on."""
-    cp.cuda.Device().synchronize()
-    symmem.barrier_all()
 
 
 class Worker:

@@ -210,7 +210,15 @@ def floor_runner(opts):
 
 # ---- device-initiated calls: symmem.device.numba kernels, NVSHMEM's device API ----
 
-DEVICE_LIBRARIES = ("symmem device", "nvshmem device")
+# Each device library and the device operations it runs.
+DEVICE_LIBRARIES = {"symmem device": plan.NUMBA_DEVICE_OPS, "nvshmem device": plan.NUMBA_DEVICE_OPS,
+                    "symmem triton": tuple(plan.TRITON_OPS),
+                    "nvshmem triton": tuple(plan.TRITON_OPS)}
+
+
+def device_ops(name, opts):
+    """The device operations of --ops that library name runs, comma-separated."""
+    return ",".join(op for op in opts.device_ops.split(",") if op in DEVICE_LIBRARIES[name])
 
 
 def device_heap_env(opts):
@@ -226,7 +234,8 @@ def numba_device_runner(opts):
             raise Unavailable(f"{module} is not installed (pip install {install})")
 
     def run(log):
-        args = ["-m", "symmem.bench.device_numba", *sweep_args(opts, opts.device_ops)]
+        args = ["-m", "symmem.bench.device_numba",
+                *sweep_args(opts, device_ops("symmem device", opts))]
         env = device_heap_env(opts)
         yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
     return run
@@ -306,12 +315,37 @@ def nvshmem_device_runner(opts):
     def run(log):
         env = device_heap_env(opts)
         sizes = plan.sizes("device_put", opts.min_bytes, opts.max_bytes, opts.pes)
-        env.update(DEVICE_OPS=opts.device_ops, DEVICE_SIZES=",".join(map(str, sizes)),
+        env.update(DEVICE_OPS=device_ops("nvshmem device", opts), DEVICE_SIZES=",".join(map(str, sizes)),
                    DEVICE_RUNS=str(plan.DEVICE_RUNS), DEVICE_LOOP=str(plan.DEVICE_LOOP),
                    DEVICE_MOVE_BYTES=str(plan.DEVICE_MOVE_BYTES),
                    DEVICE_MAX_REPS=str(plan.DEVICE_MAX_REPS))
         yield from stream_records(_launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
     return run
+
+
+def triton_runner(engine):
+    """symmem.device.triton kernels on one engine (device_triton.py):
+    SYMMEM_TRITON_ENGINE=symmem ("symmem triton") or nvshmem ("nvshmem
+    triton"), the same kernels compiled for each."""
+    name = f"{engine} triton"
+
+    def runner(opts):
+        for module, install in (("triton", "triton"), ("cupy", "cupy-cuda13x")):
+            if importlib.util.find_spec(module) is None:
+                raise Unavailable(f"{module} is not installed (pip install {install})")
+        if engine == "nvshmem":
+            from symmem._device_host import find_device_bitcode_library
+            try:
+                find_device_bitcode_library()
+            except Exception as why:
+                raise Unavailable(f"no NVSHMEM device bitcode: {why}") from None
+
+        def run(log):
+            args = ["-m", "symmem.bench.device_triton", *sweep_args(opts, device_ops(name, opts))]
+            env = dict(device_heap_env(opts), SYMMEM_TRITON_ENGINE=engine)
+            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+        return run
+    return runner
 
 
 # ---- NCCL through torch.distributed ----
@@ -347,6 +381,7 @@ def numpy_runner(opts):
 
 GPU_LIBRARIES = {"symmem": symmem_runner, "nvshmem C": floor_runner,
                  "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner,
-                 "symmem device": numba_device_runner, "nvshmem device": nvshmem_device_runner}
+                 "symmem device": numba_device_runner, "nvshmem device": nvshmem_device_runner,
+                 "symmem triton": triton_runner("symmem"), "nvshmem triton": triton_runner("nvshmem")}
 CPU_LIBRARIES = {"symmem": symmem_runner, "symmem njit": njit_runner, "numpy": numpy_runner,
                  "mpi": mpi_runner}

@@ -26,7 +26,7 @@ COLLECTIVES = ("reduce", "reducescatter", "broadcast", "fcollect", "alltoall", "
 # Latency-bound ops stop at this size: beyond it they measure bandwidth again.
 LATENCY_MAX_BYTES = 4 << 20
 
-# Device-initiated operations (gpu backend, 2 PEs or more): kernels calling
+# Device-initiated operations (gpu backend, 2 PEs or more): Numba kernels calling
 # symmem.device.numba ("symmem device", device_numba.py), the same kernels
 # written with NVSHMEM's device API ("nvshmem device", nvshmem_device.cu), and
 # symmem's host calls on a stream doing the same ("symmem host"). PE 0 works,
@@ -40,10 +40,26 @@ DEVICE_OPS = {
     "device_barrier": "barrier_all from one thread, in a kernel loop",
     "device_barrier_block": "barrier_all_block from one block of 1024 threads, in a loop",
 }
-DEVICE_PUTS = ("device_put", "device_put_grid")
+# Triton kernels calling symmem.device.triton, on symmem's own engine
+# ("symmem triton") and on NVSHMEM's device bitcode ("nvshmem triton"): the
+# same kernel, compiled once per engine (device_triton.py).
+TRITON_OPS = {
+    "triton_put": "putmem_block from 1 program of 1024 threads, repeated in one kernel",
+    "triton_put_grid": "putmem_block from 2 programs per SM, each its slice, repeated",
+    "triton_get": "getmem_block by 1 program of 1024 threads, repeated in one kernel",
+    "triton_get_grid": "getmem_block by 2 programs per SM, each its slice, repeated",
+    "triton_put_lat": "1 program of 32 threads: 8-byte putmem_block + quiet, in a loop",
+    "triton_get_lat": "1 program of 32 threads: 8-byte getmem_block, in a loop",
+    "triton_put_signal": "8-byte putmem_signal_block + signal_wait_until ping-pong from "
+                         "kernels of 32 threads: half a round trip",
+}
+NUMBA_DEVICE_OPS = tuple(DEVICE_OPS)
+DEVICE_OPS.update(TRITON_OPS)
+DEVICE_PUTS = ("device_put", "device_put_grid", "triton_put", "triton_put_grid", "triton_get",
+               "triton_get_grid")
 ALL_OPS = {**OPS, **DEVICE_OPS}
 # --ops words that name several operations.
-OP_GROUPS = {"host": tuple(OPS), "device": tuple(DEVICE_OPS)}
+OP_GROUPS = {"host": tuple(OPS), "device": tuple(DEVICE_OPS), "triton": tuple(TRITON_OPS)}
 DEVICE_PUT_SIZES = (1 << 10, 64 << 20)  # the device put sweep: 1K to 64M, x4 steps
 DEVICE_MOVE_BYTES = 1 << 30  # a put kernel repeats its put to move this much,
 DEVICE_MAX_REPS = 1 << 14    # but at most this many times (small sizes)
@@ -71,7 +87,8 @@ def sizes(op, min_bytes, max_bytes, n_pes, factor=4):
     for a collective each rounded to whole float32 blocks of 1/n_pes (at
     least one each), without repeats. Device puts keep within
     DEVICE_PUT_SIZES."""
-    if op in ("call_cost", "device_put_lat", "device_p_lat", "device_put_signal"):
+    if op in ("call_cost", "device_put_lat", "device_p_lat", "device_put_signal",
+              "triton_put_lat", "triton_get_lat", "triton_put_signal"):
         return [8]
     if op in ("barrier", "device_barrier", "device_barrier_block"):
         return [0]

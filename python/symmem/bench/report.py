@@ -40,8 +40,11 @@ def bandwidths(op, nbytes, us, n_pes):
 
 def baseline(op):
     """The library op's ratios compare with: symmem, or for a device
-    operation symmem's device call ("symmem device")."""
-    return "symmem device" if op in plan.DEVICE_OPS else "symmem"
+    operation its table's first library ("symmem device", "symmem triton")."""
+    for _, ops, libs, _, _ in DEVICE_TABLES:
+        if op in ops:
+            return libs[0]
+    return "symmem"
 
 
 def rows(records, n_pes):
@@ -87,13 +90,22 @@ HEADER = ["size", "library", "latency us", "algbw GB/s", "busbw GB/s", "symmem f
 NOISE_NOTE = ("~: symmem is behind by less than the spread between rounds of the same "
               "library (within noise)")
 
-# The device table: one line per device operation and size.
-DEVICE_LIBS = ("symmem device", "nvshmem device", "symmem host")
-DEVICE_HEADER = ["operation", "size", "symmem device us", "nvshmem device us", "symmem host us",
-                 "device GB/s", "nvshmem / device", "host / device"]
-DEVICE_TITLE = ("device-initiated calls: symmem.device.numba kernels (symmem device), the same "
-                "kernels calling NVSHMEM's device API (nvshmem device), symmem's host calls on "
-                "a stream (symmem host); a ratio is the other's time over symmem device's")
+# The device tables, one line per operation and size in each: (name, its
+# operations, its libraries (the first is the baseline), header, title).
+DEVICE_TABLES = (
+    ("device", plan.NUMBA_DEVICE_OPS, ("symmem device", "nvshmem device", "symmem host"),
+     ["operation", "size", "symmem device us", "nvshmem device us", "symmem host us",
+      "device GB/s", "nvshmem / device", "host / device"],
+     "device-initiated calls: symmem.device.numba kernels (symmem device), the same "
+     "kernels calling NVSHMEM's device API (nvshmem device), symmem's host calls on "
+     "a stream (symmem host); a ratio is the other's time over symmem device's"),
+    ("triton", tuple(plan.TRITON_OPS), ("symmem triton", "nvshmem triton"),
+     ["operation", "size", "symmem triton us", "nvshmem triton us", "symmem triton GB/s",
+      "nvshmem / symmem"],
+     "Triton kernels calling symmem.device.triton: on symmem's own engine (symmem triton) "
+     "and on NVSHMEM's device bitcode (nvshmem triton), the same kernels; the ratio is "
+     "NVSHMEM's time over symmem's"),
+)
 
 
 def _by_op(all_rows):
@@ -103,22 +115,30 @@ def _by_op(all_rows):
     return by_op
 
 
-def device_cells(all_rows):
-    """The device table's lines, from rows(): each library's time, symmem
-    device's bandwidth (puts) and the two ratios (above 1: symmem's device
-    call is faster than NVSHMEM's device call, or than symmem's host call)."""
+def device_cells(all_rows, ops, libs):
+    """A device table's lines, from rows(): each library's time, the
+    baseline's (libs[0]) bandwidth (copies) and each other library's ratio
+    (above 1: the baseline is faster)."""
     lines = defaultdict(dict)
     for row in all_rows:
-        if row["op"] in plan.DEVICE_OPS:
+        if row["op"] in ops:
             lines[row["op"], row["bytes"]][row["lib"]] = row
     out = []
     for (op, size), by_lib in lines.items():
-        mine = by_lib.get("symmem device")
+        mine = by_lib.get(libs[0])
         out.append([op, plan.format_size(size) if size else "",
-                    *(f"{by_lib[lib]['us']:.3f}" if lib in by_lib else "-" for lib in DEVICE_LIBS),
+                    *(f"{by_lib[lib]['us']:.3f}" if lib in by_lib else "-" for lib in libs),
                     f"{mine['algbw']:.2f}" if mine and op in plan.DEVICE_PUTS else "",
-                    _ratio(by_lib.get("nvshmem device")), _ratio(by_lib.get("symmem host"))])
+                    *(_ratio(by_lib.get(lib)) for lib in libs[1:])])
     return out
+
+
+def _device_tables(all_rows):
+    """(name, header, title, lines) of each device table with lines."""
+    for name, ops, libs, header, title in DEVICE_TABLES:
+        lines = device_cells(all_rows, ops, libs)
+        if lines:
+            yield name, header, title, lines
 
 
 def _text(header, widths, body, left):
@@ -143,10 +163,10 @@ def text_tables(records, n_pes):
         if op in plan.OPS:
             lines.append(f"\n== {op}: {plan.OPS[op]} ({n_pes} PEs)")
             lines += _text(HEADER, [8, 22, 12, 12, 12, 18], map(_cells, op_rows), {1})
-    device = device_cells(all_rows)
-    if device:
-        lines.append(f"\n== device ({n_pes} PEs): {DEVICE_TITLE}")
-        lines += _text(DEVICE_HEADER, [24, 6, 18, 19, 16, 13, 18, 15], device, {0})
+    for name, header, title, body in _device_tables(all_rows):
+        lines.append(f"\n== {name} ({n_pes} PEs): {title}")
+        widths = [24, 6] + [len(h) + 2 for h in header[2:]]
+        lines += _text(header, widths, body, {0})
     lines.append("\n" + NOISE_NOTE)
     return "\n".join(lines)
 
@@ -161,9 +181,8 @@ def markdown(records, n_pes, ops_to_show=None):
         if op not in plan.OPS or (ops_to_show and op not in ops_to_show):
             continue
         parts += ["", f"**{op}**: {plan.OPS[op]}", ""] + _markdown(HEADER, map(_cells, op_rows))
-    device = device_cells(all_rows)
-    if device:
-        parts += ["", f"**device**: {DEVICE_TITLE}", ""] + _markdown(DEVICE_HEADER, device)
+    for name, header, title, body in _device_tables(all_rows):
+        parts += ["", f"**{name}**: {title}", ""] + _markdown(header, body)
     return "\n".join(parts) + "\n"
 
 

@@ -75,6 +75,7 @@ def team_n_pes(team):
 def _copy(dest, source, nbytes, pe, NAME: tl.constexpr, GET: tl.constexpr):
     """NVSHMEM's nvshmemx_<NAME>, or the own engine's put or get (its nbi
     forms are the same stores, complete after quiet alike)."""
+    tl.debug_barrier()  # every thread's earlier stores (the data, maybe) before the copy
     if ENGINE == NVSHMEM:
         nv.call("nvshmemx_" + NAME, tl.int32, _i64(dest), _i64(source),
                 tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
@@ -141,7 +142,9 @@ def p(dest, value, pe):
     if ENGINE == NVSHMEM:
         U: tl.constexpr = tl.core.get_int_dtype(T.primitive_bitwidth, False)
         bits = tl.cast(tl.cast(value, T), U, bitcast=True)
-        nv.call(nv.typed("nvshmem", U, "p"), tl.int32, _i64(dest), bits, tl.cast(pe, tl.int32))
+        if nv.first_thread():
+            nv.call(nv.typed("nvshmem", U, "p"), tl.int32, _i64(dest), bits,
+                    tl.cast(pe, tl.int32))
     else:
         at = own.remote(own.address(dest), T.primitive_bitwidth // 8, pe, 0, "p")
         tl.store(at.to(dest.dtype), tl.cast(value, T))
@@ -153,8 +156,10 @@ def g(source, pe):
     T: tl.constexpr = source.dtype.element_ty
     if ENGINE == NVSHMEM:
         U: tl.constexpr = tl.core.get_int_dtype(T.primitive_bitwidth, False)
-        bits = nv.call(nv.typed("nvshmem", U, "g"), U, _i64(source), tl.cast(pe, tl.int32))
-        return tl.cast(bits, T, bitcast=True)
+        bits = tl.cast(0, U)
+        if nv.first_thread():
+            bits = nv.call(nv.typed("nvshmem", U, "g"), U, _i64(source), tl.cast(pe, tl.int32))
+        return tl.cast(nv.from_first_thread(bits), T, bitcast=True)
     else:
         at = own.remote(own.address(source), T.primitive_bitwidth // 8, pe, 0, "g")
         return tl.load(at.to(source.dtype), volatile=True)
@@ -177,6 +182,7 @@ def remote_ptr(ptr, pe):
 
 @triton.jit
 def _put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe, NAME: tl.constexpr):
+    tl.debug_barrier()  # every thread's earlier stores (the data, maybe) before the copy
     if ENGINE == NVSHMEM:
         nv.call("nvshmemx_" + NAME, tl.int32, _i64(dest), _i64(source),
                 tl.cast(nbytes, tl.int64), _i64(sig_addr), tl.cast(signal, tl.uint64),
@@ -200,8 +206,13 @@ def putmem_signal_nbi_block(dest, source, nbytes, sig_addr, signal, sig_op, pe):
 @triton.jit
 def signal_op(sig_addr, signal, sig_op, pe):
     if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_signal_op", tl.int32, _i64(sig_addr), tl.cast(signal, tl.uint64),
-                nv.signal_op_code(sig_op), tl.cast(pe, tl.int32))
+        # a release, as the own engine's: every thread's earlier loads and
+        # stores (bar.sync), NVSHMEM's fence, then the update, by thread 0
+        tl.debug_barrier()
+        if nv.first_thread():
+            nv.call("nvshmem_fence", tl.int32)
+            nv.call("nvshmemx_signal_op", tl.int32, _i64(sig_addr), tl.cast(signal, tl.uint64),
+                    nv.signal_op_code(sig_op), tl.cast(pe, tl.int32))
     else:
         own.signal_op(sig_addr, signal, sig_op, pe, "signal_op")
 
@@ -210,8 +221,12 @@ def signal_op(sig_addr, signal, sig_op, pe):
 def signal_wait_until(sig_addr, cmp, cmp_val):
     """Waits until the local signal compares true (CMP_*); returns its value."""
     if ENGINE == NVSHMEM:
-        return nv.call("nvshmem_signal_wait_until", tl.uint64, _i64(sig_addr),
-                       tl.cast(cmp, tl.int32), tl.cast(cmp_val, tl.uint64))
+        # thread 0 waits (its acquire), the rest at from_first_thread's bar.sync
+        value = tl.cast(0, tl.uint64)
+        if nv.first_thread():
+            value = nv.call("nvshmem_signal_wait_until", tl.uint64, _i64(sig_addr),
+                            tl.cast(cmp, tl.int32), tl.cast(cmp_val, tl.uint64))
+        return nv.from_first_thread(value)
     else:
         return own.wait(own.address(sig_addr), cmp, cmp_val, 64, False, "signal_wait_until")
 
@@ -376,13 +391,18 @@ def _atomic(dest, value, cond, pe, NAME: tl.constexpr):
     pe = tl.cast(pe, tl.int32)
     if ENGINE == NVSHMEM:
         RET: tl.constexpr = nv.atomic_result(T, NAME)
-        if KIND == "compare_swap":
-            old = nv.call(nv.atomic(T, NAME), RET, _i64(dest), tl.cast(cond, T), value, pe)
-        elif (KIND == "fetch") or (KIND == "inc"):
-            old = nv.call(nv.atomic(T, NAME), RET, _i64(dest), pe)
+        result = tl.cast(0, RET)
+        if nv.first_thread():  # once per program, as Triton's own atomics
+            if KIND == "compare_swap":
+                result = nv.call(nv.atomic(T, NAME), RET, _i64(dest), tl.cast(cond, T), value,
+                                 pe)
+            elif (KIND == "fetch") or (KIND == "inc"):
+                result = nv.call(nv.atomic(T, NAME), RET, _i64(dest), pe)
+            else:
+                result = nv.call(nv.atomic(T, NAME), RET, _i64(dest), value, pe)
+        if RET == T:
+            old = nv.from_first_thread(result)
         else:
-            old = nv.call(nv.atomic(T, NAME), RET, _i64(dest), value, pe)
-        if RET != T:
             old = tl.cast(0, T)
     else:
         size: tl.constexpr = T.primitive_bitwidth // 8

@@ -4,12 +4,16 @@ extern_libs, which requires_symmem adds). A module linking it holds
 NVSHMEM's device state, which _runtime initialises when Triton loads it.
 Addresses travel as int64 and block-scope (`_block`) functions are used
 wherever NVSHMEM has them: a Triton program is one CUDA block and every
-thread of it makes the call."""
+thread of it makes the call. NVSHMEM's thread-scope calls with an effect
+(p, signal_op, the atomics) run on the program's first thread only, as
+Triton's own scalar stores and atomics do, and what they return reaches
+every thread (from_first_thread)."""
 import triton
 import triton.language as tl
 from triton.language import core
 
 LIB = "libnvshmem_device"
+MAX_THREADS = tl.constexpr(1024)  # the most threads a CUDA block (a program) has
 
 _TYPE_NAMES = {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
                "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
@@ -93,3 +97,26 @@ def signal_op_code(op):
     SignalOp's); 0 and 5, which PyTorch's docstrings give, mean SET and ADD."""
     op = tl.cast(op, tl.int32)
     return tl.where(op == 5, 10, tl.where(op == 0, 9, op))
+
+
+@triton.jit
+def first_thread():
+    """True on the program's thread 0 alone (Triton has no thread index)."""
+    tid = tl.inline_asm_elementwise("mov.u32 $0, %tid.x;", "=r", [], dtype=tl.int32,
+                                    is_pure=True, pack=1)
+    return tid == 0
+
+
+@triton.jit
+def from_first_thread(value):
+    """value as the program's thread 0 holds it, on every thread: element 0
+    of a tensor (thread 0's in every Triton layout, and no thread holds a
+    copy of it where the tensor has an element per thread) carries it, the
+    rest are 0, and the sum reaches every thread (through shared memory,
+    with a bar.sync). The explicit bar.sync first holds every thread until
+    thread 0's call returned even where the value is unused (then the sum
+    is dropped): after a wait, no thread reads before thread 0's acquire."""
+    tl.debug_barrier()
+    lanes = tl.arange(0, MAX_THREADS)
+    spread = tl.where(lanes == 0, value, tl.zeros((MAX_THREADS,), value.dtype))
+    return tl.sum(spread, 0).to(value.dtype)

@@ -272,6 +272,12 @@ def _copy_units(dst, src, count, UNIT: tl.constexpr):
 
 
 @triton.jit
+def _copy_one(dst, src, UNIT: tl.constexpr):
+    """One UNIT from src to dst (a scalar: Triton stores it once)."""
+    tl.store(dst.to(tl.pointer_type(UNIT)), tl.load(src.to(tl.pointer_type(UNIT))))
+
+
+@triton.jit
 def _copy_16(dst, src, units):
     """units 16-byte units from src to dst, both 16-byte aligned, in explicit
     16-byte loads and stores (Triton cannot be told that a pointer made
@@ -315,6 +321,14 @@ def copy(dst, src, nbytes):
     elif (aligned & 3) == 0:
         done = nbytes // 4 * 4
         _copy_units(dst, src, tl.cast(done // 4, tl.int64), tl.int32)
+    # what is left after 16-byte units: one 8- and one 4-byte scalar where
+    # aligned (an 8-byte put is one load and one store), then bytes
+    if ((aligned & 7) == 0) & (nbytes - done >= 8):
+        _copy_one(dst + done, src + done, tl.int64)
+        done += 8
+    if ((aligned & 3) == 0) & (nbytes - done >= 4):
+        _copy_one(dst + done, src + done, tl.int32)
+        done += 4
     if done < nbytes:
         _copy_units(dst + done, src + done, tl.cast(nbytes - done, tl.int64), tl.int8)
 

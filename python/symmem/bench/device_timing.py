@@ -1,0 +1,31 @@
+"""How the device benchmarks (device_numba.py, device_triton.py) time a
+kernel: CUDA events around it on the current stream, the fastest of
+plan.DEVICE_RUNS runs after a warm-up, every PE lined up before each run."""
+import cupy as cp
+
+import symmem
+from symmem.bench import plan
+
+
+def best_seconds(launch, line_up=None):
+    """The fastest of plan.DEVICE_RUNS CUDA-event timings of launch() on the
+    current stream, in s, after a warm-up run; line_up() (if any) before
+    each run."""
+    best = float("inf")
+    for run in range(plan.DEVICE_RUNS + 1):  # run 0 warms up (and compiles)
+        if line_up:
+            line_up()
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        launch()
+        end.record()
+        end.synchronize()
+        if run:
+            best = min(best, cp.cuda.get_elapsed_time(start, end) / 1e3)
+    return best
+
+
+def line_up():
+    """Every PE here, with its earlier GPU work done, before any goes on."""
+    cp.cuda.Device().synchronize()
+    symmem.barrier_all()

@@ -1,0 +1,158 @@
+"""One PE of the Triton benchmark (plan.TRITON_OPS; `python -m symmem.bench`
+runs it twice, as "symmem triton" and "nvshmem triton"): the same Triton
+kernels calling symmem.device.triton, on the engine SYMMEM_TRITON_ENGINE
+names (symmem's own, or NVSHMEM's device bitcode). Alone, on 2 GPUs:
+
+    SYMMEM_TRITON_ENGINE=nvshmem python -m symmem.run -n 2 \\
+        -m symmem.bench.device_triton --ops triton_put,triton_put_signal
+
+PE 0 works, PE 1 is the target (both play the ping-pong). A time is the
+CUDA-event time of one kernel, the fastest of plan.DEVICE_RUNS runs after a
+warm-up run (which also compiles); PE 0 prints one JSON record per line:
+- triton_put, triton_get: putmem_block / getmem_block of the whole size by
+  one program of 1024 threads (NVSHMEM's device benchmark's block),
+  repeated plan.device_reps(size) times in one kernel, then quiet; us per
+  call. _grid: 2 programs per SM, each its slice.
+- triton_put_lat: one program of 32 threads (Triton's smallest) looping
+  plan.DEVICE_LOOP times over an 8-byte putmem_block and quiet;
+  triton_get_lat: the same over an 8-byte getmem_block (complete on return).
+- triton_put_signal: a ping-pong of 8-byte putmem_signal_block (SIGNAL_SET)
+  and signal_wait_until (CMP_GE) between kernels of 32 threads on PE 0 and
+  PE 1; half a round trip."""
+import os
+import time
+
+import cupy as cp
+import triton
+import triton.language as tl
+
+import symmem
+import symmem.device.triton as sdt
+from symmem.bench import plan
+from symmem.bench.device_timing import best_seconds, line_up
+
+BLOCK_WARPS = 32  # 1024 threads, as nvshmem_device.cu's and device_numba's blocks
+LATENCY_WARPS = 1
+
+
+@sdt.requires_symmem
+@triton.jit(do_not_specialize=["chunk", "total", "reps"])
+def copy_chunks(dst, src, chunk, total, pe, reps, GET: tl.constexpr):
+    start = tl.program_id(0).to(tl.int64) * chunk
+    nbytes = tl.minimum(chunk, total - start)
+    if nbytes > 0:
+        for _ in range(reps):
+            if GET:
+                sdt.getmem_block(dst + start, src + start, nbytes, pe)
+            else:
+                sdt.putmem_block(dst + start, src + start, nbytes, pe)
+        sdt.quiet()
+
+
+@sdt.requires_symmem
+@triton.jit(do_not_specialize=["count"])
+def latency_loop(dst, src, pe, count, GET: tl.constexpr):
+    for _ in range(count):
+        if GET:
+            sdt.getmem_block(dst, src, 8, pe)
+        else:
+            sdt.putmem_block(dst, src, 8, pe)
+            sdt.quiet()
+
+
+@sdt.requires_symmem
+@triton.jit(do_not_specialize=["rounds"])
+def ping_pong(buf, src, sig, rounds, peer, FIRST: tl.constexpr):
+    for r in range(1, rounds + 1):
+        if FIRST:
+            sdt.putmem_signal_block(buf, src, 8, sig, r, sdt.SIGNAL_SET, peer)
+            sdt.signal_wait_until(sig, sdt.CMP_GE, r)
+        else:
+            sdt.signal_wait_until(sig, sdt.CMP_GE, r)
+            sdt.putmem_signal_block(buf, src, 8, sig, r, sdt.SIGNAL_SET, peer)
+
+
+class Worker:
+    """The symmetric buffers, and one method per kind of operation, each
+    returning seconds per call (None where this PE measures nothing)."""
+
+    def __init__(self, put_bytes):
+        self.me = symmem.my_pe()
+        self.sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+        self.dst = symmem.array((put_bytes,), dtype="uint8")
+        self.src = symmem.array((put_bytes,), dtype="uint8")
+        self.sig = symmem.array((1,), dtype="uint64")
+        self.src[:] = 1
+        line_up()
+
+    def close(self):
+        line_up()
+        for a in (self.sig, self.src, self.dst):
+            symmem.free_array(a)
+
+    def measure(self, op, size):
+        if op == "triton_put_signal":
+            return self.put_signal()
+        if self.me != 0:
+            return None
+        get = "_get" in op
+        if op.endswith("_lat"):
+            count = plan.DEVICE_LOOP
+            seconds = best_seconds(lambda: latency_loop[(1,)](
+                self.dst, self.src, 1, count, get, num_warps=LATENCY_WARPS))
+            return seconds / count
+        reps = plan.device_reps(size)
+        programs = 2 * self.sms if op.endswith("_grid") else 1
+        chunk = -(-size // programs)
+        seconds = best_seconds(lambda: copy_chunks[(programs,)](
+            self.dst, self.src, chunk, size, 1, reps, get, num_warps=BLOCK_WARPS))
+        return seconds / reps
+
+    def put_signal(self):
+        me, rounds = self.me, plan.DEVICE_LOOP
+
+        def reset():  # both PEs start from signal 0, and meet before either puts
+            self.sig[:] = 0
+            line_up()
+
+        def run():
+            if me < 2:
+                ping_pong[(1,)](self.dst, self.src, self.sig, rounds, 1 - me, me == 0,
+                                num_warps=LATENCY_WARPS)
+        seconds = best_seconds(run, reset) / rounds / 2  # one way of the round trip
+        return seconds if me == 0 else None
+
+
+def main():
+    args = plan.sweep_parser().parse_args()
+    ops = args.ops.split(",")
+    unknown = [op for op in ops if op not in plan.TRITON_OPS]
+    if unknown:
+        raise SystemExit(f"device_triton: {', '.join(unknown)}: not Triton operations "
+                         f"({', '.join(plan.TRITON_OPS)})")
+    sizes = {op: plan.sizes(op, args.min_bytes, args.max_bytes, 2) for op in ops}
+    put_bytes = max([8] + [s for op in ops for s in sizes[op]])
+    t0 = time.perf_counter()
+    symmem.init()
+    lib = f"{sdt.configure()} triton"
+    emit = plan.emitter(symmem.my_pe())
+    if symmem.n_pes() < 2:
+        symmem.finalize()
+        raise SystemExit(f"device_triton: needs 2 PEs (PE 0 puts to PE 1), got {symmem.n_pes()}")
+    wanted = os.environ.get("SYMMEM_TRITON_ENGINE")
+    if wanted and f"{wanted} triton" != lib:
+        raise SystemExit(f"device_triton: SYMMEM_TRITON_ENGINE={wanted} but the engine is {lib}")
+    worker = Worker(put_bytes)
+    emit(lib=lib, op="init", seconds=time.perf_counter() - t0, n_pes=symmem.n_pes())
+    for op in ops:
+        for size in sizes[op]:
+            seconds = worker.measure(op, size)
+            if seconds is not None:
+                emit(lib=lib, op=op, bytes=size, us=seconds * 1e6)
+            line_up()
+    worker.close()
+    symmem.finalize()
+
+
+if __name__ == "__main__":
+    main()

@@ -7,7 +7,7 @@ names (symmem or nvshmem). Every PE checks what it received:
 - putmem_block, fence, p of a flag, wait_until on it; signal_op;
 - p, g, remote_ptr with plain tl.store, my_pe, n_pes, team_my_pe, team_n_pes;
 - the atomics on the peer's words;
-- alltoall, fcollect, broadcast, reduce (sum, max; in place), barrier_all,
+- alltoall, fcollect, broadcast, reduce (sum, max; twice into fresh arrays), barrier_all,
   sync_all.
 With TRITON_RESULTS=<dir> each PE saves every received array there, so the
 two engines' bytes can be compared (tests/python/test_gpu.py does).

@@ -12,10 +12,13 @@ warm-up run (which also compiles); PE 0 prints one JSON record per line:
 - triton_put, triton_get: putmem_block / getmem_block of the whole size by
   one program of 1024 threads (NVSHMEM's device benchmark's block),
   repeated plan.device_reps(size) times in one kernel, then quiet; us per
-  call. _grid: 2 programs per SM, each its slice.
+  call. _grid: 2 programs per SM, each its slice. Each get reads the next
+  slot of the buffer (as large as the largest size of the run), so no get
+  finds the peer's data in L1 from an earlier one.
 - triton_put_lat: one program of 32 threads (Triton's smallest) looping
   plan.DEVICE_LOOP times over an 8-byte putmem_block and quiet;
-  triton_get_lat: the same over an 8-byte getmem_block (complete on return).
+  triton_get_lat: the same over an 8-byte getmem_block (complete on
+  return), each from the next 128-byte line of the buffer.
 - triton_put_signal: a ping-pong of 8-byte putmem_signal_block (SIGNAL_SET)
   and signal_wait_until (CMP_GE) between kernels of 32 threads on PE 0 and
   PE 1; half a round trip."""
@@ -33,28 +36,31 @@ from symmem.bench.device_timing import best_seconds, line_up
 
 BLOCK_WARPS = 32  # 1024 threads, as nvshmem_device.cu's and device_numba's blocks
 LATENCY_WARPS = 1
+LINE = 128  # bytes: an 8-byte get each from its own cache line
 
 
 @sdt.requires_symmem
-@triton.jit(do_not_specialize=["chunk", "total", "reps"])
-def copy_chunks(dst, src, chunk, total, pe, reps, GET: tl.constexpr):
+@triton.jit(do_not_specialize=["chunk", "total", "reps", "slots"])
+def copy_chunks(dst, src, chunk, total, pe, reps, slots, GET: tl.constexpr):
     start = tl.program_id(0).to(tl.int64) * chunk
     nbytes = tl.minimum(chunk, total - start)
     if nbytes > 0:
-        for _ in range(reps):
+        for rep in range(reps):
+            at = start + (rep % slots).to(tl.int64) * total  # gets: memory not read yet
             if GET:
-                sdt.getmem_block(dst + start, src + start, nbytes, pe)
+                sdt.getmem_block(dst + at, src + at, nbytes, pe)
             else:
-                sdt.putmem_block(dst + start, src + start, nbytes, pe)
+                sdt.putmem_block(dst + at, src + at, nbytes, pe)
         sdt.quiet()
 
 
 @sdt.requires_symmem
-@triton.jit(do_not_specialize=["count"])
-def latency_loop(dst, src, pe, count, GET: tl.constexpr):
-    for _ in range(count):
+@triton.jit(do_not_specialize=["count", "slots"])
+def latency_loop(dst, src, pe, count, slots, GET: tl.constexpr):
+    for i in range(count):
         if GET:
-            sdt.getmem_block(dst, src, 8, pe)
+            at = (i % slots).to(tl.int64) * LINE  # a cache line not read yet
+            sdt.getmem_block(dst + at, src + at, 8, pe)
         else:
             sdt.putmem_block(dst, src, 8, pe)
             sdt.quiet()
@@ -77,7 +83,7 @@ class Worker:
     returning seconds per call (None where this PE measures nothing)."""
 
     def __init__(self, put_bytes):
-        self.me = symmem.my_pe()
+        self.me, self.put_bytes = symmem.my_pe(), put_bytes
         self.sms = cp.cuda.Device().attributes["MultiProcessorCount"]
         self.dst = symmem.array((put_bytes,), dtype="uint8")
         self.src = symmem.array((put_bytes,), dtype="uint8")
@@ -96,16 +102,21 @@ class Worker:
         if self.me != 0:
             return None
         get = "_get" in op
+        # a get reads a slot of the buffer no earlier get of the run read
+        # (else it would measure L1 hits: each engine's loads may cache the
+        # peer's lines); puts write the same place every time
+        slots = max(1, self.put_bytes // size) if get else 1
         if op.endswith("_lat"):
+            slots = max(1, self.put_bytes // LINE)
             count = plan.DEVICE_LOOP
             seconds = best_seconds(lambda: latency_loop[(1,)](
-                self.dst, self.src, 1, count, get, num_warps=LATENCY_WARPS))
+                self.dst, self.src, 1, count, slots, get, num_warps=LATENCY_WARPS))
             return seconds / count
         reps = plan.device_reps(size)
         programs = 2 * self.sms if op.endswith("_grid") else 1
         chunk = -(-size // programs)
         seconds = best_seconds(lambda: copy_chunks[(programs,)](
-            self.dst, self.src, chunk, size, 1, reps, get, num_warps=BLOCK_WARPS))
+            self.dst, self.src, chunk, size, 1, reps, slots, get, num_warps=BLOCK_WARPS))
         return seconds / reps
 
     def put_signal(self):

@@ -13,7 +13,6 @@ import triton.language as tl
 from triton.language import core
 
 LIB = "libnvshmem_device"
-MAX_THREADS = tl.constexpr(1024)  # the most threads a CUDA block (a program) has
 
 _TYPE_NAMES = {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
                "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
@@ -110,13 +109,14 @@ def first_thread():
 @triton.jit
 def from_first_thread(value):
     """value as the program's thread 0 holds it, on every thread: element 0
-    of a tensor (thread 0's in every Triton layout, and no thread holds a
-    copy of it where the tensor has an element per thread) carries it, the
+    of a tensor of one element per thread (thread 0's in Triton's layouts,
+    and no other thread holds a copy of it) carries it, the
     rest are 0, and the sum reaches every thread (through shared memory,
     with a bar.sync). The explicit bar.sync first holds every thread until
     thread 0's call returned even where the value is unused (then the sum
     is dropped): after a wait, no thread reads before thread 0's acquire."""
     tl.debug_barrier()
-    lanes = tl.arange(0, MAX_THREADS)
-    spread = tl.where(lanes == 0, value, tl.zeros((MAX_THREADS,), value.dtype))
+    THREADS: tl.constexpr = tl.extra.cuda.num_threads()
+    lanes = tl.arange(0, THREADS)
+    spread = tl.where(lanes == 0, value, tl.zeros((THREADS,), value.dtype))
     return tl.sum(spread, 0).to(value.dtype)

@@ -72,7 +72,6 @@ ERR_BAD_TEAM = tl.constexpr(7)
 ERR_BAD_ROOT = tl.constexpr(9)
 ERR_UNREACHABLE = tl.constexpr(11)
 
-COPY_BLOCK = tl.constexpr(2048)  # elements a copy loop moves per step (8 16-byte units a thread)
 REDUCE_BLOCK = tl.constexpr(1024)
 
 
@@ -260,31 +259,48 @@ def address(x):
 
 # ---- copies: every thread of the program, widest unit the alignment allows ----
 
+@triton.constexpr_function
+def _lanes(threads):
+    """Elements a copy loop moves per step: 8 a thread, 2 where the program
+    has more than 512 threads (so that two programs of 1024 threads still
+    fit in an SM's registers)."""
+    return threads * (8 if threads <= 512 else 2)
+
+
 @triton.jit
-def _copy_units(dst, src, count, UNIT: tl.constexpr):
-    """count elements of type UNIT from src to dst."""
+def _copy_units(dst, src, count, UNIT: tl.constexpr, FRESH: tl.constexpr):
+    """count elements of type UNIT from src to dst (FRESH: loads past L1)."""
+    LANES: tl.constexpr = _lanes(tl.extra.cuda.num_threads())
     d = dst.to(tl.pointer_type(UNIT))
     s = src.to(tl.pointer_type(UNIT))
-    for start in range(0, count, COPY_BLOCK):
-        offs = start + tl.arange(0, COPY_BLOCK)
+    for start in range(0, count, LANES):
+        offs = start + tl.arange(0, LANES)
         mask = offs < count
-        tl.store(d + offs, tl.load(s + offs, mask=mask), mask=mask)
+        tl.store(d + offs, tl.load(s + offs, mask=mask, cache_modifier=".cg" if FRESH else ""),
+                 mask=mask)
 
 
 @triton.jit
-def _copy_one(dst, src, UNIT: tl.constexpr):
+def _copy_one(dst, src, UNIT: tl.constexpr, FRESH: tl.constexpr):
     """One UNIT from src to dst (a scalar: Triton stores it once)."""
-    tl.store(dst.to(tl.pointer_type(UNIT)), tl.load(src.to(tl.pointer_type(UNIT))))
+    tl.store(dst.to(tl.pointer_type(UNIT)),
+             tl.load(src.to(tl.pointer_type(UNIT)), cache_modifier=".cg" if FRESH else ""))
+
+
+@triton.constexpr_function
+def _load_16(fresh):
+    return "ld.global.cg.v2.u64" if fresh else "ld.global.v2.u64"
 
 
 @triton.jit
-def _copy_16(dst, src, units):
+def _copy_16(dst, src, units, FRESH: tl.constexpr):
     """units 16-byte units from src to dst, both 16-byte aligned, in explicit
     16-byte loads and stores (Triton cannot be told that a pointer made
     from an integer is aligned); each thread has all its loads in flight
     before its stores."""
-    for start in range(0, units, COPY_BLOCK // 2):
-        offs = (start + tl.arange(0, COPY_BLOCK // 2)).to(tl.uint64)
+    LANES: tl.constexpr = _lanes(tl.extra.cuda.num_threads())
+    for start in range(0, units, LANES):
+        offs = (start + tl.arange(0, LANES)).to(tl.uint64)
         live = (offs < units).to(tl.int32)
         lo, hi = tl.inline_asm_elementwise(
             """{
@@ -292,7 +308,7 @@ def _copy_16(dst, src, units):
             setp.ne.b32 live, $3, 0;
             mov.u64 $0, 0;
             mov.u64 $1, 0;
-            @live ld.global.v2.u64 {$0, $1}, [$2];
+            @live """ + _load_16(FRESH) + """ {$0, $1}, [$2];
             }""", "=l,=l,l,r", [src + offs * 16, live], dtype=(tl.uint64, tl.uint64),
             is_pure=False, pack=1)
         tl.inline_asm_elementwise(
@@ -306,31 +322,33 @@ def _copy_16(dst, src, units):
 
 
 @triton.jit
-def copy(dst, src, nbytes):
+def copy(dst, src, nbytes, FRESH: tl.constexpr):
     """nbytes from src to dst (uint64 addresses) by every thread of the
     program, in the widest unit the alignment allows; every thread's share
-    is issued when it returns (visible elsewhere after a fence)."""
+    is issued when it returns (visible elsewhere after a fence). FRESH (a
+    get): loads bypass L1, so each reads the peer's memory now, not a line
+    an earlier read of the kernel left there."""
     aligned = dst | src
     done = tl.cast(0, tl.uint64)
     if (aligned & 15) == 0:
         done = nbytes // 16 * 16
-        _copy_16(dst, src, nbytes // 16)
+        _copy_16(dst, src, nbytes // 16, FRESH)
     elif (aligned & 7) == 0:
         done = nbytes // 8 * 8
-        _copy_units(dst, src, tl.cast(done // 8, tl.int64), tl.int64)
+        _copy_units(dst, src, tl.cast(done // 8, tl.int64), tl.int64, FRESH)
     elif (aligned & 3) == 0:
         done = nbytes // 4 * 4
-        _copy_units(dst, src, tl.cast(done // 4, tl.int64), tl.int32)
+        _copy_units(dst, src, tl.cast(done // 4, tl.int64), tl.int32, FRESH)
     # what is left after 16-byte units: one 8- and one 4-byte scalar where
     # aligned (an 8-byte put is one load and one store), then bytes
     if ((aligned & 7) == 0) & (nbytes - done >= 8):
-        _copy_one(dst + done, src + done, tl.int64)
+        _copy_one(dst + done, src + done, tl.int64, FRESH)
         done += 8
     if ((aligned & 3) == 0) & (nbytes - done >= 4):
-        _copy_one(dst + done, src + done, tl.int32)
+        _copy_one(dst + done, src + done, tl.int32, FRESH)
         done += 4
     if done < nbytes:
-        _copy_units(dst + done, src + done, tl.cast(nbytes - done, tl.int64), tl.int8)
+        _copy_units(dst + done, src + done, tl.cast(nbytes - done, tl.int64), tl.int8, FRESH)
 
 
 # ---- put, get, signals ----
@@ -339,14 +357,14 @@ def copy(dst, src, nbytes):
 def put(dst, src, nbytes, pe, CALL: tl.constexpr):
     dst = address(dst)
     nbytes = tl.cast(nbytes, tl.uint64)
-    copy(remote(dst, nbytes, pe, 0, CALL), address(src), nbytes)
+    copy(remote(dst, nbytes, pe, 0, CALL), address(src), nbytes, False)
 
 
 @triton.jit
 def get(dst, src, nbytes, pe, CALL: tl.constexpr):
     src = address(src)
     nbytes = tl.cast(nbytes, tl.uint64)
-    copy(address(dst), remote(src, nbytes, pe, 1, CALL), nbytes)
+    copy(address(dst), remote(src, nbytes, pe, 1, CALL), nbytes, True)
     tl.debug_barrier()  # every thread's loads done: dst is complete for the program
 
 
@@ -371,7 +389,7 @@ def put_signal(dst, src, nbytes, sig, value, op, pe, CALL: tl.constexpr):
     nbytes = tl.cast(nbytes, tl.uint64)
     remote_dst = remote(dst, nbytes, pe, 0, CALL)
     remote_sig = remote(sig, tl.cast(8, tl.uint64), pe, 3, CALL)
-    copy(remote_dst, address(src), nbytes)
+    copy(remote_dst, address(src), nbytes, False)
     tl.debug_barrier()  # every thread's copy before thread 0's release
     signal_update(remote_sig, value, op)
 
@@ -539,7 +557,7 @@ def push(team, dst, src, nbytes, TO_SLOT: tl.constexpr, FROM_SLOT: tl.constexpr,
         start = src
         if FROM_SLOT:
             start = src + tl.cast(i, tl.uint64) * nbytes
-        copy(remote(into, nbytes, team_member(team, i, CALL), 0, CALL), start, nbytes)
+        copy(remote(into, nbytes, team_member(team, i, CALL), 0, CALL), start, nbytes, False)
 
 
 @triton.jit

@@ -33,7 +33,7 @@ from numba import cuda
 
 import symmem
 from symmem.bench import plan
-from symmem.bench.device_timing import best_seconds, line_up
+from symmem.bench.device_timing import best_seconds, line_up, operations, start
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 DEVICE, HOST = "symmem device", "symmem host"
@@ -205,20 +205,11 @@ class Worker:
 
 
 def main():
-    args = plan.sweep_parser().parse_args()
-    ops = args.ops.split(",")
-    unknown = [op for op in ops if op not in plan.DEVICE_OPS]
-    if unknown:
-        raise SystemExit(f"device_numba: {', '.join(unknown)}: not device operations "
-                         f"({', '.join(plan.DEVICE_OPS)})")
-    sizes = {op: plan.sizes(op, args.min_bytes, args.max_bytes, 2) for op in ops}
+    ops, sizes = operations("device_numba", plan.NUMBA_DEVICE_OPS, "Numba device operations")
     put_bytes = max([8] + [s for op in plan.DEVICE_PUTS for s in sizes.get(op, [])])
     t0 = time.perf_counter()
-    symmem.init()
+    start("device_numba")
     emit = plan.emitter(symmem.my_pe())
-    if symmem.n_pes() < 2:
-        symmem.finalize()
-        raise SystemExit(f"device_numba: needs 2 PEs (PE 0 puts to PE 1), got {symmem.n_pes()}")
     worker = Worker(put_bytes)
     emit(lib=DEVICE, op="init", seconds=time.perf_counter() - t0, n_pes=worker.n)
     for op in ops:

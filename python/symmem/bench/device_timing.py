@@ -1,6 +1,7 @@
-"""How the device benchmarks (device_numba.py, device_triton.py) time a
-kernel: CUDA events around it on the current stream, the fastest of
-plan.DEVICE_RUNS runs after a warm-up, every PE lined up before each run."""
+"""What the device benchmarks (device_numba.py, device_triton.py) share:
+their command line and start-up, and how they time a kernel: CUDA events
+around it on the current stream, the fastest of plan.DEVICE_RUNS runs after
+a warm-up, every PE lined up before each run."""
 import cupy as cp
 
 import symmem
@@ -29,3 +30,23 @@ def line_up():
     """Every PE here, with its earlier GPU work done, before any goes on."""
     cp.cuda.Device().synchronize()
     symmem.barrier_all()
+
+
+def operations(worker, known, what):
+    """The worker's --ops, each one of known (else it exits naming the
+    others and what they are not), and {op: sizes}."""
+    args = plan.sweep_parser().parse_args()
+    ops = args.ops.split(",")
+    unknown = [op for op in ops if op not in known]
+    if unknown:
+        raise SystemExit(f"{worker}: {', '.join(unknown)}: not {what} ({', '.join(known)})")
+    return ops, {op: plan.sizes(op, args.min_bytes, args.max_bytes, 2) for op in ops}
+
+
+def start(worker):
+    """symmem.init() on 2 PEs or more (PE 0 puts to PE 1; else it exits)."""
+    symmem.init()
+    if symmem.n_pes() < 2:
+        n = symmem.n_pes()
+        symmem.finalize()
+        raise SystemExit(f"{worker}: needs 2 PEs (PE 0 puts to PE 1), got {n}")

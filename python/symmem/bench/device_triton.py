@@ -32,7 +32,7 @@ import triton.language as tl
 import symmem
 import symmem.device.triton as sdt
 from symmem.bench import plan
-from symmem.bench.device_timing import best_seconds, line_up
+from symmem.bench.device_timing import best_seconds, line_up, operations, start
 
 BLOCK_WARPS = 32  # 1024 threads, as nvshmem_device.cu's and device_numba's blocks
 LATENCY_WARPS = 1
@@ -135,21 +135,12 @@ class Worker:
 
 
 def main():
-    args = plan.sweep_parser().parse_args()
-    ops = args.ops.split(",")
-    unknown = [op for op in ops if op not in plan.TRITON_OPS]
-    if unknown:
-        raise SystemExit(f"device_triton: {', '.join(unknown)}: not Triton operations "
-                         f"({', '.join(plan.TRITON_OPS)})")
-    sizes = {op: plan.sizes(op, args.min_bytes, args.max_bytes, 2) for op in ops}
+    ops, sizes = operations("device_triton", tuple(plan.TRITON_OPS), "Triton operations")
     put_bytes = max([8] + [s for op in ops for s in sizes[op]])
     t0 = time.perf_counter()
-    symmem.init()
+    start("device_triton")
     lib = f"{sdt.configure()} triton"
     emit = plan.emitter(symmem.my_pe())
-    if symmem.n_pes() < 2:
-        symmem.finalize()
-        raise SystemExit(f"device_triton: needs 2 PEs (PE 0 puts to PE 1), got {symmem.n_pes()}")
     wanted = os.environ.get("SYMMEM_TRITON_ENGINE")
     if wanted and f"{wanted} triton" != lib:
         raise SystemExit(f"device_triton: SYMMEM_TRITON_ENGINE={wanted} but the engine is {lib}")

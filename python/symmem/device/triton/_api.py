@@ -205,6 +205,9 @@ def putmem_signal_nbi_block(dest, source, nbytes, sig_addr, signal, sig_op, pe):
 
 @triton.jit
 def signal_op(sig_addr, signal, sig_op, pe):
+    """The signal at sig_addr on PE pe set or added to (SIGNAL_SET/ADD), as a
+    release on either engine: the program's earlier loads and stores are
+    ordered before it (a signal_wait_until that sees it has them)."""
     if ENGINE == NVSHMEM:
         # a release, as the own engine's: every thread's earlier loads and
         # stores (bar.sync), NVSHMEM's fence, then the update, by thread 0
@@ -221,7 +224,9 @@ def signal_op(sig_addr, signal, sig_op, pe):
 def signal_wait_until(sig_addr, cmp, cmp_val):
     """Waits until the local signal compares true (CMP_*); returns its value."""
     if ENGINE == NVSHMEM:
-        # thread 0 waits (its acquire), the rest at from_first_thread's bar.sync
+        # thread 0 waits: NVSHMEM's acquire, pairing with the sender's fence and
+        # signal update (signal_op, putmem_signal); the rest wait at
+        # from_first_thread's bar.sync, so their later loads follow it
         value = tl.cast(0, tl.uint64)
         if nv.first_thread():
             value = nv.call("nvshmem_signal_wait_until", tl.uint64, _i64(sig_addr),

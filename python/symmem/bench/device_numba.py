@@ -33,7 +33,7 @@ from numba import cuda
 
 import symmem
 from symmem.bench import plan
-from symmem.bench.device_timing import best_seconds, line_up, operations, start
+from symmem.bench.device_timing import best_seconds, line_up, operations, start, sweep
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 DEVICE, HOST = "symmem device", "symmem host"
@@ -212,13 +212,7 @@ def main():
     emit = plan.emitter(symmem.my_pe())
     worker = Worker(put_bytes)
     emit(lib=DEVICE, op="init", seconds=time.perf_counter() - t0, n_pes=worker.n)
-    for op in ops:
-        for size in sizes[op]:
-            for lib, seconds in worker.measure(op, size).items():
-                emit(lib=lib, op=op, bytes=size, us=seconds * 1e6)
-            line_up()
-    worker.close()
-    symmem.finalize()
+    sweep(worker, ops, sizes, emit)
 
 
 if __name__ == "__main__":

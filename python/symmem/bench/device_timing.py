@@ -50,3 +50,17 @@ def start(worker):
         n = symmem.n_pes()
         symmem.finalize()
         raise SystemExit(f"{worker}: needs 2 PEs (PE 0 puts to PE 1), got {n}")
+
+
+def sweep(worker, ops, sizes, emit):
+    """Every size of every op through worker.measure(op, size) ({library:
+    seconds per call}, empty where this PE measures nothing), one record
+    each, every PE lined up between sizes; then the worker closes and
+    symmem finalizes."""
+    for op in ops:
+        for size in sizes[op]:
+            for lib, seconds in worker.measure(op, size).items():
+                emit(lib=lib, op=op, bytes=size, us=seconds * 1e6)
+            line_up()
+    worker.close()
+    symmem.finalize()

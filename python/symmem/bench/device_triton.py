@@ -32,7 +32,7 @@ import triton.language as tl
 import symmem
 import symmem.device.triton as sdt
 from symmem.bench import plan
-from symmem.bench.device_timing import best_seconds, line_up, operations, start
+from symmem.bench.device_timing import best_seconds, line_up, operations, start, sweep
 
 BLOCK_WARPS = 32  # 1024 threads, as nvshmem_device.cu's and device_numba's blocks
 LATENCY_WARPS = 1
@@ -82,8 +82,8 @@ class Worker:
     """The symmetric buffers, and one method per kind of operation, each
     returning seconds per call (None where this PE measures nothing)."""
 
-    def __init__(self, put_bytes):
-        self.me, self.put_bytes = symmem.my_pe(), put_bytes
+    def __init__(self, put_bytes, lib):
+        self.me, self.put_bytes, self.lib = symmem.my_pe(), put_bytes, lib
         self.sms = cp.cuda.Device().attributes["MultiProcessorCount"]
         self.dst = symmem.array((put_bytes,), dtype="uint8")
         self.src = symmem.array((put_bytes,), dtype="uint8")
@@ -97,21 +97,32 @@ class Worker:
             symmem.free_array(a)
 
     def measure(self, op, size):
+        """{this engine's library: seconds per call}, empty on a PE that
+        measures nothing (device_timing.sweep's form)."""
         if op == "triton_put_signal":
-            return self.put_signal()
-        if self.me != 0:
-            return None
+            seconds = self.put_signal()
+        elif self.me != 0:
+            seconds = None
+        elif op.endswith("_lat"):
+            seconds = self.latency("_get" in op)
+        else:
+            seconds = self.copy(op, size)
+        return {} if seconds is None else {self.lib: seconds}
+
+    # A get reads a slot of the buffer no earlier get of the run read (else
+    # it would measure L1 hits: each engine's loads may cache the peer's
+    # lines); puts write the same place every time.
+
+    def latency(self, get):
+        slots = max(1, self.put_bytes // LINE) if get else 1
+        count = plan.DEVICE_LOOP
+        seconds = best_seconds(lambda: latency_loop[(1,)](
+            self.dst, self.src, 1, count, slots, get, num_warps=LATENCY_WARPS))
+        return seconds / count
+
+    def copy(self, op, size):
         get = "_get" in op
-        # a get reads a slot of the buffer no earlier get of the run read
-        # (else it would measure L1 hits: each engine's loads may cache the
-        # peer's lines); puts write the same place every time
         slots = max(1, self.put_bytes // size) if get else 1
-        if op.endswith("_lat"):
-            slots = max(1, self.put_bytes // LINE)
-            count = plan.DEVICE_LOOP
-            seconds = best_seconds(lambda: latency_loop[(1,)](
-                self.dst, self.src, 1, count, slots, get, num_warps=LATENCY_WARPS))
-            return seconds / count
         reps = plan.device_reps(size)
         programs = 2 * self.sms if op.endswith("_grid") else 1
         chunk = -(-size // programs)
@@ -144,16 +155,9 @@ def main():
     wanted = os.environ.get("SYMMEM_TRITON_ENGINE")
     if wanted and f"{wanted} triton" != lib:
         raise SystemExit(f"device_triton: SYMMEM_TRITON_ENGINE={wanted} but the engine is {lib}")
-    worker = Worker(put_bytes)
+    worker = Worker(put_bytes, lib)
     emit(lib=lib, op="init", seconds=time.perf_counter() - t0, n_pes=symmem.n_pes())
-    for op in ops:
-        for size in sizes[op]:
-            seconds = worker.measure(op, size)
-            if seconds is not None:
-                emit(lib=lib, op=op, bytes=size, us=seconds * 1e6)
-            line_up()
-    worker.close()
-    symmem.finalize()
+    sweep(worker, ops, sizes, emit)
 
 
 if __name__ == "__main__":

@@ -127,6 +127,39 @@ def put_and_get():
         nvshmem.free_array(dst)
 
 
+
+@cuda.jit
+def shifted_copies(dst, src, dst_at, src_at, count, pe, get):
+    if get:
+        dev.get_block(dst[dst_at:dst_at + count], src[src_at:src_at + count], pe)
+    else:
+        dev.put_block(dst[dst_at:dst_at + count], src[src_at:src_at + count], pe)
+
+
+def put_and_get_between_offsets():
+    """Bytes between offsets alike mod 16 (bytes up to the common boundary,
+    then 16-byte units) and unlike (narrower units or bytes)."""
+    length = (1 << 20) + 64
+    dst = nvshmem.array((length,), dtype="uint8")
+    src = nvshmem.array((length,), dtype="uint8")
+    pattern = (np.arange(length) % 251 + 1).astype("uint8")
+    for dst_at, src_at in ((12, 12), (5, 5), (1, 2), (4, 12), (8, 0), (0, 8)):
+        for count in (17, 4099, (1 << 20) + 5):
+            for get in (False, True):
+                dst[:] = 0
+                src[:] = cp.asarray(pattern) + me
+                nvshmem.barrier_all()
+                shifted_copies[1, 256](view(dst), view(src), dst_at, src_at, count, nxt, get)
+                cuda.synchronize()
+                nvshmem.barrier_all()
+                want = np.zeros(length, dtype="uint8")
+                sender = nxt if get else prv
+                want[dst_at:dst_at + count] = (pattern + sender)[src_at:src_at + count]
+                check(f"{'get' if get else 'put'}_block +{dst_at} from +{src_at} count {count}",
+                      dst, want)
+    nvshmem.free_array(src)
+    nvshmem.free_array(dst)
+
 # ---- put_signal ping-pong ----
 
 @cuda.jit
@@ -326,8 +359,8 @@ def dead_peer():
 if sys.argv[1] == "dead_peer":
     dead_peer()
 started = time.monotonic()
-for step in (p_and_g, put_and_get, put_signal_ping_pong, message_passing,
-             atomics_under_contention, barriers):
+for step in (p_and_g, put_and_get, put_and_get_between_offsets, put_signal_ping_pong,
+             message_passing, atomics_under_contention, barriers):
     t0 = time.monotonic()
     step()
     print(f"PE {me} {step.__name__} ok ({time.monotonic() - t0:.1f} s)", flush=True)

@@ -1,7 +1,8 @@
 """symmem.device.triton on 2 GPUs, with the engine SYMMEM_TRITON_ENGINE
 names (symmem or nvshmem). Every PE checks what it received:
 - put and get of every element type Triton has, odd sizes, aligned and
-  not (one element in);
+  not (one element in); putmem/getmem between byte offsets alike and
+  unlike mod 16;
 - putmem_signal_block / putmem_signal_nbi_block to the peer and
   signal_wait_until in the same kernel, three rounds, SET and ADD;
 - putmem_block, fence, p of a flag, wait_until on it; signal_op;
@@ -185,6 +186,39 @@ def check_put_get(results):
         nvshmem.free_tensor(src)
 
 
+
+def check_alignments(results):
+    """putmem_block / getmem_block (int64 addresses) between byte offsets
+    alike and unlike mod 16 (alike: bytes up to the common boundary, then
+    16-, 8- or 4-byte units; unlike: a narrower unit or bytes), sizes that
+    end on every kind of tail and span several steps of the copy loop."""
+    count = 70_000 + 32
+    src = nvshmem.tensor(count, dtype=torch.uint8)
+    dst = nvshmem.tensor(count, dtype=torch.uint8)
+    got = torch.zeros(count, dtype=torch.uint8, device="cuda")
+    # bytes of period 251: a slice from the wrong offset differs
+    src.copy_((pattern(me, count, torch.int64) % 251).to(torch.uint8).cuda())
+    theirs = (pattern(peer, count, torch.int64) % 251).to(torch.uint8)
+    for dst_at, src_at in ((3, 3), (9, 9), (12, 12), (1, 2), (4, 12), (8, 0), (0, 8), (7, 0)):
+        for nbytes in (1, 15, 17, 1000, 70_001):
+            dst.zero_()
+            got.zero_()
+            torch.cuda.synchronize()
+            nvshmem.barrier_all()
+            putmem_getmem[(1,)](dst.data_ptr() + dst_at, src.data_ptr() + src_at,
+                                got.data_ptr() + dst_at, nbytes, peer)
+            torch.cuda.synchronize()
+            nvshmem.barrier_all()
+            want = torch.zeros(count, dtype=torch.uint8)
+            want[dst_at:dst_at + nbytes] = theirs[src_at:src_at + nbytes]
+            where = f"+{dst_at} from +{src_at}, {nbytes} bytes"
+            expect(f"putmem_block {where}", dst, want)  # and not a byte around it
+            expect(f"getmem_block {where}", got, want)
+            results[f"putmem_{dst_at}_{src_at}_{nbytes}"] = raw(dst)
+            results[f"getmem_{dst_at}_{src_at}_{nbytes}"] = raw(got)
+    nvshmem.free_tensor(dst)
+    nvshmem.free_tensor(src)
+
 def check_signals(results):
     n = 1027
     src = nvshmem.tensor(n, dtype=torch.float32)
@@ -332,7 +366,7 @@ if len(sys.argv) > 1 and sys.argv[1] == "dead_peer":
     dead_peer()
 results = {}
 started = time.monotonic()
-for check in (check_put_get, check_signals, check_point_ops, check_atomics, check_collectives):
+for check in (check_put_get, check_alignments, check_signals, check_point_ops, check_atomics, check_collectives):
     check(results)
     # progress (compiling against NVSHMEM's bitcode takes seconds a kernel)
     print(f"PE {me}: {check.__name__} passed at {time.monotonic() - started:.0f} s",

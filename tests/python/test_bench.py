@@ -229,6 +229,16 @@ def test_device_put_sizes_keep_within_1k_to_64m():
         [16384, 16384, 1024, 16]
 
 
+
+@pytest.mark.parametrize("size", [1 << 10, 3000, 1 << 20, 16 << 20, 64 << 20])
+def test_a_grid_put_s_slices_start_16_byte_aligned_and_cover_the_size(size):
+    programs = 264  # 2 a SM of an H200
+    chunk = plan.device_chunk(size, programs)
+    assert chunk % 16 == 0
+    covered = sum(max(0, min(chunk, size - i * chunk)) for i in range(programs))
+    assert covered == size
+    assert chunk - size / programs < 16  # an even share, give or take the rounding
+
 # What the two device workers print (PE 0), two rounds, with other output between.
 CANNED_DEVICE_OUTPUT = [
     '{"lib": "symmem device", "op": "init", "seconds": 2.5, "n_pes": 2}',

@@ -43,8 +43,9 @@ def _engine(name):
         _api.ENGINE, _own.CONSTS, _own.STATE = saved
 
 
-def _compile(engine, fn, signature, constexprs=None):
-    options = {"extern_libs": {"libnvshmem_device": _bitcode()}} if engine == "nvshmem" else {}
+def _compile(engine, fn, signature, constexprs=None, **options):
+    if engine == "nvshmem":
+        options["extern_libs"] = {"libnvshmem_device": _bitcode()}
     with _engine(engine):
         return triton.compile(ASTSource(fn=fn, signature=signature, constexprs=constexprs or {}),
                               target=GPUTarget("cuda", 90, 32), options=options)
@@ -141,11 +142,56 @@ def test_every_call_compiles_on_the_engine(engine):
     if engine == "symmem":
         # the memory model in the code: acquire spins, release signal updates,
         # quiet's fence, and the error record's trap
-        for word in ("ld.acquire.sys", "atom.global.sys.release", "fence.sc.sys", "trap"):
+        # and the constant table read as read-only memory
+        for word in ("ld.acquire.sys", "atom.global.sys.release", "fence.sc.sys", "trap",
+                     "ld.global.nc"):
             assert word in ptx, word
     else:
         # NVSHMEM's thread-scope calls run on thread 0 of the program
         assert "%tid.x" in ptx and "nvshmem" in ptx.lower()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_bench_s_kernels_compile_on_the_engine(engine):
+    # python -m symmem.bench runs them only on GPUs (device_triton.py)
+    from symmem.bench import triton_kernels as bench
+    copy = {"dst": "*u8", "src": "*u8", "chunk": "i64", "total": "i64", "pe": "i32",
+            "reps": "i32", "slots": "i32", "GET": "constexpr"}
+    for get in (False, True):
+        _compile(engine, bench.copy_chunks.kernel, copy, {"GET": get})
+        _compile(engine, bench.latency_loop.kernel, {"dst": "*u8", "src": "*u8", "pe": "i32",
+                                                     "count": "i32", "slots": "i32",
+                                                     "GET": "constexpr"}, {"GET": get})
+        _compile(engine, bench.ping_pong.kernel, {"buf": "*u8", "src": "*u8", "sig": "*u64",
+                                                  "rounds": "i32", "peer": "i32",
+                                                  "FIRST": "constexpr"}, {"FIRST": get})
+
+
+def _registers(kernel):
+    """Registers a thread of the compiled kernel takes (Triton's ptxas -v)."""
+    import re
+    import subprocess
+    import tempfile
+
+    from triton.backends.nvidia.compiler import get_ptxas
+    with tempfile.NamedTemporaryFile("w", suffix=".ptx") as ptx:
+        ptx.write(kernel.asm["ptx"])
+        ptx.flush()
+        out = subprocess.run([get_ptxas(90).path, "-arch=sm_90a", "-v", ptx.name, "-o",
+                              "/dev/null"], capture_output=True, text=True, check=True)
+    return int(re.search(r"Used (\d+) registers", out.stdout + out.stderr).group(1))
+
+
+def test_a_1024_thread_copy_leaves_room_for_two_programs_an_sm():
+    # 65536 registers an SM: two programs of 1024 threads need <= 32 a
+    # thread; past that a grid of 2 programs per SM runs at half occupancy
+    from symmem.bench import triton_kernels as bench
+    for get in (False, True):
+        kernel = _compile("symmem", bench.copy_chunks.kernel,
+                          {"dst": "*u8", "src": "*u8", "chunk": "i64", "total": "i64",
+                           "pe": "i32", "reps": "i32", "slots": "i32", "GET": "constexpr"},
+                          {"GET": get}, num_warps=32)
+        assert _registers(kernel) <= 32, ("get" if get else "put", _registers(kernel))
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -127,7 +127,7 @@ class Worker:
         d, s = self.dst[:size], self.src[:size]
         dv, sv = view(d), view(s)
         blocks = 2 * self.sms if op == "device_put_grid" else 1
-        chunk = -(-size // blocks)
+        chunk = plan.device_chunk(size, blocks)
         device = best_seconds(lambda: put_chunks[blocks, THREADS](dv, sv, chunk, 1, reps))
         if size not in self.host_put:
             def host():

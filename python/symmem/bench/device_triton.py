@@ -1,7 +1,8 @@
 """One PE of the Triton benchmark (plan.TRITON_OPS; `python -m symmem.bench`
 runs it twice, as "symmem triton" and "nvshmem triton"): the same Triton
 kernels calling symmem.device.triton, on the engine SYMMEM_TRITON_ENGINE
-names (symmem's own, or NVSHMEM's device bitcode). Alone, on 2 GPUs:
+names (symmem's own, or NVSHMEM's device bitcode); the kernels are in
+triton_kernels.py. Alone, on 2 GPUs:
 
     SYMMEM_TRITON_ENGINE=nvshmem python -m symmem.run -n 2 \\
         -m symmem.bench.device_triton --ops triton_put,triton_put_signal
@@ -12,7 +13,8 @@ warm-up run (which also compiles); PE 0 prints one JSON record per line:
 - triton_put, triton_get: putmem_block / getmem_block of the whole size by
   one program of 1024 threads (NVSHMEM's device benchmark's block),
   repeated plan.device_reps(size) times in one kernel, then quiet; us per
-  call. _grid: 2 programs per SM, each its slice. Each get reads the next
+  call. _grid: 2 programs per SM, each its slice, 16-byte aligned
+  (plan.device_chunk). Each get reads the next
   slot of the buffer (as large as the largest size of the run), so no get
   finds the peer's data in L1 from an earlier one.
 - triton_put_lat: one program of 32 threads (Triton's smallest) looping
@@ -26,56 +28,15 @@ import os
 import time
 
 import cupy as cp
-import triton
-import triton.language as tl
 
 import symmem
 import symmem.device.triton as sdt
 from symmem.bench import plan
 from symmem.bench.device_timing import best_seconds, line_up, operations, start, sweep
+from symmem.bench.triton_kernels import LINE, copy_chunks, latency_loop, ping_pong
 
 BLOCK_WARPS = 32  # 1024 threads, as nvshmem_device.cu's and device_numba's blocks
 LATENCY_WARPS = 1
-LINE = 128  # bytes: an 8-byte get each from its own cache line
-
-
-@sdt.requires_symmem
-@triton.jit(do_not_specialize=["chunk", "total", "reps", "slots"])
-def copy_chunks(dst, src, chunk, total, pe, reps, slots, GET: tl.constexpr):
-    start = tl.program_id(0).to(tl.int64) * chunk
-    nbytes = tl.minimum(chunk, total - start)
-    if nbytes > 0:
-        for rep in range(reps):
-            at = start + (rep % slots).to(tl.int64) * total  # gets: memory not read yet
-            if GET:
-                sdt.getmem_block(dst + at, src + at, nbytes, pe)
-            else:
-                sdt.putmem_block(dst + at, src + at, nbytes, pe)
-        sdt.quiet()
-
-
-@sdt.requires_symmem
-@triton.jit(do_not_specialize=["count", "slots"])
-def latency_loop(dst, src, pe, count, slots, GET: tl.constexpr):
-    for i in range(count):
-        if GET:
-            at = (i % slots).to(tl.int64) * LINE  # a cache line not read yet
-            sdt.getmem_block(dst + at, src + at, 8, pe)
-        else:
-            sdt.putmem_block(dst, src, 8, pe)
-            sdt.quiet()
-
-
-@sdt.requires_symmem
-@triton.jit(do_not_specialize=["rounds"])
-def ping_pong(buf, src, sig, rounds, peer, FIRST: tl.constexpr):
-    for r in range(1, rounds + 1):
-        if FIRST:
-            sdt.putmem_signal_block(buf, src, 8, sig, r, sdt.SIGNAL_SET, peer)
-            sdt.signal_wait_until(sig, sdt.CMP_GE, r)
-        else:
-            sdt.signal_wait_until(sig, sdt.CMP_GE, r)
-            sdt.putmem_signal_block(buf, src, 8, sig, r, sdt.SIGNAL_SET, peer)
 
 
 class Worker:
@@ -114,7 +75,7 @@ class Worker:
     # lines); puts write the same place every time.
 
     def latency(self, get):
-        slots = max(1, self.put_bytes // LINE) if get else 1
+        slots = max(1, self.put_bytes // LINE.value) if get else 1
         count = plan.DEVICE_LOOP
         seconds = best_seconds(lambda: latency_loop[(1,)](
             self.dst, self.src, 1, count, slots, get, num_warps=LATENCY_WARPS))
@@ -125,7 +86,7 @@ class Worker:
         slots = max(1, self.put_bytes // size) if get else 1
         reps = plan.device_reps(size)
         programs = 2 * self.sms if op.endswith("_grid") else 1
-        chunk = -(-size // programs)
+        chunk = plan.device_chunk(size, programs)
         seconds = best_seconds(lambda: copy_chunks[(programs,)](
             self.dst, self.src, chunk, size, 1, reps, slots, get, num_warps=BLOCK_WARPS))
         return seconds / reps

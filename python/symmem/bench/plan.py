@@ -73,6 +73,14 @@ def device_reps(nbytes):
     return max(1, min(DEVICE_MOVE_BYTES // nbytes, DEVICE_MAX_REPS))
 
 
+def device_chunk(nbytes, programs):
+    """The bytes each of programs copies of an nbytes grid put: an even share
+    rounded up to 16 bytes, so that every program's slice starts 16-byte
+    aligned, as a kernel splitting a buffer would make them (an unrounded
+    share left most slices at odd addresses: a byte-wise copy)."""
+    return -(-nbytes // (16 * programs)) * 16
+
+
 def bus_factor(op, n_pes):
     """nccl-tests' factor from algorithm to bus bandwidth."""
     if op == "reduce":

@@ -10,7 +10,8 @@ Where things are: CONSTS is the device address of the gpu backend's copy
 of symmem_device_consts_t in device memory (src/device/state.h), STATE that
 of the device state block; both are fixed for the process, written into
 this module by _runtime.configure() before the first kernel compiles
-(they are constexprs, so they are part of each kernel's cache key).
+(they are constexprs, so they are part of each kernel's cache key). The
+constant copy is read as read-only memory (_const_u64).
 Memory model, per call:
 - put/get copy through the peer's mapping with plain loads and stores;
   quiet (fence.sc.sys) or a barrier completes them.
@@ -94,6 +95,28 @@ def _u64(addr):
 @triton.jit
 def _i32(addr):
     return tl.load(tl.cast(addr, tl.uint64).to(tl.pointer_type(tl.int32)))
+
+
+@triton.jit
+def _const_u64(field):
+    """A 64-bit field of the constant copy (CONSTS + field). The host writes
+    the copy at init, at each malloc (fields that only grow, for memory no
+    running kernel was given) and at finalize, so a kernel reads it as
+    read-only memory (ld.global.nc). Not is_pure: the compiler would hoist
+    the table out of a caller's loop and keep it in registers, which took
+    a 1024-thread copy kernel past the 32 registers a thread that let two
+    such programs share an SM."""
+    return tl.inline_asm_elementwise("ld.global.nc.u64 $0, [$1];", "=l,l",
+                                     [tl.cast(CONSTS + field, tl.uint64)], dtype=tl.uint64,
+                                     is_pure=False, pack=1)
+
+
+@triton.jit
+def _const_i32(field):
+    """A 32-bit field of the constant copy, as _const_u64."""
+    return tl.inline_asm_elementwise("ld.global.nc.s32 $0, [$1];", "=r,l",
+                                     [tl.cast(CONSTS + field, tl.uint64)], dtype=tl.int32,
+                                     is_pure=False, pack=1)
 
 
 @triton.jit
@@ -184,8 +207,8 @@ def fail(what, pe, arg, value, CALL: tl.constexpr):
 def _current_i32(C_AT: tl.constexpr, S_AT: tl.constexpr):
     """An int32 field of the copy of the constant state, or of the state
     block where the copy is not current."""
-    value = _i32(CONSTS + C_AT)
-    if _u64(CONSTS + C_MAGIC) != MAGIC:
+    value = _const_i32(C_AT)
+    if _const_u64(C_MAGIC) != MAGIC:
         value = _i32(STATE + S_AT)
     return value
 
@@ -236,11 +259,12 @@ def remote(addr, nbytes, pe, ARG: tl.constexpr, CALL: tl.constexpr):
     here (addr, nbytes: uint64; pe: int32). One round trip: every field
     read lies in the copy's first lines, loaded together."""
     pe = tl.cast(pe, tl.int32)
-    slot = tl.where((pe >= 0) & (pe < CONST_PEERS), pe, 0).to(tl.uint64)
-    delta = _u64(CONSTS + C_DELTA + slot * 8)
-    end = _u64(CONSTS + C_HEAP_END)
-    ok = ((_u64(CONSTS + C_MAGIC) == MAGIC) & (pe >= 0) & (pe < _i32(CONSTS + C_PEERS)) &
-          (addr >= _u64(CONSTS + C_HEAP_BASE)) & (addr <= end) & (nbytes <= end - addr) &
+    rank = pe.to(tl.uint32)  # a negative pe is past every bound
+    slot = tl.where(rank < CONST_PEERS, rank, 0).to(tl.uint64)
+    delta = _const_u64(C_DELTA + slot * 8)
+    end = _const_u64(C_HEAP_END)
+    ok = ((_const_u64(C_MAGIC) == MAGIC) & (rank < _const_i32(C_PEERS).to(tl.uint32)) &
+          (addr >= _const_u64(C_HEAP_BASE)) & (addr <= end) & (nbytes <= end - addr) &
           ((delta & 1) == 0))
     at = addr + delta
     if not ok:
@@ -327,7 +351,20 @@ def copy(dst, src, nbytes, FRESH: tl.constexpr):
     program, in the widest unit the alignment allows; every thread's share
     is issued when it returns (visible elsewhere after a fence). FRESH (a
     get): loads bypass L1, so each reads the peer's memory now, not a line
-    an earlier read of the kernel left there."""
+    an earlier read of the kernel left there. Every thread runs every
+    instruction here: whole 16-byte units skip the rest in two tests, and
+    each loop has one call site (two would take registers that a second
+    program of 1024 threads on the SM needs)."""
+    if ((dst | src | nbytes) & 15) != 0:
+        # dst and src equally misaligned (a slice at the same offset of two
+        # symmetric buffers, a grid's programs each at its own offset): the
+        # bytes up to their common boundary first, then wide units
+        head = _head(dst, src, nbytes)
+        if head > 0:
+            _copy_units(dst, src, tl.cast(head, tl.int64), tl.int8, FRESH)
+            dst += head
+            src += head
+            nbytes -= head
     aligned = dst | src
     done = tl.cast(0, tl.uint64)
     if (aligned & 15) == 0:
@@ -339,11 +376,34 @@ def copy(dst, src, nbytes, FRESH: tl.constexpr):
     elif (aligned & 3) == 0:
         done = nbytes // 4 * 4
         _copy_units(dst, src, tl.cast(done // 4, tl.int64), tl.int32, FRESH)
-    # what is left after 16-byte units: one 8- and one 4-byte scalar where
-    # aligned (an 8-byte put is one load and one store), then bytes
-    if ((aligned & 7) == 0) & (nbytes - done >= 8):
-        _copy_one(dst + done, src + done, tl.int64, FRESH)
-        done += 8
+    if done < nbytes:
+        _copy_tail(dst + done, src + done, nbytes - done, aligned, FRESH)
+
+
+@triton.jit
+def _head(dst, src, nbytes):
+    """Bytes to copy one by one before dst and src are both aligned to the
+    widest unit they can share; 0 where that does not pay (short copies)."""
+    apart = dst ^ src
+    head = tl.cast(0, tl.uint64)
+    if nbytes >= 32:
+        if (apart & 15) == 0:
+            head = (0 - dst) & 15
+        elif (apart & 7) == 0:
+            head = (0 - dst) & 7
+        elif (apart & 3) == 0:
+            head = (0 - dst) & 3
+    return head
+
+
+@triton.jit
+def _copy_tail(dst, src, nbytes, aligned, FRESH: tl.constexpr):
+    """What is left after the wide units: one 8- and one 4-byte scalar
+    where aligned (an 8-byte put is one load and one store), then bytes."""
+    done = tl.cast(0, tl.uint64)
+    if ((aligned & 7) == 0) & (nbytes >= 8):
+        _copy_one(dst, src, tl.int64, FRESH)
+        done = tl.cast(8, tl.uint64)
     if ((aligned & 3) == 0) & (nbytes - done >= 4):
         _copy_one(dst + done, src + done, tl.int32, FRESH)
         done += 4
@@ -463,14 +523,14 @@ def _team_entry(team, CALL: tl.constexpr):
 @triton.jit
 def _is_world(team):
     """TEAM_WORLD with the whole delta table in the copy: the fast path."""
-    return ((team == 0) & (_u64(CONSTS + C_MAGIC) == MAGIC) &
-            (_i32(CONSTS + C_PEERS) == _i32(CONSTS + C_N_PES)))
+    return ((team == 0) & (_const_u64(C_MAGIC) == MAGIC) &
+            (_const_i32(C_PEERS) == _const_i32(C_N_PES)))
 
 
 @triton.jit
 def team_size(team, CALL: tl.constexpr):
     team = tl.cast(team, tl.int32)
-    n = _i32(CONSTS + C_N_PES)
+    n = _const_i32(C_N_PES)
     if not _is_world(team):
         n = _i32(_team_entry(team, CALL))
     return n
@@ -479,7 +539,7 @@ def team_size(team, CALL: tl.constexpr):
 @triton.jit
 def team_rank(team, CALL: tl.constexpr):
     team = tl.cast(team, tl.int32)
-    me = _i32(CONSTS + C_MY_PE)
+    me = _const_i32(C_MY_PE)
     if not _is_world(team):
         me = _i32(_team_entry(team, CALL) + 4)
     return me
@@ -501,7 +561,7 @@ def _sync_area(team, CALL: tl.constexpr):
     PE's syncs on the team, word 1 + i is the last epoch team PE i
     announced here."""
     team = tl.cast(team, tl.int32)
-    area = _u64(CONSTS + C_SYNC_BASE)
+    area = _const_u64(C_SYNC_BASE)
     if not _is_world(team):
         _team_entry(team, CALL)
         area = (_u64(STATE + S_SYNC_BASE) +

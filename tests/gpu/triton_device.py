@@ -8,8 +8,8 @@ names (symmem or nvshmem). Every PE checks what it received:
 - putmem_block, fence, p of a flag, wait_until on it; signal_op;
 - p, g, remote_ptr with plain tl.store, my_pe, n_pes, team_my_pe, team_n_pes;
 - the atomics on the peer's words;
-- alltoall, fcollect, broadcast, reduce (sum, max; twice into fresh arrays), barrier_all,
-  sync_all.
+- alltoall, fcollect, broadcast, reduce (sum, max; twice into fresh arrays;
+  in place, over more than one block of 1024), barrier_all, sync_all.
 With TRITON_RESULTS=<dir> each PE saves every received array there, so the
 two engines' bytes can be compared (tests/python/test_gpu.py does).
 Mode "dead_peer" (argv[1]): PE 1 exits; PE 0's kernel waits for its signal
@@ -128,6 +128,12 @@ def collectives(a2a_dst, a2a_src, fc_dst, fc_src, bc_dst, bc_src, red_dst, red_s
     sdt.reduce(sdt.TEAM_WORLD, inplace, red_src, n, "sum")
     sdt.reduce(sdt.TEAM_WORLD, mx_dst, red_src, n, "max")
     sdt.sync_all()
+
+
+@sdt.requires_symmem
+@triton.jit
+def reduce_in_place(x, n):
+    sdt.reduce(sdt.TEAM_WORLD, x, x, n, "sum")  # dest is source
 
 
 @sdt.requires_symmem
@@ -314,14 +320,15 @@ def check_collectives(results):
     for dtype in (torch.float32, torch.int32, torch.bfloat16):
         t = {name: nvshmem.tensor(n * npes, dtype=dtype)
              for name in ("a2a_dst", "a2a_src", "fc_dst", "fc_src", "bc_dst", "bc_src",
-                          "red_dst", "red_src", "inplace", "mx_dst")}
+                          "red_dst", "red_src", "inplace", "mx_dst", "in_place")}
         for name, x in t.items():
-            x.copy_(pattern(me, n * npes, dtype).cuda() if "src" in name or name == "inplace"
+            x.copy_(pattern(me, n * npes, dtype).cuda() if "src" in name or "place" in name
                     else torch.zeros(n * npes, dtype=dtype))
         torch.cuda.synchronize()
         nvshmem.barrier_all()
         collectives[(1,)](t["a2a_dst"], t["a2a_src"], t["fc_dst"], t["fc_src"], t["bc_dst"],
                           t["bc_src"], t["red_dst"], t["red_src"], t["inplace"], t["mx_dst"], n)
+        reduce_in_place[(1,)](t["in_place"], n * npes)  # more than one block of 1024
         torch.cuda.synchronize()
         nvshmem.barrier_all()
         every = [pattern(pe, n * npes, dtype) for pe in range(npes)]
@@ -334,6 +341,10 @@ def check_collectives(results):
             total = total + every[pe][:n]
         expect(f"reduce sum {dtype}", t["red_dst"][:n], total)
         expect(f"reduce sum again {dtype}", t["inplace"][:n], total)
+        whole = every[0]
+        for pe in range(1, npes):
+            whole = whole + every[pe]
+        expect(f"reduce sum in place {dtype}", t["in_place"], whole)
         expect(f"reduce max {dtype}", t["mx_dst"][:n],
                torch.stack([every[pe][:n] for pe in range(npes)]).max(0).values)
         for name, x in t.items():

@@ -214,6 +214,20 @@ def test_a_put_between_element_types_is_refused_at_compile_time():
     assert "put: dest and source must have the same element type" in error
 
 
+@triton.jit
+def reduce_in_place(x, n):
+    sdt.reduce(sdt.TEAM_WORLD, x, x, n, "sum")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_reduce_in_place_compiles_on_the_engine(engine):
+    # one array as dest and source: Triton 3.6 folded the own engine's
+    # address comparison, and its coalescing pass failed an assertion
+    for t in ("fp32", "bf16", "i32"):
+        _compile(engine, reduce_in_place, {"x": f"*{t}", "n": "i32"})
+        _compile(engine, reduce_in_place, {"x": f"*{t}", "n": "i32"}, num_warps=32)
+
+
 def test_reduce_names_the_operations_it_has():
     for op in ("sum", "prod", "max", "min", "and", "or", "xor"):
         _compile("symmem", reduce_by, {"dst": "*i32", "src": "*i32", "n": "i32", "OP": "constexpr"},

@@ -353,9 +353,7 @@ def broadcast(team, dest, source, nelems, pe_root):
 @triton.jit
 def _reduce_in_place(team, dest, nreduce, operation: tl.constexpr):
     """Each block of elements combined in registers from every member, then,
-    after a sync (nobody reads it any more), stored. Known: a kernel calling
-    reduce(team, x, x, ...) can fail an assertion in Triton 3.6's coalescing
-    pass (docs/testing.md)."""
+    after a sync (nobody reads it any more), stored."""
     for lo in range(0, nreduce, own.REDUCE_BLOCK):
         acc = own.reduce_block(team, dest, lo, nreduce, operation, "reduce")
         own.sync(team, "reduce")
@@ -377,7 +375,7 @@ def reduce(team, dest, source, nreduce, operation: tl.constexpr):
     else:
         nreduce = tl.cast(nreduce, tl.int64)
         own.sync(team, "reduce")
-        if own.address(dest) == own.address(source):
+        if own.same_address(dest, source):
             _reduce_in_place(team, dest, nreduce, operation)
         else:
             own.reduce_range(team, dest, source, 0, nreduce, operation, "reduce")

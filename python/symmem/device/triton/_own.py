@@ -281,6 +281,17 @@ def address(x):
         return tl.cast(x, tl.uint64)
 
 
+@triton.jit
+def same_address(a, b):
+    """Whether pointers (or addresses) a and b are one address, decided at
+    run time: compared through an opaque move, because where a kernel
+    passes one array as both, Triton 3.6 folds a plain comparison and its
+    coalescing pass then fails an assertion (reduce(team, x, x, ...))."""
+    at = tl.inline_asm_elementwise("mov.b64 $0, $1;", "=l,l", [address(a)], dtype=tl.uint64,
+                                   is_pure=True, pack=1)
+    return at == address(b)
+
+
 # ---- copies: every thread of the program, widest unit the alignment allows ----
 
 @triton.constexpr_function

@@ -386,17 +386,19 @@ SYMMEM_DEVICE_API int symmem_dev_wait_until(symmem_u64 st, symmem_u64 ivar, int 
  * and the length allow (16, 8, 4 bytes), then the leftover bytes. Where
  * dst and src are equally misaligned (a slice at the same offset of two
  * symmetric buffers, a grid's blocks each at its own offset), the bytes up
- * to their common boundary go first, so that the rest moves in wide units. */
+ * to their common boundary go first, so that the rest moves in wide units
+ * (from 32 bytes: below, one narrower unit is cheaper than the bytes). */
 template <int FLIGHT>
 static __device__ __forceinline__ void symmem__copy_in_flight(symmem_u64 dst, symmem_u64 src,
                                                               symmem_u64 n, unsigned int lane,
                                                               unsigned int lanes)
 {
     symmem_u64 apart = dst ^ src, head = 0;
-    if ((apart & 15) == 0) head = (0 - dst) & 15;
-    else if ((apart & 7) == 0) head = (0 - dst) & 7;
-    else if ((apart & 3) == 0) head = (0 - dst) & 3;
-    if (head > n) head = n;
+    if (n >= 32) {
+        if ((apart & 15) == 0) head = (0 - dst) & 15;
+        else if ((apart & 7) == 0) head = (0 - dst) & 7;
+        else if ((apart & 3) == 0) head = (0 - dst) & 3;
+    }
     for (symmem_u64 i = lane; i < head; i += lanes)
         ((unsigned char *)dst)[i] = ((const unsigned char *)src)[i];
     dst += head;

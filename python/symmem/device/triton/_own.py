@@ -106,8 +106,8 @@ def _const_u64(field):
     running kernel was given) and at finalize, so a kernel reads it as
     read-only memory (ld.global.nc). Not is_pure: the compiler would hoist
     the table out of a caller's loop and keep it in registers, which took
-    a 1024-thread copy kernel past the 32 registers a thread that let two
-    such programs share an SM."""
+    a 1024-thread copy kernel past 32 registers a thread, the most at which
+    two such programs fit on one SM."""
     return tl.inline_asm_elementwise("ld.global.nc.u64 $0, [$1];", "=l,l",
                                      [tl.cast(CONSTS + field, tl.uint64)], dtype=tl.uint64,
                                      is_pure=False, pack=1)

@@ -5,6 +5,9 @@ name the call, and the Python side refuses what it cannot pass. Skipped
 where Triton is not installed; the GPU runs are tests/gpu/triton_device.py
 (test_gpu.py)."""
 import contextlib
+import re
+import subprocess
+import tempfile
 
 import numpy as np
 import pytest
@@ -16,6 +19,7 @@ from triton.compiler import ASTSource  # noqa: E402
 
 import symmem  # noqa: E402
 import symmem.device.triton as sdt  # noqa: E402
+from symmem.bench import triton_kernels as bench  # noqa: E402
 from symmem.device.triton import _api, _own, _runtime  # noqa: E402
 
 
@@ -151,14 +155,15 @@ def test_every_call_compiles_on_the_engine(engine):
         assert "%tid.x" in ptx and "nvshmem" in ptx.lower()
 
 
+COPY_CHUNKS = {"dst": "*u8", "src": "*u8", "chunk": "i64", "total": "i64", "pe": "i32",
+               "reps": "i32", "slots": "i32", "GET": "constexpr"}  # the bench's copy kernel
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_bench_s_kernels_compile_on_the_engine(engine):
     # python -m symmem.bench runs them only on GPUs (device_triton.py)
-    from symmem.bench import triton_kernels as bench
-    copy = {"dst": "*u8", "src": "*u8", "chunk": "i64", "total": "i64", "pe": "i32",
-            "reps": "i32", "slots": "i32", "GET": "constexpr"}
     for get in (False, True):
-        _compile(engine, bench.copy_chunks.kernel, copy, {"GET": get})
+        _compile(engine, bench.copy_chunks.kernel, COPY_CHUNKS, {"GET": get})
         _compile(engine, bench.latency_loop.kernel, {"dst": "*u8", "src": "*u8", "pe": "i32",
                                                      "count": "i32", "slots": "i32",
                                                      "GET": "constexpr"}, {"GET": get})
@@ -169,10 +174,6 @@ def test_the_bench_s_kernels_compile_on_the_engine(engine):
 
 def _registers(kernel):
     """Registers a thread of the compiled kernel takes (Triton's ptxas -v)."""
-    import re
-    import subprocess
-    import tempfile
-
     from triton.backends.nvidia.compiler import get_ptxas
     with tempfile.NamedTemporaryFile("w", suffix=".ptx") as ptx:
         ptx.write(kernel.asm["ptx"])
@@ -185,13 +186,11 @@ def _registers(kernel):
 def test_a_1024_thread_copy_leaves_room_for_two_programs_an_sm():
     # 65536 registers an SM: two programs of 1024 threads need <= 32 a
     # thread; past that a grid of 2 programs per SM runs at half occupancy
-    from symmem.bench import triton_kernels as bench
     for get in (False, True):
-        kernel = _compile("symmem", bench.copy_chunks.kernel,
-                          {"dst": "*u8", "src": "*u8", "chunk": "i64", "total": "i64",
-                           "pe": "i32", "reps": "i32", "slots": "i32", "GET": "constexpr"},
-                          {"GET": get}, num_warps=32)
-        assert _registers(kernel) <= 32, ("get" if get else "put", _registers(kernel))
+        kernel = _compile("symmem", bench.copy_chunks.kernel, COPY_CHUNKS, {"GET": get},
+                          num_warps=32)
+        registers = _registers(kernel)
+        assert registers <= 32, ("get" if get else "put", registers)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

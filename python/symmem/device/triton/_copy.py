@@ -77,8 +77,8 @@ def copy(dst, src, nbytes, FRESH: tl.constexpr):
     get): loads bypass L1, so each reads the peer's memory now, not a line
     an earlier read of the kernel left there. Every thread runs every
     instruction here: whole 16-byte units skip the rest in two tests, and
-    each loop has one call site (two would take registers that a second
-    program of 1024 threads on the SM needs)."""
+    the 16-byte loop has one call site (two took the registers that a
+    second program of 1024 threads on the SM needs)."""
     if ((dst | src | nbytes) & 15) != 0:
         # dst and src equally misaligned (a slice at the same offset of two
         # symmetric buffers, a grid's programs each at its own offset): the

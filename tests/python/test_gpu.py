@@ -405,6 +405,7 @@ needs_triton = pytest.mark.skipif(GPUS < 2 or not _has_triton(),
 
 
 @needs_triton
+@pytest.mark.timeout(1060)  # two launches of up to 500 s: a cold Triton cache compiles every kernel
 def test_triton_kernels_deliver_the_same_bytes_on_both_engines(tmp_path):
     # tests/gpu/triton_device.py: every function, every element type, odd
     # sizes, checked on every PE; then the two engines' bytes compared

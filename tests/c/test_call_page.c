@@ -4,8 +4,9 @@
  * sees: a match, one not yet published, a mismatch (and its words), a
  * record gone from the ring, records read while rewritten (never torn), a
  * peer that called finalize() before or after entering a collective, one
- * waiting in a collective of another team, one ahead; and pages that are
- * not call pages are refused, a corrupt one read without harm. */
+ * waiting in a collective of another team, one ahead; PEs whose calls wait
+ * for each other (a pair, a ring of three); and pages that are not call
+ * pages are refused, a corrupt one read without harm. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -226,6 +227,62 @@ static void run(void)
         symmem__gpu_calls_publish(&c, 9, team9, 2, b9, &ref);
         CHECK(!symmem__gpu_calls_waits_for_me(&c, 1, &got), "PE 0 entered it");
     }
+    barrier();
+
+    /* H: collectives that wait for each other (symmem__gpu_calls_cycle) */
+    for (int h = 0; h <= 9; h++) symmem__gpu_calls_forget_team(&c, h);
+    symmem__gpu_calls_set_state(&c, GPU_PE_RUNNING);
+    static const int pair01[2] = {0, 1}, pair12[2] = {1, 2}, pair20[2] = {2, 0};
+    if (me != 2) { /* two teams of the same PEs, made on their members as a split makes them */
+        symmem__gpu_calls_set_team(&c, 10, pair01, 2);
+        symmem__gpu_calls_set_team(&c, 11, pair01, 2);
+    }
+    barrier();
+    int cycle[N];
+    symmem_call_t waiting_in[N];
+    CHECK(symmem__gpu_calls_cycle(&c, cycle, waiting_in, N) == 0, "a cycle before any call");
+    uint64_t progress = symmem__gpu_calls_progress(&c);
+    barrier();
+    /* PE 0 enters team 10's, PE 1 team 11's: each waits for the other; PE 2 is not in it */
+    if (me == 0) symmem__gpu_calls_publish(&c, 10, pair01, 2, reduce(8, 10), &ref);
+    if (me == 1) symmem__gpu_calls_publish(&c, 11, pair01, 2, reduce(4, 11), &ref);
+    barrier();
+    CHECK(symmem__gpu_calls_progress(&c) != progress, "progress unchanged by two calls");
+    int len = symmem__gpu_calls_cycle(&c, cycle, waiting_in, N);
+    if (me == 2) {
+        CHECK(len == 0, "PE 2 is in a cycle of %d", len);
+    } else {
+        CHECK(len == 2 && cycle[0] == me && cycle[1] == 1 - me, "cycle of %d: %d %d", len,
+              cycle[0], cycle[1]);
+        symmem_call_t want0 = reduce(8, 10), want1 = reduce(4, 11);
+        CHECK(symmem__call_same(&waiting_in[0], me == 0 ? &want0 : &want1) &&
+                  symmem__call_same(&waiting_in[1], me == 0 ? &want1 : &want0),
+              "the calls each waits in");
+    }
+    barrier();
+    /* PE 1 makes team 10's call too: PE 0 waits for nobody now */
+    if (me == 1) symmem__gpu_calls_publish(&c, 10, pair01, 2, reduce(8, 10), &ref);
+    barrier();
+    CHECK(symmem__gpu_calls_cycle(&c, cycle, waiting_in, N) == 0, "a cycle after the call");
+    if (me == 0) symmem__gpu_calls_publish(&c, 11, pair01, 2, reduce(4, 11), &ref);
+    barrier();
+    /* a ring of three pair teams, each PE in the next's: a cycle of 3 through every PE */
+    const int *pairs[N] = {pair01, pair12, pair20};
+    for (int k = 0; k < N; k++) /* on its members, as a split makes it */
+        if (pairs[k][0] == me || pairs[k][1] == me)
+            symmem__gpu_calls_set_team(&c, 12 + k, pairs[k], 2);
+    barrier();
+    symmem__gpu_calls_publish(&c, 12 + me, pairs[me], 2, reduce(8, 12 + me), &ref);
+    barrier();
+    len = symmem__gpu_calls_cycle(&c, cycle, waiting_in, N);
+    CHECK(len == 3 && cycle[0] == me && cycle[1] == (me + 1) % N && cycle[2] == (me + 2) % N,
+          "ring: cycle of %d", len);
+    barrier();
+    /* one of them finalizing breaks it (finalize has checks of its own) */
+    if (me == 2) symmem__gpu_calls_set_state(&c, GPU_PE_FINALIZING);
+    barrier();
+    if (me != 2) CHECK(symmem__gpu_calls_cycle(&c, cycle, waiting_in, N) == 0, "ring with "
+                       "PE 2 finalizing");
     barrier();
 
     /* G: pages that are not call pages are refused; a corrupt one does no harm */

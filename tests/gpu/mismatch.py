@@ -5,14 +5,19 @@ exception (NvshmemInvalid, status ERR_MISMATCH) and its message, then exits
 at once: the collective that was launched before the mismatch was seen may
 still wait on the GPU, so NVSHMEM cannot finalize. 'matched' runs 200 mixed,
 matched collectives on TEAM_WORLD and a split team, blocking and on a
-stream, checking the data: no false mismatch.
+stream, checking the data: no false mismatch. 'team_stream': PE 0 reduces
+on a split team and PE 1 on TEAM_WORLD, each on a stream, then both wait in
+the stream's synchronize, where no symmem call runs: each PE's device watch
+sees the two calls wait for each other (src/backends/gpu/stuck.c), says so on
+stderr and stops its GPU work, so the synchronize raises instead of hanging.
 
 Run: python -m symmem.run -n 2 tests/gpu/mismatch.py CASE
 CASE: reduce_count reduce_dtype reduce_op broadcast_root team reduce_vs_barrier
-      stream matched"""
+      stream matched team_stream"""
 import os
 import random
 import sys
+import threading
 import time
 
 import cupy as cp
@@ -124,6 +129,25 @@ if CASE == "matched":
     nvshmem.finalize()
     print(f"PE {me} OK (mismatch: matched, 200 collectives)", flush=True)
     sys.exit(0)
+
+if CASE == "team_stream":
+    # each team's first collective, matched: NVSHMEM may set a team up on the
+    # host inside its first launch, where the PEs would wait on the host
+    for team in (W, split):
+        nvshmem.reduce(team, dst[:8], f32[:8], "sum")
+    # a guard, should the stop not end the GPU's wait
+    threading.Timer(45, lambda: (print(f"PE {me} FAILED: still in synchronize after 45 s",
+                                       flush=True), os._exit(1))).start()
+    started = time.monotonic()
+    red(8, team=split if me == 0 else W, on=stream)()
+    try:
+        stream.synchronize()
+    except Exception as error:  # CuPy's CUDA error: the context was stopped
+        took = time.monotonic() - started
+        print(f"PE {me} OK (mismatch: team_stream, after {took:.1f} s: "
+              f"{type(error).__name__}: {error})", flush=True)
+        os._exit(0)
+    check(False, "the stream's synchronize returned")
 
 first, rest, first_text, rest_text = CASES[CASE]
 started = time.monotonic()

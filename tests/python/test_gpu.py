@@ -340,6 +340,29 @@ def test_mismatched_collectives_raise_on_every_gpu_pe(case):
 
 
 @needs_gpus
+def test_stream_collectives_that_wait_for_each_other_on_the_gpu_end_the_wait():
+    # PE 0 in reduce on a split team, PE 1 in reduce on WORLD, each on a
+    # stream, both then in the stream's synchronize: after 10 s of no
+    # collective call, each PE names the cycle and stops its GPU work
+    result = _launch(2, GPU_DIR / "mismatch.py", "team_stream",
+                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
+    _assert_all_ok(result, 2, "mismatch: team_stream")
+    for pe in range(2):
+        assert f"PE {pe} OK (mismatch: team_stream, after " in result.stdout, \
+            result.stdout + result.stderr
+        took = float(result.stdout.split(f"PE {pe} OK (mismatch: team_stream, after ")[1]
+                     .split(" s")[0])
+        assert 9 < took < 30, result.stdout  # STUCK_AFTER is 10 s
+        assert (f"[pe {pe}] symmem: collectives made on streams wait for each other on the "
+                f"GPU: PE {pe} is in reduce(sum, float32, 8 elements, team ") in result.stderr, \
+            result.stderr
+    for words in ("PE 0 is in reduce(sum, float32, 8 elements, team ",
+                  "PE 1 is in reduce(sum, float32, 8 elements, team WORLD), waiting for PE 0"):
+        assert words in result.stderr, result.stderr
+    assert "team WORLD), waiting for PE 1" not in result.stderr, result.stderr  # PE 0's is split
+
+
+@needs_gpus
 def test_matched_collectives_raise_nothing_on_the_gpu():
     result = _launch(2, GPU_DIR / "mismatch.py", "matched",
                      env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})

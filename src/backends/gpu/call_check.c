@@ -55,7 +55,10 @@ static symmem_status_t judge(gpu_t *g, const char *call, const gpu_call_ref_t *r
     int pes[GPU_CALL_MAX_PEERS + 1], n = 0, culprit = -1;
     int verdict = symmem__gpu_calls_verdict(&g->calls, ref, g->check, calls, pes, &n, &culprit);
     *waiting_p = verdict == GPU_VERDICT_WAITING;
-    if (verdict == GPU_VERDICT_MISMATCH) return mismatch(call, calls, pes, n, earlier);
+    if (verdict == GPU_VERDICT_MISMATCH) {
+        symmem__gpu_stuck_mismatch_seen(g);
+        return mismatch(call, calls, pes, n, earlier);
+    }
     if (verdict == GPU_VERDICT_LEFT) return left(call, culprit);
     return SYMMEM_OK;
 }
@@ -88,6 +91,7 @@ static symmem_status_t crossed(gpu_t *g, const char *call, const gpu_call_ref_t 
                                    &unused) != GPU_RECORD_NOT_YET ||
             !symmem__gpu_calls_waits_for_me(&g->calls, pe, &theirs))
             continue;
+        symmem__gpu_stuck_mismatch_seen(g);
         symmem_call_t calls[2] = {ref->call, theirs};
         int pes[2] = {g->calls.me, pe};
         if (pe < g->calls.me) {
@@ -199,6 +203,7 @@ symmem_status_t symmem__gpu_calls_leave(gpu_t *g)
                 if (symmem__gpu_now() - ahead_since < 0.01) continue;
                 char what[160];
                 symmem__gpu_core->call_describe(theirs, what, sizeof(what));
+                symmem__gpu_stuck_mismatch_seen(g);
                 return ERROR(SYMMEM_ERR_MISMATCH,
                              "finalize: PE %d is in %s, which this PE never entered: this PE "
                              "called finalize() instead (%s)",

@@ -128,6 +128,11 @@ void symmem__gpu_calls_set_team(gpu_calls_t *c, int handle, const int *members, 
     if (handle < 0 || handle >= GPU_CALL_TEAMS) return;
     symmem__gpu_calls_forget_team(c, handle);
     c->team_key[handle] = symmem__gpu_calls_team_key(handle, members, n);
+    /* on the page at once, count 0: a peer's cycle search (below) sees this
+     * PE in the team before its first collective there */
+    if (c->mine != NULL)
+        atomic_store_explicit(&c->mine->team_key[handle], c->team_key[handle],
+                              memory_order_release);
 }
 
 void symmem__gpu_calls_publish(gpu_calls_t *c, int handle, const int *members, int n,
@@ -327,18 +332,85 @@ int symmem__gpu_calls_waits_for_me(const gpu_calls_t *c, int pe, symmem_call_t *
     return 1;
 }
 
-int symmem__gpu_calls_ahead(const gpu_calls_t *c, int pe, symmem_call_t *call_p)
+/* ---- collectives that wait for each other ---- */
+
+static const gpu_call_page_t *page_of(const gpu_calls_t *c, int pe)
 {
-    const gpu_call_page_t *p = c->peers[pe];
-    for (int h = 0; p != NULL && h < GPU_CALL_TEAMS; h++) {
-        if (c->team_key[h] == 0) continue;
-        uint64_t published = atomic_load_explicit(&p->team_seq[h], memory_order_acquire);
-        if (atomic_load_explicit(&p->team_key[h], memory_order_relaxed) != c->team_key[h] ||
-            published <= c->team_seq[h])
+    if (pe == c->me) return c->mine;
+    return pe >= 0 && pe < c->n_pes && c->peers != NULL ? c->peers[pe] : NULL;
+}
+
+/* 1 if PE a has published more collectives than PE b on a team both are
+ * in, so that a's next one there waits for b: that call of a's in *call_p
+ * (kind 0 if its record is gone). */
+static int waits_on(const gpu_calls_t *c, int a, int b, symmem_call_t *call_p)
+{
+    const gpu_call_page_t *pa = page_of(c, a), *pb = page_of(c, b);
+    for (int h = 0; pa != NULL && pb != NULL && h < GPU_CALL_TEAMS; h++) {
+        /* acquire pairs with the release store of team_seq in publish */
+        uint64_t ahead = atomic_load_explicit(&pa->team_seq[h], memory_order_acquire);
+        uint64_t key = atomic_load_explicit(&pa->team_key[h], memory_order_relaxed);
+        if (key == 0 || ahead == 0) continue;
+        uint64_t behind = atomic_load_explicit(&pb->team_seq[h], memory_order_acquire);
+        if (atomic_load_explicit(&pb->team_key[h], memory_order_relaxed) != key ||
+            behind >= ahead)
             continue;
-        call_p->what = call_p->count = 0; /* "a collective" if its record is gone */
-        symmem__gpu_calls_find(c, pe, h, c->team_key[h], c->team_seq[h] + 1, call_p);
+        call_p->what = call_p->count = 0;
+        record_t r;
+        for (int i = 0; i < GPU_CALL_RING; i++)
+            if (read_record(&pa->ring[i], &r) && r.team_key == key && r.seq == behind + 1)
+                *call_p = r.call;
         return 1;
     }
     return 0;
+}
+
+/* Depth-first from pes[depth - 1] back to this PE. A PE once left found
+ * no way back, so it is never entered again (seen): at most n * n edges. */
+static int find_cycle(const gpu_calls_t *c, char *seen, int *pes, symmem_call_t *calls,
+                      int depth, int max)
+{
+    int a = pes[depth - 1];
+    for (int b = 0; b < c->n_pes; b++) {
+        const gpu_call_page_t *p = page_of(c, b);
+        if (b == a || p == NULL || (seen[b] && b != c->me) ||
+            atomic_load_explicit(&p->state, memory_order_acquire) != GPU_PE_RUNNING ||
+            !waits_on(c, a, b, &calls[depth - 1]))
+            continue;
+        if (b == c->me) return depth;
+        if (depth == max) continue;
+        seen[b] = 1;
+        pes[depth] = b;
+        int found = find_cycle(c, seen, pes, calls, depth + 1, max);
+        if (found) return found;
+    }
+    return 0;
+}
+
+int symmem__gpu_calls_cycle(const gpu_calls_t *c, int *pes, symmem_call_t *calls, int max)
+{
+    if (c->mine == NULL || max < 2) return 0;
+    char *seen = calloc((size_t)c->n_pes, 1);
+    if (seen == NULL) return 0;
+    seen[c->me] = 1;
+    pes[0] = c->me;
+    int found = find_cycle(c, seen, pes, calls, 1, max);
+    free(seen);
+    return found;
+}
+
+uint64_t symmem__gpu_calls_progress(const gpu_calls_t *c)
+{
+    uint64_t sum = 0;
+    for (int pe = 0; pe < c->n_pes; pe++) {
+        const gpu_call_page_t *p = page_of(c, pe);
+        for (int h = 0; p != NULL && h < GPU_CALL_TEAMS; h++)
+            sum = sum * 31 + atomic_load_explicit(&p->team_seq[h], memory_order_relaxed);
+    }
+    return sum;
+}
+
+int symmem__gpu_calls_ahead(const gpu_calls_t *c, int pe, symmem_call_t *call_p)
+{
+    return pe != c->me && waits_on(c, pe, c->me, call_p);
 }

@@ -134,4 +134,14 @@ int symmem__gpu_calls_waits_for_me(const gpu_calls_t *c, int pe, symmem_call_t *
  * in *call_p (kind 0 if its record is gone). */
 int symmem__gpu_calls_ahead(const gpu_calls_t *c, int pe, symmem_call_t *call_p);
 
+/* A cycle of same-host PEs through this one, each waiting on the GPU for
+ * the next (it has published more collectives than the next on a team both
+ * are in; the last waits for this PE): its length (at most max), with the
+ * PEs in pes (this PE first) and the call each waits in in calls (kind 0 if
+ * its record is gone); 0 if there is none. PEs finalizing take no part. */
+int symmem__gpu_calls_cycle(const gpu_calls_t *c, int *pes, symmem_call_t *calls, int max);
+/* A number that changes whenever a PE of this host publishes (or takes
+ * back) a collective. */
+uint64_t symmem__gpu_calls_progress(const gpu_calls_t *c);
+
 #endif

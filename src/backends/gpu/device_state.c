@@ -214,10 +214,12 @@ static void report(gpu_t *g, const device_error_t *e)
 }
 
 /* Every 20 ms: a peer that died sets the abort word (device waits then
- * trap), and an error a kernel left is printed once. */
+ * trap), an error a kernel left is printed once, and stream collectives
+ * that wait for each other end (stuck.c). */
 static void *watch_loop(void *arg)
 {
     gpu_t *g = arg;
+    libs.cuCtxSetCurrent(g->ctx); /* stuck.c launches a kernel from here */
     while (!__atomic_load_n(&g->device_watch_stop, __ATOMIC_ACQUIRE)) {
         char how[256];
         if (fixed.words->abort[0] == 0) {
@@ -236,6 +238,7 @@ static void *watch_loop(void *arg)
             report(g, &fixed.words->error);
             g->device_error_reported = 1;
         }
+        symmem__gpu_stuck_watch(g);
         usleep(20000);
     }
     return NULL;
@@ -294,12 +297,14 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
     /* Everyone's sync area is zero before anyone's kernel can arrive there. */
     int64_t ignored[n];
     if (status == SYMMEM_OK) status = symmem__gpu_agree(g, "init", 0, ignored);
+    if (status == SYMMEM_OK) status = symmem__gpu_stuck_start(g);
     if (status == SYMMEM_OK) {
         g->device_watch_stop = 0;
         g->device_error_reported = 0;
-        if (pthread_create(&g->device_watch, NULL, watch_loop, g) != 0)
+        if (pthread_create(&g->device_watch, NULL, watch_loop, g) != 0) {
+            symmem__gpu_stuck_stop(g);
             status = ERROR(SYMMEM_ERR_BACKEND, "init: cannot start the device watch thread");
-        else
+        } else
             g->device_watching = 1;
     }
     *device_addr_p = status == SYMMEM_OK ? (uint64_t)fixed.block : 0;
@@ -321,6 +326,7 @@ void symmem__gpu_device_state_release(gpu_t *g)
         if (!g->device_error_reported &&
             __atomic_load_n(&fixed.words->error.set, __ATOMIC_ACQUIRE) == 1u)
             report(g, &fixed.words->error);
+        symmem__gpu_stuck_stop(g);
     }
     symmem__gpu_consts_invalidate();
     if (fixed.block != 0) {

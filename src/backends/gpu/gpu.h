@@ -29,6 +29,16 @@
 
 #define GPU_SCRATCH_BYTES (1 << 20) /* host memory is staged in chunks of this size */
 
+/* stuck.c: collectives on streams that wait for each other on the GPU */
+typedef struct {
+    void *module, *kernel;      /* the kernel that traps */
+    nv_stream_t stream;         /* its stream, ordered after nothing */
+    double next_check, since;   /* since: when the cycle now seen was first seen; 0 */
+    uint64_t progress;          /* symmem__gpu_calls_progress then */
+    int stopped;                /* the GPU's work was stopped: once */
+    int mismatch_seen;          /* a mismatch was raised: the job ends anyway */
+} gpu_stuck_t;
+
 struct symmem_backend {
     symmem_bootstrap_t boot;
     int device;               /* the CUDA ordinal */
@@ -59,6 +69,7 @@ struct symmem_backend {
     int check;                /* SYMMEM_CHECK: compare fingerprints */
     int npending;             /* stream calls not yet compared with every peer */
     gpu_call_ref_t pending[GPU_CALL_RING];
+    gpu_stuck_t stuck;        /* the device watch thread's, but mismatch_seen */
 };
 
 typedef symmem_backend_t gpu_t;
@@ -118,6 +129,17 @@ symmem_status_t symmem__gpu_wait_device_idle(gpu_t *g, const char *call);
 symmem_status_t symmem__gpu_nvshmem_watched(gpu_t *g, const char *call, const char *nvshmem_call,
                                             int (*func)(void *arg), void *arg);
 int symmem__gpu_nvshmem_wedged(void);
+
+/* ---- stuck.c: stream collectives that wait for each other on the GPU ---- */
+/* The trapping kernel and its stream (init, before the device watch thread
+ * starts), and their release. */
+symmem_status_t symmem__gpu_stuck_start(gpu_t *g);
+void symmem__gpu_stuck_stop(gpu_t *g);
+/* From the device watch thread, often: stops this PE's GPU work once a
+ * cycle of collectives through it has stood still long enough. */
+void symmem__gpu_stuck_watch(gpu_t *g);
+/* A mismatch was raised on this PE (the job must end): stuck_watch stands down. */
+void symmem__gpu_stuck_mismatch_seen(gpu_t *g);
 
 /* ---- graphs.c: CUDA graphs that captured symmem calls ---- */
 /* Remembers call if s is capturing a graph, until that graph is destroyed. */

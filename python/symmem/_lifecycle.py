@@ -3,7 +3,7 @@ import warnings
 
 import numpy as np
 
-from symmem import _symmem
+from symmem import _rendezvous, _symmem
 from symmem._enums import InitStatus
 from symmem._errors import NvshmemInvalid, invalid
 
@@ -116,21 +116,6 @@ def _device_ordinal(device):
     raise invalid(f"init: device of type {type(device).__name__} is not a Device or an ordinal")
 
 
-def _uid_over_mpi(mpi_comm):
-    """Rank 0 makes a unique id and broadcasts it over the communicator."""
-    try:
-        from mpi4py import MPI
-    except ImportError as error:
-        raise invalid(f"init: initializer_method='mpi' needs mpi4py ({error})") from None
-    comm = mpi_comm if mpi_comm is not None else MPI.COMM_WORLD
-    if not hasattr(comm, "Bcast"):
-        raise invalid(f"init: mpi_comm of type {type(comm).__name__} is not an mpi4py communicator")
-    rank = comm.Get_rank()
-    uid = get_unique_id(empty=(rank != 0))
-    comm.Bcast(uid._data, root=0)
-    return uid, rank, comm.Get_size()
-
-
 def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
          initializer_method="", backend=None):
     """Start the runtime (collective). A second call does nothing (but still
@@ -151,8 +136,16 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
             raise invalid(f"init: backend={backend!r} is not one of "
                           f"{', '.join(repr(b) for b in BACKENDS[:3])}")
         return
+    if initializer_method in ("", "auto"):
+        # PEs on several hosts: NVSHMEM's id goes over the launcher's rendezvous
+        job = _symmem.launcher(backend=backend)
+        if job["spans_hosts"] and job["backend"] == "gpu":
+            initializer_method = "uid"
+            uid = UniqueID(_rendezvous.uid_across_hosts(_symmem.get_unique_id, job))
+            rank, nranks = job["rank"], job["nranks"]
     if initializer_method in ("mpi", "emulated_mpi"):
-        uid, rank, nranks = _uid_over_mpi(mpi_comm)
+        data, rank, nranks = _rendezvous.uid_over_mpi(_symmem.get_unique_id, mpi_comm)
+        uid = UniqueID(data)
     if initializer_method == "uid" or initializer_method in ("mpi", "emulated_mpi"):
         if not isinstance(uid, UniqueID):
             raise invalid(f"init: initializer_method='uid' needs uid=get_unique_id(), got "

@@ -39,6 +39,9 @@ typedef struct {
     double timeout;        /* seconds, 0 = none */
     double spin_us;        /* spin this long before sleeping */
     char status_dir[256];  /* launcher's exit reports, "" if none */
+    /* Non-empty when the launcher says its PEs are on more than one host:
+     * which variables say so, e.g. "LOCAL_WORLD_SIZE=2 < WORLD_SIZE=4". */
+    char spans_hosts[160];
     int have_uid;          /* uid below came from the user (gpu uses it) */
     symmem_unique_id_t uid;
 } symmem_bootstrap_t;

@@ -77,16 +77,18 @@ typedef enum {
 /* rank_var: set by the launcher for its children only (a wrapper between
  * launcher and PE inherits it). named_by: what the job's name comes from. */
 static const struct {
+    const char *name;
     const char *rank_var;
     const char *named_by;
 } launchers[] = {
-    [LAUNCHER_NONE] = {NULL, "a random name"},
-    [LAUNCHER_SYMMEM] = {"SYMMEM_RANK", "SYMMEM_JOB"},
-    [LAUNCHER_TORCHRUN] = {"RANK", "MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID and "
-                                   "TORCHELASTIC_RESTART_COUNT"},
-    [LAUNCHER_OMPI] = {"OMPI_COMM_WORLD_RANK", "PMIX_NAMESPACE and OMPI_MCA_ess_base_jobid"},
-    [LAUNCHER_SLURM] = {"SLURM_PROCID", "SLURM_JOB_ID and SLURM_STEP_ID"},
-    [LAUNCHER_PMI] = {"PMI_RANK", "the parent process (MPICH's hydra proxy)"},
+    [LAUNCHER_NONE] = {"", NULL, "a random name"},
+    [LAUNCHER_SYMMEM] = {"symmem.run", "SYMMEM_RANK", "SYMMEM_JOB"},
+    [LAUNCHER_TORCHRUN] = {"torchrun", "RANK", "MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID "
+                                               "and TORCHELASTIC_RESTART_COUNT"},
+    [LAUNCHER_OMPI] = {"mpirun", "OMPI_COMM_WORLD_RANK",
+                       "PMIX_NAMESPACE and OMPI_MCA_ess_base_jobid"},
+    [LAUNCHER_SLURM] = {"srun", "SLURM_PROCID", "SLURM_JOB_ID and SLURM_STEP_ID"},
+    [LAUNCHER_PMI] = {"pmi", "PMI_RANK", "the parent process (MPICH's hydra proxy)"},
 };
 
 /* One of the launchers we understand; job names the rendezvous. */
@@ -168,6 +170,40 @@ static int local_size_from_env(const symmem_bootstrap_t *boot)
     return boot->have_uid ? 0 : boot->nranks;
 }
 
+/* Why the launcher's PEs are on more than one host ("" if they are not, or
+ * if it does not say). */
+static void spans_hosts(launcher_t launcher, int nranks, char *out, size_t size)
+{
+    static const struct {
+        launcher_t launcher;
+        const char *local, *world; /* local < world: more than one host */
+    } sizes[] = {
+        {LAUNCHER_TORCHRUN, "LOCAL_WORLD_SIZE", "WORLD_SIZE"},
+        {LAUNCHER_OMPI, "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_SIZE"},
+        {LAUNCHER_SLURM, "SLURM_NTASKS_PER_NODE", "SLURM_NTASKS"},
+        {LAUNCHER_PMI, "MPI_LOCALNRANKS", "PMI_SIZE"},
+    };
+    int local, nodes;
+    out[0] = '\0';
+    if (symmem__env_flag("SYMMEM_ONE_HOST_PER_PE") && nranks > 1) {
+        snprintf(out, size, "SYMMEM_ONE_HOST_PER_PE=1");
+        return;
+    }
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        if (sizes[i].launcher == launcher && symmem__env_count(sizes[i].local, &local) &&
+            local < nranks) {
+            snprintf(out, size, "%s=%d < %s=%d", sizes[i].local, local, sizes[i].world, nranks);
+            return;
+        }
+    /* srun sets the step's node count for its tasks; SLURM_NNODES otherwise. */
+    static const char *const node_counts[] = {"SLURM_STEP_NUM_NODES", "SLURM_NNODES"};
+    for (int i = 0; launcher == LAUNCHER_SLURM && i < 2; i++)
+        if (symmem__env_count(node_counts[i], &nodes)) {
+            if (nodes > 1) snprintf(out, size, "%s=%d", node_counts[i], nodes);
+            return;
+        }
+}
+
 symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
                                             symmem_bootstrap_t *boot_p)
 {
@@ -204,13 +240,22 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
         boot.nranks = attr->nranks;
         boot.have_uid = 1;
         boot.uid = attr->uid;
-    } else if (from_launcher_env(&boot) == LAUNCHER_NONE) {
-        /* No launcher: a world of one PE. */
-        char hex[17] = {0};
-        random_hex(hex, 16);
-        snprintf(boot.job, sizeof(boot.job), "solo%ld-%s", (long)getpid(), hex);
-        boot.rank = 0;
-        boot.nranks = 1;
+    } else {
+        launcher_t launcher = from_launcher_env(&boot);
+        if (launcher == LAUNCHER_NONE) {
+            /* No launcher: a world of one PE. */
+            char hex[17] = {0};
+            random_hex(hex, 16);
+            snprintf(boot.job, sizeof(boot.job), "solo%ld-%s", (long)getpid(), hex);
+            boot.rank = 0;
+            boot.nranks = 1;
+        }
+        spans_hosts(launcher, boot.nranks, boot.spans_hosts, sizeof(boot.spans_hosts));
+    }
+    if (symmem__env_flag("SYMMEM_ONE_HOST_PER_PE")) {
+        char host[sizeof(boot.host)];
+        snprintf(host, sizeof(host), "%.40s/pe%d", boot.host, boot.rank);
+        memcpy(boot.host, host, sizeof(host));
     }
     unsigned long long secret[2];
     if (secret_hash(secret)) {
@@ -294,36 +339,6 @@ static pid_t launcher_process(const char *rank_var)
     return pid;
 }
 
-/* Why the launcher's PEs are on more than one host ("" if they are not, or
- * if it does not say). */
-static void spans_hosts(launcher_t launcher, int nranks, char *out, size_t size)
-{
-    static const struct {
-        launcher_t launcher;
-        const char *local, *world; /* local < world: more than one host */
-    } sizes[] = {
-        {LAUNCHER_TORCHRUN, "LOCAL_WORLD_SIZE", "WORLD_SIZE"},
-        {LAUNCHER_OMPI, "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_SIZE"},
-        {LAUNCHER_SLURM, "SLURM_NTASKS_PER_NODE", "SLURM_NTASKS"},
-        {LAUNCHER_PMI, "MPI_LOCALNRANKS", "PMI_SIZE"},
-    };
-    int local, nodes;
-    out[0] = '\0';
-    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-        if (sizes[i].launcher == launcher && symmem__env_count(sizes[i].local, &local) &&
-            local < nranks) {
-            snprintf(out, size, "%s=%d < %s=%d", sizes[i].local, local, sizes[i].world, nranks);
-            return;
-        }
-    /* srun sets the step's node count for its tasks; SLURM_NNODES otherwise. */
-    static const char *const node_counts[] = {"SLURM_STEP_NUM_NODES", "SLURM_NNODES"};
-    for (int i = 0; launcher == LAUNCHER_SLURM && i < 2; i++)
-        if (symmem__env_count(node_counts[i], &nodes)) {
-            if (nodes > 1) snprintf(out, size, "%s=%d", node_counts[i], nodes);
-            return;
-        }
-}
-
 void symmem__bootstrap_identity(const symmem_bootstrap_t *boot, symmem_job_identity_t *id_p)
 {
     symmem_job_identity_t id;
@@ -332,6 +347,7 @@ void symmem__bootstrap_identity(const symmem_bootstrap_t *boot, symmem_job_ident
     memset(&again, 0, sizeof(again));
     launcher_t launcher = boot->have_uid ? LAUNCHER_NONE : from_launcher_env(&again);
     id.named_by = boot->have_uid ? "the unique id" : launchers[launcher].named_by;
+    id.launcher = boot->have_uid ? "uid" : launchers[launcher].name;
     unsigned long long secret[2];
     if (secret_hash(secret)) {
         snprintf(id.key, sizeof(id.key), "secret %016llx%016llx", secret[0], secret[1]);
@@ -344,6 +360,5 @@ void symmem__bootstrap_identity(const symmem_bootstrap_t *boot, symmem_job_ident
         snprintf(id.key, sizeof(id.key), "launcher %ld %llu", (long)pid,
                  (unsigned long long)symmem__process_start_time(pid));
     }
-    if (!boot->have_uid) spans_hosts(launcher, boot->nranks, id.spans_hosts, sizeof(id.spans_hosts));
     *id_p = id;
 }

@@ -21,11 +21,19 @@ typedef struct {
     char key[64];
     /* The variables the job's name comes from, for messages. */
     const char *named_by;
-    /* Non-empty when the launcher says its PEs are on more than one host:
-     * which variables say so, e.g. "LOCAL_WORLD_SIZE=2 < WORLD_SIZE=4". */
-    char spans_hosts[160];
+    /* The launcher: "symmem.run", "torchrun", "mpirun", "srun", "pmi" (MPICH's
+     * hydra), "" for none, "uid" when the program passed a unique id. */
+    const char *launcher;
 } symmem_job_identity_t;
 
 void symmem__bootstrap_identity(const symmem_bootstrap_t *boot, symmem_job_identity_t *id_p);
+
+/* What init would find in the environment, starting nothing: the
+ * launcher's numbering and placement, and the name of the backend it would
+ * choose (backend as init's argument; NULL: SYMMEM_BACKEND). Python's init
+ * asks, to hand the gpu backend's unique id over the launcher's rendezvous
+ * when the PEs span hosts (lifecycle.c). */
+symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *boot_p,
+                                     symmem_job_identity_t *id_p, const char **backend_p);
 
 #endif

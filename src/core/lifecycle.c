@@ -68,6 +68,19 @@ symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p)
     return ops->get_unique_id(uid_p);
 }
 
+symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *boot_p,
+                                     symmem_job_identity_t *id_p, const char **backend_p)
+{
+    symmem_init_attr_t attr;
+    symmem_init_attr_default(&attr);
+    SYMMEM_CHECK(symmem__bootstrap_from_attr(&attr, boot_p));
+    symmem__bootstrap_identity(boot_p, id_p);
+    const symmem_backend_ops_t *ops = NULL;
+    SYMMEM_CHECK(choose_backend("init", backend, boot_p, &ops));
+    *backend_p = ops->name;
+    return SYMMEM_OK;
+}
+
 symmem_status_t symmem_init(void)
 {
     symmem_init_attr_t attr;

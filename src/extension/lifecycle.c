@@ -3,6 +3,7 @@
 #include "args.h"
 #include "concepts.h"
 #include "errors.h"
+#include "../core/bootstrap.h"
 #include "../core/env.h"
 
 static PyObject *init_impl(module_state_t *st, const Py_buffer *uid, int rank, int nranks,
@@ -110,6 +111,31 @@ static PyObject *get_unique_id(PyObject *module, PyObject *unused)
     return PyBytes_FromStringAndSize((const char *)uid.bytes, SYMMEM_UNIQUE_ID_SIZE);
 }
 
+static PyObject *launcher(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                          PyObject *kwnames)
+{
+    static const char *const names[] = {"backend", NULL};
+    static const symmem__ext_params_t params = {"launcher", names, 0, 1};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *v[1];
+    const char *backend = NULL;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_text(st, v[0], "init", "backend", 1, &backend) < 0)
+        return NULL;
+    symmem_bootstrap_t boot;
+    symmem_job_identity_t id;
+    const char *chosen = NULL;
+    symmem_status_t status;
+    Py_BEGIN_ALLOW_THREADS /* may load the gpu backend to ask it */
+    status = symmem__init_preview(backend, &boot, &id, &chosen);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
+    return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:s,s:s}", "launcher", id.launcher,
+                         "rank", boot.rank, "nranks", boot.nranks, "local_rank",
+                         boot.local_rank, "local_size", boot.local_size, "job", boot.job,
+                         "host", boot.host, "spans_hosts", boot.spans_hosts, "backend", chosen);
+}
+
 static PyObject *env_table(PyObject *module, PyObject *unused)
 {
     (void)module, (void)unused;
@@ -178,6 +204,10 @@ static PyMethodDef methods[] = {
         "The backend library's version ('3.4.5' for NVSHMEM); '' on cpu and before init."),
     SYMMEM__EXT_NOARGS("get_unique_id", get_unique_id,
         "get_unique_id($module, /)\n--\n\nFresh unique id bytes (UNIQUE_ID_SIZE of them)."),
+    SYMMEM__EXT_METHOD("launcher", launcher,
+        "launcher($module, backend=None)\n--\n\n"
+        "What init would find, starting nothing: {launcher, rank, nranks, local_rank,\n"
+        "local_size, job, host, spans_hosts, backend} ('' spans_hosts: one host)."),
     SYMMEM__EXT_NOARGS("env_table", env_table,
         "env_table($module, /)\n--\n\n"
         "[(name, default, applies_to, help)] of every variable symmem reads."),

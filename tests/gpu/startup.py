@@ -4,6 +4,10 @@
     mpirun -np 2 python tests/gpu/startup.py mpi          (or emulated_mpi)
     torchrun --nproc-per-node 2 tests/gpu/startup.py torchrun
     python tests/gpu/startup.py uid <rank> <nranks> <uid file>
+    mpirun -np 2 python tests/gpu/startup.py mpirun       (plain init under mpirun)
+
+With SYMMEM_ONE_HOST_PER_PE=1 each PE counts as on a host of its own: init
+hands NVSHMEM's id over the launcher's rendezvous (torchrun's TCPStore, MPI).
 
 With uid, rank 0 makes the id (NVSHMEM's id names a socket of the process
 that made it) and hands it to the others through the file.
@@ -16,6 +20,7 @@ import time
 import cupy as cp
 
 import symmem as nvshmem
+from symmem import _symmem
 
 method = sys.argv[1]
 if method in ("mpi", "emulated_mpi"):
@@ -49,4 +54,5 @@ device = cp.cuda.runtime.getDevice()
 nvshmem.free_array(a)
 nvshmem.free_array(b)
 nvshmem.finalize()
-print(f"PE {me} of {n} OK via {method} on cuda:{device}")
+spans = _symmem.launcher()["spans_hosts"] if method != "uid" else ""
+print(f"PE {me} of {n} OK via {method} on cuda:{device} (hosts: {spans or 'one'})")

@@ -205,3 +205,101 @@ ring_check(0, 1)
 """)
     assert result.rc == 0, str(result)
     assert result.lines(0) == ["PE 0 received from PE 0", "PE 0 OK"], str(result)
+
+
+# ---------------------------------------------------------------- several hosts
+
+PLACEMENT = """
+import json
+from symmem import _symmem
+print(json.dumps(_symmem.launcher(backend="cpu")))
+"""
+
+
+@pytest.mark.parametrize("variables, launcher, spans", [
+    ({}, "", ""),
+    ({"RANK": "1", "WORLD_SIZE": "4", "LOCAL_WORLD_SIZE": "2"}, "torchrun",
+     "LOCAL_WORLD_SIZE=2 < WORLD_SIZE=4"),
+    ({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2"}, "torchrun", ""),
+    ({"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "8",
+      "OMPI_COMM_WORLD_LOCAL_SIZE": "4"}, "mpirun", "OMPI_COMM_WORLD_LOCAL_SIZE=4 < "
+                                                    "OMPI_COMM_WORLD_SIZE=8"),
+    ({"SLURM_PROCID": "3", "SLURM_NTASKS": "4", "SLURM_STEP_NUM_NODES": "2"}, "srun",
+     "SLURM_STEP_NUM_NODES=2"),
+    ({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2", "SYMMEM_ONE_HOST_PER_PE": "1"},
+     "torchrun", "SYMMEM_ONE_HOST_PER_PE=1"),
+])
+def test_init_knows_when_the_launcher_spreads_pes_over_hosts(tmp_path, variables, launcher,
+                                                             spans):
+    import json
+    prog = write_program(tmp_path, PLACEMENT, prelude=False)
+    [(rc, out, err)] = wait_all([run_plain(prog, env=variables)], timeout=60)
+    assert rc == 0, err
+    job = json.loads(out)
+    assert (job["launcher"], job["spans_hosts"]) == (launcher, spans), job
+    assert job["rank"] == int(variables.get("RANK", variables.get(
+        "OMPI_COMM_WORLD_RANK", variables.get("SLURM_PROCID", 0)))), job
+    assert job["backend"] == "cpu", job
+    if "SYMMEM_ONE_HOST_PER_PE" in variables:  # a host of its own, for symmem's logic
+        assert job["host"].endswith(f"/pe{job['rank']}"), job
+
+
+@cpu_only("the gpu backend starts across hosts (test_gpu.py)")
+def test_the_cpu_backend_refuses_pes_on_several_hosts_at_once(run_pes):
+    result = run_pes(2, """
+try:
+    nvshmem.init()
+except nvshmem.NvshmemError as error:
+    check("the cpu backend runs on one host" in str(error), str(error))
+    check("SYMMEM_ONE_HOST_PER_PE=1" in str(error), str(error))
+    print(f"PE {os.environ['SYMMEM_RANK']} OK", flush=True)  # no PE number without init
+""", env={"SYMMEM_ONE_HOST_PER_PE": "1"}, timeout=30)
+    assert result.rc == 0, str(result)
+    assert result.elapsed < 20, str(result)  # at once, not after the 120 s start-up wait
+    for pe in range(2):
+        assert result.lines(pe) == [f"PE {pe} OK"], str(result)
+
+
+RENDEZVOUS = """
+from symmem import _rendezvous, _symmem
+job = _symmem.launcher(backend="cpu")
+check(job["spans_hosts"] != "", str(job))
+made = []
+def make_uid():
+    made.append(1)
+    return bytes(range(7, 7 + _symmem.UNIQUE_ID_SIZE))
+uid = _rendezvous.uid_across_hosts(make_uid, job)
+check(uid == bytes(range(7, 7 + _symmem.UNIQUE_ID_SIZE)), f"PE {job['rank']} got {uid[:8]}")
+check(len(made) == (job["rank"] == 0), f"make_uid called {len(made)} times")
+print(f"PE {job['rank']} OK", flush=True)
+"""
+
+
+def test_the_unique_id_crosses_hosts_over_mpi(tmp_path):
+    # mpirun's job on "several hosts": PE 0's id reaches every PE through MPI
+    mpiexec = mpiexec_path()
+    prog = write_program(tmp_path, RENDEZVOUS)
+    env = clean_env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                     "SYMMEM_ONE_HOST_PER_PE": "1"})
+    proc = subprocess.run([str(mpiexec), "-n", "3", "--oversubscribe", sys.executable,
+                           str(prog)], capture_output=True, text=True, timeout=120, env=env)
+    check_outputs([(proc.returncode, proc.stdout, proc.stderr)], 3)
+
+
+def test_the_unique_id_crosses_hosts_over_torchruns_store(tmp_path):
+    # torchrun's job on "several hosts": through the TCPStore at MASTER_ADDR,
+    # served by torchrun's agent; then PE 0 serving it, as without the agent
+    pytest.importorskip("torch.distributed")
+    prog = write_program(tmp_path, RENDEZVOUS)
+    env = clean_env({"SYMMEM_ONE_HOST_PER_PE": "1"})
+    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node",
+                           "2", "--master-port", str(random.randint(20000, 60000)), str(prog)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    check_outputs([(proc.returncode, proc.stdout, proc.stderr)], 2)
+    port = str(random.randint(20000, 60000))
+    procs = [run_plain(prog, env={"RANK": str(rank), "WORLD_SIZE": "2", "LOCAL_RANK": "0",
+                                  "LOCAL_WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
+                                  "MASTER_PORT": port})
+             for rank in range(2)]
+    results = wait_all(procs, timeout=60)
+    check_outputs(results, 2)

@@ -284,6 +284,50 @@ def test_uid_start(tmp_path):
 
 
 @needs_gpus
+@pytest.mark.parametrize("how", ["torchrun", "mpirun", "uid"])
+def test_the_gpu_backend_starts_as_on_several_hosts(how, tmp_path):
+    # SYMMEM_ONE_HOST_PER_PE=1: symmem's own logic takes each PE for one on a
+    # host of its own, so init hands NVSHMEM's id over the launcher's
+    # rendezvous (torchrun's TCPStore, MPI) or the program's (uid), never
+    # over /dev/shm, which the gpu backend then refuses
+    env = {"SYMMEM_BACKEND": "gpu", "SYMMEM_ONE_HOST_PER_PE": "1",
+           "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    script = str(GPU_DIR / "startup.py")
+    if how == "uid":
+        full = dict(os.environ, **env)
+        procs = [subprocess.Popen([sys.executable, script, "uid", str(rank), "2",
+                                   str(tmp_path / "uid.pickle")], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, env=full)
+                 for rank in range(2)]
+        outputs = [p.communicate(timeout=200) for p in procs]
+        for rank, (p, (out, err)) in enumerate(zip(procs, outputs)):
+            assert p.returncode == 0 and f"PE {rank} of 2 OK via uid" in out, out + err
+        return
+    if how == "torchrun":
+        args = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", script,
+                how]
+    else:
+        mpirun = shutil.which("mpirun") or shutil.which("mpiexec")
+        if mpirun is None:
+            pytest.skip("no mpirun")
+        args = [mpirun, "-np", "2", "--oversubscribe", sys.executable, script, how]
+    result = run(args, env=env)
+    for pe in range(2):
+        assert (f"PE {pe} of 2 OK via {how} on cuda:{pe} (hosts: SYMMEM_ONE_HOST_PER_PE=1)"
+                in result.stdout), result.stdout + result.stderr
+
+
+@needs_gpus
+def test_symmem_run_says_it_starts_pes_on_one_host_only():
+    result = _launch(2, GPU_DIR / "startup.py", "launcher", timeout=60,
+                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_ONE_HOST_PER_PE": "1"})
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert ("this job's PEs span hosts (SYMMEM_ONE_HOST_PER_PE=1), and symmem hands NVSHMEM's "
+            "unique id across hosts over torchrun's store or MPI") in result.stderr, \
+        result.stdout + result.stderr
+
+
+@needs_gpus
 @pytest.mark.parametrize("mode", ["barrier", "every"])
 def test_finalize_completes_while_graphs_of_symmem_calls_are_alive(mode):
     # 'barrier' hung in NVSHMEM's closing barrier in one run of two or three

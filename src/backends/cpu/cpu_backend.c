@@ -35,13 +35,13 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     symmem_job_identity_t id;
     symmem__bootstrap_identity(boot, &id);
     /* Its PEs would wait for peers that start on other hosts: say so now. */
-    if (id.spans_hosts[0] != '\0')
+    if (boot->spans_hosts[0] != '\0')
         return symmem__error(SYMMEM_ERR_BOOTSTRAP,
                              "init: the cpu backend runs on one host, but the launcher "
                              "starts this job's %d PEs on several (%s). Start a job per "
                              "host, or use the gpu backend (SYMMEM_BACKEND=gpu, NVSHMEM) "
                              "for PEs on several hosts",
-                             boot->nranks, id.spans_hosts);
+                             boot->nranks, boot->spans_hosts);
     cpu_t *cpu = calloc(1, sizeof(*cpu));
     if (cpu == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
     cpu->boot = *boot;

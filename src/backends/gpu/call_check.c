@@ -113,6 +113,9 @@ static symmem_status_t meet(gpu_t *g, const char *call, const gpu_call_ref_t *re
     symmem__gpu_calls_set_blocked(&g->calls, ref->stamp);
     while (status == SYMMEM_OK && *waiting_p) {
         status = crossed(g, call, ref);
+        /* an earlier stream call's mismatch, seen before a peer that raised
+         * it and left is reported as dead */
+        if (status == SYMMEM_OK && g->npending > 0) status = check_pending(g, call);
         if (status == SYMMEM_OK)
             status = symmem__gpu_still_waiting(g, call, "every PE of the team to make the call",
                                                started, &next_check);

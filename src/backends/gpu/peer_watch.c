@@ -7,18 +7,16 @@
 #include <unistd.h>
 
 /* A 31-bit hash of the host name: equal on PEs that share a host. */
-static uint32_t host_hash(void)
+static uint32_t host_hash(const char *host)
 {
-    char name[256] = "";
-    gethostname(name, sizeof(name) - 1);
     uint32_t h = 2166136261u; /* FNV-1a */
-    for (const char *c = name; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
+    for (const char *c = host; *c; c++) h = (h ^ (uint8_t)*c) * 16777619u;
     return h & 0x7fffffffu;
 }
 
-int64_t symmem__gpu_peer_watch_host_pid(void)
+int64_t symmem__gpu_peer_watch_host_pid(const char *host)
 {
-    return ((int64_t)host_hash() << 32) | (int64_t)(uint32_t)getpid();
+    return ((int64_t)host_hash(host) << 32) | (int64_t)(uint32_t)getpid();
 }
 
 int64_t symmem__gpu_peer_watch_start_time(const symmem_core_services_t *core)

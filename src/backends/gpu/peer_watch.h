@@ -17,8 +17,9 @@ typedef struct {
     char status_dir[256]; /* the launcher's exit reports, "" if none */
 } peer_watch_t;
 
-/* What this PE tells the others: (host, pid) in one int64, then its start time. */
-int64_t symmem__gpu_peer_watch_host_pid(void);
+/* What this PE tells the others: (host, pid) in one int64, then its start
+ * time. host: the bootstrap's name for this PE's host. */
+int64_t symmem__gpu_peer_watch_host_pid(const char *host);
 int64_t symmem__gpu_peer_watch_start_time(const symmem_core_services_t *core);
 
 /* From every PE's two values; 0, or -1 when out of memory. */

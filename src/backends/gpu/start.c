@@ -86,6 +86,15 @@ static symmem_status_t start_nvshmem(gpu_t *g)
         symmem_unique_id_t bytes;
         SYMMEM_CHECK(symmem__gpu_unique_id(&bytes));
         memcpy(&uid, bytes.bytes, sizeof(uid));
+    } else if (g->boot.spans_hosts[0] != '\0') {
+        /* /dev/shm reaches this host only: Python's init hands the id over
+         * the launcher's rendezvous (symmem/_rendezvous.py) and passes it */
+        return ERROR(SYMMEM_ERR_BOOTSTRAP,
+                     "init: the launcher starts this job's %d PEs on several hosts (%s), and "
+                     "the gpu backend's own rendezvous reaches one host; symmem's Python init "
+                     "hands NVSHMEM's unique id over the launcher's rendezvous, and a C "
+                     "program passes one (SYMMEM_INIT_WITH_UID)",
+                     g->boot.nranks, g->boot.spans_hosts);
     } else {
         SYMMEM_CHECK(exchange_uid(g, &uid));
         exchanged = 1;
@@ -203,7 +212,8 @@ static symmem_status_t watch_peers(gpu_t *g)
                                  ? SYMMEM_OK
                                  : ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
     if (status == SYMMEM_OK)
-        status = symmem__gpu_agree(g, "init", symmem__gpu_peer_watch_host_pid(), host_pids);
+        status = symmem__gpu_agree(g, "init", symmem__gpu_peer_watch_host_pid(g->boot.host),
+                                   host_pids);
     if (status == SYMMEM_OK)
         status = symmem__gpu_agree(g, "init", symmem__gpu_peer_watch_start_time(symmem__gpu_core),
                                    starts);

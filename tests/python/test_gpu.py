@@ -270,17 +270,22 @@ def test_torchrun_start():
     _assert_all_ok(result, 2, "via torchrun")
 
 
-@needs_gpus
-def test_uid_start(tmp_path):
-    uid_file = tmp_path / "uid.pickle"
-    env = dict(os.environ, SYMMEM_BACKEND="gpu")
+def _uid_start_passes(tmp_path, env):
+    """tests/gpu/startup.py started as 2 plain processes that meet through a
+    unique id handed over a file: each must print its OK line."""
+    full = {**os.environ, "SYMMEM_BACKEND": "gpu", **env}
     procs = [subprocess.Popen([sys.executable, str(GPU_DIR / "startup.py"), "uid", str(rank),
-                               "2", str(uid_file)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=env)
+                               "2", str(tmp_path / "uid.pickle")], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, env=full)
              for rank in range(2)]
     outputs = [p.communicate(timeout=200) for p in procs]
     for rank, (p, (out, err)) in enumerate(zip(procs, outputs)):
         assert p.returncode == 0 and f"PE {rank} of 2 OK via uid" in out, out + err
+
+
+@needs_gpus
+def test_uid_start(tmp_path):
+    _uid_start_passes(tmp_path, {})
 
 
 @needs_gpus
@@ -294,14 +299,7 @@ def test_the_gpu_backend_starts_as_on_several_hosts(how, tmp_path):
            "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
     script = str(GPU_DIR / "startup.py")
     if how == "uid":
-        full = dict(os.environ, **env)
-        procs = [subprocess.Popen([sys.executable, script, "uid", str(rank), "2",
-                                   str(tmp_path / "uid.pickle")], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, text=True, env=full)
-                 for rank in range(2)]
-        outputs = [p.communicate(timeout=200) for p in procs]
-        for rank, (p, (out, err)) in enumerate(zip(procs, outputs)):
-            assert p.returncode == 0 and f"PE {rank} of 2 OK via uid" in out, out + err
+        _uid_start_passes(tmp_path, env)
         return
     if how == "torchrun":
         args = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", script,

@@ -24,11 +24,12 @@
     "every PE must make the same collective calls, with the same arguments, in the same order"
 
 /* The mismatch error: what each PE called, grouped. earlier: a stream call
- * found out by a later call. */
-__attribute__((cold)) static symmem_status_t mismatch(const char *call,
+ * found out by a later call. The job must end now, so stuck.c stands down. */
+__attribute__((cold)) static symmem_status_t mismatch(gpu_t *g, const char *call,
                                                       const symmem_call_t *calls,
                                                       const int *pes, int n, int earlier)
 {
+    symmem__gpu_stuck_mismatch_seen(g);
     char text[768];
     symmem__gpu_core->calls_group(calls, pes, n, text, sizeof(text));
     if (!earlier)
@@ -55,10 +56,7 @@ static symmem_status_t judge(gpu_t *g, const char *call, const gpu_call_ref_t *r
     int pes[GPU_CALL_MAX_PEERS + 1], n = 0, culprit = -1;
     int verdict = symmem__gpu_calls_verdict(&g->calls, ref, g->check, calls, pes, &n, &culprit);
     *waiting_p = verdict == GPU_VERDICT_WAITING;
-    if (verdict == GPU_VERDICT_MISMATCH) {
-        symmem__gpu_stuck_mismatch_seen(g);
-        return mismatch(call, calls, pes, n, earlier);
-    }
+    if (verdict == GPU_VERDICT_MISMATCH) return mismatch(g, call, calls, pes, n, earlier);
     if (verdict == GPU_VERDICT_LEFT) return left(call, culprit);
     return SYMMEM_OK;
 }
@@ -91,14 +89,13 @@ static symmem_status_t crossed(gpu_t *g, const char *call, const gpu_call_ref_t 
                                    &unused) != GPU_RECORD_NOT_YET ||
             !symmem__gpu_calls_waits_for_me(&g->calls, pe, &theirs))
             continue;
-        symmem__gpu_stuck_mismatch_seen(g);
         symmem_call_t calls[2] = {ref->call, theirs};
         int pes[2] = {g->calls.me, pe};
         if (pe < g->calls.me) {
             calls[0] = theirs, calls[1] = ref->call;
             pes[0] = pe, pes[1] = g->calls.me;
         }
-        return mismatch(call, calls, pes, 2, 0);
+        return mismatch(g, call, calls, pes, 2, 0);
     }
     return SYMMEM_OK;
 }

@@ -213,6 +213,14 @@ void symmem__gpu_calls_set_blocked(gpu_calls_t *c, uint64_t stamp)
 
 /* ---- peers' records ---- */
 
+/* PE pe's page: this PE's own, a same-host peer's, or NULL. */
+static const gpu_call_page_t *page_of(const gpu_calls_t *c, int pe)
+{
+    if (pe == c->me) return c->mine;
+    return pe >= 0 && pe < c->n_pes && c->peers != NULL ? c->peers[pe] : NULL;
+}
+
+
 typedef struct {
     uint64_t stamp, team_key, seq;
     symmem_call_t call;
@@ -243,8 +251,7 @@ static int read_record(const gpu_call_record_t *r, record_t *out)
 int symmem__gpu_calls_find(const gpu_calls_t *c, int pe, int handle, uint64_t team_key,
                            uint64_t seq, symmem_call_t *call_p)
 {
-    const gpu_call_page_t *p =
-        pe >= 0 && pe < c->n_pes && c->peers != NULL ? c->peers[pe] : NULL;
+    const gpu_call_page_t *p = page_of(c, pe);
     if (p == NULL || handle < 0 || handle >= GPU_CALL_TEAMS) return GPU_RECORD_GONE;
     /* acquire pairs with the release store of team_seq in publish: the
      * records up to it are visible (unless overwritten since) */
@@ -263,7 +270,7 @@ int symmem__gpu_calls_find(const gpu_calls_t *c, int pe, int handle, uint64_t te
 
 uint32_t symmem__gpu_calls_state(const gpu_calls_t *c, int pe)
 {
-    const gpu_call_page_t *p = pe == c->me ? c->mine : c->peers[pe];
+    const gpu_call_page_t *p = page_of(c, pe);
     /* acquire pairs with the release in set_state */
     return p == NULL ? GPU_PE_RUNNING : atomic_load_explicit(&p->state, memory_order_acquire);
 }
@@ -334,12 +341,6 @@ int symmem__gpu_calls_waits_for_me(const gpu_calls_t *c, int pe, symmem_call_t *
 
 /* ---- collectives that wait for each other ---- */
 
-static const gpu_call_page_t *page_of(const gpu_calls_t *c, int pe)
-{
-    if (pe == c->me) return c->mine;
-    return pe >= 0 && pe < c->n_pes && c->peers != NULL ? c->peers[pe] : NULL;
-}
-
 /* 1 if PE a has published more collectives than PE b on a team both are
  * in, so that a's next one there waits for b: that call of a's in *call_p
  * (kind 0 if its record is gone). */
@@ -356,10 +357,7 @@ static int waits_on(const gpu_calls_t *c, int a, int b, symmem_call_t *call_p)
             behind >= ahead)
             continue;
         call_p->what = call_p->count = 0;
-        record_t r;
-        for (int i = 0; i < GPU_CALL_RING; i++)
-            if (read_record(&pa->ring[i], &r) && r.team_key == key && r.seq == behind + 1)
-                *call_p = r.call;
+        symmem__gpu_calls_find(c, a, h, key, behind + 1, call_p);
         return 1;
     }
     return 0;
@@ -372,9 +370,8 @@ static int find_cycle(const gpu_calls_t *c, char *seen, int *pes, symmem_call_t 
 {
     int a = pes[depth - 1];
     for (int b = 0; b < c->n_pes; b++) {
-        const gpu_call_page_t *p = page_of(c, b);
-        if (b == a || p == NULL || (seen[b] && b != c->me) ||
-            atomic_load_explicit(&p->state, memory_order_acquire) != GPU_PE_RUNNING ||
+        if (b == a || page_of(c, b) == NULL || (seen[b] && b != c->me) ||
+            symmem__gpu_calls_state(c, b) != GPU_PE_RUNNING ||
             !waits_on(c, a, b, &calls[depth - 1]))
             continue;
         if (b == c->me) return depth;

@@ -107,7 +107,8 @@ void symmem__gpu_calls_unpublish(gpu_calls_t *c, const gpu_call_ref_t *ref);
 void symmem__gpu_calls_forget_team(gpu_calls_t *c, int handle);
 
 enum { GPU_RECORD_FOUND, GPU_RECORD_NOT_YET, GPU_RECORD_GONE };
-/* PE pe's record of its seq-th collective on the team (handle, key). */
+/* PE pe's record of its seq-th collective on the team (handle, key); pe
+ * may be this PE. */
 int symmem__gpu_calls_find(const gpu_calls_t *c, int pe, int handle, uint64_t team_key,
                            uint64_t seq, symmem_call_t *call_p);
 

@@ -225,7 +225,11 @@ SYMMEM_API symmem_status_t symmem_sync_all(symmem_stream_t stream);
 /* ---- teams ----------------------------------------------------------------*/
 
 /* A team handle. User teams get handles >= SYMMEM_TEAM_FIRST_USER that are
- * the same on every member. */
+ * the same on every member. The predefined teams hold the PEs as the backend
+ * places them: on the cpu backend (one host) as noted below; on the gpu
+ * backend as NVSHMEM does (TEAM_NODE: the PEs of this host; TEAM_SHARED:
+ * those whose memory this GPU maps; TEAM_SAME_MYPE_NODE: the PEs with this
+ * PE's local number on every host). */
 typedef int32_t symmem_team_t;
 #define SYMMEM_TEAM_INVALID (-1)
 #define SYMMEM_TEAM_WORLD 0

@@ -1,6 +1,8 @@
 """Teams. On the cpu backend TEAM_WORLD, TEAM_SHARED, TEAM_NODE and
 TEAM_GPU_LEADERS hold every PE of the host; TEAM_SAME_MYPE_NODE and
-TEAM_SAME_GPU hold only the calling PE. New teams come from splits, which are
+TEAM_SAME_GPU hold only the calling PE. On the gpu backend they hold the PEs
+as NVSHMEM places them (TEAM_NODE: the PEs of this host, TEAM_SAME_MYPE_NODE:
+the PEs with this PE's local number on every host). New teams come from splits, which are
 collective over the parent; PEs outside a new team get None."""
 from symmem import _symmem
 from symmem._enums import Teams

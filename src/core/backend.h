@@ -24,7 +24,7 @@
 #include "symmem/symmem.h"
 #include "calls.h"
 
-#define SYMMEM_BACKEND_OPS_VERSION 6
+#define SYMMEM_BACKEND_OPS_VERSION 7
 
 /* Who we are and how to find the others; filled by bootstrap.c. */
 typedef struct {
@@ -46,10 +46,9 @@ typedef struct {
     symmem_unique_id_t uid;
 } symmem_bootstrap_t;
 
-/* The predefined teams, as the core and every backend have them: every PE
- * is in each team of TEAMS_OF_ALL, and alone in each of TEAMS_OF_ONE. */
-#define SYMMEM_TEAMS_OF_ALL \
-    {SYMMEM_TEAM_WORLD, SYMMEM_TEAM_SHARED, SYMMEM_TEAM_NODE, SYMMEM_TEAM_GPU_LEADERS}
+/* The predefined teams of PEs that all share one host and no GPU (the cpu
+ * backend's): every PE is alone in each team of TEAMS_OF_ONE and in all the
+ * others with every PE. A backend says where its PEs are (predefined_team). */
 #define SYMMEM_TEAMS_OF_ONE {SYMMEM_TEAM_SAME_MYPE_NODE, SYMMEM_TEAM_SAME_GPU}
 
 /* A team as the backend sees it: world PE numbers of its members. */
@@ -98,6 +97,8 @@ typedef symmem_status_t symmem_atomic_func_t(symmem_backend_t *be, symmem_atomic
                                              uint64_t cond, int pe, uint64_t *fetched_p);
 typedef symmem_status_t symmem_team_init_func_t(symmem_backend_t *be, uint64_t key, int npes,
                                                 int index, int *members, int *handle_p);
+typedef symmem_status_t symmem_predefined_team_func_t(symmem_backend_t *be, symmem_team_t team,
+                                                      int *members, int *n_p);
 
 typedef struct symmem_backend_ops {
     uint32_t version; /* SYMMEM_BACKEND_OPS_VERSION */
@@ -241,6 +242,14 @@ typedef struct symmem_backend_ops {
      * *links_p says whether it does. */
     symmem_status_t (*cuda_module)(symmem_backend_t *be, int library, uint64_t handle, int op,
                                    int *links_p);
+
+    /* ---- version 7 ---- */
+
+    /* After init: the members of predefined team (below SYMMEM_TEAM_FIRST_USER)
+     * where the PEs really are (TEAM_NODE: the PEs of this host). [out]
+     * members (room for n_pes world PEs, in team order) and *n_p, 0 where
+     * this PE is in no such team. */
+    symmem_predefined_team_func_t *predefined_team;
 } symmem_backend_ops_t;
 
 #define SYMMEM_CUDA_MODULE_QUERY 0
@@ -263,6 +272,8 @@ symmem_status_t symmem__no_device_state(symmem_backend_t *be,
 /* cuda_module for a backend with no CUDA modules. */
 symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int library,
                                                 uint64_t handle, int op, int *links_p);
+/* predefined_team for PEs that all share one host and no GPU (TEAMS_OF_ONE). */
+symmem_predefined_team_func_t symmem__one_host_predefined_team;
 /* prepare_finalize for a backend whose finalize cannot be held up. */
 symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);
 /* 1 if every slot of ops is filled; else 0 with the first empty slot in why. */

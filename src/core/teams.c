@@ -32,20 +32,18 @@ static int *members_alloc(int n)
 
 symmem_status_t symmem__teams_init(void)
 {
-    /* A team's channel is its handle; the backend maps it to its own. */
-    static const symmem_team_t everyone[] = SYMMEM_TEAMS_OF_ALL;
-    for (size_t k = 0; k < sizeof(everyone) / sizeof(everyone[0]); k++) {
-        int *members = members_alloc(RT->n_pes);
+    /* The backend knows where the PEs are; a team's channel is its handle,
+     * which the backend maps to its own. */
+    for (symmem_team_t team = 0; team < SYMMEM_TEAM_FIRST_USER; team++) {
+        int *members = members_alloc(RT->n_pes), n = 0;
         if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
-        for (int pe = 0; pe < RT->n_pes; pe++) members[pe] = pe;
-        team_store(everyone[k], members, RT->n_pes, everyone[k]);
-    }
-    static const symmem_team_t just_me[] = SYMMEM_TEAMS_OF_ONE;
-    for (size_t k = 0; k < sizeof(just_me) / sizeof(just_me[0]); k++) {
-        int *members = members_alloc(1);
-        if (members == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
-        members[0] = RT->my_pe;
-        team_store(just_me[k], members, 1, just_me[k]);
+        symmem_status_t status = RT->ops->predefined_team(RT->be, team, members, &n);
+        if (status != SYMMEM_OK || n < 1) {
+            free(members); /* an error, or this PE is in no such team */
+            SYMMEM_CHECK(status);
+            continue;
+        }
+        team_store(team, members, n, team);
     }
     return SYMMEM_OK;
 }

@@ -1,5 +1,6 @@
-/* What a backend points a slot at when it lacks the operation, and the
- * load-time check that no slot is left empty (backend.h's promise). */
+/* What a backend points a slot at when it lacks the operation or has the
+ * common answer, and the load-time check that no slot is left empty
+ * (backend.h's promise). */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -50,6 +51,22 @@ symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int librar
                          library ? "library_init" : "module_init", symmem__rt.ops->name);
 }
 
+symmem_status_t symmem__one_host_predefined_team(symmem_backend_t *be, symmem_team_t team,
+                                                 int *members, int *n_p)
+{
+    (void)be;
+    static const symmem_team_t just_me[] = SYMMEM_TEAMS_OF_ONE;
+    for (size_t k = 0; k < sizeof(just_me) / sizeof(just_me[0]); k++)
+        if (team == just_me[k]) {
+            members[0] = symmem__rt.my_pe;
+            *n_p = 1;
+            return SYMMEM_OK;
+        }
+    for (int pe = 0; pe < symmem__rt.n_pes; pe++) members[pe] = pe;
+    *n_p = symmem__rt.n_pes;
+    return SYMMEM_OK;
+}
+
 symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be)
 {
     (void)be;
@@ -71,7 +88,7 @@ int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, siz
         SLOT(alltoall), SLOT(fcollect), SLOT(broadcast), SLOT(atomic), SLOT(device),
         SLOT(get_unique_id), SLOT(can_run), SLOT(team_init), SLOT(heap_range),
         SLOT(register_external), SLOT(unregister_external), SLOT(library_version),
-        SLOT(prepare_finalize), SLOT(device_state), SLOT(cuda_module),
+        SLOT(prepare_finalize), SLOT(device_state), SLOT(cuda_module), SLOT(predefined_team),
     };
 #undef SLOT
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)

@@ -9,9 +9,14 @@
 With SYMMEM_ONE_HOST_PER_PE=1 each PE counts as on a host of its own: init
 hands NVSHMEM's id over the launcher's rendezvous (torchrun's TCPStore, MPI).
 
+Every way, the predefined teams must hold the PEs NVSHMEM's teams hold
+(asked through the NVSHMEM library the backend loaded), and a reduce on each
+must sum its members' numbers.
+
 With uid, rank 0 makes the id (NVSHMEM's id names a socket of the process
 that made it) and hands it to the others through the file.
 """
+import ctypes
 import os
 import pickle
 import sys
@@ -50,9 +55,38 @@ nvshmem.barrier_all()
 nvshmem.put(b, a, (me + 1) % n)
 nvshmem.barrier_all()
 assert bool((b == (me - 1) % n).all()), f"PE {me} got {b[:4]}"
+
+
+def nvshmem_library():
+    """The libnvshmem_host the gpu backend loaded, opened again (not loaded anew)."""
+    with open("/proc/self/maps") as maps:
+        path = next(line.split()[-1] for line in maps if "libnvshmem_host" in line)
+    return ctypes.CDLL(path, mode=os.RTLD_NOLOAD)
+
+
+lib = nvshmem_library()
+teams = {}
+for team in (nvshmem.Teams.TEAM_WORLD, nvshmem.Teams.TEAM_SHARED, nvshmem.Teams.TEAM_NODE,
+             nvshmem.Teams.TEAM_SAME_MYPE_NODE, nvshmem.Teams.TEAM_SAME_GPU,
+             nvshmem.Teams.TEAM_GPU_LEADERS):
+    size = nvshmem.team_n_pes(team)
+    members = [nvshmem.team_translate_pe(team, i, nvshmem.Teams.TEAM_WORLD) for i in range(size)]
+    theirs = [lib.nvshmem_team_translate_pe(int(team), i, 0)
+              for i in range(lib.nvshmem_team_n_pes(int(team)))]
+    assert members == theirs, f"PE {me}: {team.name} holds {members}, NVSHMEM's {theirs}"
+    assert nvshmem.team_my_pe(team) == lib.nvshmem_team_my_pe(int(team)) >= 0, team.name
+    src = nvshmem.array((3,), dtype="int64")
+    dst = nvshmem.array((3,), dtype="int64")
+    src[:] = me + 1
+    nvshmem.reduce(team, dst, src, "sum", stream=None)
+    assert int(dst[2]) == sum(m + 1 for m in members), f"PE {me}: {team.name} sum {dst}"
+    nvshmem.free_array(src)
+    nvshmem.free_array(dst)
+    teams[team.name.replace("TEAM_", "")] = members
 device = cp.cuda.runtime.getDevice()
 nvshmem.free_array(a)
 nvshmem.free_array(b)
 nvshmem.finalize()
 spans = _symmem.launcher()["spans_hosts"] if method != "uid" else ""
 print(f"PE {me} of {n} OK via {method} on cuda:{device} (hosts: {spans or 'one'})")
+print(f"PE {me} teams: {teams}")

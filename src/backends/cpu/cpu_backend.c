@@ -418,4 +418,5 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .prepare_finalize = cpu_prepare_finalize,
     .device_state = symmem__no_device_state,
     .cuda_module = symmem__unsupported_cuda_module,
+    .predefined_team = symmem__one_host_predefined_team,
 };

@@ -272,11 +272,11 @@ symmem_status_t symmem__gpu_calls_start(gpu_t *g)
         g->world = NULL;
         return status;
     }
-    /* The predefined teams: WORLD, SHARED, NODE, GPU_LEADERS are every PE
-     * (as the core's team table has them); the others are this PE alone. */
-    static const int everyone[] = SYMMEM_TEAMS_OF_ALL;
-    for (size_t k = 0; k < sizeof(everyone) / sizeof(everyone[0]); k++)
-        symmem__gpu_calls_set_team(&g->calls, everyone[k], g->world, n);
+    /* The predefined teams of more than this PE, as NVSHMEM placed them. */
+    for (int team = 0; team < SYMMEM_TEAM_FIRST_USER; team++)
+        if (g->predefined[team].n > 1)
+            symmem__gpu_calls_set_team(&g->calls, team, g->predefined[team].members,
+                                       g->predefined[team].n);
     return SYMMEM_OK;
 }
 

@@ -138,16 +138,14 @@ void symmem__gpu_device_team_forget(gpu_t *g, int handle)
                   (cu_deviceptr_t)(uintptr_t)&none, sizeof(none));
 }
 
-/* The predefined teams, as the core's table has them. */
+/* The predefined teams this PE is in, as NVSHMEM placed them. */
 static symmem_status_t set_predefined_teams(gpu_t *g)
 {
-    static const int everyone[] = SYMMEM_TEAMS_OF_ALL, just_me[] = SYMMEM_TEAMS_OF_ONE;
     symmem_status_t status = SYMMEM_OK;
-    for (size_t k = 0; k < sizeof(everyone) / sizeof(everyone[0]) && status == SYMMEM_OK; k++)
-        status = symmem__gpu_device_team_set(g, everyone[k], g->world, g->boot.nranks);
-    int me = g->boot.rank;
-    for (size_t k = 0; k < sizeof(just_me) / sizeof(just_me[0]) && status == SYMMEM_OK; k++)
-        status = symmem__gpu_device_team_set(g, just_me[k], &me, 1);
+    for (int team = 0; team < SYMMEM_TEAM_FIRST_USER && status == SYMMEM_OK; team++)
+        if (g->predefined[team].n > 0)
+            status = symmem__gpu_device_team_set(g, team, g->predefined[team].members,
+                                                 g->predefined[team].n);
     return status;
 }
 

@@ -66,6 +66,11 @@ struct symmem_backend {
     int device_watch_stop, device_watching, device_error_reported;
     gpu_calls_t calls;        /* call pages: this PE's and its same-host peers' */
     int *world;               /* 0 .. n-1: TEAM_WORLD's members */
+    /* NVSHMEM's predefined teams (teams.c): members[n]; n = 0, not in it */
+    struct {
+        int n;
+        int *members;
+    } predefined[SYMMEM_TEAM_FIRST_USER];
     int check;                /* SYMMEM_CHECK: compare fingerprints */
     int npending;             /* stream calls not yet compared with every peer */
     gpu_call_ref_t pending[GPU_CALL_RING];
@@ -263,6 +268,10 @@ symmem_team_split_strided_func_t symmem__gpu_team_split_strided;
 symmem_team_split_2d_func_t symmem__gpu_team_split_2d;
 symmem_team_destroy_func_t symmem__gpu_team_destroy;
 symmem_team_init_func_t symmem__gpu_team_init;
+symmem_predefined_team_func_t symmem__gpu_predefined_team;
+/* Init step: reads the predefined teams from NVSHMEM; _free undoes it. */
+symmem_status_t symmem__gpu_predefined_teams_read(gpu_t *g);
+void symmem__gpu_predefined_teams_free(gpu_t *g);
 
 symmem_atomic_func_t symmem__gpu_atomic;
 

@@ -121,6 +121,9 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
     LOAD(nv, team_split_strided, "nvshmem_team_split_strided");
     LOAD(nv, team_split_2d, "nvshmem_team_split_2d");
     LOAD(nv, team_destroy, "nvshmem_team_destroy");
+    LOAD(nv, team_n_pes, "nvshmem_team_n_pes");
+    LOAD(nv, team_my_pe, "nvshmem_team_my_pe");
+    LOAD(nv, team_translate_pe, "nvshmem_team_translate_pe");
     return 0;
 }
 

@@ -89,6 +89,9 @@ typedef struct {
     int (*team_split_2d)(nv_team_t parent, int xrange, const void *xconfig, long xmask,
                          nv_team_t *xteam, const void *yconfig, long ymask, nv_team_t *yteam);
     void (*team_destroy)(nv_team_t team);
+    int (*team_n_pes)(nv_team_t team);
+    int (*team_my_pe)(nv_team_t team);
+    int (*team_translate_pe)(nv_team_t src_team, int src_pe, nv_team_t dest_team);
 
     void *nvshmem_handle; /* for typed collectives and atomics, looked up by name */
 } gpu_libs_t;

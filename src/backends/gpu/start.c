@@ -265,7 +265,7 @@ static symmem_status_t load_put_signal(gpu_t *g)
  * checks that every step before it is undone. */
 enum {
     STEP_CONTEXT, STEP_NVSHMEM, STEP_STREAM, STEP_SCRATCH, STEP_AGREE_BUFFERS,
-    STEP_WATCH_PEERS, STEP_CALL_PAGES, STEP_ATOMICS_MODULE, STEP_PUT_SIGNAL_MODULE, STEP_COUNT
+    STEP_WATCH_PEERS, STEP_TEAMS, STEP_CALL_PAGES, STEP_ATOMICS_MODULE, STEP_PUT_SIGNAL_MODULE, STEP_COUNT
 };
 static const struct {
     const char *name;
@@ -277,6 +277,7 @@ static const struct {
     [STEP_SCRATCH] = {"scratch", alloc_scratch},
     [STEP_AGREE_BUFFERS] = {"agree_buffers", alloc_agree_buffers},
     [STEP_WATCH_PEERS] = {"watch_peers", watch_peers},
+    [STEP_TEAMS] = {"teams", symmem__gpu_predefined_teams_read},      /* teams.c */
     [STEP_CALL_PAGES] = {"call_pages", symmem__gpu_calls_start}, /* call_check.c */
     [STEP_ATOMICS_MODULE] = {"atomics_module", load_atomics},
     [STEP_PUT_SIGNAL_MODULE] = {"put_signal_module", load_put_signal},
@@ -345,7 +346,8 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
     SYMMEM_CHECK_GOTO(take_step(g, STEP_SCRATCH, fail_at), status, err_destroy_stream);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_AGREE_BUFFERS, fail_at), status, err_free_scratch);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_WATCH_PEERS, fail_at), status, err_free_agree_buffers);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_CALL_PAGES, fail_at), status, err_free_watch);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_TEAMS, fail_at), status, err_free_watch);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_CALL_PAGES, fail_at), status, err_free_teams);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_ATOMICS_MODULE, fail_at), status, err_free_call_pages);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_PUT_SIGNAL_MODULE, fail_at), status, err_unload_atomics);
     /* The heap's device stays current, so that the program's allocations and
@@ -365,6 +367,8 @@ err_unload_atomics:
     libs.cuModuleUnload(g->atomics);
 err_free_call_pages:
     symmem__gpu_calls_stop(g);
+err_free_teams:
+    symmem__gpu_predefined_teams_free(g);
 err_free_watch:
     symmem__gpu_peer_watch_free(&g->watch);
 err_free_agree_buffers:
@@ -436,6 +440,7 @@ symmem_status_t symmem__gpu_finalize(gpu_t *g)
     symmem__gpu_device_state_release(g); /* its thread watches the peers */
     libs.free(sync_area);                /* nvshmem_free(NULL) does nothing */
     symmem__gpu_calls_stop(g);
+    symmem__gpu_predefined_teams_free(g);
     symmem__gpu_peer_watch_free(&g->watch);
     libs.free(g->agree_all);
     libs.free(g->agree_in);

@@ -1,9 +1,10 @@
-/* Teams: NVSHMEM's splits and team_destroy; team_init through
+/* Teams: NVSHMEM's predefined teams, its splits and team_destroy; team_init through
  * nvshmemx_team_init (NVSHMEM 3.3 and later), looked up by name so that an
  * older NVSHMEM still loads. A team's handle is NVSHMEM's team number, the
  * same on every member (NVSHMEM picks it by a reduction over the parent's
  * members); the call pages count collectives by it and key it with the
  * members, which a new team tells them here. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpu.h"
@@ -19,6 +20,54 @@ static symmem_status_t team_known(gpu_t *g, const char *call, nv_team_t team, co
     if (libs.team_sync_on_stream(team, g->stream) != 0)
         return ERROR(SYMMEM_ERR_BACKEND, "%s: the new team's first sync failed", call);
     return symmem__gpu_drain(g, call);
+}
+
+/* NVSHMEM places the PEs: TEAM_NODE holds the PEs of this host,
+ * TEAM_SHARED those whose memory this GPU maps, TEAM_SAME_MYPE_NODE the PEs
+ * with this PE's local number on every host. Read once; the core's team
+ * table, the call pages and the device team table all take them from here,
+ * so each agrees with the collectives NVSHMEM runs on them. */
+symmem_status_t symmem__gpu_predefined_teams_read(gpu_t *g)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    symmem_status_t status = SYMMEM_OK;
+    for (nv_team_t team = 0; team < SYMMEM_TEAM_FIRST_USER && status == SYMMEM_OK; team++) {
+        int n = libs.team_n_pes(team);
+        if (n < 1 || libs.team_my_pe(team) < 0) continue; /* not in it */
+        int *members = malloc(sizeof(int) * (size_t)n);
+        if (members == NULL) {
+            status = ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            members[i] = libs.team_translate_pe(team, i, NV_TEAM_WORLD);
+            if (members[i] < 0 || members[i] >= g->boot.nranks)
+                status = ERROR(SYMMEM_ERR_BACKEND, "init: NVSHMEM says PE %d of its "
+                               "predefined team %d is world PE %d, which is no PE", i,
+                               (int)team, members[i]);
+        }
+        g->predefined[team].n = n;
+        g->predefined[team].members = members;
+    }
+    if (status != SYMMEM_OK) symmem__gpu_predefined_teams_free(g);
+    return symmem__gpu_leave(g, scope, status);
+}
+
+void symmem__gpu_predefined_teams_free(gpu_t *g)
+{
+    for (int team = 0; team < SYMMEM_TEAM_FIRST_USER; team++) {
+        free(g->predefined[team].members);
+        g->predefined[team].members = NULL;
+        g->predefined[team].n = 0;
+    }
+}
+
+symmem_status_t symmem__gpu_predefined_team(gpu_t *g, symmem_team_t team, int *members,
+                                            int *n_p)
+{
+    *n_p = g->predefined[team].n;
+    memcpy(members, g->predefined[team].members, sizeof(int) * (size_t)*n_p);
+    return SYMMEM_OK;
 }
 
 static symmem_status_t team_error(const char *call, int rc)

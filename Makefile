@@ -54,11 +54,17 @@ $(BUILD)/tests/%: tests/c/%.c $(BUILD)/libsymmem.a tests/c/c_test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libsymmem.a $(LDFLAGS) $(LDLIBS)
 
-# The gpu backend's call pages need no GPU: their test links them alone.
+# The gpu backend's call pages and heartbeat need no GPU: their tests link
+# them alone.
 $(BUILD)/tests/test_call_page: tests/c/test_call_page.c src/backends/gpu/call_page.c \
 		src/backends/gpu/call_page.h $(BUILD)/libsymmem.a tests/c/c_test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/call_page.c $(BUILD)/libsymmem.a $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tests/test_heartbeat: tests/c/test_heartbeat.c src/backends/gpu/heartbeat.c \
+		src/backends/gpu/heartbeat.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/heartbeat.c $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libsymmem.a
 	@mkdir -p $(dir $@)

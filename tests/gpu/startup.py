@@ -13,35 +13,24 @@ Every way, the predefined teams must hold the PEs NVSHMEM's teams hold
 (asked through the NVSHMEM library the backend loaded), and a reduce on each
 must sum its members' numbers.
 
-With uid, rank 0 makes the id (NVSHMEM's id names a socket of the process
-that made it) and hands it to the others through the file.
+With uid, the PEs meet through the file (uid_init.py).
 """
 import ctypes
 import os
-import pickle
 import sys
-import time
 
 import cupy as cp
 
 import symmem as nvshmem
 from symmem import _symmem
+from uid_init import init_from_file
 
 method = sys.argv[1]
 if method in ("mpi", "emulated_mpi"):
     from mpi4py import MPI
     nvshmem.init(mpi_comm=MPI.COMM_WORLD, initializer_method=method)
 elif method == "uid":
-    rank, nranks, path = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    if rank == 0:
-        with open(path + ".tmp", "wb") as f:
-            pickle.dump(nvshmem.get_unique_id(), f)
-        os.rename(path + ".tmp", path)
-    while not os.path.exists(path):
-        time.sleep(0.01)
-    with open(path, "rb") as f:
-        uid = pickle.load(f)
-    nvshmem.init(uid=uid, rank=rank, nranks=nranks, initializer_method="uid")
+    init_from_file(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
 else:
     nvshmem.init()
 

@@ -33,7 +33,7 @@ import cupy as cp
 import symmem as nvshmem
 
 STEPS = ["context", "nvshmem", "stream", "scratch", "agree_buffers", "watch_peers",
-         "teams", "call_pages", "atomics_module", "put_signal_module"]
+         "heartbeat", "teams", "call_pages", "atomics_module", "put_signal_module"]
 # What each step takes, for messages that say what a failed unwind left held.
 HOLDS = {
     "context": "a retain of the device's primary context",
@@ -43,6 +43,7 @@ HOLDS = {
     "scratch": "the 1 MiB scratch buffer (cuMemAlloc)",
     "agree_buffers": "two small nvshmem_malloc buffers",
     "watch_peers": "host memory only",
+    "heartbeat": "nothing on one host; across hosts a thread and TCP sockets",
     "teams": "host memory only (the predefined teams' members)",
     "call_pages": "host memory and a call page in /dev/shm (unlinked at once)",
     "atomics_module": "the atomics' CUDA module",

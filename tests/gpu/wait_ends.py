@@ -2,7 +2,9 @@
 or signal_wait, blocking) for PE 1, which either dies ('peer_dies': PE 0 gets
 an NvshmemError naming it) or stays away while PE 0 gets a SIGINT ('ctrl_c':
 KeyboardInterrupt, with no SYMMEM_TIMEOUT and no peer dead).
-Run: python -m symmem.run -n 2 tests/gpu/wait_ends.py barrier_all|signal_wait peer_dies|ctrl_c"""
+Run: python -m symmem.run -n 2 tests/gpu/wait_ends.py barrier_all|signal_wait peer_dies|ctrl_c
+or, the PEs meeting through a unique id (uid_init.py), as two processes:
+     python tests/gpu/wait_ends.py <wait> <how> uid <rank> 2 <uid file>"""
 import os
 import signal
 import sys
@@ -10,9 +12,13 @@ import threading
 import time
 
 import symmem as nvshmem
+from uid_init import init_from_file
 
 wait, how = sys.argv[1], sys.argv[2]
-nvshmem.init()
+if sys.argv[3:4] == ["uid"]:
+    init_from_file(int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+else:
+    nvshmem.init()
 me = nvshmem.my_pe()
 sig = nvshmem.array((1,), dtype="uint64")
 sig[:] = 0

@@ -75,9 +75,37 @@ def test_auto_falls_back_to_the_cpu_engine():
 
 # ---- on GPUs ----
 
-def _launch(n, script, *args, env=None, timeout=200):
+# SYMMEM_TEST_LAUNCHER=torchrun or mpirun starts the suite's jobs through
+# that launcher instead of symmem.run, with every PE taken for one on a host
+# of its own (SYMMEM_ONE_HOST_PER_PE=1): the several-hosts path on one
+# machine (docs/multi-node.md). Skipped then: tests that need symmem.run
+# itself (its exit reports; a launcher that ends the job when a PE dies
+# would end the PE that should report it), or the call pages that check
+# only same-host PEs, or start their jobs themselves, and the long Triton
+# cross-check, which compares bytes whatever the launcher.
+LAUNCHER = os.environ.get("SYMMEM_TEST_LAUNCHER", "symmem.run")
+with_symmem_run_only = pytest.mark.skipif(
+    LAUNCHER != "symmem.run", reason="runs under symmem.run only (see LAUNCHER); "
+    "SYMMEM_TEST_LAUNCHER is " + LAUNCHER)
+
+
+def _symmem_run(n, script, *args, env=None, timeout=200):
     return run([sys.executable, "-m", "symmem.run", "-n", str(n), "--timeout", str(timeout),
                 str(script), *args], env=env, timeout=timeout + 40)
+
+
+def _launch(n, script, *args, env=None, timeout=200):
+    """script run as n PEs by LAUNCHER."""
+    if LAUNCHER == "symmem.run":
+        return _symmem_run(n, script, *args, env=env, timeout=timeout)
+    env = {**(env or {}), "SYMMEM_ONE_HOST_PER_PE": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
+           "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    if LAUNCHER == "torchrun":
+        start = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(n)]
+    else:
+        start = [shutil.which("mpirun") or "mpirun", "-np", str(n), "--oversubscribe",
+                 sys.executable]
+    return run([*start, str(script), *args], env=env, timeout=timeout + 40)
 
 
 def _assert_all_ok(result, n, marker="OK"):
@@ -122,7 +150,7 @@ def test_barriers_order_every_kind_of_write():
 
 @needs_gpus
 def test_a_failed_start_up_gives_back_what_it_took():
-    _passes_on_2_gpus("startup_failures.py", "startup failures, 9 steps")
+    _passes_on_2_gpus("startup_failures.py", "startup failures, 11 steps")
 
 
 @needs_gpus
@@ -169,6 +197,7 @@ def _caught(result):
 
 
 @needs_gpus
+@with_symmem_run_only
 @pytest.mark.parametrize("wait", ["barrier_all", "signal_wait"])
 def test_a_dead_peer_ends_a_wait_on_the_gpu(wait):
     result = _launch(2, GPU_DIR / "wait_ends.py", wait, "peer_dies",
@@ -234,6 +263,7 @@ def test_a_device_call_to_a_pe_with_no_peer_mapping_ends_the_kernel_saying_why(m
 
 
 @needs_gpus
+@with_symmem_run_only
 def test_a_dead_peer_ends_a_waiting_kernel_and_the_gpu_stays_usable():
     result = _launch(2, GPU_DIR / "device_numba.py", "dead_peer",
                      env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
@@ -252,6 +282,7 @@ def test_launcher_start_picks_the_gpu_by_itself():
 
 
 @needs_gpus
+@with_symmem_run_only
 @pytest.mark.parametrize("method", ["mpi", "emulated_mpi"])
 def test_mpi_start(method):
     mpirun = shutil.which("mpirun") or shutil.which("mpiexec")
@@ -264,31 +295,41 @@ def test_mpi_start(method):
 
 
 @needs_gpus
+@with_symmem_run_only
 def test_torchrun_start():
     result = run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2",
                   str(GPU_DIR / "startup.py"), "torchrun"])
     _assert_all_ok(result, 2, "via torchrun")
 
 
-def _uid_start_passes(tmp_path, env):
-    """tests/gpu/startup.py started as 2 plain processes that meet through a
-    unique id handed over a file: each must print its OK line."""
+def _uid_job(tmp_path, script, *args, env):
+    """tests/gpu/<script> *args started as 2 plain processes that meet
+    through a unique id handed over a file (uid_init.py); each one's result."""
     full = {**os.environ, "SYMMEM_BACKEND": "gpu", **env}
-    procs = [subprocess.Popen([sys.executable, str(GPU_DIR / "startup.py"), "uid", str(rank),
+    procs = [subprocess.Popen([sys.executable, str(GPU_DIR / script), *args, "uid", str(rank),
                                "2", str(tmp_path / "uid.pickle")], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True, env=full)
              for rank in range(2)]
     outputs = [p.communicate(timeout=200) for p in procs]
-    for rank, (p, (out, err)) in enumerate(zip(procs, outputs)):
-        assert p.returncode == 0 and f"PE {rank} of 2 OK via uid" in out, out + err
+    return [subprocess.CompletedProcess(p.args, p.returncode, out, err)
+            for p, (out, err) in zip(procs, outputs)]
+
+
+def _uid_start_passes(tmp_path, env):
+    """tests/gpu/startup.py through a unique id: each PE must print its OK line."""
+    for rank, result in enumerate(_uid_job(tmp_path, "startup.py", env=env)):
+        assert result.returncode == 0 and f"PE {rank} of 2 OK via uid" in result.stdout, \
+            result.stdout + result.stderr
 
 
 @needs_gpus
+@with_symmem_run_only
 def test_uid_start(tmp_path):
     _uid_start_passes(tmp_path, {})
 
 
 @needs_gpus
+@with_symmem_run_only
 @pytest.mark.parametrize("how", ["torchrun", "mpirun", "uid"])
 def test_the_gpu_backend_starts_as_on_several_hosts(how, tmp_path):
     # SYMMEM_ONE_HOST_PER_PE=1: symmem's own logic takes each PE for one on a
@@ -316,9 +357,24 @@ def test_the_gpu_backend_starts_as_on_several_hosts(how, tmp_path):
 
 
 @needs_gpus
+@with_symmem_run_only
+@pytest.mark.parametrize("wait", ["barrier_all", "signal_wait"])
+def test_a_dead_pe_on_another_host_ends_a_wait_through_the_heartbeat(wait, tmp_path):
+    # SYMMEM_ONE_HOST_PER_PE=1: PE 1 counts as on another host, so no pid
+    # check watches it; its heartbeat connection to PE 0 closing tells
+    pe0, pe1 = _uid_job(tmp_path, "wait_ends.py", wait, "peer_dies",
+                        env={"SYMMEM_ONE_HOST_PER_PE": "1"})
+    assert pe1.returncode == -9, pe1.stdout + pe1.stderr
+    line, seconds = _caught(pe0)
+    assert (f"{wait}: PE 1 ended without finalize: its heartbeat connection to PE 0 closed"
+            in line and seconds < 10), line
+
+
+@needs_gpus
+@with_symmem_run_only
 def test_symmem_run_says_it_starts_pes_on_one_host_only():
-    result = _launch(2, GPU_DIR / "startup.py", "launcher", timeout=60,
-                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_ONE_HOST_PER_PE": "1"})
+    result = _symmem_run(2, GPU_DIR / "startup.py", "launcher", timeout=60,
+                         env={"SYMMEM_BACKEND": "gpu", "SYMMEM_ONE_HOST_PER_PE": "1"})
     assert result.returncode != 0, result.stdout + result.stderr
     assert ("this job's PEs span hosts (SYMMEM_ONE_HOST_PER_PE=1), and symmem hands NVSHMEM's "
             "unique id across hosts over torchrun's store or MPI") in result.stderr, \
@@ -367,6 +423,7 @@ MISMATCH_CASES = ["reduce_count", "reduce_dtype", "reduce_op", "broadcast_root",
 
 
 @needs_gpus
+@with_symmem_run_only
 @pytest.mark.parametrize("case", MISMATCH_CASES)
 def test_mismatched_collectives_raise_on_every_gpu_pe(case):
     # each case in a fresh job: a collective launched before the mismatch
@@ -382,6 +439,7 @@ def test_mismatched_collectives_raise_on_every_gpu_pe(case):
 
 
 @needs_gpus
+@with_symmem_run_only
 def test_stream_collectives_that_wait_for_each_other_on_the_gpu_end_the_wait():
     # PE 0 in reduce on a split team, PE 1 in reduce on WORLD, each on a
     # stream, both then in the stream's synchronize: after 10 s of no
@@ -412,6 +470,7 @@ def test_matched_collectives_raise_nothing_on_the_gpu():
 
 
 @needs_gpus
+@with_symmem_run_only
 def test_a_finalized_gpu_pe_makes_a_peer_s_barrier_all_raise_at_once():
     result = _launch(2, GPU_DIR / "finalized_peer.py", "barrier_all",
                      env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
@@ -421,6 +480,7 @@ def test_a_finalized_gpu_pe_makes_a_peer_s_barrier_all_raise_at_once():
 
 
 @needs_gpus
+@with_symmem_run_only
 def test_a_gpu_pe_finalizing_while_its_peer_calls_reduce():
     result = _launch(2, GPU_DIR / "finalized_peer.py", "reduce_soon",
                      env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
@@ -470,6 +530,7 @@ needs_triton = pytest.mark.skipif(GPUS < 2 or not _has_triton(),
 
 
 @needs_triton
+@with_symmem_run_only
 @pytest.mark.timeout(1060)  # two launches of up to 500 s: a cold Triton cache compiles every kernel
 def test_triton_kernels_deliver_the_same_bytes_on_both_engines(tmp_path):
     # tests/gpu/triton_device.py: every function, every element type, odd
@@ -507,6 +568,7 @@ def test_the_triton_examples_run_on_both_engines(engine):
 
 
 @needs_triton
+@with_symmem_run_only
 def test_a_dead_peer_ends_a_waiting_triton_kernel():
     result = _launch(2, GPU_DIR / "triton_device.py", "dead_peer",
                      env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TRITON_ENGINE": "symmem",

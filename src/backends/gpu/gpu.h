@@ -56,6 +56,7 @@ struct symmem_backend {
     uintptr_t heap_lo;        /* the span of every nvshmem_malloc so far: NVSHMEM */
     uintptr_t heap_hi;        /* reserves its heap once, so all of it is device memory */
     peer_watch_t watch;       /* which peers still run */
+    heartbeat_t heartbeat;    /* the PEs on other hosts: start.c starts it */
     /* device_state.c: what kernels of symmem.device reach */
     symmem_device_state_t device_state; /* the host's block, as init gave it */
     cu_deviceptr_t device_peers; /* the device copy's peer table */

@@ -39,6 +39,7 @@ int symmem__gpu_peer_watch_init(peer_watch_t *w, int n_pes, int me, const int64_
     }
     int64_t my_host = host_pids[me] >> 32;
     for (int pe = 0; pe < n_pes; pe++) {
+        w->elsewhere += host_pids[pe] >> 32 != my_host;
         if (pe == me || host_pids[pe] >> 32 != my_host) continue;
         w->pids[pe] = (pid_t)(uint32_t)host_pids[pe];
         w->starts[pe] = (uint64_t)starts[pe];
@@ -58,6 +59,8 @@ int symmem__gpu_peer_watch_find_dead(const peer_watch_t *w, const symmem_core_se
                                      char *how, size_t how_size)
 {
     double when = 0;
+    int lost = w->remote != NULL ? symmem__heartbeat_lost(w->remote, how, how_size) : -1;
+    if (lost >= 0) return lost;
     for (int pe = 0; pe < w->n_pes && w->pids != NULL; pe++) {
         if (pe == w->me) continue;
         if (core->exit_report(w->status_dir, pe, how, how_size, &when)) return pe;

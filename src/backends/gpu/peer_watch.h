@@ -1,6 +1,7 @@
 /* Which peers of a gpu job still run: learned once at init, asked a few
  * times a second while a PE waits on the GPU, so that a peer that died
- * turns the wait into an error instead of a hang. */
+ * turns the wait into an error instead of a hang. A peer on this host is
+ * checked by its pid, one on another host by the heartbeat. */
 #ifndef SYMMEM_GPU_PEER_WATCH_H
 #define SYMMEM_GPU_PEER_WATCH_H
 
@@ -9,12 +10,15 @@
 #include <sys/types.h>
 
 #include "../../core/backend.h"
+#include "heartbeat.h"
 
 typedef struct {
     int n_pes, me;
     pid_t *pids;          /* 0 for a peer on another host: only its exit report tells */
     uint64_t *starts;     /* against pid reuse */
     char status_dir[256]; /* the launcher's exit reports, "" if none */
+    int elsewhere;        /* how many PEs are on other hosts */
+    heartbeat_t *remote;  /* their heartbeat, once it runs; else NULL */
 } peer_watch_t;
 
 /* What this PE tells the others: (host, pid) in one int64, then its start

@@ -3,6 +3,7 @@ already has: an MPI communicator (initializer_method="mpi", and mpirun's or
 srun's jobs that span hosts) or torchrun's TCPStore (MASTER_ADDR,
 MASTER_PORT). The gpu backend's own rendezvous, a file in /dev/shm, reaches
 one host only; init comes here when the launcher's PEs span hosts."""
+import itertools
 import os
 import time
 from datetime import timedelta
@@ -11,6 +12,10 @@ from symmem import _symmem
 from symmem._errors import exception, invalid
 
 INIT_TIMEOUT_SECONDS = 120.0  # as the C library's start-up waits
+# Each init of a job hands over a new id under a key of its own: init is
+# collective, so the k-th init of every PE meets the others' k-th (a PE
+# reading the key of an earlier init would join a bootstrap long gone).
+_store_rounds = itertools.count()
 
 
 def _failed(message):
@@ -54,7 +59,7 @@ def _uid_over_torch_store(make_uid, job, timeout):
     # torchrun's agent serves a store there; without it, PE 0 serves one
     # until every PE has read the id, as torch's env:// init would
     serve = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True" and job["rank"] == 0
-    key = f"symmem/{job['job']}/uid"
+    key = f"symmem/{job['job']}/uid/{next(_store_rounds)}"
     try:
         store = TCPStore(host, int(port), is_master=serve, timeout=timedelta(seconds=timeout),
                          wait_for_workers=False)

@@ -14,9 +14,10 @@ import numpy as np
 from numba import cuda
 
 import symmem as nvshmem
+from symmem import _symmem  # the launcher's placement, whichever launcher
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
-cuda.select_device(int(os.environ.get("SYMMEM_LOCAL_RANK", os.environ.get("LOCAL_RANK", "0"))) % len(cuda.gpus))
+cuda.select_device(_symmem.launcher()["local_rank"] % len(cuda.gpus))
 
 nvshmem.init()
 me, n = nvshmem.my_pe(), nvshmem.n_pes()

@@ -26,7 +26,7 @@ import symmem as nvshmem
 from symmem import _device_host, _symmem
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
-cuda.select_device(int(os.environ.get("SYMMEM_LOCAL_RANK", "0")) % len(cuda.gpus))
+cuda.select_device(_symmem.launcher()["local_rank"] % len(cuda.gpus))
 MAGIC = 0x3156454d4d4d5953
 
 attached = []  # what numba-cuda's load hook passed (it may call a hook twice a load)

@@ -5,9 +5,10 @@ Run: python -m symmem.run -n 2 tests/gpu/devices.py  (2 GPUs or more)"""
 import torch
 
 import symmem as nv
+from symmem import _symmem  # the launcher's placement, whichever launcher
 
 n_gpus = torch.cuda.device_count()
-local = int(__import__("os").environ.get("SYMMEM_LOCAL_RANK", "0"))
+local = _symmem.launcher()["local_rank"]
 other = (local + 1) % n_gpus
 torch.cuda.set_device(other)  # the "wrong" device current before init
 torch.zeros(1, device=f"cuda:{other}")  # makes its context current

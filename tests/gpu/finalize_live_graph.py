@@ -18,11 +18,12 @@ import time
 import torch
 
 import symmem as nv
+from symmem import _symmem  # the launcher's placement, whichever launcher
 
 MODE = sys.argv[1]
 REPLAYS = 10
 
-local = int(os.environ.get("SYMMEM_LOCAL_RANK", "0"))
+local = _symmem.launcher()["local_rank"]
 torch.cuda.set_device(local)
 nv.init(device=local)
 me, n = nv.my_pe(), nv.n_pes()

@@ -24,7 +24,7 @@ except ImportError:  # cuda.core before 0.4
     from cuda.core.experimental import Device, LaunchConfig, Program, ProgramOptions, launch
 from cuda.bindings import driver
 
-device = Device(int(os.environ.get("SYMMEM_LOCAL_RANK", os.environ.get("LOCAL_RANK", "0"))))
+device = Device(_symmem.launcher()["local_rank"])
 device.set_current()
 nvshmem.init(device=device)
 me, n = nvshmem.my_pe(), nvshmem.n_pes()

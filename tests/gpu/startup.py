@@ -13,7 +13,8 @@ Every way, the predefined teams must hold the PEs NVSHMEM's teams hold
 (asked through the NVSHMEM library the backend loaded), and a reduce on each
 must sum its members' numbers.
 
-With uid, the PEs meet through the file (uid_init.py).
+With uid, the PEs meet through the file (uid_init.py). Under torchrun and
+mpirun the job then starts a second time in the same processes.
 """
 import ctypes
 import os
@@ -79,3 +80,10 @@ nvshmem.finalize()
 spans = _symmem.launcher()["spans_hosts"] if method != "uid" else ""
 print(f"PE {me} of {n} OK via {method} on cuda:{device} (hosts: {spans or 'one'})")
 print(f"PE {me} teams: {teams}")
+if method in ("torchrun", "mpirun"):
+    # the job's second init hands over a new id (under a key of its own in
+    # torchrun's store) and meets again
+    nvshmem.init()
+    nvshmem.barrier_all()
+    nvshmem.finalize()
+    print(f"PE {me} started again via {method}")

@@ -31,6 +31,7 @@ import time
 import cupy as cp
 
 import symmem as nvshmem
+from symmem import _symmem  # the launcher's placement, whichever launcher
 
 STEPS = ["context", "nvshmem", "stream", "scratch", "agree_buffers", "watch_peers",
          "heartbeat", "teams", "call_pages", "atomics_module", "put_signal_module"]
@@ -68,12 +69,13 @@ MiB = float(1 << 20)
 NVSHMEM_STATUS = {0: "NOT_INITIALIZED", 1: "IS_BOOTSTRAPPED", 2: "IS_INITIALIZED",
                   3: "LIMITED_MPG", 4: "FULL_MPG"}
 
-me, n = int(os.environ["SYMMEM_RANK"]), int(os.environ["SYMMEM_NRANKS"])
-local = int(os.environ.get("SYMMEM_LOCAL_RANK", me))
+placement = _symmem.launcher()  # whichever launcher started the job
+me, n, local = placement["rank"], placement["nranks"], placement["local_rank"]
 cp.cuda.Device(local).use()  # the GPU symmem picks for this PE (local rank)
 problems = []
 # Where the PEs meet between rounds, while symmem is down.
-MEETING = f"/dev/shm/symmem-test-{os.environ['SYMMEM_JOB']}-startup-failures"
+MEETING = "/dev/shm/symmem-test-{}-startup-failures".format(
+    "".join(c if c.isalnum() else "_" for c in placement["job"]))
 os.makedirs(MEETING, exist_ok=True)
 meetings = [0]
 

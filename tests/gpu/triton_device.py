@@ -25,9 +25,10 @@ import triton
 import triton.language as tl
 
 import symmem as nvshmem
+from symmem import _symmem  # the launcher's placement, whichever launcher
 import symmem.device.triton as sdt
 
-torch.cuda.set_device(int(os.environ.get("SYMMEM_LOCAL_RANK", "0")) % torch.cuda.device_count())
+torch.cuda.set_device(_symmem.launcher()["local_rank"] % torch.cuda.device_count())
 DTYPES = [torch.int8, torch.uint8, torch.int16, torch.uint16, torch.int32, torch.uint32,
           torch.int64, torch.uint64, torch.float16, torch.bfloat16, torch.float32,
           torch.float64]

@@ -261,16 +261,23 @@ except nvshmem.NvshmemError as error:
 
 
 RENDEZVOUS = """
+import time
 from symmem import _rendezvous, _symmem
 job = _symmem.launcher(backend="cpu")
 check(job["spans_hosts"] != "", str(job))
-made = []
-def make_uid():
-    made.append(1)
-    return bytes(range(7, 7 + _symmem.UNIQUE_ID_SIZE))
-uid = _rendezvous.uid_across_hosts(make_uid, job)
-check(uid == bytes(range(7, 7 + _symmem.UNIQUE_ID_SIZE)), f"PE {job['rank']} got {uid[:8]}")
-check(len(made) == (job["rank"] == 0), f"make_uid called {len(made)} times")
+# Two rounds, as two inits of one job: round 1 must hand over round 1's id,
+# never round 0's, though PE 0 makes it late
+for round in range(2):
+    made = []
+    def make_uid():
+        made.append(1)
+        return bytes(range(7 + round, 7 + round + _symmem.UNIQUE_ID_SIZE))
+    if round == 1 and job["rank"] == 0:
+        time.sleep(0.5)
+    uid = _rendezvous.uid_across_hosts(make_uid, job)
+    check(uid == bytes(range(7 + round, 7 + round + _symmem.UNIQUE_ID_SIZE)),
+          f"PE {job['rank']} got {uid[:8]} in round {round}")
+    check(len(made) == (job["rank"] == 0), f"make_uid called {len(made)} times")
 print(f"PE {job['rank']} OK", flush=True)
 """
 

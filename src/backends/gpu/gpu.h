@@ -121,6 +121,13 @@ symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call);
  * PE waits for, in words. */
 symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, const char *what,
                                           double started, double *next_check_p);
+/* ---- liveness.c: init's steps that learn which peers run ---- */
+/* Every PE's host and pid, for the pid checks of same-host peers. */
+symmem_status_t symmem__gpu_watch_peers(gpu_t *g);
+/* Where any PE is on another host: the heartbeat to PE 0 (collective). */
+symmem_status_t symmem__gpu_heartbeat_start(gpu_t *g);
+/* Undoes heartbeat_start; finished: every PE has reached finalize. */
+void symmem__gpu_heartbeat_stop(gpu_t *g, int finished);
 /* ---- watched.c: calls with no time limit of their own ---- */
 /* Runs *rc_p = func(arg) on a helper thread with the backend's context while
  * the caller waits, bounded by SYMMEM_TIMEOUT and the peers; what says, in

@@ -6,7 +6,9 @@
  *             (a stranger's connection with a wrong token changed nothing);
  *  - stop:    PE 1 is stopped (SIGSTOP); PEs 0 and 2 learn that it fell silent;
  *  - hub:     PE 0 is killed; PEs 1 and 2 learn that it closed;
- *  - goodbye: PE 1 and then PE 0 stop after saying goodbye; nobody is lost. */
+ *  - goodbye: PE 1 and then PE 0 stop after saying goodbye; nobody is lost.
+ * And PE 0, which holds a connection per PE, raises its limit on open files
+ * where the hard limit allows, and fails naming `ulimit -n` where not. */
 #include <arpa/inet.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -172,11 +175,64 @@ static int run_case(int scenario)
     return failed;
 }
 
+/* In a child: PE 0 of 3 PEs under a soft limit of 64 open files and the
+ * given hard one. */
+static int serve_under_file_limit(rlim_t hard, char *why, size_t why_size)
+{
+    int pipe_fds[2];
+    if (pipe(pipe_fds) != 0) return -1;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit files = {64, hard};
+        heartbeat_t h;
+        char text[400] = "";
+        int rc = setrlimit(RLIMIT_NOFILE, &files) == 0
+                     ? symmem__heartbeat_serve(&h, N, LIMIT, "", text, sizeof(text)) : -2;
+        if (rc == 0) {
+            getrlimit(RLIMIT_NOFILE, &files);
+            snprintf(text, sizeof(text), "soft limit now %llu", (unsigned long long)files.rlim_cur);
+            symmem__heartbeat_stop(&h, 1);
+        }
+        (void)!write(pipe_fds[1], text, strlen(text) + 1);
+        _exit(rc == 0 ? 0 : 1);
+    }
+    close(pipe_fds[1]);
+    ssize_t got = read(pipe_fds[0], why, why_size - 1);
+    why[got > 0 ? got : 0] = '\0';
+    close(pipe_fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int check_file_limits(void)
+{
+    char why[400];
+    int failed = 0;
+    struct rlimit files;
+    getrlimit(RLIMIT_NOFILE, &files);
+    if (files.rlim_max >= 1024) { /* room to raise the soft limit to N + 256 */
+        int rc = serve_under_file_limit(files.rlim_max, why, sizeof(why));
+        if (rc != 0 || strstr(why, "soft limit now 259") == NULL) {
+            fprintf(stderr, "file limit: serve under a soft limit of 64: rc %d, %s\n", rc, why);
+            failed = 1;
+        }
+    }
+    int rc = serve_under_file_limit(64, why, sizeof(why));
+    if (rc != 1 || strstr(why, "ulimit -n") == NULL || strstr(why, "at least 259") == NULL) {
+        fprintf(stderr, "file limit: serve under a hard limit of 64: rc %d, %s\n", rc, why);
+        failed = 1;
+    }
+    printf("%s file limit: %s\n", failed ? "FAIL" : "ok", why);
+    return failed;
+}
+
 int main(void)
 {
     S = mmap(NULL, sizeof(*S), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (S == MAP_FAILED) return 1;
-    int failed = 0;
+    int failed = check_file_limits();
     for (int scenario = KILL; scenario <= GOODBYE; scenario++) failed |= run_case(scenario);
     return failed;
 }

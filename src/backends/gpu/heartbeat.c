@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -266,11 +267,29 @@ static int local_addrs(const char *ifname, uint32_t addrs[HEARTBEAT_ADDRS], char
     return 0;
 }
 
+/* PE 0 holds a connection per PE: raises the soft limit on open files
+ * towards the hard one where that is too few (1024 by default). */
+static int enough_files(int n_pes, char *why, size_t why_size)
+{
+    struct rlimit files;
+    rlim_t needed = (rlim_t)n_pes + 256; /* and what the program opens itself */
+    if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur >= needed) return 0;
+    files.rlim_cur = files.rlim_max == RLIM_INFINITY || files.rlim_max >= needed
+                         ? needed : files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+    if (files.rlim_cur >= needed) return 0;
+    snprintf(why, why_size, "PE 0 keeps a heartbeat connection to each of %d PEs, but may open "
+             "only %llu files (ulimit -n; the hard limit); raise it to at least %llu", n_pes,
+             (unsigned long long)files.rlim_cur, (unsigned long long)needed);
+    return -1;
+}
+
 int symmem__heartbeat_serve(heartbeat_t *h, int n_pes, double silence_limit, const char *ifname,
                             char *why, size_t why_size)
 {
     if (begin(h, 0, n_pes, silence_limit) != 0)
         return fail(h, why, why_size, "cannot start the heartbeat");
+    if (enough_files(n_pes, why, why_size) != 0) return fail(h, why, why_size, NULL);
     if (local_addrs(ifname, h->hub.addrs, why, why_size) != 0) return fail(h, why, why_size, NULL);
     if (getrandom(&h->hub.token, sizeof(h->hub.token), 0) != sizeof(h->hub.token))
         return fail(h, why, why_size, "cannot draw the heartbeat's token (getrandom)");

@@ -38,6 +38,7 @@ typedef struct {
     size_t heap_size;      /* bytes of symmetric heap per PE */
     double timeout;        /* seconds, 0 = none */
     double spin_us;        /* spin this long before sleeping */
+    double heartbeat;      /* seconds a PE on another host may be silent; 0 = any */
     char status_dir[256];  /* launcher's exit reports, "" if none */
     /* Non-empty when the launcher says its PEs are on more than one host:
      * which variables say so, e.g. "LOCAL_WORLD_SIZE=2 < WORLD_SIZE=4". */

@@ -276,6 +276,7 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
                              symmem__env_string("SYMMEM_SYMMETRIC_SIZE"));
     boot.timeout = symmem__env_number("SYMMEM_TIMEOUT");
     boot.spin_us = symmem__env_number("SYMMEM_SPIN_US");
+    boot.heartbeat = symmem__env_number("SYMMEM_HEARTBEAT_S");
     *boot_p = boot;
     return SYMMEM_OK;
 }

@@ -174,7 +174,8 @@ static void *run(void *arg)
 {
     heartbeat_t *h = arg;
     int hub = h->me == 0, npeers = hub ? h->n_pes : 1;
-    double interval = h->silence_limit / 4 < 1.0 ? h->silence_limit / 4 : 1.0;
+    double limit = h->silence_limit > 0 ? h->silence_limit : 1e300; /* 0: never */
+    double interval = limit / 4 < 1.0 ? limit / 4 : 1.0;
     double next_beat = 0;
     struct pollfd fds[npeers + 2];
     int who[npeers + 2];
@@ -197,7 +198,7 @@ static void *run(void *arg)
         for (int p = hub ? 1 : 0; p < npeers; p++) {
             heartbeat_peer_t *peer = &h->peers[p];
             if ((peer->state == WAITING || peer->state == CONNECTED) &&
-                t - peer->last_heard > h->silence_limit)
+                t - peer->last_heard > limit)
                 lose(h, p, LOST_SILENT);
             else if (peer->state == CONNECTED && t >= next_beat)
                 send_record(peer->fd, BEAT, h->me);

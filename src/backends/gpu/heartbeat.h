@@ -27,7 +27,7 @@ typedef struct heartbeat_peer heartbeat_peer_t;
 
 typedef struct {
     int me, n_pes;
-    double silence_limit;     /* seconds without a beat before a peer counts as lost */
+    double silence_limit;     /* seconds without a beat before a peer counts as lost; 0: never */
     heartbeat_hub_t hub;
     int listen_fd;            /* PE 0's; -1 elsewhere */
     heartbeat_peer_t *peers;  /* PE 0: one per PE; elsewhere: [0] is PE 0 */

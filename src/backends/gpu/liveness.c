@@ -5,9 +5,6 @@
 
 #include "gpu.h"
 
-/* A peer on another host that sends no heartbeat this long counts as lost. */
-#define HEARTBEAT_SILENCE_S 15.0
-
 /* Every PE learns where the others run, to notice one that dies. */
 symmem_status_t symmem__gpu_watch_peers(gpu_t *g)
 {
@@ -43,7 +40,7 @@ symmem_status_t symmem__gpu_heartbeat_start(gpu_t *g)
     char why[400] = "";
     heartbeat_t *h = &g->heartbeat;
     if (me == 0)
-        ok = symmem__heartbeat_serve(h, n, HEARTBEAT_SILENCE_S, ifname, why, sizeof(why)) == 0;
+        ok = symmem__heartbeat_serve(h, n, g->boot.heartbeat, ifname, why, sizeof(why)) == 0;
     const heartbeat_hub_t *mine = &h->hub;
     int64_t words[3] = {ok ? (int64_t)mine->port << 32 | mine->addrs[0] : 0,
                         (int64_t)mine->token,
@@ -60,7 +57,7 @@ symmem_status_t symmem__gpu_heartbeat_start(gpu_t *g)
         if (k == 2) hub.addrs[1] = (uint32_t)(word >> 32), hub.addrs[2] = (uint32_t)word;
     }
     if (status == SYMMEM_OK && me != 0 && hub.port != 0)
-        ok = symmem__heartbeat_join(h, me, n, HEARTBEAT_SILENCE_S, &hub, why, sizeof(why)) == 0;
+        ok = symmem__heartbeat_join(h, me, n, g->boot.heartbeat, &hub, why, sizeof(why)) == 0;
     if (status == SYMMEM_OK) status = symmem__gpu_agree(g, "init", ok, values);
     for (int pe = 0; status == SYMMEM_OK && pe < n && failed < 0; pe++)
         if (values[pe] == 0) failed = pe;

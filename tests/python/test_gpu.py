@@ -6,6 +6,8 @@ import pickle
 import shutil
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -76,8 +78,9 @@ def test_auto_falls_back_to_the_cpu_engine():
 # ---- on GPUs ----
 
 # SYMMEM_TEST_LAUNCHER=torchrun or mpirun starts the suite's jobs through
-# that launcher instead of symmem.run, with every PE taken for one on a host
-# of its own (SYMMEM_ONE_HOST_PER_PE=1): the several-hosts path on one
+# that launcher instead of symmem.run, and uid as plain processes that meet
+# by a unique id (tests/gpu/uid_launch.py), with every PE taken for one on a
+# host of its own (SYMMEM_ONE_HOST_PER_PE=1): the several-hosts path on one
 # machine (docs/multi-node.md). Skipped then: tests that need symmem.run
 # itself (its exit reports; a launcher that ends the job when a PE dies
 # would end the PE that should report it), or the call pages that check
@@ -104,12 +107,44 @@ def _launch(n, script, *args, env=None, timeout=200):
         return _symmem_run(n, script, *args, env=env, timeout=timeout)
     env = {**(env or {}), "SYMMEM_ONE_HOST_PER_PE": "1", "OMPI_ALLOW_RUN_AS_ROOT": "1",
            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    if LAUNCHER == "uid":
+        return _uid_processes(n, script, args, env, timeout + 40)
     if LAUNCHER == "torchrun":
         start = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(n)]
     else:
         start = [shutil.which("mpirun") or "mpirun", "-np", str(n), "--oversubscribe",
                  sys.executable]
     return run([*start, str(script), *args], env=env, timeout=timeout + 40)
+
+
+def _processes(commands, env, timeout):
+    """Runs the commands (one per PE) at once; each one's result, in order."""
+    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env={**os.environ, **env})
+             for command in commands]
+    deadline = time.monotonic() + timeout
+    outputs = []
+    try:
+        for proc in procs:
+            outputs.append(proc.communicate(timeout=max(1, deadline - time.monotonic())))
+    finally:
+        for proc in procs:
+            proc.kill()
+    return [subprocess.CompletedProcess(p.args, p.returncode, out, err)
+            for p, (out, err) in zip(procs, outputs)]
+
+
+def _uid_processes(n, script, args, env, timeout):
+    """script as n plain processes that meet by a unique id (uid_launch.py);
+    one result with all their output and the first failing return code."""
+    with tempfile.TemporaryDirectory() as folder:
+        results = _processes([[sys.executable, str(GPU_DIR / "uid_launch.py"), str(rank),
+                               str(n), os.path.join(folder, "uid"), str(script), *args]
+                              for rank in range(n)], env, timeout)
+    code = next((r.returncode for r in results if r.returncode), 0)
+    return subprocess.CompletedProcess(results[0].args, code,
+                                       "".join(r.stdout for r in results),
+                                       "".join(r.stderr for r in results))
 
 
 def _assert_all_ok(result, n, marker="OK"):
@@ -310,14 +345,9 @@ def test_torchrun_start():
 def _uid_job(tmp_path, script, *args, env):
     """tests/gpu/<script> *args started as 2 plain processes that meet
     through a unique id handed over a file (uid_init.py); each one's result."""
-    full = {**os.environ, "SYMMEM_BACKEND": "gpu", **env}
-    procs = [subprocess.Popen([sys.executable, str(GPU_DIR / script), *args, "uid", str(rank),
-                               "2", str(tmp_path / "uid.pickle")], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, env=full)
-             for rank in range(2)]
-    outputs = [p.communicate(timeout=200) for p in procs]
-    return [subprocess.CompletedProcess(p.args, p.returncode, out, err)
-            for p, (out, err) in zip(procs, outputs)]
+    return _processes([[sys.executable, str(GPU_DIR / script), *args, "uid", str(rank), "2",
+                        str(tmp_path / "uid.pickle")] for rank in range(2)],
+                      {"SYMMEM_BACKEND": "gpu", **env}, 200)
 
 
 def _uid_start_passes(tmp_path, env):

@@ -62,7 +62,7 @@ $(BUILD)/tests/test_call_page: tests/c/test_call_page.c src/backends/gpu/call_pa
 	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/call_page.c $(BUILD)/libsymmem.a $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/tests/test_heartbeat: tests/c/test_heartbeat.c src/backends/gpu/heartbeat.c \
-		src/backends/gpu/heartbeat.h
+		src/backends/gpu/heartbeat.h tests/c/c_test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/heartbeat.c $(LDFLAGS) $(LDLIBS)
 

@@ -39,4 +39,16 @@
         }                                                                                 \
     } while (0)
 
+/* For tests whose forked processes play PEs without symmem: cond must hold
+ * in this process, whose number is the test's `me`; the rest says why. */
+#define CHECK(cond, ...)                                                                  \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            fprintf(stderr, "%s:%d: process %d: %s: ", __FILE__, __LINE__, me, #cond);    \
+            fprintf(stderr, __VA_ARGS__);                                                 \
+            fprintf(stderr, "\n");                                                        \
+            exit(1);                                                                      \
+        }                                                                                 \
+    } while (0)
+
 #endif

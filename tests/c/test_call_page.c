@@ -21,6 +21,7 @@
 
 #include "../../src/backends/gpu/call_page.h"
 #include "../../src/core/peer_status.h"
+#include "c_test.h"
 
 #define N 3
 
@@ -33,16 +34,6 @@ static struct shared {
 } *S;
 
 static int me;
-
-#define CHECK(cond, ...)                                                               \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "%s:%d: process %d: %s: ", __FILE__, __LINE__, me, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                              \
-            fprintf(stderr, "\n");                                                     \
-            exit(1);                                                                   \
-        }                                                                              \
-    } while (0)
 
 /* Every process arrives at its k-th barrier before any leaves it. */
 static void barrier(void)

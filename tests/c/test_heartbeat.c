@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../../src/backends/gpu/heartbeat.h"
+#include "c_test.h"
 
 #define N 3
 #define LIMIT 1.0 /* seconds of silence */
@@ -38,16 +39,6 @@ static struct shared {
 } *S;
 
 static int me;
-
-#define CHECK(cond, ...)                                                                 \
-    do {                                                                                 \
-        if (!(cond)) {                                                                   \
-            fprintf(stderr, "%s:%d: PE %d: %s: ", __FILE__, __LINE__, me, #cond);        \
-            fprintf(stderr, __VA_ARGS__);                                                \
-            fprintf(stderr, "\n");                                                       \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
 
 static void wait_for(_Atomic int *counter, int value)
 {

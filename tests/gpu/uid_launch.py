@@ -16,27 +16,18 @@ import symmem  # noqa: E402
 import symmem.core  # noqa: E402
 from uid_init import init_from_file  # noqa: E402
 
-rank, nranks, path, script = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+my_rank, my_nranks, path, script = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 plain_init = symmem.init
 
 
-def init(device=None, uid=None, rank_=None, nranks_=None, mpi_comm=None, initializer_method="",
-         backend=None):
+def init(device=None, uid=None, initializer_method="", **others):
+    """A plain init() meets the other PEs through the file; any other goes on as asked."""
     if uid is not None or initializer_method not in ("", "auto", None):
-        return plain_init(device=device, uid=uid, rank=rank_, nranks=nranks_,
-                          mpi_comm=mpi_comm, initializer_method=initializer_method,
-                          backend=backend)
-    return init_from_file(rank, nranks, path, device=device, backend=backend)
+        return plain_init(device=device, uid=uid, initializer_method=initializer_method,
+                          **others)
+    return init_from_file(my_rank, my_nranks, path, device=device, **others)
 
 
-def init_by_keyword(*args, **kwargs):
-    """init(), taking init's own keywords rank= and nranks= as well."""
-    for name in ("rank", "nranks"):
-        if name in kwargs:
-            kwargs[name + "_"] = kwargs.pop(name)
-    return init(*args, **kwargs)
-
-
-symmem.init = symmem.core.init = init_by_keyword
+symmem.init = symmem.core.init = init
 sys.argv = [script, *sys.argv[5:]]
 runpy.run_path(script, run_name="__main__")

@@ -2,8 +2,9 @@
 TEAM_GPU_LEADERS hold every PE of the host; TEAM_SAME_MYPE_NODE and
 TEAM_SAME_GPU hold only the calling PE. On the gpu backend they hold the PEs
 as NVSHMEM places them (TEAM_NODE: the PEs of this host, TEAM_SAME_MYPE_NODE:
-the PEs with this PE's local number on every host). New teams come from splits, which are
-collective over the parent; PEs outside a new team get None."""
+the PEs with this PE's local number on every host). New teams come from
+splits, which are collective over the parent; PEs outside a new team get
+None."""
 from symmem import _symmem
 from symmem._enums import Teams
 from symmem._errors import invalid

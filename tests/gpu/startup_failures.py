@@ -69,15 +69,25 @@ MiB = float(1 << 20)
 NVSHMEM_STATUS = {0: "NOT_INITIALIZED", 1: "IS_BOOTSTRAPPED", 2: "IS_INITIALIZED",
                   3: "LIMITED_MPG", 4: "FULL_MPG"}
 
-placement = _symmem.launcher()  # whichever launcher started the job
-me, n, local = placement["rank"], placement["nranks"], placement["local_rank"]
-cp.cuda.Device(local).use()  # the GPU symmem picks for this PE (local rank)
+placement = _symmem.launcher()  # whichever launcher started the job, if one did
+cp.cuda.Device(placement["local_rank"]).use()  # the GPU symmem picks for this PE
+# This PE and the job's size as NVSHMEM numbers them, from the warm-up round
+# on: PEs that meet through a unique id had no launcher to say.
+me, n = placement["rank"], placement["nranks"]
 problems = []
-# Where the PEs meet between rounds, while symmem is down.
-MEETING = "/dev/shm/symmem-test-{}-startup-failures".format(
-    "".join(c if c.isalnum() else "_" for c in placement["job"]))
-os.makedirs(MEETING, exist_ok=True)
+MEETING = None  # where the PEs meet between rounds, while symmem is down
 meetings = [0]
+
+
+def agree_on_meeting_place():
+    """A folder named after PE 0's pid, which every PE learns by a broadcast."""
+    global MEETING
+    pid = nvshmem.array((1,), dtype="int64")
+    pid[:] = os.getpid()
+    nvshmem.broadcast(nvshmem.Teams.TEAM_WORLD, pid, pid, root=0)
+    MEETING = f"/dev/shm/symmem-test-{int(pid[0])}-startup-failures"
+    os.makedirs(MEETING, exist_ok=True)
+    nvshmem.free_array(pid)
 
 
 def meet(timeout=120.0):
@@ -131,12 +141,16 @@ def nvshmem_host_library():
 
 def put_round(tag):
     """init (no hook), a put to the next PE that each PE checks, finalize."""
+    global me, n
     try:
         nvshmem.init()
     except Exception as error:  # the other PE would wait for us: stop the job
         print(f"PE {me} FAILED: {tag}: init without SYMMEM_GPU_FAIL_AT raised "
               f"{type(error).__name__}: {error}", flush=True)
         sys.exit(1)
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    if MEETING is None:
+        agree_on_meeting_place()
     a = nvshmem.array((1024,), dtype="int64")
     b = nvshmem.array((1024,), dtype="int64")
     a[:] = cp.arange(1024, dtype=cp.int64) + 1000 * me

@@ -33,8 +33,18 @@ LAUNCHER_VARS = re.compile(
     r"SLURM_.*|PMI_.*|MPI_LOCALRANKID)$")
 
 # SYMMEM_BACKEND=gpu runs the PEs on the gpu backend; anything else (unset,
-# "cpu", "auto" on a machine without a GPU) on the cpu engine.
+# "cpu", "auto") on the cpu engine, also on a machine with GPUs: see
+# pinned_cpu_engine.
 ON_GPU = os.environ.get("SYMMEM_BACKEND") == "gpu"
+
+
+@pytest.fixture(autouse=True)
+def pinned_cpu_engine(request, monkeypatch):
+    """Outside test_gpu.py (whose jobs name their backend), the PEs a test
+    starts inherit SYMMEM_BACKEND=cpu unless the run asked for the gpu: on a
+    machine with GPUs "auto" would pick the gpu backend."""
+    if not ON_GPU and request.node.path.name != "test_gpu.py":
+        monkeypatch.setenv("SYMMEM_BACKEND", "cpu")
 
 
 def cpu_only(reason):

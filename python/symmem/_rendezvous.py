@@ -45,9 +45,25 @@ def uid_over_mpi(make_uid, mpi_comm=None, expect=None):
     return bytes(uid), rank, size
 
 
+def _uid_through_store(host, port, serve, key, make_uid, job, deadline):
+    """One try: the id under key (PE 0 puts it there), and how many PEs have read it."""
+    from torch.distributed import TCPStore  # imported already by the caller
+    store = TCPStore(host, int(port), is_master=serve,
+                     timeout=timedelta(seconds=max(1.0, deadline - time.monotonic())),
+                     wait_for_workers=False)
+    if job["rank"] == 0:
+        store.set(key, make_uid())
+    uid = bytes(store.get(key))
+    read = store.add(f"{key}/read", 1)
+    while serve and read < job["nranks"] and time.monotonic() < deadline:
+        time.sleep(0.01)  # the others still need the store this PE serves
+        read = store.add(f"{key}/read", 0)
+    return uid, read
+
+
 def _uid_over_torch_store(make_uid, job, timeout):
     try:
-        from torch.distributed import TCPStore
+        import torch.distributed  # noqa: F401
     except ImportError as error:
         raise _failed(f"init: this torchrun job spans hosts ({job['spans_hosts']}); "
                       f"handing NVSHMEM's unique id over torchrun's TCPStore needs torch "
@@ -60,20 +76,18 @@ def _uid_over_torch_store(make_uid, job, timeout):
     # until every PE has read the id, as torch's env:// init would
     serve = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True" and job["rank"] == 0
     key = f"symmem/{job['job']}/uid/{next(_store_rounds)}"
-    try:
-        store = TCPStore(host, int(port), is_master=serve, timeout=timedelta(seconds=timeout),
-                         wait_for_workers=False)
-        if job["rank"] == 0:
-            store.set(key, make_uid())
-        uid = bytes(store.get(key))
-        read = store.add(f"{key}/read", 1)
-        deadline = time.monotonic() + timeout
-        while serve and read < job["nranks"] and time.monotonic() < deadline:
-            time.sleep(0.01)  # the others still need the store this PE serves
-            read = store.add(f"{key}/read", 0)
-    except (RuntimeError, OSError) as error:  # torch's DistStoreError is a RuntimeError
-        raise _failed(f"init: handing NVSHMEM's unique id over torchrun's TCPStore at "
-                      f"{host}:{port} failed: {error}") from None
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            uid, read = _uid_through_store(host, port, serve, key, make_uid, job, deadline)
+            break
+        except (RuntimeError, OSError) as error:  # torch's DistStoreError is a RuntimeError
+            # A PE that does not serve may have reached the store an earlier
+            # init's PE 0 served, as it closed: the next try reaches this one's.
+            if serve or time.monotonic() > deadline:
+                raise _failed(f"init: handing NVSHMEM's unique id over torchrun's TCPStore at "
+                              f"{host}:{port} failed: {error}") from None
+            time.sleep(0.1)
     if read < job["nranks"] and serve:
         raise _failed(f"init: {job['nranks'] - read} PEs never read the unique id from the "
                       f"TCPStore this PE serves at {host}:{port}")

@@ -7,6 +7,7 @@ One launch per PE count and section; each PE prints "PE k OK"."""
 import pytest
 
 from _launch import assert_all_ok, run_pes
+from conftest import ON_GPU
 
 N_PES = (1, 2, 3, 4)
 
@@ -377,3 +378,15 @@ ok(me)
 @pytest.mark.parametrize("n", N_PES)
 def test_atomic_hammer(tmp_path, n):
     assert_all_ok(run_pes(tmp_path, n, HAMMER, timeout=75), n)
+
+
+# On the gpu backend, PE 1 taken for a PE on another node (a test hook): PE
+# 0's atomics on it run NVSHMEM's device atomics, compiled and linked at the
+# first one, while PE 1's own stay PTX atom instructions, in the same words.
+@pytest.mark.timeout(150)
+@pytest.mark.skipif(not ON_GPU, reason="the gpu backend's path (SYMMEM_BACKEND=gpu)")
+@pytest.mark.parametrize("section", ["semantics", "hammer"])
+def test_atomics_on_a_pe_outside_the_nvlink_domain_go_through_nvshmem(tmp_path, section):
+    code = {"semantics": SEMANTICS, "hammer": HAMMER}[section]
+    assert_all_ok(run_pes(tmp_path, 2, code, timeout=120, env={"SYMMEM_GPU_UNMAPPED_PE": "1"}),
+                  2)

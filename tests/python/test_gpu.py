@@ -205,6 +205,37 @@ def test_a_bad_unmapped_pe_test_hook_is_refused_at_init():
 
 
 @needs_gpus
+def test_an_atomic_beyond_the_nvlink_domain_that_cannot_compile_says_what_is_missing(tmp_path):
+    """PE 1 taken for a PE on another node, and no CUDA headers: PE 0's
+    atomic on it raises naming NVRTC and SYMMEM_CUDA_INCLUDE; the job goes on."""
+    script = tmp_path / "atomic_without_headers.py"
+    script.write_text(
+        "import symmem as nvshmem\n"
+        "nvshmem.init()\n"
+        "me = nvshmem.my_pe()\n"
+        "x = nvshmem.array((1,), dtype='int64')\n"
+        "x[:] = 0\n"
+        "nvshmem.barrier_all()\n"
+        "if me == 0:\n"
+        "    try:\n"
+        "        nvshmem.atomic_fetch_add(x, 1, 1)\n"
+        "        print('PE 0 no error')\n"
+        "    except NotImplementedError as error:\n"
+        "        print('PE 0 raised', type(error).__name__, error)\n"
+        "    nvshmem.atomic_fetch_add(x, 5, 0)  # its own PE: PTX, unaffected\n"
+        "nvshmem.barrier_all()\n"
+        "print(f'PE {me} holds {int(x[0])}')\n"
+        "nvshmem.finalize()\n")
+    result = _launch(2, script, env={"SYMMEM_BACKEND": "gpu", "SYMMEM_GPU_UNMAPPED_PE": "1",
+                                     "SYMMEM_CUDA_INCLUDE": str(tmp_path / "no-headers")})
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    assert "PE 0 raised NotImplementedError [pe 0] atomic: an atomic on a PE outside" in out, out
+    assert "NVRTC" in out and "SYMMEM_CUDA_INCLUDE" in out and "cuda_runtime.h" in out, out
+    assert "PE 0 holds 5" in out and "PE 1 holds 0" in out, out
+
+
+@needs_gpus
 def test_symmem_symmetric_size_sizes_nvshmem_and_the_version_is_nvshmem_s():
     env = {"SYMMEM_SYMMETRIC_SIZE": "256M", "NVSHMEM_SYMMETRIC_SIZE": ""}
     _passes_on_2_gpus("heap_and_version.py", "heap and version", **env)

@@ -1,7 +1,9 @@
 /* Atomics: NVSHMEM's host library has no working host-initiated atomics, so
- * each one is a one-thread PTX kernel (kernels/atomics_ptx.c) on the address
- * nvshmem_ptr gives for the target PE, on the backend's stream; the old
- * value comes back through the scratch buffer. */
+ * each one is a one-thread kernel on the backend's stream, and the old
+ * value comes back through the scratch buffer. For a PE in this PE's NVLink
+ * domain it is a PTX atom instruction (kernels/atomics_ptx.c) on the
+ * address nvshmem_ptr gives; for any other, NVSHMEM's device atomic of the
+ * same name (nvshmem_atomics.c), which takes the network. */
 #include "gpu.h"
 #include "kernels/atomics.h"
 
@@ -11,23 +13,23 @@ symmem_status_t symmem__gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target
 {
     const char *call = "atomic";
     scope_t scope = symmem__gpu_enter(g);
-    void *remote = libs.ptr(target, pe);
-    if (remote == NULL)
-        return symmem__gpu_leave(g, scope,
-                                 ERROR(SYMMEM_ERR_UNSUPPORTED,
-                                       "atomic: PE %d cannot be reached by load/store from "
-                                       "this PE (it is outside this PE's NVLink domain); the "
-                                       "gpu backend's atomics work within one",
-                                       pe));
     char name[32];
-    void *kernel = NULL;
     symmem__gpu_atomic_kernel(op, dtype, name, sizeof(name), &value);
-    cu_result_t rc = libs.cuModuleGetFunction(&kernel, g->atomics, name);
-    uint64_t address = (uint64_t)(uintptr_t)remote, result = (uint64_t)g->scratch;
-    void *params[] = {&address, &value, &cond, &result};
-    if (rc == 0) rc = symmem__gpu_launch(kernel, 1, 1, g->stream, params);
+    void *kernel = NULL, *address = libs.ptr(target, pe);
+    symmem_status_t status = SYMMEM_OK;
+    if (address == NULL || pe == g->unmapped_pe) { /* NVSHMEM's kernels take the local address */
+        address = target;
+        status = symmem__gpu_nvshmem_atomic_kernel(g, name, &kernel);
+    } else {
+        cu_result_t rc = libs.cuModuleGetFunction(&kernel, g->atomics, name);
+        if (rc != 0) status = symmem__gpu_cuda_error(call, name, rc);
+    }
+    if (status != SYMMEM_OK) return symmem__gpu_leave(g, scope, status);
+    void *result = (void *)(uintptr_t)g->scratch;
+    void *params[] = {&address, &value, &cond, &result, &pe}; /* the PTX kernels take 4 */
+    cu_result_t rc = symmem__gpu_launch(kernel, 1, 1, g->stream, params);
     if (rc != 0) return symmem__gpu_leave(g, scope, symmem__gpu_cuda_error(call, name, rc));
-    symmem_status_t status = symmem__gpu_drain(g, call);
+    status = symmem__gpu_drain(g, call);
     uint64_t old = 0;
     size_t size = dtype == SYMMEM_DTYPE_INT64 || dtype == SYMMEM_DTYPE_UINT64 ||
                           dtype == SYMMEM_DTYPE_FLOAT64 ? 8 : 4;

@@ -9,7 +9,7 @@
  * This is the folder's private header: the backend's state, the two globals
  * every file shares, and what the files call in one another. One concept per
  * file: context.c, start.c, memory.c, rma.c, signals.c, collectives.c,
- * teams.c, atomics.c, external.c, and ops.c with the table; the PTX the
+ * teams.c, atomics.c (with nvshmem_atomics.c and nvrtc.c), external.c, and ops.c with the table; the PTX the
  * driver compiles at init is made in kernels/.
  */
 #ifndef SYMMEM_GPU_H
@@ -49,6 +49,7 @@ struct symmem_backend {
     int64_t *agree_in;        /* symmetric: this PE's value for an agreement */
     int64_t *agree_all;       /* symmetric: every PE's value */
     void *atomics;            /* CUmodule of the PTX atomics */
+    void *nvshmem_atomics;    /* CUmodule of NVSHMEM's, built at the first use; NULL */
     void *put_signal;         /* CUmodule of the PTX put_signal */
     void *put_signal_kernels[17]; /* by element width in bytes: 1, 4, 8, 16 */
     unsigned max_blocks;      /* a put_signal grid: two blocks per multiprocessor */
@@ -282,6 +283,12 @@ symmem_status_t symmem__gpu_predefined_teams_read(gpu_t *g);
 void symmem__gpu_predefined_teams_free(gpu_t *g);
 
 symmem_atomic_func_t symmem__gpu_atomic;
+/* nvshmem_atomics.c: the kernel named name (a PTX atomic's name) over
+ * NVSHMEM's device atomics, for PEs outside the NVLink domain; the module is
+ * built at the first call. */
+symmem_status_t symmem__gpu_nvshmem_atomic_kernel(gpu_t *g, const char *name, void **kernel_p);
+/* At finalize, before NVSHMEM's: nvshmemx_cumodule_finalize and unload. */
+void symmem__gpu_nvshmem_atomics_unload(gpu_t *g);
 
 symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p);
 symmem_status_t symmem__gpu_unregister_external(gpu_t *g, void *sym, size_t size);

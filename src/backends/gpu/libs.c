@@ -81,6 +81,11 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
     LOAD(cuda, cuModuleLoadData, "cuModuleLoadData");
     LOAD(cuda, cuModuleUnload, "cuModuleUnload");
     LOAD(cuda, cuModuleGetFunction, "cuModuleGetFunction");
+    LOAD(cuda, cuLinkCreate, "cuLinkCreate_v2");
+    LOAD(cuda, cuLinkAddData, "cuLinkAddData_v2");
+    LOAD(cuda, cuLinkAddFile, "cuLinkAddFile_v2");
+    LOAD(cuda, cuLinkComplete, "cuLinkComplete");
+    LOAD(cuda, cuLinkDestroy, "cuLinkDestroy");
     LOAD(cuda, cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle");
     LOAD(cuda, cuMemRelease, "cuMemRelease");
     LOAD(cuda, cuLaunchKernel, "cuLaunchKernel");

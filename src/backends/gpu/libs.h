@@ -44,6 +44,15 @@ typedef struct {
     cu_result_t (*cuModuleLoadData)(void **module, const void *image);
     cu_result_t (*cuModuleUnload)(void *module);
     cu_result_t (*cuModuleGetFunction)(void **function, void *module, const char *name);
+    /* the linker: NVSHMEM's device library into a module (nvshmem_atomics.c) */
+    cu_result_t (*cuLinkCreate)(unsigned noptions, int *options, void **values, void **state);
+    cu_result_t (*cuLinkAddData)(void *state, int type, void *data, size_t size,
+                                 const char *name, unsigned noptions, int *options,
+                                 void **values);
+    cu_result_t (*cuLinkAddFile)(void *state, int type, const char *path, unsigned noptions,
+                                 int *options, void **values);
+    cu_result_t (*cuLinkComplete)(void *state, void **cubin, size_t *size);
+    cu_result_t (*cuLinkDestroy)(void *state);
     /* optional: a module's or library's global (module_init) */
     cu_result_t (*cuModuleGetGlobal)(cu_deviceptr_t *ptr, size_t *bytes, void *module,
                                      const char *name);

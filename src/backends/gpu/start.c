@@ -417,6 +417,7 @@ symmem_status_t symmem__gpu_finalize(gpu_t *g)
     libs.cuStreamSynchronize(g->stream);
     libs.cuModuleUnload(g->put_signal);
     libs.cuModuleUnload(g->atomics);
+    symmem__gpu_nvshmem_atomics_unload(g);
     void *sync_area = g->sync_area;
     symmem__gpu_device_state_release(g); /* its thread watches the peers */
     libs.free(sync_area);                /* nvshmem_free(NULL) does nothing */

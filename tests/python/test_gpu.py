@@ -160,6 +160,12 @@ def _passes_on_2_gpus(script, marker, **env):
 
 
 @needs_gpus
+@pytest.mark.parametrize("mode", ["symmem", "one_shot", "two_shot"])
+def test_symmem_s_own_all_reduce_gives_every_dtype_and_op_numpy_s_answer(mode):
+    _passes_on_2_gpus("allreduce.py", mode, SYMMEM_GPU_COLLECTIVES=mode)
+
+
+@needs_gpus
 def test_end_to_end_checks_on_every_gpu():
     n = min(GPUS, 4)
     _assert_all_ok(_launch(n, GPU_DIR / "smoke.py", env={"SYMMEM_BACKEND": "gpu"}), n)

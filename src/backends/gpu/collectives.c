@@ -112,16 +112,21 @@ symmem_status_t symmem__gpu_sync(gpu_t *g, const symmem_team_view_t *team,
     return on_team(g, "sync", SYMMEM_CALL_SYNC, libs.team_sync_on_stream, team, stream);
 }
 
-/* bool reduces as uint8: sum/max/or are "or", prod/min/and are "and". */
+/* bool reduces as uint8: sum/max/or are max, prod/min/and are min. */
+static symmem_reduce_op_t bool_op(symmem_dtype_t dtype, symmem_reduce_op_t op)
+{
+    if (dtype != SYMMEM_DTYPE_BOOL) return op;
+    switch (op) {
+    case SYMMEM_OP_SUM: case SYMMEM_OP_MAX: case SYMMEM_OP_OR: return SYMMEM_OP_MAX;
+    case SYMMEM_OP_PROD: case SYMMEM_OP_MIN: case SYMMEM_OP_AND: return SYMMEM_OP_MIN;
+    default: return SYMMEM_OP_XOR;
+    }
+}
+
 static const char *reduce_op_name(symmem_dtype_t dtype, symmem_reduce_op_t op)
 {
     static const char *const names[] = {"sum", "min", "max", "prod", "and", "or", "xor"};
-    if (dtype != SYMMEM_DTYPE_BOOL) return names[op];
-    switch (op) {
-    case SYMMEM_OP_SUM: case SYMMEM_OP_MAX: case SYMMEM_OP_OR: return "max";
-    case SYMMEM_OP_PROD: case SYMMEM_OP_MIN: case SYMMEM_OP_AND: return "min";
-    default: return "xor";
-    }
+    return names[bool_op(dtype, op)];
 }
 
 static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
@@ -143,6 +148,14 @@ static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
         strcmp(kind, "reduce") != 0 ? SYMMEM_CALL_REDUCESCATTER : SYMMEM_CALL_REDUCE;
     SYMMEM_CHECK(start(g, call, which, team, nelems, (int)dtype, (int)op, 0, stream, &scope, &s,
                        &blocking, &ref));
+    if (which == SYMMEM_CALL_REDUCE &&
+        symmem__gpu_allreduce_takes(g, team, dst, src, nelems, dtype)) {
+        symmem_dtype_t as = dtype == SYMMEM_DTYPE_BOOL ? SYMMEM_DTYPE_UINT8 : dtype;
+        symmem_status_t status = symmem__gpu_allreduce(g, dst, src, nelems, as,
+                                                       bool_op(dtype, op), s);
+        if (status != SYMMEM_OK) return symmem__gpu_leave(g, scope, status);
+        return finish(g, scope, call, 0, blocking);
+    }
     int rc = ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s);
     return finish(g, scope, call, rc, blocking);
 }

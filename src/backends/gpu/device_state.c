@@ -309,6 +309,12 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
     return symmem__gpu_leave(g, scope, status);
 }
 
+void symmem__gpu_device_words(uint64_t *abort_word_p, uint64_t *error_p)
+{
+    *abort_word_p = fixed.words_at;
+    *error_p = fixed.words_at != 0 ? fixed.words_at + offsetof(host_words_t, error) : 0;
+}
+
 symmem_status_t symmem__gpu_device_state_update(gpu_t *g)
 {
     return g->device_peers != 0 ? write_block(g) : SYMMEM_OK;

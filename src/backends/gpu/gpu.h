@@ -29,6 +29,14 @@
 
 #define GPU_SCRATCH_BYTES (1 << 20) /* host memory is staged in chunks of this size */
 
+/* SYMMEM_GPU_COLLECTIVES's choices, in its order */
+enum {
+    SYMMEM_GPU_ALLREDUCE_NVSHMEM,
+    SYMMEM_GPU_ALLREDUCE_AUTO, /* symmem: one-shot or two-shot by size */
+    SYMMEM_GPU_ALLREDUCE_ONE_SHOT,
+    SYMMEM_GPU_ALLREDUCE_TWO_SHOT
+};
+
 /* stuck.c: collectives on streams that wait for each other on the GPU */
 typedef struct {
     void *module, *kernel;      /* the kernel that traps */
@@ -50,6 +58,11 @@ struct symmem_backend {
     int64_t *agree_all;       /* symmetric: every PE's value */
     void *atomics;            /* CUmodule of the PTX atomics */
     void *nvshmem_atomics;    /* CUmodule of NVSHMEM's, built at the first use; NULL */
+    int allreduce_mode;       /* SYMMEM_GPU_COLLECTIVES: SYMMEM_GPU_ALLREDUCE_* */
+    void *allreduce_flags;    /* symmetric: the own all-reduce's flags; NULL until used */
+    struct {
+        void *module, *one_shot, *two_shot;
+    } allreduce[SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT]; /* compiled at their first use */
     void *put_signal;         /* CUmodule of the PTX put_signal */
     void *put_signal_kernels[17]; /* by element width in bytes: 1, 4, 8, 16 */
     unsigned max_blocks;      /* a put_signal grid: two blocks per multiprocessor */
@@ -170,6 +183,8 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
                                          uint64_t *device_addr_p);
 /* After the heap's span grew: kernels see the new span. */
 symmem_status_t symmem__gpu_device_state_update(gpu_t *g);
+/* The device addresses of the abort word and the error record kernels use. */
+void symmem__gpu_device_words(uint64_t *abort_word_p, uint64_t *error_p);
 /* At finalize: stops the watch thread, frees the peer and team tables. */
 void symmem__gpu_device_state_release(gpu_t *g);
 /* A team kernels may now use (members: world PEs; this PE among them):
@@ -289,6 +304,15 @@ symmem_atomic_func_t symmem__gpu_atomic;
 symmem_status_t symmem__gpu_nvshmem_atomic_kernel(gpu_t *g, const char *name, void **kernel_p);
 /* At finalize, before NVSHMEM's: nvshmemx_cumodule_finalize and unload. */
 void symmem__gpu_nvshmem_atomics_unload(gpu_t *g);
+/* allreduce.c: whether symmem's own all-reduce serves this reduce (the same
+ * answer on every PE); then the kernel, enqueued on s. */
+int symmem__gpu_allreduce_takes(gpu_t *g, const symmem_team_view_t *team, const void *dst,
+                                const void *src, size_t nelems, symmem_dtype_t dtype);
+symmem_status_t symmem__gpu_allreduce(gpu_t *g, void *dst, const void *src, size_t nelems,
+                                      symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                      nv_stream_t s);
+/* At finalize (collective), before NVSHMEM's: the modules and the flags. */
+void symmem__gpu_allreduce_unload(gpu_t *g);
 
 symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p);
 symmem_status_t symmem__gpu_unregister_external(gpu_t *g, void *sym, size_t size);

@@ -37,6 +37,10 @@ device operations (gpu backend, 2 PEs or more; PE 0 works, PE 1 is the target):
 libraries (--libs; default every one of the backend that can run here):
   gpu backend:
     symmem          on a CUDA stream, and with stream=None as "symmem (blocking)"
+    symmem kernels  reduce through symmem's own all-reduce kernels
+                    (SYMMEM_GPU_COLLECTIVES=symmem; "symmem" runs NVSHMEM's)
+    torch symm-mem  PyTorch SymmetricMemory's one-shot and two-shot all-reduce
+                    (reduce only; needs torch with NCCL)
     nvshmem C       a C program calling NVSHMEM directly, compiled when the run
                     starts (needs cc, the CUDA runtime, the nvidia-nvshmem wheel)
     nvshmem4py      NVSHMEM4Py, started by mpirun

@@ -88,6 +88,24 @@ def symmem_runner(opts):
     return run
 
 
+# The collectives symmem's own kernels do (SYMMEM_GPU_COLLECTIVES=symmem);
+# "symmem" beside it is NVSHMEM's, until the kernels are the default.
+KERNEL_OPS = ("reduce",)
+
+
+def symmem_kernels_runner(opts):
+    ops = ",".join(op for op in opts.ops.split(",") if op in KERNEL_OPS)
+    if not ops:
+        raise Unavailable(f"--ops has none of {', '.join(KERNEL_OPS)}")
+
+    def run(log):
+        args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", "--label",
+                "symmem kernels", *sweep_args(opts, ops)]
+        env = dict(heap_env(opts.max_bytes, "gpu"), SYMMEM_GPU_COLLECTIVES="symmem")
+        yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+    return run
+
+
 def njit_runner(opts):
     """symmem's device calls from @numba.njit loops (cpu backend)."""
     try:
@@ -368,6 +386,22 @@ def nccl_runner(opts):
     return run
 
 
+def torch_symm_mem_runner(opts):
+    """PyTorch SymmetricMemory's one-shot and two-shot all-reduce."""
+    nccl_runner(opts)  # the same needs: torch with CUDA and NCCL
+    ops = ",".join(op for op in opts.ops.split(",") if op == "reduce")
+    if not ops:
+        raise Unavailable("--ops has no reduce")
+
+    def run(log):
+        with tempfile.TemporaryDirectory() as tmp:
+            args = ["-m", "symmem.bench.torch_symm_worker", *sweep_args(opts, ops), "--store",
+                    os.path.join(tmp, "store")]
+            env = dict(os.environ)
+            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+    return run
+
+
 # ---- NumPy in one process (cpu backend) ----
 
 def numpy_runner(opts):
@@ -379,7 +413,8 @@ def numpy_runner(opts):
     return run
 
 
-GPU_LIBRARIES = {"symmem": symmem_runner, "nvshmem C": floor_runner,
+GPU_LIBRARIES = {"symmem": symmem_runner, "symmem kernels": symmem_kernels_runner,
+                 "torch symm-mem": torch_symm_mem_runner, "nvshmem C": floor_runner,
                  "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner,
                  "symmem device": numba_device_runner, "nvshmem device": nvshmem_device_runner,
                  "symmem triton": triton_runner("symmem"), "nvshmem triton": triton_runner("nvshmem")}

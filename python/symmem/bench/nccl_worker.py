@@ -56,7 +56,12 @@ def time_op(op, nbytes, n, rank):
         "fcollect": lambda: dist.all_gather_into_tensor(dst, small),
         "alltoall": lambda: dist.all_to_all_single(dst, src),
     }[op]
-    iters = plan.iterations(nbytes)
+    return best_of(body, plan.iterations(nbytes))
+
+
+def best_of(body, iters):
+    """Microseconds a call of body takes, back to back on the current stream:
+    the best of plan.REPEATS timed runs of iters calls, after a warm-up."""
     for _ in range(min(iters, 5)):
         body()
     best = float("inf")

@@ -20,6 +20,8 @@ CALL_COST_CALLS = 10000
 def parse_args():
     parser = plan.sweep_parser()
     parser.add_argument("--lib", choices=("symmem", "nvshmem4py"), required=True)
+    parser.add_argument("--label", default=None,
+                        help="the library's name in the records (default: --lib)")
     parser.add_argument("--blocking", action="store_true",
                         help="also time symmem's blocking (stream=None) calls")
     return parser.parse_args()
@@ -228,10 +230,11 @@ class Bench:
 def main():
     args = parse_args()
     bench = Bench(args)
-    bench.emit(lib=args.lib, op="init", seconds=bench.init_seconds, n_pes=bench.n)
-    variants = [(bench.stream, args.lib)]
+    label = args.label or args.lib
+    bench.emit(lib=label, op="init", seconds=bench.init_seconds, n_pes=bench.n)
+    variants = [(bench.stream, label)]
     if args.blocking and bench.on_gpu:
-        variants.append((None, f"{args.lib} (blocking)"))
+        variants.append((None, f"{label} (blocking)"))
     for op in args.ops.split(","):
         for stream, label in variants:
             if stream is None and bench.on_gpu and op in ("put", "get", "put_signal"):

@@ -1,0 +1,52 @@
+"""One rank of PyTorch SymmetricMemory's side of the benchmarks: its one-shot
+and two-shot all-reduce kernels (torch.ops.symm_mem) on a symmetric tensor,
+timed with CUDA events like nccl_worker.py; rank 0 prints one JSON record
+per line, as "torch symm-mem one-shot" and "torch symm-mem two-shot".
+
+    python -m symmem.run -n 2 -m symmem.bench.torch_symm_worker --ops reduce --store FILE
+"""
+import json
+import os
+import time
+
+import torch
+import torch.distributed as dist
+import torch.distributed._symmetric_memory as symm_mem
+
+from symmem.bench import plan
+from symmem.bench.nccl_worker import best_of
+
+
+def main():
+    parser = plan.sweep_parser()
+    parser.add_argument("--store", required=True, help="a file path for the rendezvous")
+    args = parser.parse_args()
+    rank, n = int(os.environ["SYMMEM_RANK"]), int(os.environ["SYMMEM_NRANKS"])
+    local = int(os.environ.get("SYMMEM_LOCAL_RANK", rank))
+    torch.cuda.set_device(local % torch.cuda.device_count())
+    t0 = time.perf_counter()
+    dist.init_process_group("nccl", init_method=f"file://{args.store}", rank=rank,
+                            world_size=n, device_id=torch.device("cuda", torch.cuda.current_device()))
+    group = dist.group.WORLD.group_name
+    if rank == 0:
+        print(json.dumps(dict(lib="torch symm-mem one-shot", op="init",
+                              seconds=time.perf_counter() - t0, n_pes=n)), flush=True)
+    if "reduce" in args.ops.split(","):
+        for size in plan.sizes("reduce", args.min_bytes, args.max_bytes, n):
+            buf = symm_mem.empty(size // 4, device="cuda", dtype=torch.float32)
+            symm_mem.rendezvous(buf, group)
+            buf.fill_(rank + 1.0)
+            one = lambda: torch.ops.symm_mem.one_shot_all_reduce(buf, "sum", group)  # noqa: E731
+            two = lambda: torch.ops.symm_mem.two_shot_all_reduce_(buf, "sum", group)  # noqa: E731
+            for name, body in (("one-shot", one), ("two-shot", two)):
+                us = best_of(body, plan.iterations(size))
+                if rank == 0:
+                    print(json.dumps(dict(lib=f"torch symm-mem {name}", op="reduce", bytes=size,
+                                          us=us)), flush=True)
+            del buf
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

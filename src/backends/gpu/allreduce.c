@@ -14,7 +14,10 @@
 #include "nvrtc.h"
 
 #define MAX_PES SYMMEM_ALLREDUCE_MAX_PES
-#define ONE_SHOT_MAX_BYTES (64u << 10) /* above, or in place: two-shot */
+/* Measured on 2 x H200 (docs/benchmarks.md): with two PEs one-shot reads as
+ * many bytes as two-shot and meets once less, and was faster at every size;
+ * with more, two-shot above this. In place is always two-shot. */
+#define ONE_SHOT_MAX_BYTES (64u << 10)
 #define COMPUTE_CAPABILITY_MAJOR 75
 #define COMPUTE_CAPABILITY_MINOR 76
 
@@ -110,7 +113,7 @@ symmem_status_t symmem__gpu_allreduce(gpu_t *g, void *dst, const void *src, size
     int overlap = s_lo < d_lo + bytes && d_lo < s_lo + bytes;
     int one_shot = g->allreduce_mode == SYMMEM_GPU_ALLREDUCE_ONE_SHOT ||
                    (g->allreduce_mode == SYMMEM_GPU_ALLREDUCE_AUTO &&
-                    bytes <= ONE_SHOT_MAX_BYTES);
+                    (n == 2 || bytes <= ONE_SHOT_MAX_BYTES));
     if (overlap) one_shot = 0; /* one-shot writes dst while the others read src */
     size_t packs = bytes / 16, work = one_shot ? packs : (packs + (size_t)n - 1) / (size_t)n;
     size_t blocks = (work + SYMMEM_ALLREDUCE_THREADS - 1) / SYMMEM_ALLREDUCE_THREADS;

@@ -17,7 +17,9 @@ from symmem.bench import plan
 NCCL_OPS = ("reduce", "reducescatter", "broadcast", "fcollect", "alltoall")
 
 
-def main():
+def join():
+    """The sweep's options (with --store), and this rank joined to the NCCL
+    process group on its GPU: (args, rank, n, perf_counter before joining)."""
     parser = plan.sweep_parser()
     parser.add_argument("--store", required=True, help="a file path for the rendezvous")
     args = parser.parse_args()
@@ -27,6 +29,11 @@ def main():
     t0 = time.perf_counter()
     dist.init_process_group("nccl", init_method=f"file://{args.store}", rank=rank,
                             world_size=n, device_id=torch.device("cuda", torch.cuda.current_device()))
+    return args, rank, n, t0
+
+
+def main():
+    args, rank, n, t0 = join()
     warm = torch.ones(1, device="cuda")
     dist.all_reduce(warm)  # NCCL connects on first use: part of its start-up
     torch.cuda.synchronize()

@@ -6,7 +6,6 @@ per line, as "torch symm-mem one-shot" and "torch symm-mem two-shot".
     python -m symmem.run -n 2 -m symmem.bench.torch_symm_worker --ops reduce --store FILE
 """
 import json
-import os
 import time
 
 import torch
@@ -14,19 +13,11 @@ import torch.distributed as dist
 import torch.distributed._symmetric_memory as symm_mem
 
 from symmem.bench import plan
-from symmem.bench.nccl_worker import best_of
+from symmem.bench.nccl_worker import best_of, join
 
 
 def main():
-    parser = plan.sweep_parser()
-    parser.add_argument("--store", required=True, help="a file path for the rendezvous")
-    args = parser.parse_args()
-    rank, n = int(os.environ["SYMMEM_RANK"]), int(os.environ["SYMMEM_NRANKS"])
-    local = int(os.environ.get("SYMMEM_LOCAL_RANK", rank))
-    torch.cuda.set_device(local % torch.cuda.device_count())
-    t0 = time.perf_counter()
-    dist.init_process_group("nccl", init_method=f"file://{args.store}", rank=rank,
-                            world_size=n, device_id=torch.device("cuda", torch.cuda.current_device()))
+    args, rank, n, t0 = join()
     group = dist.group.WORLD.group_name
     if rank == 0:
         print(json.dumps(dict(lib="torch symm-mem one-shot", op="init",

@@ -191,8 +191,10 @@ static const char body[] =
 int symmem__gpu_allreduce_cu(symmem_dtype_t dtype, symmem_reduce_op_t op, char *out,
                              size_t size)
 {
+    int is_float = dtype >= SYMMEM_DTYPE_FLOAT16 && dtype <= SYMMEM_DTYPE_FLOAT64;
+    int bitwise = op == SYMMEM_OP_AND || op == SYMMEM_OP_OR || op == SYMMEM_OP_XOR;
     if ((unsigned)dtype >= SYMMEM_DTYPE_COUNT || (unsigned)op >= SYMMEM_OP_COUNT ||
-        types[dtype].type == NULL)
+        types[dtype].type == NULL || (is_float && bitwise))
         return -1;
     int n = snprintf(out, size,
                      "#define MAX_PES %d\n#define MAX_BLOCKS %d\n#define THREADS %d\n"

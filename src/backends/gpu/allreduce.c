@@ -34,7 +34,7 @@ typedef struct {
 } args_t;
 
 int symmem__gpu_allreduce_takes(gpu_t *g, const symmem_team_view_t *team, const void *dst,
-                                const void *src, size_t nelems, symmem_dtype_t dtype)
+                                const void *src, size_t nelems)
 {
     if (g->allreduce_mode == SYMMEM_GPU_ALLREDUCE_NVSHMEM || nelems == 0) return 0;
     if (g->boot.nranks > MAX_PES || team->n != g->boot.nranks || g->unmapped_pe >= 0 ||
@@ -42,7 +42,6 @@ int symmem__gpu_allreduce_takes(gpu_t *g, const symmem_team_view_t *team, const 
         return 0; /* the hook holds on some PEs only: all PEs must decide alike */
     for (int pe = 0; pe < g->boot.nranks; pe++)
         if (libs.ptr(src, pe) == NULL) return 0; /* another node: every PE sees one */
-    (void)dtype;
     return ((uintptr_t)dst | (uintptr_t)src) % 16 == 0; /* the kernels move 16 bytes */
 }
 

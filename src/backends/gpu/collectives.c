@@ -149,7 +149,7 @@ static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
     SYMMEM_CHECK(start(g, call, which, team, nelems, (int)dtype, (int)op, 0, stream, &scope, &s,
                        &blocking, &ref));
     if (which == SYMMEM_CALL_REDUCE &&
-        symmem__gpu_allreduce_takes(g, team, dst, src, nelems, dtype)) {
+        symmem__gpu_allreduce_takes(g, team, dst, src, nelems)) {
         symmem_dtype_t as = dtype == SYMMEM_DTYPE_BOOL ? SYMMEM_DTYPE_UINT8 : dtype;
         symmem_status_t status = symmem__gpu_allreduce(g, dst, src, nelems, as,
                                                        bool_op(dtype, op), s);

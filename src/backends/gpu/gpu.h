@@ -307,7 +307,7 @@ void symmem__gpu_nvshmem_atomics_unload(gpu_t *g);
 /* allreduce.c: whether symmem's own all-reduce serves this reduce (the same
  * answer on every PE); then the kernel, enqueued on s. */
 int symmem__gpu_allreduce_takes(gpu_t *g, const symmem_team_view_t *team, const void *dst,
-                                const void *src, size_t nelems, symmem_dtype_t dtype);
+                                const void *src, size_t nelems);
 symmem_status_t symmem__gpu_allreduce(gpu_t *g, void *dst, const void *src, size_t nelems,
                                       symmem_dtype_t dtype, symmem_reduce_op_t op,
                                       nv_stream_t s);

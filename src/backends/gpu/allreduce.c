@@ -18,8 +18,6 @@
  * many bytes as two-shot and meets once less, and was faster at every size;
  * with more, two-shot above this. In place is always two-shot. */
 #define ONE_SHOT_MAX_BYTES (64u << 10)
-#define COMPUTE_CAPABILITY_MAJOR 75
-#define COMPUTE_CAPABILITY_MINOR 76
 
 static const size_t dtype_bytes[SYMMEM_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
 
@@ -63,10 +61,7 @@ static symmem_status_t build(gpu_t *g, symmem_dtype_t dtype, symmem_reduce_op_t 
 {
     static char source[32768];
     char arch[32], why[2048];
-    int major = 0, minor = 0;
-    libs.cuDeviceGetAttribute(&major, COMPUTE_CAPABILITY_MAJOR, g->cu_device);
-    libs.cuDeviceGetAttribute(&minor, COMPUTE_CAPABILITY_MINOR, g->cu_device);
-    snprintf(arch, sizeof(arch), "-arch=compute_%d%d", major, minor);
+    symmem__gpu_arch_option(g, arch, sizeof(arch));
     const char *options[] = {arch, "-std=c++17"};
     if (symmem__gpu_allreduce_cu(dtype, op, source, sizeof(source)) != 0)
         return ERROR(SYMMEM_ERR_BACKEND, "reduce: no all-reduce source for dtype %d, op %d",

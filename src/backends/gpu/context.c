@@ -2,6 +2,7 @@
  * and leaves it (the caller's context is put back after every call), picks
  * the stream to enqueue on, and, where it blocks, waits on the backend's
  * stream while watching for dead peers and SYMMEM_TIMEOUT. */
+#include <stdio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -115,3 +116,14 @@ cu_result_t symmem__gpu_launch(void *kernel, size_t blocks, size_t threads, nv_s
 }
 
 int symmem__gpu_device(gpu_t *g) { return g->device; }
+
+#define COMPUTE_CAPABILITY_MAJOR 75
+#define COMPUTE_CAPABILITY_MINOR 76
+
+void symmem__gpu_arch_option(gpu_t *g, char *out, size_t size)
+{
+    int major = 0, minor = 0;
+    libs.cuDeviceGetAttribute(&major, COMPUTE_CAPABILITY_MAJOR, g->cu_device);
+    libs.cuDeviceGetAttribute(&minor, COMPUTE_CAPABILITY_MINOR, g->cu_device);
+    snprintf(out, size, "-arch=compute_%d%d", major, minor);
+}

@@ -177,6 +177,8 @@ int symmem__gpu_graphs_describe(char *out, size_t size, int only_collectives);
 cu_result_t symmem__gpu_launch(void *kernel, size_t blocks, size_t threads, nv_stream_t s,
                                void **params);
 int symmem__gpu_device(gpu_t *g);
+/* NVRTC's option for this PE's GPU, "-arch=compute_XY", into out. */
+void symmem__gpu_arch_option(gpu_t *g, char *out, size_t size);
 
 /* ---- device_state.c: the device state block for kernels ---- */
 symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *host,

@@ -20,8 +20,6 @@
 #define CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES 6
 #define CU_JIT_INPUT_PTX 1
 #define CU_JIT_INPUT_LIBRARY 4
-#define COMPUTE_CAPABILITY_MAJOR 75
-#define COMPUTE_CAPABILITY_MINOR 76
 
 /* The folder of the libnvshmem_host.so.3 loaded: its wheel (or install)
  * keeps include/ beside lib/. */
@@ -43,9 +41,6 @@ static int nvshmem_lib_dir(char *dir, size_t size)
 static int compile_options(gpu_t *g, const char *nvshmem_dir, const char **options,
                            char **storage_p)
 {
-    int major = 0, minor = 0;
-    libs.cuDeviceGetAttribute(&major, COMPUTE_CAPABILITY_MAJOR, g->cu_device);
-    libs.cuDeviceGetAttribute(&minor, COMPUTE_CAPABILITY_MINOR, g->cu_device);
     const char *cuda = symmem__gpu_core->env_string("SYMMEM_CUDA_INCLUDE");
     if (cuda == NULL || cuda[0] == '\0') cuda = "/usr/local/cuda/include:/usr/local/cuda/include/cccl";
     size_t room = strlen(cuda) + strlen(nvshmem_dir) + 64 + 4 * MAX_INCLUDES;
@@ -53,7 +48,8 @@ static int compile_options(gpu_t *g, const char *nvshmem_dir, const char **optio
     if (storage == NULL) return -1;
     int n = 0;
     options[n++] = at;
-    at += sprintf(at, "-arch=compute_%d%d", major, minor) + 1;
+    symmem__gpu_arch_option(g, at, 32);
+    at += strlen(at) + 1;
     options[n++] = "-rdc=true";
     options[n++] = "-std=c++17";
     options[n++] = at;

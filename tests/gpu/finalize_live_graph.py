@@ -131,7 +131,10 @@ refused = ""
 if MODE == "every":
     # NVSHMEM runs collectives on NCCL, which cannot finalize while a graph
     # holding one lives: finalize refuses, naming them, and stays usable.
-    collectives = [c for c in ("reduce", "fcollect", "broadcast", "alltoall") if c in chosen]
+    # symmem's own collective kernels (the default) hold nothing of NCCL's.
+    on_nccl = os.environ.get("SYMMEM_GPU_COLLECTIVES") == "nvshmem"
+    collectives = [c for c in ("reduce", "fcollect", "broadcast", "alltoall")
+                   if c in chosen and on_nccl]
     try:
         nv.finalize()
     except nv.NvshmemInvalid as error:

@@ -161,8 +161,15 @@ def _passes_on_2_gpus(script, marker, **env):
 
 @needs_gpus
 @pytest.mark.parametrize("mode", ["symmem", "one_shot", "two_shot"])
-def test_symmem_s_own_all_reduce_gives_every_dtype_and_op_numpy_s_answer(mode):
-    _passes_on_2_gpus("allreduce.py", mode, SYMMEM_GPU_COLLECTIVES=mode)
+def test_symmem_s_own_collectives_give_numpy_s_answer_on_every_team_and_stream(mode):
+    _passes_on_2_gpus("collectives.py", mode, SYMMEM_GPU_COLLECTIVES=mode)
+
+
+@needs_gpus
+@pytest.mark.parametrize("lib", ["torch", "cupy", "cuda.core"])
+def test_every_stream_call_replays_from_a_cuda_graph_captured_by(lib):
+    result = _launch(2, GPU_DIR / "graph_capture.py", lib, env={"SYMMEM_BACKEND": "gpu"})
+    _assert_all_ok(result, 2, f"graph capture: {lib}, 1000 replays")
 
 
 @needs_gpus
@@ -274,13 +281,15 @@ def _caught(result):
 
 @needs_gpus
 @with_symmem_run_only
-@pytest.mark.parametrize("wait", ["barrier_all", "signal_wait"])
+@pytest.mark.parametrize("wait", ["barrier_all", "signal_wait", "reduce"])
 def test_a_dead_peer_ends_a_wait_on_the_gpu(wait):
     result = _launch(2, GPU_DIR / "wait_ends.py", wait, "peer_dies",
                      env={"SYMMEM_BACKEND": "gpu"})
     assert result.returncode == 137, result.stdout + result.stderr
     line, seconds = _caught(result)
     assert f"{wait}: PE 1 was killed by signal 9" in line and seconds < 10, line
+    if wait != "signal_wait":  # symmem's own kernel: it ends on the GPU too
+        assert "PE 0 kernel ended after" in result.stdout, result.stdout + result.stderr
 
 
 @needs_gpus
@@ -455,13 +464,15 @@ def test_symmem_run_says_it_starts_pes_on_one_host_only():
 
 
 @needs_gpus
-@pytest.mark.parametrize("mode", ["barrier", "every"])
-def test_finalize_completes_while_graphs_of_symmem_calls_are_alive(mode):
+@pytest.mark.parametrize("mode,collectives", [("barrier", "symmem"), ("every", "symmem"),
+                                              ("every", "nvshmem")])
+def test_finalize_completes_while_graphs_of_symmem_calls_are_alive(mode, collectives):
     # 'barrier' hung in NVSHMEM's closing barrier in one run of two or three
     # before finalize waited for the device (issue 17): three runs.
     for _ in range(3 if mode == "barrier" else 1):
         result = _launch(2, GPU_DIR / "finalize_live_graph.py", mode,
-                         env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
+                         env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60",
+                              "SYMMEM_GPU_COLLECTIVES": collectives})
         _assert_all_ok(result, 2, f"finalize with live graphs: {mode}")
 
 

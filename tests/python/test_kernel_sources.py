@@ -1,5 +1,6 @@
 """The CUDA C the gpu backend writes at run time compiles: the own
-all-reduce for every dtype and op (kernels/allreduce_cu.c), and the NVSHMEM
+collectives (kernels/reduce_cu.c for every dtype and op, kernels/move_cu.c's
+byte movers and sync), and the NVSHMEM
 atomics (kernels/nvshmem_atomics_cu.c) where NVSHMEM's headers are here.
 Needs no GPU: the generators run in a small C program, and NVRTC (of a CUDA
 toolkit or the CUDA wheel) compiles what they print, with the options the
@@ -22,14 +23,16 @@ OPS = 7  # symmem_reduce_op_t: sum, min, max, prod, and, or, xor (the last 3 bit
 PRINTER = r"""
 #include <stdio.h>
 #include <stdlib.h>
-#include "allreduce.h"
+#include <string.h>
+#include "collectives.h"
 #include "atomics.h"
 int main(int argc, char **argv)
 {
     static char out[65536];
-    int failed = argc > 2 ? symmem__gpu_allreduce_cu(atoi(argv[1]), atoi(argv[2]), out,
-                                                     sizeof(out))
-                          : symmem__gpu_nvshmem_atomics_cu(out, sizeof(out));
+    int failed = argc > 2   ? symmem__gpu_reduce_cu(atoi(argv[1]), atoi(argv[2]), out,
+                                                    sizeof(out))
+                 : argc > 1 ? symmem__gpu_move_cu(out, sizeof(out))
+                            : symmem__gpu_nvshmem_atomics_cu(out, sizeof(out));
     if (failed) return 1;
     fputs(out, stdout);
     return 0;
@@ -62,7 +65,8 @@ def printer(tmp_path_factory):
     source.write_text(PRINTER)
     cc = sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc"
     subprocess.run([cc, "-std=gnu11", "-I", str(ROOT / "include"), "-I", str(KERNELS),
-                    "-o", str(exe), str(source), str(KERNELS / "allreduce_cu.c"),
+                    "-o", str(exe), str(source), str(KERNELS / "reduce_cu.c"),
+                    str(KERNELS / "meet_cu.c"), str(KERNELS / "move_cu.c"),
                     str(KERNELS / "nvshmem_atomics_cu.c")], check=True)
     return exe
 
@@ -83,7 +87,7 @@ def compile_with_nvrtc(source, options):
 
 
 @pytest.mark.parametrize("dtype", range(DTYPES))
-def test_the_own_all_reduce_compiles_for_every_op_of_a_dtype(printer, dtype):
+def test_the_own_reduce_compiles_for_every_op_of_a_dtype(printer, dtype):
     for op in range(OPS):
         if dtype in FLOATS and op >= 4:
             assert subprocess.run([str(printer), str(dtype), str(op)]).returncode != 0, (
@@ -93,6 +97,14 @@ def test_the_own_all_reduce_compiles_for_every_op_of_a_dtype(printer, dtype):
                                 check=True).stdout
         log = compile_with_nvrtc(source, [b"-arch=compute_90", b"-std=c++17"])
         assert log == "", f"dtype {dtype}, op {op}:\n{log}"
+
+
+def test_the_own_byte_movers_and_sync_compile(printer):
+    source = subprocess.run([str(printer), "move"], capture_output=True, check=True).stdout
+    for name in (b"move16", b"move8", b"move4", b"move2", b"move1", b"sync_only"):
+        assert name in source
+    log = compile_with_nvrtc(source, [b"-arch=compute_90", b"-std=c++17"])
+    assert log == "", log
 
 
 def test_the_nvshmem_atomics_compile_against_nvshmem_s_headers(printer):

@@ -37,8 +37,8 @@ device operations (gpu backend, 2 PEs or more; PE 0 works, PE 1 is the target):
 libraries (--libs; default every one of the backend that can run here):
   gpu backend:
     symmem          on a CUDA stream, and with stream=None as "symmem (blocking)"
-    symmem kernels  reduce through symmem's own all-reduce kernels
-                    (SYMMEM_GPU_COLLECTIVES=symmem; "symmem" runs NVSHMEM's)
+    symmem/nvshmem  symmem with NVSHMEM's collectives (SYMMEM_GPU_COLLECTIVES=
+                    nvshmem) instead of its own kernels; collectives only
     torch symm-mem  PyTorch SymmetricMemory's one-shot and two-shot all-reduce
                     (reduce only; needs torch with NCCL)
     nvshmem C       a C program calling NVSHMEM directly, compiled when the run
@@ -108,6 +108,9 @@ def parse_args(argv):
     parser.add_argument("--timeout", type=float, default=900,
                         help="seconds one library's run under symmem's launcher may take "
                              "(default 900)")
+    parser.add_argument("--graph", action="store_true",
+                        help="also time the collectives replayed from a CUDA graph of up to "
+                             "100 calls (gpu: symmem, nccl, torch symm-mem), as LIB (graph)")
     parser.add_argument("--no-plots", action="store_true",
                         help="write no PNG plots (they need matplotlib)")
     parser.add_argument("--load", nargs="+", metavar="RESULTS_JSON",

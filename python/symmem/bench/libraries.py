@@ -42,7 +42,7 @@ def sweep_args(opts, ops=None):
     """The worker options that say what to measure (ops: default the host
     operations); every worker takes them."""
     return ["--ops", ops or opts.ops, "--min-bytes", str(opts.min_bytes),
-            "--max-bytes", str(opts.max_bytes)]
+            "--max-bytes", str(opts.max_bytes)] + (["--graph"] if opts.graph else [])
 
 
 def stream_records(command, env, log):
@@ -88,20 +88,17 @@ def symmem_runner(opts):
     return run
 
 
-# The collectives symmem's own kernels do (SYMMEM_GPU_COLLECTIVES=symmem);
-# "symmem" beside it is NVSHMEM's, until the kernels are the default.
-KERNEL_OPS = ("reduce",)
-
-
-def symmem_kernels_runner(opts):
-    ops = ",".join(op for op in opts.ops.split(",") if op in KERNEL_OPS)
+def symmem_nvshmem_runner(opts):
+    """symmem with NVSHMEM's collectives (SYMMEM_GPU_COLLECTIVES=nvshmem)
+    instead of its own kernels: the collectives only."""
+    ops = ",".join(op for op in opts.ops.split(",") if op in plan.COLLECTIVES)
     if not ops:
-        raise Unavailable(f"--ops has none of {', '.join(KERNEL_OPS)}")
+        raise Unavailable(f"--ops has none of {', '.join(plan.COLLECTIVES)}")
 
     def run(log):
         args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", "--label",
-                "symmem kernels", *sweep_args(opts, ops)]
-        env = dict(heap_env(opts.max_bytes, "gpu"), SYMMEM_GPU_COLLECTIVES="symmem")
+                "symmem/nvshmem", *sweep_args(opts, ops)]
+        env = dict(heap_env(opts.max_bytes, "gpu"), SYMMEM_GPU_COLLECTIVES="nvshmem")
         yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
     return run
 
@@ -413,7 +410,7 @@ def numpy_runner(opts):
     return run
 
 
-GPU_LIBRARIES = {"symmem": symmem_runner, "symmem kernels": symmem_kernels_runner,
+GPU_LIBRARIES = {"symmem": symmem_runner, "symmem/nvshmem": symmem_nvshmem_runner,
                  "torch symm-mem": torch_symm_mem_runner, "nvshmem C": floor_runner,
                  "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner,
                  "symmem device": numba_device_runner, "nvshmem device": nvshmem_device_runner,

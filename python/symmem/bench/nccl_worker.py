@@ -44,14 +44,16 @@ def main():
         if op not in NCCL_OPS:
             continue
         for size in plan.sizes(op, args.min_bytes, args.max_bytes, n):
-            us = time_op(op, size, n, rank)
-            if rank == 0:
-                print(json.dumps(dict(lib="nccl", op=op, bytes=size, us=us)), flush=True)
+            for graph in (False, True) if args.graph else (False,):
+                us = time_op(op, size, n, rank, graph)
+                if rank == 0:
+                    print(json.dumps(dict(lib="nccl (graph)" if graph else "nccl", op=op,
+                                          bytes=size, us=us)), flush=True)
     dist.barrier()
     dist.destroy_process_group()
 
 
-def time_op(op, nbytes, n, rank):
+def time_op(op, nbytes, n, rank, graph=False):
     count, block = nbytes // 4, nbytes // 4 // n
     src = torch.full((count,), rank + 1.0, device="cuda")
     small = torch.full((block,), rank + 1.0, device="cuda")
@@ -63,7 +65,7 @@ def time_op(op, nbytes, n, rank):
         "fcollect": lambda: dist.all_gather_into_tensor(dst, small),
         "alltoall": lambda: dist.all_to_all_single(dst, src),
     }[op]
-    return best_of(body, plan.iterations(nbytes))
+    return (best_of_graph if graph else best_of)(body, plan.iterations(nbytes))
 
 
 def best_of(body, iters):
@@ -82,6 +84,31 @@ def best_of(body, iters):
         end.record()
         end.synchronize()
         best = min(best, begin.elapsed_time(end) * 1e3 / iters)
+    return best
+
+
+def best_of_graph(body, iters):
+    """Microseconds a call of body takes replayed from a CUDA graph of up to
+    plan.GRAPH_CALLS calls: the best of plan.REPEATS timed runs."""
+    body()  # warm up outside the capture
+    torch.cuda.synchronize()
+    graph, calls = torch.cuda.CUDAGraph(), min(iters, plan.GRAPH_CALLS)
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            body()
+    graph.replay()
+    replays, best = plan.graph_replays(iters), float("inf")
+    for _ in range(plan.REPEATS):
+        torch.cuda.synchronize()
+        dist.barrier()
+        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        begin.record()
+        for _ in range(replays):
+            graph.replay()
+        end.record()
+        end.synchronize()
+        best = min(best, begin.elapsed_time(end) * 1e3 / (replays * calls))
+    del graph
     return best
 
 

@@ -118,6 +118,14 @@ def sizes(op, min_bytes, max_bytes, n_pes, factor=4):
     return sorted(set(out))
 
 
+GRAPH_CALLS = 100  # calls captured in one graph (graph mode)
+
+
+def graph_replays(iters):
+    """Replays of a graph of GRAPH_CALLS calls for a run of about iters calls."""
+    return max(1, iters // GRAPH_CALLS) * 2
+
+
 # Each size is timed this many times and the fastest run kept: runs of
 # different libraries happen at different moments on a shared machine.
 REPEATS = 3
@@ -170,6 +178,8 @@ def sweep_parser():
     parser.add_argument("--ops", required=True)
     parser.add_argument("--min-bytes", type=int, default=8)
     parser.add_argument("--max-bytes", type=int, default=1 << 20)
+    parser.add_argument("--graph", action="store_true",
+                        help="also time collectives replayed from a CUDA graph")
     return parser
 
 

@@ -133,6 +133,33 @@ class Bench:
         self.line_up()
         return seconds
 
+    def timed_graph(self, iters, body):
+        """Seconds per call of body replayed from a CUDA graph of up to
+        plan.GRAPH_CALLS calls captured on the stream, the best of
+        plan.REPEATS runs."""
+        cp, s = _cupy(), self.cupy_stream
+        calls = min(iters, plan.GRAPH_CALLS)
+        body()  # kernels built before the capture
+        s.synchronize()
+        self.line_up()
+        s.begin_capture()
+        for _ in range(calls):
+            body()
+        graph = s.end_capture()
+        graph.launch(stream=s)  # warm up
+        replays, best = plan.graph_replays(iters), float("inf")
+        for _ in range(plan.REPEATS):
+            self.line_up()
+            begin, end = cp.cuda.Event(), cp.cuda.Event()
+            begin.record(s)
+            for _ in range(replays):
+                graph.launch(stream=s)
+            end.record(s)
+            end.synchronize()
+            best = min(best, cp.cuda.get_elapsed_time(begin, end) * 1e-3 / (replays * calls))
+        self.line_up()
+        return best
+
     # ---- operations: each returns the body to time ----
 
     def rma(self, op, nbytes, stream):
@@ -193,7 +220,7 @@ class Bench:
             return (lambda: nv.barrier_all(stream=stream)), (), None
         return body, (src, dst), None
 
-    def run_op(self, op, nbytes, stream, label):
+    def run_op(self, op, nbytes, stream, label, graph=False):
         if op in ("put", "put_lat", "get", "get_lat"):
             body, arrays, after = self.rma(op, nbytes, stream)
         elif op == "put_signal":
@@ -202,7 +229,10 @@ class Bench:
             body, arrays, after = self.put_signal(nbytes, stream)
         else:
             body, arrays, after = self.collective(op, nbytes, stream)
-        seconds = self.timed(plan.iterations(nbytes), body, stream)
+        if graph:
+            seconds = self.timed_graph(plan.iterations(nbytes), body)
+        else:
+            seconds = self.timed(plan.iterations(nbytes), body, stream)
         if after:
             after()
         if op == "put_signal":
@@ -232,18 +262,22 @@ def main():
     bench = Bench(args)
     label = args.label or args.lib
     bench.emit(lib=label, op="init", seconds=bench.init_seconds, n_pes=bench.n)
-    variants = [(bench.stream, label)]
+    variants = [(bench.stream, label, False)]
     if args.blocking and bench.on_gpu:
-        variants.append((None, f"{label} (blocking)"))
+        variants.append((None, f"{label} (blocking)", False))
+    if args.graph and bench.on_gpu and args.lib == "symmem":
+        variants.append((bench.stream, f"{label} (graph)", True))
     for op in args.ops.split(","):
-        for stream, label in variants:
+        for stream, label, graph in variants:
             if stream is None and bench.on_gpu and op in ("put", "get", "put_signal"):
                 continue  # pipelining needs a stream; blocking latency is put_lat/get_lat
+            if graph and op not in plan.COLLECTIVES:
+                continue
             if op == "call_cost":
                 bench.call_cost(stream, label)
                 continue
             for size in plan.sizes(op, args.min_bytes, args.max_bytes, bench.n):
-                bench.run_op(op, size, stream, label)
+                bench.run_op(op, size, stream, label, graph)
     bench.line_up()
     bench.nvshmem.finalize()
 

@@ -13,7 +13,7 @@ import torch.distributed as dist
 import torch.distributed._symmetric_memory as symm_mem
 
 from symmem.bench import plan
-from symmem.bench.nccl_worker import best_of, join
+from symmem.bench.nccl_worker import best_of, best_of_graph, join
 
 
 def main():
@@ -30,10 +30,12 @@ def main():
             one = lambda: torch.ops.symm_mem.one_shot_all_reduce(buf, "sum", group)  # noqa: E731
             two = lambda: torch.ops.symm_mem.two_shot_all_reduce_(buf, "sum", group)  # noqa: E731
             for name, body in (("one-shot", one), ("two-shot", two)):
-                us = best_of(body, plan.iterations(size))
-                if rank == 0:
-                    print(json.dumps(dict(lib=f"torch symm-mem {name}", op="reduce", bytes=size,
-                                          us=us)), flush=True)
+                for graph in (False, True) if args.graph else (False,):
+                    us = (best_of_graph if graph else best_of)(body, plan.iterations(size))
+                    if rank == 0:
+                        print(json.dumps(dict(lib=f"torch symm-mem {name}" +
+                                              (" (graph)" if graph else ""), op="reduce",
+                                              bytes=size, us=us)), flush=True)
             del buf
     dist.barrier()
     dist.destroy_process_group()

@@ -1,6 +1,8 @@
-/* Barriers, syncs and collectives, all NVSHMEM's on-stream forms. The typed
- * ones (reduce for each dtype and op, the byte movers for each width) are
- * looked up by name on first use and remembered. */
+/* Barriers, syncs and collectives on a stream: symmem's own kernels where
+ * they serve the team and buffers (own_collectives.c), else NVSHMEM's
+ * on-stream forms. NVSHMEM's typed ones (reduce for each dtype and op, the
+ * byte movers for each width) are looked up by name on first use and
+ * remembered. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -63,6 +65,16 @@ static symmem_status_t finish(gpu_t *g, scope_t scope, const char *call, int rc,
     return symmem__gpu_leave(g, scope, status);
 }
 
+/* The same for a call that launched symmem's own kernel (status: how the
+ * launch went), which a graph being captured holds without NCCL. */
+static symmem_status_t finish_own(gpu_t *g, scope_t scope, nv_stream_t s, const char *call,
+                                  symmem_status_t status, int blocking)
+{
+    if (status != SYMMEM_OK) return symmem__gpu_leave(g, scope, status);
+    symmem__gpu_graphs_not_nccl(s);
+    return finish(g, scope, call, 0, blocking);
+}
+
 /* barrier_all and sync_all: NVSHMEM's world forms, which return nothing. */
 static symmem_status_t world(gpu_t *g, const char *call, symmem_call_kind_t kind,
                              void (*func)(nv_stream_t), symmem_stream_t stream)
@@ -73,6 +85,8 @@ static symmem_status_t world(gpu_t *g, const char *call, symmem_call_kind_t kind
     gpu_call_ref_t ref;
     symmem_team_view_t team = {g->world, g->boot.nranks, g->boot.rank, 0};
     SYMMEM_CHECK(start(g, call, kind, &team, 0, 0, 0, 0, stream, &scope, &s, &blocking, &ref));
+    if (symmem__gpu_own_takes(g, &team, NULL, NULL))
+        return finish_own(g, scope, s, call, symmem__gpu_own_sync(g, call, &team, s), blocking);
     func(s);
     return finish(g, scope, call, 0, blocking);
 }
@@ -97,6 +111,8 @@ static symmem_status_t on_team(gpu_t *g, const char *call, symmem_call_kind_t ki
     int blocking;
     gpu_call_ref_t ref;
     SYMMEM_CHECK(start(g, call, kind, team, 0, 0, 0, 0, stream, &scope, &s, &blocking, &ref));
+    if (symmem__gpu_own_takes(g, team, NULL, NULL))
+        return finish_own(g, scope, s, call, symmem__gpu_own_sync(g, call, team, s), blocking);
     return finish(g, scope, call, func(team->channel, s), blocking);
 }
 
@@ -148,13 +164,12 @@ static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
         strcmp(kind, "reduce") != 0 ? SYMMEM_CALL_REDUCESCATTER : SYMMEM_CALL_REDUCE;
     SYMMEM_CHECK(start(g, call, which, team, nelems, (int)dtype, (int)op, 0, stream, &scope, &s,
                        &blocking, &ref));
-    if (which == SYMMEM_CALL_REDUCE &&
-        symmem__gpu_allreduce_takes(g, team, dst, src, nelems)) {
+    if (nelems > 0 && symmem__gpu_own_takes(g, team, dst, src)) {
         symmem_dtype_t as = dtype == SYMMEM_DTYPE_BOOL ? SYMMEM_DTYPE_UINT8 : dtype;
-        symmem_status_t status = symmem__gpu_allreduce(g, dst, src, nelems, as,
-                                                       bool_op(dtype, op), s);
-        if (status != SYMMEM_OK) return symmem__gpu_leave(g, scope, status);
-        return finish(g, scope, call, 0, blocking);
+        return finish_own(g, scope, s, call,
+                          symmem__gpu_own_reduce(g, call, team, dst, src, nelems, as,
+                                                 bool_op(dtype, op), s),
+                          blocking);
     }
     int rc = ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s);
     return finish(g, scope, call, rc, blocking);
@@ -199,6 +214,10 @@ static symmem_status_t move_bytes(gpu_t *g, const char *call, int kind,
                                                 SYMMEM_CALL_BROADCAST};
     SYMMEM_CHECK(start(g, call, kinds[kind], team, nbytes, 0, 0, root < 0 ? 0 : root, stream,
                        &scope, &s, &blocking, &ref));
+    if (nbytes > 0 && symmem__gpu_own_takes(g, team, dst, src))
+        return finish_own(g, scope, s, call,
+                          symmem__gpu_own_move(g, call, kind, team, dst, src, nbytes, root, s),
+                          blocking);
     int rc = root < 0 ? ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s)
                       : ((nv_broadcast_func_t)func)(team->channel, dst, src, nelems, root, s);
     return finish(g, scope, call, rc, blocking);

@@ -4,7 +4,8 @@
  * - a peer table (device memory): where each PE's heap is mapped on this GPU;
  * - a team table (device memory): every team's members, by handle;
  * - a sync area on the symmetric heap for device syncs: n_pes + 1 words per
- *   team handle;
+ *   team handle; then the flags of symmem's own collectives (own_collectives.c),
+ *   a part per team handle;
  * - an abort word and an error record in host memory the GPU can read and
  *   write, so that a thread of ours can end a kernel waiting on a dead peer
  *   (the abort word) and report why a kernel trapped (the error record).
@@ -110,6 +111,7 @@ static size_t team_sync_bytes(int n) { return sizeof(uint64_t) * (size_t)(n + 1)
 symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *members, int n)
 {
     if (g->device_teams == 0 || handle < 0 || handle >= SYMMEM_TEAM_MAX) return SYMMEM_OK;
+    symmem__gpu_own_team_set(g, handle, members, n);
     int npes = g->boot.nranks;
     cu_deviceptr_t row = g->device_teams + SYMMEM_TEAM_MAX * sizeof(symmem_device_team_t) +
                          sizeof(int32_t) * (size_t)npes * (size_t)handle;
@@ -121,8 +123,11 @@ symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *mem
     }
     cu_deviceptr_t slots = (cu_deviceptr_t)(uintptr_t)g->sync_area +
                            team_sync_bytes(npes) * (size_t)handle;
+    cu_deviceptr_t flags = (cu_deviceptr_t)(uintptr_t)g->own_flags +
+                           (size_t)SYMMEM_COLL_TEAM_FLAG_BYTES * (size_t)handle;
     cu_result_t rc = libs.cuMemcpy(row, (cu_deviceptr_t)(uintptr_t)copy, sizeof(copy));
     if (rc == 0) rc = libs.cuMemsetD8(slots, 0, team_sync_bytes(npes));
+    if (rc == 0) rc = libs.cuMemsetD8(flags, 0, SYMMEM_COLL_TEAM_FLAG_BYTES);
     if (rc == 0)
         rc = libs.cuMemcpy(g->device_teams + sizeof(entry) * (size_t)handle,
                            (cu_deviceptr_t)(uintptr_t)&entry, sizeof(entry));
@@ -267,7 +272,8 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
     if (status == SYMMEM_OK) status = make_fixed(g);
     int n = g->boot.nranks;
     /* Collective (every PE is here, at the end of init): the sync area. */
-    size_t sync_bytes = team_sync_bytes(n) * SYMMEM_TEAM_MAX;
+    size_t syncs = team_sync_bytes(n) * SYMMEM_TEAM_MAX;
+    size_t sync_bytes = syncs + (size_t)SYMMEM_COLL_TEAM_FLAG_BYTES * SYMMEM_TEAM_MAX;
     if (status == SYMMEM_OK) {
         g->sync_area = libs.malloc(sync_bytes);
         if (g->sync_area == NULL)
@@ -277,6 +283,7 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
     }
     if (status == SYMMEM_OK) {
         uintptr_t at = (uintptr_t)g->sync_area;
+        g->own_flags = (char *)g->sync_area + syncs; /* own_collectives.c's */
         if (at < g->heap_lo) g->heap_lo = at;
         if (at + sync_bytes > g->heap_hi) g->heap_hi = at + sync_bytes;
         cu_result_t rc = libs.cuMemsetD8((cu_deviceptr_t)at, 0, sync_bytes);

@@ -24,6 +24,7 @@
 #include "../../device/state.h"
 #include "../../core/error.h" /* SYMMEM_CHECK and _GOTO; messages go through core->error */
 #include "call_page.h"
+#include "kernels/collectives.h"
 #include "libs.h"
 #include "peer_watch.h"
 
@@ -31,11 +32,18 @@
 
 /* SYMMEM_GPU_COLLECTIVES's choices, in its order */
 enum {
-    SYMMEM_GPU_ALLREDUCE_NVSHMEM,
-    SYMMEM_GPU_ALLREDUCE_AUTO, /* symmem: one-shot or two-shot by size */
-    SYMMEM_GPU_ALLREDUCE_ONE_SHOT,
-    SYMMEM_GPU_ALLREDUCE_TWO_SHOT
+    SYMMEM_GPU_COLLECTIVES_AUTO, /* symmem: own kernels; reduce one-shot or two-shot by size */
+    SYMMEM_GPU_COLLECTIVES_NVSHMEM,
+    SYMMEM_GPU_COLLECTIVES_ONE_SHOT,
+    SYMMEM_GPU_COLLECTIVES_TWO_SHOT
 };
+
+/* own_collectives.c: a team as symmem's collective kernels see it. */
+typedef struct {
+    int usable;                        /* every member's flags are mapped here */
+    uintptr_t part;                    /* this PE's flags for the team */
+    uint64_t flags[SYMMEM_COLL_MAX_PES]; /* each member's, as mapped here */
+} own_team_t;
 
 /* stuck.c: collectives on streams that wait for each other on the GPU */
 typedef struct {
@@ -58,11 +66,14 @@ struct symmem_backend {
     int64_t *agree_all;       /* symmetric: every PE's value */
     void *atomics;            /* CUmodule of the PTX atomics */
     void *nvshmem_atomics;    /* CUmodule of NVSHMEM's, built at the first use; NULL */
-    int allreduce_mode;       /* SYMMEM_GPU_COLLECTIVES: SYMMEM_GPU_ALLREDUCE_* */
-    void *allreduce_flags;    /* symmetric: the own all-reduce's flags; NULL until used */
+    int collectives_mode;     /* SYMMEM_GPU_COLLECTIVES: SYMMEM_GPU_COLLECTIVES_* */
+    void *own_flags;          /* symmetric: own collectives' flags, a part per team handle */
+    own_team_t own_teams[SYMMEM_TEAM_MAX];
     struct {
-        void *module, *one_shot, *two_shot;
-    } allreduce[SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT]; /* compiled at their first use */
+        void *module, *kernels[3]; /* one_shot, two_shot, ll_reduce */
+    } reduce_kernels[SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT]; /* compiled at their first use */
+    void *move_module;        /* compiled at the first byte-moving collective or sync */
+    void *move_kernels[6];    /* move16, move8, move4, move2, move1, sync_only */
     void *put_signal;         /* CUmodule of the PTX put_signal */
     void *put_signal_kernels[17]; /* by element width in bytes: 1, 4, 8, 16 */
     unsigned max_blocks;      /* a put_signal grid: two blocks per multiprocessor */
@@ -171,6 +182,8 @@ void symmem__gpu_stuck_mismatch_seen(gpu_t *g);
 /* ---- graphs.c: CUDA graphs that captured symmem calls ---- */
 /* Remembers call if s is capturing a graph, until that graph is destroyed. */
 void symmem__gpu_graphs_note(nv_stream_t s, const char *call);
+/* The call just noted on s ran symmem's own kernel, which NCCL never sees. */
+void symmem__gpu_graphs_not_nccl(nv_stream_t s);
 /* How many such graphs are alive (only those holding collectives, which
  * NVSHMEM runs on NCCL, if only_collectives), and in out which, in words. */
 int symmem__gpu_graphs_describe(char *out, size_t size, int only_collectives);
@@ -306,15 +319,26 @@ symmem_atomic_func_t symmem__gpu_atomic;
 symmem_status_t symmem__gpu_nvshmem_atomic_kernel(gpu_t *g, const char *name, void **kernel_p);
 /* At finalize, before NVSHMEM's: nvshmemx_cumodule_finalize and unload. */
 void symmem__gpu_nvshmem_atomics_unload(gpu_t *g);
-/* allreduce.c: whether symmem's own all-reduce serves this reduce (the same
- * answer on every PE); then the kernel, enqueued on s. */
-int symmem__gpu_allreduce_takes(gpu_t *g, const symmem_team_view_t *team, const void *dst,
-                                const void *src, size_t nelems);
-symmem_status_t symmem__gpu_allreduce(gpu_t *g, void *dst, const void *src, size_t nelems,
-                                      symmem_dtype_t dtype, symmem_reduce_op_t op,
-                                      nv_stream_t s);
-/* At finalize (collective), before NVSHMEM's: the modules and the flags. */
-void symmem__gpu_allreduce_unload(gpu_t *g);
+/* own_collectives.c: symmem's own collective kernels. _team_set: what a
+ * team (new, or predefined at init) needs of them, once the flag area is
+ * made; _takes: whether they serve a collective on team over buffers a and b
+ * (either NULL; the same answer on every member); then each collective,
+ * enqueued on s (reduce_op: "reduce" or "reducescatter"; move kind: 0
+ * alltoall, 1 fcollect, 2 broadcast). */
+void symmem__gpu_own_team_set(gpu_t *g, int handle, const int *members, int n);
+int symmem__gpu_own_takes(gpu_t *g, const symmem_team_view_t *team, const void *a,
+                          const void *b);
+symmem_status_t symmem__gpu_own_reduce(gpu_t *g, const char *call,
+                                       const symmem_team_view_t *team, void *dst,
+                                       const void *src, size_t nelems, symmem_dtype_t dtype,
+                                       symmem_reduce_op_t op, nv_stream_t s);
+symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, int kind,
+                                     const symmem_team_view_t *team, void *dst,
+                                     const void *src, size_t nbytes, int root, nv_stream_t s);
+symmem_status_t symmem__gpu_own_sync(gpu_t *g, const char *call,
+                                     const symmem_team_view_t *team, nv_stream_t s);
+/* At finalize, before NVSHMEM's: the modules. */
+void symmem__gpu_own_unload(gpu_t *g);
 
 symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p);
 symmem_status_t symmem__gpu_unregister_external(gpu_t *g, void *sym, size_t size);

@@ -16,6 +16,7 @@
 typedef struct capture {
     void *graph; /* the CUgraph: only compared, to count distinct graphs */
     const char *call;
+    int nccl; /* NVSHMEM ran it on NCCL */
     struct capture *prev, *next;
 } capture_t;
 
@@ -34,6 +35,17 @@ static void forget(void *arg)
     free(c);
 }
 
+/* NVSHMEM runs these on NCCL, whose finalize waits for every graph that
+ * captured one to be destroyed. */
+static int runs_on_nccl(const char *call)
+{
+    static const char *const collectives[] = {"reduce", "reducescatter", "fcollect",
+                                              "broadcast", "alltoall"};
+    for (size_t i = 0; i < sizeof(collectives) / sizeof(collectives[0]); i++)
+        if (strcmp(call, collectives[i]) == 0) return 1;
+    return 0;
+}
+
 void symmem__gpu_graphs_note(nv_stream_t s, const char *call)
 {
     if (libs.cuStreamGetCaptureInfo == NULL) return; /* an older driver: no names */
@@ -48,7 +60,7 @@ void symmem__gpu_graphs_note(nv_stream_t s, const char *call)
     capture_t *c = calloc(1, sizeof(*c));
     void *object;
     if (c == NULL) return;
-    *c = (capture_t){.graph = graph, .call = call};
+    *c = (capture_t){.graph = graph, .call = call, .nccl = runs_on_nccl(call)};
     if (libs.cuUserObjectCreate(&object, c, forget, 1, USER_OBJECT_NO_DESTRUCTOR_SYNC) != 0) {
         free(c);
         return;
@@ -63,15 +75,26 @@ void symmem__gpu_graphs_note(nv_stream_t s, const char *call)
         libs.cuUserObjectRelease(object, 1);
 }
 
-/* NVSHMEM runs these on NCCL, whose finalize waits for every graph that
- * captured one to be destroyed. */
-static int runs_on_nccl(const char *call)
+/* The call just noted on s ran symmem's own kernel, not NCCL: the newest
+ * record of the graph s captures into. */
+void symmem__gpu_graphs_not_nccl(nv_stream_t s)
 {
-    static const char *const collectives[] = {"reduce", "reducescatter", "fcollect",
-                                              "broadcast", "alltoall"};
-    for (size_t i = 0; i < sizeof(collectives) / sizeof(collectives[0]); i++)
-        if (strcmp(call, collectives[i]) == 0) return 1;
-    return 0;
+    if (libs.cuStreamGetCaptureInfo == NULL) return;
+    int status = 0;
+    uint64_t id;
+    void *graph = NULL;
+    const void *deps;
+    size_t ndeps;
+    if (libs.cuStreamGetCaptureInfo(s, &status, &id, &graph, &deps, &ndeps) != 0 ||
+        status != CAPTURE_STATUS_ACTIVE || graph == NULL)
+        return;
+    pthread_mutex_lock(&lock);
+    for (capture_t *c = live; c != NULL; c = c->next)
+        if (c->graph == graph) {
+            c->nccl = 0;
+            break;
+        }
+    pthread_mutex_unlock(&lock);
 }
 
 int symmem__gpu_graphs_describe(char *out, size_t size, int only_collectives)
@@ -80,10 +103,10 @@ int symmem__gpu_graphs_describe(char *out, size_t size, int only_collectives)
     char calls[160] = "";
     pthread_mutex_lock(&lock);
     for (capture_t *c = live; c != NULL; c = c->next) {
-        if (only_collectives && !runs_on_nccl(c->call)) continue;
+        if (only_collectives && !c->nccl) continue;
         int seen_graph = 0, seen_call = 0;
         for (capture_t *d = live; d != c; d = d->next) {
-            if (only_collectives && !runs_on_nccl(d->call)) continue;
+            if (only_collectives && !d->nccl) continue;
             seen_graph |= d->graph == c->graph;
             seen_call |= strcmp(d->call, c->call) == 0;
         }

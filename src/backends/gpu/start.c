@@ -307,14 +307,14 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
                      ordinal, count);
     int kernels; /* the index in SYMMEM_GPU_KERNELS's choices: symmem|nvshmem */
     SYMMEM_CHECK(symmem__gpu_core->env_choice("init", "SYMMEM_GPU_KERNELS", &kernels));
-    int collectives; /* SYMMEM_GPU_COLLECTIVES: nvshmem|symmem|one_shot|two_shot */
+    int collectives; /* SYMMEM_GPU_COLLECTIVES: symmem|nvshmem|one_shot|two_shot */
     SYMMEM_CHECK(symmem__gpu_core->env_choice("init", "SYMMEM_GPU_COLLECTIVES", &collectives));
     int fail_at = STEP_COUNT;
     SYMMEM_CHECK(read_fail_at(&fail_at));
     gpu_t *g = calloc(1, sizeof(*g));
     if (g == NULL) return ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
     g->nvshmem_kernels = kernels == 1;
-    g->allreduce_mode = collectives; /* the choices in SYMMEM_GPU_ALLREDUCE_* order */
+    g->collectives_mode = collectives; /* the choices in SYMMEM_GPU_COLLECTIVES_* order */
     g->boot = *boot;
     g->device = ordinal;
     cu_context_t saved = NULL; /* the caller's */
@@ -421,7 +421,7 @@ symmem_status_t symmem__gpu_finalize(gpu_t *g)
     libs.cuModuleUnload(g->put_signal);
     libs.cuModuleUnload(g->atomics);
     symmem__gpu_nvshmem_atomics_unload(g);
-    symmem__gpu_allreduce_unload(g);
+    symmem__gpu_own_unload(g);
     void *sync_area = g->sync_area;
     symmem__gpu_device_state_release(g); /* its thread watches the peers */
     libs.free(sync_area);                /* nvshmem_free(NULL) does nothing */

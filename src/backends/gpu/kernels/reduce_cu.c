@@ -1,21 +1,28 @@
-/* The CUDA C of symmem's own all-reduce on a stream, for PEs of one NVLink
- * domain, made for one dtype and op (NVRTC compiles it; no headers): every
- * PE reads the others' buffers through its peer mappings.
+/* The CUDA C of symmem's own reduce and reducescatter on a stream, for the
+ * members of a team in one NVLink domain, made for one dtype and op (NVRTC
+ * compiles it; no headers): every PE reads the others' buffers through its
+ * peer mappings, meeting them as meet_cu.c says.
  *
- * one_shot: each PE reduces every element from every PE's src into its dst.
- * two_shot: each PE reduces its slice from every PE's src into its own dst
- * (reduce-scatter), then copies the other slices from their owners' dst
+ * one_shot: each PE reduces every element from every member's src into its
+ * dst (reducescatter: from its own part of each src).
+ * two_shot: each PE reduces its slice from every member's src into its own
+ * dst (reduce-scatter), then copies the other slices from their owners' dst
  * (all-gather); src may be dst.
  *
- * Block b of every PE meets block b of every other PE (meet): at the start
- * (every src ready), between the two-shot's halves, and at the end (nobody
- * still reads this PE's buffers). Each block reads and writes the same
- * elements on every PE (the same grid, the same strides), so pairs of
- * blocks are all the synchronisation needed. A block's epoch lives in this
- * PE's flag area, not in the launch, so a CUDA graph replays correctly. */
+ * Meetings: at the start (every src ready), between the two-shot's halves,
+ * and at the end (nobody still reads this PE's buffers).
+ *
+ * ll_reduce (up to LL_MAX_BYTES, one block): no meeting. Each PE writes its
+ * src into its mailbox on every member, each 4 bytes beside the epoch in
+ * one 8-byte store; a member reading the epoch in a word has that word's
+ * data (an aligned 8-byte access is single-copy atomic), so no fence is
+ * needed. The mailbox of the epoch's parity is free again: a member writes
+ * it for epoch e + 2 only after it has read this PE's data of epoch e + 1,
+ * which this PE writes after it has read everything of epoch e. Nobody
+ * reads src or dst of another PE, so dst may be src. */
 #include <stdio.h>
 
-#include "allreduce.h"
+#include "collectives.h"
 
 /* Element type, accumulator, conversions and combine for each dtype: half
  * and bfloat16 are stored as u16 and added in float. */
@@ -45,10 +52,6 @@ static const char *const combine[SYMMEM_OP_COUNT] = {
 };
 
 static const char body[] =
-    "struct ptrs { u64 p[MAX_PES]; };\n"
-    /* src and flags: every PE's, as mapped here; mine: this PE's flag area */
-    "struct args { ptrs src, dst, flags; u64 mine, count, abort_word, error, timeout_ns;\n"
-    "              int n, me; };\n"
     "static __device__ __forceinline__ float half_to_float(u16 x)\n"
     "{ float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(x)); return f; }\n"
     "static __device__ __forceinline__ u16 float_to_half(float f)\n"
@@ -62,64 +65,6 @@ static const char body[] =
     "  return (u16)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16); }\n"
     "#define VEC (16 / sizeof(T))\n"
     "union pack { uint4 v; T e[16 / sizeof(T)]; };\n"
-    "static __device__ __forceinline__ u64 ld_acquire(u64 a)\n"
-    "{ u64 v; asm volatile(\"ld.acquire.sys.global.u64 %0, [%1];\" : \"=l\"(v) : \"l\"(a) : \"memory\");\n"
-    "  return v; }\n"
-    "static __device__ __forceinline__ void st_relaxed(u64 a, u64 v)\n"
-    "{ asm volatile(\"st.relaxed.sys.global.u64 [%0], %1;\" :: \"l\"(a), \"l\"(v) : \"memory\"); }\n"
-    "static __device__ __forceinline__ u64 now_ns(void)\n"
-    "{ u64 t; asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(t)); return t; }\n"
-    /* device.cuh's error record: the device watch thread reports it */
-    "struct dev_error { u32 set; int what, pe, arg; u64 value; char call[32]; };\n"
-    "static __device__ __noinline__ void fail(u64 error, int what, int pe, u64 value)\n"
-    "{\n"
-    "    dev_error *e = (dev_error *)error;\n"
-    "    if (e != 0 && atomicCAS(&e->set, 0u, 2u) == 0u) {\n"
-    "        e->what = what; e->pe = pe; e->arg = -1; e->value = value;\n"
-    "        const char call[] = \"reduce\";\n"
-    "        for (int i = 0; i < (int)sizeof(call); i++) e->call[i] = call[i];\n"
-    "        __threadfence_system(); /* the fields before set = 1, which the host polls */\n"
-    "        *(volatile u32 *)&e->set = 1u;\n"
-    "        __threadfence_system();\n"
-    "    }\n"
-    "    __trap();\n"
-    "}\n"
-    "#define FLAG(base, phase, block, pe) \\\n"
-    "    ((base) + 8ull * (MAX_BLOCKS + ((u64)((phase) * MAX_BLOCKS + (block)) * MAX_PES + (pe))))\n"
-    /* Block b of this PE arrives at phase on every PE, then waits for block
-     * b of every PE to arrive here. */
-    "static __device__ __forceinline__ void meet(const args &a, int phase, u64 epoch)\n"
-    "{\n"
-    "    __syncthreads(); /* the block's stores, CTA-ordered before the fence below */\n"
-    "    int t = threadIdx.x;\n"
-    "    if (t < a.n) {\n"
-    "        /* release: the block's stores before this arrival on PE t */\n"
-    "        asm volatile(\"fence.acq_rel.sys;\" ::: \"memory\");\n"
-    "        st_relaxed(FLAG(a.flags.p[t], phase, blockIdx.x, a.me), epoch);\n"
-    "        u64 at = FLAG(a.mine, phase, blockIdx.x, t), t0 = now_ns();\n"
-    "        /* acquire: pairs with PE t's fence before its arrival store here */\n"
-    "        for (u32 spin = 1; ld_acquire(at) < epoch; spin++) {\n"
-    "            if (spin % 1024u) continue;\n"
-    "            const volatile u32 *word = (const volatile u32 *)a.abort_word;\n"
-    "            if (word != 0 && word[0] != 0u) fail(a.error, 3, (int)word[1], 0);\n"
-    "            if (a.timeout_ns != 0 && now_ns() - t0 > a.timeout_ns)\n"
-    "                fail(a.error, 4, a.me, a.timeout_ns);\n"
-    "        }\n"
-    "    }\n"
-    "    __syncthreads(); /* every thread after the acquires */\n"
-    "}\n"
-    /* One block's epoch: one more than its last collective's */
-    "static __device__ __forceinline__ u64 begin(const args &a)\n"
-    "{\n"
-    "    __shared__ u64 epoch;\n"
-    "    if (threadIdx.x == 0) epoch = ((const u64 *)a.mine)[blockIdx.x] + 1;\n"
-    "    __syncthreads();\n"
-    "    return epoch;\n"
-    "}\n"
-    "static __device__ __forceinline__ void end(const args &a, u64 epoch)\n"
-    "{\n"
-    "    if (threadIdx.x == 0) ((u64 *)a.mine)[blockIdx.x] = epoch;\n"
-    "}\n"
     /* loops over PEs are unrolled to MAX_PES: indices known at compile time
      * keep the loads in registers */
     "static __device__ __forceinline__ T reduce_one(const args &a, u64 i)\n"
@@ -146,22 +91,74 @@ static const char body[] =
     "    }\n"
     "    return out.v;\n"
     "}\n"
+    /* Every element from every member's src into this PE's dst: packs
+     * where src and dst allow them, then one element at a time. A
+     * reduce-scatter's src pointers already point at this PE's part. */
     "extern \"C\" __global__ void __launch_bounds__(THREADS) one_shot(const __grid_constant__ args a)\n"
     "{\n"
     "    u64 epoch = begin(a);\n"
     "    meet(a, 0, epoch);\n"
-    "    u64 npacks = a.count / VEC, stride = (u64)gridDim.x * blockDim.x;\n"
+    "    u64 npacks = a.packed ? a.count / VEC : 0, stride = (u64)gridDim.x * blockDim.x;\n"
+    "    u64 first = (u64)blockIdx.x * blockDim.x + threadIdx.x;\n"
     "    uint4 *dst = (uint4 *)a.dst.p[a.me];\n"
-    "    for (u64 i = (u64)blockIdx.x * blockDim.x + threadIdx.x; i < npacks; i += stride)\n"
-    "        dst[i] = reduce_pack(a, i);\n"
-    "    if (blockIdx.x == 0)\n"
-    "        for (u64 i = npacks * VEC + threadIdx.x; i < a.count; i += blockDim.x)\n"
-    "            ((T *)a.dst.p[a.me])[i] = reduce_one(a, i);\n"
+    "    for (u64 i = first; i < npacks; i += stride) dst[i] = reduce_pack(a, i);\n"
+    "    for (u64 i = npacks * VEC + first; i < a.count; i += stride)\n"
+    "        ((T *)a.dst.p[a.me])[i] = reduce_one(a, i);\n"
     "    meet(a, 1, epoch);\n"
     "    end(a, epoch);\n"
     "}\n"
+    "#define LL_AT(base, parity, from) \\\n"
+    "    ((base) + SYNC_BYTES + ((u64)(parity) * MAX_PES + (u64)(from)) * LL_SLOT_BYTES)\n"
+    "static __device__ __forceinline__ void st_ll(u64 at, u64 v, u32 flag)\n"
+    "{ u64 lo = (v & 0xffffffffull) | ((u64)flag << 32), hi = (v >> 32) | ((u64)flag << 32);\n"
+    "  asm volatile(\"st.relaxed.sys.global.v2.u64 [%0], {%1, %2};\" :: \"l\"(at), \"l\"(lo), \"l\"(hi) : \"memory\"); }\n"
+    /* each half on its own single-copy atomic: its flag vouches for its data */
+    "static __device__ __forceinline__ u64 ld_ll(const args &a, u64 at, u32 flag)\n"
+    "{\n"
+    "    u64 lo, hi, t0 = 0;\n"
+    "    for (u32 spin = 1;; spin++) {\n"
+    "        asm volatile(\"ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];\" : \"=l\"(lo), \"=l\"(hi) : \"l\"(at) : \"memory\");\n"
+    "        if ((u32)(lo >> 32) == flag && (u32)(hi >> 32) == flag) break;\n"
+    "        if (spin % 1024u) continue;\n"
+    "        if (t0 == 0) t0 = now_ns();\n"
+    "        const volatile u32 *word = (const volatile u32 *)a.abort_word;\n"
+    "        if (word != 0 && word[0] != 0u) fail(a, 3, (int)word[1], 0);\n"
+    "        if (a.timeout_ns != 0 && now_ns() - t0 > a.timeout_ns) fail(a, 4, a.me, a.timeout_ns);\n"
+    "    }\n"
+    "    return (lo & 0xffffffffull) | (hi << 32);\n"
+    "}\n"
+    "union chunk { u64 w; T e[8 / sizeof(T)]; };\n"
+    "extern \"C\" __global__ void __launch_bounds__(THREADS) ll_reduce(const __grid_constant__ args a)\n"
+    "{\n"
+    "    u64 epoch = begin(a);\n"
+    "    u32 flag = (u32)epoch;\n"
+    "    int parity = (int)(epoch & 1);\n"
+    "    const int per = 8 / sizeof(T);\n"
+    "    u64 chunks = (a.count + per - 1) / per;\n"
+    "    const T *src = (const T *)a.src.p[a.me];\n"
+    "    T *dst = (T *)a.dst.p[a.me];\n"
+    "    for (u64 c = threadIdx.x; c < chunks; c += blockDim.x) {\n"
+    "        chunk mine, in[MAX_PES];\n"
+    "        mine.w = 0;\n"
+    "        for (int k = 0; k < per && c * per + k < a.count; k++) mine.e[k] = src[c * per + k];\n"
+    "#pragma unroll\n"
+    "        for (int p = 0; p < MAX_PES; p++)\n"
+    "            if (p < a.n && p != a.me) st_ll(LL_AT(a.flags.p[p], parity, a.me) + 16 * c, mine.w, flag);\n"
+    "#pragma unroll\n"
+    "        for (int p = 0; p < MAX_PES; p++)\n"
+    "            if (p < a.n) in[p].w = p == a.me ? mine.w : ld_ll(a, LL_AT(a.mine, parity, p) + 16 * c, flag);\n"
+    "        for (int k = 0; k < per && c * per + k < a.count; k++) {\n"
+    "            ACC acc = TO_ACC(in[0].e[k]);\n"
+    "#pragma unroll\n"
+    "            for (int p = 1; p < MAX_PES; p++)\n"
+    "                if (p < a.n) { ACC b = TO_ACC(in[p].e[k]); acc = COMBINE(acc, b); }\n"
+    "            dst[c * per + k] = FROM_ACC(acc);\n"
+    "        }\n"
+    "    }\n"
+    "    end(a, epoch);\n"
+    "}\n"
     /* PE me's slice of the packs; the elements after the last pack are the
-     * last PE's. */
+     * last PE's. Needs packed. */
     "extern \"C\" __global__ void __launch_bounds__(THREADS) two_shot(const __grid_constant__ args a)\n"
     "{\n"
     "    u64 epoch = begin(a);\n"
@@ -188,8 +185,7 @@ static const char body[] =
     "    end(a, epoch);\n"
     "}\n";
 
-int symmem__gpu_allreduce_cu(symmem_dtype_t dtype, symmem_reduce_op_t op, char *out,
-                             size_t size)
+int symmem__gpu_reduce_cu(symmem_dtype_t dtype, symmem_reduce_op_t op, char *out, size_t size)
 {
     int is_float = dtype >= SYMMEM_DTYPE_FLOAT16 && dtype <= SYMMEM_DTYPE_FLOAT64;
     int bitwise = op == SYMMEM_OP_AND || op == SYMMEM_OP_OR || op == SYMMEM_OP_XOR;
@@ -198,11 +194,12 @@ int symmem__gpu_allreduce_cu(symmem_dtype_t dtype, symmem_reduce_op_t op, char *
         return -1;
     int n = snprintf(out, size,
                      "#define MAX_PES %d\n#define MAX_BLOCKS %d\n#define THREADS %d\n"
-                     "typedef unsigned long long u64;\ntypedef unsigned int u32;\n"
-                     "typedef unsigned short u16;\ntypedef %s T;\ntypedef %s ACC;\n#define TO_ACC(x) %s\n"
+                     "#define SYNC_BYTES %uull\n#define LL_SLOT_BYTES %uull\n%s"
+                     "typedef %s T;\ntypedef %s ACC;\n#define TO_ACC(x) %s\n"
                      "#define FROM_ACC(x) %s\n#define COMBINE(a, b) %s\n%s",
-                     SYMMEM_ALLREDUCE_MAX_PES, SYMMEM_ALLREDUCE_MAX_BLOCKS,
-                     SYMMEM_ALLREDUCE_THREADS, types[dtype].type, types[dtype].acc,
+                     SYMMEM_COLL_MAX_PES, SYMMEM_COLL_MAX_BLOCKS, SYMMEM_COLL_THREADS,
+                     SYMMEM_COLL_SYNC_BYTES, SYMMEM_COLL_LL_SLOT_BYTES, symmem__gpu_meet_cu,
+                     types[dtype].type, types[dtype].acc,
                      types[dtype].to_acc, types[dtype].from_acc, combine[op], body);
     return n > 0 && (size_t)n < size ? 0 : -1;
 }

@@ -1,0 +1,233 @@
+/* symmem's own collectives (kernels/reduce_cu.c, kernels/move_cu.c) on a
+ * team whose members are all in this PE's NVLink domain, unless
+ * SYMMEM_GPU_COLLECTIVES or SYMMEM_GPU_KERNELS asks for NVSHMEM's. NVRTC
+ * compiles the kernels at their first use: the byte movers once, the
+ * reduces for each dtype and op.
+ *
+ * Each team's flags live in the flag area (device_state.c makes it at init
+ * and zeroes a team's part on every member before the team's first sync),
+ * one part per team handle, so collectives on different teams may run at
+ * once on different streams. Collectives on one team must be ordered on the
+ * GPU, as NVSHMEM's must.
+ *
+ * Every decision here is the same on every member: it depends on the call's
+ * arguments, the team, the job's size and the environment alone. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "nvrtc.h"
+
+#define MAX_PES SYMMEM_COLL_MAX_PES
+#define THREADS SYMMEM_COLL_THREADS
+/* Measured on 2 x H200 (docs/benchmarks.md): up to LL_MAX_BYTES the
+ * one-phase reduce (one crossing of NVLink instead of two meetings and a
+ * read); above it, with two PEs one-shot reads as many bytes as two-shot
+ * and meets once less, and was faster at every size; with more, two-shot
+ * above this. In place is always two-shot. */
+#define ONE_SHOT_MAX_BYTES (64u << 10)
+
+static const size_t dtype_bytes[SYMMEM_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
+
+/* The kernels' argument block (meet_cu.c's struct args). */
+typedef struct {
+    uint64_t p[MAX_PES];
+} ptrs_t;
+typedef struct {
+    ptrs_t src, dst, flags;
+    uint64_t mine, count, abort_word, error, timeout_ns, src_step, dst_step;
+    int32_t n, me, first, pieces, packed, unused;
+    char call[16];
+} args_t;
+
+/* ---- teams ---- */
+
+void symmem__gpu_own_team_set(gpu_t *g, int handle, const int *members, int n)
+{
+    own_team_t *t = &g->own_teams[handle];
+    memset(t, 0, sizeof(*t));
+    /* the test hook holds on some PEs only: all members must decide alike */
+    if (g->own_flags == NULL || n > MAX_PES || g->unmapped_pe >= 0 ||
+        symmem__gpu_core->env_string("SYMMEM_GPU_UNMAPPED_PE")[0] != '\0')
+        return;
+    t->part = (uintptr_t)g->own_flags + (size_t)handle * SYMMEM_COLL_TEAM_FLAG_BYTES;
+    for (int i = 0; i < n; i++) {
+        void *there = libs.ptr((const void *)t->part, members[i]);
+        if (there == NULL) return; /* on another node: every member sees one */
+        t->flags[i] = (uint64_t)(uintptr_t)there;
+    }
+    t->usable = 1;
+}
+
+/* Where member i of team maps symmetric addr here; 0 where it does not. */
+static uint64_t on_member(gpu_t *g, const symmem_team_view_t *team, const void *addr, int i)
+{
+    const own_team_t *t = &g->own_teams[team->channel];
+    uintptr_t a = (uintptr_t)addr;
+    if (a < g->heap_lo || a >= g->heap_hi) /* registered external memory */
+        return (uint64_t)(uintptr_t)libs.ptr(addr, team->members[i]);
+    return t->flags[i] + (uint64_t)(a - t->part); /* NVSHMEM maps each heap whole */
+}
+
+int symmem__gpu_own_takes(gpu_t *g, const symmem_team_view_t *team, const void *a,
+                          const void *b)
+{
+    if (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_NVSHMEM || g->nvshmem_kernels ||
+        team->channel < 0 || team->channel >= SYMMEM_TEAM_MAX ||
+        !g->own_teams[team->channel].usable)
+        return 0;
+    for (int i = 0; i < team->n; i++)
+        if ((a != NULL && on_member(g, team, a, i) == 0) ||
+            (b != NULL && on_member(g, team, b, i) == 0))
+            return 0;
+    return 1;
+}
+
+/* ---- kernels ---- */
+
+static symmem_status_t load(gpu_t *g, const char *call, const char *source, void **module_p,
+                            const char *const *names, void **kernels, int count)
+{
+    char arch[32], why[2048];
+    symmem__gpu_arch_option(g, arch, sizeof(arch));
+    const char *options[] = {arch, "-std=c++17"};
+    char *ptx = NULL;
+    if (symmem__gpu_nvrtc_compile(symmem__gpu_core, source, "symmem_collectives.cu", options,
+                                  2, &ptx, why, sizeof(why)) != 0)
+        return ERROR(SYMMEM_ERR_UNSUPPORTED, "%s: symmem's collective kernels need NVRTC "
+                     "(or set SYMMEM_GPU_COLLECTIVES=nvshmem): %s", call, why);
+    cu_result_t rc = libs.cuModuleLoadData(module_p, ptx);
+    free(ptx);
+    for (int k = 0; k < count && rc == 0; k++)
+        rc = libs.cuModuleGetFunction(&kernels[k], *module_p, names[k]);
+    return rc == 0 ? SYMMEM_OK : symmem__gpu_cuda_error(call, "loading symmem's kernels", rc);
+}
+
+static symmem_status_t build_reduce(gpu_t *g, const char *call, symmem_dtype_t dtype,
+                                    symmem_reduce_op_t op)
+{
+    static char source[32768];
+    if (symmem__gpu_reduce_cu(dtype, op, source, sizeof(source)) != 0)
+        return ERROR(SYMMEM_ERR_BACKEND, "%s: no kernel source for dtype %d, op %d", call,
+                     (int)dtype, (int)op);
+    static const char *const names[] = {"one_shot", "two_shot", "ll_reduce"};
+    return load(g, call, source, &g->reduce_kernels[dtype][op].module, names,
+                g->reduce_kernels[dtype][op].kernels, 3);
+}
+
+static symmem_status_t build_move(gpu_t *g, const char *call)
+{
+    static char source[32768];
+    if (symmem__gpu_move_cu(source, sizeof(source)) != 0)
+        return ERROR(SYMMEM_ERR_BACKEND, "%s: no kernel source for the byte movers", call);
+    static const char *const names[] = {"move16", "move8", "move4", "move2", "move1",
+                                        "sync_only"};
+    return load(g, call, source, &g->move_module, names, g->move_kernels, 6);
+}
+
+/* Grid of a kernel whose threads each take one of units: the same on every
+ * member, as the kernels need. */
+static unsigned grid(size_t units)
+{
+    size_t blocks = (units + THREADS - 1) / THREADS;
+    if (blocks < 1) blocks = 1;
+    return blocks > SYMMEM_COLL_MAX_BLOCKS ? SYMMEM_COLL_MAX_BLOCKS : (unsigned)blocks;
+}
+
+/* The arguments every kernel takes: the team, its flags, where src and dst
+ * are on each member. */
+static args_t common(gpu_t *g, const char *call, const symmem_team_view_t *team, void *dst,
+                     const void *src)
+{
+    const own_team_t *t = &g->own_teams[team->channel];
+    args_t a = {.mine = t->part, .timeout_ns = g->device_state.timeout_ns, .n = team->n,
+                .me = team->me};
+    symmem__gpu_device_words(&a.abort_word, &a.error);
+    strncpy(a.call, call, sizeof(a.call) - 1);
+    for (int i = 0; i < team->n; i++) {
+        a.flags.p[i] = t->flags[i];
+        if (src != NULL) a.src.p[i] = on_member(g, team, src, i);
+        if (dst != NULL) a.dst.p[i] = on_member(g, team, dst, i);
+    }
+    return a;
+}
+
+static symmem_status_t launch(const char *call, void *kernel, unsigned blocks, args_t *a,
+                              nv_stream_t s)
+{
+    void *params[] = {a};
+    cu_result_t rc = symmem__gpu_launch(kernel, blocks, THREADS, s, params);
+    return rc == 0 ? SYMMEM_OK : symmem__gpu_cuda_error(call, "launching symmem's kernel", rc);
+}
+
+/* ---- the collectives ---- */
+
+symmem_status_t symmem__gpu_own_reduce(gpu_t *g, const char *call,
+                                       const symmem_team_view_t *team, void *dst,
+                                       const void *src, size_t nelems, symmem_dtype_t dtype,
+                                       symmem_reduce_op_t op, nv_stream_t s)
+{
+    if (g->reduce_kernels[dtype][op].module == NULL) SYMMEM_CHECK(build_reduce(g, call, dtype, op));
+    int n = team->n, scatter = strcmp(call, "reducescatter") == 0;
+    args_t a = common(g, call, team, dst, src);
+    size_t bytes = nelems * dtype_bytes[dtype];
+    if (scatter) /* this PE's part of every member's src */
+        for (int i = 0; i < n; i++) a.src.p[i] += (uint64_t)(bytes * (size_t)team->me);
+    a.count = nelems;
+    a.packed = (a.src.p[team->me] | a.dst.p[team->me]) % 16 == 0;
+    uintptr_t s_lo = (uintptr_t)src, d_lo = (uintptr_t)dst;
+    int overlap = s_lo < d_lo + bytes && d_lo < s_lo + bytes;
+    int one_shot = scatter || g->collectives_mode == SYMMEM_GPU_COLLECTIVES_ONE_SHOT ||
+                   (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_AUTO &&
+                    (n == 2 || bytes <= ONE_SHOT_MAX_BYTES));
+    if (!a.packed) one_shot = 1; /* two-shot's slices are packs */
+    if (overlap && !scatter) one_shot = 0; /* one-shot writes dst while the others read src */
+    if (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_AUTO && bytes <= SYMMEM_COLL_LL_MAX_BYTES)
+        return launch(call, g->reduce_kernels[dtype][op].kernels[2], 1, &a, s); /* one phase */
+    size_t packs = bytes / 16;
+    unsigned blocks = grid(one_shot ? packs : (packs + (size_t)n - 1) / (size_t)n);
+    return launch(call, g->reduce_kernels[dtype][op].kernels[!one_shot], blocks, &a, s);
+}
+
+/* kind: 0 alltoall, 1 fcollect, 2 broadcast (collectives.c's order). */
+symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, int kind,
+                                     const symmem_team_view_t *team, void *dst,
+                                     const void *src, size_t nbytes, int root, nv_stream_t s)
+{
+    if (g->move_module == NULL) SYMMEM_CHECK(build_move(g, call));
+    args_t a = common(g, call, team, dst, src);
+    a.count = nbytes;
+    a.first = kind == 2 ? root : team->me;
+    a.pieces = kind == 2 ? 1 : team->n;
+    a.src_step = kind == 0 ? nbytes : 0;
+    a.dst_step = kind == 2 ? 0 : nbytes;
+    /* the widest unit that the piece and every address allow; the same on
+     * every member for symmetric buffers */
+    uint64_t bits = nbytes | a.src.p[team->me] | a.dst.p[team->me];
+    int width = bits % 16 == 0 ? 0 : bits % 8 == 0 ? 1 : bits % 4 == 0 ? 2 : bits % 2 == 0 ? 3 : 4;
+    unsigned blocks = grid(nbytes >> (4 - width));
+    return launch(call, g->move_kernels[width], blocks, &a, s);
+}
+
+/* barrier and sync: one block meets. */
+symmem_status_t symmem__gpu_own_sync(gpu_t *g, const char *call,
+                                     const symmem_team_view_t *team, nv_stream_t s)
+{
+    if (g->move_module == NULL) SYMMEM_CHECK(build_move(g, call));
+    args_t a = common(g, call, team, NULL, NULL);
+    return launch(call, g->move_kernels[5], 1, &a, s);
+}
+
+void symmem__gpu_own_unload(gpu_t *g)
+{
+    for (int d = 0; d < SYMMEM_DTYPE_COUNT; d++)
+        for (int o = 0; o < SYMMEM_OP_COUNT; o++)
+            if (g->reduce_kernels[d][o].module != NULL)
+                libs.cuModuleUnload(g->reduce_kernels[d][o].module);
+    memset(g->reduce_kernels, 0, sizeof(g->reduce_kernels));
+    if (g->move_module != NULL) libs.cuModuleUnload(g->move_module);
+    g->move_module = NULL;
+    memset(g->own_teams, 0, sizeof(g->own_teams));
+    g->own_flags = NULL; /* part of the sync area, which finalize frees */
+}

@@ -29,16 +29,10 @@ nvshmem.barrier_all()
 if me == 1:
     if how == "peer_dies" and wait == "reduce":
         # Make the call (so PE 0 passes the host's check and its kernel
-        # waits on the GPU), behind a kernel that holds this PE's stream.
+        # waits on the GPU), behind a wait that holds this PE's stream.
         import cupy as cp
         stream = cp.cuda.Stream(non_blocking=True)
-        hold = cp.RawKernel(r"""extern "C" __global__ void hold(unsigned long long ns)
-        { unsigned long long t0, t;
-          asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
-          do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns); }""",
-                            "hold")
-        with stream:
-            hold((1,), (1,), (cp.uint64(20_000_000_000),))
+        nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ, stream=stream)
         nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, dst, src, "sum", stream=stream)
     if how == "peer_dies":
         time.sleep(0.5)  # PE 0 is waiting by now

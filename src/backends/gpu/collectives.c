@@ -164,7 +164,7 @@ static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
         strcmp(kind, "reduce") != 0 ? SYMMEM_CALL_REDUCESCATTER : SYMMEM_CALL_REDUCE;
     SYMMEM_CHECK(start(g, call, which, team, nelems, (int)dtype, (int)op, 0, stream, &scope, &s,
                        &blocking, &ref));
-    if (nelems > 0 && symmem__gpu_own_takes(g, team, dst, src)) {
+    if (nelems > 0 && symmem__gpu_own_reduce_takes(g, call, team, dst, src, nelems, dtype)) {
         symmem_dtype_t as = dtype == SYMMEM_DTYPE_BOOL ? SYMMEM_DTYPE_UINT8 : dtype;
         return finish_own(g, scope, s, call,
                           symmem__gpu_own_reduce(g, call, team, dst, src, nelems, as,

@@ -163,6 +163,26 @@ static symmem_status_t launch(const char *call, void *kernel, unsigned blocks, a
 
 /* ---- the collectives ---- */
 
+/* The one-phase reduce sends each member the same data: not reducescatter. */
+static int one_phase(gpu_t *g, int scatter, size_t bytes)
+{
+    return g->collectives_mode == SYMMEM_GPU_COLLECTIVES_AUTO && !scatter &&
+           bytes <= SYMMEM_COLL_LL_MAX_BYTES;
+}
+
+int symmem__gpu_own_reduce_takes(gpu_t *g, const char *call, const symmem_team_view_t *team,
+                                 const void *dst, const void *src, size_t nelems,
+                                 symmem_dtype_t dtype)
+{
+    if (!symmem__gpu_own_takes(g, team, dst, src)) return 0;
+    size_t bytes = nelems * dtype_bytes[dtype];
+    uintptr_t s_lo = (uintptr_t)src, d_lo = (uintptr_t)dst;
+    int overlap = s_lo < d_lo + bytes && d_lo < s_lo + bytes;
+    /* in place needs two-shot, whose slices are 16-byte packs */
+    return !overlap || (s_lo | d_lo) % 16 == 0 ||
+           one_phase(g, strcmp(call, "reducescatter") == 0, bytes);
+}
+
 symmem_status_t symmem__gpu_own_reduce(gpu_t *g, const char *call,
                                        const symmem_team_view_t *team, void *dst,
                                        const void *src, size_t nelems, symmem_dtype_t dtype,
@@ -183,8 +203,8 @@ symmem_status_t symmem__gpu_own_reduce(gpu_t *g, const char *call,
                     (n == 2 || bytes <= ONE_SHOT_MAX_BYTES));
     if (!a.packed) one_shot = 1; /* two-shot's slices are packs */
     if (overlap && !scatter) one_shot = 0; /* one-shot writes dst while the others read src */
-    if (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_AUTO && bytes <= SYMMEM_COLL_LL_MAX_BYTES)
-        return launch(call, g->reduce_kernels[dtype][op].kernels[2], 1, &a, s); /* one phase */
+    if (one_phase(g, scatter, bytes))
+        return launch(call, g->reduce_kernels[dtype][op].kernels[2], 1, &a, s);
     size_t packs = bytes / 16;
     unsigned blocks = grid(one_shot ? packs : (packs + (size_t)n - 1) / (size_t)n);
     return launch(call, g->reduce_kernels[dtype][op].kernels[!one_shot], blocks, &a, s);

@@ -73,18 +73,11 @@ def best_of(body, iters):
     the best of plan.REPEATS timed runs of iters calls, after a warm-up."""
     for _ in range(min(iters, 5)):
         body()
-    best = float("inf")
-    for _ in range(plan.REPEATS):
-        torch.cuda.synchronize()
-        dist.barrier()
-        begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        begin.record()
+
+    def run():
         for _ in range(iters):
             body()
-        end.record()
-        end.synchronize()
-        best = min(best, begin.elapsed_time(end) * 1e3 / iters)
-    return best
+    return _fastest(run, iters)
 
 
 def best_of_graph(body, iters):
@@ -97,18 +90,27 @@ def best_of_graph(body, iters):
         for _ in range(calls):
             body()
     graph.replay()
-    replays, best = plan.graph_replays(iters), float("inf")
+    replays = plan.graph_replays(iters)
+
+    def run():
+        for _ in range(replays):
+            graph.replay()
+    return _fastest(run, replays * calls)
+
+
+def _fastest(run, calls):
+    """Microseconds per call: the best of plan.REPEATS timed run()s of calls
+    calls each, every rank starting together."""
+    best = float("inf")
     for _ in range(plan.REPEATS):
         torch.cuda.synchronize()
         dist.barrier()
         begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         begin.record()
-        for _ in range(replays):
-            graph.replay()
+        run()
         end.record()
         end.synchronize()
-        best = min(best, begin.elapsed_time(end) * 1e3 / (replays * calls))
-    del graph
+        best = min(best, begin.elapsed_time(end) * 1e3 / calls)
     return best
 
 

@@ -46,17 +46,25 @@ static int runs_on_nccl(const char *call)
     return 0;
 }
 
-void symmem__gpu_graphs_note(nv_stream_t s, const char *call)
+/* The graph s captures into; NULL where it captures none. */
+static void *capturing(nv_stream_t s)
 {
-    if (libs.cuStreamGetCaptureInfo == NULL) return; /* an older driver: no names */
+    if (libs.cuStreamGetCaptureInfo == NULL) return NULL; /* an older driver: no names */
     int status = 0;
     uint64_t id;
     void *graph = NULL;
     const void *deps;
     size_t ndeps;
     if (libs.cuStreamGetCaptureInfo(s, &status, &id, &graph, &deps, &ndeps) != 0 ||
-        status != CAPTURE_STATUS_ACTIVE || graph == NULL)
-        return;
+        status != CAPTURE_STATUS_ACTIVE)
+        return NULL;
+    return graph;
+}
+
+void symmem__gpu_graphs_note(nv_stream_t s, const char *call)
+{
+    void *graph = capturing(s);
+    if (graph == NULL) return;
     capture_t *c = calloc(1, sizeof(*c));
     void *object;
     if (c == NULL) return;
@@ -79,15 +87,8 @@ void symmem__gpu_graphs_note(nv_stream_t s, const char *call)
  * record of the graph s captures into. */
 void symmem__gpu_graphs_not_nccl(nv_stream_t s)
 {
-    if (libs.cuStreamGetCaptureInfo == NULL) return;
-    int status = 0;
-    uint64_t id;
-    void *graph = NULL;
-    const void *deps;
-    size_t ndeps;
-    if (libs.cuStreamGetCaptureInfo(s, &status, &id, &graph, &deps, &ndeps) != 0 ||
-        status != CAPTURE_STATUS_ACTIVE || graph == NULL)
-        return;
+    void *graph = capturing(s);
+    if (graph == NULL) return;
     pthread_mutex_lock(&lock);
     for (capture_t *c = live; c != NULL; c = c->next)
         if (c->graph == graph) {

@@ -87,6 +87,8 @@ void symmem__gpu_graphs_note(nv_stream_t s, const char *call)
  * record of the graph s captures into. */
 void symmem__gpu_graphs_not_nccl(nv_stream_t s)
 {
+    /* nothing noted, so s captures nothing: no second driver call per launch */
+    if (__atomic_load_n(&live, __ATOMIC_RELAXED) == NULL) return;
     void *graph = capturing(s);
     if (graph == NULL) return;
     pthread_mutex_lock(&lock);

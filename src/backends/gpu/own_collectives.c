@@ -163,6 +163,12 @@ static symmem_status_t launch(const char *call, void *kernel, unsigned blocks, a
 
 /* ---- the collectives ---- */
 
+static int overlap(const void *dst, const void *src, size_t bytes)
+{
+    uintptr_t s_lo = (uintptr_t)src, d_lo = (uintptr_t)dst;
+    return s_lo < d_lo + bytes && d_lo < s_lo + bytes;
+}
+
 /* The one-phase reduce sends each member the same data: not reducescatter. */
 static int one_phase(gpu_t *g, int scatter, size_t bytes)
 {
@@ -176,10 +182,8 @@ int symmem__gpu_own_reduce_takes(gpu_t *g, const char *call, const symmem_team_v
 {
     if (!symmem__gpu_own_takes(g, team, dst, src)) return 0;
     size_t bytes = nelems * dtype_bytes[dtype];
-    uintptr_t s_lo = (uintptr_t)src, d_lo = (uintptr_t)dst;
-    int overlap = s_lo < d_lo + bytes && d_lo < s_lo + bytes;
     /* in place needs two-shot, whose slices are 16-byte packs */
-    return !overlap || (s_lo | d_lo) % 16 == 0 ||
+    return !overlap(dst, src, bytes) || ((uintptr_t)src | (uintptr_t)dst) % 16 == 0 ||
            one_phase(g, strcmp(call, "reducescatter") == 0, bytes);
 }
 
@@ -196,15 +200,14 @@ symmem_status_t symmem__gpu_own_reduce(gpu_t *g, const char *call,
         for (int i = 0; i < n; i++) a.src.p[i] += (uint64_t)(bytes * (size_t)team->me);
     a.count = nelems;
     a.packed = (a.src.p[team->me] | a.dst.p[team->me]) % 16 == 0;
-    uintptr_t s_lo = (uintptr_t)src, d_lo = (uintptr_t)dst;
-    int overlap = s_lo < d_lo + bytes && d_lo < s_lo + bytes;
+    if (one_phase(g, scatter, bytes))
+        return launch(call, g->reduce_kernels[dtype][op].kernels[2], 1, &a, s);
     int one_shot = scatter || g->collectives_mode == SYMMEM_GPU_COLLECTIVES_ONE_SHOT ||
                    (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_AUTO &&
                     (n == 2 || bytes <= ONE_SHOT_MAX_BYTES));
     if (!a.packed) one_shot = 1; /* two-shot's slices are packs */
-    if (overlap && !scatter) one_shot = 0; /* one-shot writes dst while the others read src */
-    if (one_phase(g, scatter, bytes))
-        return launch(call, g->reduce_kernels[dtype][op].kernels[2], 1, &a, s);
+    if (overlap(dst, src, bytes) && !scatter)
+        one_shot = 0; /* one-shot writes dst while the others read src */
     size_t packs = bytes / 16;
     unsigned blocks = grid(one_shot ? packs : (packs + (size_t)n - 1) / (size_t)n);
     return launch(call, g->reduce_kernels[dtype][op].kernels[!one_shot], blocks, &a, s);

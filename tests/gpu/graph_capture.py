@@ -43,6 +43,7 @@ sig[:] = 0
 
 def every_call(s):
     """Every stream call symmem has, on stream s."""
+    nv.barrier_all(stream=s)  # every PE's new src is written before any get reads it
     nv.put(put_to, src, nxt, stream=s)
     nv.get(got, src, nxt, stream=s)
     nv.quiet(stream=s)

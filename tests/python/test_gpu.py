@@ -166,14 +166,28 @@ def test_symmem_s_own_collectives_give_numpy_s_answer_on_every_team_and_stream(m
 
 
 @needs_gpus
-@pytest.mark.parametrize("lib", [
-    "torch", "cuda.core",
-    pytest.param("cupy", marks=pytest.mark.skip(
-        reason="hangs on 2 x H200 (2026-11-23), cause not yet found; CuPy captures of "
-               "the collectives alone pass (tests/gpu/collectives.py): issue 14"))])
+@pytest.mark.parametrize("lib", ["torch", "cupy", "cuda.core"])
 def test_every_stream_call_replays_from_a_cuda_graph_captured_by(lib):
     result = _launch(2, GPU_DIR / "graph_capture.py", lib, env={"SYMMEM_BACKEND": "gpu"})
     _assert_all_ok(result, 2, f"graph capture: {lib}, 1000 replays")
+
+
+@needs_gpus
+@with_symmem_run_only
+@pytest.mark.parametrize("mode", ["stream", "blocking"])
+@pytest.mark.parametrize("call", ["reduce", "fcollect", "barrier"])
+def test_a_pe_dying_inside_a_collective_ends_it_on_the_others(call, mode):
+    result = _launch(2, GPU_DIR / "dead_in_collective.py", call, mode,
+                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_TIMEOUT": "60"})
+    out = result.stdout + result.stderr
+    assert "PE 0 ended after" in result.stdout, out
+    if mode == "stream":  # the kernel trapped: the stream's synchronize raised
+        assert f"a kernel stopped in the device call {call}: PE 1 died" in out, out
+    else:
+        assert f"[pe 0] {call}: PE 1 exited with code 5" in result.stdout, out
+    assert "PE 1 (pid" in result.stderr and "exited with code 5" in result.stderr, out
+    # and the GPUs serve the next job
+    _assert_all_ok(_launch(2, GPU_DIR / "barrier.py", env={"SYMMEM_BACKEND": "gpu"}), 2)
 
 
 @needs_gpus

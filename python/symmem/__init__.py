@@ -13,14 +13,18 @@ _resolver.install()  # memory without the buffer protocol, and whose Buffer an a
 from symmem import _launched  # noqa: E402
 
 _launched.setup()  # a PE of symmem.run prints its stacks when the launcher asks
-from symmem._enums import ComparisonType, InitStatus, SignalOp, Teams
-from symmem._errors import NvshmemError, NvshmemInvalid
-from symmem._lifecycle import (UniqueID, Version, finalize, get_unique_id, get_version, init,
-                               init_status, my_pe, n_pes)
+from symmem._enums import ComparisonType, InitStatus, SignalOp, SmemAmount, Teams, ThreadSupport
+from symmem._errors import NvshmemError, NvshmemInvalid, NvshmemWarning
+from symmem._lifecycle import (UniqueID, Version, finalize, get_name, get_unique_id, get_version,
+                               init, init_status, my_pe, n_pes)
+from symmem._capabilities import ask_smem, query_thread
+from symmem._mutable_enum import MutableEnum
+from symmem._streams import NvshmemStream, NvshmemStreamsType
 from symmem._memory import (Buffer, array, array_get_buffer, buffer, bytearray, free,
                             free_array, get_peer_array, get_peer_buffer)
-from symmem._teams import (Team, TeamConfig, barrier, get_team_unique_id, sync, team_destroy,
-                           team_get_config, team_init, team_my_pe, team_n_pes,
+from symmem._resource import BufferTypes, NvshmemResource
+from symmem._teams import (Team, TeamConfig, TeamUniqueId, barrier, get_team_unique_id, sync,
+                           team_destroy, team_get_config, team_init, team_my_pe, team_n_pes,
                            team_split_2d, team_split_strided, team_translate_pe)
 from symmem._collectives import (alltoall, broadcast, collective_on_buffer, fcollect, reduce,
                                  reducescatter)
@@ -48,3 +52,4 @@ __version__ = _symmem.VERSION
 __all__ = [name for name in dir() if not name.startswith("_")]
 
 from symmem import core  # noqa: E402  (the NVSHMEM4Py-style alias module)
+from symmem import bindings, utils  # noqa: E402,F401  (nvshmem.bindings, nvshmem.core.utils)

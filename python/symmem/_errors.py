@@ -9,3 +9,14 @@ NvshmemInvalid = _symmem.NvshmemInvalid
 invalid = _symmem.invalid              # invalid(message) -> NvshmemInvalid, to raise
 exception = _symmem.exception          # exception(_symmem.ERR_..., message) -> its exception
 require_initialized = _symmem.require_initialized  # raises NvshmemInvalid naming the call
+
+
+class NvshmemWarning(UserWarning):
+    """What symmem warns about (NVSHMEM4Py's warning type): .msg is the text."""
+
+    def __init__(self, msg):
+        super().__init__(msg)
+        self.msg = msg
+
+    def __repr__(self):
+        return f"<NvshmemWarning: {self.msg}>"

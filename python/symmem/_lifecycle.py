@@ -47,6 +47,11 @@ class UniqueID:
         all-zero id, which no get_unique_id() returns)."""
         return cls(cls._raw(data, "UniqueID.from_bytes"))
 
+    @property
+    def ptr(self):
+        """The address of the bytes (NVSHMEM4Py's uid.ptr, which symmem.bindings reads)."""
+        return self._data.ctypes.data
+
     def __bytes__(self):
         return self._data.tobytes()
 
@@ -84,6 +89,15 @@ class Version:
         return (f"Version(symmem_version={self.symmem_version!r}, backend={self.backend!r}, "
                 f"openshmem_spec_version={self.openshmem_spec_version!r}, "
                 f"libnvshmem_version={self.libnvshmem_version!r})")
+
+
+def get_name():
+    """The library's name and version (NVSHMEM4Py's nvshmem_info_get_name):
+    "symmem v<version>", plus " over NVSHMEM v<version>" once the gpu backend
+    runs on libnvshmem. Works before init()."""
+    name = f"symmem v{_symmem.VERSION}"
+    nvshmem = _symmem.library_version()
+    return f"{name} over NVSHMEM v{nvshmem}" if nvshmem else name
 
 
 def get_version():
@@ -181,5 +195,5 @@ def _warn(message):
     warnings.warn(message, ResourceWarning, stacklevel=3)
 
 
-__all__ = ["UniqueID", "get_unique_id", "Version", "get_version", "init_status", "init",
-           "finalize", "my_pe", "n_pes", "NvshmemInvalid"]
+__all__ = ["UniqueID", "get_unique_id", "Version", "get_name", "get_version", "init_status",
+           "init", "finalize", "my_pe", "n_pes", "NvshmemInvalid"]

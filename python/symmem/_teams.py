@@ -4,11 +4,19 @@ TEAM_SAME_GPU hold only the calling PE. On the gpu backend they hold the PEs
 as NVSHMEM places them (TEAM_NODE: the PEs of this host, TEAM_SAME_MYPE_NODE:
 the PEs with this PE's local number on every host). New teams come from
 splits, which are collective over the parent; PEs outside a new team get
-None."""
+None.
+
+Each team a PE makes is also Teams.<its name> on that PE (NVSHMEM4Py's
+registry): new_team_name, or NVSHMEM4Py's default TEAM_<handle> (2-D splits:
+<name>_X and <name>_Y, or TEAM_X_<handle> and TEAM_Y_<handle>), until
+team_destroy or finalize. Names are checked before the collective starts."""
+import os
+import warnings
+
 from symmem import _symmem
-from symmem._enums import Teams
-from symmem._errors import invalid
-from symmem._lifecycle import get_unique_id
+from symmem._enums import Teams, _TeamsType
+from symmem._errors import NvshmemWarning, invalid
+from symmem._lifecycle import UniqueID, _finalize_hooks
 
 
 class Team(int):
@@ -35,8 +43,38 @@ class TeamConfig:
         return f"TeamConfig(version={self.version}, num_contexts={self.num_contexts})"
 
 
-_configs = {}  # handle -> TeamConfig of the teams this PE made
-_names = {}    # handle -> name
+class TeamUniqueId(UniqueID):
+    """The number the members of one team_init meet on (NVSHMEM's
+    nvshmemx_team_uniqueid_t, a uint64): .value, settable, and .ptr as in
+    NVSHMEM4Py. It is a UniqueID too, whose first 8 bytes hold the value
+    (little-endian), so it pickles and round-trips through bytes."""
+
+    def __init__(self, value=0):
+        if isinstance(value, int) and not isinstance(value, bool):
+            super().__init__()
+            self.value = value
+        else:
+            super().__init__(value)  # the bytes of one (from_bytes)
+
+    @property
+    def value(self):
+        return int.from_bytes(self._data[:8].tobytes(), "little")
+
+    @value.setter
+    def value(self, value):
+        if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**64:
+            raise invalid(f"TeamUniqueId: value={value!r} is not a uint64")
+        self._data[:8] = memoryview(value.to_bytes(8, "little"))
+
+    def __reduce__(self):
+        return (TeamUniqueId, (self.value,))
+
+    def __repr__(self):
+        return f"TeamUniqueId(value={self.value})"
+
+
+_configs: dict = {}  # handle -> TeamConfig of the teams this PE made
+_names: dict = {}    # handle -> name
 
 # The queries and the team checks are the C module's: a team argument must
 # be an int handle of a team this PE is a member of.
@@ -45,17 +83,56 @@ team_n_pes = _symmem.team_n_pes
 team_translate_pe = _symmem.team_translate_pe
 
 
-def _made(handle, name, config):
+def _check_name(name, call):
+    """new_team_name: None or a str that is not a predefined team's name. Every
+    PE that calls checks before the collective, so a refused name never
+    leaves the other PEs waiting in it (the program passes the same name)."""
+    if name is None:
+        return
+    if not isinstance(name, str) or not name:
+        raise invalid(f"{call}: new_team_name={name!r} is not a non-empty str")
+    if name in Teams._member_map_:
+        raise invalid(f"{call}: new_team_name={name!r} is a predefined team's name")
+
+
+def _made(handle, name, config, call="team_split_strided"):
     if handle < 0:
         return None
-    _names[handle] = name or f"TEAM_{handle}"
+    name = name or f"TEAM_{handle}"
+    old = _TeamsType._made.get(name)
+    if old is not None:
+        # NVSHMEM4Py raises ValueError here, after the team exists (its handle
+        # lost); symmem keeps both teams and moves the name to the new one.
+        warnings.warn(NvshmemWarning(
+            f"[pe {_symmem.my_pe()}] {call}: new_team_name={name!r} named live team {old!r}; "
+            f"Teams.{name} now names the new team {handle} ({old!r} keeps its handle)"),
+            stacklevel=3)
+    _names[handle] = name
     _configs[handle] = config if config is not None else TeamConfig()
-    return Team(handle, _names[handle])
+    team = Team(handle, name)
+    _TeamsType._made[name] = team
+    return team
+
+
+def _forget(handle):
+    _configs.pop(handle, None)
+    _names.pop(handle, None)
+    for name in [k for k, team in _TeamsType._made.items() if int(team) == handle]:
+        del _TeamsType._made[name]
 
 
 def team_split_strided(parent_team, start, stride, size, config=None, config_mask=0,
                        new_team_name=None):
-    """Collective over parent_team: the team parent[start + i*stride], i < size."""
+    """Collective over parent_team: the team parent[start + i*stride], i < size.
+
+    A start, stride and size whose last member lies beyond the parent team
+    raise NvshmemInvalid on each PE that calls, before any PE waits for
+    another, naming the PE it would reach. NVSHMEM4Py leaves this check to
+    NVSHMEM, which checks only against TEAM_WORLD: a last member beyond the
+    world fails on every PE after a sync of the parent (NVSHMEM4Py raises
+    nvshmem.bindings.NVSHMEMError), and one inside the world but outside a
+    split parent makes a team holding PEs that never took part."""
+    _check_name(new_team_name, "team_split_strided")
     handle = _symmem.team_split_strided(parent_team, start, stride, size)
     return _made(handle, new_team_name, config)
 
@@ -64,16 +141,21 @@ def team_split_2d(parent_team, xrange, xaxis_config=None, xaxis_mask=0, yaxis_co
                   yaxis_mask=0, new_team_name=None):
     """Collective over parent_team: (x team of xrange consecutive PEs, y team of
     the PEs with the same x index)."""
+    _check_name(new_team_name, "team_split_2d")
     x, y = _symmem.team_split_2d(parent_team, xrange)
-    base = new_team_name or "TEAM_2D"
-    return _made(x, f"{base}_X", xaxis_config), _made(y, f"{base}_Y", yaxis_config)
+    xname, yname = (f"{new_team_name}_X", f"{new_team_name}_Y") if new_team_name else (
+        f"TEAM_X_{x}", f"TEAM_Y_{y}")
+    return (_made(x, xname, xaxis_config, "team_split_2d"),
+            _made(y, yname, yaxis_config, "team_split_2d"))
 
 
 def _team_key(uniqueid):
     """The number PEs of one team_init meet on: from TeamConfig.uniqueid (an
-    int, a UniqueID from get_team_unique_id(), or bytes); a fixed one if unset."""
+    int, a TeamUniqueId or its .value, a UniqueID, or bytes); a fixed one if unset."""
     if uniqueid is None:
         return 0x5EED
+    if isinstance(uniqueid, TeamUniqueId):
+        return uniqueid.value
     if isinstance(uniqueid, int) and not isinstance(uniqueid, bool):
         return uniqueid & (2**64 - 1)
     try:
@@ -93,17 +175,25 @@ def team_init(config=None, config_mask=0, npes=None, pe_idx_in_team=None, new_te
     member passes its place in the team, and all pass a config with the same
     uniqueid (teams made at the same time need different ones). The seeds'
     spelling team_init(config, mask, n_pes=..., my_pe=...) works too."""
+    _check_name(new_team_name, "team_init")
     npes = npes if npes is not None else n_pes
     pe_idx_in_team = pe_idx_in_team if pe_idx_in_team is not None else my_pe
     key = _team_key(getattr(config, "uniqueid", None))
-    return _made(_symmem.team_init(key, npes, pe_idx_in_team), new_team_name, config)
+    return _made(_symmem.team_init(key, npes, pe_idx_in_team), new_team_name, config,
+                 "team_init")
 
 
 def team_destroy(team):
-    """Collective over the team."""
+    """Collective over the team: a handle, or (as NVSHMEM4Py) the name of a
+    team this PE made; an unknown name raises NvshmemInvalid."""
+    if isinstance(team, str):
+        found = _TeamsType._made.get(team, Teams._member_map_.get(team))
+        if found is None:
+            raise invalid(f"team_destroy: team={team!r} names no live team of this PE "
+                          f"(live: {', '.join(_TeamsType._made) or 'none'})")
+        team = found
     _symmem.team_destroy(team)
-    _configs.pop(int(team), None)
-    _names.pop(int(team), None)
+    _forget(int(team))
 
 
 def team_get_config(team):
@@ -111,8 +201,17 @@ def team_get_config(team):
 
 
 def get_team_unique_id():
-    return get_unique_id()
+    """A fresh TeamUniqueId (a random uint64) for the config of a team_init:
+    one PE makes it and hands .value (or the object) to the others."""
+    return TeamUniqueId(int.from_bytes(os.urandom(8), "little"))
 
+
+def _forget_all():
+    for handle in list(_names):
+        _forget(handle)
+
+
+_finalize_hooks.append(_forget_all)  # the runtime's teams end with it
 
 # barrier(team, stream=None) and sync(team, stream=None) are the C module's
 # own functions (symmem.barrier, symmem.sync): every check is in C.
@@ -120,6 +219,6 @@ barrier = _symmem.barrier
 sync = _symmem.sync
 
 
-__all__ = ["Team", "TeamConfig", "Teams", "team_my_pe", "team_n_pes", "team_translate_pe",
-           "team_split_strided", "team_split_2d", "team_init", "team_destroy", "team_get_config",
-           "get_team_unique_id", "barrier", "sync"]
+__all__ = ["Team", "TeamConfig", "TeamUniqueId", "Teams", "team_my_pe", "team_n_pes",
+           "team_translate_pe", "team_split_strided", "team_split_2d", "team_init",
+           "team_destroy", "team_get_config", "get_team_unique_id", "barrier", "sync"]

@@ -1,26 +1,34 @@
-"""`import symmem.core.device.numba` gives the very module `symmem.device.numba`.
+"""`import symmem.core.device.numba` gives the very module `symmem.device.numba`,
+and `import symmem.core.utils` the module `symmem.utils`.
 
-NVSHMEM4Py programs import `nvshmem.core.device.numba`; loading the files a
-second time under the `symmem.core` name would register every numba overload
-twice on different functions, so a finder maps each `symmem.core.device...`
-name onto the module already known by its `symmem.device...` name."""
+NVSHMEM4Py programs import `nvshmem.core.device.numba` and
+`nvshmem.core.utils`; loading the files a second time under the
+`symmem.core` name would register every numba overload twice on different
+functions, so a finder maps each such name onto the module already known by
+its real name."""
 import importlib
 import importlib.abc
 import importlib.util
 import sys
 
-_ALIAS = "symmem.core.device"
-_REAL = "symmem.device"
+_ALIASES = {"symmem.core.device": "symmem.device", "symmem.core.utils": "symmem.utils"}
+
+
+def _real_name(name):
+    for alias, real in _ALIASES.items():
+        if name == alias or name.startswith(alias + "."):
+            return real + name[len(alias):]
+    return None
 
 
 class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path=None, target=None):
-        if name != _ALIAS and not name.startswith(_ALIAS + "."):
+        if _real_name(name) is None:
             return None
         return importlib.util.spec_from_loader(name, self)
 
     def create_module(self, spec):
-        return importlib.import_module(_REAL + spec.name[len(_ALIAS):])
+        return importlib.import_module(_real_name(spec.name))
 
     def exec_module(self, module):
         pass  # already executed under its real name

@@ -45,35 +45,60 @@ def _wrap(torch, buf, dtype, count):
     return flat
 
 
-def tensor(shape, dtype=None, release=False, except_on_del=True):
-    """A torch tensor on the symmetric heap (collective)."""
+def _check_morder(morder, call):
+    if morder not in ("C", "F"):
+        raise invalid(f"{call}: morder={morder!r} must be 'C' or 'F'")
+
+
+def _shaped(flat, shape, morder):
+    """flat as shape, in C order or (morder "F") column-major: strides 1, d0, d0*d1, ..."""
+    if morder == "C":
+        return flat.reshape(shape)
+    return flat.reshape(shape[::-1]).permute(*reversed(range(len(shape))))
+
+
+def _dense(t):
+    """t, or the view of it in memory order where t is column-major (the
+    resolver reads only row-major tensors)."""
+    if t.is_contiguous() or t.dim() < 2:
+        return t
+    flipped = t.permute(*reversed(range(t.dim())))
+    return flipped if flipped.is_contiguous() else t
+
+
+def tensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
+    """A torch tensor on the symmetric heap (collective); morder "F" lays it
+    out column-major, as NVSHMEM4Py's does."""
     torch = _torch("tensor")
     shape = _shape_tuple(shape, "tensor")
     dtype = _torch_dtype(torch, dtype, "tensor")
+    _check_morder(morder, "tensor")
     count = math.prod(shape)
     itemsize = torch.empty(0, dtype=dtype).element_size()
     buf = _allocate(count * itemsize, release, "tensor")
-    return _wrap(torch, buf, dtype, count).reshape(shape)
+    return _shaped(_wrap(torch, buf, dtype, count), shape, morder)
 
 
-def bytetensor(shape, dtype=None, release=False, except_on_del=True):
-    """A uint8 torch tensor big enough for shape x dtype (collective)."""
+def bytetensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
+    """A uint8 torch tensor big enough for shape x dtype (collective); flat,
+    so morder (checked) changes nothing."""
     torch = _torch("bytetensor")
     shape = _shape_tuple(shape, "bytetensor")
     dtype = _torch_dtype(torch, dtype, "bytetensor")
+    _check_morder(morder, "bytetensor")
     nbytes = math.prod(shape) * torch.empty(0, dtype=dtype).element_size()
     buf = _allocate(nbytes, release, "bytetensor")
     return _wrap(torch, buf, torch.uint8, nbytes)
 
 
-def empty(shape, dtype=None, release=False):
+def empty(shape, dtype=None, release=False, morder="C"):
     """An uninitialised torch tensor on the symmetric heap (collective)."""
-    return tensor(shape, dtype=dtype, release=release)
+    return tensor(shape, dtype=dtype, release=release, morder=morder)
 
 
 def free_tensor(t):
     """Free a tensor made by tensor() or bytetensor() (collective)."""
-    buf, offset = buffer_of(t, "free_tensor", "tensor")
+    buf, offset = buffer_of(_dense(t), "free_tensor", "tensor")
     if offset != 0:
         raise invalid(f"free_tensor: the tensor starts {offset} bytes inside its allocation; "
                       "pass the tensor that tensor() returned")
@@ -82,21 +107,22 @@ def free_tensor(t):
 
 def tensor_get_buffer(t):
     """(Buffer, nbytes, dtype name) of a tensor on the symmetric heap."""
-    buf, _ = buffer_of(t, "tensor_get_buffer", "tensor")
+    buf, _ = buffer_of(_dense(t), "tensor_get_buffer", "tensor")
     return buf, t.numel() * t.element_size(), str(t.dtype).replace("torch.", "")
 
 
 def get_peer_tensor(t, peer_pe):
     """A tensor over PE peer_pe's copy of t: stores land in its memory."""
     torch = _torch("get_peer_tensor")
-    whole, offset = buffer_of(t, "get_peer_tensor", "tensor")
+    whole, offset = buffer_of(_dense(t), "get_peer_tensor", "tensor")
     peer = _symmem.peer_buffer(whole, peer_pe, "get_peer_tensor", "peer_pe")
     nbytes = t.numel() * t.element_size()
     if _symmem.backend_name() == "gpu":
         raw = _mark(torch.from_dlpack(peer), peer)[offset:offset + nbytes]
     else:
         raw = _mark(torch.frombuffer(peer, dtype=torch.uint8, count=nbytes, offset=offset), peer)
-    return raw.view(t.dtype).reshape(t.shape)
+    column_major = _dense(t) is not t
+    return _shaped(raw.view(t.dtype), tuple(t.shape), "F" if column_major else "C")
 
 
 # The names NVSHMEM4Py's interop module uses.

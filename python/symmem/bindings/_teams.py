@@ -1,0 +1,83 @@
+"""Teams through NVSHMEM's C calls: configs are read from, and handles
+written to, addresses (a TeamConfig's .ptr, ctypes.addressof(c_int32)).
+The splits run symmem.core's, so each new team is also Teams.TEAM_<handle>
+(as NVSHMEM4Py's core names it) and team_get_config gives its config back."""
+import ctypes
+import os
+
+import numpy as np
+
+from symmem import _symmem, _teams
+from symmem.bindings._host import _out
+from symmem.bindings._pod import team_config_dtype
+
+team_my_pe = _symmem.team_my_pe
+team_n_pes = _symmem.team_n_pes
+team_translate_pe = _symmem.team_translate_pe
+team_destroy = _teams.team_destroy
+
+
+def _config_at(address, call, arg):
+    """The core TeamConfig of the struct at address (None for NULL)."""
+    if address == 0 or address is None:
+        return None
+    _out(address, call, arg)
+    raw = ctypes.string_at(address, team_config_dtype.itemsize)
+    fields = np.frombuffer(raw, dtype=team_config_dtype)[0]
+    return _teams.TeamConfig(version=int(fields["version"]),
+                             num_contexts=int(fields["num_contexts"]),
+                             uniqueid=int(fields["uniqueid"]))
+
+
+def _write_handle(address, team, call, arg):
+    ctypes.c_int32.from_address(_out(address, call, arg)).value = -1 if team is None else int(team)
+
+
+def team_split_strided(parent_team, pe_start, pe_stride, pe_size, config, config_mask, new_team):
+    """Collective over parent_team: writes the new team's handle (-1 outside it)
+    at address new_team."""
+    call = "team_split_strided"
+    _out(new_team, call, "new_team")
+    made = _teams.team_split_strided(parent_team, pe_start, pe_stride, pe_size,
+                                     _config_at(config, call, "config"), config_mask)
+    _write_handle(new_team, made, call, "new_team")
+
+
+def team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config,
+                  yaxis_mask, yaxis_team):
+    call = "team_split_2d"
+    _out(xaxis_team, call, "xaxis_team")
+    _out(yaxis_team, call, "yaxis_team")
+    x, y = _teams.team_split_2d(parent_team, xrange, _config_at(xaxis_config, call, "xaxis_config"),
+                                xaxis_mask, _config_at(yaxis_config, call, "yaxis_config"),
+                                yaxis_mask)
+    _write_handle(xaxis_team, x, call, "xaxis_team")
+    _write_handle(yaxis_team, y, call, "yaxis_team")
+
+
+def team_init(team, config, config_mask, npes, pe_idx_in_team):
+    """Collective over the new team's PEs, who meet on the config's uniqueid:
+    writes the handle at address team."""
+    call = "team_init"
+    _out(team, call, "team")
+    made = _teams.team_init(_config_at(config, call, "config"), config_mask, npes,
+                            pe_idx_in_team)
+    _write_handle(team, made, call, "team")
+
+
+def team_get_config(team, config):
+    """Writes team's config (its version, num_contexts and uniqueid) at address config."""
+    core = _teams.team_get_config(team)
+    base = _out(config, "team_get_config", "config")
+    key = _teams._team_key(core.uniqueid) if core.uniqueid is not None else 0
+    for name, ctype, value in (("version", ctypes.c_int32, core.version),
+                               ("num_contexts", ctypes.c_int32, core.num_contexts),
+                               ("uniqueid", ctypes.c_uint64, key)):
+        ctype.from_address(base + team_config_dtype.fields[name][1]).value = int(value)
+
+
+def team_get_uniqueid(uniqueid):
+    """Writes a fresh random uint64 for a team_init config at address uniqueid."""
+    value = int.from_bytes(os.urandom(8), "little")
+    ctypes.c_uint64.from_address(_out(uniqueid, "team_get_uniqueid", "uniqueid")).value = value
+

@@ -1,0 +1,305 @@
+"""symmem.bindings (NVSHMEM4Py's nvshmem.bindings) on real PEs: init through
+an InitAttr (the launcher's environment, a unique id, an MPI communicator),
+the heap by address (malloc, calloc, free, ptr, mc_ptr), puts, gets and
+signals on a stream, the typed atomics and collectives, and teams through
+config and handle addresses. Each PE reads what it received through host
+addresses (ctypes), so these run on the cpu backend; every error the calls
+document is raised on each PE by itself, naming the call and the PE."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import symmem
+from _launch import assert_all_ok, run_pes
+from conftest import PRELUDE, clean_env, cpu_only, run_plain, wait_all, write_program
+
+host_addresses = cpu_only("the PEs read symmetric memory through host addresses")
+
+COMMON = """
+import ctypes
+import symmem.bindings as B
+
+
+def at(address, count, ctype=ctypes.c_int64):
+    \"\"\"count ctype values at a host address, as a NumPy array over them.\"\"\"
+    return np.ctypeslib.as_array((ctype * count).from_address(address))
+"""
+
+BINDINGS = COMMON + """
+attr = B.InitAttr()
+B.hostlib_init_attr(0, attr.ptr)                  # 0: the launcher's environment
+check(B.init_status() == int(nvshmem.InitStatus.STATUS_IS_INITIALIZED), "init_status")
+me, n = B.my_pe(), B.n_pes()
+W = B.Team_id.TEAM_WORLD
+nxt, prv = (me + 1) % n, (me - 1) % n
+
+# ---- the heap by address ----
+data = B.malloc(8 * n)
+view = at(data, n)
+view[:] = -1
+zeros = B.calloc(n, 8)
+check(at(zeros, n).tolist() == [0] * n, "calloc's memory is zeroed on return")
+local = np.array([100 * me + k for k in range(n)], dtype=np.int64)
+B.barrier_all()
+
+# ---- puts and gets on a stream ----
+B.putmem_on_stream(data + 8 * me, local.ctypes.data, 8, nxt, 0)
+B.quiet_on_stream(0)
+B.barrier_all()
+expect = [-1] * n
+expect[prv] = 100 * prv
+check(view.tolist() == expect, f"putmem_on_stream: {view.tolist()}, expected {expect}")
+got = np.zeros(n, dtype=np.int64)
+B.getmem_on_stream(got.ctypes.data, data, 8 * n, nxt, 0)
+expect = [-1] * n
+expect[me] = 100 * me
+check(got.tolist() == expect, f"getmem_on_stream: {got.tolist()}, expected {expect}")
+B.barrier_all()
+if n > 1:
+    B.putmem_nbi_on_stream(zeros + 8 * me, local.ctypes.data + 8, 8, nxt, 0)
+B.flush_on_stream(0)
+B.quiet_on_stream(0)
+B.barrier_all()
+if n > 1:
+    check(at(zeros, n)[prv] == 100 * prv + 1, f"putmem_nbi_on_stream: {at(zeros, n).tolist()}")
+got[:] = 0
+B.getmem_nbi_on_stream(got.ctypes.data, data, 8 * n, nxt, 0)
+B.quiet_on_stream(0)
+check(got[me] == 100 * me, f"getmem_nbi_on_stream: {got.tolist()}")
+B.barrier_all()
+
+# ---- ptr: loads and stores straight into the next PE's copy ----
+peer = at(B.ptr(data, nxt), n)
+check(peer[me] == 100 * me, f"ptr: the next PE's copy holds {peer.tolist()}")
+check(B.ptr(data + 16 if n > 2 else data, me) - B.ptr(data, me) == (16 if n > 2 else 0),
+      "ptr keeps the offset")
+B.barrier_all()
+peer[me] = 5000 + me
+B.barrier_all()
+check(view[prv] == 5000 + prv, f"a store through ptr: {view.tolist()}")
+check(B.mc_ptr(W, data) == 0, "no multicast memory: mc_ptr is 0")
+
+# ---- signals ----
+sig = B.calloc(1, 8)
+B.putmem_signal_on_stream(data + 8 * me, local.ctypes.data, 8, sig, 1, B.Signal_op.SIGNAL_ADD,
+                          nxt, 0)
+B.signal_wait_until_on_stream(sig, B.Cmp_type.CMP_GE, 1, 0)
+check(B.signal_fetch(sig) == 1 and view[prv] == 100 * prv, "putmem_signal_on_stream")
+B.barrier_all()
+B.signal_op_on_stream(sig, 10 + me, B.Signal_op.SIGNAL_SET, nxt, 0)
+B.signal_wait_until_on_stream(sig, B.Cmp_type.CMP_EQ, 10 + prv, 0)
+B.barrier_all()
+B.putmem_signal_nbi_on_stream(data + 8 * me, local.ctypes.data + 8 * (n - 1), 8, sig, 5,
+                              B.Signal_op.SIGNAL_ADD, nxt, 0)
+B.signal_wait_until_on_stream(sig, B.Cmp_type.CMP_EQ, 15 + prv, 0)
+check(view[prv] == 100 * prv + n - 1, "putmem_signal_nbi_on_stream: the data came first")
+B.barrier_all()
+
+# ---- typed atomics on PE 0's counter ----
+counter = B.calloc(4, 8)
+old = B.int64_atomic_fetch_add(counter, me + 1, 0)
+check(0 <= old <= n * (n + 1) // 2, f"fetch_add gave {old}")
+B.uint64_atomic_or(counter + 8, 1 << me, 0)
+B.double_atomic_add(counter + 16, 0.5, 0)
+B.int_atomic_inc(counter + 24, 0)
+B.barrier_all()
+check(B.int64_atomic_fetch(counter, 0) == n * (n + 1) // 2, "the sum of the adds")
+check(B.uint64_atomic_fetch_or(counter + 8, 0, 0) == (1 << n) - 1, "the or of the bits")
+check(B.double_atomic_fetch(counter + 16, 0) == 0.5 * n, "double_atomic_add")
+check(B.int_atomic_fetch(counter + 24, 0) == n, "int_atomic_inc")
+for turn in range(n):                       # compare_swap in turns: each sees the last one's
+    B.barrier_all()
+    if turn == me:
+        old = B.int64_atomic_compare_swap(counter, n * (n + 1) // 2 + turn,
+                                          n * (n + 1) // 2 + turn + 1, 0)
+        check(old == n * (n + 1) // 2 + turn, f"compare_swap saw {old}")
+B.barrier_all()
+check(B.long_atomic_swap(counter, 7, 0) in (n * (n + 1) // 2 + n, 7), "swap")
+B.barrier_all()
+B.int32_atomic_set(counter + 24, -3, nxt)
+B.barrier_all()
+check(at(counter + 24, 1, ctypes.c_int32)[0] == -3, "int32_atomic_set from the previous PE")
+
+# ---- typed collectives on a stream ----
+src = B.malloc(8 * 2 * n)
+dst = B.malloc(8 * 2 * n)
+at(src, 3, ctypes.c_int32)[:] = [me, 2 * me, 3 * me]
+B.int32_sum_reduce_on_stream(W, dst, src, 3, 0)
+s = n * (n - 1) // 2
+check(at(dst, 3, ctypes.c_int32).tolist() == [s, 2 * s, 3 * s], "int32_sum_reduce_on_stream")
+at(src, 2 * n, ctypes.c_float)[:] = np.arange(2 * n) + me
+B.float_max_reducescatter_on_stream(W, dst, src, 2, 0)
+check(at(dst, 2, ctypes.c_float).tolist() == [n - 1 + 2 * me, n + 2 * me],
+      f"float_max_reducescatter_on_stream: {at(dst, 2, ctypes.c_float).tolist()}")
+at(src, n, ctypes.c_int16)[:] = [10 * me + j for j in range(n)]
+B.int16_alltoall_on_stream(W, dst, src, 1, 0)
+check(at(dst, n, ctypes.c_int16).tolist() == [10 * k + me for k in range(n)], "alltoall")
+at(src, 1)[0] = 1000 + me
+B.longlong_fcollect_on_stream(W, dst, src, 1, 0)
+check(at(dst, n).tolist() == [1000 + k for k in range(n)], "longlong_fcollect_on_stream")
+at(src, 2, ctypes.c_double)[:] = [me, me + 0.5]
+B.double_broadcast_on_stream(W, dst, src, 2, n - 1, 0)
+check(at(dst, 2, ctypes.c_double).tolist() == [n - 1, n - 0.5], "double_broadcast_on_stream")
+at(src, 2, ctypes.c_uint16)[:] = np.array([me + 1, 2], dtype=np.float32).view(np.uint32) >> 16
+B.bfloat16_sum_reduce_on_stream(W, dst, src, 2, 0)
+raw = (at(dst, 2, ctypes.c_uint16).astype(np.uint32) << 16).view(np.float32)
+check(raw.tolist() == [n * (n + 1) / 2, 2 * n], f"bfloat16_sum_reduce_on_stream: {raw}")
+
+# ---- teams through addresses ----
+cfg = B.TeamConfig()
+cfg.version, cfg.num_contexts, cfg.uniqueid = 2, 3, 77
+handle = ctypes.c_int32(-5)
+B.team_split_strided(W, 0, 2, (n + 1) // 2, cfg.ptr, 0, ctypes.addressof(handle))
+if me % 2 == 0:
+    h = handle.value
+    check(B.team_n_pes(h) == (n + 1) // 2 and B.team_my_pe(h) == me // 2, "strided split")
+    check(B.team_translate_pe(h, B.team_n_pes(h) - 1, W) == 2 * ((n + 1) // 2 - 1), "translate")
+    out = B.TeamConfig()
+    B.team_get_config(h, out.ptr)
+    check((out.version, out.num_contexts, out.uniqueid) == (2, 3, 77), f"team_get_config {out}")
+    check(getattr(Teams, f"TEAM_{h}") == h, "named as NVSHMEM4Py's core names it")
+    check(B.team_sync_on_stream(h, 0) == 0, "team_sync_on_stream")
+    B.barrier_on_stream(h, 0)
+    B.barrier(h)
+    B.team_destroy(h)
+else:
+    check(handle.value == -1, f"outside the team: handle {handle.value}")
+hx, hy = ctypes.c_int32(-5), ctypes.c_int32(-5)
+B.team_split_2d(W, 2, 0, 0, ctypes.addressof(hx), 0, 0, ctypes.addressof(hy))
+check(B.team_n_pes(hx.value) == len(range(me - me % 2, min(me - me % 2 + 2, n))), "2-D x")
+check(B.team_n_pes(hy.value) == len(range(me % 2, n, 2)), "2-D y")
+B.team_destroy(hy.value)
+B.team_destroy(hx.value)
+key = B.TeamUniqueId()
+if me == 0:
+    B.team_get_uniqueid(key.ptr)
+at(src, 1, ctypes.c_uint64)[0] = key.value
+B.uint64_broadcast_on_stream(W, dst, src, 1, 0, 0)
+cfg2 = B.TeamConfig()
+cfg2.uniqueid = int(at(dst, 1, ctypes.c_uint64)[0])
+check(cfg2.uniqueid != 0, "PE 0's team unique id came")
+made = ctypes.c_int32(-5)
+B.team_init(ctypes.addressof(made), cfg2.ptr, 0, n, n - 1 - me)
+check(B.team_my_pe(made.value) == n - 1 - me, "team_init placement")
+B.team_destroy(made.value)
+B.barrier_all_on_stream(0)
+B.sync_all_on_stream(0)
+
+# ---- misuse: each PE by itself, naming the call, the argument and the PE ----
+def refused(call, fn, *args, words=()):
+    msg = expect_invalid(call, fn, *args)
+    for word in words:
+        check(word in msg, f"{msg!r} lacks {word!r}")
+
+
+refused("putmem_on_stream", B.putmem_on_stream, "x", local.ctypes.data, 8, nxt, 0,
+        words=["dest='x' is not an address"])
+refused("getmem_on_stream", B.getmem_on_stream, local.ctypes.data, data, -1, nxt, 0,
+        words=["the size -1 of dest"])
+refused("put", B.putmem_on_stream, local.ctypes.data, local.ctypes.data, 8, nxt, 0)
+refused("atomic_add", B.int_atomic_add, local.ctypes.data, 1, 0)
+refused("signal_fetch", B.signal_fetch, -8, words=["sig_addr=-8"])
+refused("free", B.free, 12345, words=["ptr=12345 is not an address malloc or calloc returned"])
+refused("ptr", B.ptr, local.ctypes.data, 0, words=[f"dest={local.ctypes.data}"])
+refused("ptr", B.ptr, data, n, words=["pe"])
+refused("mc_ptr", B.mc_ptr, 57, data, words=["57"])
+refused("mc_ptr", B.mc_ptr, W, local.ctypes.data, words=["ptr="])
+refused("calloc", B.calloc, -1, 8, words=["count=-1"])
+refused("calloc", B.calloc, 2, "8", words=["size='8'"])
+refused("team_split_strided", B.team_split_strided, W, 0, 1, n, cfg.ptr, 0, 0,
+        words=["new_team=0 is not an address to write to"])
+refused("team_init", B.team_init, None, cfg.ptr, 0, n, me, words=["team=None"])
+refused("team_get_config", B.team_get_config, W, 0, words=["config=0"])
+refused("query_thread", B.query_thread, 0, words=["provided=0"])
+
+for address in (dst, src, sig, counter, zeros, data):
+    B.free(address)
+B.free(0)
+B.hostlib_finalize()
+check(B.init_status() != int(nvshmem.InitStatus.STATUS_IS_INITIALIZED), "finalized")
+ok(me)
+"""
+
+
+@host_addresses
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("n", (1, 2, 3, 4))
+def test_bindings_on_pes(tmp_path, n):
+    assert_all_ok(run_pes(tmp_path, n, BINDINGS, timeout=60), n)
+
+
+# The test makes the unique id (as test_bootstrap.py's uid tests do) and each
+# PE starts through NVSHMEM4Py's own sequence: uniqueid, set_attr_uniqueid_args,
+# hostlib_init_attr(INIT_WITH_UNIQUEID).
+UID = PRELUDE + COMMON + """
+rank, nranks, uid_file = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+uid = B.uniqueid()
+raw = open(uid_file, "rb").read()
+ctypes.memmove(uid.ptr, raw, len(raw))
+attr = B.InitAttr()
+B.set_attr_uniqueid_args(rank, nranks, uid.ptr, attr.ptr)
+B.hostlib_init_attr(B.Flags.INIT_WITH_UNIQUEID, attr.ptr)
+check((B.my_pe(), B.n_pes()) == (rank, nranks), f"PE {B.my_pe()} of {B.n_pes()}")
+box = B.malloc(8)
+mine = np.array([rank + 1], dtype=np.int64)
+B.putmem_on_stream(box, mine.ctypes.data, 8, (rank + 1) % nranks, 0)
+B.barrier_all()
+check(at(box, 1)[0] == (rank - 1) % nranks + 1, f"ring: got {at(box, 1)[0]}")
+B.free(box)
+B.hostlib_finalize()
+print(f"PE {rank} OK", flush=True)
+"""
+
+
+@host_addresses
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("n", (2, 3))
+def test_bindings_unique_id_start(tmp_path, n):
+    uid_file = tmp_path / "uid"
+    uid_file.write_bytes(bytes(symmem.get_unique_id()))
+    prog = tmp_path / "uid_prog.py"
+    prog.write_text(UID)
+    results = wait_all([run_plain(prog, [rank, n, uid_file]) for rank in range(n)], timeout=60)
+    for rank, (rc, out, err) in enumerate(results):
+        assert rc == 0 and f"PE {rank} OK" in out, f"PE {rank}: rc={rc}\n{out}\n{err}"
+
+
+MPI = COMMON + """
+from mpi4py import MPI
+comm = MPI.COMM_WORLD
+handle = (ctypes.c_int if MPI._sizeof(MPI.Comm) == ctypes.sizeof(ctypes.c_int) else
+          ctypes.c_void_p)(comm.handle)
+attr = B.InitAttr()
+B.set_attr_mpi_comm_args(ctypes.addressof(handle), attr.ptr)
+check(attr.mpi_comm == ctypes.addressof(handle), "set_attr_mpi_comm_args stores the address")
+B.hostlib_init_attr(B.Flags.INIT_WITH_MPI_COMM, attr.ptr)
+check((B.my_pe(), B.n_pes()) == (comm.Get_rank(), comm.Get_size()), "MPI's ranks")
+dst = B.malloc(8 * B.n_pes())
+src = B.malloc(8)
+at(src, 1)[0] = 7 * B.my_pe()
+B.int64_fcollect_on_stream(B.Team_id.TEAM_WORLD, dst, src, 1, 0)
+check(at(dst, B.n_pes()).tolist() == [7 * k for k in range(B.n_pes())], "fcollect")
+B.free(src)
+B.free(dst)
+B.hostlib_finalize()
+print(f"PE {comm.Get_rank()} OK", flush=True)
+"""
+
+
+@host_addresses
+@pytest.mark.timeout(150)
+def test_bindings_mpi_start(tmp_path):
+    mpiexec = Path(sys.executable).parent / "mpiexec"
+    if not mpiexec.exists():
+        pytest.skip(f"no mpiexec next to {sys.executable}")
+    pytest.importorskip("mpi4py")
+    prog = write_program(tmp_path, MPI)
+    env = clean_env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
+    proc = subprocess.run([str(mpiexec), "-n", "2", "--oversubscribe", sys.executable,
+                           str(prog)], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
+    for rank in range(2):
+        assert f"PE {rank} OK" in proc.stdout, proc.stdout
+

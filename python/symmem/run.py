@@ -4,6 +4,13 @@
                          [--no-prefix] (script.py | -m module | -c code)
                          [args ...]
 
+Each PE gets SYMMEM_JOB, SYMMEM_RANK, SYMMEM_NRANKS, SYMMEM_LOCAL_RANK,
+SYMMEM_JOB_SECRET, SYMMEM_STATUS_DIR and SYMMEM_LAUNCHER, which symmem reads,
+and, for code that reads torch-style variables, RANK, LOCAL_RANK, WORLD_SIZE
+and LOCAL_WORLD_SIZE (every PE is on this host: LOCAL_* equal the others).
+symmem reads the SYMMEM_* ones first, so a PE of this launcher meets its
+peers through this launcher's rendezvous, not as a torchrun job.
+
 Every output line of a PE is prefixed with ``[pe K] ``. If a PE fails (exits
 non-zero or is killed by a signal), the others get ``--grace`` seconds to
 notice and exit by themselves, then they are stopped; the launcher exits with
@@ -73,7 +80,11 @@ def build_parser():
               "       (script.py | -m module | -c code) [args ...]",
         description="Start N symmem PEs on this host. Launcher options must "
                     "come before the program; everything after it is passed "
-                    "to the program.")
+                    "to the program.",
+        epilog="Each PE gets SYMMEM_RANK, SYMMEM_NRANKS, SYMMEM_LOCAL_RANK "
+               "and SYMMEM_JOB (python -m symmem info lists them all), and "
+               "the same numbers as RANK, LOCAL_RANK, WORLD_SIZE and "
+               "LOCAL_WORLD_SIZE for code that reads those.")
     parser.add_argument("-n", "--npes", type=_positive_int, default=1,
                         metavar="N", help="number of PEs to start (default 1)")
     parser.add_argument("--backend", choices=("cpu", "gpu", "auto"),
@@ -165,6 +176,13 @@ def child_env(args, job, rank, status_dir):
                SYMMEM_LOCAL_RANK=str(rank),
                SYMMEM_STATUS_DIR=status_dir,
                PYTHONUNBUFFERED="1")
+    # The same numbers under torch's names, for the program's own code; they
+    # replace any an outer launcher set. symmem itself reads SYMMEM_* first
+    # (src/core/bootstrap.c), so this is no torchrun job to it.
+    env.update(RANK=str(rank),
+               LOCAL_RANK=str(rank),
+               WORLD_SIZE=str(args.npes),
+               LOCAL_WORLD_SIZE=str(args.npes))
     if args.backend is not None:
         env["SYMMEM_BACKEND"] = args.backend
     return env

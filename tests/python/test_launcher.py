@@ -94,9 +94,91 @@ def test_environment(tmp_path):
     for rank in range(2):
         assert lines_of(result.stdout, rank) == [
             "SYMMEM_RANK=%d SYMMEM_NRANKS=2 SYMMEM_LOCAL_RANK=%d "
-            "SYMMEM_BACKEND=cpu PYTHONUNBUFFERED=1 LOCAL_RANK=None"
-            % (rank, rank),
+            "SYMMEM_BACKEND=cpu PYTHONUNBUFFERED=1 LOCAL_RANK=%d"
+            % (rank, rank, rank),
             "status_dir True"]
+
+
+TORCH_STYLE = """
+    import os
+    names = ["RANK", "LOCAL_RANK", "WORLD_SIZE", "LOCAL_WORLD_SIZE",
+             "SYMMEM_RANK", "SYMMEM_NRANKS"]
+    print(" ".join("%s=%s" % (k, os.environ.get(k)) for k in names))
+"""
+
+# What an outer torchrun (or a shell that ran one) leaves in the environment.
+OUTER_TORCHRUN = {"RANK": "7", "LOCAL_RANK": "5", "WORLD_SIZE": "9",
+                  "LOCAL_WORLD_SIZE": "8", "MASTER_ADDR": "127.0.0.1",
+                  "MASTER_PORT": "29512", "TORCHELASTIC_RUN_ID": "outer"}
+
+
+@pytest.mark.parametrize("n, outer", [(1, {}), (3, {}), (4, OUTER_TORCHRUN)])
+def test_torch_style_variables(tmp_path, n, outer):
+    # Every PE sees its own numbers under torch's names too, the launcher's
+    # replacing whatever an outer launcher set.
+    script = write_script(tmp_path, TORCH_STYLE)
+    result = launch(["-n", n, script], env=outer)
+    assert result.returncode == 0, result.stderr
+    for rank in range(n):
+        assert lines_of(result.stdout, rank) == [
+            "RANK=%d LOCAL_RANK=%d WORLD_SIZE=%d LOCAL_WORLD_SIZE=%d "
+            "SYMMEM_RANK=%d SYMMEM_NRANKS=%d" % (rank, rank, n, n, rank, n)], \
+            result.stdout
+    assert "[pe %d] " % n not in result.stdout
+
+
+# Each PE says how symmem sees it, then puts its rank into the next PE and
+# prints what it got from the previous one: the PEs met.
+RENDEZVOUS = """
+    import os
+    import numpy as np
+    import symmem as nvshmem
+    from symmem import _symmem
+    job = _symmem.launcher()
+    print("launcher", job["launcher"], job["rank"], job["nranks"],
+          job["local_rank"], job["local_size"],
+          job["job"].startswith(os.environ["SYMMEM_JOB"] + "-"))
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    src = nvshmem.array((2,), dtype="int64")
+    dst = nvshmem.array((2,), dtype="int64")
+    on_gpu = nvshmem.get_version().backend == "gpu"
+    if on_gpu:
+        import cupy as xp  # the gpu backend's symmetric arrays are CuPy's
+    else:
+        xp = np
+    src[:] = xp.asarray([me, int(os.environ["RANK"])])
+    dst[:] = -1
+    nvshmem.barrier_all()
+    nvshmem.put(dst, src, (me + 1) % n)
+    nvshmem.barrier_all()
+    got = dst.get() if on_gpu else dst
+    print("pe", me, "of", n, "got", [int(v) for v in got])
+    nvshmem.free_array(src)
+    nvshmem.free_array(dst)
+    nvshmem.finalize()
+"""
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_pe_with_torch_style_variables_uses_the_launchers_rendezvous(tmp_path, n):
+    # RANK and WORLD_SIZE are how symmem recognises torchrun; a PE of
+    # symmem.run has them too (and an outer torchrun's MASTER_ADDR), and still
+    # meets its peers through symmem.run's job, not as a torchrun job.
+    probe = subprocess.run([sys.executable, "-c", "import symmem"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip("package symmem does not import yet")
+    from conftest import require_gpus
+    require_gpus(n)
+    script = write_script(tmp_path, RENDEZVOUS)
+    result = launch(["-n", n, "--timeout", 60, script], env=OUTER_TORCHRUN, timeout=90)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for rank in range(n):
+        prev = (rank - 1) % n
+        assert lines_of(result.stdout, rank) == [
+            "launcher symmem.run %d %d %d %d True" % (rank, n, rank, n),
+            "pe %d of %d got [%d, %d]" % (rank, n, prev, prev)], result.stdout
 
 
 def test_code_form_passes_args():

@@ -1,0 +1,289 @@
+"""python -m symmem info: what symmem finds on this machine, enough to answer
+a support question by itself.
+
+- the backend init would choose here, and why: asked of the C library's own
+  choice (_symmem.launcher(), the code init runs, starting nothing), once as
+  SYMMEM_BACKEND says and once for the gpu backend alone, whose refusal is
+  the reason auto falls back to the cpu engine;
+- the libraries that choice loaded (the gpu backend, the CUDA driver,
+  libnvshmem_host), found in this process's memory map with their versions;
+- the versions of the Python packages symmem works with, from their package
+  metadata (nothing is imported: a broken package cannot break info);
+- every environment variable symmem reads (src/core/env_vars.def).
+"""
+import collections
+import ctypes
+import importlib.metadata
+import importlib.util
+import os
+import platform
+import re
+import sys
+
+from symmem import _symmem
+
+# How info groups the table's rows: (heading, the applies_to values under
+# it, a line after them).
+_SECTIONS = (
+    ("set by you", ("all", "cpu", "gpu"), None),
+    ("set by python -m symmem.run for each PE", ("launcher",),
+     "and, for the program's code, RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE "
+     "(torchrun's names, below; symmem reads the SYMMEM_ ones first)"),
+    ("read from other launchers", ("torchrun", "Open MPI", "Slurm", "MPICH"), None),
+)
+
+# (shown as, its top-level module, the distributions that install it)
+PACKAGES = (
+    ("NumPy", "numpy", ("numpy",)),
+    ("CuPy", "cupy", ("cupy", "cupy-cuda13x", "cupy-cuda12x", "cupy-cuda11x")),
+    ("torch", "torch", ("torch",)),
+    ("mpi4py", "mpi4py", ("mpi4py",)),
+    ("numba", "numba", ("numba",)),
+    ("numba-cuda", "numba_cuda", ("numba-cuda",)),
+    ("triton", "triton", ("triton", "pytorch-triton", "triton-nightly")),
+)
+NVSHMEM_WHEELS = ("nvidia-nvshmem-cu13", "nvidia-nvshmem-cu12")
+
+# The message init raises where the gpu backend was asked for but cannot run
+# (choose_backend in src/core/lifecycle.c); what follows it is the reason.
+_GPU_REFUSED = re.compile(r"^.*?backend='gpu' cannot run here: ")
+
+Choice = collections.namedtuple("Choice", "requested backend reason job gpu_why")
+
+
+# ---------------------------------------------------------------- the backend
+
+def _message(error):
+    return getattr(error, "msg", None) or str(error)
+
+
+def backend_choice():
+    """The backend init would choose in this process, and why."""
+    requested = _symmem.env("SYMMEM_BACKEND") or "auto"
+    try:  # only the gpu backend: None where it can run, else why not
+        _symmem.launcher(backend="gpu")
+        gpu_why = None
+    except Exception as error:  # the C library's refusal, whatever its type
+        gpu_why = _GPU_REFUSED.sub("", _message(error))
+    try:
+        job = _symmem.launcher()
+    except Exception as error:
+        return Choice(requested, None, f"init will raise: {_message(error)}", None, gpu_why)
+    chosen = job["backend"]
+    if requested == "cpu":
+        could = ("the gpu backend could run here" if gpu_why is None
+                 else f"the gpu backend could not: {gpu_why}")
+        reason = f"SYMMEM_BACKEND=cpu asks for the cpu engine ({could})"
+    elif requested == "gpu":
+        reason = "SYMMEM_BACKEND=gpu asks for it, and the gpu backend can run here"
+    elif chosen == "gpu":
+        reason = ("auto takes the gpu backend where it can run: its library, the CUDA driver "
+                  "with a device and libnvshmem load, and this host's PEs each get a GPU")
+    else:
+        reason = (f"auto takes the gpu backend where it can run, else the cpu engine; "
+                  f"the gpu backend cannot run here: {gpu_why}")
+    return Choice(requested, chosen, reason, job, gpu_why)
+
+
+def _describe_job(job):
+    launcher = job["launcher"] or "none"
+    text = (f"launcher {launcher}, PE {job['rank']} of {job['nranks']}, "
+            f"{job['local_size']} PE(s) on this host")
+    if job["spans_hosts"]:
+        text += f", on several hosts ({job['spans_hosts']})"
+    return text
+
+
+# ---------------------------------------------------------------- libraries
+
+def _loaded(prefix):
+    """The path of the library whose file name starts with prefix, where this
+    process has it loaded (after the backend choice above loaded it); else None."""
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                fields = line.split(None, 5)
+                if len(fields) == 6:
+                    path = fields[5].strip()
+                    if os.path.basename(path).startswith(prefix):
+                        return path
+    except OSError:
+        pass
+    return None
+
+
+def _kernel_module_version():
+    try:
+        with open("/proc/driver/nvidia/version") as f:
+            match = re.search(r"Kernel Module\s+(?:for \S+\s+)?(\d[\w.-]*)", f.read())
+    except OSError:
+        return None
+    return match.group(1) if match else None
+
+
+def _cuda_devices(cuda):
+    """['NVIDIA H200', ...] through the driver, or a string saying why not."""
+    count = ctypes.c_int(0)
+    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return "cuInit or cuDeviceGetCount failed"
+    names = []
+    for ordinal in range(count.value):
+        device, name = ctypes.c_int(0), ctypes.create_string_buffer(256)
+        if cuda.cuDeviceGet(ctypes.byref(device), ordinal) != 0 or \
+                cuda.cuDeviceGetName(name, len(name), device) != 0:
+            names.append("?")
+        else:
+            names.append(name.value.decode(errors="replace"))
+    return names
+
+
+def cuda_driver():
+    """(path or None, the words that follow it, the number of devices or None)
+    for libcuda.so.1, the CUDA driver the gpu backend loads."""
+    path = _loaded("libcuda.so")
+    try:
+        cuda = ctypes.CDLL(path or "libcuda.so.1")
+    except OSError as error:
+        return None, f"not found ({error})", None
+    path = path or _loaded("libcuda.so") or "libcuda.so.1"
+    words = []
+    version = ctypes.c_int(0)
+    try:
+        if cuda.cuDriverGetVersion(ctypes.byref(version)) == 0:
+            words.append(f"CUDA {version.value // 1000}.{version.value % 1000 // 10}")
+        devices = _cuda_devices(cuda)
+    except (AttributeError, OSError) as error:
+        devices = str(error)
+    module = _kernel_module_version()
+    if module:
+        words.append(f"kernel module {module}")
+    if isinstance(devices, str):
+        words.append(f"no devices: {devices}")
+        return path, "; ".join(words), None
+    counts = collections.Counter(devices)
+    listed = ", ".join(f"{n} x {name}" for name, n in counts.items())
+    words.append(f"{len(devices)} device(s)" + (f": {listed}" if listed else ""))
+    return path, "; ".join(words), len(devices)
+
+
+def _distribution_version(names):
+    for name in names:
+        try:
+            return name, importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        except Exception:  # broken metadata is "not installed" for info
+            continue
+    return None, None
+
+
+def nvshmem_library():
+    """(path or None, the words that follow it) for libnvshmem_host.so.3."""
+    wheel, wheel_version = _distribution_version(NVSHMEM_WHEELS)
+    path = _loaded("libnvshmem_host.so")
+    if path is None:
+        tried = []  # the order of open_nvshmem in src/backends/gpu/libs.c
+        for name in ("SYMMEM_NVSHMEM_LIB", "SYMMEM_NVSHMEM_WHEEL_LIB"):
+            value = os.environ.get(name)
+            if not value:
+                tried.append(f"{name} (unset)")
+            else:
+                tried.append(f"{name}={value}" + ("" if os.path.exists(value) else " (missing)"))
+        tried.append("libnvshmem_host.so.3 on the library path")
+        return None, ("not loaded (the gpu backend looks for it once the CUDA driver has a "
+                      "device); it would try " + ", ".join(tried))
+    words = []
+    try:
+        major, minor, patch = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
+        ctypes.CDLL(path).nvshmemx_vendor_get_version_info(
+            ctypes.byref(major), ctypes.byref(minor), ctypes.byref(patch))
+        words.append(f"NVSHMEM {major.value}.{minor.value}.{patch.value}")
+    except (AttributeError, OSError) as error:
+        words.append(f"version unknown ({error})")
+    real = os.path.realpath(path)
+    for name, what in (("SYMMEM_NVSHMEM_LIB", "SYMMEM_NVSHMEM_LIB"),
+                       ("SYMMEM_NVSHMEM_WHEEL_LIB", f"the {wheel} {wheel_version} wheel")):
+        value = os.environ.get(name)
+        if value and os.path.exists(value) and os.path.realpath(value) == real:
+            words.append(f"from {what}")
+            break
+    else:
+        words.append("from the library path")
+    return path, "; ".join(words)
+
+
+def gpu_backend_library(choice):
+    path = _symmem.env("SYMMEM_GPU_BACKEND_LIB")
+    if not path:
+        return None, "not set (SYMMEM_GPU_BACKEND_LIB; the package ships _gpu_backend*.so)"
+    if _loaded(os.path.basename(os.path.realpath(path))) is not None:
+        return path, "loaded"
+    return path, f"not loaded: {choice.gpu_why}"
+
+
+def python_packages():
+    """[(shown as, version or words)] without importing any of them."""
+    rows = []
+    for shown, module, distributions in PACKAGES:
+        name, version = _distribution_version(distributions)
+        if version is not None:
+            rows.append((shown, version if name == distributions[0] else f"{version} ({name})"))
+            continue
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):
+            found = False
+        rows.append((shown, "installed, version unknown (no package metadata)" if found
+                     else "not installed"))
+    return rows
+
+
+# ---------------------------------------------------------------- the print-out
+
+def _print_environment():
+    rows = _symmem.env_table()
+    for heading, groups, after in _SECTIONS:
+        print(f"\nenvironment variables {heading}:")
+        for name, default, applies_to, help_text in rows:
+            if applies_to not in groups:
+                continue
+            value = os.environ.get(name)
+            shown = f"{value} (set)" if value else (default or "(unset)")
+            print(f"  {name:28} {shown:12} [{applies_to}]")
+            print(f"  {'':28} {help_text}")
+        if after:
+            print(f"  {after}")
+
+
+def info():
+    print(f"symmem {_symmem.VERSION} (OpenSHMEM {_symmem.OPENSHMEM_SPEC_VERSION}), "
+          f"Python {platform.python_version()} ({sys.executable}), "
+          f"{platform.system()} {platform.release()} {platform.machine()}")
+
+    choice = backend_choice()  # first: it loads the libraries listed below
+    cuda_path, cuda_words, gpus = cuda_driver()
+    set_by = "set" if os.environ.get("SYMMEM_BACKEND") else "unset: the default"
+    print(f"\nbackend: {choice.backend or '(none)'}   "
+          f"(SYMMEM_BACKEND={choice.requested}, {set_by})")
+    print(f"  why: {choice.reason}")
+    if choice.job is not None:
+        print(f"  for a PE started here with this environment: {_describe_job(choice.job)}")
+        if choice.requested == "auto" and choice.backend == "gpu" and gpus is not None:
+            print(f"  under auto, a job with more than {gpus} PE(s) on this host (python -m "
+                  f"symmem.run -n N) gets the cpu engine: one GPU per PE")
+
+    print("\nlibraries:")
+    rows = [("symmem extension", _symmem.__file__, ""),
+            ("gpu backend", *gpu_backend_library(choice)),
+            ("CUDA driver", cuda_path, cuda_words),
+            ("libnvshmem", *nvshmem_library())]
+    for what, path, words in rows:
+        text = f"{path} ({words})" if path and words else (path or words)
+        print(f"  {what:17} {text}")
+
+    print("\nPython packages:")
+    for shown, version in python_packages():
+        print(f"  {shown:17} {version}")
+
+    _print_environment()
+    return 0

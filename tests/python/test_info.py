@@ -1,0 +1,260 @@
+"""python -m symmem info answers a support question by itself: the backend
+init would choose here and why (as the C library decides it), the libraries
+that choice loads, the versions of the Python packages symmem works with, and
+the environment table; and python -m symmem's --version, --help and usage."""
+import ctypes
+import importlib.metadata
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from symmem import _symmem
+
+from conftest import clean_env
+
+PACKAGES = ("NumPy", "CuPy", "torch", "mpi4py", "numba", "numba-cuda", "triton")
+
+
+def symmem_cli(*args, env=None, drop=("SYMMEM_BACKEND",)):
+    """python -m symmem args, without any launcher's variables (and, unless
+    env sets it, without SYMMEM_BACKEND: the choice is auto's)."""
+    full = {k: v for k, v in clean_env().items() if k not in drop}
+    full.update(env or {})
+    return subprocess.run([sys.executable, "-m", "symmem", *args], capture_output=True,
+                          text=True, timeout=120, env=full)
+
+
+def info(env=None, **kw):
+    result = symmem_cli("info", env=env, **kw)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def ask_the_library(env=None, drop=("SYMMEM_BACKEND",)):
+    """What the C library itself says in that environment: the backend init
+    would choose (or its error) and the gpu backend's refusal (or None)."""
+    code = textwrap.dedent("""
+        import json
+        from symmem import _symmem
+        def ask(**kw):
+            try:
+                return _symmem.launcher(**kw)["backend"], None
+            except Exception as error:
+                return None, error.msg
+        print(json.dumps([ask(), ask(backend="gpu")]))
+    """)
+    full = {k: v for k, v in clean_env().items() if k not in drop}
+    full.update(env or {})
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=full, check=True).stdout
+    (chosen, error), (gpu, gpu_error) = json.loads(out)
+    return chosen, error, gpu_error
+
+
+def gpu_why(gpu_error):
+    return gpu_error.split("cannot run here: ", 1)[1]
+
+
+def line_of(out, start):
+    found = [line.strip() for line in out.splitlines() if line.strip().startswith(start)]
+    assert found, f"no line starting {start!r} in:\n{out}"
+    return found[0]
+
+
+# ---------------------------------------------------------------- the backend
+
+def test_info_names_autos_choice_and_the_reason():
+    out = info()
+    chosen, error, gpu_error = ask_the_library()
+    assert error is None
+    assert f"backend: {chosen}   (SYMMEM_BACKEND=auto, unset: the default)" in out, out
+    why = line_of(out, "why:")
+    assert "auto takes the gpu backend where it can run" in why, why
+    if chosen == "cpu":  # the reason is the C library's own, word for word
+        assert why.endswith(f"the gpu backend cannot run here: {gpu_why(gpu_error)}"), why
+    else:
+        assert gpu_error is None
+        assert "a job with more than" in out
+    assert ("for a PE started here with this environment: launcher none, PE 0 of 1, "
+            "1 PE(s) on this host") in out
+
+
+def test_info_names_the_backend_the_user_asked_for():
+    out = info(env={"SYMMEM_BACKEND": "cpu"})
+    assert "backend: cpu   (SYMMEM_BACKEND=cpu, set)" in out, out
+    why = line_of(out, "why:")
+    assert "SYMMEM_BACKEND=cpu asks for the cpu engine" in why, why
+    _, _, gpu_error = ask_the_library()
+    if gpu_error is None:
+        assert "the gpu backend could run here" in why, why
+    else:
+        assert f"the gpu backend could not: {gpu_why(gpu_error)}" in why, why
+
+
+def test_info_says_when_gpu_cannot_run():
+    env = {"SYMMEM_BACKEND": "gpu"}
+    out = info(env=env)
+    chosen, error, gpu_error = ask_the_library(env)
+    if chosen == "gpu":
+        assert "backend: gpu   (SYMMEM_BACKEND=gpu, set)" in out, out
+        assert "SYMMEM_BACKEND=gpu asks for it, and the gpu backend can run here" in out
+    else:
+        assert "backend: (none)   (SYMMEM_BACKEND=gpu, set)" in out, out
+        assert line_of(out, "why:") == f"why: init will raise: {error}"
+        assert gpu_why(gpu_error) in error
+
+
+def test_info_reports_a_malformed_backend():
+    out = info(env={"SYMMEM_BACKEND": "tpu"})
+    assert "backend: (none)   (SYMMEM_BACKEND=tpu, set)" in out, out
+    assert ("why: init will raise: init: SYMMEM_BACKEND='tpu' is not one of 'cpu', 'gpu', "
+            "'auto'") in out, out
+
+
+def test_info_describes_the_launchers_job():
+    # 64 PEs on this host, as torchrun's variables say: more than any host's
+    # GPUs, so auto takes the cpu engine and says why.
+    env = {"RANK": "5", "WORLD_SIZE": "64", "LOCAL_RANK": "5", "LOCAL_WORLD_SIZE": "64"}
+    out = info(env=env)
+    assert ("for a PE started here with this environment: launcher torchrun, PE 5 of 64, "
+            "64 PE(s) on this host") in out, out
+    chosen, error, gpu_error = ask_the_library(env)
+    assert chosen == "cpu" and f"backend: cpu" in out, out
+    assert line_of(out, "why:").endswith(gpu_why(gpu_error))
+
+
+# ---------------------------------------------------------------- libraries
+
+def libcuda_loads():
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return True
+    except OSError:
+        return False
+
+
+def test_info_lists_the_libraries():
+    out = info()
+    assert line_of(out, "symmem extension") == f"symmem extension  {_symmem.__file__}"
+    backend = line_of(out, "gpu backend")
+    path = _symmem.env("SYMMEM_GPU_BACKEND_LIB")  # set by the package at import
+    assert path and path in backend, backend
+    assert re.search(r"_gpu_backend[^ ]*\.so \((loaded|not loaded: .+)\)$", backend), backend
+    cuda = line_of(out, "CUDA driver")
+    nvshmem = line_of(out, "libnvshmem")
+    if libcuda_loads():
+        assert re.search(r"libcuda\.so[^ ]* \(CUDA \d+\.\d+; .*(\d+ device\(s\)|no devices)",
+                         cuda), cuda
+    else:
+        assert cuda.startswith("CUDA driver       not found (libcuda.so.1:"), cuda
+    _, _, gpu_error = ask_the_library()
+    if gpu_error is None:  # the gpu backend loaded libnvshmem: its path and version
+        assert re.search(r"libnvshmem_host\.so[^ ]* \(NVSHMEM \d+\.\d+\.\d+; from ", nvshmem), \
+            nvshmem
+    else:
+        assert "libnvshmem_host" in nvshmem, nvshmem
+
+
+# ---------------------------------------------------------------- packages
+
+def installed_version(distribution):
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def test_info_lists_the_python_packages():
+    out = info()
+    section = out.split("\nPython packages:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line.split()[0] for line in section] == list(PACKAGES), section
+    for shown, distribution in (("NumPy", "numpy"), ("mpi4py", "mpi4py"),
+                                ("numba", "numba"), ("numba-cuda", "numba-cuda"),
+                                ("torch", "torch")):
+        version = installed_version(distribution) or "not installed"
+        assert line_of(out, shown + " ").split(None, 1)[1] == version, section
+    import numpy
+    assert line_of(out, "NumPy").split()[1] == numpy.__version__
+
+
+def test_info_imports_no_package(tmp_path):
+    # A torch whose import raises, a CuPy without metadata: info reads the
+    # metadata only, and never imports them.
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text("raise RuntimeError('broken torch')\n")
+    meta = tmp_path / "torch-9.8.7.dist-info"
+    meta.mkdir()
+    (meta / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 9.8.7\n")
+    (tmp_path / "cupy").mkdir()
+    (tmp_path / "cupy" / "__init__.py").write_text("raise ImportError('broken cupy')\n")
+    pythonpath = os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")]))
+    result = symmem_cli("info", env={"PYTHONPATH": pythonpath})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "broken" not in result.stdout + result.stderr
+    assert line_of(result.stdout, "torch ") == "torch             9.8.7"
+    if installed_version("cupy") is None and not any(
+            installed_version(f"cupy-cuda{v}x") for v in (11, 12, 13)):
+        assert line_of(result.stdout, "CuPy") == \
+            "CuPy              installed, version unknown (no package metadata)"
+
+
+# ---------------------------------------------------------------- the table
+
+def test_info_prints_the_environment_table():
+    out = info(env={"SYMMEM_SPIN_US": "33"})
+    for heading in ("set by you", "set by python -m symmem.run for each PE",
+                    "read from other launchers"):
+        assert f"\nenvironment variables {heading}:\n" in out, heading
+    assert re.search(r"^  SYMMEM_SPIN_US +33 \(set\) +\[cpu\]$", out, re.M), out
+    assert re.search(r"^  SYMMEM_RANK +\(unset\) +\[launcher\]$", out, re.M), out
+    assert ("and, for the program's code, RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE"
+            in out)
+    rows = _symmem.env_table()
+    assert sum(1 for line in out.splitlines() if re.match(r"  [A-Z]", line)
+               and line.split()[0] in {row[0] for row in rows}) == len(rows)
+
+
+# ---------------------------------------------------------------- the command line
+
+def test_no_command_is_info():
+    result = symmem_cli()
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == info().splitlines()[0]
+    assert "\nbackend: " in result.stdout and "\nPython packages:\n" in result.stdout
+
+
+def test_version():
+    result = symmem_cli("--version")
+    assert (result.returncode, result.stdout, result.stderr) == \
+        (0, f"symmem {_symmem.VERSION}\n", "")
+
+
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_help_explains_the_commands(flag):
+    result = symmem_cli(flag)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
+    text = " ".join(result.stdout.split())
+    assert text.startswith("usage: python -m symmem [-h] [--version] [info]"), text
+    for words in ("--version", "info (the default) what symmem finds on this machine",
+                  "the backend init would choose here", "python -m symmem.run -n N prog.py",
+                  "python -m symmem.bench"):
+        assert words in text, words
+
+
+@pytest.mark.parametrize("args, words", [
+    (["bogus"], "invalid choice: 'bogus'"),
+    (["info", "extra"], "unrecognized arguments: extra"),
+    (["--nope"], "unrecognized arguments: --nope"),
+    (["info", "--verbose"], "unrecognized arguments: --verbose"),
+])
+def test_bad_arguments_give_usage_and_exit_2(args, words):
+    result = symmem_cli(*args)
+    assert result.returncode == 2, result
+    assert result.stdout == ""
+    assert result.stderr.startswith("usage: python -m symmem"), result.stderr
+    assert words in result.stderr, result.stderr

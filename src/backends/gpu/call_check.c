@@ -169,8 +169,7 @@ symmem_status_t symmem__gpu_collective_drain(gpu_t *g, const char *call)
     double started = symmem__gpu_now(), next_check = started + 0.1, next_pending = started;
     for (;;) {
         cu_result_t rc = libs.cuStreamQuery(g->stream);
-        if (rc != 0 && rc != CU_ERROR_NOT_READY)
-            return symmem__gpu_cuda_error(call, "cuStreamQuery", rc);
+        if (rc != 0 && rc != CU_ERROR_NOT_READY) return symmem__gpu_wait_failed(g, call, WHAT, rc);
         double t = symmem__gpu_now();
         if (g->npending > 0 && (t >= next_pending || rc == 0)) {
             SYMMEM_CHECK(check_pending(g, call));

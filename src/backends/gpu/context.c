@@ -91,6 +91,19 @@ symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, const char
     return SYMMEM_OK;
 }
 
+symmem_status_t symmem__gpu_wait_failed(gpu_t *g, const char *call, const char *what,
+                                        cu_result_t rc)
+{
+    /* A kernel that waited for a dead peer traps (the device watch set the
+     * abort word): the peer is the cause, not the launch failure. */
+    char how[256];
+    int dead = symmem__gpu_peer_watch_find_dead(&g->watch, symmem__gpu_core, how, sizeof(how));
+    if (dead >= 0)
+        return ERROR(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s while this PE waited for %s", call,
+                     dead, how, what);
+    return symmem__gpu_cuda_error(call, "cuStreamQuery", rc);
+}
+
 symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call)
 {
     /* Polled, never cuStreamSynchronize: Ctrl-C, a dead peer and
@@ -99,7 +112,9 @@ symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call)
     for (;;) {
         cu_result_t rc = libs.cuStreamQuery(g->stream);
         if (rc == 0) return SYMMEM_OK;
-        if (rc != CU_ERROR_NOT_READY) return symmem__gpu_cuda_error(call, "cuStreamQuery", rc);
+        if (rc != CU_ERROR_NOT_READY)
+            return symmem__gpu_wait_failed(
+                g, call, "the call to complete on the GPU (every PE taking part)", rc);
         symmem_status_t status = symmem__gpu_still_waiting(
             g, call, "the call to complete on the GPU (every PE taking part)", started,
             &next_check);

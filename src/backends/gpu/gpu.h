@@ -141,6 +141,10 @@ symmem_status_t symmem__gpu_begin(gpu_t *g, const char *call, symmem_stream_t st
                                   scope_t *scope_p, nv_stream_t *s_p, int *blocking_p);
 /* Waits for the backend's stream, spinning for the first millisecond. */
 symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call);
+/* The error for a wait whose stream failed: the dead peer it waited for
+ * (its kernel trapped on the abort word) where there is one. */
+symmem_status_t symmem__gpu_wait_failed(gpu_t *g, const char *call, const char *what,
+                                        cu_result_t rc);
 /* Asked by a waiting PE, acting a few times a second: an error once a peer
  * has died or SYMMEM_TIMEOUT has passed since started; what names what the
  * PE waits for, in words. */

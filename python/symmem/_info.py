@@ -6,13 +6,14 @@ a support question by itself.
   SYMMEM_BACKEND says and once for the gpu backend alone, whose refusal is
   the reason auto falls back to the cpu engine;
 - the libraries that choice loaded (the gpu backend, the CUDA driver,
-  libnvshmem_host), found in this process's memory map with their versions;
+  libnvshmem_host), found in this process's memory map with their versions
+  (asked through the C extension: _symmem.cuda_driver_info and
+  _symmem.nvshmem_version);
 - the versions of the Python packages symmem works with, from their package
   metadata (nothing is imported: a broken package cannot break info);
 - every environment variable symmem reads (src/core/env_vars.def).
 """
 import collections
-import ctypes
 import importlib.metadata
 import importlib.util
 import os
@@ -121,49 +122,27 @@ def _kernel_module_version():
     return match.group(1) if match else None
 
 
-def _cuda_devices(cuda):
-    """['NVIDIA H200', ...] through the driver, or a string saying why not."""
-    count = ctypes.c_int(0)
-    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return "cuInit or cuDeviceGetCount failed"
-    names = []
-    for ordinal in range(count.value):
-        device, name = ctypes.c_int(0), ctypes.create_string_buffer(256)
-        if cuda.cuDeviceGet(ctypes.byref(device), ordinal) != 0 or \
-                cuda.cuDeviceGetName(name, len(name), device) != 0:
-            names.append("?")
-        else:
-            names.append(name.value.decode(errors="replace"))
-    return names
-
-
 def cuda_driver():
     """(path or None, the words that follow it, the number of devices or None)
     for libcuda.so.1, the CUDA driver the gpu backend loads."""
-    path = _loaded("libcuda.so")
-    try:
-        cuda = ctypes.CDLL(path or "libcuda.so.1")
-    except OSError as error:
-        return None, f"not found ({error})", None
-    path = path or _loaded("libcuda.so") or "libcuda.so.1"
+    driver = _symmem.cuda_driver_info()  # {path, version, devices, error}
+    if driver["path"] is None:
+        return None, f"not found ({driver['error']})", None
     words = []
-    version = ctypes.c_int(0)
-    try:
-        if cuda.cuDriverGetVersion(ctypes.byref(version)) == 0:
-            words.append(f"CUDA {version.value // 1000}.{version.value % 1000 // 10}")
-        devices = _cuda_devices(cuda)
-    except (AttributeError, OSError) as error:
-        devices = str(error)
+    version = driver["version"]
+    if version is not None:
+        words.append(f"CUDA {version // 1000}.{version % 1000 // 10}")
     module = _kernel_module_version()
     if module:
         words.append(f"kernel module {module}")
-    if isinstance(devices, str):
-        words.append(f"no devices: {devices}")
-        return path, "; ".join(words), None
+    devices = driver["devices"]
+    if devices is None:
+        words.append(f"no devices: {driver['error']}")
+        return driver["path"], "; ".join(words), None
     counts = collections.Counter(devices)
     listed = ", ".join(f"{n} x {name}" for name, n in counts.items())
     words.append(f"{len(devices)} device(s)" + (f": {listed}" if listed else ""))
-    return path, "; ".join(words), len(devices)
+    return driver["path"], "; ".join(words), len(devices)
 
 
 def _distribution_version(names):
@@ -193,12 +172,10 @@ def nvshmem_library():
         return None, ("not loaded (the gpu backend looks for it once the CUDA driver has a "
                       "device); it would try " + ", ".join(tried))
     words = []
-    try:
-        major, minor, patch = ctypes.c_int(0), ctypes.c_int(0), ctypes.c_int(0)
-        ctypes.CDLL(path).nvshmemx_vendor_get_version_info(
-            ctypes.byref(major), ctypes.byref(minor), ctypes.byref(patch))
-        words.append(f"NVSHMEM {major.value}.{minor.value}.{patch.value}")
-    except (AttributeError, OSError) as error:
+    try:  # asks the library the gpu backend loaded; loads nothing
+        major, minor, patch = _symmem.nvshmem_version(path)
+        words.append(f"NVSHMEM {major}.{minor}.{patch}")
+    except OSError as error:
         words.append(f"version unknown ({error})")
     real = os.path.realpath(path)
     for name, what in (("SYMMEM_NVSHMEM_LIB", "SYMMEM_NVSHMEM_LIB"),

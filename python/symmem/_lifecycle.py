@@ -50,7 +50,7 @@ class UniqueID:
     @property
     def ptr(self):
         """The address of the bytes (NVSHMEM4Py's uid.ptr, which symmem.bindings reads)."""
-        return self._data.ctypes.data
+        return self._data.__array_interface__["data"][0]
 
     def __bytes__(self):
         return self._data.tobytes()

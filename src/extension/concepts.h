@@ -21,5 +21,7 @@ int symmem__ext_teams_exec(PyObject *module);       /* teams.c */
 int symmem__ext_atomics_exec(PyObject *module);     /* atomics.c */
 int symmem__ext_collectives_exec(PyObject *module); /* collectives.c */
 int symmem__ext_device_exec(PyObject *module);      /* device.c */
+int symmem__ext_raw_memory_exec(PyObject *module);  /* raw_memory.c */
+int symmem__ext_library_info_exec(PyObject *module); /* library_info.c */
 
 #endif

@@ -14,6 +14,7 @@ static int module_exec(PyObject *module)
         symmem__ext_memory_exec,      symmem__ext_rma_exec,        symmem__ext_p_g_exec,
         symmem__ext_signals_exec,     symmem__ext_sync_exec,       symmem__ext_teams_exec,
         symmem__ext_atomics_exec,     symmem__ext_collectives_exec, symmem__ext_device_exec,
+        symmem__ext_raw_memory_exec,  symmem__ext_library_info_exec,
     };
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
         if (parts[i](module) < 0) return -1;

@@ -131,11 +131,7 @@ def test_info_describes_the_launchers_job():
 # ---------------------------------------------------------------- libraries
 
 def libcuda_loads():
-    try:
-        ctypes.CDLL("libcuda.so.1")
-        return True
-    except OSError:
-        return False
+    return ctypes_libcuda_error() is None
 
 
 def test_info_lists_the_libraries():
@@ -158,6 +154,88 @@ def test_info_lists_the_libraries():
             nvshmem
     else:
         assert "libnvshmem_host" in nvshmem, nvshmem
+
+
+def ctypes_libcuda_error():
+    """What the loader says about libcuda.so.1 (asked by ctypes, outside the
+    package), or None where it loads."""
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        return None
+    except OSError as error:
+        return str(error)
+
+
+def test_cuda_driver_info_answers_as_the_loader_does():
+    driver = _symmem.cuda_driver_info()
+    assert set(driver) == {"path", "version", "devices", "error"}, driver
+    error = ctypes_libcuda_error()
+    if error is not None:  # no driver: dlerror's words, and nothing else
+        assert driver == {"path": None, "version": None, "devices": None, "error": error}
+        assert error.startswith("libcuda.so.1: "), error
+        return
+    assert "libcuda.so" in driver["path"], driver
+    assert isinstance(driver["version"], int) and driver["version"] >= 1000, driver
+    if driver["devices"] is None:  # a driver without a GPU: cuInit's own error
+        assert re.match(r"^(cuInit|cuDeviceGetCount) failed: \S+ \(\d+\)$", driver["error"]), \
+            driver
+    else:
+        assert driver["error"] is None and all(isinstance(n, str) and n
+                                               for n in driver["devices"]), driver
+
+
+def test_info_prints_the_driver_lines_words():
+    out = info()
+    driver = _symmem.cuda_driver_info()
+    line = line_of(out, "CUDA driver")
+    if driver["path"] is None:  # as on a machine with no CUDA driver
+        assert line == f"CUDA driver       not found ({driver['error']})", line
+        # and the gpu backend's refusal, auto's reason here, in the same words
+        assert f"no CUDA driver (libcuda.so.1: {driver['error']})" in line_of(out, "why:"), out
+    else:
+        assert line.startswith(f"CUDA driver       {driver['path']} ("), line
+        if driver["devices"] is None:
+            assert f"no devices: {driver['error']}" in line, line
+        else:
+            assert f"{len(driver['devices'])} device(s)" in line, line
+
+
+def test_nvshmem_version_asks_only_a_loaded_library():
+    # A library on disk that this process has not loaded stays unloaded.
+    code = textwrap.dedent("""
+        import importlib.machinery, os
+        from symmem import _symmem
+        def loaded(path):
+            return os.path.basename(path) in open("/proc/self/maps").read()
+        specs = (importlib.machinery.PathFinder.find_spec(name) for name in
+                 ("xxlimited", "_testcapi", "_curses", "_sqlite3", "_lzma", "_bz2"))
+        path = next(spec.origin for spec in specs if spec and spec.origin.endswith(".so")
+                    and not loaded(spec.origin))
+        try:
+            _symmem.nvshmem_version(path)
+        except OSError as error:
+            print(error)
+        print(loaded(path))
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, env=clean_env(), check=True).stdout.splitlines()
+    assert re.match(r"^nvshmem_version: path='.*\.so' is not loaded in this process$", out[0]), \
+        out
+    assert out[1] == "False", out
+    # Loaded, but not libnvshmem: the symbol is missing, named.
+    with pytest.raises(OSError, match=r"^nvshmem_version: path='.*' has no "
+                                      r"nvshmemx_vendor_get_version_info \("):
+        _symmem.nvshmem_version(_symmem.__file__)
+
+
+@pytest.mark.parametrize("path, words", [
+    ("", "nvshmem_version: path='' is empty"),
+    (None, "nvshmem_version: path of type NoneType is not a str"),
+    (b"/lib/libnvshmem_host.so.3", "nvshmem_version: path of type bytes is not a str"),
+])
+def test_nvshmem_version_refuses_what_is_no_path(path, words):
+    with pytest.raises(ValueError, match="^" + re.escape(words)):
+        _symmem.nvshmem_version(path)
 
 
 # ---------------------------------------------------------------- packages

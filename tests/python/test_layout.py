@@ -56,3 +56,57 @@ def test_only_the_environment_table_calls_getenv():
     readers = sorted(os.path.relpath(p, ROOT) for p in c_files()
                      if re.search(r"\bgetenv\s*\(", open(p).read()))
     assert readers == ["src/core/env.c"], readers
+
+
+PACKAGE = os.path.join(ROOT, "python", "symmem")
+# Foreign function interfaces the package must not use: it reaches C only
+# through its own extension module (_symmem).
+FFI_MODULES = {"ctypes", "cffi"}
+
+
+def ffi_uses(path):
+    """["line N: what"] for each use of ctypes or cffi in the Python file path:
+    an import (also through __import__ or importlib.import_module), or an
+    attribute named ctypes or ctypeslib (NumPy's arr.ctypes.data, np.ctypeslib)."""
+    import ast
+    found = []
+    for node in ast.walk(ast.parse(open(path).read(), path)):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names = [node.module]
+        elif (isinstance(node, ast.Call) and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+              and getattr(node.func, "id", getattr(node.func, "attr", None))
+              in ("__import__", "import_module")):
+            names = [node.args[0].value]
+        elif isinstance(node, ast.Attribute) and node.attr in ("ctypes", "ctypeslib"):
+            found.append(f"line {node.lineno}: .{node.attr}")
+        found += [f"line {node.lineno}: imports {name}" for name in names
+                  if name.split(".")[0] in FFI_MODULES]
+    return found
+
+
+def test_the_package_uses_no_ctypes_or_cffi():
+    uses = {}
+    for folder, _, names in os.walk(PACKAGE):
+        for name in names:
+            if name.endswith((".py", ".pyi")):
+                path = os.path.join(folder, name)
+                if found := ffi_uses(path):
+                    uses[os.path.relpath(path, ROOT)] = found
+    assert not uses, f"call C through the extension (src/extension/), not an FFI: {uses}"
+
+
+def test_the_ffi_check_finds_each_form(tmp_path):
+    forms = ["import ctypes", "import os, ctypes.util", "from ctypes import c_int",
+             "from cffi import FFI", "__import__('ctypes')",
+             "importlib.import_module('cffi')", "x = arr.ctypes.data",
+             "np.ctypeslib.as_array(x)"]
+    for form in forms:
+        path = tmp_path / "m.py"
+        path.write_text(f'"""ctypes in a docstring is fine."""\n{form}\n')
+        assert ffi_uses(str(path)), form
+    path.write_text('"""No ctypes: ctypes.addressof is only named here."""\nimport struct\n')
+    assert ffi_uses(str(path)) == []

@@ -5,6 +5,7 @@ signals on a stream, the typed atomics and collectives, and teams through
 config and handle addresses. Each PE reads what it received through host
 addresses (ctypes), so these run on the cpu backend; every error the calls
 document is raised on each PE by itself, naming the call and the PE."""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -303,3 +304,76 @@ def test_bindings_mpi_start(tmp_path):
     for rank in range(2):
         assert f"PE {rank} OK" in proc.stdout, proc.stdout
 
+
+
+# ---------------------------------------------------------------- memory_at
+# The raw pointer contract the bindings read and write addresses through
+# (_symmem.memory_at), in this process, before any init.
+
+def address_of(array):
+    return array.__array_interface__["data"][0]
+
+
+def test_memory_at_round_trip_on_a_real_buffer():
+    import struct
+
+    import numpy as np
+    from symmem import _symmem
+    buf = np.zeros(4, dtype=np.int64)
+    view = _symmem.memory_at(address_of(buf) + 8, 16, writable=True)
+    assert (view.nbytes, view.format, view.readonly) == (16, "B", False)
+    struct.pack_into("=qq", view, 0, -5, 2**40)           # write through the view...
+    assert buf.tolist() == [0, -5, 2**40, 0]               # ...lands in the buffer
+    buf[3] = 77                                            # and the buffer's writes show
+    back = np.frombuffer(_symmem.memory_at(address_of(buf), 32), dtype=np.int64)
+    assert back.tolist() == [0, -5, 2**40, 77] and not back.flags.writeable
+    assert _symmem.memory_at(address_of(buf), 0).nbytes == 0
+    with pytest.raises(TypeError):                         # read-only unless writable=True
+        _symmem.memory_at(address_of(buf), 8)[0] = 1
+
+
+@pytest.mark.parametrize("args, kw, words", [
+    ((0, 8), {}, "memory_at: address=0 is NULL"),
+    ((-8, 8), {}, "memory_at: address=-8 is negative"),
+    ((2**64, 1), {}, "memory_at: address=18446744073709551616 is wider than a pointer"),
+    ((2**64 - 8, 16), {}, "memory_at: address=0xfffffffffffffff8 with nbytes=16 runs past"),
+    ((4096, -1), {}, "memory_at: nbytes=-1 must be >= 0"),
+    (("0x1000", 8), {}, "memory_at: address must be an int, got str"),
+    ((True, 8), {}, "memory_at: address must be an int, got bool"),
+    ((4096, 8.0), {}, "memory_at: nbytes must be an int, got float"),
+    ((4096, 8), {"writable": 1}, "memory_at: writable must be True or False, got int"),
+    ((4096,), {}, "memory_at: missing required argument 'nbytes'"),
+])
+def test_memory_at_refuses_what_is_no_address(args, kw, words):
+    from symmem import NvshmemInvalid, _symmem
+    with pytest.raises(ValueError, match="^" + re.escape(words)) as info:
+        _symmem.memory_at(*args, **kw)
+    assert isinstance(info.value, NvshmemInvalid)
+
+
+def test_bindings_write_their_out_parameters_through_memory_at():
+    # The calls that need no init write NVSHMEM's out-parameters at plain
+    # NumPy addresses (not ctypes objects), and read them back from there.
+    import numpy as np
+    import symmem.bindings as B
+    from symmem import _symmem
+    ints = np.full(3, -7, dtype=np.int32)
+    at = [address_of(ints) + 4 * k for k in range(3)]
+    B.vendor_get_version_info(*at)
+    assert ints.tolist() == [int(p) for p in _symmem.VERSION.split(".")]
+    B.info_get_version(at[0], at[1])
+    assert ints[:2].tolist() == [int(p) for p in _symmem.OPENSHMEM_SPEC_VERSION.split(".")]
+    name = np.full(256, 0xff, dtype=np.uint8)
+    B.info_get_name(address_of(name))
+    assert name.tobytes().split(b"\0")[0].decode() == symmem.get_name()
+    key = np.zeros(1, dtype=np.uint64)
+    B.team_get_uniqueid(address_of(key))
+    assert key[0] != 0
+    uid = B.uniqueid()
+    B.get_uniqueid(uid.ptr)
+    assert bytes(uid) != bytes(len(bytes(uid)))
+    attr = B.InitAttr()
+    B.set_attr_uniqueid_args(3, 5, uid.ptr, attr.ptr)
+    assert (attr.rank, attr.nranks, attr.uniqueid) == (3, 5, uid.ptr)
+    with pytest.raises(ValueError, match=r"^query_thread: provided=0 is not an address"):
+        B.query_thread(0)

@@ -1,8 +1,10 @@
 """The runtime through NVSHMEM's C calls: init and finalize through an
 InitAttr, unique ids, status and version queries, whole-team barriers and
-CUDA module init. Out-parameters are addresses (ctypes.addressof(x),
-struct.ptr), written as NVSHMEM writes them."""
-import ctypes
+CUDA module init. Out-parameters are addresses (a NumPy array's
+arr.__array_interface__["data"][0], struct.ptr), written as NVSHMEM writes
+them: through _symmem.memory_at, the raw pointer contract (the caller vouches
+that the address is memory it may write)."""
+import numpy as np
 
 from symmem import _capabilities, _device_host, _lifecycle, _symmem
 from symmem._errors import invalid
@@ -22,9 +24,27 @@ def _out(address, call, arg):
     return address
 
 
-def _write_ints(call, pairs, ctype=ctypes.c_int32):
+def _at(address, dtype, writable=False):
+    """A one-element NumPy array over the dtype value at address (the memory
+    itself: writing to it writes there)."""
+    dtype = np.dtype(dtype)
+    view = _symmem.memory_at(address, dtype.itemsize, writable=writable)
+    return np.frombuffer(view, dtype=dtype)
+
+
+def _field_at(address, struct_dtype, name, writable=False):
+    """_at for field name of the struct_dtype struct at address."""
+    dtype, offset = struct_dtype.fields[name][:2]
+    return _at(address + offset, dtype, writable)
+
+
+def _write_ints(call, pairs, dtype=np.int32):
     for arg, address, value in pairs:
-        ctype.from_address(_out(address, call, arg)).value = value
+        _at(_out(address, call, arg), dtype, writable=True)[0] = value
+
+
+def _write_bytes(address, data):
+    _symmem.memory_at(address, len(data), writable=True)[:] = data
 
 
 def _version_numbers(text):
@@ -57,13 +77,13 @@ def vendor_get_version_info(major, minor, patch):
 def info_get_name(name):
     """Writes get_name() as a NUL-terminated string of at most 256 bytes."""
     text = _lifecycle.get_name().encode()[:255] + b"\0"
-    ctypes.memmove(_out(name, "info_get_name", "name"), text, len(text))
+    _write_bytes(_out(name, "info_get_name", "name"), text)
 
 
 def get_uniqueid(uniqueid):
     """Writes a fresh unique id (its 128 bytes) at address uniqueid."""
     data = _symmem.get_unique_id()
-    ctypes.memmove(_out(uniqueid, "get_uniqueid", "uniqueid"), data, len(data))
+    _write_bytes(_out(uniqueid, "get_uniqueid", "uniqueid"), data)
 
 
 def set_attr_uniqueid_args(myrank, nranks, uniqueid, attr):
@@ -74,32 +94,31 @@ def set_attr_uniqueid_args(myrank, nranks, uniqueid, attr):
             raise invalid(f"set_attr_uniqueid_args: {arg}={value!r} is not an int >= 0")
     _out(uniqueid, "set_attr_uniqueid_args", "uniqueid")
     base = _out(attr, "set_attr_uniqueid_args", "attr")
-    _set_field(base, "rank", ctypes.c_int32, myrank)
-    _set_field(base, "nranks", ctypes.c_int32, nranks)
-    _set_field(base, "uniqueid", ctypes.c_ssize_t, uniqueid)
+    _set_field(base, "rank", myrank)
+    _set_field(base, "nranks", nranks)
+    _set_field(base, "uniqueid", uniqueid)
 
 
 def set_attr_mpi_comm_args(mpi_comm, nvshmem_attr):
     """Stores the address of an MPI_Comm in the InitAttr at nvshmem_attr."""
     base = _out(nvshmem_attr, "set_attr_mpi_comm_args", "nvshmem_attr")
-    _set_field(base, "mpi_comm", ctypes.c_ssize_t,
-               _out(mpi_comm, "set_attr_mpi_comm_args", "mpi_comm"))
+    _set_field(base, "mpi_comm", _out(mpi_comm, "set_attr_mpi_comm_args", "mpi_comm"))
 
 
-def _set_field(attr, name, ctype, value):
-    ctype.from_address(attr + init_attr_dtype.fields[name][1]).value = value
+def _set_field(attr, name, value):
+    _field_at(attr, init_attr_dtype, name, writable=True)[0] = value
 
 
-def _attr_field(attr, name, ctype):
-    return ctype.from_address(attr + init_attr_dtype.fields[name][1]).value
+def _attr_field(attr, name):
+    return int(_field_at(attr, init_attr_dtype, name)[0])
 
 
 def _mpi_comm(address):
-    """The mpi4py communicator whose MPI_Comm handle lies at address."""
+    """The mpi4py communicator whose MPI_Comm handle lies at address (an int
+    in MPICH, a pointer in Open MPI)."""
     from mpi4py import MPI
-    ctype = ctypes.c_int if MPI._sizeof(MPI.Comm) == ctypes.sizeof(ctypes.c_int) else \
-        ctypes.c_void_p
-    return MPI.Comm.fromhandle(ctype.from_address(address).value)
+    handle = np.intc if MPI._sizeof(MPI.Comm) == np.dtype(np.intc).itemsize else np.uintp
+    return MPI.Comm.fromhandle(int(_at(address, handle)[0]))
 
 
 def hostlib_init_attr(flags, attr):
@@ -108,16 +127,12 @@ def hostlib_init_attr(flags, attr):
     through mpi4py), or 0 (the launcher's environment, as init())."""
     attr = _out(attr, "hostlib_init_attr", "attr")
     if flags == Flags.INIT_WITH_UNIQUEID:
-        address = _attr_field(attr, "uniqueid", ctypes.c_ssize_t)
-        uid = _lifecycle.UniqueID(ctypes.string_at(_out(address, "hostlib_init_attr",
-                                                        "attr's uniqueid"),
-                                                   _lifecycle.UniqueID.SIZE))
-        _lifecycle.init(uid=uid, rank=_attr_field(attr, "rank", ctypes.c_int32),
-                        nranks=_attr_field(attr, "nranks", ctypes.c_int32),
-                        initializer_method="uid")
+        address = _out(_attr_field(attr, "uniqueid"), "hostlib_init_attr", "attr's uniqueid")
+        uid = _lifecycle.UniqueID(_symmem.memory_at(address, _lifecycle.UniqueID.SIZE))
+        _lifecycle.init(uid=uid, rank=_attr_field(attr, "rank"),
+                        nranks=_attr_field(attr, "nranks"), initializer_method="uid")
     elif flags == Flags.INIT_WITH_MPI_COMM:
-        address = _out(_attr_field(attr, "mpi_comm", ctypes.c_ssize_t), "hostlib_init_attr",
-                       "attr's mpi_comm")
+        address = _out(_attr_field(attr, "mpi_comm"), "hostlib_init_attr", "attr's mpi_comm")
         _lifecycle.init(mpi_comm=_mpi_comm(address), initializer_method="mpi")
     elif flags == 0:
         _lifecycle.init()

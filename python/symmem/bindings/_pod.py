@@ -37,7 +37,7 @@ class _Struct:
 
     @property
     def ptr(self):
-        return self._data.ctypes.data
+        return self._data.__array_interface__["data"][0]
 
     @classmethod
     def _field(cls, name):

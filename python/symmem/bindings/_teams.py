@@ -1,14 +1,15 @@
 """Teams through NVSHMEM's C calls: configs are read from, and handles
-written to, addresses (a TeamConfig's .ptr, ctypes.addressof(c_int32)).
+written to, addresses (a TeamConfig's .ptr, the address of an int32 such as
+np.zeros(1, np.int32).__array_interface__["data"][0]), through
+_symmem.memory_at (the raw pointer contract).
 The splits run symmem.core's, so each new team is also Teams.TEAM_<handle>
 (as NVSHMEM4Py's core names it) and team_get_config gives its config back."""
-import ctypes
 import os
 
 import numpy as np
 
 from symmem import _symmem, _teams
-from symmem.bindings._host import _out
+from symmem.bindings._host import _at, _field_at, _out
 from symmem.bindings._pod import team_config_dtype
 
 team_my_pe = _symmem.team_my_pe
@@ -22,7 +23,7 @@ def _config_at(address, call, arg):
     if address == 0 or address is None:
         return None
     _out(address, call, arg)
-    raw = ctypes.string_at(address, team_config_dtype.itemsize)
+    raw = _symmem.memory_at(address, team_config_dtype.itemsize)
     fields = np.frombuffer(raw, dtype=team_config_dtype)[0]
     return _teams.TeamConfig(version=int(fields["version"]),
                              num_contexts=int(fields["num_contexts"]),
@@ -30,7 +31,8 @@ def _config_at(address, call, arg):
 
 
 def _write_handle(address, team, call, arg):
-    ctypes.c_int32.from_address(_out(address, call, arg)).value = -1 if team is None else int(team)
+    handle = _at(_out(address, call, arg), np.int32, writable=True)
+    handle[0] = -1 if team is None else int(team)
 
 
 def team_split_strided(parent_team, pe_start, pe_stride, pe_size, config, config_mask, new_team):
@@ -70,14 +72,13 @@ def team_get_config(team, config):
     core = _teams.team_get_config(team)
     base = _out(config, "team_get_config", "config")
     key = _teams._team_key(core.uniqueid) if core.uniqueid is not None else 0
-    for name, ctype, value in (("version", ctypes.c_int32, core.version),
-                               ("num_contexts", ctypes.c_int32, core.num_contexts),
-                               ("uniqueid", ctypes.c_uint64, key)):
-        ctype.from_address(base + team_config_dtype.fields[name][1]).value = int(value)
+    for name, value in (("version", core.version), ("num_contexts", core.num_contexts),
+                        ("uniqueid", key)):
+        _field_at(base, team_config_dtype, name, writable=True)[0] = int(value)
 
 
 def team_get_uniqueid(uniqueid):
     """Writes a fresh random uint64 for a team_init config at address uniqueid."""
     value = int.from_bytes(os.urandom(8), "little")
-    ctypes.c_uint64.from_address(_out(uniqueid, "team_get_uniqueid", "uniqueid")).value = value
+    _at(_out(uniqueid, "team_get_uniqueid", "uniqueid"), np.uint64, writable=True)[0] = value
 

@@ -1,7 +1,8 @@
 # Developer entry points. The README's two commands are `make example` and
 # `make test`; both build what they need into .venv and build/.
 # `make test-sanitize` (part of `make test`) repeats the C tests and most of
-# the Python suite with AddressSanitizer and UBSan, built into build-asan/.
+# the Python suite with AddressSanitizer and UBSan, built into build-asan/;
+# `make test-package` (part of it too) installs the sdist and the wheel.
 PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
@@ -29,7 +30,8 @@ CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 C_TESTS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(wildcard tests/c/*.c))
 C_EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib example test test-c test-python test-sanitize sanitizer-check dev clean
+.PHONY: all lib example test test-c test-python test-sanitize test-package sanitizer-check dev \
+        clean
 
 all: lib $(C_TESTS) $(C_EXAMPLES)
 
@@ -70,16 +72,24 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/libsymmem.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libsymmem.a $(LDFLAGS) $(LDLIBS)
 
-# A virtual environment with the package installed for development.
+# A virtual environment with the package installed editable. `make example`
+# installs what the package needs (NumPy; stamp .installed-example), `make dev`
+# the test extras too (stamp .installed, which renews both stamps).
+$(VENV)/.installed-example: pyproject.toml setup.py cflags.txt $(ALL_FILES)
+	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install -q --upgrade pip
+	$(VPY) -m pip install -q -e .
+	touch $@
+
 $(VENV)/.installed: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q -e '.[test]'
-	touch $@
+	touch $@ $(VENV)/.installed-example
 
 dev: $(VENV)/.installed
 
-example: dev
+example: $(VENV)/.installed-example
 	$(VPY) -m symmem.run -n 4 examples/ring.py
 
 test-c: all
@@ -132,7 +142,13 @@ test-sanitize: dev sanitizer-check
 	    sys.exit('/build-asan/' not in m.__file__ and 'not the sanitized build: ' + m.__file__)"
 	$(SANITIZE_ENV) $(VPY) -m pytest -q -p no:cacheprovider $(SANITIZE_PYTEST_ARGS)
 
-test: dev test-c test-python test-sanitize
+# What users install: an sdist and a wheel built from it, each installed into
+# a fresh environment in a temporary directory, run examples/ring.py there;
+# mypy checks the package's types (tests/package/check_package.sh; ~1 minute).
+test-package:
+	PYTHON=$(PYTHON) bash tests/package/check_package.sh
+
+test: dev test-c test-python test-sanitize test-package
 
 clean:
 	rm -rf build build-asan build-python python/symmem/*.so

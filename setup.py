@@ -8,9 +8,13 @@ the install instead of reusing objects from an earlier build.
 
 SYMMEM_EXTRA_CFLAGS, a build variable (never read at run time), adds flags
 to both compiling and linking: `make test-sanitize` builds with the
-sanitizers through it."""
+sanitizers through it.
+
+symmem runs on Linux only (futexes, /dev/shm): building the extension
+anywhere else stops with a message saying so. An sdist can be made anywhere."""
 import os
 import re
+import sys
 from glob import glob
 
 from setuptools import Extension, setup
@@ -28,6 +32,13 @@ class build_ext_afresh(build_ext):
     def initialize_options(self):
         super().initialize_options()
         self.force = True
+
+    def run(self):
+        if not sys.platform.startswith("linux"):
+            sys.exit(f"symmem builds and runs on Linux only (its engine uses futexes and "
+                     f"Linux's shared memory); this is {sys.platform}. On macOS or Windows, "
+                     f"use a Linux container or WSL.")
+        super().run()
 
 
 extra_flags = os.environ.get("SYMMEM_EXTRA_CFLAGS", "").split()

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# What a user installs works: builds an sdist of this tree, then a wheel from
+# that sdist (as PyPI users and cibuildwheel would), checks what each holds,
+# installs each into a fresh virtual environment (the sdist compiling on
+# install, as `pip install symmem` does where no wheel fits) and, from a
+# directory outside the source tree, runs examples/ring.py on 2 PEs and checks
+# what every PE received. The wheel's environment then type-checks a user's
+# program against the installed package (mypy) and the C module's stub
+# against the module itself (mypy's stubtest).
+#
+#     tests/package/check_package.sh        (PYTHON=python3.12 to pick the Python)
+#
+# `make test-package` (part of `make test`) runs it. Needs PyPI (or a pip
+# cache holding build, setuptools, wheel, numpy and mypy); everything it makes
+# goes into a temporary directory, removed at the end (KEEP=1 keeps it).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PYTHON=${PYTHON:-python3}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/symmem-package.XXXXXX")
+SDIST_PID=
+cleanup() {  # the sdist's install, if it still runs, then the files
+    if [ -n "$SDIST_PID" ]; then
+        kill "$SDIST_PID" 2>/dev/null || true
+        wait "$SDIST_PID" || true
+    fi
+    if [ "${KEEP:-0}" = 1 ]; then echo "check_package: kept $TMP"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+# mypy pinned: another version may name its error codes otherwise (raise it by hand).
+MYPY=${MYPY:-mypy==2.4.1}
+export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_QUIET=1
+START=$SECONDS
+
+step() { echo "check_package: $* ($((SECONDS - START)) s)"; }
+fail() { echo "!!! check_package: $*" >&2; exit 1; }
+
+# Every member of the archive listing on stdin matching one of the patterns.
+expect_members() {
+    local what=$1 listing
+    shift
+    listing=$(cat)
+    for pattern in "$@"; do
+        grep -Eq "$pattern" <<<"$listing" || fail "$what has no member matching $pattern"
+    done
+}
+
+# A fresh virtual environment, without pip of its own: the tools' pip installs
+# into it (pip --python), which saves seconds per environment.
+venv() {
+    "$PYTHON" -m venv --without-pip "$1"
+}
+install() {  # install ENV ARGS...: pip install ARGS into ENV
+    local env=$1
+    shift
+    "$TMP/tools/bin/python" -m pip --python "$env/bin/python" install "$@"
+}
+
+# The ring example on 2 PEs from $TMP/run (outside the tree), with the
+# environment's python; each PE must report the previous PE's numbers.
+run_ring() {
+    local env=$1 out
+    mkdir -p "$TMP/run"
+    (cd "$TMP/run" && "$env/bin/python" -c 'import sys, symmem; sys.exit(
+        None if symmem.__file__.startswith(sys.prefix) else "imported " + symmem.__file__)') ||
+        fail "$env: symmem does not import from the environment (above)"
+    out=$(cd "$TMP/run" && SYMMEM_BACKEND=cpu timeout 120 "$env/bin/python" -m symmem.run \
+        -n 2 --timeout 60 "$ROOT/examples/ring.py" 2>&1) || fail "$env: ring.py failed: $out"
+    echo "$out"
+    for pe in 0 1; do
+        grep -Fq "[pe $pe] PE $pe of 2 received from PE $((1 - pe)): [$((100 * (1 - pe))). " \
+            <<<"$out" || fail "$env: PE $pe did not report PE $((1 - pe))'s numbers"
+    done
+}
+
+step "building the sdist, then a wheel from it"
+"$PYTHON" -m venv "$TMP/tools"
+"$TMP/tools/bin/python" -m pip install build
+"$TMP/tools/bin/python" -m build --outdir "$TMP/dist" "$ROOT" >"$TMP/build.log" 2>&1 ||
+    { tail -40 "$TMP/build.log"; fail "python -m build failed (log above)"; }
+SDIST=$(ls "$TMP"/dist/symmem-*.tar.gz)
+WHEEL=$(ls "$TMP"/dist/symmem-*.whl)
+tar tzf "$SDIST" | expect_members sdist /LICENSE$ /README.md$ /cflags.txt$ /setup.py$ \
+    /pyproject.toml$ /include/symmem/symmem.h$ /include/symmem/device.cuh$ \
+    /src/core/env_vars.def$ /src/extension/module.c$ /src/backends/gpu/ \
+    /python/symmem/_symmem.pyi$ /python/symmem/py.typed$ /python/symmem/bench/nvshmem_floor.c$ \
+    /python/symmem/bench/nvshmem_device.cu$ /examples/ring.py$
+unzip -l "$WHEEL" | expect_members wheel 'dist-info/licenses/LICENSE$' 'symmem/_symmem\..*\.so$' \
+    'symmem/_gpu_backend\..*\.so$' 'symmem/_symmem.pyi$' 'symmem/py.typed$' \
+    'symmem/device/device.cuh$' 'symmem/bench/nvshmem_floor.c$' 'symmem/bench/launched.h$'
+
+# The sdist's environment compiles while the wheel's is checked (2 cores).
+step "installing the wheel, and the sdist (it compiles), into fresh environments"
+venv "$TMP/sdist"
+install "$TMP/sdist" "$SDIST" >"$TMP/sdist.log" 2>&1 &
+SDIST_PID=$!
+venv "$TMP/wheel"
+install "$TMP/wheel" "$WHEEL"
+run_ring "$TMP/wheel"
+(cd "$TMP/run" && SYMMEM_BACKEND=cpu timeout 120 "$TMP/wheel/bin/python" -m symmem.run -n 2 \
+    --timeout 60 "$ROOT/tests/package/typed_program.py") || fail "typed_program.py failed"
+
+step "type-checking a user's program and the C module's stub (mypy)"
+install "$TMP/wheel" "$MYPY"
+(cd "$TMP/run" &&
+    "$TMP/wheel/bin/python" -m mypy --no-incremental --warn-unused-ignores \
+        "$ROOT/tests/package/typed_program.py" &&
+    "$TMP/wheel/bin/python" -m mypy.stubtest symmem._symmem \
+        --allowlist "$ROOT/tests/package/stubtest_allowlist.txt") ||
+    fail "mypy: the installed package's types are wrong (above): python/symmem/_symmem.pyi" \
+        "must follow the C module (src/extension/*.c), and typed_program.py must check"
+
+step "the sdist's environment"
+if ! wait "$SDIST_PID"; then
+    SDIST_PID=
+    cat "$TMP/sdist.log"
+    fail "pip install of the sdist failed (log above)"
+fi
+SDIST_PID=
+run_ring "$TMP/sdist"
+
+step "passed: $(basename "$SDIST") and $(basename "$WHEEL")"

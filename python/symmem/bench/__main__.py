@@ -3,6 +3,7 @@ otherwise pick, in one run on the same machine.
 
     python -m symmem.bench                          # gpu if there are GPUs, else cpu
     python -m symmem.bench --backend cpu -n 4 --max-size 64M
+    python -m symmem.bench --backend cpu -n 2 -v    # with progress, size by size
     python -m symmem.bench --ops put,reduce --libs symmem,nccl --out results/
     python -m symmem.bench --ops device -n 2        # only the device-initiated calls
     python -m symmem.bench --load a/results.json b/results.json --out both/
@@ -13,7 +14,8 @@ calls: symmem.device.numba kernels against the same kernels written with
 NVSHMEM's device API (a CUDA C program) and symmem's host calls, and Triton
 kernels on symmem.device.triton's two engines. On the cpu
 backend: symmem, its device calls from @numba.njit code, NumPy in one
-process, and MPI (mpi4py). Prints perftest-style tables, writes
+process, and MPI (mpi4py). Prints perftest-style tables with symmem's
+ratio to each library (and with -v its progress, size by size), writes
 results.json, report.md and PNG plots to --out.
 """
 import argparse
@@ -62,8 +64,10 @@ libraries (--libs; default every one of the backend that can run here):
     symmem njit     the same operations from @numba.njit loops (symmem.device.numba);
                     its call_cost is one 8-byte put inside the loop
     numpy           the same data movement done by one process
-    mpi             mpi4py under mpirun: put_signal is a Send/Recv ping-pong,
-                    then the collectives and Barrier (pip install 'symmem[mpi]')
+    mpi4py          mpi4py under mpirun: put is Put + Flush into an MPI window
+                    (Win.Allocate, one Lock_all epoch), put_signal a Send/Recv
+                    ping-pong, then the collectives (reduce: Allreduce) and
+                    Barrier (pip install 'symmem[mpi]')
   A library that cannot run here is left out, with the reason.
 
 sizes: K, M and G suffixes are powers of 2. A sweep runs from --min-size to
@@ -90,8 +94,13 @@ def parse_args(argv):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto",
                         help="default auto: gpu where there is a GPU for every PE, else cpu")
-    parser.add_argument("-n", "--pes", type=int, default=2,
+    parser.add_argument("-n", "--npes", dest="pes", type=int, default=2, metavar="N",
                         help="PEs, one process each (on GPUs one per GPU); default 2")
+    parser.add_argument("--pes", dest="pes", type=int, default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)  # the earlier spelling of --npes
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print progress: each library's rounds and every size's "
+                             "time as it is measured (default: only the tables and errors)")
     parser.add_argument("--ops", default=None,
                         help="comma-separated operations or groups (listed below)")
     parser.add_argument("--libs", default=None,
@@ -117,6 +126,8 @@ def parse_args(argv):
                         help="run nothing: report on the records of earlier runs' "
                              "results.json files together")
     opts = parser.parse_args(argv)
+    if opts.pes < 1:
+        parser.error(f"-n/--npes: need at least 1 PE, got {opts.pes}")
     if opts.backend == "auto":
         opts.backend = "gpu" if libraries.gpu_count() >= opts.pes else "cpu"
     opts.ops, opts.device_ops = split_ops(parser, opts)
@@ -165,6 +176,7 @@ def choose_libraries(opts):
     wanted = opts.libs.split(",") if opts.libs else list(table)
     chosen, skipped = [], {}
     for name in wanted:
+        name = libraries.LIBRARY_ALIASES.get(name, name)
         if name not in table:
             skipped[name] = f"not a library of the {opts.backend} backend ({', '.join(table)})"
             continue
@@ -244,6 +256,8 @@ def main(argv=None):
     print(f"  libraries: {', '.join(name for name, _ in chosen) or 'none'}")
     for name, why in skipped.items():
         print(f"  left out {name}: {why}")
+    # Progress, size by size, only with -v; errors always.
+    say = (lambda line: print(line, flush=True)) if opts.verbose else (lambda line: None)
     records = []
     with open(os.path.join(opts.out, "run.log"), "w") as log:
         for round_ in range(opts.rounds):
@@ -253,15 +267,15 @@ def main(argv=None):
                 if name in meta["skipped"]:
                     continue
                 started = time.perf_counter()
-                print(f"[{name}] round {round_ + 1} of {opts.rounds} ...", flush=True)
+                say(f"[{name}] round {round_ + 1} of {opts.rounds} ...")
                 try:
                     for record in run(log):
                         records.append(dict(record, round=round_ + 1))
-                        print(f"  [{record['lib']}] {progress(record)}", flush=True)
+                        say(f"  [{record['lib']}] {progress(record)}")
                 except RuntimeError as error:
                     meta["skipped"][name] = f"failed: {str(error)[-400:]}"
                     print(f"[{name}] FAILED: {error}", flush=True)
-                print(f"[{name}] done in {time.perf_counter() - started:.0f} s", flush=True)
+                say(f"[{name}] done in {time.perf_counter() - started:.0f} s")
     return finish(opts, records, meta)
 
 

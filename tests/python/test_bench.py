@@ -494,3 +494,24 @@ def test_the_device_program_is_built_once_and_run_under_the_launcher(tmp_path):
     assert len(built) == 1 and built[0].startswith("nvshmem_device-"), built
     log = (tmp_path / "out" / "run.log").read_text()
     assert f"ops={','.join(plan.NUMBA_DEVICE_OPS)} runs=5 loop=10000 reps=16384" in log
+
+
+@pytest.mark.parametrize("mode", ["nvshmem", "one_shot", "two_shot"])
+def test_the_symmem_collectives_libraries_run_the_worker_under_their_mode(mode, monkeypatch):
+    """symmem/<mode> runs the collectives asked for, labelled so, with
+    SYMMEM_GPU_COLLECTIVES=<mode>; the rest of --ops is left out."""
+    from types import SimpleNamespace
+
+    from symmem.bench import libraries
+    seen = []
+    monkeypatch.setattr(libraries, "stream_records",
+                        lambda command, env, log: iter(seen.append((command, env)) or []))
+    opts = SimpleNamespace(ops="put,reduce,fcollect", min_bytes=8, max_bytes=64, graph=False,
+                           pes=2, timeout=30, backend="gpu")
+    list(libraries.GPU_LIBRARIES[f"symmem/{mode}"](opts)(None))
+    (command, env), = seen
+    assert env["SYMMEM_GPU_COLLECTIVES"] == mode
+    assert command[command.index("--label") + 1] == f"symmem/{mode}"
+    assert command[command.index("--ops") + 1] == "reduce,fcollect"
+    with pytest.raises(libraries.Unavailable, match="--ops has none of"):
+        libraries.GPU_LIBRARIES[f"symmem/{mode}"](SimpleNamespace(ops="put"))

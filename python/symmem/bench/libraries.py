@@ -88,19 +88,25 @@ def symmem_runner(opts):
     return run
 
 
-def symmem_nvshmem_runner(opts):
-    """symmem with NVSHMEM's collectives (SYMMEM_GPU_COLLECTIVES=nvshmem)
-    instead of its own kernels: the collectives only."""
-    ops = ",".join(op for op in opts.ops.split(",") if op in plan.COLLECTIVES)
-    if not ops:
-        raise Unavailable(f"--ops has none of {', '.join(plan.COLLECTIVES)}")
+def symmem_collectives_runner(mode):
+    """symmem with SYMMEM_GPU_COLLECTIVES=mode: NVSHMEM's collectives
+    ("nvshmem") or one of its own reduce algorithms forced ("one_shot",
+    "two_shot"; the table in own_collectives.c is measured so); the
+    collectives only."""
+    label = f"symmem/{mode}"
 
-    def run(log):
-        args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", "--label",
-                "symmem/nvshmem", *sweep_args(opts, ops)]
-        env = dict(heap_env(opts.max_bytes, "gpu"), SYMMEM_GPU_COLLECTIVES="nvshmem")
-        yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
-    return run
+    def runner(opts):
+        ops = ",".join(op for op in opts.ops.split(",") if op in plan.COLLECTIVES)
+        if not ops:
+            raise Unavailable(f"--ops has none of {', '.join(plan.COLLECTIVES)}")
+
+        def run(log):
+            args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", "--label", label,
+                    *sweep_args(opts, ops)]
+            env = dict(heap_env(opts.max_bytes, "gpu"), SYMMEM_GPU_COLLECTIVES=mode)
+            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+        return run
+    return runner
 
 
 def njit_runner(opts):
@@ -415,7 +421,10 @@ def numpy_runner(opts):
     return run
 
 
-GPU_LIBRARIES = {"symmem": symmem_runner, "symmem/nvshmem": symmem_nvshmem_runner,
+GPU_LIBRARIES = {"symmem": symmem_runner,
+                 "symmem/nvshmem": symmem_collectives_runner("nvshmem"),
+                 "symmem/one_shot": symmem_collectives_runner("one_shot"),
+                 "symmem/two_shot": symmem_collectives_runner("two_shot"),
                  "torch symm-mem": torch_symm_mem_runner, "nvshmem C": floor_runner,
                  "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner,
                  "symmem device": numba_device_runner, "nvshmem device": nvshmem_device_runner,

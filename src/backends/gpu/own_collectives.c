@@ -21,12 +21,40 @@
 
 #define MAX_PES SYMMEM_COLL_MAX_PES
 #define THREADS SYMMEM_COLL_THREADS
-/* Measured on 2 x H200 (docs/benchmarks.md): up to LL_MAX_BYTES the
- * one-phase reduce (one crossing of NVLink instead of two meetings and a
- * read); above it, with two PEs one-shot reads as many bytes as two-shot
- * and meets once less, and was faster at every size; with more, two-shot
- * above this. In place is always two-shot. */
-#define ONE_SHOT_MAX_BYTES (64u << 10)
+/* The reduce's algorithms, in the order of its kernels in a module. */
+enum { ONE_SHOT, TWO_SHOT, ONE_PHASE };
+
+/* Which algorithm a reduce of this many bytes takes on a team of this
+ * many PEs: the first row whose max_pes and max_bytes both hold. Measured
+ * on 2 x H200 with
+ *   python -m symmem.bench -n 2 --ops reduce \
+ *       --libs symmem/one_shot,symmem/two_shot,symmem
+ * (docs/benchmarks.md, 2026-11-23): the one-phase kernel (one crossing of
+ * NVLink, no meetings) wins up to its 4 KiB limit; above, with two PEs
+ * one-shot reads as many bytes as two-shot and meets once less, and won at
+ * every size. The rows for 3-8 PEs are not measured yet (no 4-GPU machine
+ * was lent since): one-shot reads n - 1 peers' whole buffers, two-shot
+ * only slices, so two-shot from 64 KiB, where it overtook on 2 PEs by
+ * bytes moved per PE. */
+static const struct { int max_pes; size_t max_bytes; int algorithm; } reduce_table[] = {
+    {2, SYMMEM_COLL_LL_MAX_BYTES, ONE_PHASE},
+    {2, SIZE_MAX, ONE_SHOT},
+    {MAX_PES, SYMMEM_COLL_LL_MAX_BYTES, ONE_PHASE},
+    {MAX_PES, 64u << 10, ONE_SHOT},
+    {MAX_PES, SIZE_MAX, TWO_SHOT},
+};
+
+/* The algorithm SYMMEM_GPU_COLLECTIVES and the table choose; the kernels'
+ * own limits (reducescatter's part, packs, in place) are applied after. */
+static int reduce_algorithm(gpu_t *g, int n, size_t bytes)
+{
+    if (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_ONE_SHOT) return ONE_SHOT;
+    if (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_TWO_SHOT) return TWO_SHOT;
+    for (size_t i = 0; i < sizeof(reduce_table) / sizeof(reduce_table[0]); i++)
+        if (n <= reduce_table[i].max_pes && bytes <= reduce_table[i].max_bytes)
+            return reduce_table[i].algorithm;
+    return TWO_SHOT;
+}
 
 static const size_t dtype_bytes[SYMMEM_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
 
@@ -170,10 +198,9 @@ static int overlap(const void *dst, const void *src, size_t bytes)
 }
 
 /* The one-phase reduce sends each member the same data: not reducescatter. */
-static int one_phase(gpu_t *g, int scatter, size_t bytes)
+static int one_phase(gpu_t *g, int n, int scatter, size_t bytes)
 {
-    return g->collectives_mode == SYMMEM_GPU_COLLECTIVES_AUTO && !scatter &&
-           bytes <= SYMMEM_COLL_LL_MAX_BYTES;
+    return !scatter && reduce_algorithm(g, n, bytes) == ONE_PHASE;
 }
 
 int symmem__gpu_own_reduce_takes(gpu_t *g, const char *call, const symmem_team_view_t *team,
@@ -184,7 +211,7 @@ int symmem__gpu_own_reduce_takes(gpu_t *g, const char *call, const symmem_team_v
     size_t bytes = nelems * dtype_bytes[dtype];
     /* in place needs two-shot, whose slices are 16-byte packs */
     return !overlap(dst, src, bytes) || ((uintptr_t)src | (uintptr_t)dst) % 16 == 0 ||
-           one_phase(g, strcmp(call, "reducescatter") == 0, bytes);
+           one_phase(g, team->n, strcmp(call, "reducescatter") == 0, bytes);
 }
 
 symmem_status_t symmem__gpu_own_reduce(gpu_t *g, const char *call,
@@ -200,17 +227,17 @@ symmem_status_t symmem__gpu_own_reduce(gpu_t *g, const char *call,
         for (int i = 0; i < n; i++) a.src.p[i] += (uint64_t)(bytes * (size_t)team->me);
     a.count = nelems;
     a.packed = (a.src.p[team->me] | a.dst.p[team->me]) % 16 == 0;
-    if (one_phase(g, scatter, bytes))
-        return launch(call, g->reduce_kernels[dtype][op].kernels[2], 1, &a, s);
-    int one_shot = scatter || g->collectives_mode == SYMMEM_GPU_COLLECTIVES_ONE_SHOT ||
-                   (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_AUTO &&
-                    (n == 2 || bytes <= ONE_SHOT_MAX_BYTES));
+    if (one_phase(g, n, scatter, bytes))
+        return launch(call, g->reduce_kernels[dtype][op].kernels[ONE_PHASE], 1, &a, s);
+    /* reducescatter reduces only this PE's part: one-shot's work */
+    int one_shot = scatter || reduce_algorithm(g, n, bytes) != TWO_SHOT;
     if (!a.packed) one_shot = 1; /* two-shot's slices are packs */
     if (overlap(dst, src, bytes) && !scatter)
         one_shot = 0; /* one-shot writes dst while the others read src */
     size_t packs = bytes / 16;
     unsigned blocks = grid(one_shot ? packs : (packs + (size_t)n - 1) / (size_t)n);
-    return launch(call, g->reduce_kernels[dtype][op].kernels[!one_shot], blocks, &a, s);
+    return launch(call, g->reduce_kernels[dtype][op].kernels[one_shot ? ONE_SHOT : TWO_SHOT],
+                  blocks, &a, s);
 }
 
 /* kind: 0 alltoall, 1 fcollect, 2 broadcast (collectives.c's order). */

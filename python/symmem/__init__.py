@@ -49,7 +49,38 @@ from symmem import interop
 flush = quiet  # flush(stream=None): NVSHMEM's name for completing outstanding work
 
 __version__ = _symmem.VERSION
-__all__ = [name for name in dir() if not name.startswith("_")]
+# Written out, so that type checkers see what `import symmem` exports (mypy
+# --strict re-exports only what __all__ lists); tests/python/test_typing.py
+# checks that it lists every public name defined above, and nothing else.
+__all__ = [
+    "ComparisonType", "InitStatus", "SignalOp", "SmemAmount", "Teams", "ThreadSupport",
+    "NvshmemError", "NvshmemInvalid", "NvshmemWarning",
+    "UniqueID", "Version", "finalize", "get_name", "get_unique_id", "get_version", "init",
+    "init_status", "my_pe", "n_pes",
+    "ask_smem", "query_thread",
+    "MutableEnum",
+    "NvshmemStream", "NvshmemStreamsType",
+    "Buffer", "array", "array_get_buffer", "buffer", "bytearray", "free", "free_array",
+    "get_peer_array", "get_peer_buffer",
+    "BufferTypes", "NvshmemResource",
+    "Team", "TeamConfig", "TeamUniqueId", "barrier", "get_team_unique_id", "sync",
+    "team_destroy", "team_get_config", "team_init", "team_my_pe", "team_n_pes", "team_split_2d",
+    "team_split_strided", "team_translate_pe",
+    "alltoall", "broadcast", "collective_on_buffer", "fcollect", "reduce", "reducescatter",
+    "atomic_add", "atomic_and", "atomic_compare_swap", "atomic_fetch", "atomic_fetch_add",
+    "atomic_fetch_and", "atomic_fetch_inc", "atomic_fetch_or", "atomic_fetch_xor", "atomic_inc",
+    "atomic_or", "atomic_set", "atomic_swap", "atomic_xor",
+    "barrier_all", "fence", "g", "get", "get_nbi", "p", "put", "put_nbi", "put_signal",
+    "put_signal_nbi", "quiet", "signal_fetch", "signal_op", "signal_wait", "sync_all", "test",
+    "wait_until",
+    "get_multicast_array", "get_multicast_buffer", "get_multicast_tensor",
+    "register_external_array", "register_external_buffer", "register_external_tensor",
+    "unregister_external_array", "unregister_external_buffer", "unregister_external_tensor",
+    "DeviceLibLanguage", "NvshmemKernelObject", "find_device_bitcode_library",
+    "find_device_library", "library_finalize", "library_init", "module_finalize", "module_init",
+    "bytetensor", "free_tensor", "get_peer_tensor", "tensor", "tensor_get_buffer",
+    "interop", "flush",
+]
 
 from symmem import core  # noqa: E402  (the NVSHMEM4Py-style alias module)
 from symmem import bindings, utils  # noqa: E402,F401  (nvshmem.bindings, nvshmem.core.utils)

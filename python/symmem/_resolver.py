@@ -70,8 +70,14 @@ def _from_interface(obj, interface):
 
 
 def _from_torch(tensor):
+    """A tensor laid out as one block, row-major or (as tensor(..., morder="F")
+    makes them) column-major, as NumPy arrays are taken; torch's strides
+    count elements."""
     if not tensor.is_contiguous():
-        raise ValueError("it is not contiguous (pass a contiguous tensor or slice)")
+        dims = list(zip(tensor.shape, tensor.stride()))
+        if not _dense(dims, 1):
+            raise ValueError("it is not contiguous (pass a row-major or column-major tensor, "
+                             "or a contiguous slice)")
     name = str(tensor.dtype).replace("torch.", "")
     size = tensor.element_size()
     return tensor.data_ptr(), tensor.numel() * size, size, name, False, tensor

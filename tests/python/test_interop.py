@@ -1,12 +1,13 @@
-"""The interop factories (numpy; torch where installed; cupy's refusal on cpu)
-and the seed notebook's examples in examples/."""
+"""The interop factories (numpy; torch where installed, column-major tensors
+included; cupy's refusal on cpu, and its arrays on the gpu backend) and the
+seed notebook's examples in examples/."""
 import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import assert_all_ok, cpu_only
+from conftest import ON_GPU, assert_all_ok, cpu_only
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -118,3 +119,144 @@ TORCH_INTEROP = """
 def test_torch_interop(run_pes):
     pytest.importorskip("torch")
     assert_all_ok(run_pes(2, TORCH_INTEROP), 2)
+
+
+# Column-major (Fortran-order) tensors, as tensor(..., morder="F") makes them,
+# work as NumPy's column-major arrays do: whole, in memory order. Every PE
+# checks what it received, element by element.
+TORCH_FORTRAN = """
+    import torch
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    nxt, prv = (me + 1) % n, (me - 1) % n
+    WORLD = nvshmem.Teams.TEAM_WORLD
+
+    def pattern(pe, dtype, cols=4):
+        return (torch.arange(3 * cols).reshape(3, cols) + 100 * pe).to(dtype)
+
+    for dtype in (torch.float32, torch.int64):
+        src = nvshmem.tensor((3, 4), dtype=dtype, morder="F")
+        dst = nvshmem.tensor((3, 4), dtype=dtype, morder="F")
+        dev = src.device
+        check(src.stride() == (1, 3) and not src.is_contiguous(),
+              f"{dtype}: morder='F' gave strides {src.stride()}")
+        src.copy_(pattern(me, dtype))
+        dst.zero_()
+        nvshmem.barrier_all()
+
+        nvshmem.put(dst, src, nxt)
+        nvshmem.barrier_all()
+        check(torch.equal(dst, pattern(prv, dtype).to(dev)), f"{dtype}: put: {dst}")
+        nvshmem.barrier_all()
+
+        dst.zero_()
+        nvshmem.get(dst, src, nxt)
+        check(torch.equal(dst, pattern(nxt, dtype).to(dev)), f"{dtype}: get: {dst}")
+        nvshmem.barrier_all()
+
+        dst.zero_()  # NVSHMEM4Py's form: (dst, src, count, pe, stream)
+        nvshmem.barrier_all()
+        nvshmem.put_nbi(dst, src, 12, nxt, None)
+        nvshmem.quiet()
+        nvshmem.barrier_all()
+        check(torch.equal(dst, pattern(prv, dtype).to(dev)), f"{dtype}: put_nbi: {dst}")
+        nvshmem.barrier_all()
+
+        # A column-major tensor off the heap is a source as well.
+        private = pattern(10 + me, dtype).t().contiguous().t().to(dev)
+        check(private.stride() == (1, 3), f"private strides {private.stride()}")
+        nvshmem.put(dst, private, nxt)
+        nvshmem.barrier_all()
+        check(torch.equal(dst, pattern(10 + prv, dtype).to(dev)), f"{dtype}: put of private")
+        nvshmem.barrier_all()
+
+        nvshmem.reduce(WORLD, dst, src, "sum")
+        want = sum(pattern(pe, dtype) for pe in range(n)).to(dev)
+        check(torch.equal(dst, want), f"{dtype}: reduce sum: {dst}, expected {want}")
+        nvshmem.barrier_all()
+
+        nvshmem.broadcast(WORLD, dst, src, 0)
+        check(torch.equal(dst, pattern(0, dtype).to(dev)), f"{dtype}: broadcast: {dst}")
+        nvshmem.barrier_all()
+
+        # fcollect: PE k's block is columns 4k..4k+3 of a column-major dst.
+        gathered = nvshmem.tensor((3, 4 * n), dtype=dtype, morder="F")
+        nvshmem.fcollect(WORLD, gathered, src)
+        for pe in range(n):
+            check(torch.equal(gathered[:, 4 * pe:4 * pe + 4], pattern(pe, dtype).to(dev)),
+                  f"{dtype}: fcollect block {pe}: {gathered}")
+        nvshmem.barrier_all()
+
+        # Every other column leaves gaps: refused, naming the argument.
+        expect_raises(nvshmem.NvshmemInvalid, ["put:", "dst", "not contiguous"],
+                      nvshmem.put, dst[:, ::2], src[:, ::2], nxt)
+        nvshmem.barrier_all()
+        nvshmem.free_tensor(gathered)
+        nvshmem.free_tensor(dst)
+        nvshmem.free_tensor(src)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+@pytest.mark.parametrize("n", (2, 3))
+def test_torch_fortran_order(run_pes, n):
+    pytest.importorskip("torch")
+    assert_all_ok(run_pes(n, TORCH_FORTRAN), n)
+
+
+def test_resolver_takes_dense_tensors_in_either_order():
+    """What the C module is handed for a tensor: its whole memory, row-major or
+    column-major as NumPy arrays are taken; a tensor with gaps is refused."""
+    torch = pytest.importorskip("torch")
+    from symmem import _resolver
+    dense = [torch.arange(6.).reshape(3, 2).t(),                      # column-major 2-D
+             torch.arange(24).reshape(4, 3, 2).permute(2, 1, 0),      # column-major 3-D
+             torch.arange(24.).reshape(4, 6).t()[:, 1:3],             # its columns 1 and 2
+             torch.arange(6, dtype=torch.bfloat16).reshape(2, 3)]     # row-major
+    for t in dense:
+        address, nbytes, itemsize, name, readonly, keep = _resolver.resolve(t)
+        assert (address, nbytes, itemsize, readonly, keep) == (
+            t.data_ptr(), t.numel() * t.element_size(), t.element_size(), False, t), t.stride()
+        assert name == str(t.dtype).replace("torch.", "")
+    gaps = [torch.arange(24.).reshape(4, 6)[:, ::2],                   # every other column
+            torch.arange(24.).reshape(2, 3, 4).permute(0, 2, 1),      # neither order
+            torch.arange(24.).reshape(4, 6).t()[1:3]]                 # two rows of a column-major
+    for t in gaps:
+        with pytest.raises(ValueError, match="not contiguous"):
+            _resolver.resolve(t)
+
+
+# interop.cupy on the gpu backend: NVSHMEM4Py's morder= and except_on_del=.
+CUPY_INTEROP = """
+    import symmem.interop.cupy as scp
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    nxt, prv = (me + 1) % n, (me - 1) % n
+    cp = xp()
+    want = lambda pe: np.arange(12, dtype="float32").reshape(3, 4) + 100 * pe
+    a = scp.array((3, 4), dtype="float32", morder="F", except_on_del=False)
+    src = scp.array((3, 4), dtype="float32", morder="F")
+    check(a.flags.f_contiguous and not a.flags.c_contiguous, f"morder='F': {a.strides}")
+    src[:] = cp.asarray(want(me))
+    a.fill(0)
+    cp.cuda.Device().synchronize()
+    nvshmem.barrier_all()
+    nvshmem.put(a, src, nxt)
+    nvshmem.barrier_all()
+    check_equal(a, want(prv), "put of column-major CuPy arrays")
+    raw = scp.bytearray((3, 4), dtype="float64", morder="F", except_on_del=False)
+    check(raw.shape == (96,) and raw.dtype == np.uint8, f"bytearray: {raw.shape} {raw.dtype}")
+    expect_raises(nvshmem.NvshmemInvalid, ["bytearray:", "morder='A'"], scp.bytearray, 4,
+                  morder="A")
+    nvshmem.barrier_all()
+    for x in (raw, src, a):
+        scp.free_array(x)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+@pytest.mark.skipif(not ON_GPU, reason="CuPy arrays are the gpu backend's (SYMMEM_BACKEND=gpu)")
+def test_cupy_interop(run_pes):
+    assert_all_ok(run_pes(2, CUPY_INTEROP), 2)

@@ -31,7 +31,7 @@ C_TESTS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(wildcard tests/c/*.c))
 C_EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
 .PHONY: all lib example test test-c test-python test-sanitize test-package sanitizer-check dev \
-        clean
+        docs clean
 
 all: lib $(C_TESTS) $(C_EXAMPLES)
 
@@ -74,7 +74,7 @@ $(BUILD)/examples/%: examples/%.c $(BUILD)/libsymmem.a
 
 # A virtual environment with the package installed editable. `make example`
 # installs what the package needs (NumPy; stamp .installed-example), `make dev`
-# the test extras too (stamp .installed, which renews both stamps).
+# the test and docs extras too (stamp .installed, which renews both stamps).
 $(VENV)/.installed-example: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
@@ -84,7 +84,7 @@ $(VENV)/.installed-example: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 $(VENV)/.installed: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e '.[test]'
+	$(VPY) -m pip install -q -e '.[test,docs]'
 	touch $@ $(VENV)/.installed-example
 
 dev: $(VENV)/.installed
@@ -148,7 +148,12 @@ test-sanitize: dev sanitizer-check
 test-package:
 	PYTHON=$(PYTHON) bash tests/package/check_package.sh
 
-test: dev test-c test-python test-sanitize test-package
+# The documentation: the guides (docs/*.md) and the API reference made from
+# the docstrings (docs/reference/), into build/docs; any warning fails it.
+docs: dev
+	$(VPY) -m sphinx -q -E -W --keep-going -b html docs build/docs
+
+test: dev test-c test-python docs test-sanitize test-package
 
 clean:
 	rm -rf build build-asan build-python python/symmem/*.so

@@ -10,18 +10,45 @@ _ASKABLE = (SmemAmount.SMEM_RECOMMENDED, SmemAmount.SMEM_MINIMUM, SmemAmount.SME
 
 
 def query_thread():
-    """THREAD_SERIALIZED: any thread may call symmem, one call at a time.
-    symmem's own state (teams, heap, collective channels) takes no lock, and
-    its blocking calls release the GIL, so two threads inside it at once
-    could interleave; THREAD_MULTIPLE would promise more than that."""
+    """The thread support symmem gives: THREAD_SERIALIZED.
+
+    Any thread may call symmem, one call at a time. symmem's own state
+    (teams, heap, collective channels) takes no lock, and its blocking
+    calls release the GIL, so two threads inside it at once could
+    interleave; THREAD_MULTIPLE would promise more than that. Works before
+    init().
+
+    Returns:
+        ThreadSupport.THREAD_SERIALIZED.
+
+    Example:
+        >>> symmem.query_thread() == symmem.ThreadSupport.THREAD_SERIALIZED
+        True
+    """
     return ThreadSupport.THREAD_SERIALIZED
 
 
 def ask_smem(amount=SmemAmount.SMEM_RECOMMENDED):
-    """The dynamic shared memory (bytes) a kernel should give NVSHMEM's TMA
-    copies: 0 on every backend, as symmem's device calls stage nothing in
-    shared memory. An amount that is not a SmemAmount raises NvshmemInvalid
-    (NVSHMEM answers its recommended size)."""
+    """The dynamic shared memory a kernel should give NVSHMEM's TMA copies.
+
+    0 bytes on every backend: symmem's device calls stage nothing in shared
+    memory. Works before init().
+
+    Args:
+        amount: a SmemAmount: SMEM_RECOMMENDED, SMEM_MINIMUM or
+            SMEM_BARRIERS_ONLY.
+
+    Returns:
+        The number of bytes, 0.
+
+    Raises:
+        NvshmemInvalid: amount is not one of those SmemAmount members (or
+            their values); NVSHMEM would answer its recommended size.
+
+    Example:
+        >>> symmem.ask_smem(symmem.SmemAmount.SMEM_MINIMUM)
+        0
+    """
     try:
         value = operator.index(amount)
     except TypeError:

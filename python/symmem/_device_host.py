@@ -36,7 +36,15 @@ _initialised = {}  # (kind, handle) -> [inits not yet finalised, forwarded to NV
 
 
 class DeviceLibLanguage(enum.Enum):
-    """The format of NVSHMEM's device library (NVSHMEM4Py's members and values)."""
+    """The forms of NVSHMEM's device library (NVSHMEM4Py's members and values).
+
+    LLVM_BITCODE ("bc"), LTOIR ("ltoir") and STATIC ("a"), for
+    find_device_bitcode_library().
+
+    Example:
+        >>> symmem.DeviceLibLanguage("bc") is symmem.DeviceLibLanguage.LLVM_BITCODE
+        True
+    """
     LLVM_BITCODE = "bc"
     LTOIR = "ltoir"
     STATIC = "a"
@@ -72,11 +80,23 @@ def _address(value, call, what):
 
 
 class NvshmemKernelObject:
-    """A loaded CUDA module or library, for module_init / library_init
-    (NVSHMEM4Py's class). Make one with a from_* method: .handle is the
+    """A loaded CUDA module or library, for module_init() / library_init().
+
+    NVSHMEM4Py's class. Make one with a from_* method: .handle is the
     CUmodule or CUlibrary as an int, .kind "module", "library" or None (not
     known: a plain handle). The object it was made from is kept alive, so
-    the module stays loaded while this object lives."""
+    the module stays loaded while this object lives. A from_* method given
+    an object it cannot read raises NvshmemInvalid (from_obj_bytes:
+    NvshmemError where cuda.core cannot load the cubin).
+
+    Raises:
+        NvshmemInvalid: called directly, NvshmemKernelObject(...).
+
+    Example:
+        >>> k = symmem.NvshmemKernelObject.from_handle(0x7F00)
+        >>> k.handle, k.kind
+        (32512, None)
+    """
     __slots__ = ("handle", "kind", "_source")
 
     def __new__(cls, *args, **kwargs):
@@ -196,23 +216,145 @@ def _finalize(call, what, obj, kind):
 
 
 def module_init(mod):
-    """Makes a loaded CUmodule ready for its kernels to call symmem or
-    NVSHMEM device functions (gpu backend); see this module's docstring."""
+    """Make a loaded CUmodule's kernels ready to call symmem or NVSHMEM.
+
+    Only the gpu backend runs CUDA modules. A module built with symmem's
+    device library (device.cuh) gets the constant copy of the device state
+    that its calls' fast path reads; one linked with NVSHMEM's device
+    library gets NVSHMEM's state (nvshmemx_cumodule_init). Calls are
+    counted: each needs one module_finalize() of the same module.
+
+    Args:
+        mod: the loaded CUmodule: an NvshmemKernelObject, a cuda.core
+            ObjectCode, a cuda.bindings CUmodule, or its handle as an int.
+
+    Raises:
+        NvshmemInvalid: mod is none of those, or not a CUDA handle; it is
+            a CUlibrary (call library_init()); symmem is not
+            initialised.
+        NotImplementedError: the backend is not gpu (the cpu backend runs
+            no CUDA modules: device code runs there in @numba.njit
+            functions).
+        NvshmemError: the gpu backend or NVSHMEM failed.
+
+    Example:
+        >>> k = symmem.NvshmemKernelObject.from_handle(0x7F00)
+        >>> try:  # the cpu backend
+        ...     symmem.module_init(k)
+        ... except NotImplementedError as error:
+        ...     print("gpu backend" in str(error))
+        True
+
+        On the gpu backend, around the kernels of a loaded module::
+
+            symmem.module_init(mod)
+            ...                              # launch its kernels
+            symmem.module_finalize(mod)
+    """
     _init("module_init", "mod", mod, "module")
 
 
 def module_finalize(mod):
-    """Undoes one module_init of the same module."""
+    """Undo one module_init() of the same module.
+
+
+    Args:
+        mod: the loaded CUmodule: an NvshmemKernelObject, a cuda.core
+            ObjectCode, a cuda.bindings CUmodule, or its handle as an int.
+
+    Raises:
+        NvshmemInvalid: mod is none of those, or not a CUDA handle; it is
+            a CUlibrary (call library_finalize()); mod has no
+            module_init() left to undo; symmem is not initialised.
+        NotImplementedError: the backend is not gpu (the cpu backend runs
+            no CUDA modules: device code runs there in @numba.njit
+            functions).
+        NvshmemError: the gpu backend or NVSHMEM failed.
+
+    Example:
+        >>> k = symmem.NvshmemKernelObject.from_handle(0x7F00)
+        >>> try:  # the cpu backend
+        ...     symmem.module_finalize(k)
+        ... except NotImplementedError as error:
+        ...     print("gpu backend" in str(error))
+        True
+
+        On the gpu backend, around the kernels of a loaded module::
+
+            symmem.module_init(mod)
+            ...                              # launch its kernels
+            symmem.module_finalize(mod)
+    """
     _finalize("module_finalize", "mod", mod, "module")
 
 
 def library_init(lib):
-    """library_init for a CUlibrary (a cuda.core ObjectCode is loaded as one)."""
+    """module_init() for a CUlibrary (a cuda.core ObjectCode loads as one).
+
+    Only the gpu backend runs CUDA modules. Calls are counted: each needs
+    one library_finalize() of the same library.
+
+    Args:
+        lib: the loaded CUlibrary: an NvshmemKernelObject, a cuda.core
+            ObjectCode, a cuda.bindings CUlibrary, or its handle as an int.
+
+    Raises:
+        NvshmemInvalid: lib is none of those, or not a CUDA handle; it is
+            a CUmodule (call module_init()); symmem is not
+            initialised.
+        NotImplementedError: the backend is not gpu (the cpu backend runs
+            no CUDA modules: device code runs there in @numba.njit
+            functions).
+        NvshmemError: the gpu backend or NVSHMEM failed.
+
+    Example:
+        >>> k = symmem.NvshmemKernelObject.from_handle(0x7F00)
+        >>> try:  # the cpu backend
+        ...     symmem.library_init(k)
+        ... except NotImplementedError as error:
+        ...     print("gpu backend" in str(error))
+        True
+
+        On the gpu backend, around the kernels of a loaded library::
+
+            symmem.library_init(lib)
+            ...                              # launch its kernels
+            symmem.library_finalize(lib)
+    """
     _init("library_init", "lib", lib, "library")
 
 
 def library_finalize(lib):
-    """Undoes one library_init of the same library."""
+    """Undo one library_init() of the same library.
+
+
+    Args:
+        lib: the loaded CUlibrary: an NvshmemKernelObject, a cuda.core
+            ObjectCode, a cuda.bindings CUlibrary, or its handle as an int.
+
+    Raises:
+        NvshmemInvalid: lib is none of those, or not a CUDA handle; it is
+            a CUmodule (call module_finalize()); lib has no
+            library_init() left to undo; symmem is not initialised.
+        NotImplementedError: the backend is not gpu (the cpu backend runs
+            no CUDA modules: device code runs there in @numba.njit
+            functions).
+        NvshmemError: the gpu backend or NVSHMEM failed.
+
+    Example:
+        >>> k = symmem.NvshmemKernelObject.from_handle(0x7F00)
+        >>> try:  # the cpu backend
+        ...     symmem.library_finalize(k)
+        ... except NotImplementedError as error:
+        ...     print("gpu backend" in str(error))
+        True
+
+        On the gpu backend, around the kernels of a loaded library::
+
+            symmem.library_init(lib)
+            ...                              # launch its kernels
+            symmem.library_finalize(lib)
+    """
     _finalize("library_finalize", "lib", lib, "library")
 
 
@@ -295,13 +437,37 @@ def _nvshmem_lib_dirs():
 
 
 def find_device_bitcode_library(*, language=DeviceLibLanguage.LLVM_BITCODE, arch=None):
-    """The path of NVSHMEM's device library (NVSHMEM4Py's call): with
-    LLVM_BITCODE, libnvshmem_device.bc, or libnvshmem_device_sm_<arch>.bc
-    for an arch; with LTOIR, libnvshmem_device.ltoir.fatbin; with STATIC,
-    libnvshmem_device.a. Looked for beside the NVSHMEM host library (the
-    nvidia-nvshmem wheel's, or the one SYMMEM_NVSHMEM_LIB names). Kernels
-    linked with it run on the gpu backend after module_init/library_init.
-    symmem's own device library is CUDA C: find_device_library()."""
+    """The path of NVSHMEM's device library (NVSHMEM4Py's call).
+
+    Looked for beside the NVSHMEM host library (the nvidia-nvshmem wheel's,
+    or the one SYMMEM_NVSHMEM_LIB names). Kernels linked with it run on the
+    gpu backend after module_init() / library_init(). symmem's own device
+    library is CUDA C: find_device_library().
+
+    Args:
+        language: a DeviceLibLanguage (or its value): LLVM_BITCODE for
+            libnvshmem_device.bc, LTOIR for libnvshmem_device.ltoir.fatbin,
+            STATIC for libnvshmem_device.a.
+        arch: with LLVM_BITCODE, an SM architecture (90, "sm_90", (9, 0),
+            or anything with .major and .minor) for
+            libnvshmem_device_sm_<arch>.bc; None for the generic one.
+
+    Returns:
+        The file's path (a str).
+
+    Raises:
+        NvshmemInvalid: language is not a DeviceLibLanguage; arch is not an
+            SM architecture; the file is not there (or NVSHMEM is not
+            installed).
+
+    Example:
+        >>> try:
+        ...     path = symmem.find_device_bitcode_library()
+        ... except symmem.NvshmemInvalid:  # NVSHMEM is not installed here
+        ...     path = None
+        >>> path is None or path.endswith("libnvshmem_device.bc")
+        True
+    """
     call = "find_device_bitcode_library"
     language = _language(language, call, list(DeviceLibLanguage))
     if language is DeviceLibLanguage.LLVM_BITCODE:
@@ -324,9 +490,26 @@ def find_device_bitcode_library(*, language=DeviceLibLanguage.LLVM_BITCODE, arch
 
 
 def find_device_library(language="cuda"):
-    """The path of symmem's device library, device.cuh: CUDA C source with no
-    #include, compiled by NVRTC together with the kernel that includes it
-    (its only form; there is no .bc, LTO-IR or .a of it)."""
+    """The path of symmem's device library, device.cuh.
+
+    CUDA C source with no #include, compiled by NVRTC together with the
+    kernel that includes it (its only form; there is no .bc, LTO-IR or .a
+    of it).
+
+    Args:
+        language: "cuda", the only form.
+
+    Returns:
+        The file's path (a str).
+
+    Raises:
+        NvshmemInvalid: language is not "cuda" (a DeviceLibLanguage names
+            a form of NVSHMEM's library: find_device_bitcode_library()).
+
+    Example:
+        >>> symmem.find_device_library().endswith("device.cuh")
+        True
+    """
     call = "find_device_library"
     if isinstance(language, DeviceLibLanguage):
         raise invalid(f"{call}: language={language} is a form of NVSHMEM's device library "

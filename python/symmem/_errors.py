@@ -12,7 +12,22 @@ require_initialized = _symmem.require_initialized  # raises NvshmemInvalid namin
 
 
 class NvshmemWarning(UserWarning):
-    """What symmem warns about (NVSHMEM4Py's warning type): .msg is the text."""
+    """What symmem warns about (NVSHMEM4Py's warning type), a UserWarning.
+
+    symmem warns with it when a split's new_team_name names a live team
+    (the name moves to the new team). .msg is the text.
+
+    Args:
+        msg: the message.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as caught:
+        ...     warnings.simplefilter("always")
+        ...     warnings.warn(symmem.NvshmemWarning("careful"))
+        >>> caught[0].message.msg
+        'careful'
+    """
 
     def __init__(self, msg):
         super().__init__(msg)

@@ -42,13 +42,80 @@ def _unregister(buf, call):
 
 
 def register_external_buffer(buffer):
-    """A symmem Buffer over external memory (a cuda.core Buffer, or any
-    object with a device address and a size), symmetric on every PE."""
+    """Register external memory as symmetric, returning a Buffer over it.
+
+    Collective: every PE registers memory of the same size, in the same order. The
+    memory stays the caller's: it must outlive the registration, which
+    unregister_external_buffer() (or finalize()) ends.
+
+    Args:
+        buffer: a cuda.core Buffer (or any object with .handle, an address,
+            and .size in bytes), or any array or tensor symmem can read.
+
+    Returns:
+        A symmem Buffer over the registered memory.
+
+    Raises:
+        NvshmemInvalid: buffer is already symmetric memory, is not memory
+            symmem can read, or has no bytes; symmem is not initialised.
+        NotImplementedError: the backend is not gpu (the cpu backend has
+            only its own heap).
+        NvshmemError: the gpu backend could not map the memory (it is not
+            CUDA VMM memory), a PE died, or a timeout passed.
+
+    Example:
+        >>> try:  # the cpu backend
+        ...     symmem.register_external_buffer(np.zeros(4))
+        ... except NotImplementedError as error:
+        ...     print("gpu backend" in str(error))
+        True
+
+        On the gpu backend, with memory mapped by cuMemCreate and cuMemMap::
+
+            sym = symmem.register_external_buffer(buffer)
+            symmem.put(sym, src, peer)          # sym is symmetric memory
+            symmem.barrier_all()
+            symmem.unregister_external_buffer(sym)
+    """
     return _register(buffer, "register_external_buffer")
 
 
 def register_external_array(array):
-    """A CuPy array of array's shape and dtype over its registered memory."""
+    """Register external memory as symmetric, returning an array over it.
+
+    Collective: every PE registers memory of the same size, in the same order. The
+    memory stays the caller's: it must outlive the registration, which
+    unregister_external_array() (or finalize()) ends.
+
+    Args:
+        array: a contiguous CuPy array (any array symmem can read).
+
+    Returns:
+        An array of array's shape, dtype and order over the registered
+        memory.
+
+    Raises:
+        NvshmemInvalid: array is already symmetric memory, is not memory
+            symmem can read, or has no bytes; symmem is not initialised.
+        NotImplementedError: the backend is not gpu (the cpu backend has
+            only its own heap).
+        NvshmemError: the gpu backend could not map the memory (it is not
+            CUDA VMM memory), a PE died, or a timeout passed.
+
+    Example:
+        >>> try:  # the cpu backend
+        ...     symmem.register_external_array(np.zeros(4))
+        ... except NotImplementedError as error:
+        ...     print("gpu backend" in str(error))
+        True
+
+        On the gpu backend, with memory mapped by cuMemCreate and cuMemMap::
+
+            sym = symmem.register_external_array(array)
+            symmem.put(sym, src, peer)          # sym is symmetric memory
+            symmem.barrier_all()
+            symmem.unregister_external_array(sym)
+    """
     buf = _register(array, "register_external_array")
     order = "F" if array.flags.f_contiguous and not array.flags.c_contiguous else "C"
     flat = _wrap(buf, _numpy_dtype(array.dtype, "register_external_array"), array.size)
@@ -56,17 +123,100 @@ def register_external_array(array):
 
 
 def register_external_tensor(tensor):
-    """A torch tensor of tensor's shape and dtype over its registered memory."""
+    """Register external memory as symmetric, returning a tensor over it.
+
+    Collective: every PE registers memory of the same size, in the same order. The
+    memory stays the caller's: it must outlive the registration, which
+    unregister_external_tensor() (or finalize()) ends.
+
+    Args:
+        tensor: a contiguous torch CUDA tensor.
+
+    Returns:
+        A torch tensor of tensor's shape and dtype over the registered
+        memory.
+
+    Raises:
+        NvshmemInvalid: tensor is already symmetric memory, is not memory
+            symmem can read, or has no bytes; symmem is not initialised.
+        NotImplementedError: the backend is not gpu (the cpu backend has
+            only its own heap).
+        NvshmemError: the gpu backend could not map the memory (it is not
+            CUDA VMM memory), a PE died, or a timeout passed.
+
+    Example:
+        >>> import torch
+        >>> try:  # the cpu backend
+        ...     symmem.register_external_tensor(torch.zeros(4))
+        ... except NotImplementedError as error:
+        ...     print("gpu backend" in str(error))
+        True
+
+        On the gpu backend, with memory mapped by cuMemCreate and cuMemMap::
+
+            sym = symmem.register_external_tensor(tensor)
+            symmem.put(sym, src, peer)          # sym is symmetric memory
+            symmem.barrier_all()
+            symmem.unregister_external_tensor(sym)
+    """
     import torch
     buf = _register(tensor, "register_external_tensor")
     return torch.from_dlpack(buf).view(tensor.dtype).reshape(tensor.shape)
 
 
 def unregister_external_buffer(buffer):
+    """End a registration that register_external_buffer() made (collective).
+
+    Args:
+        buffer: the object register_external_buffer() returned.
+
+    Raises:
+        NvshmemInvalid: buffer is not what register_external_buffer() returned (or starts inside
+            it), or was unregistered already; symmem is not initialised.
+        NvshmemError: the backend failed, a PE died, or a timeout passed.
+
+    Example:
+        >>> try:
+        ...     symmem.unregister_external_buffer(np.zeros(4))
+        ... except symmem.NvshmemInvalid as error:
+        ...     print("not on the symmetric heap" in str(error) or "expected" in str(error))
+        True
+
+        On the gpu backend, with memory mapped by cuMemCreate and cuMemMap::
+
+            sym = symmem.register_external_buffer(buffer)
+            symmem.put(sym, src, peer)          # sym is symmetric memory
+            symmem.barrier_all()
+            symmem.unregister_external_buffer(sym)
+    """
     _unregister(buffer, "unregister_external_buffer")
 
 
 def unregister_external_array(array):
+    """End a registration that register_external_array() made (collective).
+
+    Args:
+        array: the object register_external_array() returned.
+
+    Raises:
+        NvshmemInvalid: array is not what register_external_array() returned (or starts inside
+            it), or was unregistered already; symmem is not initialised.
+        NvshmemError: the backend failed, a PE died, or a timeout passed.
+
+    Example:
+        >>> try:
+        ...     symmem.unregister_external_array(np.zeros(4))
+        ... except symmem.NvshmemInvalid as error:
+        ...     print("not on the symmetric heap" in str(error) or "expected" in str(error))
+        True
+
+        On the gpu backend, with memory mapped by cuMemCreate and cuMemMap::
+
+            sym = symmem.register_external_array(array)
+            symmem.put(sym, src, peer)          # sym is symmetric memory
+            symmem.barrier_all()
+            symmem.unregister_external_array(sym)
+    """
     buf, offset = buffer_of(array, "unregister_external_array")
     if offset:
         raise invalid(f"unregister_external_array: the array starts {offset} bytes inside the "
@@ -75,6 +225,31 @@ def unregister_external_array(array):
 
 
 def unregister_external_tensor(tensor):
+    """End a registration that register_external_tensor() made (collective).
+
+    Args:
+        tensor: the object register_external_tensor() returned.
+
+    Raises:
+        NvshmemInvalid: tensor is not what register_external_tensor() returned (or starts inside
+            it), or was unregistered already; symmem is not initialised.
+        NvshmemError: the backend failed, a PE died, or a timeout passed.
+
+    Example:
+        >>> import torch
+        >>> try:
+        ...     symmem.unregister_external_tensor(torch.zeros(4))
+        ... except symmem.NvshmemInvalid as error:
+        ...     print("not on the symmetric heap" in str(error) or "expected" in str(error))
+        True
+
+        On the gpu backend, with memory mapped by cuMemCreate and cuMemMap::
+
+            sym = symmem.register_external_tensor(tensor)
+            symmem.put(sym, src, peer)          # sym is symmetric memory
+            symmem.barrier_all()
+            symmem.unregister_external_tensor(sym)
+    """
     buf, offset = buffer_of(tensor, "unregister_external_tensor", "tensor")
     if offset:
         raise invalid(f"unregister_external_tensor: the tensor starts {offset} bytes inside "

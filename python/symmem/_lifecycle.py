@@ -16,11 +16,27 @@ BACKENDS = ("cpu", "gpu", "auto", "")  # what init's backend= names (src/core/li
 
 
 class UniqueID:
-    """The bytes that let PEs of one job find each other.
+    """The bytes that let the PEs of one job find each other.
 
-    Made by get_unique_id() on one PE and handed to the others by any means:
-    pickle, bytes(uid) / UniqueID.from_bytes, or an MPI broadcast of
-    uid._data (a writable NumPy view of the bytes)."""
+    Made by `get_unique_id` on one PE and handed to the others by any means:
+    pickle, ``bytes(uid)`` and `UniqueID.from_bytes`, or an MPI broadcast of
+    ``uid._data`` (a writable NumPy view of the bytes); then every PE passes
+    it to ``init(uid=uid, rank=..., nranks=..., initializer_method="uid")``.
+
+    Args:
+        data: the SIZE bytes of a UniqueID (any bytes-like object), or None
+            for an all-zero one to receive into.
+
+    Raises:
+        NvshmemInvalid: data is not bytes-like or not SIZE bytes long.
+
+    Example:
+        >>> uid = symmem.get_unique_id()
+        >>> symmem.UniqueID.from_bytes(bytes(uid)) == uid
+        True
+        >>> len(bytes(symmem.UniqueID())) == symmem.UniqueID.SIZE
+        True
+    """
 
     SIZE = _symmem.UNIQUE_ID_SIZE
 
@@ -43,8 +59,24 @@ class UniqueID:
 
     @classmethod
     def from_bytes(cls, data):
-        """The UniqueID whose bytes(uid) is data (None is refused: that would be an
-        all-zero id, which no get_unique_id() returns)."""
+        """The UniqueID whose ``bytes(uid)`` is data.
+
+        Args:
+            data: the SIZE bytes of a UniqueID (bytes-like).
+
+        Returns:
+            A UniqueID.
+
+        Raises:
+            NvshmemInvalid: data is not bytes-like (None included: that
+                would be an all-zero id, which no get_unique_id() returns)
+                or not SIZE bytes long.
+
+        Example:
+            >>> uid = symmem.get_unique_id()
+            >>> symmem.UniqueID.from_bytes(bytes(uid)) == uid
+            True
+        """
         return cls(cls._raw(data, "UniqueID.from_bytes"))
 
     @property
@@ -69,14 +101,52 @@ class UniqueID:
 
 
 def get_unique_id(empty=False):
-    """A fresh UniqueID (or an all-zero one to receive into, with empty=True)."""
+    """A fresh UniqueID, for ``init(initializer_method="uid")``.
+
+    One PE makes it and hands it to the others (pickle, bytes, or MPI);
+    works before init().
+
+    Args:
+        empty: True for an all-zero UniqueID to receive one into (what the
+            other PEs of NVSHMEM4Py's MPI examples make).
+
+    Returns:
+        A UniqueID.
+
+    Raises:
+        NvshmemError: the backend SYMMEM_BACKEND names cannot run here
+            (backend='gpu' without a usable GPU and NVSHMEM).
+        NvshmemInvalid: SYMMEM_BACKEND names no backend.
+
+    Example:
+        >>> uid = symmem.get_unique_id()
+        >>> uid == symmem.get_unique_id()  # each is new
+        False
+        >>> bytes(symmem.get_unique_id(empty=True)) == bytes(symmem.UniqueID.SIZE)
+        True
+    """
     if empty:
         return UniqueID()
     return UniqueID(_symmem.get_unique_id())
 
 
 class Version:
-    """Versions of what is running."""
+    """Versions of what is running, as `get_version` returns them.
+
+    Its attributes: symmem_version and nvshmem4py_version (symmem's version,
+    which is also the NVSHMEM4Py version it stands for),
+    openshmem_spec_version, libnvshmem_version (NVSHMEM's, on the gpu
+    backend; "" on cpu and before init) and backend ('cpu', 'gpu', or
+    SYMMEM_BACKEND's value before init).
+
+    Args:
+        backend: the backend's name.
+
+    Example:
+        >>> v = symmem.get_version()
+        >>> v.symmem_version == symmem.__version__
+        True
+    """
 
     def __init__(self, backend):
         self.symmem_version = _symmem.VERSION
@@ -92,20 +162,52 @@ class Version:
 
 
 def get_name():
-    """The library's name and version (NVSHMEM4Py's nvshmem_info_get_name):
-    "symmem v<version>", plus " over NVSHMEM v<version>" once the gpu backend
-    runs on libnvshmem. Works before init()."""
+    """The library's name and version (NVSHMEM's nvshmem_info_get_name).
+
+    Works before init().
+
+    Returns:
+        "symmem v<version>", with " over NVSHMEM v<version>" once the gpu
+        backend runs on libnvshmem.
+
+    Example:
+        >>> symmem.get_name().startswith("symmem v" + symmem.__version__)
+        True
+    """
     name = f"symmem v{_symmem.VERSION}"
     nvshmem = _symmem.library_version()
     return f"{name} over NVSHMEM v{nvshmem}" if nvshmem else name
 
 
 def get_version():
+    """The versions of symmem, the OpenSHMEM spec, NVSHMEM and the backend.
+
+    Works before init().
+
+    Returns:
+        A Version.
+
+    Example:
+        >>> v = symmem.get_version()
+        >>> v.backend in ("cpu", "gpu")
+        True
+    """
     backend = _symmem.backend_name() or _symmem.env("SYMMEM_BACKEND")
     return Version(backend)
 
 
 def init_status():
+    """Where the runtime is: not started, running, or ended.
+
+    Returns:
+        An InitStatus: STATUS_NOT_INITIALIZED before init(),
+        STATUS_IS_INITIALIZED between init() and finalize(), and
+        STATUS_IS_BOOTSTRAPPED after finalize() (NVSHMEM4Py's meaning).
+
+    Example:
+        >>> symmem.init_status() == symmem.InitStatus.STATUS_IS_INITIALIZED
+        True
+    """
     if _symmem.initialized():
         return InitStatus.STATUS_IS_INITIALIZED
     if _state["was_initialized"]:
@@ -132,13 +234,51 @@ def _device_ordinal(device):
 
 def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
          initializer_method="", backend=None):
-    """Start the runtime (collective). A second call does nothing (but still
-    refuses a malformed initializer_method, device or backend).
+    """Start the runtime: collective over every PE of the job.
 
-    initializer_method: "" or "auto" (the launcher's, torchrun's, mpirun's or
-    srun's environment; a world of one PE without any), "uid" (uid, rank and
-    nranks required), "mpi" or "emulated_mpi" (over mpi_comm, default
-    COMM_WORLD)."""
+    A second call does nothing (but still refuses a malformed
+    initializer_method, device or backend). Without a launcher, and with
+    the default initializer_method, the program is a world of one PE.
+
+    Args:
+        device: the GPU (gpu backend): a cuda.core Device, an ordinal, or
+            None for ``LOCAL_RANK % number of GPUs``. Not used on cpu.
+        uid: with initializer_method="uid", the UniqueID that one PE made
+            with get_unique_id() and every PE passes.
+        rank: with "uid", this PE's number in [0, nranks).
+        nranks: with "uid", the number of PEs.
+        mpi_comm: with "mpi" or "emulated_mpi", the mpi4py communicator
+            whose processes become the PEs (default COMM_WORLD).
+        initializer_method: "" or "auto": from the environment of
+            symmem.run, torchrun, mpirun or srun; "uid": from uid, rank
+            and nranks; "mpi" or "emulated_mpi": over mpi_comm.
+        backend: 'cpu', 'gpu' or 'auto'; default: SYMMEM_BACKEND, else
+            'auto' (gpu where a CUDA device and libnvshmem are usable).
+
+    Raises:
+        NvshmemInvalid: initializer_method, device or backend is not one
+            of those above; "uid" without a UniqueID, or rank and nranks
+            missing or out of range; the PEs of the job disagree on its
+            size or heap size.
+        NvshmemError: the PEs could not find each other (bootstrap), the
+            backend asked for cannot run here, or it failed to start.
+
+    Example:
+        >>> symmem.init()  # in a program started by python -m symmem.run -n N
+        >>> symmem.init_status() == symmem.InitStatus.STATUS_IS_INITIALIZED
+        True
+
+        Without a launcher, over mpi4py (``mpirun -n 4 python prog.py``)::
+
+            symmem.init(initializer_method="mpi")
+
+        or handing a UniqueID to the others yourself::
+
+            uid = symmem.get_unique_id() if rank == 0 else None
+            uid = comm.bcast(uid, root=0)      # any way of sending bytes
+            symmem.init(uid=uid, rank=rank, nranks=nranks,
+                        initializer_method="uid")
+    """
     if initializer_method is None:
         initializer_method = ""
     if initializer_method not in INITIALIZER_METHODS:
@@ -174,8 +314,27 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
 
 
 def finalize():
-    """End the runtime (collective): frees what the program forgot, reporting
-    each leak once. A second call does nothing."""
+    """End the runtime: collective over every PE.
+
+    Frees what the program forgot to free (warning once for each, unless
+    it was allocated with release=True) and unregisters external memory
+    left registered, in the same order on every PE. A second call, or one
+    before init(), does nothing.
+
+    Raises:
+        NvshmemError: a PE it waits for died, SYMMEM_TIMEOUT seconds
+            passed, or the backend failed; the runtime stays initialised,
+            so finalize() can be called again.
+        NvshmemInvalid: PEs made different collective calls before it
+            (the cpu backend checks).
+
+    Example:
+        >>> x = symmem.array(4)
+        >>> symmem.free_array(x)  # else finalize() frees it, with a warning
+        >>> symmem.finalize()
+        >>> symmem.init_status() == symmem.InitStatus.STATUS_IS_BOOTSTRAPPED
+        True
+    """
     if not _symmem.initialized():
         return
     for hook in _finalize_hooks:
@@ -184,10 +343,28 @@ def finalize():
 
 
 def my_pe():
+    """This PE's number, from 0 to n_pes() - 1.
+
+    Returns:
+        An int; -1 before init().
+
+    Example:
+        >>> 0 <= symmem.my_pe() < symmem.n_pes()
+        True
+    """
     return _symmem.my_pe()
 
 
 def n_pes():
+    """The number of PEs in the job.
+
+    Returns:
+        An int; -1 before init().
+
+    Example:
+        >>> symmem.n_pes() >= 1
+        True
+    """
     return _symmem.n_pes()
 
 

@@ -23,7 +23,37 @@ _sequence = itertools.count()
 
 
 def buffer(size, release=False, except_on_del=True):
-    """A Buffer of size bytes on every PE's symmetric heap (collective)."""
+    """Allocate size bytes on every PE's symmetric heap: collective.
+
+    Every PE calls it with the same size, in the same order as its other
+    allocations. The memory is not initialised. free() releases it.
+
+    Args:
+        size: the number of bytes (0 allocates nothing: a Buffer with
+            handle 0).
+        release: True: a leak of it is freed by finalize() without a
+            warning.
+        except_on_del: accepted for NVSHMEM4Py; symmem never frees memory
+            when its object is garbage-collected (free it explicitly, or
+            finalize() does).
+
+    Returns:
+        A Buffer: this PE's copy, at the same offset in every PE's heap.
+
+    Raises:
+        NvshmemInvalid: size is negative or not an int; the PEs asked for
+            different sizes (the cpu backend checks); symmem is not
+            initialised.
+        NvshmemError: the symmetric heap has no room for it (its size is
+            SYMMEM_SYMMETRIC_SIZE), a PE died, SYMMEM_TIMEOUT seconds passed,
+            or the backend failed.
+
+    Example:
+        >>> buf = symmem.buffer(64)
+        >>> buf.size
+        64
+        >>> symmem.free(buf)
+    """
     return _allocate(size, release, "buffer")
 
 
@@ -36,7 +66,28 @@ def _allocate(size, release, call):
 
 
 def free(buf):
-    """Free a Buffer made by buffer() (collective)."""
+    """Free a Buffer that buffer() made: collective.
+
+    Every PE frees the same allocation, in the same order. Arrays and
+    views over the Buffer become unusable: calls refuse them.
+
+    Args:
+        buf: the Buffer buffer() returned (not a peer view of it).
+
+    Raises:
+        NvshmemInvalid: buf is not a Buffer, is a peer view, or was freed
+            already (or its runtime ended); the PEs freed different
+            allocations (the cpu backend checks); symmem is not
+            initialised.
+        NvshmemError: a PE died, SYMMEM_TIMEOUT seconds passed, or the
+            backend failed.
+
+    Example:
+        >>> buf = symmem.buffer(16)
+        >>> symmem.free(buf)
+        >>> buf.freed
+        True
+    """
     _symmem.free(buf)
     _live.pop(buf.handle, None)
 
@@ -150,8 +201,43 @@ def _wrap(buf, dt, count, offset=0, shape=None, order="C"):
 
 
 def array(shape, dtype="float32", release=False, morder="C", except_on_del=True):
-    """An array on the symmetric heap (collective): NumPy on the cpu backend,
-    CuPy on the gpu backend."""
+    """Allocate an array on every PE's symmetric heap: collective.
+
+    NumPy on the cpu backend, CuPy on the gpu backend. Every PE calls it
+    with the same shape and dtype; the elements are not initialised. A
+    contiguous slice of the array is symmetric too. free_array() releases it.
+
+    Args:
+        shape: an int or a sequence of ints.
+        dtype: a NumPy dtype or its name (bool, the integer, float and
+            complex dtypes; "bfloat16" with ml_dtypes installed).
+        release: True: a leak of it is freed by finalize() without a
+            warning.
+        except_on_del: accepted for NVSHMEM4Py; symmem never frees memory
+            when its object is garbage-collected (free it explicitly, or
+            finalize() does).
+        morder: "C" (row-major) or "F" (column-major).
+
+    Returns:
+        A NumPy (cpu) or CuPy (gpu) array over this PE's copy.
+
+    Raises:
+        NvshmemInvalid: shape is not an int or a sequence of ints, or has
+            a negative dimension; dtype is not a dtype NumPy knows, or not
+            numbers in native byte order; morder is not "C" or "F"; the
+            PEs asked for different sizes (the cpu backend checks); symmem
+            is not initialised.
+        NvshmemError: the symmetric heap has no room for it (its size is
+            SYMMEM_SYMMETRIC_SIZE), a PE died, SYMMEM_TIMEOUT seconds passed,
+            or the backend failed.
+
+    Example:
+        >>> a = symmem.array((2, 3), dtype="int64")
+        >>> a.shape, a.dtype.name
+        ((2, 3), 'int64')
+        >>> a[:] = symmem.my_pe()
+        >>> symmem.free_array(a)
+    """
     shape = _shape_tuple(shape, "array")
     dt = _numeric(_numpy_dtype(dtype, "array"), "array")
     if morder not in ("C", "F"):
@@ -162,7 +248,38 @@ def array(shape, dtype="float32", release=False, morder="C", except_on_del=True)
 
 
 def bytearray(shape, dtype="float32", release=False, morder="C", except_on_del=True):
-    """A uint8 array big enough for shape x dtype (collective)."""
+    """Allocate a flat uint8 array of shape x dtype's bytes: collective.
+
+    NVSHMEM4Py's call; as array(), with the bytes of an array of shape
+    and dtype as a 1-D uint8 array.
+
+    Args:
+        shape: an int or a sequence of ints.
+        dtype: the dtype whose size counts (a NumPy dtype or its name).
+        release: True: a leak of it is freed by finalize() without a
+            warning.
+        except_on_del: accepted for NVSHMEM4Py; symmem never frees memory
+            when its object is garbage-collected (free it explicitly, or
+            finalize() does).
+        morder: accepted for NVSHMEM4Py; the result is flat.
+
+    Returns:
+        A 1-D uint8 NumPy (cpu) or CuPy (gpu) array.
+
+    Raises:
+        NvshmemInvalid: shape or dtype is not valid (as for array()); the
+            PEs asked for different sizes (the cpu backend checks); symmem
+            is not initialised.
+        NvshmemError: the symmetric heap has no room for it (its size is
+            SYMMEM_SYMMETRIC_SIZE), a PE died, SYMMEM_TIMEOUT seconds passed,
+            or the backend failed.
+
+    Example:
+        >>> b = symmem.bytearray((2, 2), dtype="float64")
+        >>> b.shape, b.dtype.name
+        ((32,), 'uint8')
+        >>> symmem.free_array(b)
+    """
     shape = _shape_tuple(shape, "bytearray")
     nbytes = math.prod(shape) * _numeric(_numpy_dtype(dtype, "bytearray"), "bytearray").itemsize
     buf = _allocate(nbytes, release, "bytearray")
@@ -170,12 +287,50 @@ def bytearray(shape, dtype="float32", release=False, morder="C", except_on_del=T
 
 
 def free_array(arr):
-    """Free an array made by array() or bytearray() (collective)."""
+    """Free an array that array() or bytearray() made: collective.
+
+    Every PE frees the same array, in the same order; views of it become
+    unusable (calls refuse them).
+
+    Args:
+        arr: the array array() or bytearray() returned (not a slice that
+            starts inside it).
+
+    Raises:
+        NvshmemInvalid: arr is not on the symmetric heap, starts inside its
+            allocation, or was freed already; the PEs freed different
+            arrays (the cpu backend checks); symmem is not initialised.
+        NvshmemError: a PE died, SYMMEM_TIMEOUT seconds passed, or the
+            backend failed.
+
+    Example:
+        >>> a = symmem.array(8)
+        >>> symmem.free_array(a)
+    """
     _free_object(arr, "free_array")
 
 
 def array_get_buffer(arr):
-    """(Buffer, nbytes, dtype name) of an array on the symmetric heap."""
+    """The Buffer under a symmetric array, with its size and dtype.
+
+    Args:
+        arr: an array on the symmetric heap (or a slice of one).
+
+    Returns:
+        (Buffer, nbytes, dtype name): the whole allocation holding arr,
+        arr's own size in bytes, and its dtype's name ("float32").
+
+    Raises:
+        NvshmemInvalid: arr is not memory, not on the symmetric heap, or
+            was freed; symmem is not initialised.
+
+    Example:
+        >>> a = symmem.array(4, dtype="float32")
+        >>> buf, nbytes, dtype = symmem.array_get_buffer(a)
+        >>> buf.size, nbytes, dtype
+        (16, 16, 'float32')
+        >>> symmem.free_array(a)
+    """
     buf, _ = buffer_of(arr, "array_get_buffer")
     dtype = getattr(arr, "dtype", None)
     name = str(dtype).replace("torch.", "") if dtype is not None else "uint8"
@@ -183,12 +338,67 @@ def array_get_buffer(arr):
 
 
 def get_peer_buffer(buf, pe):
-    """A Buffer through which this PE loads and stores PE pe's copy of buf."""
+    """A Buffer over PE pe's copy of buf: loads and stores go straight there.
+
+    On the cpu backend every PE's copy is mapped; on the gpu backend, those
+    of PEs in this GPU's NVLink (P2P) domain.
+
+    Args:
+        buf: a Buffer on the symmetric heap.
+        pe: the PE whose copy to reach, in [0, n_pes()).
+
+    Returns:
+        A Buffer (a view: not to be freed) with .pe set to pe.
+
+    Raises:
+        NvshmemInvalid: buf is not a Buffer or was freed; pe is outside
+            [0, n_pes()); symmem is not initialised.
+        NotImplementedError: PE pe's copy cannot be reached with loads and
+            stores from this PE (gpu: outside the NVLink domain).
+
+    Example:
+        >>> buf = symmem.buffer(8)
+        >>> peer = symmem.get_peer_buffer(buf, 0)
+        >>> peer.pe, peer.size
+        (0, 8)
+        >>> del peer
+        >>> symmem.free(buf)
+    """
     return _symmem.peer_buffer(buf, pe)
 
 
 def get_peer_array(arr, pe):
-    """An array over PE pe's copy of arr: stores land straight in its memory."""
+    """An array over PE pe's copy of arr: its stores land in PE pe's memory.
+
+    The same shape, dtype and order as arr. On the cpu backend every PE's
+    copy is mapped; on the gpu backend, those of PEs in this GPU's NVLink
+    (P2P) domain.
+
+    Args:
+        arr: a NumPy or CuPy array on the symmetric heap (or a slice).
+        pe: the PE whose copy to reach, in [0, n_pes()).
+
+    Returns:
+        A NumPy (cpu) or CuPy (gpu) array.
+
+    Raises:
+        NvshmemInvalid: arr is not an array on the symmetric heap, or was
+            freed; pe is outside [0, n_pes()); symmem is not initialised.
+        NotImplementedError: PE pe's copy cannot be reached with loads and
+            stores from this PE (gpu: outside the NVLink domain).
+
+    Example:
+        >>> a = symmem.array(4, dtype="int32")
+        >>> a[:] = 0
+        >>> symmem.barrier_all()
+        >>> nxt = symmem.get_peer_array(a, (symmem.my_pe() + 1) % symmem.n_pes())
+        >>> nxt[0] = 1  # a plain store into the next PE's a
+        >>> symmem.barrier_all()
+        >>> int(a[0])
+        1
+        >>> del nxt
+        >>> symmem.free_array(a)
+    """
     whole, offset = buffer_of(arr, "get_peer_array")
     if not hasattr(arr, "dtype") or not hasattr(arr, "flags"):
         raise invalid(f"get_peer_array: expected a NumPy or CuPy array, got {type(arr).__name__}")

@@ -6,24 +6,42 @@ from symmem._errors import invalid
 
 
 class MutableEnum:
-    """MutableEnum(NAME=value, ...): e.NAME, e["NAME"], "NAME" in e, iteration
-    over the names, keys() / values() / items(), add, remove, remove_by_value."""
+    """NVSHMEM4Py's enum-like mapping whose members change at run time.
+
+    ``e.NAME``, ``e["NAME"]``, ``"NAME" in e``, iteration over the names,
+    keys() / values() / items(), add(), remove() and remove_by_value().
+
+    Args:
+        members: the first members, NAME=value.
+
+    Example:
+        >>> e = symmem.MutableEnum(RED=1)
+        >>> e.add("BLUE", 2)
+        >>> e.BLUE, list(e)
+        (2, ['RED', 'BLUE'])
+        >>> e.remove_by_value(1)
+        >>> "RED" in e
+        False
+    """
 
     def __init__(self, **members):
         self._members = dict(members)
 
     @classmethod
     def from_enum(cls, enum_cls):
-        """The members of an Enum class (aliases left out, as iterating it does)."""
+        """A MutableEnum of an Enum class's members (aliases left out, as
+        iterating the class does)."""
         return cls(**{member.name: member.value for member in enum_cls})
 
     def add(self, key, value):
+        """Add member key = value; NvshmemInvalid where key is a member."""
         if key in self._members:
             raise invalid(f"MutableEnum.add: key={key!r} is already a member "
                           f"(= {self._members[key]!r}); remove it first")
         self._members[key] = value
 
     def remove(self, key):
+        """Remove member key; NvshmemInvalid where it is none."""
         if key not in self._members:
             raise invalid(f"MutableEnum.remove: key={key!r} is not a member")
         del self._members[key]

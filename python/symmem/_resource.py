@@ -8,6 +8,17 @@ from symmem._errors import invalid, require_initialized
 
 
 class BufferTypes(IntEnum):
+    """The kinds of Buffer NVSHMEM4Py's memory resource tells apart.
+
+    NORMAL: on the symmetric heap (buffer(), array(), tensor()); PEER: a
+    view of another PE's copy (get_peer_buffer()); MULTIMEM: a multicast
+    view (get_multicast_buffer()); EXTERNAL: memory registered with
+    register_external_buffer().
+
+    Example:
+        >>> symmem.BufferTypes.PEER.value
+        1
+    """
     NORMAL = 0     # on the symmetric heap (buffer(), array(), tensor())
     PEER = 1       # a view of another PE's copy (get_peer_buffer)
     MULTIMEM = 2   # a multicast view (get_multicast_buffer)
@@ -15,9 +26,27 @@ class BufferTypes(IntEnum):
 
 
 class NvshmemResource:
-    """allocate / deallocate on the symmetric heap (both collective over
-    TEAM_WORLD, as buffer() and free() are) for a device: a cuda.core
-    Device, an ordinal, or None (the cpu backend has none)."""
+    """NVSHMEM4Py's memory resource over the symmetric heap.
+
+    allocate() and deallocate() are buffer() and free(): collective over
+    TEAM_WORLD. Duck-typed after cuda.core's MemoryResource, without
+    needing cuda.core.
+
+    Args:
+        device: a cuda.core Device, an ordinal, or None (the cpu backend
+            has none).
+
+    Raises:
+        NvshmemInvalid: device is not a Device, a non-negative ordinal or
+            None.
+
+    Example:
+        >>> mr = symmem.NvshmemResource()
+        >>> buf = mr.allocate(32)
+        >>> mr.deallocate(buf.handle, 32)
+        >>> buf.freed
+        True
+    """
 
     def __init__(self, device=None):
         ordinal = getattr(device, "device_id", device)
@@ -29,12 +58,20 @@ class NvshmemResource:
         self._ordinal = -1 if ordinal is None else ordinal
 
     def allocate(self, size, stream=None, release=False, except_on_del=True):
-        """A Buffer of size bytes (stream is not used: the allocation is collective)."""
+        """A Buffer of size bytes: buffer(size, release, except_on_del).
+
+        stream is not used: the allocation is collective and complete when
+        it returns. Raises what buffer() raises.
+        """
         return _memory.buffer(size, release=release, except_on_del=except_on_del)
 
     def deallocate(self, ptr, size, stream=None):
-        """Frees the Buffer that allocate() made at address ptr (size is not
-        used: the allocation knows its own); any other address raises."""
+        """Free the Buffer that allocate() made at address ptr: free(buffer).
+
+        size and stream are not used (the allocation knows its own size).
+        Raises NvshmemInvalid where ptr is not the address of a live
+        allocation of the symmetric heap, and what free() raises.
+        """
         require_initialized("NvshmemResource.deallocate")
         record = _memory._live.get(ptr)
         if record is None:
@@ -43,18 +80,22 @@ class NvshmemResource:
         _memory.free(record[1])
 
     def get_peer_buffer(self, buffer, pe):
+        """get_peer_buffer(buffer, pe)."""
         return _memory.get_peer_buffer(buffer, pe)
 
     @property
     def is_device_accessible(self):
+        """Whether kernels can reach the memory: True on the gpu backend."""
         return _symmem.backend_name() == "gpu"
 
     @property
     def is_host_accessible(self):
+        """Whether the CPU can reach the memory: True on the cpu backend."""
         return _symmem.backend_name() != "gpu"
 
     @property
     def device_id(self):
+        """The device's ordinal, -1 for none."""
         return self._ordinal
 
     def __repr__(self):

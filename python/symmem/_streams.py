@@ -22,7 +22,24 @@ def _handle(stream):
 
 
 class NvshmemStream:
-    """NvshmemStream(pt_stream): .pt_stream, .handle and __cuda_stream__()."""
+    """NVSHMEM4Py's stream wrapper: any stream, with __cuda_stream__.
+
+    symmem's calls take the stream itself as well; the wrapper is for
+    programs written against NVSHMEM4Py. .pt_stream is the stream, .handle
+    its CUDA handle (an int).
+
+    Args:
+        pt_stream: a torch or CuPy stream, a cuda.core Stream, or an int
+            handle.
+
+    Raises:
+        NvshmemInvalid: pt_stream is none of those.
+
+    Example:
+        >>> s = symmem.NvshmemStream(0)  # the legacy default stream's handle
+        >>> s.handle, s.__cuda_stream__()
+        (0, (0, 0))
+    """
 
     def __init__(self, pt_stream):
         if _handle(pt_stream) is None:
@@ -59,5 +76,16 @@ class _CupyStream(Protocol):
 
 NvshmemStreamsType = Union[NvshmemStream, _CudaStreamProtocol, _TorchStream, _CupyStream, int,
                            None]
+NvshmemStreamsType.__doc__ = """What a stream= argument may be, for annotations.
+
+An NvshmemStream, an object with __cuda_stream__ (cuda.core), .cuda_stream
+(torch) or .ptr (CuPy), an int handle, or None (the call completes before
+it returns). None of those libraries is imported for it.
+
+Example:
+    >>> def step(x, stream: symmem.NvshmemStreamsType = None):
+    ...     symmem.barrier_all(stream=stream)
+    >>> step(None)
+"""
 
 __all__ = ["NvshmemStream", "NvshmemStreamsType"]

@@ -28,16 +28,45 @@ def _itemsize(dtype, call):
 
 
 def get_size(shape, dtype):
-    """Bytes of an array of shape (an int or a sequence of ints) and dtype (a
-    NumPy name or dtype, a torch dtype, or "bfloat16"). Names are NumPy's:
-    "float" is float64 here, as in NVSHMEM4Py."""
+    """The number of bytes of an array of shape and dtype.
+
+    Args:
+        shape: an int or a sequence of ints.
+        dtype: a NumPy dtype or its name, a torch dtype, or "bfloat16".
+            Names are NumPy's: "float" is float64 here, as in NVSHMEM4Py.
+
+    Returns:
+        An int.
+
+    Raises:
+        NvshmemInvalid: shape is not an int or a sequence of ints, or has
+            a negative dimension; dtype is not a NumPy or torch dtype.
+
+    Example:
+        >>> symmem.utils.get_size((2, 3), "float32")
+        24
+    """
     shape = _shape_tuple(shape, "get_size")
     return math.prod(shape) * _itemsize(dtype, "get_size")
 
 
 def dtype_nbytes(dtype):
-    """Bytes of one element of an NVSHMEM type name ("float", "half",
-    "longlong", "int64_t", ...; NumPy's names too)."""
+    """The size of one element of an NVSHMEM type name, in bytes.
+
+    Args:
+        dtype: an NVSHMEM type name ("float", "half", "longlong",
+            "int64_t", ...) or a NumPy dtype name ("float32", "bfloat16").
+
+    Returns:
+        An int.
+
+    Raises:
+        NvshmemInvalid: dtype is not one of those names.
+
+    Example:
+        >>> symmem.utils.dtype_nbytes("half"), symmem.utils.dtype_nbytes("float")
+        (2, 4)
+    """
     try:
         return _NBYTES[dtype]
     except (KeyError, TypeError):

@@ -3,6 +3,7 @@
  * does), and the table _symmem.ATOMIC_OPS, (name, operands) by op code. */
 #include "args.h"
 #include "concepts.h"
+#include "doc_parts.h"
 #include "dtypes.h"
 #include "elements.h"
 #include "errors.h"
@@ -153,30 +154,170 @@ ATOMIC(atomic_fetch_xor, SYMMEM_ATOMIC_FETCH_XOR)
 ATOMIC(atomic_swap, SYMMEM_ATOMIC_SWAP)
 ATOMIC(atomic_compare_swap, SYMMEM_ATOMIC_COMPARE_SWAP)
 
-/* A method entry: name, its operands' part of the signature, what it does. */
-#define ATOMIC_METHOD(name, operands, what)                                                \
-    SYMMEM__EXT_METHOD(#name, name,                                                        \
+/* ---- docstrings ---- */
+
+#define ATOMIC_INTEGERS "int32, int64, uint32 or uint64"
+#define ATOMIC_NUMBERS "int32, int64, uint32, uint64, float32 or float64"
+#define ATOMIC_VALUE "    value: the operand, a number that fits the element's dtype.\n"
+#define ATOMIC_COND                                                                         \
+    "    cond: the value the element must hold for value to be stored.\n"
+#define ATOMIC_FETCHED "The element's value before the operation (an int or a float)."
+
+/* A method entry: the name, its operands' part of the signature and their
+ * Args entries, a summary, the dtypes it takes, its Returns section ("" for
+ * none) and the middle of its example. */
+#define ATOMIC_METHOD(name, operands, operand_args, summary, dtypes, returns, example)      \
+    ATOMIC_ENTRY(name, operands, operand_args, summary, " or is read-only", dtypes, returns, \
+                 example)
+/* read_only: how the Raises entry ends where target is written. */
+#define ATOMIC_ENTRY(name, operands, operand_args, summary, read_only, dtypes, returns,     \
+                     example)                                                               \
+    SYMMEM__EXT_METHOD(#name, name,                                                         \
         #name "($module, target, " operands "remote_pe=-1, *, offset=0, dtype=None)\n--\n\n" \
-        what " on element offset of PE remote_pe's copy of target (-1: this\n"            \
-        "PE), in target's dtype or dtype's (a name, a NumPy or torch dtype).")
+        summary "\n\n"                                                                      \
+        "Atomic with respect to every other atomic on the element, from any PE.\n\n"       \
+        "Args:\n"                                                                           \
+        "    target: a symmetric array, tensor or Buffer (or a slice of one): PE\n"        \
+        "        remote_pe's copy holds the element.\n"                                     \
+        operand_args                                                                        \
+        "    remote_pe: the PE whose element it is; -1 (the default) is this PE.\n"        \
+        "    offset: which element of target, in [0, its number of elements).\n"           \
+        "    dtype: the element's dtype (a name such as 'int64', or a NumPy or\n"          \
+        "        torch dtype); default: target's own. A Buffer's elements are\n"           \
+        "        bytes, so give one for a Buffer.\n"                                        \
+        returns                                                                             \
+        "\n" SYMMEM__DOC_INVALID(                                                           \
+            "remote_pe is outside [0, n_pes()) and not -1; target\n"                       \
+            "        is not on the symmetric heap" read_only "; offset is outside\n"        \
+            "        target;"                                                                \
+            " the dtype is not " dtypes ";\n"                                               \
+            "        an operand does not fit the dtype.")                                   \
+        SYMMEM__DOC_RAISES_BACKEND                                                          \
+        "\nExample:\n"                                                                      \
+        "    >>> x = symmem.array(1, dtype=\"int64\")\n"                                    \
+        example                                                                             \
+        "    >>> symmem.free_array(x)\n")
+
+#define ATOMIC_RETURNS_NONE ""
+#define ATOMIC_RETURNS "\nReturns:\n    " ATOMIC_FETCHED "\n"
+/* The examples start from x[0] = start on every PE, then a barrier. */
+#define ATOMIC_START(start)                                                                 \
+    "    >>> x[0] = " start "\n"                                                            \
+    "    >>> symmem.barrier_all()\n"
 
 /* In op-code order: atomics_exec checks each name against the library's. */
 static PyMethodDef methods[] = {
-    ATOMIC_METHOD(atomic_fetch, "", "The value"),
-    ATOMIC_METHOD(atomic_set, "value, ", "Set value"),
-    ATOMIC_METHOD(atomic_inc, "", "Add 1"),
-    ATOMIC_METHOD(atomic_fetch_inc, "", "Add 1, returning the old value,"),
-    ATOMIC_METHOD(atomic_add, "value, ", "Add value"),
-    ATOMIC_METHOD(atomic_fetch_add, "value, ", "Add value, returning the old value,"),
-    ATOMIC_METHOD(atomic_and, "value, ", "Bitwise and with value"),
-    ATOMIC_METHOD(atomic_fetch_and, "value, ", "Bitwise and, returning the old value,"),
-    ATOMIC_METHOD(atomic_or, "value, ", "Bitwise or with value"),
-    ATOMIC_METHOD(atomic_fetch_or, "value, ", "Bitwise or, returning the old value,"),
-    ATOMIC_METHOD(atomic_xor, "value, ", "Bitwise xor with value"),
-    ATOMIC_METHOD(atomic_fetch_xor, "value, ", "Bitwise xor, returning the old value,"),
-    ATOMIC_METHOD(atomic_swap, "value, ", "Store value, returning the old value,"),
-    ATOMIC_METHOD(atomic_compare_swap, "cond, value, ",
-                  "Store value where the element equals cond, returning the old value,"),
+    ATOMIC_ENTRY(atomic_fetch, "", "", "Read the element atomically.", "", ATOMIC_NUMBERS,
+                  "\nReturns:\n    The element's value (an int or a float).\n",
+                  ATOMIC_START("symmem.my_pe()")
+                  "    >>> symmem.atomic_fetch(x, 0)  # PE 0's\n"
+                  "    0\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_set, "value, ", ATOMIC_VALUE, "Set the element to value.",
+                  ATOMIC_NUMBERS, ATOMIC_RETURNS_NONE,
+                  ATOMIC_START("0")
+                  "    >>> if symmem.my_pe() == 0:\n"
+                  "    ...     symmem.atomic_set(x, 42, symmem.n_pes() - 1)\n"
+                  "    >>> symmem.barrier_all()\n"
+                  "    >>> symmem.atomic_fetch(x, symmem.n_pes() - 1)\n"
+                  "    42\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_inc, "", "", "Add 1 to the element.", ATOMIC_INTEGERS,
+                  ATOMIC_RETURNS_NONE,
+                  ATOMIC_START("0")
+                  "    >>> symmem.atomic_inc(x, 0)  # every PE counts itself on PE 0\n"
+                  "    >>> symmem.barrier_all()\n"
+                  "    >>> symmem.atomic_fetch(x, 0) == symmem.n_pes()\n"
+                  "    True\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_fetch_inc, "", "", "Add 1 to the element, returning its old value.",
+                  ATOMIC_INTEGERS, ATOMIC_RETURNS,
+                  ATOMIC_START("0")
+                  "    >>> ticket = symmem.atomic_fetch_inc(x, 0)  # a unique number each\n"
+                  "    >>> 0 <= ticket < symmem.n_pes()\n"
+                  "    True\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_add, "value, ", ATOMIC_VALUE, "Add value to the element.",
+                  ATOMIC_NUMBERS, ATOMIC_RETURNS_NONE,
+                  ATOMIC_START("0")
+                  "    >>> symmem.atomic_add(x, 10, 0)\n"
+                  "    >>> symmem.barrier_all()\n"
+                  "    >>> symmem.atomic_fetch(x, 0) == 10 * symmem.n_pes()\n"
+                  "    True\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_fetch_add, "value, ", ATOMIC_VALUE,
+                  "Add value to the element, returning its old value.", ATOMIC_NUMBERS,
+                  ATOMIC_RETURNS,
+                  ATOMIC_START("0")
+                  "    >>> old = symmem.atomic_fetch_add(x, 5, 0)\n"
+                  "    >>> old % 5, 0 <= old < 5 * symmem.n_pes()\n"
+                  "    (0, True)\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_and, "value, ", ATOMIC_VALUE, "Bitwise-and value into the element.",
+                  ATOMIC_INTEGERS, ATOMIC_RETURNS_NONE,
+                  ATOMIC_START("0b1111")
+                  "    >>> symmem.atomic_and(x, 0b0110, 0)\n"
+                  "    >>> symmem.barrier_all()\n"
+                  "    >>> bin(symmem.atomic_fetch(x, 0))\n"
+                  "    '0b110'\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_fetch_and, "value, ", ATOMIC_VALUE,
+                  "Bitwise-and value into the element, returning its old value.",
+                  ATOMIC_INTEGERS, ATOMIC_RETURNS,
+                  ATOMIC_START("0b1111")
+                  "    >>> old = symmem.atomic_fetch_and(x, 0b0110)  # this PE's own\n"
+                  "    >>> bin(old), bin(int(x[0]))\n"
+                  "    ('0b1111', '0b110')\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_or, "value, ", ATOMIC_VALUE, "Bitwise-or value into the element.",
+                  ATOMIC_INTEGERS, ATOMIC_RETURNS_NONE,
+                  ATOMIC_START("0")
+                  "    >>> symmem.atomic_or(x, 1 << symmem.my_pe(), 0)  # a bit per PE\n"
+                  "    >>> symmem.barrier_all()\n"
+                  "    >>> symmem.atomic_fetch(x, 0) == 2 ** symmem.n_pes() - 1\n"
+                  "    True\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_fetch_or, "value, ", ATOMIC_VALUE,
+                  "Bitwise-or value into the element, returning its old value.",
+                  ATOMIC_INTEGERS, ATOMIC_RETURNS,
+                  ATOMIC_START("0b0001")
+                  "    >>> old = symmem.atomic_fetch_or(x, 0b0100)  # this PE's own\n"
+                  "    >>> bin(old), bin(int(x[0]))\n"
+                  "    ('0b1', '0b101')\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_xor, "value, ", ATOMIC_VALUE, "Bitwise-xor value into the element.",
+                  ATOMIC_INTEGERS, ATOMIC_RETURNS_NONE,
+                  ATOMIC_START("0b1010")
+                  "    >>> symmem.atomic_xor(x, 0b0011)  # this PE's own\n"
+                  "    >>> bin(int(x[0]))\n"
+                  "    '0b1001'\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_fetch_xor, "value, ", ATOMIC_VALUE,
+                  "Bitwise-xor value into the element, returning its old value.",
+                  ATOMIC_INTEGERS, ATOMIC_RETURNS,
+                  ATOMIC_START("0b1010")
+                  "    >>> old = symmem.atomic_fetch_xor(x, 0b0011)\n"
+                  "    >>> bin(old), bin(int(x[0]))\n"
+                  "    ('0b1010', '0b1001')\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_swap, "value, ", ATOMIC_VALUE,
+                  "Store value in the element, returning its old value.", ATOMIC_NUMBERS,
+                  ATOMIC_RETURNS,
+                  ATOMIC_START("symmem.my_pe()")
+                  "    >>> symmem.atomic_swap(x, -1) == symmem.my_pe()  # this PE's own\n"
+                  "    True\n"
+                  "    >>> int(x[0])\n"
+                  "    -1\n"
+                  "    >>> symmem.barrier_all()\n"),
+    ATOMIC_METHOD(atomic_compare_swap, "cond, value, ", ATOMIC_COND ATOMIC_VALUE,
+                  "Store value in the element if it equals cond; return its old value.",
+                  ATOMIC_INTEGERS, ATOMIC_RETURNS,
+                  ATOMIC_START("-1")
+                  "    >>> # a lock on PE 0: whoever swaps -1 for its own number holds it\n"
+                  "    >>> while symmem.atomic_compare_swap(x, -1, symmem.my_pe(), 0) != -1:\n"
+                  "    ...     pass\n"
+                  "    >>> symmem.atomic_set(x, -1, 0)  # release it\n"
+                  "    >>> symmem.barrier_all()\n"),
     {NULL, NULL, 0, NULL},
 };
 

@@ -305,9 +305,34 @@ static PyMethodDef buffer_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+PyDoc_STRVAR(buffer_doc,
+    "Buffer()\n--\n\n"
+    "A block of symmetric memory, or a view of a peer's copy of one.\n\n"
+    "Made by symmem.buffer() (and under every array and tensor symmem makes),\n"
+    "get_peer_buffer() and register_external_buffer(); never directly.\n"
+    ".handle is its address on this PE, .size its bytes, .device where it is\n"
+    "('cpu' or 'cuda:N'). Host memory (the cpu backend) has the buffer\n"
+    "protocol, so memoryview() and np.frombuffer() read it; every Buffer has\n"
+    "__dlpack__, and device memory __cuda_array_interface__, for\n"
+    "torch.from_dlpack() and CuPy. Any call that takes memory takes a Buffer\n"
+    "(as bytes: give dtype= where the call needs elements). Using one after\n"
+    "free() raises NvshmemInvalid; it never touches unmapped memory.\n\n"
+    "Example:\n"
+    "    >>> buf = symmem.buffer(16)\n"
+    "    >>> buf.size, buf.pe == symmem.my_pe()\n"
+    "    (16, True)\n"
+    "    >>> words = np.frombuffer(buf, dtype=np.int32)  # cpu backend\n"
+    "    >>> words[:] = 7\n"
+    "    >>> symmem.atomic_add(buf, 1, offset=2, dtype=\"int32\")\n"
+    "    >>> words.tolist()\n"
+    "    [7, 7, 8, 7]\n"
+    "    >>> del words\n"
+    "    >>> symmem.free(buf)\n"
+    "    >>> buf.freed\n"
+    "    True\n");
+
 static PyType_Slot buffer_slots[] = {
-    {Py_tp_doc, "Buffer()\n--\n\nSymmetric memory: .handle, .size, .device; buffer protocol "
-                "and DLPack. Made by symmem.buffer(), never directly."},
+    {Py_tp_doc, (void *)buffer_doc}, /* PyType_FromSpec copies it */
     {Py_tp_dealloc, buffer_dealloc},
     {Py_tp_traverse, buffer_traverse},
     {Py_tp_clear, buffer_clear},

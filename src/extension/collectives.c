@@ -5,6 +5,7 @@
  * PE communicates. Every collective runs without the GIL. */
 #include "args.h"
 #include "concepts.h"
+#include "doc_parts.h"
 #include "dtypes.h"
 #include "errors.h"
 #include "resolve.h"
@@ -192,23 +193,143 @@ static PyObject *collective(PyObject *module, PyObject *const *args, Py_ssize_t 
     return NULL;
 }
 
+/* ---- docstrings ---- */
+
+#define COLL_ARGS(dst, src)                                                                  \
+    "Args:\n"                                                                                \
+    SYMMEM__DOC_TEAM                                                                         \
+    "    dst: symmetric memory this PE's result lands in (dst_array= is\n"                   \
+    "        NVSHMEM4Py's name); " dst "\n"                                                   \
+    "    src: symmetric memory of the same dtype (src_array= is NVSHMEM4Py's\n"              \
+    "        name); " src "\n"
+
+#define COLL_INVALID(why)                                                                    \
+    SYMMEM__DOC_INVALID(                                                                     \
+        "team is None, not a team, or this PE is not a member;\n"                           \
+        "        dst or src is not on the symmetric heap, dst is read-only, or\n"            \
+        "        their dtypes differ or are not symmem's; " why "; dst and\n"                 \
+        "        src overlap (reduce and broadcast may run in place); the members\n"         \
+        "        disagree on the call (another collective, size, dtype, op or\n"             \
+        "        root: the cpu backend checks).")
+
+#define COLL_NOTE                                                                            \
+    "Every member of team calls it, in the same order as its other\n"                       \
+    "collectives. Element counts come from src; dst may be larger.\n\n"
+
+PyDoc_STRVAR(reduce_doc,
+    "reduce($module, team, dst, src, op, stream=None)\n--\n\n"
+    "All-reduce: every member's dst gets the elementwise op of all their srcs.\n\n"
+    COLL_NOTE
+    COLL_ARGS("its first len(src) elements\n        are written.",
+              "its elements are the operands.")
+    "    op: 'sum', 'min', 'max', 'prod', 'and', 'or' or 'xor' (the bitwise\n"
+    "        ones for integer and bool dtypes), or an enum member of that name.\n"
+    SYMMEM__DOC_STREAM
+    "\n" COLL_INVALID("op is not one of the\n"
+                      "        seven, or bitwise on floats; dst has fewer elements than src")
+    SYMMEM__DOC_RAISES_WAIT
+    "\nExample:\n"
+    "    >>> src = symmem.array(3, dtype=\"float32\")\n"
+    "    >>> dst = symmem.array(3, dtype=\"float32\")\n"
+    "    >>> src[:] = symmem.my_pe() + 1\n"
+    "    >>> symmem.reduce(symmem.Teams.TEAM_WORLD, dst, src, \"sum\")\n"
+    "    >>> n = symmem.n_pes()\n"
+    "    >>> dst.tolist() == [n * (n + 1) / 2] * 3\n"
+    "    True\n"
+    "    >>> symmem.free_array(src); symmem.free_array(dst)\n");
+
+PyDoc_STRVAR(reducescatter_doc,
+    "reducescatter($module, team, dst, src, op, stream=None)\n--\n\n"
+    "Reduce, then scatter: member k's dst gets block k of the reduction.\n\n"
+    COLL_NOTE
+    COLL_ARGS("it needs len(src) / team_n_pes(team)\n        elements.",
+              "team_n_pes(team) equal blocks, one per\n"
+              "        member.")
+    "    op: 'sum', 'min', 'max', 'prod', 'and', 'or' or 'xor' (the bitwise\n"
+    "        ones for integer and bool dtypes), or an enum member of that name.\n"
+    SYMMEM__DOC_STREAM
+    "\n" COLL_INVALID("op is not one of the\n"
+                      "        seven, or bitwise on floats; src's length is not a multiple of\n"
+                      "        the team's size; dst is smaller than a block")
+    SYMMEM__DOC_RAISES_WAIT
+    "\nExample:\n"
+    "    >>> n = symmem.n_pes()\n"
+    "    >>> src = symmem.array(2 * n, dtype=\"int32\")\n"
+    "    >>> dst = symmem.array(2, dtype=\"int32\")\n"
+    "    >>> src[:] = np.arange(2 * n)\n"
+    "    >>> symmem.reducescatter(symmem.Teams.TEAM_WORLD, dst, src, \"sum\")\n"
+    "    >>> me = symmem.my_pe()\n"
+    "    >>> dst.tolist() == [n * 2 * me, n * (2 * me + 1)]  # block me, n times\n"
+    "    True\n"
+    "    >>> symmem.free_array(src); symmem.free_array(dst)\n");
+
+PyDoc_STRVAR(alltoall_doc,
+    "alltoall($module, team, dst, src, stream=None)\n--\n\n"
+    "All-to-all: block j of member k's src lands in block k of member j's dst.\n\n"
+    COLL_NOTE
+    COLL_ARGS("it needs as many elements as src.",
+              "team_n_pes(team) equal blocks, one per\n"
+              "        member.")
+    SYMMEM__DOC_STREAM
+    "\n" COLL_INVALID("src's length is not a\n"
+                      "        multiple of the team's size; dst is smaller than src")
+    SYMMEM__DOC_RAISES_WAIT
+    "\nExample:\n"
+    "    >>> n, me = symmem.n_pes(), symmem.my_pe()\n"
+    "    >>> src = symmem.array(n, dtype=\"int64\")\n"
+    "    >>> dst = symmem.array(n, dtype=\"int64\")\n"
+    "    >>> src[:] = 100 * me + np.arange(n)  # element j goes to PE j\n"
+    "    >>> symmem.alltoall(symmem.Teams.TEAM_WORLD, dst, src)\n"
+    "    >>> dst.tolist() == [100 * k + me for k in range(n)]\n"
+    "    True\n"
+    "    >>> symmem.free_array(src); symmem.free_array(dst)\n");
+
+PyDoc_STRVAR(fcollect_doc,
+    "fcollect($module, team, dst, src, stream=None)\n--\n\n"
+    "All-gather: member k's src lands in block k of every member's dst.\n\n"
+    COLL_NOTE
+    COLL_ARGS("it needs team_n_pes(team) * len(src)\n        elements.",
+              "the block this PE contributes.")
+    SYMMEM__DOC_STREAM
+    "\n" COLL_INVALID("dst has fewer than\n"
+                      "        team_n_pes(team) * len(src) elements")
+    SYMMEM__DOC_RAISES_WAIT
+    "\nExample:\n"
+    "    >>> n = symmem.n_pes()\n"
+    "    >>> src = symmem.array(2, dtype=\"int32\")\n"
+    "    >>> dst = symmem.array(2 * n, dtype=\"int32\")\n"
+    "    >>> src[:] = symmem.my_pe()\n"
+    "    >>> symmem.fcollect(symmem.Teams.TEAM_WORLD, dst, src)\n"
+    "    >>> dst.tolist() == [k for k in range(n) for _ in range(2)]\n"
+    "    True\n"
+    "    >>> symmem.free_array(src); symmem.free_array(dst)\n");
+
+PyDoc_STRVAR(broadcast_doc,
+    "broadcast($module, team, dst, src, root=0, stream=None)\n--\n\n"
+    "Copy the root's src into every member's dst (the root's own included).\n\n"
+    COLL_NOTE
+    COLL_ARGS("its first len(src) elements\n        are written.",
+              "read on the root only.")
+    "    root: the root's number in team (not in TEAM_WORLD).\n"
+    SYMMEM__DOC_STREAM
+    "\n" COLL_INVALID("root is outside the\n"
+                      "        team; dst has fewer elements than src")
+    SYMMEM__DOC_RAISES_WAIT
+    "\nExample:\n"
+    "    >>> src = symmem.array(4, dtype=\"float64\")\n"
+    "    >>> dst = symmem.array(4, dtype=\"float64\")\n"
+    "    >>> src[:] = symmem.my_pe()\n"
+    "    >>> symmem.broadcast(symmem.Teams.TEAM_WORLD, dst, src, root=0)\n"
+    "    >>> dst.tolist()\n"
+    "    [0.0, 0.0, 0.0, 0.0]\n"
+    "    >>> symmem.free_array(src); symmem.free_array(dst)\n");
+
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("reduce", reduce,
-        "reduce($module, team, dst, src, op, stream=None)\n--\n\n"
-        "All-reduce of src's elements into every member's dst; op is one of REDUCE_OPS\n"
-        "('sum', ...) or an enum member with that name."),
-    SYMMEM__EXT_METHOD("reducescatter", reducescatter,
-        "reducescatter($module, team, dst, src, op, stream=None)\n--\n\n"
-        "Member k gets block k of the reduction of src (team_n_pes blocks)."),
-    SYMMEM__EXT_METHOD("alltoall", alltoall,
-        "alltoall($module, team, dst, src, stream=None)\n--\n\n"
-        "Block j of member k's src lands in block k of member j's dst."),
-    SYMMEM__EXT_METHOD("fcollect", fcollect,
-        "fcollect($module, team, dst, src, stream=None)\n--\n\n"
-        "All-gather: member k's src lands in block k of every member's dst."),
-    SYMMEM__EXT_METHOD("broadcast", broadcast,
-        "broadcast($module, team, dst, src, root=0, stream=None)\n--\n\n"
-        "The root's (team-relative) src lands in every member's dst."),
+    SYMMEM__EXT_METHOD("reduce", reduce, reduce_doc),
+    SYMMEM__EXT_METHOD("reducescatter", reducescatter, reducescatter_doc),
+    SYMMEM__EXT_METHOD("alltoall", alltoall, alltoall_doc),
+    SYMMEM__EXT_METHOD("fcollect", fcollect, fcollect_doc),
+    SYMMEM__EXT_METHOD("broadcast", broadcast, broadcast_doc),
     SYMMEM__EXT_METHOD("collective", collective,
         "collective($module, coll, team, dest, src, dtype=None, op=None, root=0, stream=None)\n"
         "--\n\nThe collective named coll; dtype (a library or NVSHMEM name) reads raw Buffers."),

@@ -133,12 +133,42 @@ PyObject *symmem__ext_done(module_state_t *st, symmem_status_t status)
     return status == SYMMEM_OK ? Py_NewRef(Py_None) : symmem__ext_raise_status(st, status);
 }
 
+/* The exception types' docstrings. */
+static const char error_doc[] =
+    "The backend failed: allocation, bootstrap, a dead peer, a timeout.\n\n"
+    "A RuntimeError. .msg is the message, which starts with \"[pe N] \" and\n"
+    "names the call; .status is the C library's status code (symmem._symmem's\n"
+    "ERR_NO_MEMORY, ERR_PEER_DEAD, ERR_TIMEOUT, ERR_BACKEND, ...). A wait or a\n"
+    "collective whose peer died raises it naming that PE, and so does any\n"
+    "blocking call that outlives SYMMEM_TIMEOUT seconds.\n\n"
+    "Example:\n"
+    "    >>> try:\n"
+    "    ...     symmem.barrier_all()\n"
+    "    ... except symmem.NvshmemError as error:  # a PE died, or a timeout\n"
+    "    ...     print(error.msg)\n"
+    "    ...     raise\n";
+
+static const char invalid_doc[] =
+    "Misuse: not initialised, a wrong type, a bad PE, dtype, op or memory.\n\n"
+    "A ValueError. .msg is the message, which starts with \"[pe N] \" and\n"
+    "names the call, the argument and its value; .status is the C library's\n"
+    "status code (symmem._symmem's ERR_INVALID, ERR_NOT_INITIALIZED,\n"
+    "ERR_NOT_SYMMETRIC or ERR_MISMATCH).\n\n"
+    "Example:\n"
+    "    >>> x = symmem.array(1, dtype=\"float32\")\n"
+    "    >>> try:\n"
+    "    ...     symmem.p(x, 1.0, symmem.n_pes())  # there is no such PE\n"
+    "    ... except symmem.NvshmemInvalid as error:\n"
+    "    ...     print(\"p: pe=\" in error.msg, isinstance(error, ValueError))\n"
+    "    True True\n"
+    "    >>> symmem.free_array(x)\n";
+
 /* A heap exception type whose tp_doc carries a text signature (for
  * inspect.signature) and whose __doc__ is the plain text. */
 static PyObject *exception_type(const char *name, const char *signature, const char *doc,
                                 PyObject *base)
 {
-    char text[512];
+    char text[2048];
     snprintf(text, sizeof(text), "%s\n--\n\n%s", signature, doc);
     PyObject *type = PyErr_NewExceptionWithDoc(name, text, base, NULL);
     PyObject *plain = type ? PyUnicode_FromString(doc) : NULL;
@@ -169,13 +199,10 @@ int symmem__ext_errors_exec(PyObject *module)
 {
     symmem__interrupt_set_check(python_interrupted);
     module_state_t *st = symmem__ext_state(module);
-    st->error_type = exception_type(
-        "symmem.NvshmemError", "NvshmemError(*args)",
-        "The backend failed (allocation, bootstrap, a dead peer, a timeout).",
-        PyExc_RuntimeError);
-    st->invalid_type = exception_type(
-        "symmem.NvshmemInvalid", "NvshmemInvalid(*args)",
-        "Misuse: not initialised, wrong type, bad PE, dtype, op or memory.", PyExc_ValueError);
+    st->error_type = exception_type("symmem.NvshmemError", "NvshmemError(*args)", error_doc,
+                                    PyExc_RuntimeError);
+    st->invalid_type = exception_type("symmem.NvshmemInvalid", "NvshmemInvalid(*args)",
+                                      invalid_doc, PyExc_ValueError);
     if (st->error_type == NULL || st->invalid_type == NULL ||
         PyModule_AddObjectRef(module, "NvshmemError", st->error_type) < 0 ||
         PyModule_AddObjectRef(module, "NvshmemInvalid", st->invalid_type) < 0)

@@ -3,6 +3,7 @@
  * built from. */
 #include "args.h"
 #include "concepts.h"
+#include "doc_parts.h"
 #include "dtypes.h"
 #include "errors.h"
 #include "resolve.h"
@@ -161,26 +162,150 @@ static PyObject *signal_fetch(PyObject *module, PyObject *const *args, Py_ssize_
     return PyLong_FromUnsignedLongLong(value);
 }
 
-#define PUT_SIGNAL_SIGNATURE \
-    "($module, dst, src, signal_var, signal_val, signal_op, remote_pe, stream=None)\n--\n\n"
+/* ---- docstrings ---- */
+
+#define SIGNAL_VAR_ARG(whose)                                                               \
+    "    signal_var: " whose " signal word: a symmetric uint64 array (its first\n"          \
+    "        element is the signal) or a Buffer of 8 bytes or more.\n"
+
+#define PUT_SIGNAL_DOC(name, summary, completion, example)                                  \
+    name "($module, dst, src, signal_var, signal_val, signal_op, remote_pe, stream=None)\n" \
+    "--\n\n"                                                                                \
+    summary "\n\n"                                                                          \
+    "The signal is updated after the data is in place: a PE that sees the new\n"           \
+    "signal value sees the data. As many bytes as dst and src both hold move.\n"           \
+    completion "\n\n"                                                                       \
+    "Args:\n"                                                                               \
+    "    dst: symmetric memory: PE remote_pe's copy is written.\n"                         \
+    "    src: local memory to read (any contiguous array, tensor or Buffer).\n"            \
+    SIGNAL_VAR_ARG("the symmetric")                                                         \
+    "    signal_val: the value to set or add (an int, as a uint64).\n"                     \
+    "    signal_op: SignalOp.SIGNAL_SET or SignalOp.SIGNAL_ADD (or 9, 10).\n"               \
+    "    remote_pe: the PE to write to, in [0, n_pes()).\n"                                \
+    SYMMEM__DOC_STREAM                                                                      \
+    "\n" SYMMEM__DOC_INVALID(                                                               \
+        "remote_pe is outside [0, n_pes()); signal_op is not\n"                            \
+        "        a SignalOp; signal_val does not fit in 64 bits; dst, src or\n"            \
+        "        signal_var is not contiguous memory, dst or signal_var is\n"              \
+        "        read-only or not on the symmetric heap; signal_var is not uint64\n"      \
+        "        (or a Buffer), has fewer than 8 bytes, or is not 8-byte aligned.")         \
+    SYMMEM__DOC_RAISES_BACKEND                                                              \
+    "\nExample:\n" example
+
+PyDoc_STRVAR(put_signal_doc, PUT_SIGNAL_DOC("put_signal",
+    "Copy src into PE remote_pe's dst, then update its signal_var.",
+    "When it returns, src may be reused.",
+    "    >>> me, n = symmem.my_pe(), symmem.n_pes()\n"
+    "    >>> dst = symmem.array(4, dtype=\"float32\")\n"
+    "    >>> sig = symmem.array(1, dtype=\"uint64\")\n"
+    "    >>> sig[0] = 0\n"
+    "    >>> symmem.barrier_all()  # every signal is 0 before any PE sets one\n"
+    "    >>> symmem.put_signal(dst, np.full(4, me, dtype=np.float32), sig, 1,\n"
+    "    ...                   symmem.SignalOp.SIGNAL_SET, (me + 1) % n)\n"
+    "    >>> symmem.signal_wait(sig, 1, symmem.ComparisonType.CMP_EQ)\n"
+    "    >>> bool((dst == (me - 1) % n).all())  # the data came with the signal\n"
+    "    True\n"
+    "    >>> symmem.barrier_all()\n"
+    "    >>> symmem.free_array(dst); symmem.free_array(sig)\n"));
+
+PyDoc_STRVAR(put_signal_nbi_doc, PUT_SIGNAL_DOC("put_signal_nbi",
+    "Start put_signal: copy src into PE remote_pe's dst, then signal it.",
+    "src must not change until this PE's next quiet().",
+    "    >>> me, n = symmem.my_pe(), symmem.n_pes()\n"
+    "    >>> dst = symmem.array(4, dtype=\"int32\")\n"
+    "    >>> sig = symmem.array(1, dtype=\"uint64\")\n"
+    "    >>> sig[0] = 0\n"
+    "    >>> symmem.barrier_all()\n"
+    "    >>> symmem.put_signal_nbi(dst, np.arange(4, dtype=np.int32), sig, 1,\n"
+    "    ...                       symmem.SignalOp.SIGNAL_ADD, (me + 1) % n)\n"
+    "    >>> symmem.quiet()\n"
+    "    >>> symmem.signal_wait(sig, 1, symmem.ComparisonType.CMP_GE)\n"
+    "    >>> dst.tolist()\n"
+    "    [0, 1, 2, 3]\n"
+    "    >>> symmem.barrier_all()\n"
+    "    >>> symmem.free_array(dst); symmem.free_array(sig)\n"));
+
+PyDoc_STRVAR(signal_op_doc,
+    "signal_op($module, signal_var, signal_val, signal_op, remote_pe, stream=None)\n--\n\n"
+    "Set or add to PE remote_pe's copy of the signal word signal_var.\n\n"
+    "Args:\n"
+    SIGNAL_VAR_ARG("the symmetric")
+    "    signal_val: the value to set or add (an int, as a uint64).\n"
+    "    signal_op: SignalOp.SIGNAL_SET or SignalOp.SIGNAL_ADD (or 9, 10).\n"
+    "    remote_pe: the PE whose signal changes, in [0, n_pes()).\n"
+    SYMMEM__DOC_STREAM
+    "\n" SYMMEM__DOC_INVALID(
+        "remote_pe is outside [0, n_pes()); signal_op is not\n"
+        "        a SignalOp; signal_val does not fit in 64 bits; signal_var is\n"
+        "        read-only, not on the symmetric heap, not uint64 (or a Buffer),\n"
+        "        has fewer than 8 bytes, or is not 8-byte aligned.")
+    SYMMEM__DOC_RAISES_BACKEND
+    "\nExample:\n"
+    "    >>> sig = symmem.array(1, dtype=\"uint64\")\n"
+    "    >>> sig[0] = 0\n"
+    "    >>> symmem.barrier_all()\n"
+    "    >>> symmem.signal_op(sig, 1, symmem.SignalOp.SIGNAL_ADD, 0)  # one each\n"
+    "    >>> symmem.barrier_all()\n"
+    "    >>> symmem.signal_fetch(sig) == (symmem.n_pes() if symmem.my_pe() == 0 else 0)\n"
+    "    True\n"
+    "    >>> symmem.free_array(sig)\n");
+
+PyDoc_STRVAR(signal_wait_doc,
+    "signal_wait($module, signal_var, signal_val, signal_op=None, stream=None, *, cmp=None)\n"
+    "--\n\n"
+    "Wait until this PE's signal_var compares to signal_val as asked.\n\n"
+    "NVSHMEM4Py's argument order: the value, then the comparison, which is a\n"
+    "ComparisonType passed as signal_op (NVSHMEM4Py's name) or cmp=.\n\n"
+    "Args:\n"
+    SIGNAL_VAR_ARG("this PE's")
+    "    signal_val: the value to compare with (an int, as a uint64).\n"
+    "    signal_op: the comparison: a ComparisonType (CMP_EQ, CMP_NE, CMP_GT,\n"
+    "        CMP_LE, CMP_LT, CMP_GE) or its int value.\n"
+    SYMMEM__DOC_STREAM
+    "    cmp: the comparison, when signal_op is not given.\n"
+    "\n" SYMMEM__DOC_INVALID(
+        "neither or both of signal_op and cmp are given, or\n"
+        "        the comparison is not a ComparisonType; signal_val does not fit\n"
+        "        in 64 bits; signal_var is not on the symmetric heap, not uint64\n"
+        "        (or a Buffer), has fewer than 8 bytes, or is not 8-byte aligned.")
+    SYMMEM__DOC_RAISES_WAIT
+    "\nExample:\n"
+    "    >>> sig = symmem.array(1, dtype=\"uint64\")\n"
+    "    >>> sig[0] = 0\n"
+    "    >>> symmem.barrier_all()\n"
+    "    >>> symmem.signal_op(sig, 7, symmem.SignalOp.SIGNAL_SET,\n"
+    "    ...                  (symmem.my_pe() + 1) % symmem.n_pes())\n"
+    "    >>> symmem.signal_wait(sig, 7, symmem.ComparisonType.CMP_EQ)\n"
+    "    >>> symmem.signal_wait(sig, 5, cmp=symmem.ComparisonType.CMP_GT)  # holds\n"
+    "    >>> symmem.barrier_all()\n"
+    "    >>> symmem.free_array(sig)\n");
+
+PyDoc_STRVAR(signal_fetch_doc,
+    "signal_fetch($module, signal_var, stream=None)\n--\n\n"
+    "Read this PE's signal word signal_var.\n\n"
+    "Args:\n"
+    SIGNAL_VAR_ARG("this PE's")
+    "    stream: accepted as NVSHMEM4Py passes it; the read does not wait for\n"
+    "        the stream.\n"
+    "\nReturns:\n"
+    "    The signal's value, an int.\n"
+    "\n" SYMMEM__DOC_INVALID(
+        "signal_var is not on the symmetric heap, not uint64\n"
+        "        (or a Buffer), has fewer than 8 bytes, or is not 8-byte aligned.")
+    SYMMEM__DOC_RAISES_BACKEND
+    "\nExample:\n"
+    "    >>> sig = symmem.array(1, dtype=\"uint64\")\n"
+    "    >>> sig[0] = 3\n"
+    "    >>> symmem.signal_fetch(sig)\n"
+    "    3\n"
+    "    >>> symmem.free_array(sig)\n");
 
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("put_signal", put_signal,
-        "put_signal" PUT_SIGNAL_SIGNATURE
-        "Copy src into PE remote_pe's dst, then update its signal_var with signal_op\n"
-        "(SIGNAL_SET or SIGNAL_ADD) and signal_val: a PE that sees the signal sees the data."),
-    SYMMEM__EXT_METHOD("put_signal_nbi", put_signal_nbi,
-        "put_signal_nbi" PUT_SIGNAL_SIGNATURE "Non-blocking put_signal."),
-    SYMMEM__EXT_METHOD("signal_op", signal_op,
-        "signal_op($module, signal_var, signal_val, signal_op, remote_pe, stream=None)\n--\n\n"
-        "Update PE remote_pe's signal_var: SIGNAL_SET or SIGNAL_ADD signal_val."),
-    SYMMEM__EXT_METHOD("signal_wait", signal_wait,
-        "signal_wait($module, signal_var, signal_val, signal_op=None, stream=None, *, cmp=None)\n"
-        "--\n\nWait until this PE's signal_var <signal_op> signal_val holds; signal_op is a\n"
-        "ComparisonType (NVSHMEM4Py's name for it; cmp= is the other)."),
-    SYMMEM__EXT_METHOD("signal_fetch", signal_fetch,
-        "signal_fetch($module, signal_var, stream=None)\n--\n\n"
-        "The value of this PE's signal_var (an int)."),
+    SYMMEM__EXT_METHOD("put_signal", put_signal, put_signal_doc),
+    SYMMEM__EXT_METHOD("put_signal_nbi", put_signal_nbi, put_signal_nbi_doc),
+    SYMMEM__EXT_METHOD("signal_op", signal_op, signal_op_doc),
+    SYMMEM__EXT_METHOD("signal_wait", signal_wait, signal_wait_doc),
+    SYMMEM__EXT_METHOD("signal_fetch", signal_fetch, signal_fetch_doc),
     {NULL, NULL, 0, NULL},
 };
 

@@ -3,6 +3,7 @@
  * team_init and destroy are collective: they run without the GIL. */
 #include "args.h"
 #include "concepts.h"
+#include "doc_parts.h"
 #include "errors.h"
 
 static PyObject *team_query(PyObject *module, const char *call, int (*query)(symmem_team_t),
@@ -160,14 +161,59 @@ static PyObject *team_destroy(PyObject *module, PyObject *const *args, Py_ssize_
     return symmem__ext_done(st, status);
 }
 
+/* ---- docstrings of the public queries ---- */
+
+#define TEAM_INVALID_DOC                                                                 \
+    "team is None (this PE was outside the split that made\n"                            \
+    "        it), not a team, or a team this PE is not a member of."
+
+PyDoc_STRVAR(team_my_pe_doc,
+    "team_my_pe($module, team)\n--\n\n"
+    "This PE's number in team, from 0.\n\n"
+    "Args:\n"
+    SYMMEM__DOC_TEAM
+    "\nReturns:\n"
+    "    An int in [0, team_n_pes(team)).\n"
+    "\n" SYMMEM__DOC_INVALID(TEAM_INVALID_DOC)
+    "\nExample:\n"
+    "    >>> symmem.team_my_pe(symmem.Teams.TEAM_WORLD) == symmem.my_pe()\n"
+    "    True\n");
+
+PyDoc_STRVAR(team_n_pes_doc,
+    "team_n_pes($module, team)\n--\n\n"
+    "The number of PEs in team.\n\n"
+    "Args:\n"
+    SYMMEM__DOC_TEAM
+    "\nReturns:\n"
+    "    An int, 1 or more.\n"
+    "\n" SYMMEM__DOC_INVALID(TEAM_INVALID_DOC)
+    "\nExample:\n"
+    "    >>> symmem.team_n_pes(symmem.Teams.TEAM_WORLD) == symmem.n_pes()\n"
+    "    True\n");
+
+PyDoc_STRVAR(team_translate_pe_doc,
+    "team_translate_pe($module, src_team, src_pe, dest_team)\n--\n\n"
+    "The number in dest_team of the PE that is number src_pe in src_team.\n\n"
+    "Args:\n"
+    "    src_team: the team src_pe is numbered in (this PE a member).\n"
+    "    src_pe: a PE's number in src_team, in [0, team_n_pes(src_team)).\n"
+    "    dest_team: the team to number it in (this PE a member).\n"
+    "\nReturns:\n"
+    "    Its number in dest_team, or -1 where it is not a member of dest_team.\n"
+    "\n" SYMMEM__DOC_INVALID(
+        "src_team or dest_team is None, not a team, or a team\n"
+        "        this PE is not a member of; src_pe is outside [0, team_n_pes(src_team)).")
+    "\nExample:\n"
+    "    >>> world = symmem.Teams.TEAM_WORLD\n"
+    "    >>> last = symmem.team_split_strided(world, symmem.n_pes() - 1, 1, 1)\n"
+    "    >>> if last is not None:  # on the last PE only\n"
+    "    ...     assert symmem.team_translate_pe(last, 0, world) == symmem.my_pe()\n"
+    "    ...     symmem.team_destroy(last)\n");
+
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("team_my_pe", team_my_pe,
-        "team_my_pe($module, team)\n--\n\nThis PE's number in the team."),
-    SYMMEM__EXT_METHOD("team_n_pes", team_n_pes,
-        "team_n_pes($module, team)\n--\n\nThe number of PEs in the team."),
-    SYMMEM__EXT_METHOD("team_translate_pe", team_translate_pe,
-        "team_translate_pe($module, src_team, src_pe, dest_team)\n--\n\n"
-        "src_pe of src_team as numbered in dest_team; -1 where it is not a member."),
+    SYMMEM__EXT_METHOD("team_my_pe", team_my_pe, team_my_pe_doc),
+    SYMMEM__EXT_METHOD("team_n_pes", team_n_pes, team_n_pes_doc),
+    SYMMEM__EXT_METHOD("team_translate_pe", team_translate_pe, team_translate_pe_doc),
     SYMMEM__EXT_METHOD("check_team", check_team,
         "check_team($module, team, call, arg='team')\n--\n\n"
         "team as an int if it exists with this PE a member; else NvshmemInvalid naming call."),

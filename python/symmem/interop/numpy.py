@@ -3,7 +3,14 @@ from symmem._memory import array, array_get_buffer, bytearray, free_array, get_p
 
 
 def empty(shape, dtype="float32", release=False, morder="C"):
-    """An uninitialised NumPy array on the symmetric heap (collective)."""
+    """array(shape, dtype, release, morder): NVSHMEM4Py's interop spelling.
+
+    Example:
+        >>> a = symmem.interop.numpy.empty((2, 2), dtype="int64")
+        >>> a.shape
+        (2, 2)
+        >>> symmem.interop.numpy.free_array(a)
+    """
     return array(shape, dtype=dtype, release=release, morder=morder)
 
 

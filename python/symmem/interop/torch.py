@@ -67,8 +67,42 @@ def _dense(t):
 
 
 def tensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
-    """A torch tensor on the symmetric heap (collective); morder "F" lays it
-    out column-major, as NVSHMEM4Py's does."""
+    """Allocate a torch tensor on every PE's symmetric heap: collective.
+
+    A CPU tensor on the cpu backend, a CUDA tensor on the gpu backend.
+    Every PE calls it with the same shape and dtype; the elements are not
+    initialised. free_tensor() releases it.
+
+    Args:
+        shape: an int or a sequence of ints.
+        dtype: a torch dtype (or its name, "float32"); default
+            torch.float32.
+        release: True: a leak of it is freed by finalize() without a
+            warning.
+        morder: "C" (row-major) or "F" (column-major, as NVSHMEM4Py lays
+            it out).
+        except_on_del: accepted for NVSHMEM4Py; symmem never frees memory
+            when its object is garbage-collected.
+
+    Returns:
+        A torch tensor over this PE's copy.
+
+    Raises:
+        ModuleNotFoundError: torch is not installed.
+        NvshmemInvalid: shape is not an int or a sequence of ints, or has a
+            negative dimension; dtype is not a torch dtype; morder is not
+            "C" or "F"; the PEs asked for different sizes (the cpu backend
+            checks); symmem is not initialised.
+        NvshmemError: the symmetric heap has no room for it, a PE died,
+            SYMMEM_TIMEOUT seconds passed, or the backend failed.
+
+    Example:
+        >>> import torch
+        >>> t = symmem.tensor((2, 2), dtype=torch.int32)
+        >>> t.shape, t.dtype
+        (torch.Size([2, 2]), torch.int32)
+        >>> symmem.free_tensor(t)
+    """
     torch = _torch("tensor")
     shape = _shape_tuple(shape, "tensor")
     dtype = _torch_dtype(torch, dtype, "tensor")
@@ -80,8 +114,38 @@ def tensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
 
 
 def bytetensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
-    """A uint8 torch tensor big enough for shape x dtype (collective); flat,
-    so morder (checked) changes nothing."""
+    """Allocate a flat uint8 tensor of shape x dtype's bytes: collective.
+
+    NVSHMEM4Py's call; as tensor(), with the bytes of a tensor of shape
+    and dtype as a 1-D torch.uint8 tensor.
+
+    Args:
+        shape: an int or a sequence of ints.
+        dtype: the torch dtype whose size counts; default torch.float32.
+        release: True: a leak of it is freed by finalize() without a
+            warning.
+        morder: "C" or "F" (checked; the result is flat either way).
+        except_on_del: accepted for NVSHMEM4Py.
+
+    Returns:
+        A 1-D torch.uint8 tensor.
+
+    Raises:
+        ModuleNotFoundError: torch is not installed.
+        NvshmemInvalid: shape is not an int or a sequence of ints, or has a
+            negative dimension; dtype is not a torch dtype; morder is not
+            "C" or "F"; the PEs asked for different sizes (the cpu backend
+            checks); symmem is not initialised.
+        NvshmemError: the symmetric heap has no room for it, a PE died,
+            SYMMEM_TIMEOUT seconds passed, or the backend failed.
+
+    Example:
+        >>> import torch
+        >>> b = symmem.bytetensor(4, dtype=torch.float64)
+        >>> b.shape, b.dtype
+        (torch.Size([32]), torch.uint8)
+        >>> symmem.free_tensor(b)
+    """
     torch = _torch("bytetensor")
     shape = _shape_tuple(shape, "bytetensor")
     dtype = _torch_dtype(torch, dtype, "bytetensor")
@@ -92,12 +156,37 @@ def bytetensor(shape, dtype=None, release=False, morder="C", except_on_del=True)
 
 
 def empty(shape, dtype=None, release=False, morder="C"):
-    """An uninitialised torch tensor on the symmetric heap (collective)."""
+    """tensor(shape, dtype, release, morder): NVSHMEM4Py's interop spelling.
+
+    Example:
+        >>> import torch
+        >>> t = symmem.interop.torch.empty(3, dtype=torch.float64)
+        >>> symmem.interop.torch.free_tensor(t)
+    """
     return tensor(shape, dtype=dtype, release=release, morder=morder)
 
 
 def free_tensor(t):
-    """Free a tensor made by tensor() or bytetensor() (collective)."""
+    """Free a tensor that tensor() or bytetensor() made: collective.
+
+    Every PE frees the same tensor, in the same order; views of it become
+    unusable (calls refuse them).
+
+    Args:
+        t: the tensor tensor() or bytetensor() returned (not a view that
+            starts inside it).
+
+    Raises:
+        NvshmemInvalid: t is not on the symmetric heap, starts inside its
+            allocation, or was freed already; the PEs freed different
+            tensors (the cpu backend checks); symmem is not initialised.
+        NvshmemError: a PE died, SYMMEM_TIMEOUT seconds passed, or the
+            backend failed.
+
+    Example:
+        >>> t = symmem.tensor(8)
+        >>> symmem.free_tensor(t)
+    """
     buf, offset = buffer_of(_dense(t), "free_tensor", "tensor")
     if offset != 0:
         raise invalid(f"free_tensor: the tensor starts {offset} bytes inside its allocation; "
@@ -106,13 +195,64 @@ def free_tensor(t):
 
 
 def tensor_get_buffer(t):
-    """(Buffer, nbytes, dtype name) of a tensor on the symmetric heap."""
+    """The Buffer under a symmetric tensor, with its size and dtype.
+
+    Args:
+        t: a tensor on the symmetric heap (or a view of one).
+
+    Returns:
+        (Buffer, nbytes, dtype name): the whole allocation holding t, t's
+        own size in bytes, and its dtype's name ("float32").
+
+    Raises:
+        NvshmemInvalid: t is not on the symmetric heap, or was freed;
+            symmem is not initialised.
+
+    Example:
+        >>> t = symmem.tensor(4)
+        >>> buf, nbytes, dtype = symmem.tensor_get_buffer(t)
+        >>> buf.size, nbytes, dtype
+        (16, 16, 'float32')
+        >>> symmem.free_tensor(t)
+    """
     buf, _ = buffer_of(_dense(t), "tensor_get_buffer", "tensor")
     return buf, t.numel() * t.element_size(), str(t.dtype).replace("torch.", "")
 
 
 def get_peer_tensor(t, peer_pe):
-    """A tensor over PE peer_pe's copy of t: stores land in its memory."""
+    """A tensor over PE peer_pe's copy of t: its stores land in that memory.
+
+    The same shape, dtype and layout as t. On the cpu backend every PE's
+    copy is mapped; on the gpu backend, those of PEs in this GPU's NVLink
+    (P2P) domain.
+
+    Args:
+        t: a tensor on the symmetric heap (or a view of one).
+        peer_pe: the PE whose copy to reach, in [0, n_pes()).
+
+    Returns:
+        A torch tensor.
+
+    Raises:
+        ModuleNotFoundError: torch is not installed.
+        NvshmemInvalid: t is not on the symmetric heap, or was freed;
+            peer_pe is outside [0, n_pes()); symmem is not initialised.
+        NotImplementedError: PE peer_pe's copy cannot be reached with loads
+            and stores from this PE (gpu: outside the NVLink domain).
+
+    Example:
+        >>> t = symmem.tensor(2)
+        >>> t.zero_()
+        tensor([0., 0.])
+        >>> symmem.barrier_all()
+        >>> nxt = symmem.get_peer_tensor(t, (symmem.my_pe() + 1) % symmem.n_pes())
+        >>> nxt[1] = 5.0  # a plain store into the next PE's t
+        >>> symmem.barrier_all()
+        >>> t.tolist()
+        [0.0, 5.0]
+        >>> del nxt
+        >>> symmem.free_tensor(t)
+    """
     torch = _torch("get_peer_tensor")
     whole, offset = buffer_of(_dense(t), "get_peer_tensor", "tensor")
     peer = _symmem.peer_buffer(whole, peer_pe, "get_peer_tensor", "peer_pe")

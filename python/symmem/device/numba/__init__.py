@@ -1,5 +1,5 @@
 """NVSHMEM4Py's device API (`nvshmem.core.device.numba`) for `@numba.njit`
-functions on the cpu backend; also importable as `symmem.core.device.numba`.
+functions on the cpu backend; also importable as `symmem.core.device.numba`::
 
     import numba, symmem
     import symmem.device.numba as dev

@@ -3,6 +3,9 @@ say where they work; inside @numba.njit each is the overload registered for
 it (numba.extending.overload, the cpu target); in numba-cuda's simulator
 (NUMBA_ENABLE_CUDASIM=1), inside a simulated kernel, each runs its Python
 function from _simulator.py."""
+import ast
+import inspect
+
 from numba.core.errors import TypingError
 from numba.extending import overload
 
@@ -35,7 +38,19 @@ def stub(name, params):
             "instead")
     device_function.__name__ = device_function.__qualname__ = name
     device_function.__doc__ = f"{name}({params}): NVSHMEM4Py's device {name}, for @numba.njit."
+    device_function.__signature__ = _signature(params)  # for help(), IDEs and the docs
     return device_function
+
+
+def _signature(params):
+    """The inspect.Signature of a parameter list such as "team, dst, src, root=0"."""
+    parameters = []
+    for param in (p.strip() for p in params.split(",") if p.strip()):
+        name, _, default = param.partition("=")
+        parameters.append(inspect.Parameter(
+            name.strip(), inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=ast.literal_eval(default) if default else inspect.Parameter.empty))
+    return inspect.Signature(parameters)
 
 
 def cpu_overload(function):

@@ -1,6 +1,6 @@
 """symmem from inside Triton kernels (gpu backend): PyTorch's names and
 argument orders (torch.distributed._symmetric_memory._nvshmem_triton), the
-atomics, and remote_ptr for plain tl.load / tl.store on a peer's memory.
+atomics, and remote_ptr for plain tl.load / tl.store on a peer's memory::
 
     import triton, triton.language as tl
     import symmem

@@ -238,7 +238,7 @@ def signal_wait_until(sig_addr, cmp, cmp_val):
 
 @triton.jit
 def wait_until(ivar, cmp, cmp_val):
-    """Waits until the local integer *ivar compares true with cmp_val."""
+    """Waits until the local integer at ivar compares true with cmp_val."""
     T: tl.constexpr = ivar.dtype.element_ty
     tl.static_assert(T.is_int(), "wait_until: ivar must point to integers")
     if ENGINE == NVSHMEM:

@@ -138,9 +138,11 @@ static PyObject *quiet(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     return symmem__ext_done(st, status);
 }
 
-/* stream= is accepted (NVSHMEM4Py passes it) and not needed: fence orders
- * this PE's puts whatever stream they were issued on. It must still be a
- * stream: anything else is refused as every call refuses it. */
+/* stream= is accepted (NVSHMEM4Py passes it) and not used: fence acts when
+ * it is called, on the puts issued so far (on the gpu backend NVSHMEM's host
+ * fence: puts still queued on a stream are not among them; quiet(stream=s)
+ * orders those). It must still be a stream: anything else is refused as
+ * every call refuses it. */
 static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames)
 {
@@ -294,9 +296,10 @@ PyDoc_STRVAR(fence_doc,
     "Order this PE's puts: to each PE, those before land before those after.\n\n"
     "Unlike quiet(), it does not wait for them to complete.\n\n"
     "Args:\n"
-    "    stream: accepted as NVSHMEM4Py passes it, and not needed: the order\n"
-    "        holds whatever stream the puts were issued on. It must be None\n"
-    "        or a stream.\n"
+    "    stream: accepted as NVSHMEM4Py passes it, and not used: the fence\n"
+    "        acts when called, on the puts issued so far. On the gpu backend\n"
+    "        puts still queued on a stream are not among them: order those\n"
+    "        with quiet(stream=s). It must be None or a stream.\n"
     "\n" SYMMEM__DOC_INVALID("stream is not None or a stream.")
     SYMMEM__DOC_RAISES_BACKEND
     "\nExample:\n"

@@ -16,6 +16,7 @@ import os
 import numpy as np
 
 import symmem as nvshmem
+import symmem.device
 from symmem import NvshmemKernelObject as K, _symmem
 
 try:
@@ -71,7 +72,7 @@ dst[:] = -1
 nvshmem.barrier_all()
 stream = device.create_stream()
 launch(stream, LaunchConfig(grid=1, block=1), obj.get_kernel("p_next"),
-       np.uint64(_symmem.device_state_gpu()), np.uint64(dst.data.ptr), np.int64(100 + me),
+       np.uint64(symmem.device.state_address()), np.uint64(dst.data.ptr), np.int64(100 + me),
        np.int32(nxt))
 stream.sync()
 nvshmem.barrier_all()

@@ -5,6 +5,8 @@ backend (NotImplementedError naming it, on every PE). What they do on the
 gpu backend: tests/gpu/host_helpers.py (test_gpu.py runs it)."""
 import inspect
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -300,3 +302,18 @@ def test_the_backend_slot_behind_module_init_says_why_it_cannot_run(run_pes):
     """_symmem.cuda_module, which module_init and friends call on the gpu
     backend: before init, and on the cpu backend."""
     assert_all_ok(run_pes(1, CUDA_MODULE_SLOT), 1)
+
+
+def test_state_address_refuses_where_no_gpu_copy_exists():
+    """Before init, and on the cpu backend, there is no GPU device state:
+    state_address raises naming the call and the PE."""
+    code = ("import symmem, symmem.device as d\n"
+            "for when in ('before', 'cpu'):\n"
+            "    if when == 'cpu': symmem.init()\n"
+            "    try: d.state_address(); print('no error')\n"
+            "    except symmem.NvshmemInvalid as e: print(when, e)\n"
+            "symmem.finalize()\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60, env=dict(os.environ, SYMMEM_BACKEND="cpu")).stdout
+    assert "before state_address: this process (not initialised) has no device state" in out, out
+    assert "cpu state_address: PE 0 has no device state on a GPU" in out, out

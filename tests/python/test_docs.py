@@ -120,6 +120,8 @@ try:
     HAVE_TORCH = True
 except ImportError:
     HAVE_TORCH = False
+# torch itself, or symmem's torch-backed calls (tensor(), bytetensor(), ...)
+TORCH_WORDS = ("torch", "tensor(")
 
 
 def docstrings(name):
@@ -147,7 +149,8 @@ for phase in (first, ["init"], rest, ["finalize"]):
     for name in phase:
         for label, text in docstrings(name):
             test = parser.get_doctest(text, {"symmem": symmem, "np": np}, label, None, 0)
-            if HAVE_TORCH or not any("torch" in example.source for example in test.examples):
+            if HAVE_TORCH or not any(word in example.source for word in TORCH_WORDS
+                                     for example in test.examples):
                 runner.run(test)
     if phase == ["init"]:
         symmem.init()  # every later example assumes it, as the reference says
@@ -165,3 +168,36 @@ def test_examples_run_on_2_pes(tmp_path):
     program.write_text(RUN_EXAMPLES)
     result = launch(2, program, timeout=120, env={"SYMMEM_TIMEOUT": "60"})
     assert_all_ok(result, 2)
+
+
+# The device APIs: every public function of symmem.device.numba (and of
+# symmem.device.triton where triton is installed) has a summary, Args naming
+# its parameters, a Raises section and an Example showing code.
+def device_functions():
+    import symmem.device.numba as dev_numba
+    found = [(f"symmem.device.numba.{n}", getattr(dev_numba, n)) for n in dev_numba.__all__
+             if callable(getattr(dev_numba, n)) and not isinstance(getattr(dev_numba, n), type)]
+    try:
+        import triton  # noqa: F401
+    except ImportError:
+        return found
+    import symmem.device.triton as dev_triton
+    return found + [(f"symmem.device.triton.{n}", getattr(dev_triton, n))
+                    for n in dev_triton.__all__
+                    if n in vars(dev_triton._api) and not isinstance(getattr(dev_triton, n), type)
+                    and hasattr(getattr(dev_triton, n), "fn")]
+
+
+@pytest.mark.parametrize("name,obj", device_functions(), ids=lambda v: v if isinstance(v, str) else "")
+def test_device_functions_are_documented(name, obj):
+    fn = getattr(obj, "fn", obj)  # a triton.jit function's Python function
+    doc = inspect.getdoc(fn) or ""
+    assert doc.strip() and not doc.startswith(("Args:", "Raises:")), f"{name} has no summary"
+    found = sections(doc)
+    params = [p.name for p in inspect.signature(fn).parameters.values()]
+    if params:
+        assert set(entries(found.get("Args", []))) == set(params), \
+            f"{name}: Args {entries(found.get('Args', []))} != parameters {params}"
+    assert entries(found.get("Raises", [])), f"{name} has no Raises section"
+    example = found.get("Example", [])
+    assert any(line.endswith("::") for line in example), f"{name}'s Example shows no code block"

@@ -37,9 +37,18 @@ def stub(name, params):
             f"(cpu backend) and @numba.cuda.jit kernels; from Python call symmem.{name} "
             "instead")
     device_function.__name__ = device_function.__qualname__ = name
-    device_function.__doc__ = f"{name}({params}): NVSHMEM4Py's device {name}, for @numba.njit."
+    device_function.__doc__ = _doc(name)
     device_function.__signature__ = _signature(params)  # for help(), IDEs and the docs
     return device_function
+
+
+def _doc(name):
+    """name's docstring (_docs.py); a warp or block form takes its base's."""
+    from . import _docs
+    for scope in ("_warp", "_block"):
+        if name.endswith(scope):
+            return _docs.scoped(name, name[:-len(scope)])
+    return _docs.DOCS[name]
 
 
 def _signature(params):

@@ -119,7 +119,6 @@ class TeamUniqueId(UniqueID):
 
 
 _configs: dict = {}  # handle -> TeamConfig of the teams this PE made
-_names: dict = {}    # handle -> name
 
 # The queries and the team checks are the C module's: a team argument must
 # be an int handle of a team this PE is a member of.
@@ -152,7 +151,6 @@ def _made(handle, name, config, call="team_split_strided"):
             f"[pe {_symmem.my_pe()}] {call}: new_team_name={name!r} named live team {old!r}; "
             f"Teams.{name} now names the new team {handle} ({old!r} keeps its handle)"),
             stacklevel=3)
-    _names[handle] = name
     _configs[handle] = config if config is not None else TeamConfig()
     team = Team(handle, name)
     _TeamsType._made[name] = team
@@ -161,7 +159,6 @@ def _made(handle, name, config, call="team_split_strided"):
 
 def _forget(handle):
     _configs.pop(handle, None)
-    _names.pop(handle, None)
     for name in [k for k, team in _TeamsType._made.items() if int(team) == handle]:
         del _TeamsType._made[name]
 
@@ -400,8 +397,8 @@ def get_team_unique_id():
 
 
 def _forget_all():
-    for handle in list(_names):
-        _forget(handle)
+    _configs.clear()
+    _TeamsType._made.clear()
 
 
 _finalize_hooks.append(_forget_all)  # the runtime's teams end with it

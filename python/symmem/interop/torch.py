@@ -57,13 +57,12 @@ def _shaped(flat, shape, morder):
     return flat.reshape(shape[::-1]).permute(*reversed(range(len(shape))))
 
 
-def _dense(t):
-    """t, or the view of it in memory order where t is column-major (the
-    resolver reads only row-major tensors)."""
+def _column_major(t):
+    """Whether t is laid out column-major (as tensor(..., morder="F") makes
+    them) rather than row-major."""
     if t.is_contiguous() or t.dim() < 2:
-        return t
-    flipped = t.permute(*reversed(range(t.dim())))
-    return flipped if flipped.is_contiguous() else t
+        return False
+    return t.permute(*reversed(range(t.dim()))).is_contiguous()
 
 
 def tensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
@@ -187,7 +186,7 @@ def free_tensor(t):
         >>> t = symmem.tensor(8)
         >>> symmem.free_tensor(t)
     """
-    buf, offset = buffer_of(_dense(t), "free_tensor", "tensor")
+    buf, offset = buffer_of(t, "free_tensor", "tensor")
     if offset != 0:
         raise invalid(f"free_tensor: the tensor starts {offset} bytes inside its allocation; "
                       "pass the tensor that tensor() returned")
@@ -215,7 +214,7 @@ def tensor_get_buffer(t):
         (16, 16, 'float32')
         >>> symmem.free_tensor(t)
     """
-    buf, _ = buffer_of(_dense(t), "tensor_get_buffer", "tensor")
+    buf, _ = buffer_of(t, "tensor_get_buffer", "tensor")
     return buf, t.numel() * t.element_size(), str(t.dtype).replace("torch.", "")
 
 
@@ -254,15 +253,14 @@ def get_peer_tensor(t, peer_pe):
         >>> symmem.free_tensor(t)
     """
     torch = _torch("get_peer_tensor")
-    whole, offset = buffer_of(_dense(t), "get_peer_tensor", "tensor")
+    whole, offset = buffer_of(t, "get_peer_tensor", "tensor")
     peer = _symmem.peer_buffer(whole, peer_pe, "get_peer_tensor", "peer_pe")
     nbytes = t.numel() * t.element_size()
     if _symmem.backend_name() == "gpu":
         raw = _mark(torch.from_dlpack(peer), peer)[offset:offset + nbytes]
     else:
         raw = _mark(torch.frombuffer(peer, dtype=torch.uint8, count=nbytes, offset=offset), peer)
-    column_major = _dense(t) is not t
-    return _shaped(raw.view(t.dtype), tuple(t.shape), "F" if column_major else "C")
+    return _shaped(raw.view(t.dtype), tuple(t.shape), "F" if _column_major(t) else "C")
 
 
 # The names NVSHMEM4Py's interop module uses.

@@ -159,6 +159,10 @@ SYMMEM_API symmem_status_t symmem_get_nbi(void *dst, const void *src, size_t nby
 SYMMEM_API symmem_status_t symmem_quiet(symmem_stream_t stream);
 /* Orders puts to each PE: those before it land before those after it. */
 SYMMEM_API symmem_status_t symmem_fence(void);
+/* The same for the puts queued on the stream, where the stream reaches it:
+ * there it completes them, as symmem_quiet(stream) does (no library has a
+ * fence on a stream). SYMMEM_STREAM_NONE: symmem_fence(). */
+SYMMEM_API symmem_status_t symmem_fence_on_stream(symmem_stream_t stream);
 
 /* ---- signals --------------------------------------------------------------*/
 

@@ -129,7 +129,8 @@ typedef struct symmem_backend_ops {
     symmem_copy_func_t *put_nbi;
     symmem_copy_func_t *get_nbi;
     symmem_status_t (*quiet)(symmem_backend_t *be, symmem_stream_t stream);
-    symmem_status_t (*fence)(symmem_backend_t *be);
+    /* SYMMEM_STREAM_NONE: the puts issued so far; else those queued on it. */
+    symmem_status_t (*fence)(symmem_backend_t *be, symmem_stream_t stream);
 
     /* [in] sig symmetric uint64; nbytes may be 0; nbi: 1 for put_signal_nbi. */
     symmem_status_t (*put_signal)(symmem_backend_t *be, void *dst,

@@ -97,8 +97,13 @@ symmem_status_t symmem_quiet(symmem_stream_t stream)
 
 symmem_status_t symmem_fence(void)
 {
+    return symmem_fence_on_stream(SYMMEM_STREAM_NONE);
+}
+
+symmem_status_t symmem_fence_on_stream(symmem_stream_t stream)
+{
     SYMMEM_CHECK(symmem__check_initialized("fence"));
-    return RT->ops->fence(RT->be);
+    return RT->ops->fence(RT->be, stream);
 }
 
 /* A signal word: a symmetric, 8-byte aligned uint64. */

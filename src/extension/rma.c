@@ -138,11 +138,11 @@ static PyObject *quiet(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     return symmem__ext_done(st, status);
 }
 
-/* stream= is accepted (NVSHMEM4Py passes it) and not used: fence acts when
- * it is called, on the puts issued so far (on the gpu backend NVSHMEM's host
- * fence: puts still queued on a stream are not among them; quiet(stream=s)
- * orders those). It must still be a stream: anything else is refused as
- * every call refuses it. */
+/* Without a stream, fence acts when it is called, on the puts issued so far.
+ * With one it must act in the stream's order, on the puts queued on it before
+ * it: neither NVSHMEM nor symmem has a fence on a stream, so there it is that
+ * stream's quiet, which completes them and so also orders them before what
+ * the stream runs next. */
 static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames)
 {
@@ -152,7 +152,7 @@ static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     symmem_stream_t stream;
     if (stream_only(st, &params, args, nargs, kwnames, &stream) < 0) return NULL;
     symmem_status_t status;
-    SYMMEM__EXT_CALL(symmem__ext_keep_gil(0), status = symmem_fence());
+    SYMMEM__EXT_CALL(symmem__ext_keep_gil(0), status = symmem_fence_on_stream(stream));
     return symmem__ext_done(st, status);
 }
 
@@ -296,10 +296,11 @@ PyDoc_STRVAR(fence_doc,
     "Order this PE's puts: to each PE, those before land before those after.\n\n"
     "Unlike quiet(), it does not wait for them to complete.\n\n"
     "Args:\n"
-    "    stream: accepted as NVSHMEM4Py passes it, and not used: the fence\n"
-    "        acts when called, on the puts issued so far. On the gpu backend\n"
-    "        puts still queued on a stream are not among them: order those\n"
-    "        with quiet(stream=s). It must be None or a stream.\n"
+    "    stream: None (the default): the fence acts when called, on the puts\n"
+    "        issued so far. A stream: it acts where the stream reaches it, on\n"
+    "        the puts queued on that stream before it; there it is\n"
+    "        quiet(stream=stream), which completes them (no library has a\n"
+    "        fence on a stream), so it costs what a quiet costs.\n"
     "\n" SYMMEM__DOC_INVALID("stream is not None or a stream.")
     SYMMEM__DOC_RAISES_BACKEND
     "\nExample:\n"

@@ -50,6 +50,20 @@ int main(void)
         EXPECT_EQ(1 + n, value);
     }
 
+    /* data, fence, flag: the flag's waiter sees the data (both fence forms) */
+    for (int round = 1; round <= 2; round++) {
+        OK(symmem_barrier_all(SYMMEM_STREAM_NONE));
+        for (int i = 0; i < N; i++) data[i] = round * 1000000 + me * 1000 + i;
+        OK(symmem_put(got, data, N * sizeof(int), next, SYMMEM_STREAM_NONE));
+        OK(round == 1 ? symmem_fence() : symmem_fence_on_stream(SYMMEM_STREAM_NONE));
+        OK(symmem_signal_op(sig, (uint64_t)(100 + round), SYMMEM_SIGNAL_SET, next,
+                            SYMMEM_STREAM_NONE));
+        OK(symmem_signal_wait_until(sig, SYMMEM_CMP_EQ, (uint64_t)(100 + round),
+                                    SYMMEM_STREAM_NONE, NULL));
+        for (int i = 0; i < N; i++) EXPECT_EQ(round * 1000000 + prev * 1000 + i, got[i]);
+    }
+    for (int i = 0; i < N; i++) data[i] = -(me + 1) * i;
+
     /* symmem_ptr gives a direct view of the peer's copy */
     OK(symmem_barrier_all(SYMMEM_STREAM_NONE));
     int *peer = symmem_ptr(data, next);

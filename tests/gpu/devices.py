@@ -28,6 +28,7 @@ calls = {
     "put": lambda: nv.put(y, x, (me + 1) % n, stream=foreign),
     "get": lambda: nv.get(y, x, (me + 1) % n, stream=foreign),
     "quiet": lambda: nv.quiet(stream=foreign),
+    "fence": lambda: nv.fence(stream=foreign),
     "barrier_all": lambda: nv.barrier_all(stream=foreign),
     "sync_all": lambda: nv.sync_all(stream=foreign),
     "reduce": lambda: nv.reduce(W, y, x, "sum", stream=foreign),

@@ -45,6 +45,7 @@ def every_call(s):
     """Every stream call symmem has, on stream s."""
     nv.barrier_all(stream=s)  # every PE's new src is written before any get reads it
     nv.put(put_to, src, nxt, stream=s)
+    nv.fence(stream=s)
     nv.get(got, src, nxt, stream=s)
     nv.quiet(stream=s)
     nv.put_signal(signalled, src, sig[0:1], 1, nv.SignalOp.SIGNAL_ADD, nxt, stream=s)

@@ -6,6 +6,7 @@ comparison, shipped inside an installed package."""
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import clean_env, cpu_only
 from symmem.bench import mpi_worker, plan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -515,3 +517,18 @@ def test_the_symmem_collectives_libraries_run_the_worker_under_their_mode(mode, 
     assert command[command.index("--ops") + 1] == "reduce,fcollect"
     with pytest.raises(libraries.Unavailable, match="--ops has none of"):
         libraries.GPU_LIBRARIES[f"symmem/{mode}"](SimpleNamespace(ops="put"))
+
+
+
+@cpu_only("the gpu backend's first use is measured on GPUs (docs/gpu.md)")
+def test_first_use_times_init_and_each_first_call_on_every_pe():
+    result = subprocess.run([sys.executable, "-m", "symmem.run", "-n", "2", "-m",
+                             "symmem.bench.first_use"], capture_output=True, text=True,
+                            timeout=120, env=clean_env())
+    assert result.returncode == 0, result.stdout + result.stderr
+    timed = re.findall(r"^\[pe (\d)\] (\S.*?)\s+(\d+\.\d\d) ms", result.stdout, re.M)
+    for pe in "01":
+        assert [label for p, label, _ in timed if p == pe] == [
+            "init", "reduce float32 sum", "reduce float32 sum", "reduce float16 sum",
+            "reduce int64 max", "reduce float64 prod", "fcollect", "fcollect", "barrier",
+            "barrier"], result.stdout

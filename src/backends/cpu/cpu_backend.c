@@ -214,9 +214,10 @@ static symmem_status_t cpu_quiet(cpu_t *cpu, symmem_stream_t stream)
     return SYMMEM_OK;
 }
 
-static symmem_status_t cpu_fence(cpu_t *cpu)
+static symmem_status_t cpu_fence(cpu_t *cpu, symmem_stream_t stream)
 {
     (void)cpu;
+    (void)stream;
     atomic_thread_fence(memory_order_seq_cst);
     return SYMMEM_OK;
 }

@@ -287,7 +287,7 @@ void symmem__gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p);
  * the slots of the same names in backend.h ---- */
 symmem_copy_func_t symmem__gpu_put, symmem__gpu_get, symmem__gpu_put_nbi, symmem__gpu_get_nbi;
 symmem_status_t symmem__gpu_quiet(gpu_t *g, symmem_stream_t stream);
-symmem_status_t symmem__gpu_fence(gpu_t *g);
+symmem_status_t symmem__gpu_fence(gpu_t *g, symmem_stream_t stream);
 
 symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, size_t nbytes,
                                        uint64_t *sig, uint64_t value, symmem_signal_op_t op,

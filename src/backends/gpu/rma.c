@@ -77,19 +77,28 @@ symmem_status_t symmem__gpu_get_nbi(gpu_t *g, void *dst, const void *src, size_t
     return copy(g, "get_nbi", 0, libs.getmem_nbi_on_stream, dst, src, n, pe, stream);
 }
 
-symmem_status_t symmem__gpu_quiet(gpu_t *g, symmem_stream_t stream)
+/* quiet, and fence on a stream (named call in errors) */
+static symmem_status_t quiet(gpu_t *g, const char *call, symmem_stream_t stream)
 {
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, "quiet", stream, &scope, &s, &blocking));
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
     libs.quiet_on_stream(s);
-    symmem_status_t status = blocking ? symmem__gpu_drain(g, "quiet") : SYMMEM_OK;
+    symmem_status_t status = blocking ? symmem__gpu_drain(g, call) : SYMMEM_OK;
     return symmem__gpu_leave(g, scope, status);
 }
 
-symmem_status_t symmem__gpu_fence(gpu_t *g)
+symmem_status_t symmem__gpu_quiet(gpu_t *g, symmem_stream_t stream)
 {
+    return quiet(g, "quiet", stream);
+}
+
+/* On a stream, the stream's quiet: NVSHMEM has no fence on a stream, and its
+ * host fence does not order puts the stream has not run yet. */
+symmem_status_t symmem__gpu_fence(gpu_t *g, symmem_stream_t stream)
+{
+    if (stream != SYMMEM_STREAM_NONE) return quiet(g, "fence", stream);
     scope_t scope = symmem__gpu_enter(g);
     libs.fence();
     return symmem__gpu_leave(g, scope, SYMMEM_OK);

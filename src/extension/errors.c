@@ -8,6 +8,7 @@
 #include "concepts.h"
 #include "errors.h"
 #include "../core/checks.h"
+#include "../core/env.h"
 #include "../core/interrupt.h"
 
 static const struct {
@@ -57,14 +58,21 @@ static PyObject *build(module_state_t *st, symmem_status_t status, PyObject *tex
 
 /* The one place the extension writes the "[pe N] " prefix (the core
  * writes it into its own messages): none before init, and none on a message
- * that has one (the text of an exception raised again). */
+ * that has one (the text of an exception raised again). Under SYMMEM_DEBUG
+ * it prints what it builds, as the core prints its own errors (error.c):
+ * every error found above the core, by the extension or the package, passes
+ * here; a text raised again is not printed again. */
 PyObject *symmem__ext_exception(module_state_t *st, symmem_status_t status, PyObject *message)
 {
     const char *text = PyUnicode_AsUTF8(message);
     if (text == NULL) return NULL;
-    if (symmem_my_pe() < 0 || strncmp(text, "[pe ", 4) == 0) return build(st, status, message);
-    PyObject *prefixed = PyUnicode_FromFormat("[pe %d] %U", symmem_my_pe(), message);
+    if (strncmp(text, "[pe ", 4) == 0) return build(st, status, message);
+    PyObject *prefixed = symmem_my_pe() < 0
+                             ? Py_NewRef(message)
+                             : PyUnicode_FromFormat("[pe %d] %U", symmem_my_pe(), message);
     PyObject *exc = prefixed ? build(st, status, prefixed) : NULL;
+    if (exc != NULL && symmem__env_flag("SYMMEM_DEBUG"))
+        fprintf(stderr, "symmem: %s\n", PyUnicode_AsUTF8(prefixed));
     Py_XDECREF(prefixed);
     return exc;
 }

@@ -427,3 +427,46 @@ ok()
 nvshmem.finalize()
 """)
     assert_all_ok(result, 1)
+
+
+DROPPED_ERRORS = """
+    nvshmem.init()
+    me = nvshmem.my_pe()
+    a = nvshmem.array((4,), dtype="int32")
+    calls = [lambda: nvshmem.put(a, a, 7),                     # the extension finds it
+             lambda: nvshmem.array((1 << 42,), dtype="int8"),  # the core finds it
+             lambda: nvshmem.ask_smem("bogus"),                # the package finds it
+             lambda: nvshmem.team_split_strided(nvshmem.Teams.TEAM_WORLD, 0, 1, 9)]
+    for call in calls:
+        try:
+            call()
+        except (nvshmem.NvshmemInvalid, nvshmem.NvshmemError) as error:
+            try:  # raised again, as a caller that wraps it would: printed once
+                raise nvshmem._symmem.exception(error.status, error.msg)
+            except type(error):
+                pass
+    nvshmem.barrier_all()
+    nvshmem.free_array(a)
+    print(f"PE {me} OK", flush=True)
+    nvshmem.finalize()
+"""
+
+
+@pytest.mark.parametrize("debug", ["1", "0"])
+def test_symmem_debug_prints_each_error_once_where_it_is_found(run_pes, debug):
+    # Errors a program catches and drops leave a line on stderr under
+    # SYMMEM_DEBUG=1, whichever layer found them; none without it.
+    result = run_pes(2, DROPPED_ERRORS, env={"SYMMEM_DEBUG": debug})
+    assert_all_ok(result, 2)
+    for pe in (0, 1):
+        printed = [line for line in result.lines(pe, "stderr") if line.startswith("symmem: ")]
+        if debug == "0":
+            assert printed == [], result
+            continue
+        wanted = [f"[pe {pe}] put: remote_pe=7 is outside [0, 2)",
+                  f"[pe {pe}] malloc: size=4398046511104 does not fit in the symmetric heap",
+                  f"[pe {pe}] ask_smem: amount='bogus' is not one of",
+                  f"[pe {pe}] team_split_strided: "]
+        assert len(printed) == len(wanted), result
+        for line, start in zip(printed, wanted):
+            assert line.startswith("symmem: " + start), (line, result)

@@ -7,7 +7,7 @@ The C side is the device state block (`src/device/state.h`), whose address
 the GPU's copy, which CUDA C kernels calling device.cuh take first. See
 docs/architecture.md and docs/device.md."""
 from symmem import _symmem
-from symmem._errors import NvshmemInvalid
+from symmem._errors import invalid
 
 
 def state_address():
@@ -32,7 +32,7 @@ def state_address():
     if address == 0:
         pe = _symmem.my_pe()
         who = f"PE {pe}" if pe >= 0 else "this process (not initialised)"
-        raise NvshmemInvalid(f"state_address: {who} has no device state on a GPU: call "
-                             "symmem.init() on the gpu backend first (the cpu backend has none)")
+        raise invalid(f"state_address: {who} has no device state on a GPU: call "
+                      "symmem.init() on the gpu backend first (the cpu backend has none)")
     return address
 

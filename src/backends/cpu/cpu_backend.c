@@ -1,4 +1,6 @@
 /* The cpu engine's ops table: lifecycle, memory, one-sided copies, signals. */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,15 @@ static void cpu_destroy(cpu_t *cpu)
     free(cpu);
 }
 
+/* The cores this process may run on (taskset, cgroups' cpusets), which may
+ * be fewer than the machine's. */
+static int usable_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) return CPU_COUNT(&set);
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
 {
     symmem_status_t status;
@@ -50,7 +61,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->heap_size = boot->heap_size;
     cpu->heap_fd = -1;
     cpu->ctl_fd = -1;
-    cpu->oversubscribed = cpu->n > (int)sysconf(_SC_NPROCESSORS_ONLN);
+    cpu->oversubscribed = cpu->n > usable_cores();
     cpu->no_check = !symmem__env_flag("SYMMEM_CHECK");
     cpu->heaps = calloc((size_t)cpu->n, sizeof(*cpu->heaps));
     cpu->allocator = symmem__cpu_allocator_create(cpu->heap_size);

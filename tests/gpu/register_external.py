@@ -11,6 +11,7 @@ import torch
 from cuda.bindings import driver as cu
 
 import symmem as nvshmem
+import symmem.bindings as bindings
 
 
 def checked(result):
@@ -108,6 +109,25 @@ try:
     raise AssertionError("unregistering twice did not raise")
 except nvshmem.NvshmemInvalid:
     pass
+
+# NVSHMEM4Py's bindings: the same registration by address
+for register in (lambda: bindings.buffer_register_symmetric(address, size, 0),
+                 lambda: bindings.buffer_register_symmetric_at_preferred_address(
+                     address, size, address, 0)):
+    mine[:] = -1
+    at = register()
+    over = cp.ndarray((count,), dtype=cp.float32,
+                      memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(at, size, None), 0))
+    nvshmem.barrier_all()
+    nvshmem.put(over, src, nxt)
+    nvshmem.barrier_all()
+    assert np.array_equal(cp.asnumpy(mine), expected), "a put by the bindings' address"
+    try:
+        bindings.buffer_unregister_symmetric(at, size - 1)
+        raise AssertionError("unregistering with the wrong size did not raise")
+    except nvshmem.NvshmemInvalid as error:
+        assert "buffer_unregister_symmetric: size=" in str(error), error
+    assert bindings.buffer_unregister_symmetric(at, size) == 0
 
 # memory from cudaMalloc is not VMM memory, and NVSHMEM maps whole granules:
 # both are refused on every PE, before NVSHMEM sees them

@@ -377,3 +377,31 @@ def test_bindings_write_their_out_parameters_through_memory_at():
     assert (attr.rank, attr.nranks, attr.uniqueid) == (3, 5, uid.ptr)
     with pytest.raises(ValueError, match=r"^query_thread: provided=0 is not an address"):
         B.query_thread(0)
+
+
+REGISTER_BY_ADDRESS = """
+import symmem.bindings as bindings
+nvshmem.init()
+me = nvshmem.my_pe()
+plain = np.zeros(64, dtype=np.uint8)
+expect_raises(NotImplementedError, ["buffer_register_symmetric:", "gpu backend"],
+              bindings.buffer_register_symmetric, plain.ctypes.data, 64, 0)
+expect_raises(NotImplementedError, ["buffer_register_symmetric_at_preferred_address:"],
+              bindings.buffer_register_symmetric_at_preferred_address,
+              plain.ctypes.data, 64, 0, 0)
+expect_raises(nvshmem.NvshmemInvalid, ["buffer_register_symmetric:", "flags=1"],
+              bindings.buffer_register_symmetric, plain.ctypes.data, 64, 1)
+expect_raises(nvshmem.NvshmemInvalid, ["buffer_register_symmetric:", "size=-1"],
+              bindings.buffer_register_symmetric, plain.ctypes.data, -1, 0)
+heap = nvshmem.array((16,), dtype="uint8")
+expect_raises(nvshmem.NvshmemInvalid, ["buffer_unregister_symmetric:", "mmap_ptr=0x"],
+              bindings.buffer_unregister_symmetric, heap.ctypes.data, 16)
+nvshmem.free_array(heap)
+print(f"PE {me} OK", flush=True)
+nvshmem.finalize()
+"""
+
+
+@cpu_only("CUDA VMM memory by address: tests/gpu/register_external.py")
+def test_register_by_address_says_why_it_cannot_run_and_refuses_bad_arguments(tmp_path):
+    assert_all_ok(run_pes(tmp_path, 2, REGISTER_BY_ADDRESS), 2)

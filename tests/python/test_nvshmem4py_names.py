@@ -45,12 +45,14 @@ CORE_EXTRA = ["NvshmemWarning"]
 UTILS = ["get_size", "dtype_nbytes"]
 
 # nvshmem.bindings (= nvshmem.bindings.nvshmem) of NVSHMEM4Py 0.4.1, less
-# align and the buffer_register_symmetric family (see symmem/bindings/nvshmem.py).
+# align (see symmem/bindings/nvshmem.py).
 BINDINGS = [
     "Cmp_type", "Flags", "InitAttr", "Init_status", "NVSHMEMError", "Pe_index", "Proxy_status",
     "Qp_handle_index", "Region_hint", "Signal_op", "Smem_amount", "Status", "TeamConfig",
     "TeamUniqueId", "Team_id", "Thread_support", "Tma_policy", "UniqueId", "barrier",
-    "barrier_all", "barrier_all_on_stream", "barrier_on_stream", "calloc", "check_status",
+    "barrier_all", "barrier_all_on_stream", "barrier_on_stream", "buffer_register_symmetric",
+    "buffer_register_symmetric_at_preferred_address", "buffer_unregister_symmetric", "calloc",
+    "check_status",
     "culibrary_finalize", "culibrary_init", "cumodule_finalize", "cumodule_init",
     "flush_on_stream", "free", "get_uniqueid", "getmem_nbi_on_stream", "getmem_on_stream",
     "hostlib_finalize", "hostlib_init_attr", "info_get_name", "info_get_version",

@@ -9,9 +9,10 @@ set_attr_uniqueid_args, set_attr_mpi_comm_args, get_uniqueid,
 hostlib_finalize), queries (my_pe, n_pes, init_status, query_thread,
 info_get_version, info_get_name, vendor_get_version_info), the heap
 (malloc, calloc, free, ptr, mc_ptr), teams, barriers, RMA, signals and quiet
-on a stream, the typed atomics and collectives, and CUDA module init.
-Not here: align, the buffer_register_symmetric family (register CUDA VMM
-memory with symmem.register_external_buffer) and the device bindings."""
+on a stream, the typed atomics and collectives, CUDA module init, and the
+buffer_register_symmetric family (CUDA VMM memory made symmetric by
+address, as symmem.register_external_buffer does it).
+Not here: align and the device bindings."""
 from symmem.bindings._enums import (Cmp_type, Flags, Init_status, Pe_index, Proxy_status,
                                     Qp_handle_index, Region_hint, Signal_op, Smem_amount, Status,
                                     Team_id, Thread_support, Tma_policy)
@@ -29,6 +30,9 @@ from symmem.bindings._on_stream import (barrier_all_on_stream, barrier_on_stream
                                         quiet_on_stream, signal_fetch, signal_op_on_stream,
                                         signal_wait_until_on_stream, sync_all_on_stream,
                                         team_sync_on_stream)
+from symmem.bindings._register import (buffer_register_symmetric,
+                                       buffer_register_symmetric_at_preferred_address,
+                                       buffer_unregister_symmetric)
 from symmem.bindings._pod import (InitAttr, TeamConfig, TeamUniqueId, UniqueId,
                                   init_attr_dtype, team_config_dtype, team_uniqueid, uniqueid,
                                   uniqueid_dtype)

@@ -127,6 +127,11 @@ SYMMEM_API const char *symmem_library_version(void);
 /* Collective: every PE must ask for the same size, or every PE gets
  * SYMMEM_ERR_MISMATCH and the heap is left as it was. size 0 gives NULL. */
 SYMMEM_API symmem_status_t symmem_malloc(size_t size, void **ptr_p);
+/* Collective: symmem_malloc at an address that is a multiple of alignment, a
+ * power of two, the same on every PE (on the cpu backend at most
+ * SYMMEM_CPU_ALIGN_MAX). */
+SYMMEM_API symmem_status_t symmem_align(size_t alignment, size_t size, void **ptr_p);
+#define SYMMEM_CPU_ALIGN_MAX ((size_t)2 << 20)
 /* Collective: every PE frees the same allocation. */
 SYMMEM_API symmem_status_t symmem_free(void *ptr);
 /* The address through which this PE can load/store PE pe's copy of ptr,

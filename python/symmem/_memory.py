@@ -57,9 +57,10 @@ def buffer(size, release=False, except_on_del=True):
     return _allocate(size, release, "buffer")
 
 
-def _allocate(size, release, call):
-    """buffer() for the factory named call (which error messages name)."""
-    buf = _symmem.malloc(size, call)
+def _allocate(size, release, call, alignment=None):
+    """buffer() for the factory named call (which error messages name), at a
+    multiple of alignment where one is given."""
+    buf = _symmem.malloc(size, call, alignment)
     if buf.size:  # size 0 allocates nothing (handle 0): nothing to track or free
         _live[buf.handle] = (next(_sequence), buf, release)
     return buf

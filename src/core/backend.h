@@ -112,9 +112,11 @@ typedef struct symmem_backend_ops {
      * addressable (reads zeros) so stale views never fault. */
     symmem_status_t (*finalize)(symmem_backend_t *be);
 
-    /* Collective. [in] size > 0, the same on every PE (checked here: else
+    /* Collective. [in] size > 0 and alignment (0: the backend's own; else a
+     * power of two), the same on every PE (checked here: else
      * SYMMEM_ERR_MISMATCH on every PE). [out] ptr_p: local address. */
-    symmem_status_t (*malloc)(symmem_backend_t *be, size_t size, void **ptr_p);
+    symmem_status_t (*malloc)(symmem_backend_t *be, size_t size, size_t alignment,
+                              void **ptr_p);
     /* Collective. [in] ptr: the start of a live allocation, the same one on
      * every PE (checked here). */
     symmem_status_t (*free)(symmem_backend_t *be, void *ptr);

@@ -4,18 +4,32 @@
 #include "error.h"
 #include "state.h"
 
-symmem_status_t symmem_malloc(size_t size, void **ptr_p)
+/* alignment 0: the backend's own (enough for any dtype and vector copies) */
+static symmem_status_t allocate(const char *call, size_t size, size_t alignment, void **ptr_p)
 {
-    SYMMEM_CHECK(symmem__check_initialized("malloc"));
-    if (ptr_p == NULL) return symmem__error(SYMMEM_ERR_INVALID, "malloc: ptr_p is NULL");
+    SYMMEM_CHECK(symmem__check_initialized(call));
+    if (ptr_p == NULL) return symmem__error(SYMMEM_ERR_INVALID, "%s: ptr_p is NULL", call);
     void *ptr = NULL;
-    SYMMEM_CHECK(symmem__rt.ops->malloc(symmem__rt.be, size, &ptr));
+    SYMMEM_CHECK(symmem__rt.ops->malloc(symmem__rt.be, size, alignment, &ptr));
     if (ptr != NULL) {
         symmem_status_t status = symmem__registry_add(&symmem__rt.registry, ptr, size, 0);
         if (status != SYMMEM_OK) return status;
     }
     *ptr_p = ptr;
     return SYMMEM_OK;
+}
+
+symmem_status_t symmem_malloc(size_t size, void **ptr_p)
+{
+    return allocate("malloc", size, 0, ptr_p);
+}
+
+symmem_status_t symmem_align(size_t alignment, size_t size, void **ptr_p)
+{
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0)
+        return symmem__error(SYMMEM_ERR_INVALID, "align: alignment=%zu is not a power of two",
+                             alignment);
+    return allocate("align", size, alignment, ptr_p);
 }
 
 symmem_status_t symmem_free(void *ptr)

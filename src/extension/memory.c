@@ -7,12 +7,15 @@
 #include "concepts.h"
 #include "errors.h"
 
-static PyObject *malloc_impl(module_state_t *st, Py_ssize_t size, const char *call)
+/* alignment 0: symmem_malloc's own */
+static PyObject *malloc_impl(module_state_t *st, Py_ssize_t size, size_t alignment,
+                             const char *call)
 {
     void *ptr = NULL;
     symmem_status_t status;
     Py_BEGIN_ALLOW_THREADS
-    status = symmem_malloc((size_t)size, &ptr);
+    status = alignment ? symmem_align(alignment, (size_t)size, &ptr)
+                       : symmem_malloc((size_t)size, &ptr);
     Py_END_ALLOW_THREADS
     if (status != SYMMEM_OK) return symmem__ext_raise_status_as(st, status, "malloc", call);
     return symmem__ext_buffer_new(st, ptr, size, symmem_my_pe(), 1, NULL);
@@ -21,19 +24,24 @@ static PyObject *malloc_impl(module_state_t *st, Py_ssize_t size, const char *ca
 static PyObject *py_malloc(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    static const char *const names[] = {"size", "call", NULL};
-    static const symmem__ext_params_t params = {"malloc", names, 1, 2};
+    static const char *const names[] = {"size", "call", "alignment", NULL};
+    static const symmem__ext_params_t params = {"malloc", names, 1, 3};
     module_state_t *st = symmem__ext_state(module);
-    PyObject *v[2];
+    PyObject *v[3];
     const char *call = "malloc";
-    long long size = 0;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        symmem__ext_as_text(st, v[1], call, "call", 0, &call) < 0 ||
+    long long size = 0, alignment = 0;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0) return NULL;
+    int aligned = v[2] != NULL && v[2] != Py_None;
+    if (symmem__ext_as_text(st, v[1], call, "call", 0, &call) < 0 ||
         symmem__ext_require_initialized(st, call) < 0 ||
-        symmem__ext_as_long(st, v[0], call, "size", &size) < 0)
+        symmem__ext_as_long(st, v[0], call, "size", &size) < 0 ||
+        (aligned && symmem__ext_as_long(st, v[2], call, "alignment", &alignment) < 0))
         return NULL;
     if (size < 0) return symmem__ext_raise_invalid(st, "%s: size=%lld must be >= 0", call, size);
-    return malloc_impl(st, (Py_ssize_t)size, call);
+    if (aligned && (alignment <= 0 || (alignment & (alignment - 1)) != 0))
+        return symmem__ext_raise_invalid(st, "%s: alignment=%lld is not a power of two", call,
+                                         alignment);
+    return malloc_impl(st, (Py_ssize_t)size, (size_t)alignment, call);
 }
 
 /* Collective: ends buf with end (symmem_free or symmem_unregister_external);
@@ -182,8 +190,9 @@ static PyObject *find_allocation(PyObject *module, PyObject *const *args, Py_ssi
 
 static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("malloc", py_malloc,
-        "malloc($module, size, call='malloc')\n--\n\n"
-        "Collective: a Buffer of size bytes on every PE's symmetric heap; errors name call."),
+        "malloc($module, size, call='malloc', alignment=None)\n--\n\n"
+        "Collective: a Buffer of size bytes on every PE's symmetric heap, at a multiple\n"
+        "of alignment (a power of two) where one is given; errors name call."),
     SYMMEM__EXT_METHOD("free", py_free,
         "free($module, buffer)\n--\n\nCollective: free a Buffer that malloc made."),
     SYMMEM__EXT_METHOD("register_external", register_external,

@@ -162,6 +162,22 @@ nvshmem.barrier_all()
 check("peer view store", bool((a[:3] == -5).all()))
 buf, nbytes, _ = nvshmem.array_get_buffer(a)
 check("dlpack", cp.from_dlpack(buf).size == 4000 and torch.from_dlpack(buf).is_cuda)
+# NVSHMEM4Py's bindings.align: nvshmem_align, at the same offset on every PE
+import symmem.bindings as bindings
+made = [(bindings.align(alignment, 4096), alignment) for alignment in (1 << 12, 1 << 16, 1 << 21)]
+check("align's addresses", all(at % alignment == 0 for at, alignment in made))
+for i, (at, _) in enumerate(made):
+    src = cp.full(4096, i + 10 * me, dtype=cp.uint8)
+    bindings.putmem_on_stream(at, src.data.ptr, 4096, nxt, 0)
+cp.cuda.runtime.deviceSynchronize()  # the puts ran on stream 0; the barrier is the host's
+nvshmem.barrier_all()
+for i, (at, _) in enumerate(made):
+    got = cp.ndarray((4096,), dtype=cp.uint8,
+                     memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(at, 4096, None), 0))
+    check(f"a put into align's block {i}", bool((got == i + 10 * prv).all()))
+for at, _ in made:
+    bindings.free(at)
+
 nvshmem.free_tensor(t)
 nvshmem.free_tensor(bsrc)
 nvshmem.free_tensor(bdst)

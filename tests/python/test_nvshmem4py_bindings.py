@@ -405,3 +405,46 @@ nvshmem.finalize()
 @cpu_only("CUDA VMM memory by address: tests/gpu/register_external.py")
 def test_register_by_address_says_why_it_cannot_run_and_refuses_bad_arguments(tmp_path):
     assert_all_ok(run_pes(tmp_path, 2, REGISTER_BY_ADDRESS), 2)
+
+
+ALIGN = """
+import symmem.bindings as bindings
+nvshmem.init()
+me, n = nvshmem.my_pe(), nvshmem.n_pes()
+made = []
+for alignment, size in ((4096, 100), (512, 1), (65536, 4096), (2 << 20, 8), (256, 3000)):
+    at = bindings.align(alignment, size)
+    check(at % alignment == 0, f"align({alignment}, {size}) gave {at:#x}")
+    made.append((at, size))
+# the offsets are the same on every PE: a put to the peer's copy lands there
+nxt, prv = (me + 1) % n, (me - 1) % n
+for i, (at, size) in enumerate(made):
+    src = np.full(size, 10 * i + me + 1, dtype=np.uint8)
+    bindings.putmem_on_stream(at, src.ctypes.data, size, nxt, 0)
+nvshmem.barrier_all()
+for i, (at, size) in enumerate(made):
+    got = np.frombuffer(nvshmem._symmem.memory_at(at, size), dtype=np.uint8)
+    check(np.all(got == 10 * i + prv + 1), f"align block {i}: {got[:4]}")
+for at, _ in made:
+    bindings.free(at)
+check(bindings.align(64, 0) == 0, "align of 0 bytes")
+expect_raises(nvshmem.NvshmemInvalid, ["align:", "alignment=48", "power of two"],
+              bindings.align, 48, 16)
+expect_raises(nvshmem.NvshmemInvalid, ["align:", "alignment=4194304", "largest"],
+              bindings.align, 4 << 20, 16)
+# PEs that disagree on the alignment all raise, and the heap stays usable
+if n > 1:
+    expect_raises(nvshmem.NvshmemInvalid, ["align:", "alignment must be the same"],
+                  bindings.align, 4096 << me, 16)
+after = bindings.malloc(64)
+check(after != 0, "malloc after a refused align")
+bindings.free(after)
+print(f"PE {me} OK", flush=True)
+nvshmem.finalize()
+"""
+
+
+@host_addresses
+@pytest.mark.parametrize("n", (1, 2, 3))
+def test_align_gives_aligned_symmetric_addresses_and_refuses_what_it_cannot(tmp_path, n):
+    assert_all_ok(run_pes(tmp_path, n, ALIGN), n)

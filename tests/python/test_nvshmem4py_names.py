@@ -44,12 +44,11 @@ CORE_ALL = [
 CORE_EXTRA = ["NvshmemWarning"]
 UTILS = ["get_size", "dtype_nbytes"]
 
-# nvshmem.bindings (= nvshmem.bindings.nvshmem) of NVSHMEM4Py 0.4.1, less
-# align (see symmem/bindings/nvshmem.py).
+# nvshmem.bindings (= nvshmem.bindings.nvshmem) of NVSHMEM4Py 0.4.1, all of it.
 BINDINGS = [
     "Cmp_type", "Flags", "InitAttr", "Init_status", "NVSHMEMError", "Pe_index", "Proxy_status",
     "Qp_handle_index", "Region_hint", "Signal_op", "Smem_amount", "Status", "TeamConfig",
-    "TeamUniqueId", "Team_id", "Thread_support", "Tma_policy", "UniqueId", "barrier",
+    "TeamUniqueId", "Team_id", "Thread_support", "Tma_policy", "UniqueId", "align", "barrier",
     "barrier_all", "barrier_all_on_stream", "barrier_on_stream", "buffer_register_symmetric",
     "buffer_register_symmetric_at_preferred_address", "buffer_unregister_symmetric", "calloc",
     "check_status",

@@ -1,6 +1,6 @@
 """Raw addresses: memory at an address as symmem's calls take it, and
-NVSHMEM's heap calls that trade in addresses (malloc, calloc, free, ptr,
-mc_ptr). malloc's memory is symmem's heap, tracked as buffer()'s is: free()
+NVSHMEM's heap calls that trade in addresses (malloc, align, calloc, free,
+ptr, mc_ptr). malloc's memory is symmem's heap, tracked as buffer()'s is: free()
 or finalize() frees it, and every call of symmem accepts arrays over it."""
 import numpy as np
 
@@ -51,6 +51,14 @@ def _allocation(address, call, arg="dest"):
 def malloc(size):
     """Collective: the address of size bytes on the symmetric heap (0 for 0 bytes)."""
     return _memory._allocate(size, False, "malloc").handle
+
+
+def align(alignment, size):
+    """Collective: malloc(size) at an address that is a multiple of alignment, a
+    power of two (on the cpu backend at most 2 MiB); 0 for 0 bytes."""
+    if not isinstance(alignment, int) or isinstance(alignment, bool):
+        raise invalid(f"align: alignment={alignment!r} is not an int")
+    return _memory._allocate(size, False, "align", alignment).handle
 
 
 def calloc(count, size):

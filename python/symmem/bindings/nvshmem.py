@@ -8,15 +8,15 @@ NVSHMEMError / check_status, init and finalize (hostlib_init_attr,
 set_attr_uniqueid_args, set_attr_mpi_comm_args, get_uniqueid,
 hostlib_finalize), queries (my_pe, n_pes, init_status, query_thread,
 info_get_version, info_get_name, vendor_get_version_info), the heap
-(malloc, calloc, free, ptr, mc_ptr), teams, barriers, RMA, signals and quiet
+(malloc, align, calloc, free, ptr, mc_ptr), teams, barriers, RMA, signals and quiet
 on a stream, the typed atomics and collectives, CUDA module init, and the
 buffer_register_symmetric family (CUDA VMM memory made symmetric by
 address, as symmem.register_external_buffer does it).
-Not here: align and the device bindings."""
+Not here: the device bindings."""
 from symmem.bindings._enums import (Cmp_type, Flags, Init_status, Pe_index, Proxy_status,
                                     Qp_handle_index, Region_hint, Signal_op, Smem_amount, Status,
                                     Team_id, Thread_support, Tma_policy)
-from symmem.bindings._heap import calloc, free, malloc, mc_ptr, ptr
+from symmem.bindings._heap import align, calloc, free, malloc, mc_ptr, ptr
 from symmem.bindings._host import (barrier, barrier_all, culibrary_finalize, culibrary_init,
                                    cumodule_finalize, cumodule_init, get_uniqueid,
                                    hostlib_finalize, hostlib_init_attr, info_get_name,

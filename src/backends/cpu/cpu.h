@@ -283,7 +283,10 @@ typedef struct cpu_allocator cpu_allocator_t;
 cpu_allocator_t *symmem__cpu_allocator_create(size_t heap_size);
 void symmem__cpu_allocator_destroy(cpu_allocator_t *a);
 /* SYMMEM_ERR_NO_MEMORY if no free block fits. */
-symmem_status_t symmem__cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t *offset_p);
+/* alignment: 0 or a power of two; the offset returned is a multiple of it
+ * (and always of the allocator's own 256 bytes) */
+symmem_status_t symmem__cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t alignment,
+                                            size_t *offset_p);
 /* Returns the block's size, 0 if offset is not a live block. */
 size_t symmem__cpu_allocator_free(cpu_allocator_t *a, size_t offset);
 size_t symmem__cpu_allocator_largest_free(const cpu_allocator_t *a);

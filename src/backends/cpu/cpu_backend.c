@@ -13,7 +13,9 @@
 #include "../../core/peer_status.h"
 
 /* The steps of malloc's agreement. */
-enum { AGREE_MALLOC = 1, AGREE_COMMIT };
+/* Steps of malloc's agreements; align's first step differs from malloc's, so
+ * PEs that mix the two calls fail the barrier's check. */
+enum { AGREE_MALLOC = 1, AGREE_COMMIT, AGREE_ALIGN_SIZE, AGREE_ALIGNMENT };
 
 /* Bootstrap waits this long for all PEs unless SYMMEM_TIMEOUT says otherwise. */
 #define INIT_TIMEOUT_SECONDS 120.0
@@ -126,24 +128,36 @@ static void describe_values(char *out, size_t size, const uint64_t *values, int 
                         (unsigned long long)values[pe]);
 }
 
-static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, void **ptr_p)
+/* Every PE passed the same value (named what) at this step, or an error. */
+static symmem_status_t agree_on(cpu_t *cpu, int step, const char *what, uint64_t value)
 {
     uint64_t values[cpu->n];
     char list[512];
-    SYMMEM_CHECK(
-        symmem__cpu_agree(cpu, SYMMEM_CALL_MALLOC, AGREE_MALLOC, &cpu->world, size, values));
+    SYMMEM_CHECK(symmem__cpu_agree(cpu, SYMMEM_CALL_MALLOC, step, &cpu->world, value, values));
     for (int pe = 0; pe < cpu->n; pe++) {
-        if (values[pe] == size) continue;
+        if (values[pe] == value) continue;
         describe_values(list, sizeof(list), values, cpu->n);
         return symmem__error(SYMMEM_ERR_MISMATCH,
-                             "malloc: size must be the same on every PE, but got %s", list);
+                             "malloc: %s must be the same on every PE, but got %s", what, list);
     }
+    return SYMMEM_OK;
+}
+
+static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, size_t alignment, void **ptr_p)
+{
+    uint64_t values[cpu->n];
+    SYMMEM_CHECK(agree_on(cpu, alignment ? AGREE_ALIGN_SIZE : AGREE_MALLOC, "size", size));
+    if (alignment) SYMMEM_CHECK(agree_on(cpu, AGREE_ALIGNMENT, "alignment", alignment));
+    /* every PE's heap starts at a multiple of SYMMEM_CPU_ALIGN_MAX (segment.c) */
+    if (alignment > SYMMEM_CPU_ALIGN_MAX)
+        return symmem__error(SYMMEM_ERR_INVALID, "malloc: alignment=%zu is more than the cpu "
+                             "backend's largest, %zu", alignment, SYMMEM_CPU_ALIGN_MAX);
     if (size == 0) {
         *ptr_p = NULL;
         return SYMMEM_OK;
     }
     size_t offset;
-    if (symmem__cpu_allocator_alloc(cpu->allocator, size, &offset) != SYMMEM_OK)
+    if (symmem__cpu_allocator_alloc(cpu->allocator, size, alignment, &offset) != SYMMEM_OK)
         return symmem__error(SYMMEM_ERR_NO_MEMORY,
                              "malloc: size=%zu does not fit in the symmetric heap (largest "
                              "free block %zu of SYMMEM_SYMMETRIC_SIZE=%zu bytes)",

@@ -77,20 +77,32 @@ void symmem__cpu_allocator_destroy(cpu_allocator_t *a)
     free(a);
 }
 
-symmem_status_t symmem__cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t *offset_p)
+symmem_status_t symmem__cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t alignment,
+                                            size_t *offset_p)
 {
+    if (alignment < ALIGNMENT) alignment = ALIGNMENT;
     if (size > SIZE_MAX - ALIGNMENT) return SYMMEM_ERR_NO_MEMORY;
     size_t need = (size + ALIGNMENT - 1) / ALIGNMENT * ALIGNMENT;
     for (size_t i = 0; i < a->free_blocks.count; i++) {
         block_t *b = &a->free_blocks.items[i];
-        if (b->size < need) continue;
-        size_t offset = b->offset;
+        /* the gap before an aligned start stays a free block of its own */
+        size_t offset = (b->offset + alignment - 1) & ~(alignment - 1), gap = offset - b->offset;
+        if (b->size < gap || b->size - gap < need) continue;
         size_t at = list_lower_bound(&a->live_blocks, offset);
         if (list_insert(&a->live_blocks, at, (block_t){offset, need}) != 0)
             return SYMMEM_ERR_NO_MEMORY;
-        b->offset += need;
-        b->size -= need;
-        if (b->size == 0) list_remove(&a->free_blocks, i);
+        block_t after = {offset + need, b->size - gap - need};
+        if (gap == 0) {
+            *b = after;
+            if (b->size == 0) list_remove(&a->free_blocks, i);
+        } else {
+            b->size = gap;
+            if (after.size != 0 && list_insert(&a->free_blocks, i + 1, after) != 0) {
+                list_remove(&a->live_blocks, at);
+                b->size = gap + need + after.size;
+                return SYMMEM_ERR_NO_MEMORY;
+            }
+        }
         *offset_p = offset;
         return SYMMEM_OK;
     }

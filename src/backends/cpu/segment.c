@@ -88,6 +88,26 @@ int symmem__cpu_segment_named(int fd, const char *name)
            ours.st_ino == named.st_ino;
 }
 
+/* The heap file mapped at a multiple of SYMMEM_CPU_ALIGN_MAX, so that one
+ * offset is aligned on every PE for symmem_align: a larger range is
+ * reserved, and the file mapped over its aligned part. */
+static void *map_aligned(int fd, size_t size)
+{
+    size_t align = SYMMEM_CPU_ALIGN_MAX;
+    char *range = mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
+    if (range == MAP_FAILED) return MAP_FAILED;
+    char *base = (char *)(((uintptr_t)range + align - 1) & ~(uintptr_t)(align - 1));
+    if (mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+        munmap(range, size + align);
+        return MAP_FAILED;
+    }
+    if (base > range) munmap(range, (size_t)(base - range));
+    size_t tail = (size_t)(range + size + align - (base + size));
+    if (tail) munmap(base + size, tail);
+    return base;
+}
+
 symmem_status_t symmem__cpu_heap_create(cpu_t *cpu)
 {
     char name[512];
@@ -107,7 +127,7 @@ symmem_status_t symmem__cpu_heap_create(cpu_t *cpu)
         goto err_unlink;
     }
     /* Nothing is stored into the heap before malloc commits its pages. */
-    void *base = mmap(NULL, cpu->heap_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *base = map_aligned(fd, cpu->heap_size);
     if (base == MAP_FAILED) {
         status = symmem__error(SYMMEM_ERR_NO_MEMORY, "init: cannot map the heap %s (%zu bytes): %s",
                                name, cpu->heap_size, strerror(errno));

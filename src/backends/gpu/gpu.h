@@ -278,7 +278,7 @@ int symmem__gpu_is_device_memory(gpu_t *g, const void *ptr);
 /* Whether device memory (is_device_memory says so) is on this PE's GPU,
  * where its kernels can read it. */
 int symmem__gpu_is_on_this_gpu(gpu_t *g, const void *device_ptr);
-symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, void **ptr_p);
+symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void **ptr_p);
 symmem_status_t symmem__gpu_free(gpu_t *g, void *ptr);
 void *symmem__gpu_ptr(gpu_t *g, const void *ptr, int pe);
 void symmem__gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p);

@@ -106,6 +106,7 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
     LOAD(nv, my_pe, "nvshmem_my_pe");
     LOAD(nv, n_pes, "nvshmem_n_pes");
     LOAD(nv, malloc, "nvshmem_malloc");
+    LOAD(nv, align, "nvshmem_align");
     LOAD(nv, free, "nvshmem_free");
     LOAD(nv, ptr, "nvshmem_ptr");
     LOAD(nv, putmem_on_stream, "nvshmemx_putmem_on_stream");

@@ -74,6 +74,7 @@ typedef struct {
     int (*my_pe)(void);
     int (*n_pes)(void);
     void *(*malloc)(size_t size);
+    void *(*align)(size_t alignment, size_t size);
     void (*free)(void *ptr);
     void *(*ptr)(const void *ptr, int pe);
     void (*putmem_on_stream)(void *dst, const void *src, size_t n, int pe, nv_stream_t s);

@@ -78,23 +78,40 @@ symmem_status_t symmem__gpu_agree_on_size(gpu_t *g, const char *call, size_t siz
     return status;
 }
 
-symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, void **ptr_p)
+/* The PEs agree on the alignment too (0 for malloc), so PEs that mix malloc
+ * and align stop here rather than in NVSHMEM's barrier. */
+static symmem_status_t agree_on_alignment(gpu_t *g, size_t alignment)
+{
+    int64_t values[g->boot.nranks];
+    symmem_status_t status = symmem__gpu_agree(g, "malloc", (int64_t)alignment, values);
+    for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
+        if (values[pe] != (int64_t)alignment)
+            status = ERROR(SYMMEM_ERR_MISMATCH,
+                           "malloc: alignment must be the same on every PE, but PE %d asked for "
+                           "%lld (0: malloc) and this PE for %zu",
+                           pe, (long long)values[pe], alignment);
+    return status;
+}
+
+/* alignment 0: nvshmem_malloc; else nvshmem_align */
+symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void **ptr_p)
 {
     scope_t scope = symmem__gpu_enter(g);
     /* nvshmem_malloc's own barrier must not run beside one still in flight. */
     symmem_status_t status = symmem__gpu_wait_device_idle(g, "malloc");
     if (status == SYMMEM_OK) status = symmem__gpu_agree_on_size(g, "malloc", size);
+    if (status == SYMMEM_OK) status = agree_on_alignment(g, alignment);
     if (status == SYMMEM_OK && size > 0) {
-        *ptr_p = libs.malloc(size);
+        *ptr_p = alignment ? libs.align(alignment, size) : libs.malloc(size);
         uintptr_t start = (uintptr_t)*ptr_p;
         if (start != 0 && (g->heap_lo == 0 || start < g->heap_lo)) g->heap_lo = start;
         if (start != 0 && start + size > g->heap_hi) g->heap_hi = start + size;
         if (*ptr_p != NULL) status = symmem__gpu_device_state_update(g);
         if (*ptr_p == NULL)
             status = ERROR(SYMMEM_ERR_NO_MEMORY,
-                           "malloc: nvshmem_malloc(%zu) failed: the symmetric heap is full "
+                           "malloc: nvshmem_%s(%zu) failed: the symmetric heap is full "
                            "(NVSHMEM_SYMMETRIC_SIZE sets its size)",
-                           size);
+                           alignment ? "align" : "malloc", size);
     } else if (status == SYMMEM_OK) {
         *ptr_p = NULL;
     }

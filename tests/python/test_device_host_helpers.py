@@ -316,4 +316,4 @@ def test_state_address_refuses_where_no_gpu_copy_exists():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60, env=dict(os.environ, SYMMEM_BACKEND="cpu")).stdout
     assert "before state_address: this process (not initialised) has no device state" in out, out
-    assert "cpu state_address: PE 0 has no device state on a GPU" in out, out
+    assert "cpu [pe 0] state_address: this PE has no device state on a GPU" in out, out

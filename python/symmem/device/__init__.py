@@ -30,8 +30,8 @@ def state_address():
     """
     address = _symmem.device_state_gpu()
     if address == 0:
-        pe = _symmem.my_pe()
-        who = f"PE {pe}" if pe >= 0 else "this process (not initialised)"
+        # initialised, the message starts "[pe N] " (invalid adds it)
+        who = "this PE" if _symmem.my_pe() >= 0 else "this process (not initialised)"
         raise invalid(f"state_address: {who} has no device state on a GPU: call "
                       "symmem.init() on the gpu backend first (the cpu backend has none)")
     return address

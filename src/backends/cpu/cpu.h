@@ -108,6 +108,9 @@ struct symmem_backend {
     int me;
     int n;
     int oversubscribed;    /* more PEs than cores: waiters yield while they spin */
+    /* this PE's spin before sleeping now (wait.c adapts it; threads that wait
+     * at once may each update it: a hint, relaxed) */
+    _Atomic double spin_us;
     cpu_ctl_t *ctl;
     size_t ctl_size;
     int ctl_fd;            /* open during init only */

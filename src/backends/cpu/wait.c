@@ -90,6 +90,28 @@ static symmem_status_t check_failures(cpu_t *cpu, const char *call, cpu_pending_
     return SYMMEM_OK;
 }
 
+/* A wait that slept but ended soon after was most likely a hand-off lost to
+ * the scheduler (the peer got no core while this PE spun, or this PE lost its
+ * core when it slept): spinning longer keeps both PEs running, as MPI's
+ * polling does. A long wait is a slow peer: spinning through it only burns
+ * the core, so the spin goes back to SYMMEM_SPIN_US. */
+#define SPIN_MAX_US 5000.0
+/* This PE's spin in microseconds: at least SYMMEM_SPIN_US (0 there: none,
+ * and no adapting either). */
+static double spin_us(cpu_t *cpu)
+{
+    double spin = atomic_load_explicit(&cpu->spin_us, memory_order_relaxed);
+    return spin > cpu->boot.spin_us ? spin : cpu->boot.spin_us;
+}
+
+static void adapt_spin(cpu_t *cpu, double waited)
+{
+    double spin = spin_us(cpu) * 2;
+    if (spin > SPIN_MAX_US) spin = SPIN_MAX_US;
+    if (waited >= 2 * SPIN_MAX_US * 1e-6) spin = cpu->boot.spin_us;
+    atomic_store_explicit(&cpu->spin_us, spin, memory_order_relaxed);
+}
+
 symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
                          cpu_ready_func_t ready, cpu_pending_func_t pending,
                          cpu_stuck_func_t stuck, void *arg, double deadline)
@@ -97,7 +119,7 @@ symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t k
     if (ready(arg)) return SYMMEM_OK;
     double started = symmem__cpu_now();
     if (deadline <= 0 && cpu->boot.timeout > 0) deadline = started + cpu->boot.timeout;
-    double spin_until = started + cpu->boot.spin_us * 1e-6;
+    double spin_until = started + spin_us(cpu) * 1e-6;
     do {
         for (int i = 0; i < 64; i++) {
             if (ready(arg)) return SYMMEM_OK;
@@ -117,7 +139,10 @@ symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t k
         int done = ready(arg), signalled = 0;
         if (!done) signalled = futex_wait(&me->doorbell, seq, POLL_SECONDS);
         atomic_fetch_sub_explicit(&me->sleepers[kind], 1, memory_order_relaxed);
-        if (done || ready(arg)) return SYMMEM_OK;
+        if (done || ready(arg)) {
+            adapt_spin(cpu, symmem__cpu_now() - started);
+            return SYMMEM_OK;
+        }
         double now = symmem__cpu_now();
         if (signalled || now >= next_check) {
             /* An interrupt first: after Ctrl-C the peers die too, and the

@@ -38,7 +38,8 @@ static PyObject *py_malloc(PyObject *module, PyObject *const *args, Py_ssize_t n
         (aligned && symmem__ext_as_long(st, v[2], call, "alignment", &alignment) < 0))
         return NULL;
     if (size < 0) return symmem__ext_raise_invalid(st, "%s: size=%lld must be >= 0", call, size);
-    if (aligned && (alignment <= 0 || (alignment & (alignment - 1)) != 0))
+    /* symmem_align refuses the rest that is no power of two */
+    if (aligned && alignment <= 0)
         return symmem__ext_raise_invalid(st, "%s: alignment=%lld is not a power of two", call,
                                          alignment);
     return malloc_impl(st, (Py_ssize_t)size, (size_t)alignment, call);

@@ -138,11 +138,8 @@ static PyObject *quiet(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     return symmem__ext_done(st, status);
 }
 
-/* Without a stream, fence acts when it is called, on the puts issued so far.
- * With one it must act in the stream's order, on the puts queued on it before
- * it: neither NVSHMEM nor symmem has a fence on a stream, so there it is that
- * stream's quiet, which completes them and so also orders them before what
- * the stream runs next. */
+/* stream=None: the puts issued so far; a stream: those queued on it, in the
+ * stream's order (what each backend does there: symmem_fence_on_stream). */
 static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames)
 {

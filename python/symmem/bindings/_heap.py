@@ -61,11 +61,16 @@ def align(alignment, size):
     return _memory._allocate(size, False, "align", alignment).handle
 
 
+def check_sizes(call, **values):
+    """Each value (an argument of call, by name) must be an int >= 0."""
+    for arg, value in values.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise invalid(f"{call}: {arg}={value!r} is not an int >= 0")
+
+
 def calloc(count, size):
     """Collective: malloc(count * size), zeroed on every PE before any PE returns."""
-    for arg, value in (("count", count), ("size", size)):
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise invalid(f"calloc: {arg}={value!r} is not an int >= 0")
+    check_sizes("calloc", count=count, size=size)
     buf = _memory._allocate(count * size, False, "calloc")
     if buf.size:
         _memory._wrap(buf, np.dtype(np.uint8), buf.size)[...] = 0

@@ -6,6 +6,7 @@ as register_external_buffer does)."""
 from symmem._errors import invalid, require_initialized
 from symmem._external import _register, _unregister
 from symmem._memory import _external
+from symmem.bindings._heap import check_sizes
 
 
 class _Extent:
@@ -15,37 +16,31 @@ class _Extent:
         self.handle, self.size = handle, size
 
 
-def _check_ints(call, **values):
-    for arg, value in values.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise invalid(f"{call}: {arg}={value!r} is not an int >= 0")
+def _register_at(call, buf_ptr, size, flags, **more):
+    check_sizes(call, buf_ptr=buf_ptr, size=size, **more, flags=flags)
+    if flags != 0:
+        raise invalid(f"{call}: flags={flags} is not 0 (NVSHMEM defines no flags)")
+    return _register(_Extent(buf_ptr, size), call).handle
 
 
 def buffer_register_symmetric(buf_ptr, size, flags):
     """Collective: registers size bytes at buf_ptr; returns their symmetric address."""
-    call = "buffer_register_symmetric"
-    _check_ints(call, buf_ptr=buf_ptr, size=size, flags=flags)
-    if flags != 0:
-        raise invalid(f"{call}: flags={flags} is not 0 (NVSHMEM defines no flags)")
-    return _register(_Extent(buf_ptr, size), call).handle
+    return _register_at("buffer_register_symmetric", buf_ptr, size, flags)
 
 
 def buffer_register_symmetric_at_preferred_address(buf_ptr, size, preferred_addr, flags):
     """Collective: buffer_register_symmetric; the preferred address is a hint,
     which symmem does not take (NVSHMEM may not either): the address returned
     is the one to use."""
-    call = "buffer_register_symmetric_at_preferred_address"
-    _check_ints(call, buf_ptr=buf_ptr, size=size, preferred_addr=preferred_addr, flags=flags)
-    if flags != 0:
-        raise invalid(f"{call}: flags={flags} is not 0 (NVSHMEM defines no flags)")
-    return _register(_Extent(buf_ptr, size), call).handle
+    return _register_at("buffer_register_symmetric_at_preferred_address", buf_ptr, size, flags,
+                        preferred_addr=preferred_addr)
 
 
 def buffer_unregister_symmetric(mmap_ptr, size):
     """Collective: ends the registration whose symmetric address is mmap_ptr; 0."""
     call = "buffer_unregister_symmetric"
     require_initialized(call)
-    _check_ints(call, mmap_ptr=mmap_ptr, size=size)
+    check_sizes(call, mmap_ptr=mmap_ptr, size=size)
     record = _external.get(mmap_ptr)
     if record is None or not isinstance(record[2], _Extent):
         raise invalid(f"{call}: mmap_ptr={mmap_ptr:#x} is not an address "

@@ -98,7 +98,7 @@ static symmem_status_t check_failures(cpu_t *cpu, const char *call, cpu_pending_
 #define SPIN_MAX_US 5000.0
 /* This PE's spin in microseconds: at least SYMMEM_SPIN_US (0 there: none,
  * and no adapting either). */
-static double spin_us(cpu_t *cpu)
+static double adapted_spin_us(cpu_t *cpu)
 {
     double spin = atomic_load_explicit(&cpu->spin_us, memory_order_relaxed);
     return spin > cpu->boot.spin_us ? spin : cpu->boot.spin_us;
@@ -106,7 +106,7 @@ static double spin_us(cpu_t *cpu)
 
 static void adapt_spin(cpu_t *cpu, double waited)
 {
-    double spin = spin_us(cpu) * 2;
+    double spin = adapted_spin_us(cpu) * 2;
     if (spin > SPIN_MAX_US) spin = SPIN_MAX_US;
     if (waited >= 2 * SPIN_MAX_US * 1e-6) spin = cpu->boot.spin_us;
     atomic_store_explicit(&cpu->spin_us, spin, memory_order_relaxed);
@@ -119,7 +119,7 @@ symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t k
     if (ready(arg)) return SYMMEM_OK;
     double started = symmem__cpu_now();
     if (deadline <= 0 && cpu->boot.timeout > 0) deadline = started + cpu->boot.timeout;
-    double spin_until = started + spin_us(cpu) * 1e-6;
+    double spin_until = started + adapted_spin_us(cpu) * 1e-6;
     do {
         for (int i = 0; i < 64; i++) {
             if (ready(arg)) return SYMMEM_OK;

@@ -64,13 +64,25 @@ def _handle_of(obj, call, what):
     kind = _KINDS.get(type(obj).__name__)
     if kind:  # cuda.bindings.driver's handle types
         return _address(int(obj), call, what), kind
-    if hasattr(type(obj), "__index__") and not isinstance(obj, bool):
-        return _address(operator.index(obj), call, what), None
+    index = _index_or_none(obj)
+    if index is not None:
+        return _address(index, call, what), None
     if type(obj).__name__ == "ObjectCode":  # cuda.core's: .handle, the CUlibrary it loads as
         return _handle_of(obj.handle, call, f"{what}.handle")
     raise invalid(f"{call}: {what} of type {type(obj).__name__} ({obj!r:.60}) is not an "
                   "NvshmemKernelObject, a cuda.core ObjectCode, a cuda.bindings CUmodule or "
                   "CUlibrary, or an int handle")
+
+
+def _index_or_none(obj):
+    """obj as an int where it is one (an int, a NumPy integer); None for a
+    bool or anything else (an array of several elements has __index__ too)."""
+    if isinstance(obj, bool) or not hasattr(type(obj), "__index__"):
+        return None
+    try:
+        return operator.index(obj)
+    except TypeError:
+        return None
 
 
 def _address(value, call, what):

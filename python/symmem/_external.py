@@ -11,6 +11,7 @@ from symmem._errors import invalid, require_initialized
 from symmem._lifecycle import _finalize_hooks
 from symmem._memory import (Buffer, _address_of, _external, _numpy_dtype, _sequence, _wrap,
                             buffer_of)
+from symmem.interop.torch import _torch
 
 
 def _extent(obj, call):
@@ -137,6 +138,7 @@ def register_external_tensor(tensor):
         memory.
 
     Raises:
+        ModuleNotFoundError: torch is not installed.
         NvshmemInvalid: tensor is already symmetric memory, is not memory
             symmem can read, or has no bytes; symmem is not initialised.
         NotImplementedError: the backend is not gpu (the cpu backend has
@@ -159,7 +161,7 @@ def register_external_tensor(tensor):
             symmem.barrier_all()
             symmem.unregister_external_tensor(sym)
     """
-    import torch
+    torch = _torch("register_external_tensor")
     buf = _register(tensor, "register_external_tensor")
     return torch.from_dlpack(buf).view(tensor.dtype).reshape(tensor.shape)
 

@@ -116,7 +116,8 @@ def get_unique_id(empty=False):
     Raises:
         NvshmemError: the backend SYMMEM_BACKEND names cannot run here
             (backend='gpu' without a usable GPU and NVSHMEM).
-        NvshmemInvalid: SYMMEM_BACKEND names no backend.
+        NvshmemInvalid: SYMMEM_BACKEND names no backend; empty is not a
+            bool.
 
     Example:
         >>> uid = symmem.get_unique_id()
@@ -125,6 +126,8 @@ def get_unique_id(empty=False):
         >>> bytes(symmem.get_unique_id(empty=True)) == bytes(symmem.UniqueID.SIZE)
         True
     """
+    if not isinstance(empty, (bool, np.bool_)):
+        raise invalid(f"get_unique_id: empty={empty!r:.60} is not a bool")
     if empty:
         return UniqueID()
     return UniqueID(_symmem.get_unique_id())

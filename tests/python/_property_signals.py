@@ -380,7 +380,9 @@ def odd_calls(w, p, r):
                    ["unregister_external_array:"])
     if HAVE_TORCH:
         return ok("fence()", nvshmem.fence)
-    name = r.choice(["tensor", "bytetensor", "get_peer_tensor"])
-    args = ((3,),) if name != "get_peer_tensor" else (np.zeros(3), 0)
+    name = r.choice(["tensor", "bytetensor", "get_peer_tensor", "tensor_get_buffer",
+                     "register_external_tensor"])
+    args = {"tensor": ((3,),), "bytetensor": ((3,),), "get_peer_tensor": (np.zeros(3), 0),
+            "tensor_get_buffer": (np.zeros(3),), "register_external_tensor": (np.zeros(3),)}[name]
     return bad(f"{name}(...) without torch", lambda: getattr(nvshmem, name)(*args),
                [f"{name}: torch is not installed"], ModuleNotFoundError)

@@ -68,6 +68,9 @@ def test_unique_id_round_trips():
     # an empty one is all zeros, ready to receive
     empty = symmem.get_unique_id(empty=True)
     assert bytes(empty) == bytes(symmem.UniqueID.SIZE)
+    assert bytes(symmem.get_unique_id(empty=np.bool_(True))) == bytes(symmem.UniqueID.SIZE)
+    with pytest.raises(symmem.NvshmemInvalid, match=r"get_unique_id: empty=array\(\[\], "):
+        symmem.get_unique_id(empty=np.zeros(0))
     # _data: a writable uint8 NumPy view of the bytes (the seeds Bcast it as int8)
     data = empty._data
     assert isinstance(data, np.ndarray) and data.dtype == np.uint8

@@ -109,6 +109,7 @@ def test_a_kernel_object_is_made_only_by_its_from_methods():
     ("from_handle", 0, ["from_handle: handle=0 is not a CUDA handle"]),
     ("from_handle", -8, ["from_handle: handle=-8 is not a CUDA handle"]),
     ("from_handle", 1 << 64, [f"from_handle: handle={1 << 64} is not a CUDA handle"]),
+    ("from_handle", np.zeros(3, np.int64), ["from_handle: handle of type ndarray"]),
     ("from_cuda_bindings", CUmodule(0), ["from_cuda_bindings: cuda_kernel=0 is not a CUDA"]),
     ("from_cuda_bindings", object(), ["from_cuda_bindings: cuda_kernel of type object"]),
     ("from_obj", ObjectCode("lib"), ["from_obj: obj.handle of type str ('lib')"]),

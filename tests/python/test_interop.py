@@ -111,6 +111,16 @@ TORCH_INTEROP = """
         nvshmem.barrier_all()
         nvshmem.free_tensor(t)
         st.free_tensor(s)
+    # a symmetric array or Buffer is not a tensor: refused by name, not an AttributeError
+    arr = nvshmem.array((4,), dtype="float32")
+    for obj in (arr, nvshmem.array_get_buffer(arr)[0]):
+        try:
+            nvshmem.tensor_get_buffer(obj)
+            check(False, f"tensor_get_buffer({type(obj).__name__}) accepted")
+        except nvshmem.NvshmemInvalid as error:
+            check(f"tensor_get_buffer: tensor of type {type(obj).__name__} is not a torch "
+                  "tensor" in str(error), str(error))
+    nvshmem.free_array(arr)
     ok()
     nvshmem.finalize()
 """

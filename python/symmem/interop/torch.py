@@ -204,8 +204,9 @@ def tensor_get_buffer(t):
         own size in bytes, and its dtype's name ("float32").
 
     Raises:
-        NvshmemInvalid: t is not on the symmetric heap, or was freed;
-            symmem is not initialised.
+        ModuleNotFoundError: torch is not installed.
+        NvshmemInvalid: t is not a torch tensor, not on the symmetric heap,
+            or was freed; symmem is not initialised.
 
     Example:
         >>> t = symmem.tensor(4)
@@ -214,6 +215,10 @@ def tensor_get_buffer(t):
         (16, 16, 'float32')
         >>> symmem.free_tensor(t)
     """
+    torch = _torch("tensor_get_buffer")
+    if not isinstance(t, torch.Tensor):
+        raise invalid(f"tensor_get_buffer: tensor of type {type(t).__name__} is not a torch "
+                      "tensor (array_get_buffer takes arrays)")
     buf, _ = buffer_of(t, "tensor_get_buffer", "tensor")
     return buf, t.numel() * t.element_size(), str(t.dtype).replace("torch.", "")
 

@@ -5,13 +5,17 @@
  * with NumPy (np.frombuffer) or struct.pack_into, and nothing else.
  *
  * The contract is C's: the caller vouches that [address, address + nbytes)
- * is mapped host memory, readable (and writable where writable=True), for
- * as long as the view (or an array over it) is used. Nothing is owned,
- * copied or checked against the process's mappings: the view is as safe as
- * the address it was given. Only what cannot be an address is refused: 0
- * (NULL), a negative address or size, and a range past the end of the
- * address space. */
+ * is host memory it may read (and write where writable=True) for as long as
+ * the view (or an array over it) is used. Nothing is owned or copied. What
+ * cannot be memory is refused rather than left to crash the process: 0
+ * (NULL), a negative address or size, a range past the end of the address
+ * space, and a range with a page the process has not mapped (a junk or
+ * stale address). Mapped memory that is not what the caller means, or that
+ * is mapped read-only, cannot be told apart here. */
+#include <errno.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "concepts.h"
@@ -19,10 +23,10 @@
 
 /* address as a C address: 0, or -1 with NvshmemInvalid naming its value
  * (NULL, negative, or wider than a pointer). */
-static int as_address(module_state_t *st, PyObject *obj, uintptr_t *address_p)
+static int as_address(module_state_t *st, PyObject *obj, const char *call, uintptr_t *address_p)
 {
     if (PyBool_Check(obj) || !PyIndex_Check(obj)) {
-        symmem__ext_raise_invalid(st, "memory_at: address must be an int, got %s",
+        symmem__ext_raise_invalid(st, "%s: address must be an int, got %s", call,
                                   Py_TYPE(obj)->tp_name);
         return -1;
     }
@@ -41,7 +45,7 @@ static int as_address(module_state_t *st, PyObject *obj, uintptr_t *address_p)
     if (why != NULL) {
         PyErr_Clear();
         PyObject *repr = PyObject_Repr(value);
-        symmem__ext_raise_invalid(st, "memory_at: address=%s %s",
+        symmem__ext_raise_invalid(st, "%s: address=%s %s", call,
                                   repr ? PyUnicode_AsUTF8(repr) : "?", why);
         Py_XDECREF(repr);
     }
@@ -51,15 +55,28 @@ static int as_address(module_state_t *st, PyObject *obj, uintptr_t *address_p)
     return 0;
 }
 
-static PyObject *memory_at_impl(module_state_t *st, uintptr_t address, long long nbytes,
-                                int writable)
+/* Every page of [address, address + nbytes) is mapped in this process:
+ * msync fails with ENOMEM where one is not (MS_ASYNC writes nothing back). */
+static int is_mapped(uintptr_t address, size_t nbytes)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t start = address & ~(page - 1);
+    return msync((void *)start, address + nbytes - start, MS_ASYNC) == 0 || errno != ENOMEM;
+}
+
+static PyObject *memory_at_impl(module_state_t *st, const char *call, uintptr_t address,
+                                long long nbytes, int writable)
 {
     if (nbytes < 0)
-        return symmem__ext_raise_invalid(st, "memory_at: nbytes=%lld must be >= 0", nbytes);
+        return symmem__ext_raise_invalid(st, "%s: nbytes=%lld must be >= 0", call, nbytes);
     if ((uintptr_t)nbytes > UINTPTR_MAX - address)
-        return symmem__ext_raise_invalid(st, "memory_at: address=0x%llx with nbytes=%lld runs "
+        return symmem__ext_raise_invalid(st, "%s: address=0x%llx with nbytes=%lld runs "
                                              "past the end of the address space",
-                                         (unsigned long long)address, nbytes);
+                                         call, (unsigned long long)address, nbytes);
+    if (nbytes > 0 && !is_mapped(address, (size_t)nbytes))
+        return symmem__ext_raise_invalid(st, "%s: [0x%llx, +%lld) is not memory this process "
+                                             "has mapped (a junk or stale address)",
+                                         call, (unsigned long long)address, nbytes);
     return PyMemoryView_FromMemory((char *)address, (Py_ssize_t)nbytes,
                                    writable ? PyBUF_WRITE : PyBUF_READ);
 }
@@ -67,34 +84,37 @@ static PyObject *memory_at_impl(module_state_t *st, uintptr_t address, long long
 static PyObject *memory_at(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    static const char *const names[] = {"address", "nbytes", "writable", NULL};
+    static const char *const names[] = {"address", "nbytes", "writable", "call", NULL};
     static const symmem__ext_params_t params = {"memory_at", names, 2, 3};
     module_state_t *st = symmem__ext_state(module);
-    PyObject *v[3];
+    PyObject *v[4];
     uintptr_t address = 0;
     long long nbytes = 0;
     int writable = 0;
+    const char *call = "memory_at";
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
-        as_address(st, v[0], &address) < 0 ||
-        symmem__ext_as_long(st, v[1], "memory_at", "nbytes", &nbytes) < 0)
+        symmem__ext_as_text(st, v[3], "memory_at", "call", 0, &call) < 0 ||
+        as_address(st, v[0], call, &address) < 0 ||
+        symmem__ext_as_long(st, v[1], call, "nbytes", &nbytes) < 0)
         return NULL;
     if (v[2] != NULL) {
         if (!PyBool_Check(v[2]))
-            return symmem__ext_raise_invalid(st, "memory_at: writable must be True or False, "
-                                                 "got %s", Py_TYPE(v[2])->tp_name);
+            return symmem__ext_raise_invalid(st, "%s: writable must be True or False, got %s",
+                                             call, Py_TYPE(v[2])->tp_name);
         writable = v[2] == Py_True;
     }
-    return memory_at_impl(st, address, nbytes, writable);
+    return memory_at_impl(st, call, address, nbytes, writable);
 }
 
 static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("memory_at", memory_at,
-        "memory_at($module, address, nbytes, writable=False)\n--\n\n"
+        "memory_at($module, address, nbytes, writable=False, *, call='memory_at')\n--\n\n"
         "A memoryview (format 'B') of the nbytes bytes at address, read-only unless\n"
         "writable: the raw pointer contract of symmem.bindings. The caller vouches that\n"
-        "the memory is mapped (and writable) while the view is used; nothing is owned or\n"
-        "copied. address 0 or negative, a negative nbytes, or a range past the end of\n"
-        "the address space raise NvshmemInvalid (a ValueError)."),
+        "the memory is its own to read (and write) while the view is used; nothing is\n"
+        "owned or copied. address 0 or negative, a negative nbytes, a range past the\n"
+        "end of the address space, or one with a page this process has not mapped\n"
+        "raise NvshmemInvalid (a ValueError), named after call."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -214,6 +214,19 @@ refused("team_split_strided", B.team_split_strided, W, 0, 1, n, cfg.ptr, 0, 0,
 refused("team_init", B.team_init, None, cfg.ptr, 0, n, me, words=["team=None"])
 refused("team_get_config", B.team_get_config, W, 0, words=["config=0"])
 refused("query_thread", B.query_thread, 0, words=["provided=0"])
+refused("reducescatter", B.uint8_sum_reducescatter_on_stream, -1, data, data, 1, 0,
+        words=["team=-1 is not a valid team"])
+# addresses no page of this process is mapped at (below mmap_min_addr): refused, not a crash
+JUNK = 0x1000
+refused("putmem_on_stream", B.putmem_on_stream, data, JUNK, 8, nxt, 0,
+        words=["putmem_on_stream: source: [0x1000, +8) is not memory this process has mapped"])
+refused("getmem_on_stream", B.getmem_on_stream, JUNK, data, 8, nxt, 0,
+        words=["getmem_on_stream: dest: [0x1000, +8)"])
+refused("team_init", B.team_init, local.ctypes.data, JUNK, 0, n, me,
+        words=["team_init: [0x1000, +64)"])
+refused("team_get_config", B.team_get_config, W, JUNK, words=["team_get_config: [0x1000, +"])
+refused("query_thread", B.query_thread, JUNK, words=["query_thread: [0x1000, +4)"])
+refused("info_get_name", B.info_get_name, JUNK, words=["info_get_name: [0x1000, +"])
 
 for address in (dst, src, sig, counter, zeros, data):
     B.free(address)
@@ -342,6 +355,9 @@ def test_memory_at_round_trip_on_a_real_buffer():
     ((True, 8), {}, "memory_at: address must be an int, got bool"),
     ((4096, 8.0), {}, "memory_at: nbytes must be an int, got float"),
     ((4096, 8), {"writable": 1}, "memory_at: writable must be True or False, got int"),
+    ((4096, 8), {}, "memory_at: [0x1000, +8) is not memory this process has mapped"),
+    ((4096, 8), {"call": "team_init"}, "team_init: [0x1000, +8) is not memory this process"),
+    ((4096, 8), {"call": 5}, "memory_at: call of type int is not a str"),
     ((4096,), {}, "memory_at: missing required argument 'nbytes'"),
 ])
 def test_memory_at_refuses_what_is_no_address(args, kw, words):
@@ -349,6 +365,19 @@ def test_memory_at_refuses_what_is_no_address(args, kw, words):
     with pytest.raises(ValueError, match="^" + re.escape(words)) as info:
         _symmem.memory_at(*args, **kw)
     assert isinstance(info.value, NvshmemInvalid)
+
+
+def test_memory_at_refuses_a_stale_address():
+    # A large NumPy array lives in its own mapping, which freeing it unmaps:
+    # its address is then stale, and reading it would crash the process.
+    import numpy as np
+    from symmem import NvshmemInvalid, _symmem
+    big = np.ones(64 << 20, dtype=np.uint8)
+    address = address_of(big)
+    assert bytes(_symmem.memory_at(address + (32 << 20), 4)) == b"\x01" * 4
+    del big
+    with pytest.raises(NvshmemInvalid, match=rf"^memory_at: \[{address:#x}, \+8\) is not"):
+        _symmem.memory_at(address, 8)
 
 
 def test_bindings_write_their_out_parameters_through_memory_at():

@@ -35,7 +35,10 @@ def memory_at(address, count, dtype, call, arg):
         raise invalid(f"{call}: {arg}={address!r} is not an address (an int >= 0)")
     if not isinstance(count, int) or isinstance(count, bool) or count < 0:
         raise invalid(f"{call}: the size {count!r} of {arg} is not an int >= 0")
-    return _Memory(address, count, _memory._numpy_dtype(dtype, call))
+    dtype = _memory._numpy_dtype(dtype, call)
+    if count and _symmem.backend_name() != "gpu":  # host memory: unmapped raises, not crashes
+        _symmem.memory_at(address, count * dtype.itemsize, call=f"{call}: {arg}")
+    return _Memory(address, count, dtype)
 
 
 def _allocation(address, call, arg="dest"):

@@ -24,27 +24,27 @@ def _out(address, call, arg):
     return address
 
 
-def _at(address, dtype, writable=False):
+def _at(address, dtype, call, writable=False):
     """A one-element NumPy array over the dtype value at address (the memory
-    itself: writing to it writes there)."""
+    itself: writing to it writes there); an unmapped address raises, naming call."""
     dtype = np.dtype(dtype)
-    view = _symmem.memory_at(address, dtype.itemsize, writable=writable)
+    view = _symmem.memory_at(address, dtype.itemsize, writable=writable, call=call)
     return np.frombuffer(view, dtype=dtype)
 
 
-def _field_at(address, struct_dtype, name, writable=False):
+def _field_at(address, struct_dtype, name, call, writable=False):
     """_at for field name of the struct_dtype struct at address."""
     dtype, offset = struct_dtype.fields[name][:2]
-    return _at(address + offset, dtype, writable)
+    return _at(address + offset, dtype, call, writable)
 
 
 def _write_ints(call, pairs, dtype=np.int32):
     for arg, address, value in pairs:
-        _at(_out(address, call, arg), dtype, writable=True)[0] = value
+        _at(_out(address, call, arg), dtype, call, writable=True)[0] = value
 
 
-def _write_bytes(address, data):
-    _symmem.memory_at(address, len(data), writable=True)[:] = data
+def _write_bytes(address, data, call):
+    _symmem.memory_at(address, len(data), writable=True, call=call)[:] = data
 
 
 def _version_numbers(text):
@@ -77,13 +77,13 @@ def vendor_get_version_info(major, minor, patch):
 def info_get_name(name):
     """Writes get_name() as a NUL-terminated string of at most 256 bytes."""
     text = _lifecycle.get_name().encode()[:255] + b"\0"
-    _write_bytes(_out(name, "info_get_name", "name"), text)
+    _write_bytes(_out(name, "info_get_name", "name"), text, "info_get_name")
 
 
 def get_uniqueid(uniqueid):
     """Writes a fresh unique id (its 128 bytes) at address uniqueid."""
     data = _symmem.get_unique_id()
-    _write_bytes(_out(uniqueid, "get_uniqueid", "uniqueid"), data)
+    _write_bytes(_out(uniqueid, "get_uniqueid", "uniqueid"), data, "get_uniqueid")
 
 
 def set_attr_uniqueid_args(myrank, nranks, uniqueid, attr):
@@ -94,23 +94,24 @@ def set_attr_uniqueid_args(myrank, nranks, uniqueid, attr):
             raise invalid(f"set_attr_uniqueid_args: {arg}={value!r} is not an int >= 0")
     _out(uniqueid, "set_attr_uniqueid_args", "uniqueid")
     base = _out(attr, "set_attr_uniqueid_args", "attr")
-    _set_field(base, "rank", myrank)
-    _set_field(base, "nranks", nranks)
-    _set_field(base, "uniqueid", uniqueid)
+    _set_field(base, "rank", myrank, "set_attr_uniqueid_args")
+    _set_field(base, "nranks", nranks, "set_attr_uniqueid_args")
+    _set_field(base, "uniqueid", uniqueid, "set_attr_uniqueid_args")
 
 
 def set_attr_mpi_comm_args(mpi_comm, nvshmem_attr):
     """Stores the address of an MPI_Comm in the InitAttr at nvshmem_attr."""
     base = _out(nvshmem_attr, "set_attr_mpi_comm_args", "nvshmem_attr")
-    _set_field(base, "mpi_comm", _out(mpi_comm, "set_attr_mpi_comm_args", "mpi_comm"))
+    _set_field(base, "mpi_comm", _out(mpi_comm, "set_attr_mpi_comm_args", "mpi_comm"),
+               "set_attr_mpi_comm_args")
 
 
-def _set_field(attr, name, value):
-    _field_at(attr, init_attr_dtype, name, writable=True)[0] = value
+def _set_field(attr, name, value, call):
+    _field_at(attr, init_attr_dtype, name, call, writable=True)[0] = value
 
 
 def _attr_field(attr, name):
-    return int(_field_at(attr, init_attr_dtype, name)[0])
+    return int(_field_at(attr, init_attr_dtype, name, "hostlib_init_attr")[0])
 
 
 def _mpi_comm(address):
@@ -118,7 +119,7 @@ def _mpi_comm(address):
     in MPICH, a pointer in Open MPI)."""
     from mpi4py import MPI
     handle = np.intc if MPI._sizeof(MPI.Comm) == np.dtype(np.intc).itemsize else np.uintp
-    return MPI.Comm.fromhandle(int(_at(address, handle)[0]))
+    return MPI.Comm.fromhandle(int(_at(address, handle, "hostlib_init_attr")[0]))
 
 
 def hostlib_init_attr(flags, attr):
@@ -128,7 +129,8 @@ def hostlib_init_attr(flags, attr):
     attr = _out(attr, "hostlib_init_attr", "attr")
     if flags == Flags.INIT_WITH_UNIQUEID:
         address = _out(_attr_field(attr, "uniqueid"), "hostlib_init_attr", "attr's uniqueid")
-        uid = _lifecycle.UniqueID(_symmem.memory_at(address, _lifecycle.UniqueID.SIZE))
+        uid = _lifecycle.UniqueID(_symmem.memory_at(address, _lifecycle.UniqueID.SIZE,
+                                                    call="hostlib_init_attr"))
         _lifecycle.init(uid=uid, rank=_attr_field(attr, "rank"),
                         nranks=_attr_field(attr, "nranks"), initializer_method="uid")
     elif flags == Flags.INIT_WITH_MPI_COMM:

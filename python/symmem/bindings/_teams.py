@@ -23,7 +23,7 @@ def _config_at(address, call, arg):
     if address == 0 or address is None:
         return None
     _out(address, call, arg)
-    raw = _symmem.memory_at(address, team_config_dtype.itemsize)
+    raw = _symmem.memory_at(address, team_config_dtype.itemsize, call=call)
     fields = np.frombuffer(raw, dtype=team_config_dtype)[0]
     return _teams.TeamConfig(version=int(fields["version"]),
                              num_contexts=int(fields["num_contexts"]),
@@ -31,7 +31,7 @@ def _config_at(address, call, arg):
 
 
 def _write_handle(address, team, call, arg):
-    handle = _at(_out(address, call, arg), np.int32, writable=True)
+    handle = _at(_out(address, call, arg), np.int32, call, writable=True)
     handle[0] = -1 if team is None else int(team)
 
 
@@ -74,11 +74,13 @@ def team_get_config(team, config):
     key = _teams._team_key(core.uniqueid) if core.uniqueid is not None else 0
     for name, value in (("version", core.version), ("num_contexts", core.num_contexts),
                         ("uniqueid", key)):
-        _field_at(base, team_config_dtype, name, writable=True)[0] = int(value)
+        _field_at(base, team_config_dtype, name, "team_get_config", writable=True)[0] = \
+            int(value)
 
 
 def team_get_uniqueid(uniqueid):
     """Writes a fresh random uint64 for a team_init config at address uniqueid."""
     value = int.from_bytes(os.urandom(8), "little")
-    _at(_out(uniqueid, "team_get_uniqueid", "uniqueid"), np.uint64, writable=True)[0] = value
+    _at(_out(uniqueid, "team_get_uniqueid", "uniqueid"), np.uint64, "team_get_uniqueid",
+        writable=True)[0] = value
 

@@ -4,7 +4,7 @@ src, n, [pe_root,] stream), for the types NVSHMEM4Py's bindings have each
 in. Each is the symmem call of the same meaning over the memory at the
 addresses; n counts elements as NVSHMEM does (per PE for alltoall and
 fcollect, of the result for reducescatter)."""
-from symmem import _symmem
+from symmem import NvshmemInvalid, _symmem
 from symmem.bindings._heap import memory_at
 
 _AMO_INT = ("uint", "ulong", "ulonglong", "int32", "uint32", "int64", "uint64", "int", "long",
@@ -51,7 +51,11 @@ def _collective(kind, type_name, op=None):
 
     def collective(team, dest, src, n, *rest):
         """rest: [pe_root,] stream."""
-        ndest, nsrc = sizes(n, _symmem.team_n_pes(team))
+        try:
+            npes = _symmem.team_n_pes(team)
+        except NvshmemInvalid:
+            npes = 1  # the collective below refuses the team, naming itself
+        ndest, nsrc = sizes(n, npes)
         args = (team, memory_at(dest, ndest, dtype, call, "dest"),
                 memory_at(src, nsrc, dtype, call, "src"))
         if kind == "broadcast":

@@ -1,7 +1,8 @@
 """Teams, collectives, get_peer_array and float atomics inside
 @numba.cuda.jit kernels on 2+ GPUs, against NumPy: every PE checks all it
 received. Run: python -m symmem.run -n 2 tests/gpu/device_collectives.py all|bad_team|overlap|
-unreachable_put|unreachable_barrier (the last two with SYMMEM_GPU_UNMAPPED_PE=1)"""
+empty_p|empty_atomic|unreachable_put|unreachable_barrier (the last two with
+SYMMEM_GPU_UNMAPPED_PE=1)"""
 import os
 import sys
 import time
@@ -320,8 +321,39 @@ def barrier_once():
     dev.barrier_all()
 
 
+@cuda.jit
+def p_into(a):
+    dev.p(a, 1, 0)
+
+
+@cuda.jit
+def add_into(a):
+    dev.atomic_add(a, 1, 0)
+
+
+def pe_must_be_an_integer():
+    """A pe that is not an integer is refused when the kernel compiles."""
+    from numba.core.errors import TypingError
+
+    @cuda.jit
+    def put_float_pe(a):
+        dev.put(a, a, 0.0)
+
+    a = nvshmem.array((4,), dtype="int64")
+    try:
+        put_float_pe[1, 1](view(a))
+    except TypingError as error:
+        if "put: pe must be an integer, got float64" not in str(error):
+            raise AssertionError(f"PE {me}: the TypingError does not say why: {error}")
+    else:
+        raise AssertionError(f"PE {me}: put with a float pe compiled")
+    nvshmem.free_array(a)
+
+
 # Under SYMMEM_GPU_UNMAPPED_PE=1, PE 0's kernels see PE 1 as on another node.
 MODES = {"bad_team": lambda: sync_bad_team[1, 1](37),
+         "empty_p": lambda: p_into[1, 1](view(a64)[4:]),
+         "empty_atomic": lambda: add_into[1, 1](view(a64)[:0]),
          "overlap": lambda: reduce_shifted[1, 32](view(a32)),
          "unreachable_put": lambda: put_to[1, 1](view(a64), 1),
          "unreachable_barrier": lambda: barrier_once[1, 1]()}
@@ -330,7 +362,8 @@ if sys.argv[1] in MODES:
     a64 = nvshmem.array((4,), dtype="int64")
     ends_on_pe_0(MODES[sys.argv[1]])
 started = time.monotonic()
-for step in (team_syncs, reductions, moves, bfloat16s, peer_arrays_and_float_atomics):
+for step in (team_syncs, reductions, moves, bfloat16s, peer_arrays_and_float_atomics,
+             pe_must_be_an_integer):
     t0 = time.monotonic()
     step()
     print(f"PE {me} {step.__name__} ok ({time.monotonic() - t0:.1f} s)", flush=True)

@@ -324,6 +324,11 @@ ERRORS = DEVICE + """
     invalid([P + "put_signal: signal_op=3 is not SIGNAL_SET (9) or SIGNAL_ADD (10)"],
             put_signal, a, src, sig, 3, 0)
     invalid([P + "signal_wait: cmp=9 is not a ComparisonType"], wait, sig, 9, 0)
+    # an empty array has no first element to act on (its address may be the next allocation's)
+    invalid([P + "p: dst is empty"], p, a[8:], 1, 0)
+    invalid([P + "atomic_add: dest is empty"], add, a[:0], 1, 0)
+    invalid([P + "put_signal: sig_addr is empty"], put_signal, a, src, sig[:0], 9, 0)
+    invalid([P + "signal_wait: sig_addr is empty"], wait, sig[1:], 0, 0)
     nvshmem.barrier_all()
     check(list(a) == [3] * 8 and list(private) == [7] * 8 and sig[0] == 0,
           f"a refused call moved data: {a} {private} {sig}")
@@ -331,6 +336,10 @@ ERRORS = DEVICE + """
                   put, a, np.zeros(8), 0)
     expect_raises(TypingError, ["signal_wait: sig_addr has dtype int64; signal_wait takes uint64"],
                   wait, a, 0, 0)
+    # a pe that is not an integer is refused when the function compiles
+    expect_raises(TypingError, ["put: pe must be an integer, got array(float64"],
+                  put, a, src, np.zeros(2))
+    expect_raises(TypingError, ["atomic_add: pe must be an integer, got float64"], add, a, 1, 1.0)
     invalid(["symmem.device.numba.put(dst, src, pe) runs inside @numba.njit functions"],
             dev.put, a, src, 0)
     # Ctrl-C (SIGINT) ends an njit wait with KeyboardInterrupt; symmem works on

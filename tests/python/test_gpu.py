@@ -356,6 +356,14 @@ def test_a_device_reduce_whose_dst_overlaps_src_elsewhere_ends_the_kernel_saying
 
 
 @needs_gpus
+@pytest.mark.parametrize("mode", ["empty_p", "empty_atomic"])
+def test_p_or_an_atomic_on_an_empty_array_ends_the_kernel_saying_so(mode):
+    # the first element of an empty view is not its own (here: past its end)
+    _kernel_ends_saying(mode, "a kernel stopped in the device call p, g, a signal or an "
+                        "atomic: argument 0 is too small: the call needs 8 bytes there")
+
+
+@needs_gpus
 @pytest.mark.parametrize("mode,call", [("unreachable_put", "put"),
                                        ("unreachable_barrier", "barrier_all")])
 def test_a_device_call_to_a_pe_with_no_peer_mapping_ends_the_kernel_saying_why(mode, call):

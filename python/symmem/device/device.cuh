@@ -1041,6 +1041,15 @@ SYMMEM_DEVICE_API int symmem_dev_too_small(symmem_u64 st, int arg, symmem_u64 ne
     return 0;
 }
 
+/* For language bindings: p, g, a signal or an atomic on an empty array,
+ * whose first element (the address the call would act on) is not its own. */
+SYMMEM_DEVICE_API int symmem_dev_empty(symmem_u64 st, int arg, symmem_u64 itemsize)
+{
+    symmem__dev_fail(st, "p, g, a signal or an atomic", SYMMEM_DEV_ERR_TOO_SMALL,
+                     SYMMEM__ST(st)->my_pe, arg, itemsize);
+    return 0;
+}
+
 /* For language bindings that find a strided view only at run time. */
 SYMMEM_DEVICE_API int symmem_dev_not_contiguous(symmem_u64 st, int arg, symmem_u64 stride)
 {

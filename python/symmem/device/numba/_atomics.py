@@ -11,14 +11,15 @@ from numba.extending import register_jitable
 from . import _checks as C
 from . import _errors as E
 from . import _llvm as L
-from ._stubs import cpu_overload, require_array, stub
+from ._stubs import cpu_overload, require_array, require_int, stub
 
 _INTS = ["int32", "int64", "uint32", "uint64"]
 _FLOAT_OK = {"atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add"}
 
 
-def _check(name, dest):
+def _check(name, dest, pe):
     require_array(name, "dest", dest)
+    require_int(name, "pe", pe)
     allowed = _INTS + (["float32", "float64"] if name in _FLOAT_OK else [])
     if str(dest.dtype) not in allowed:
         raise TypingError(f"{name}: dest has dtype {dest.dtype}; {name} takes "
@@ -27,7 +28,7 @@ def _check(name, dest):
 
 @register_jitable
 def _target(call, dest, pe):
-    return C.translate(call, 4, L.data_address(dest), dest.itemsize, pe)
+    return C.translate_first(call, 4, dest, pe)
 
 
 _RMW = {op: L.rmw_intrinsic(op) for op in ("add", "and", "or", "xor", "xchg")}
@@ -41,7 +42,7 @@ def _value_atomic(name, op, fetch):
 
     @cpu_overload(function)
     def typed(dest, value, pe):
-        _check(name, dest)
+        _check(name, dest, pe)
 
         def impl(dest, value, pe):
             old = rmw(dest, _target(call, dest, pe), value)
@@ -62,7 +63,7 @@ def _inc_atomic(name, fetch):
 
     @cpu_overload(function)
     def typed(dest, pe):
-        _check(name, dest)
+        _check(name, dest, pe)
 
         def impl(dest, pe):
             old = add(dest, _target(call, dest, pe), 1)
@@ -94,7 +95,7 @@ atomic_compare_swap = stub("atomic_compare_swap", "dest, cond, value, pe")
 
 @cpu_overload(atomic_fetch)
 def _fetch(dest, pe):
-    _check("atomic_fetch", dest)
+    _check("atomic_fetch", dest, pe)
     call = E.CALL["atomic_fetch"]
 
     def impl(dest, pe):
@@ -104,7 +105,7 @@ def _fetch(dest, pe):
 
 @cpu_overload(atomic_set)
 def _set(dest, value, pe):
-    _check("atomic_set", dest)
+    _check("atomic_set", dest, pe)
     call = E.CALL["atomic_set"]
 
     def impl(dest, value, pe):
@@ -115,7 +116,7 @@ def _set(dest, value, pe):
 
 @cpu_overload(atomic_compare_swap)
 def _compare_swap(dest, cond, value, pe):
-    _check("atomic_compare_swap", dest)
+    _check("atomic_compare_swap", dest, pe)
     call = E.CALL["atomic_compare_swap"]
 
     def impl(dest, cond, value, pe):

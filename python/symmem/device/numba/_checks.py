@@ -14,6 +14,7 @@ from numba.extending import register_jitable
 from symmem import _symmem
 
 from . import _errors as E
+from . import _llvm as L
 from ._llvm import c_wake, load_i32, load_u64
 
 _LAYOUT = _symmem.DEVICE_STATE_LAYOUT
@@ -64,10 +65,20 @@ def translate(call, arg, addr, nbytes, pe):
 
 
 @register_jitable
-def local(call, arg, addr, nbytes):
-    """addr itself, after the same checks, for memory this PE waits on."""
-    translate(call, arg, addr, nbytes, load_i32(_MY_PE_AT))
-    return addr
+def translate_first(call, arg, arr, pe):
+    """translate for the first element of arr, which must have one (p, g,
+    the signals and the atomics act on it)."""
+    if arr.size == 0:
+        raise E.DeviceInvalid(E.EMPTY, call, arg)
+    return translate(call, arg, L.data_address(arr), arr.itemsize, pe)
+
+
+@register_jitable
+def local_first(call, arg, arr):
+    """The address of arr's first element, after translate_first's checks,
+    for memory this PE waits on."""
+    translate_first(call, arg, arr, load_i32(_MY_PE_AT))
+    return L.data_address(arr)
 
 
 @register_jitable

@@ -26,7 +26,7 @@ from . import _atomics, _collectives, _rma, _sync
 from . import _scoped as S
 from ._library import LIBRARY
 from ._llvm import alias_the_array, data_address_typing, with_data_typing
-from ._stubs import require_array
+from ._stubs import require_array, require_int
 
 u64, i32, i64, u32 = types.uint64, types.int32, types.int64, types.uint32
 _COPY = i32(u64, u64, u64, u64, i32)
@@ -42,6 +42,7 @@ _SIGNATURES = {
     "atomic64": u64(u64, u64, i32, u64, u64, i32),
     "atomic32": u32(u64, u64, i32, u32, u32, i32),
     "not_contiguous": i32(u64, i32, u64),
+    "empty": i32(u64, i32, u64),
     "ptr": u64(u64, u64, u64, i32),
 }
 for _scope in ("", "_warp", "_block"):
@@ -140,12 +141,28 @@ def _views_contiguous(st, dst, src, first):
     return impl
 
 
+def first_element(st, arr, arg):
+    """Fails the kernel where arr (argument number arg), which a call acts on
+    the first element of, is empty."""
+
+
+@overload(first_element, target="cuda")
+def _first_element(st, arr, arg):
+    fail = DEVICE["empty"]
+
+    def impl(st, arr, arg):
+        if arr.size == 0:
+            fail(st, types.int32(arg), types.uint64(arr.itemsize))
+    return impl
+
+
 def _copy(stub, name, device_name):
     fn = DEVICE[device_name]
 
     @overload(stub, target="cuda")
     def typed(dst, src, pe):
         _pair(name, dst, src)
+        require_int(name, "pe", pe)
         st = state_address(name)
 
         def impl(dst, src, pe):
@@ -162,10 +179,12 @@ def _put_signal(stub, name, device_name):
     def typed(dst, src, sig_addr, signal, sig_op, pe):
         _pair(name, dst, src)
         require_array(name, "sig_addr", sig_addr, ["uint64"])
+        require_int(name, "pe", pe)
         st = state_address(name)
 
         def impl(dst, src, sig_addr, signal, sig_op, pe):
             views_contiguous(st, dst, src, 0)
+            first_element(st, sig_addr, 2)
             n = min(dst.size, src.size) * dst.itemsize
             fn(st, data_address(dst), data_address(src), n, data_address(sig_addr),
                types.uint64(signal), sig_op, pe)
@@ -197,10 +216,12 @@ _no_args(_sync.n_pes, "n_pes")
 @overload(_rma.p, target="cuda")
 def _p(dst, value, pe):
     require_array("p", "dst", dst)
+    require_int("p", "pe", pe)
     st, fn, width = state_address("p"), DEVICE["p"], dst.dtype.bitwidth // 8
     elem = dst.dtype
 
     def impl(dst, value, pe):
+        first_element(st, dst, 0)
         fn(st, data_address(dst), to_bits(elem(value)), width, pe)
     return impl
 
@@ -208,9 +229,11 @@ def _p(dst, value, pe):
 @overload(_rma.g, target="cuda")
 def _g(src, pe):
     require_array("g", "src", src)
+    require_int("g", "pe", pe)
     st, fn, width = state_address("g"), DEVICE["g"], src.dtype.bitwidth // 8
 
     def impl(src, pe):
+        first_element(st, src, 0)
         return from_bits(src, fn(st, data_address(src), width, pe))
     return impl
 
@@ -218,9 +241,11 @@ def _g(src, pe):
 @overload(_rma.signal_op, target="cuda")
 def _signal_op(sig_addr, signal, sig_op, pe):
     require_array("signal_op", "sig_addr", sig_addr, ["uint64"])
+    require_int("signal_op", "pe", pe)
     st, fn = state_address("signal_op"), DEVICE["signal_op"]
 
     def impl(sig_addr, signal, sig_op, pe):
+        first_element(st, sig_addr, 0)
         fn(st, data_address(sig_addr), types.uint64(signal), sig_op, pe)
     return impl
 
@@ -231,6 +256,7 @@ def _signal_wait(sig_addr, cmp, cmp_value):
     st, fn = state_address("signal_wait"), DEVICE["signal_wait"]
 
     def impl(sig_addr, cmp, cmp_value):
+        first_element(st, sig_addr, 0)
         return fn(st, data_address(sig_addr), cmp, types.uint64(cmp_value))
     return impl
 
@@ -242,6 +268,7 @@ def _wait_until(ivar, cmp, cmp_value):
     code = _rma._INT_CODES[str(ivar.dtype)]
 
     def impl(ivar, cmp, cmp_value):
+        first_element(st, ivar, 0)
         fn(st, data_address(ivar), code, cmp, types.int64(cmp_value))
     return impl
 
@@ -258,9 +285,10 @@ _FLOAT_OK = {"atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_
 _FLOAT_ADD = 8  # the library's op for atom.add.f32 / .f64
 
 
-def _atomic_device(name, dest):
+def _atomic_device(name, dest, pe):
     allowed = _atomics._INTS + (["float32", "float64"] if name in _FLOAT_OK else [])
     require_array(name, "dest", dest, allowed)
+    require_int(name, "pe", pe)
     width = dest.dtype.bitwidth // 8
     return DEVICE["atomic64" if width == 8 else "atomic32"], (u64 if width == 8 else u32)
 
@@ -270,17 +298,19 @@ def _value_atomic(name):
 
     @overload(getattr(_atomics, name), target="cuda")
     def typed(dest, value, pe):
-        fn, word = _atomic_device(name, dest)
+        fn, word = _atomic_device(name, dest, pe)
         st, elem = state_address(name), dest.dtype
         op = _OPS[name]
         if op == _OPS["atomic_add"] and isinstance(elem, types.Float):
             op = _FLOAT_ADD
 
         def impl(dest, value, pe):
+            first_element(st, dest, 0)
             old = fn(st, data_address(dest), op, word(to_bits(elem(value))), word(0), pe)
             return from_bits(dest, types.uint64(old))
 
         def impl_no_fetch(dest, value, pe):
+            first_element(st, dest, 0)
             fn(st, data_address(dest), op, word(to_bits(elem(value))), word(0), pe)
         return impl if fetch else impl_no_fetch
 
@@ -291,24 +321,27 @@ def _pe_only_atomic(name):
 
     @overload(getattr(_atomics, name), target="cuda")
     def typed(dest, pe):
-        fn, word = _atomic_device(name, dest)
+        fn, word = _atomic_device(name, dest, pe)
         st = state_address(name)
 
         def impl(dest, pe):
+            first_element(st, dest, 0)
             old = fn(st, data_address(dest), op, word(one), word(0), pe)
             return from_bits(dest, types.uint64(old))
 
         def impl_no_fetch(dest, pe):
+            first_element(st, dest, 0)
             fn(st, data_address(dest), op, word(one), word(0), pe)
         return impl if fetch else impl_no_fetch
 
 
 @overload(_atomics.atomic_compare_swap, target="cuda")
 def _compare_swap(dest, cond, value, pe):
-    fn, word = _atomic_device("atomic_compare_swap", dest)
+    fn, word = _atomic_device("atomic_compare_swap", dest, pe)
     st, elem = state_address("atomic_compare_swap"), dest.dtype
 
     def impl(dest, cond, value, pe):
+        first_element(st, dest, 0)
         old = fn(st, data_address(dest), 3, word(to_bits(elem(value))),
                  word(to_bits(elem(cond))), pe)
         return from_bits(dest, types.uint64(old))
@@ -326,6 +359,7 @@ for _name in ("atomic_fetch", "atomic_inc", "atomic_fetch_inc"):
 @overload(_rma.get_peer_array, target="cuda", inline="always")
 def _get_peer_array(array, pe):
     _contiguous("get_peer_array", "array", array)
+    require_int("get_peer_array", "pe", pe)
     st, fn = state_address("get_peer_array"), DEVICE["ptr"]
 
     def impl(array, pe):

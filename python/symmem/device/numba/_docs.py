@@ -92,7 +92,7 @@ def build(name, params, summary, raises, example, returns=None, body=None, **fmt
     return "\n".join(lines) + "\n"
 
 
-_PAIR = "dst and src must be arrays of one dtype"
+_PAIR = "dst and src must be arrays of one dtype, and pe an integer"
 _COPY_MISUSE = ("pe is outside [0, n_pes()); {sym} is not on the symmetric heap; dst or "
                 "src is not contiguous")
 _ATOMIC_INTS = "int32, int64, uint32 or uint64"
@@ -137,14 +137,14 @@ for _name, _put, _nbi in (("put", True, False), ("put_nbi", True, True),
 DOCS["p"] = build(
     "p", ["dst", "value", "pe"],
     "Store one element, value, into dst[0] on PE pe.",
-    _raises("p", "pe is outside [0, n_pes()); dst is not on the symmetric heap",
-            "dst must be an array"),
+    _raises("p", "pe is outside [0, n_pes()); dst is not on the symmetric heap, or is "
+            "empty", "dst must be an array, and pe an integer"),
     "dev.p(flag, dev.my_pe(), (dev.my_pe() + 1) % dev.n_pes())",
     body="Ordered (release) before any later store of this thread, such as a signal.")
 DOCS["g"] = build(
     "g", ["src", "pe"], "Load one element: src[0] on PE pe.",
-    _raises("g", "pe is outside [0, n_pes()); src is not on the symmetric heap",
-            "src must be an array"),
+    _raises("g", "pe is outside [0, n_pes()); src is not on the symmetric heap, or is "
+            "empty", "src must be an array, and pe an integer"),
     "left = dev.g(x, (dev.my_pe() - 1) % dev.n_pes())",
     returns="The element, of src's dtype.", src_extra=" on PE pe: symmetric")
 
@@ -154,8 +154,9 @@ def _put_signal(name, nbi):
         name, ["dst", "src", "sig_addr", "signal", "sig_op", "pe"],
         "Copy src into PE pe's copy of dst, then update PE pe's signal at sig_addr "
         "(set or add signal).",
-        _raises(name, _COPY_MISUSE.format(sym="dst or sig_addr") + "; sig_op is not "
-                "SIGNAL_SET or SIGNAL_ADD", _PAIR + "; sig_addr must be a uint64 array"),
+        _raises(name, _COPY_MISUSE.format(sym="dst or sig_addr") + "; sig_addr is empty; "
+                "sig_op is not SIGNAL_SET or SIGNAL_ADD",
+                _PAIR + "; sig_addr must be a uint64 array"),
         f"me, n = dev.my_pe(), dev.n_pes()\n"
         f"dev.{name}(dst, src, sig, 1, dev.SIGNAL_SET, (me + 1) % n)\n"
         f"dev.signal_wait(sig, dev.CMP_GE, 1)   # the left PE's data has landed",
@@ -172,13 +173,14 @@ DOCS["signal_op"] = build(
     "Set or add to PE pe's signal at sig_addr, ordered after this PE's earlier stores "
     "to pe.",
     _raises("signal_op", "pe is outside [0, n_pes()); sig_addr is not on the symmetric "
-            "heap; sig_op is not SIGNAL_SET or SIGNAL_ADD", "sig_addr must be a uint64 array"),
+            "heap, or is empty; sig_op is not SIGNAL_SET or SIGNAL_ADD",
+            "sig_addr must be a uint64 array, and pe an integer"),
     "dev.put(dst, src, pe)\ndev.signal_op(sig, 1, dev.SIGNAL_ADD, pe)")
 DOCS["signal_wait"] = build(
     "signal_wait", ["sig_addr", "cmp", "cmp_value"],
     "Wait until this PE's signal at sig_addr compares true with cmp_value.",
     _raises("signal_wait", "cmp is not a ComparisonType; sig_addr is not on the "
-            "symmetric heap", "sig_addr must be a uint64 array", waits=True),
+            "symmetric heap, or is empty", "sig_addr must be a uint64 array", waits=True),
     "value = dev.signal_wait(sig, dev.CMP_GE, 1)",
     returns="The signal's value that met the comparison (a uint64).",
     body="NVSHMEM4Py's device order (sig, cmp, value). Data a put_signal sent with the "
@@ -187,7 +189,8 @@ DOCS["wait_until"] = build(
     "wait_until", ["ivar", "cmp", "cmp_value"],
     "Wait until this PE's ivar[0] compares true with cmp_value.",
     _raises("wait_until", "cmp is not a ComparisonType; ivar is not on the symmetric "
-            "heap", "ivar must be an integer array (int8 to uint64)", waits=True),
+            "heap, or is empty", "ivar must be an integer array (int8 to uint64)",
+            waits=True),
     "dev.wait_until(flag, dev.CMP_EQ, 1)   # another PE's p(flag, 1, me)",
     returns="None.")
 
@@ -250,8 +253,8 @@ for _name, (_params, _summary, _returns) in _ATOMICS.items():
         {"dest": "counter", "value": "1", "cond": "0", "pe": "0"}[p] for p in _params) + ")"
     DOCS[_name] = build(
         _name, _params, _summary,
-        _raises(_name, "pe is outside [0, n_pes()); dest is not on the symmetric heap",
-                f"dest must be an array of {_dtypes}"),
+        _raises(_name, "pe is outside [0, n_pes()); dest is not on the symmetric heap, or "
+                "is empty", f"dest must be an array of {_dtypes}, and pe an integer"),
         (f"old = {_call}" if _returns else _call) + "   # counter: symmem.array on PE 0",
         returns=_returns, body="Sequentially consistent on the cpu backend.",
         dtypes=_dtypes)
@@ -316,7 +319,7 @@ DOCS["get_peer_array"] = build(
     "get_peer_array", ["array", "pe"],
     "The array over PE pe's copy of a symmetric array, for plain loads and stores.",
     _raises("get_peer_array", "pe is outside [0, n_pes()); array is not on the symmetric "
-            "heap or not contiguous", "array must be an array"),
+            "heap or not contiguous", "array must be an array, and pe an integer"),
     "right = dev.get_peer_array(x, (dev.my_pe() + 1) % dev.n_pes())\n"
     "right[0] = 42   # a store into PE me + 1's copy of x",
     returns="An array of array's shape and dtype, over PE pe's memory mapped here.",

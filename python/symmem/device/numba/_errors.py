@@ -20,7 +20,7 @@ CALLS = ("put", "get", "p", "g", "put_nbi", "get_nbi", "put_signal", "put_signal
 CALL = {name: i for i, name in enumerate(CALLS)}
 
 # What a check found wrong, by number.
-NOT_INITIALIZED, NOT_HOST, BAD_PE, NOT_SYMMETRIC, NOT_CONTIGUOUS, BAD_OP, BAD_CMP = range(7)
+NOT_INITIALIZED, NOT_HOST, BAD_PE, NOT_SYMMETRIC, NOT_CONTIGUOUS, BAD_OP, BAD_CMP, EMPTY = range(8)
 
 
 def _prefixed(text):
@@ -50,6 +50,8 @@ class DeviceInvalid(_symmem.NvshmemInvalid):
                     f"symmetric heap (make it with symmem.array)")
         elif what == NOT_CONTIGUOUS:
             text = f"{name}: {argname} is not a contiguous array"
+        elif what == EMPTY:
+            text = f"{name}: {argname} is empty (the call needs its first element)"
         elif what == BAD_OP:
             text = f"{name}: signal_op={value} is not SIGNAL_SET (9) or SIGNAL_ADD (10)"
         else:

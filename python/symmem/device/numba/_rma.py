@@ -24,7 +24,7 @@ from numba.extending import register_jitable
 from . import _checks as C
 from . import _errors as E
 from . import _llvm as L
-from ._stubs import cpu_overload, require_array, stub
+from ._stubs import cpu_overload, require_array, require_int, stub
 
 SIGNAL_SET, SIGNAL_ADD = 9, 10
 _INT_CODES = {"int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "uint16": 6,
@@ -64,6 +64,7 @@ def _put_overload(name):
     @cpu_overload(function)
     def typed(dst, src, pe):
         _check_pair(name, dst, src)
+        require_int(name, "pe", pe)
 
         def impl(dst, src, pe):
             _put(call, dst, src, pe)
@@ -80,6 +81,7 @@ def _get_overload(name):
     @cpu_overload(function)
     def typed(dst, src, pe):
         _check_pair(name, dst, src)
+        require_int(name, "pe", pe)
 
         def impl(dst, src, pe):
             _get(call, dst, src, pe)
@@ -99,10 +101,11 @@ g = stub("g", "src, pe")
 @cpu_overload(p)
 def _p(dst, value, pe):
     require_array("p", "dst", dst)
+    require_int("p", "pe", pe)
     call = E.CALL["p"]
 
     def impl(dst, value, pe):
-        remote = C.translate(call, 0, L.data_address(dst), dst.itemsize, pe)
+        remote = C.translate_first(call, 0, dst, pe)
         L.store(dst, remote, value)
         L.fence_release()
         C.wake(pe)
@@ -112,10 +115,11 @@ def _p(dst, value, pe):
 @cpu_overload(g)
 def _g(src, pe):
     require_array("g", "src", src)
+    require_int("g", "pe", pe)
     call = E.CALL["g"]
 
     def impl(src, pe):
-        remote = C.translate(call, 1, L.data_address(src), src.itemsize, pe)
+        remote = C.translate_first(call, 1, src, pe)
         value = L.load(src, remote)
         L.fence_acquire()
         return value
@@ -142,7 +146,7 @@ signal_add_release = L.rmw_intrinsic("add", "release")
 @register_jitable
 def _signal(call, sig, signal, sig_op, pe):
     """The signal update of put_signal and signal_op (sig_op checked first)."""
-    remote = C.translate(call, 2, L.data_address(sig), 8, pe)
+    remote = C.translate_first(call, 2, sig, pe)
     # release: pairs with the waiter's acquire load of the signal
     # (signal_wait below, or the C engine's element_ready).
     if sig_op == SIGNAL_SET:
@@ -166,10 +170,11 @@ def _put_signal_overload(name):
     def typed(dst, src, sig_addr, signal, sig_op, pe):
         _check_pair(name, dst, src)
         require_array(name, "sig_addr", sig_addr, ["uint64"])
+        require_int(name, "pe", pe)
 
         def impl(dst, src, sig_addr, signal, sig_op, pe):
             _check_op(call, sig_op)
-            C.translate(call, 2, L.data_address(sig_addr), 8, pe)  # before any store
+            C.translate_first(call, 2, sig_addr, pe)  # before any store
             _put(call, dst, src, pe)
             _signal(call, sig_addr, signal, sig_op, pe)
         return impl
@@ -184,6 +189,7 @@ signal_op = stub("signal_op", "sig_addr, signal, sig_op, pe")
 @cpu_overload(signal_op)
 def _signal_op(sig_addr, signal, sig_op, pe):
     require_array("signal_op", "sig_addr", sig_addr, ["uint64"])
+    require_int("signal_op", "pe", pe)
     call = E.CALL["signal_op"]
 
     def impl(sig_addr, signal, sig_op, pe):
@@ -223,7 +229,7 @@ def _signal_wait(sig_addr, cmp, cmp_value):
 
     def impl(sig_addr, cmp, cmp_value):
         _check_cmp(call, cmp)
-        addr = C.local(call, 2, L.data_address(sig_addr), 8)
+        addr = C.local_first(call, 2, sig_addr)
         target = types.uint64(cmp_value)
         # acquire: pairs with the sender's release store or add of the signal
         # (_signal above; cpu_put_signal in the C engine).
@@ -249,7 +255,7 @@ def _wait_until(ivar, cmp, cmp_value):
 
     def impl(ivar, cmp, cmp_value):
         _check_cmp(call, cmp)
-        addr = C.local(call, 3, L.data_address(ivar), ivar.itemsize)
+        addr = C.local_first(call, 3, ivar)
         target = elem(cmp_value)
         # acquire: pairs with the release of the store that set ivar (p, put,
         # an atomic: all end with a release fence or are seq_cst).
@@ -267,6 +273,7 @@ get_peer_array = stub("get_peer_array", "array, pe")
 @cpu_overload(get_peer_array)
 def _get_peer_array(array, pe):
     require_array("get_peer_array", "array", array)
+    require_int("get_peer_array", "pe", pe)
     call = E.CALL["get_peer_array"]
 
     def impl(array, pe):

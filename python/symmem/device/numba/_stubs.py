@@ -75,3 +75,10 @@ def require_array(call, what, arg, dtypes=None):
     if dtypes is not None and str(arg.dtype) not in dtypes:
         raise TypingError(f"{call}: {what} has dtype {arg.dtype}; {call} takes "
                           f"{', '.join(dtypes)}")
+
+
+def require_int(call, what, arg):
+    """arg must be an integer (as the host call's int argument must)."""
+    from numba import types
+    if not isinstance(arg, types.Integer):
+        raise TypingError(f"{call}: {what} must be an integer, got {arg}")

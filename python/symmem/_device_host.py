@@ -527,7 +527,7 @@ def find_device_library(language="cuda"):
         raise invalid(f"{call}: language={language} is a form of NVSHMEM's device library "
                       "(find_device_bitcode_library); symmem's is CUDA C source only: "
                       "language='cuda'")
-    if language != "cuda":
-        raise invalid(f"{call}: language={language!r} is not 'cuda' (symmem's device library "
+    if not isinstance(language, str) or language != "cuda":
+        raise invalid(f"{call}: language={language!r:.60} is not 'cuda' (symmem's device library "
                       "is CUDA C source)")
     return os.path.join(_HERE, "device", "device.cuh")

@@ -41,9 +41,9 @@ def buffer(size, release=False, except_on_del=True):
         A Buffer: this PE's copy, at the same offset in every PE's heap.
 
     Raises:
-        NvshmemInvalid: size is negative or not an int; the PEs asked for
-            different sizes (the cpu backend checks); symmem is not
-            initialised.
+        NvshmemInvalid: size is negative or not an int; release is not a
+            bool; the PEs asked for different sizes (the cpu backend
+            checks); symmem is not initialised.
         NvshmemError: the symmetric heap has no room for it (its size is
             SYMMEM_SYMMETRIC_SIZE), a PE died, SYMMEM_TIMEOUT seconds passed,
             or the backend failed.
@@ -60,6 +60,8 @@ def buffer(size, release=False, except_on_del=True):
 def _allocate(size, release, call, alignment=None):
     """buffer() for the factory named call (which error messages name), at a
     multiple of alignment where one is given."""
+    if not isinstance(release, (bool, np.bool_)):  # finalize() reads it as a bool
+        raise invalid(f"{call}: release={release!r:.60} is not a bool")
     buf = _symmem.malloc(size, call, alignment)
     if buf.size:  # size 0 allocates nothing (handle 0): nothing to track or free
         _live[buf.handle] = (next(_sequence), buf, release)
@@ -225,9 +227,9 @@ def array(shape, dtype="float32", release=False, morder="C", except_on_del=True)
     Raises:
         NvshmemInvalid: shape is not an int or a sequence of ints, or has
             a negative dimension; dtype is not a dtype NumPy knows, or not
-            numbers in native byte order; morder is not "C" or "F"; the
-            PEs asked for different sizes (the cpu backend checks); symmem
-            is not initialised.
+            numbers in native byte order; morder is not "C" or "F";
+            release is not a bool; the PEs asked for different sizes (the
+            cpu backend checks); symmem is not initialised.
         NvshmemError: the symmetric heap has no room for it (its size is
             SYMMEM_SYMMETRIC_SIZE), a PE died, SYMMEM_TIMEOUT seconds passed,
             or the backend failed.
@@ -241,8 +243,8 @@ def array(shape, dtype="float32", release=False, morder="C", except_on_del=True)
     """
     shape = _shape_tuple(shape, "array")
     dt = _numeric(_numpy_dtype(dtype, "array"), "array")
-    if morder not in ("C", "F"):
-        raise invalid(f"array: morder={morder!r} must be 'C' or 'F'")
+    if not isinstance(morder, str) or morder not in ("C", "F"):
+        raise invalid(f"array: morder={morder!r:.60} must be 'C' or 'F'")
     count = math.prod(shape)
     buf = _allocate(count * dt.itemsize, release, "array")
     return _wrap(buf, dt, count, shape=shape, order=morder)
@@ -268,9 +270,9 @@ def bytearray(shape, dtype="float32", release=False, morder="C", except_on_del=T
         A 1-D uint8 NumPy (cpu) or CuPy (gpu) array.
 
     Raises:
-        NvshmemInvalid: shape or dtype is not valid (as for array()); the
-            PEs asked for different sizes (the cpu backend checks); symmem
-            is not initialised.
+        NvshmemInvalid: shape or dtype is not valid (as for array());
+            release is not a bool; the PEs asked for different sizes (the
+            cpu backend checks); symmem is not initialised.
         NvshmemError: the symmetric heap has no room for it (its size is
             SYMMEM_SYMMETRIC_SIZE), a PE died, SYMMEM_TIMEOUT seconds passed,
             or the backend failed.

@@ -188,6 +188,11 @@ MISUSE = """
     expect_raises(INV, [P, "array"], nvshmem.array, (2,), morder="X")
     expect_raises(INV, [P, "buffer"], nvshmem.buffer, "16")
     expect_raises(INV, [P, "buffer"], nvshmem.buffer, -1)
+    # release= is kept for finalize(), which reads it as a bool
+    expect_raises(INV, [P, "buffer: release=array([0., 0.]) is not a bool"], nvshmem.buffer, 16,
+                  np.zeros(2))
+    expect_raises(INV, [P, "array: release='yes' is not a bool"], nvshmem.array, (2,),
+                  release="yes")
     for team in (-1, 17):
         expect_raises(INV, [P, "team_my_pe:"], nvshmem.team_my_pe, team)
         expect_raises(INV, [P, "team_n_pes:"], nvshmem.team_n_pes, team)

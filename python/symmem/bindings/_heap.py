@@ -83,7 +83,7 @@ def calloc(count, size):
 
 def free(ptr):
     """Collective: frees what malloc or calloc returned (0 does nothing)."""
-    if ptr == 0:
+    if isinstance(ptr, int) and ptr == 0:  # an array's == would be elementwise
         return
     require_initialized("free")
     record = _memory._live.get(ptr) if isinstance(ptr, int) else None

@@ -5,7 +5,9 @@ The calls of this package raise symmem's own exceptions (NvshmemInvalid for
 misuse, NvshmemError for failures), each naming the call, the argument, the
 value and the PE, as symmem.core's do; NVSHMEM4Py's raise NVSHMEMError with a
 status code, or abort inside NVSHMEM."""
-from symmem._errors import NvshmemError
+import numpy as np
+
+from symmem._errors import NvshmemError, invalid
 from symmem.bindings._enums import Status
 
 
@@ -27,5 +29,7 @@ class NVSHMEMError(NvshmemError):
 
 def check_status(status):
     """Raises NVSHMEMError(status) where status is not 0 (SUCCESS)."""
+    if isinstance(status, bool) or not isinstance(status, (int, np.integer)):
+        raise invalid(f"check_status: status={status!r:.60} is not an int")
     if status != 0:
         raise NVSHMEMError(status)

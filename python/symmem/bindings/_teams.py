@@ -20,7 +20,7 @@ team_destroy = _teams.team_destroy
 
 def _config_at(address, call, arg):
     """The core TeamConfig of the struct at address (None for NULL)."""
-    if address == 0 or address is None:
+    if address is None or (isinstance(address, int) and address == 0):
         return None
     _out(address, call, arg)
     raw = _symmem.memory_at(address, team_config_dtype.itemsize, call=call)

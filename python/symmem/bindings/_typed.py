@@ -59,8 +59,7 @@ def _collective(kind, type_name, op=None):
         args = (team, memory_at(dest, ndest, dtype, call, "dest"),
                 memory_at(src, nsrc, dtype, call, "src"))
         if kind == "broadcast":
-            pe_root, stream = rest
-            _symmem.broadcast(*args, pe_root, stream)
+            _symmem.broadcast(*args, *rest)  # rest: pe_root, stream (its errors name broadcast)
         elif op is not None:
             getattr(_symmem, kind)(*args, op, *rest)
         else:

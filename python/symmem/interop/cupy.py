@@ -111,8 +111,8 @@ def bytearray(shape, dtype="float32", release=False, device_id=None, morder="C",
             doubles = raw.view("float64").reshape(4, 4)  # the same memory
     """
     _require_gpu("interop.cupy.bytearray")
-    if morder not in ("C", "F"):
-        raise invalid(f"interop.cupy.bytearray: morder={morder!r} must be 'C' or 'F'")
+    if not isinstance(morder, str) or morder not in ("C", "F"):
+        raise invalid(f"interop.cupy.bytearray: morder={morder!r:.60} must be 'C' or 'F'")
     return _memory.bytearray(shape, dtype="float32" if dtype is None else dtype,
                              release=release, morder=morder, except_on_del=except_on_del)
 

@@ -46,8 +46,8 @@ def _wrap(torch, buf, dtype, count):
 
 
 def _check_morder(morder, call):
-    if morder not in ("C", "F"):
-        raise invalid(f"{call}: morder={morder!r} must be 'C' or 'F'")
+    if not isinstance(morder, str) or morder not in ("C", "F"):
+        raise invalid(f"{call}: morder={morder!r:.60} must be 'C' or 'F'")
 
 
 def _shaped(flat, shape, morder):
@@ -90,8 +90,8 @@ def tensor(shape, dtype=None, release=False, morder="C", except_on_del=True):
         ModuleNotFoundError: torch is not installed.
         NvshmemInvalid: shape is not an int or a sequence of ints, or has a
             negative dimension; dtype is not a torch dtype; morder is not
-            "C" or "F"; the PEs asked for different sizes (the cpu backend
-            checks); symmem is not initialised.
+            "C" or "F"; release is not a bool; the PEs asked for different
+            sizes (the cpu backend checks); symmem is not initialised.
         NvshmemError: the symmetric heap has no room for it, a PE died,
             SYMMEM_TIMEOUT seconds passed, or the backend failed.
 
@@ -133,8 +133,8 @@ def bytetensor(shape, dtype=None, release=False, morder="C", except_on_del=True)
         ModuleNotFoundError: torch is not installed.
         NvshmemInvalid: shape is not an int or a sequence of ints, or has a
             negative dimension; dtype is not a torch dtype; morder is not
-            "C" or "F"; the PEs asked for different sizes (the cpu backend
-            checks); symmem is not initialised.
+            "C" or "F"; release is not a bool; the PEs asked for different
+            sizes (the cpu backend checks); symmem is not initialised.
         NvshmemError: the symmetric heap has no room for it, a PE died,
             SYMMEM_TIMEOUT seconds passed, or the backend failed.
 

@@ -141,18 +141,19 @@ def _views_contiguous(st, dst, src, first):
     return impl
 
 
-def first_element(st, arr, arg):
-    """Fails the kernel where arr (argument number arg), which a call acts on
-    the first element of, is empty."""
+def first_address(st, arr, arg):
+    """The address of arr's first element, which a call acts on; fails the
+    kernel where arr (argument number arg) is empty and so has none."""
 
 
-@overload(first_element, target="cuda")
-def _first_element(st, arr, arg):
+@overload(first_address, target="cuda")
+def _first_address(st, arr, arg):
     fail = DEVICE["empty"]
 
     def impl(st, arr, arg):
         if arr.size == 0:
             fail(st, types.int32(arg), types.uint64(arr.itemsize))
+        return data_address(arr)
     return impl
 
 
@@ -184,9 +185,8 @@ def _put_signal(stub, name, device_name):
 
         def impl(dst, src, sig_addr, signal, sig_op, pe):
             views_contiguous(st, dst, src, 0)
-            first_element(st, sig_addr, 2)
             n = min(dst.size, src.size) * dst.itemsize
-            fn(st, data_address(dst), data_address(src), n, data_address(sig_addr),
+            fn(st, data_address(dst), data_address(src), n, first_address(st, sig_addr, 2),
                types.uint64(signal), sig_op, pe)
         return impl
 
@@ -221,8 +221,7 @@ def _p(dst, value, pe):
     elem = dst.dtype
 
     def impl(dst, value, pe):
-        first_element(st, dst, 0)
-        fn(st, data_address(dst), to_bits(elem(value)), width, pe)
+        fn(st, first_address(st, dst, 0), to_bits(elem(value)), width, pe)
     return impl
 
 
@@ -233,8 +232,7 @@ def _g(src, pe):
     st, fn, width = state_address("g"), DEVICE["g"], src.dtype.bitwidth // 8
 
     def impl(src, pe):
-        first_element(st, src, 0)
-        return from_bits(src, fn(st, data_address(src), width, pe))
+        return from_bits(src, fn(st, first_address(st, src, 0), width, pe))
     return impl
 
 
@@ -245,8 +243,7 @@ def _signal_op(sig_addr, signal, sig_op, pe):
     st, fn = state_address("signal_op"), DEVICE["signal_op"]
 
     def impl(sig_addr, signal, sig_op, pe):
-        first_element(st, sig_addr, 0)
-        fn(st, data_address(sig_addr), types.uint64(signal), sig_op, pe)
+        fn(st, first_address(st, sig_addr, 0), types.uint64(signal), sig_op, pe)
     return impl
 
 
@@ -256,8 +253,7 @@ def _signal_wait(sig_addr, cmp, cmp_value):
     st, fn = state_address("signal_wait"), DEVICE["signal_wait"]
 
     def impl(sig_addr, cmp, cmp_value):
-        first_element(st, sig_addr, 0)
-        return fn(st, data_address(sig_addr), cmp, types.uint64(cmp_value))
+        return fn(st, first_address(st, sig_addr, 0), cmp, types.uint64(cmp_value))
     return impl
 
 
@@ -268,8 +264,7 @@ def _wait_until(ivar, cmp, cmp_value):
     code = _rma._INT_CODES[str(ivar.dtype)]
 
     def impl(ivar, cmp, cmp_value):
-        first_element(st, ivar, 0)
-        fn(st, data_address(ivar), code, cmp, types.int64(cmp_value))
+        fn(st, first_address(st, ivar, 0), code, cmp, types.int64(cmp_value))
     return impl
 
 
@@ -305,13 +300,11 @@ def _value_atomic(name):
             op = _FLOAT_ADD
 
         def impl(dest, value, pe):
-            first_element(st, dest, 0)
-            old = fn(st, data_address(dest), op, word(to_bits(elem(value))), word(0), pe)
+            old = fn(st, first_address(st, dest, 0), op, word(to_bits(elem(value))), word(0), pe)
             return from_bits(dest, types.uint64(old))
 
         def impl_no_fetch(dest, value, pe):
-            first_element(st, dest, 0)
-            fn(st, data_address(dest), op, word(to_bits(elem(value))), word(0), pe)
+            fn(st, first_address(st, dest, 0), op, word(to_bits(elem(value))), word(0), pe)
         return impl if fetch else impl_no_fetch
 
 
@@ -325,13 +318,11 @@ def _pe_only_atomic(name):
         st = state_address(name)
 
         def impl(dest, pe):
-            first_element(st, dest, 0)
-            old = fn(st, data_address(dest), op, word(one), word(0), pe)
+            old = fn(st, first_address(st, dest, 0), op, word(one), word(0), pe)
             return from_bits(dest, types.uint64(old))
 
         def impl_no_fetch(dest, pe):
-            first_element(st, dest, 0)
-            fn(st, data_address(dest), op, word(one), word(0), pe)
+            fn(st, first_address(st, dest, 0), op, word(one), word(0), pe)
         return impl if fetch else impl_no_fetch
 
 
@@ -341,8 +332,7 @@ def _compare_swap(dest, cond, value, pe):
     st, elem = state_address("atomic_compare_swap"), dest.dtype
 
     def impl(dest, cond, value, pe):
-        first_element(st, dest, 0)
-        old = fn(st, data_address(dest), 3, word(to_bits(elem(value))),
+        old = fn(st, first_address(st, dest, 0), 3, word(to_bits(elem(value))),
                  word(to_bits(elem(cond))), pe)
         return from_bits(dest, types.uint64(old))
     return impl

@@ -4,7 +4,8 @@
  * sees: a match, one not yet published, a mismatch (and its words), a
  * record gone from the ring, records read while rewritten (never torn), a
  * peer that called finalize() before or after entering a collective, one
- * waiting in a collective of another team, one ahead; PEs whose calls wait
+ * waiting in a collective of another team, one ahead, one that destroyed
+ * the team after entering the collective; PEs whose calls wait
  * for each other (a pair, a ring of three); and pages that are not call
  * pages are refused, a corrupt one read without harm. */
 #include <errno.h>
@@ -274,6 +275,49 @@ static void run(void)
     barrier();
     if (me != 2) CHECK(symmem__gpu_calls_cycle(&c, cycle, waiting_in, N) == 0, "ring with "
                        "PE 2 finalizing");
+    barrier();
+
+    /* I: a team destroyed before a peer checked its last call (issue 34):
+     * every PE makes a collective on team 20; PEs 1 and 2 destroy the team
+     * and call finalize() before PE 0 looks. They entered it: PE 0's check
+     * is a match, never "PE k has called finalize() and left the job". */
+    symmem__gpu_calls_set_state(&c, GPU_PE_RUNNING);
+    static const int team20[N] = {0, 1, 2};
+    symmem__gpu_calls_set_team(&c, 20, team20, N);
+    uint64_t key20 = symmem__gpu_calls_team_key(20, team20, N);
+    barrier();
+    symmem__gpu_calls_publish(&c, 20, team20, N, reduce(8, 20), &ref);
+    if (me != 0) {
+        symmem__gpu_calls_forget_team(&c, 20);
+        symmem__gpu_calls_set_state(&c, GPU_PE_FINALIZING);
+    }
+    barrier();
+    if (me == 0) {
+        symmem_call_t got;
+        CHECK(symmem__gpu_calls_find(&c, 1, 20, key20, 1, &got) == GPU_RECORD_GONE,
+              "a destroyed team's published call");
+        CHECK(symmem__gpu_calls_find(&c, 1, 20, key20, 2, &got) == GPU_RECORD_NOT_YET,
+              "a call after the destroyed team's last");
+        CHECK(verdict(&c, &ref, 1, &n, &culprit, text, sizeof(text)) == GPU_VERDICT_MATCH,
+              "culprit %d: %s", culprit, text);
+        /* one more on the team, which PEs 1 and 2 never entered: they left */
+        symmem__gpu_calls_publish(&c, 20, team20, N, reduce(8, 20), &ref);
+        CHECK(verdict(&c, &ref, 1, &n, &culprit, text, sizeof(text)) == GPU_VERDICT_LEFT &&
+                  culprit == 1, "culprit %d: %s", culprit, text);
+        symmem__gpu_calls_forget_team(&c, 20);
+    }
+    barrier();
+    if (me != 0) { /* a new team at the handle keeps the retired one findable */
+        static const int pair12b[2] = {1, 2};
+        symmem__gpu_calls_set_team(&c, 20, pair12b, 2);
+        symmem__gpu_calls_publish(&c, 20, pair12b, 2, reduce(4, 20), &ref);
+    }
+    barrier();
+    if (me == 0) {
+        symmem_call_t got;
+        CHECK(symmem__gpu_calls_find(&c, 2, 20, key20, 1, &got) == GPU_RECORD_GONE,
+              "the retired team under a new one");
+    }
     barrier();
 
     /* G: pages that are not call pages are refused; a corrupt one does no harm */

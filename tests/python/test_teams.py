@@ -392,3 +392,62 @@ ok(me)
 @pytest.mark.parametrize("n", N_PES)
 def test_team_errors(tmp_path, n):
     assert_all_ok(run_pes(tmp_path, n, ERRORS, timeout=45), n)
+
+
+# Issue 34: the shape of program whose finalize() failed once in four runs at
+# 4 PEs on 4 GPUs ("finalize: PE 2 has called finalize() and left the job"):
+# splits, collectives on the new teams (on a stream where there is one, as
+# NVSHMEM4Py programs make them), the teams destroyed or not, then
+# barrier_all(); finalize(). A peer's finalize is never an error.
+SPLIT_THEN_FINALIZE = """
+import itertools
+W = Teams.TEAM_WORLD
+nvshmem.init()
+me, n = nvshmem.my_pe(), nvshmem.n_pes()
+gpu = nvshmem.get_version().backend == "gpu"
+stream = __import__("cupy").cuda.Stream(non_blocking=True) if gpu else None
+destroy = os.environ["DESTROY_TEAMS"] == "1"
+even = nvshmem.team_split_strided(W, 0, 2, (n + 1) // 2)
+odd = nvshmem.team_split_strided(W, 1, 2, n // 2) if n > 1 else None
+x, y = nvshmem.team_split_2d(W, 2)
+teams = [t for t in (even, odd, x, y) if t is not None]
+src, dst = nvshmem.array((64,), dtype="int64"), nvshmem.array((64,), dtype="int64")
+gathered = nvshmem.array((64 * n,), dtype="int64")
+for round_, team in itertools.product(range(3), teams):
+    size, mine = nvshmem.team_n_pes(team), members(team)
+    src[:] = xp().asarray(np.arange(64) + 1000 * me + round_)
+    nvshmem.reduce(team, dst, src, "sum", stream=stream)
+    nvshmem.fcollect(team, gathered[:64 * size], src, stream=stream)
+    nvshmem.barrier(team, stream=stream)
+    if stream is not None:
+        stream.synchronize()
+    check_equal(dst, np.arange(64) * size + sum(1000 * pe + round_ for pe in mine),
+                f"reduce on {team!r}, round {round_}")
+    check_equal(gathered[:64 * size],
+                np.concatenate([np.arange(64) + 1000 * pe + round_ for pe in mine]),
+                f"fcollect on {team!r}, round {round_}")
+    nvshmem.sync(team, stream=stream)
+if stream is not None:
+    stream.synchronize()
+if destroy:
+    for team in teams:
+        nvshmem.team_destroy(team)
+for a in (src, dst, gathered):
+    nvshmem.free_array(a)
+nvshmem.barrier_all(stream=stream)
+if stream is not None:
+    stream.synchronize()
+nvshmem.finalize()
+ok(me)
+"""
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("n", (2, 4))
+def test_finalize_after_collectives_on_split_teams_never_fails(tmp_path, n):
+    """Eight runs of the program shape above, half of them destroying the
+    teams first: every PE of every run gets its data and finalizes."""
+    for run in range(8):
+        result = run_pes(tmp_path, n, SPLIT_THEN_FINALIZE, timeout=60,
+                         env={"DESTROY_TEAMS": str(run % 2)})
+        assert_all_ok(result, n)

@@ -185,12 +185,18 @@ void symmem__gpu_calls_unpublish(gpu_calls_t *c, const gpu_call_ref_t *ref)
 void symmem__gpu_calls_forget_team(gpu_calls_t *c, int handle)
 {
     if (handle < 0 || handle >= GPU_CALL_TEAMS) return;
-    uint64_t key = c->team_key[handle];
+    uint64_t key = c->team_key[handle], seq = c->team_seq[handle];
     c->team_key[handle] = 0;
     c->team_seq[handle] = 0;
     if (c->mine == NULL) return;
-    atomic_store_explicit(&c->mine->team_seq[handle], 0, memory_order_relaxed);
+    if (key != 0) { /* a team lived here: it retires (a peer may still check its calls) */
+        atomic_store_explicit(&c->mine->retired_seq[handle], seq, memory_order_relaxed);
+        atomic_store_explicit(&c->mine->retired_key[handle], key, memory_order_relaxed);
+    }
+    /* release: the retired team before the key and count that no longer
+     * name it; pairs with the acquire loads of both in symmem__gpu_calls_find */
     atomic_store_explicit(&c->mine->team_key[handle], 0, memory_order_release);
+    atomic_store_explicit(&c->mine->team_seq[handle], 0, memory_order_release);
     for (int i = 0; i < GPU_CALL_RING; i++)
         if (key != 0 &&
             atomic_load_explicit(&c->mine->ring[i].team_key, memory_order_relaxed) == key)
@@ -256,9 +262,16 @@ int symmem__gpu_calls_find(const gpu_calls_t *c, int pe, int handle, uint64_t te
     /* acquire pairs with the release store of team_seq in publish: the
      * records up to it are visible (unless overwritten since) */
     uint64_t published = atomic_load_explicit(&p->team_seq[handle], memory_order_acquire);
-    if (atomic_load_explicit(&p->team_key[handle], memory_order_relaxed) != team_key ||
-        published < seq)
+    /* acquire: pairs with the release store of the key in forget_team, so
+     * that a key that no longer names the team shows its retired record */
+    if (atomic_load_explicit(&p->team_key[handle], memory_order_acquire) != team_key) {
+        /* pe destroyed the team after publishing the call: it entered it */
+        if (atomic_load_explicit(&p->retired_key[handle], memory_order_relaxed) == team_key &&
+            atomic_load_explicit(&p->retired_seq[handle], memory_order_relaxed) >= seq)
+            return GPU_RECORD_GONE;
         return GPU_RECORD_NOT_YET;
+    }
+    if (published < seq) return GPU_RECORD_NOT_YET;
     record_t r;
     for (int i = 0; i < GPU_CALL_RING; i++)
         if (read_record(&p->ring[i], &r) && r.team_key == team_key && r.seq == seq) {

@@ -29,7 +29,7 @@
 
 #include "../../core/calls.h"
 
-#define GPU_CALL_PAGE_MAGIC 0x53594d4d47435031ULL /* "SYMMGCP1": this layout */
+#define GPU_CALL_PAGE_MAGIC 0x53594d4d47435032ULL /* "SYMMGCP2": this layout */
 #define GPU_CALL_RING 16
 #define GPU_CALL_TEAMS 64    /* team handles: SYMMEM_TEAM_MAX */
 #define GPU_CALL_MAX_PEERS 64 /* same-host members a check compares */
@@ -53,7 +53,12 @@ typedef struct {
     _Atomic uint64_t blocked; /* stamp of the collective this PE waits for on the host; 0 */
     _Atomic uint64_t team_key[GPU_CALL_TEAMS];
     _Atomic uint64_t team_seq[GPU_CALL_TEAMS]; /* collectives published on the team */
-    gpu_call_record_t ring[GPU_CALL_RING];     /* the record with stamp s at [s % RING] */
+    /* The team this PE last destroyed at each handle and how many
+     * collectives it had published there: a peer still checking one of
+     * them then knows that this PE entered it (its record is withdrawn). */
+    _Atomic uint64_t retired_key[GPU_CALL_TEAMS];
+    _Atomic uint64_t retired_seq[GPU_CALL_TEAMS];
+    gpu_call_record_t ring[GPU_CALL_RING]; /* the record with stamp s at [s % RING] */
 } gpu_call_page_t;
 
 /* One collective of this PE, as the checks compare it. */
@@ -103,12 +108,16 @@ void symmem__gpu_calls_publish(gpu_calls_t *c, int handle, const int *members, i
 /* Takes back ref, this PE's newest collective on its team, which raised
  * before it was launched (peers then never see this PE ahead of them). */
 void symmem__gpu_calls_unpublish(gpu_calls_t *c, const gpu_call_ref_t *ref);
-/* A team destroyed: its count starts afresh and its records are withdrawn. */
+/* A team destroyed: its count starts afresh and its records are withdrawn;
+ * the page keeps its key and count as the handle's retired team, so that
+ * find tells a peer that this PE entered those collectives (GONE), never
+ * that it has not yet (NOT_YET, which finalize() would take for leaving). */
 void symmem__gpu_calls_forget_team(gpu_calls_t *c, int handle);
 
 enum { GPU_RECORD_FOUND, GPU_RECORD_NOT_YET, GPU_RECORD_GONE };
 /* PE pe's record of its seq-th collective on the team (handle, key); pe
- * may be this PE. */
+ * may be this PE. GONE: pe published it but the record is no longer there
+ * (overwritten in the ring, or the team destroyed since). */
 int symmem__gpu_calls_find(const gpu_calls_t *c, int pe, int handle, uint64_t team_key,
                            uint64_t seq, symmem_call_t *call_p);
 

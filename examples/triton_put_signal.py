@@ -5,11 +5,15 @@ block the previous PE sent it and consumes it (here: scales it into
 `out`), in the same kernel. No host call between the rounds. Needs GPUs,
 torch and triton:
 
-    python -m symmem.run -n 2 examples/triton_put_signal.py
+    python -m symmem.run -n 4 examples/triton_put_signal.py
 
-The inbox has two slots, by round parity: a PE is at most one round ahead
-of the next (its launch r + 1 waits for round r + 1 from the previous PE,
-which finished round r), so the slot a put lands in was consumed."""
+The inbox has a slot per PE, by round: slot r % n_pes. In a ring a PE can
+run up to n_pes - 1 rounds ahead of the next PE (the next PE is then the
+slowest, and every PE between waits for it in turn): PE me producing round
+r means the previous PE produced round r - 1, ..., so the next PE, n_pes - 1
+steps back around the ring, started round r - n_pes + 1, which it does only
+once it has consumed round r - n_pes, the last round that used this slot.
+Two slots by parity are enough only for 2 PEs."""
 import torch
 import triton
 import triton.language as tl
@@ -25,7 +29,7 @@ BLOCK = 2048
 def produce_and_consume(inbox, sigs, outbox, out, rnd, BLOCK: tl.constexpr):
     block, blocks = tl.program_id(0), tl.num_programs(0)
     me, npes = sdt.my_pe(), sdt.n_pes()
-    slot = (rnd % 2) * blocks + block  # this round's slot of this block
+    slot = (rnd % npes) * blocks + block  # this round's slot of this block
     offs = tl.arange(0, BLOCK)
     # produce: the block depends on the PE, the round and the block index
     mine = (offs + block * BLOCK).to(tl.float32) * (me + 1) + rnd
@@ -41,9 +45,9 @@ def produce_and_consume(inbox, sigs, outbox, out, rnd, BLOCK: tl.constexpr):
 nvshmem.init()
 me, npes = nvshmem.my_pe(), nvshmem.n_pes()
 blocks = 16
-inbox = nvshmem.tensor(2 * blocks * BLOCK, dtype=torch.float32)
-outbox = nvshmem.tensor(2 * blocks * BLOCK, dtype=torch.float32)  # puts' source
-sigs = nvshmem.tensor(2 * blocks, dtype=torch.uint64)
+inbox = nvshmem.tensor(npes * blocks * BLOCK, dtype=torch.float32)  # a slot per PE
+outbox = nvshmem.tensor(npes * blocks * BLOCK, dtype=torch.float32)  # puts' source
+sigs = nvshmem.tensor(npes * blocks, dtype=torch.uint64)
 out = torch.empty(blocks * BLOCK, dtype=torch.float32, device="cuda")
 sigs.zero_()
 torch.cuda.synchronize()

@@ -1,12 +1,19 @@
 """What the library offers a program and what its device calls need:
 query_thread() and ask_smem(), with NVSHMEM4Py's names. Both work before
-init(), as NVSHMEM's do."""
+init(), as NVSHMEM's do. symmem.device.numba's ask_smem answers the same."""
 import operator
 
 from symmem._enums import SmemAmount, ThreadSupport
 from symmem._errors import invalid
 
-_ASKABLE = (SmemAmount.SMEM_RECOMMENDED, SmemAmount.SMEM_MINIMUM, SmemAmount.SMEM_BARRIERS_ONLY)
+_ASKABLE = (SmemAmount.SMEM_RECOMMENDED, SmemAmount.SMEM_MINIMUM, SmemAmount.SMEM_BARRIERS_ONLY,
+            SmemAmount.MAX)
+
+# What ask_smem answers for every amount, here and in device code. symmem's
+# device calls stage nothing in shared memory, but programs written for
+# NVSHMEM carve their own data after the amount or require it to be
+# positive: one 16-byte unit, the alignment NVSHMEM's registration asks for.
+SMEM_BYTES = 16
 
 
 def query_thread():
@@ -31,15 +38,18 @@ def query_thread():
 def ask_smem(amount=SmemAmount.SMEM_RECOMMENDED):
     """The dynamic shared memory a kernel should give NVSHMEM's TMA copies.
 
-    0 bytes on every backend: symmem's device calls stage nothing in shared
-    memory. Works before init().
+    16 bytes for every amount, on every backend: symmem's device calls
+    stage nothing in shared memory (give_smem in a kernel registers
+    nothing), but programs written for NVSHMEM launch with this much, carve
+    their own data after it, or require it to be positive. MAX answers the
+    recommended amount, as NVSHMEM's does. Works before init().
 
     Args:
-        amount: a SmemAmount: SMEM_RECOMMENDED, SMEM_MINIMUM or
-            SMEM_BARRIERS_ONLY.
+        amount: a SmemAmount: SMEM_RECOMMENDED, SMEM_MINIMUM,
+            SMEM_BARRIERS_ONLY or MAX.
 
     Returns:
-        The number of bytes, 0.
+        The number of bytes, 16.
 
     Raises:
         NvshmemInvalid: amount is not one of those SmemAmount members (or
@@ -47,7 +57,7 @@ def ask_smem(amount=SmemAmount.SMEM_RECOMMENDED):
 
     Example:
         >>> symmem.ask_smem(symmem.SmemAmount.SMEM_MINIMUM)
-        0
+        16
     """
     try:
         value = operator.index(amount)
@@ -56,7 +66,7 @@ def ask_smem(amount=SmemAmount.SMEM_RECOMMENDED):
     if value not in _ASKABLE or isinstance(amount, bool):
         raise invalid(f"ask_smem: amount={amount!r} is not one of "
                       f"{', '.join(a.name for a in _ASKABLE)}")
-    return 0
+    return SMEM_BYTES
 
 
 __all__ = ["query_thread", "ask_smem"]

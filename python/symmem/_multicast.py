@@ -7,17 +7,25 @@ from symmem import _symmem
 from symmem._errors import exception, require_initialized
 
 
+def multicast_unavailable_reason(call):
+    """Why NVLink multicast cannot run here, as an error message naming call
+    (the device calls' compile errors use it too)."""
+    backend = _symmem.backend_name()
+    if backend is None:
+        return f"{call}: NVLink multicast needs the gpu backend, and symmem is not initialised"
+    if backend != "gpu":
+        return f"{call}: NVLink multicast needs the gpu backend; the running backend is {backend}"
+    if _symmem.env("NVSHMEM_DISABLE_NVLS"):
+        return (f"{call}: NVLink multicast is disabled in this environment "
+                "(NVSHMEM_DISABLE_NVLS is set)")
+    return f"{call}: the gpu backend does not map NVLink multicast memory yet"
+
+
 def _multicast_unavailable(call):
     require_initialized(call)
-    backend = _symmem.backend_name()
-    if backend != "gpu":
-        raise exception(_symmem.ERR_UNSUPPORTED, f"{call}: NVLink multicast needs the gpu "
-                        f"backend; the running backend is {backend}")
-    if _symmem.env("NVSHMEM_DISABLE_NVLS"):
-        raise exception(_symmem.ERR_BACKEND, f"{call}: NVLink multicast is disabled in this "
-                        "environment (NVSHMEM_DISABLE_NVLS is set)")
-    raise exception(_symmem.ERR_UNSUPPORTED,
-                    f"{call}: the gpu backend does not map NVLink multicast memory yet")
+    reason = multicast_unavailable_reason(call)
+    status = _symmem.ERR_BACKEND if "NVSHMEM_DISABLE_NVLS" in reason else _symmem.ERR_UNSUPPORTED
+    raise exception(status, reason)
 
 
 def get_multicast_buffer(team, buffer):

@@ -1,4 +1,5 @@
-"""Teams, collectives, get_peer_array and float atomics inside
+"""Teams, collectives, get_peer_array, float atomics, the shared-memory
+staging names and get_multicast_array's compile error inside
 @numba.cuda.jit kernels on 2+ GPUs, against NumPy: every PE checks all it
 received. Run: python -m symmem.run -n 2 tests/gpu/device_collectives.py all|bad_team|overlap|
 empty_p|empty_atomic|unreachable_put|unreachable_barrier (the last two with
@@ -280,6 +281,55 @@ def peer_arrays_and_float_atomics(size=4096, blocks=16, threads=256):
         nvshmem.free_array(x)
 
 
+# ---- NVSHMEM4Py's shared-memory staging names and get_multicast_array ----
+
+@cuda.jit
+def staged_put(dst, src, pe, sizes):
+    """NVSHMEM4Py's TMA kernel shape: give the dynamic shared memory, put, release."""
+    smem = cuda.shared.array(0, dtype=numba.uint8)
+    dev.give_smem(smem)
+    cuda.syncthreads()
+    dev.put_block(dst, src, pe)
+    dev.quiet()
+    cuda.syncthreads()
+    dev.release_smem()
+    if cuda.threadIdx.x == 0:
+        sizes[0] = dev.ask_smem(dev.SmemAmount.SMEM_RECOMMENDED)
+        sizes[1] = dev.ask_smem(dev.SmemAmount.SMEM_MINIMUM)
+        sizes[2] = dev.ask_smem(2)
+
+
+def staging_and_multicast(size=4096):
+    from numba.core.errors import TypingError
+    src, dst = nvshmem.array((size,), dtype="int32"), nvshmem.array((size,), dtype="int32")
+    src[:] = cp.arange(size, dtype="int32") + 1000 * me
+    dst[:] = -1
+    sizes = cp.zeros(3, dtype="int32")
+    nvshmem.barrier_all()
+    staged_put[1, 128, 0, nvshmem.ask_smem()](view(dst), view(src), (me + 1) % n, view(sizes))
+    cuda.synchronize()
+    nvshmem.barrier_all()
+    check("the staged put", dst, np.arange(size, dtype="int32") + 1000 * ((me - 1) % n))
+    check("ask_smem in a kernel", sizes, [16, 16, 16])
+
+    @cuda.jit
+    def multicast_store(team, a):
+        mc = dev.get_multicast_array(team, a)
+        if dev.team_my_pe(team) == 0:
+            mc[0] = 1
+
+    try:
+        multicast_store[1, 1](WORLD, view(dst))
+    except TypingError as error:
+        if ("get_multicast_array: NVLink multicast is disabled in this environment "
+                "(NVSHMEM_DISABLE_NVLS is set)") not in str(error):
+            raise AssertionError(f"PE {me}: the TypingError does not say why: {error}")
+    else:
+        raise AssertionError(f"PE {me}: get_multicast_array compiled with multicast off")
+    for a in (dst, src):
+        nvshmem.free_array(a)
+
+
 # ---- kernels that must end with the reason ----
 
 def ends_on_pe_0(launch):
@@ -363,7 +413,7 @@ if sys.argv[1] in MODES:
     ends_on_pe_0(MODES[sys.argv[1]])
 started = time.monotonic()
 for step in (team_syncs, reductions, moves, bfloat16s, peer_arrays_and_float_atomics,
-             pe_must_be_an_integer):
+             pe_must_be_an_integer, staging_and_multicast):
     t0 = time.monotonic()
     step()
     print(f"PE {me} {step.__name__} ok ({time.monotonic() - t0:.1f} s)", flush=True)

@@ -160,9 +160,13 @@ def _passes_on_2_gpus(script, marker, **env):
 
 
 @needs_gpus
+@pytest.mark.parametrize("n", [2, 4])
 @pytest.mark.parametrize("mode", ["symmem", "one_shot", "two_shot"])
-def test_symmem_s_own_collectives_give_numpy_s_answer_on_every_team_and_stream(mode):
-    _passes_on_2_gpus("collectives.py", mode, SYMMEM_GPU_COLLECTIVES=mode)
+def test_symmem_s_own_collectives_give_numpy_s_answer_on_every_team_and_stream(mode, n):
+    _gpus_for(n)
+    result = _launch(n, GPU_DIR / "collectives.py",
+                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_GPU_COLLECTIVES": mode})
+    _assert_all_ok(result, n, mode)
 
 
 @needs_gpus
@@ -319,16 +323,25 @@ def test_ctrl_c_ends_a_wait_on_the_gpu(wait):
     assert "KeyboardInterrupt()" in line and seconds < 5, line
 
 
-@needs_gpus
-def test_numba_kernels_put_get_signal_wait_atomics_and_barriers_on_the_device():
-    _assert_all_ok(_launch(2, GPU_DIR / "device_numba.py", "all",
-                           env={"SYMMEM_BACKEND": "gpu"}), 2, "device numba")
+def _gpus_for(n):
+    if GPUS < n:
+        pytest.skip(f"needs {n} GPUs, this host has {GPUS}")
 
 
 @needs_gpus
-def test_numba_kernels_team_syncs_collectives_peer_arrays_and_float_atomics():
-    _assert_all_ok(_launch(2, GPU_DIR / "device_collectives.py", "all",
-                           env={"SYMMEM_BACKEND": "gpu"}), 2, "device collectives")
+@pytest.mark.parametrize("n", [2, 4])
+def test_numba_kernels_put_get_signal_wait_atomics_and_barriers_on_the_device(n):
+    _gpus_for(n)
+    _assert_all_ok(_launch(n, GPU_DIR / "device_numba.py", "all",
+                           env={"SYMMEM_BACKEND": "gpu"}), n, "device numba")
+
+
+@needs_gpus
+@pytest.mark.parametrize("n", [2, 4])
+def test_numba_kernels_team_syncs_collectives_peer_arrays_and_float_atomics(n):
+    _gpus_for(n)
+    _assert_all_ok(_launch(n, GPU_DIR / "device_collectives.py", "all",
+                           env={"SYMMEM_BACKEND": "gpu"}), n, "device collectives")
 
 
 def _kernel_ends_saying(mode, *words):
@@ -602,16 +615,6 @@ def test_a_gpu_pe_finalizing_while_its_peer_calls_reduce():
 
 
 @needs_gpus
-def test_the_device_moe_example_sends_every_token_to_its_experts_and_back():
-    result = _launch(2, ROOT / "examples" / "device_moe_dispatch.py",
-                     env={"SYMMEM_BACKEND": "gpu"})
-    assert result.returncode == 0, result.stdout + result.stderr
-    for pe in range(2):
-        assert (f"PE {pe} OK: 1024 tokens x top-2 went to 4 experts on 2 PEs and came back right"
-                in result.stdout), result.stdout + result.stderr
-
-
-@needs_gpus
 def test_module_init_and_library_init_with_real_cuda_core_modules():
     # tests/gpu/host_helpers.py: symmem's device library through library_init and
     # module_init, NVSHMEM's device state copied into a module that links it
@@ -623,6 +626,59 @@ def test_modules_linking_the_device_library_hold_the_current_constant_device_sta
     # tests/gpu/device_consts.py: written at load, at each malloc, zeroed at finalize,
     # written again at the next init; a user's cubin through library_init
     _passes_on_2_gpus("device_consts.py", "OK (device consts)")
+
+
+# ---- every example in examples/, at 2 and 4 PEs where the GPUs allow ----
+
+def _example_lines(example, pe, n, env):
+    """The lines PE pe of n must print for examples/<example>."""
+    prev, engine = (pe - 1) % n, env.get("SYMMEM_TRITON_ENGINE")
+    return {
+        "ring.py": [f"PE {pe} of {n} received from PE {prev}: "
+                    f"[{' '.join(f'{100.0 * prev + i:g}.' for i in range(10))}]"],
+        "put_signal.py": {0: ["PE 0 sent its block to PE 1 and set the signal"],
+                          1: ["PE 1 saw signal=1 and received:"]}.get(pe, []),
+        "device_moe_dispatch.py": [f"PE {pe} OK: 1024 tokens x top-2 went to {2 * n} experts "
+                                   f"on {n} PEs and came back right"],
+        "device_ring_allreduce.py": [f"PE {pe} OK: the device ring all-reduce of {n * 8192} "
+                                     f"floats over {n} PEs is right"],
+        "triton_allreduce.py": [f"PE {pe} OK: the Triton all-reduce of 10243 floats over {n} "
+                                f"PEs is right ({engine} engine)"],
+        "triton_put_signal.py": [f"PE {pe} OK: 8 rounds of 16 blocks put_signalled from PE "
+                                 f"{prev} were consumed right ({engine} engine)"],
+    }[example]
+
+
+def _example_runs(example, n, env=None):
+    """examples/<example> on n PEs of the gpu backend prints what each PE must."""
+    _gpus_for(n)
+    env = {"SYMMEM_BACKEND": "gpu", **(env or {})}
+    result = _launch(n, ROOT / "examples" / example, env=env, timeout=400)
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    for pe in range(n):
+        for line in _example_lines(example, pe, n, env):
+            assert line in result.stdout, f"PE {pe}: {line!r} missing:\n{out}"
+
+
+GPU_EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.py")
+                      if not p.name.startswith("triton_"))
+
+
+def test_every_example_is_run_on_the_gpus():
+    """A new example gets its lines in _example_lines, so the tests run it."""
+    names = sorted(p.name for p in (ROOT / "examples").glob("*.py"))
+    lines = {name: _example_lines(name, 0, 2, {}) for name in names}  # KeyError names it
+    assert all(lines.values()), lines
+
+
+@needs_gpus
+@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("example", GPU_EXAMPLES)
+def test_the_examples_run_on_the_gpus(example, n):
+    if example.startswith("device_") and (problem := _numba_cuda_problem()):
+        pytest.skip(f"Numba cannot compile CUDA kernels in this Python: {problem}")
+    _example_runs(example, n)
 
 
 # ---- Triton kernels (symmem.device.triton) ----
@@ -662,20 +718,11 @@ def test_triton_kernels_deliver_the_same_bytes_on_both_engines(tmp_path):
 
 
 @needs_triton
+@pytest.mark.parametrize("n", [2, 4])
 @pytest.mark.parametrize("engine", ["symmem", "nvshmem"])
-def test_the_triton_examples_run_on_both_engines(engine):
-    env = {"SYMMEM_BACKEND": "gpu", "SYMMEM_TRITON_ENGINE": engine}
-    result = _launch(2, ROOT / "examples" / "triton_allreduce.py", env=env)
-    assert result.returncode == 0, result.stdout + result.stderr
-    for pe in range(2):
-        assert (f"PE {pe} OK: the Triton all-reduce of 10243 floats over 2 PEs is right "
-                f"({engine} engine)") in result.stdout, result.stdout + result.stderr
-    result = _launch(2, ROOT / "examples" / "triton_put_signal.py", env=env)
-    assert result.returncode == 0, result.stdout + result.stderr
-    for pe in range(2):
-        assert (f"PE {pe} OK: 8 rounds of 16 blocks put_signalled from PE {1 - pe} were "
-                f"consumed right ({engine} engine)") in result.stdout, \
-            result.stdout + result.stderr
+@pytest.mark.parametrize("example", ["triton_allreduce.py", "triton_put_signal.py"])
+def test_the_triton_examples_run_on_both_engines(example, engine, n):
+    _example_runs(example, n, {"SYMMEM_TRITON_ENGINE": engine})
 
 
 @needs_triton

@@ -37,7 +37,7 @@ expect_raises(nvshmem.NvshmemInvalid, ["NvshmemResource.deallocate:", f"ptr={han
 res.deallocate(src.handle, 8)
 # the queries after init
 check(nvshmem.query_thread() == nvshmem.ThreadSupport.THREAD_SERIALIZED, "query_thread")
-check(nvshmem.ask_smem(nvshmem.SmemAmount.SMEM_MINIMUM) == 0, "ask_smem")
+check(nvshmem.ask_smem(nvshmem.SmemAmount.SMEM_MINIMUM) == 16, "ask_smem")
 expect_raises(nvshmem.NvshmemInvalid, ["ask_smem:", "amount=7", f"[pe {me}]"], nvshmem.ask_smem,
               7)
 check(nvshmem.get_name().startswith(f"symmem v{nvshmem.__version__}"), nvshmem.get_name())

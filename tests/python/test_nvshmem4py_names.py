@@ -262,10 +262,10 @@ def test_team_unique_id_alone():
 def test_queries_before_init():
     assert symmem.get_name() == f"symmem v{symmem.__version__}"
     assert symmem.query_thread() is symmem.ThreadSupport.THREAD_SERIALIZED
-    for amount in list(symmem.SmemAmount)[:3] + [0, 1, 2]:
-        assert symmem.ask_smem(amount) == 0
-    assert symmem.ask_smem() == 0
-    for bad in (3, -1, symmem.SmemAmount.MAX, "SMEM_MINIMUM", 1.0, None, True):
+    # NVSHMEM4Py's own check: recommended >= minimum >= barriers_only > 0, MAX == recommended
+    sizes = [symmem.ask_smem(amount) for amount in list(symmem.SmemAmount) + [0, 1, 2]]
+    assert sizes == [16] * 7 and symmem.ask_smem() == 16
+    for bad in (3, -1, 2**31 - 2, "SMEM_MINIMUM", 1.0, None, True):
         with pytest.raises(symmem.NvshmemInvalid, match=rf"ask_smem: amount={bad!r} is not one of "
                                                         "SMEM_RECOMMENDED".replace("(", r"\(")
                            .replace("<", ".").replace(">", ".")):

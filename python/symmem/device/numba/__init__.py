@@ -22,7 +22,10 @@ Team barriers and collectives take NVSHMEM4Py's device argument orders
 run in njit code on the cpu backend, through the C engine (_collectives.py).
 
 get_peer_array(array, pe) is the array over PE pe's copy of a symmetric
-array, for loads and stores straight through the mapping.
+array, for loads and stores straight through the mapping;
+get_multicast_array fails the compile, naming why (NVLink multicast is
+never enabled). ask_smem, give_smem and release_smem are NVSHMEM's
+shared-memory staging for its TMA copies: symmem stages nothing (_smem.py).
 
 Scopes: the cpu target has one thread per PE, so each `_warp` and `_block`
 form runs the thread-scope one. Every name also works in @numba.cuda.jit
@@ -43,6 +46,7 @@ from ._rma import (fence, g, get, get_nbi, get_peer_array, p, put, put_nbi, put_
 from ._collectives import (alltoall, barrier, broadcast, fcollect, reduce, reducescatter, sync,
                            team_my_pe, team_n_pes)
 from ._sync import barrier_all, my_pe, n_pes, sync_all
+from ._smem import SmemAmount, ask_smem, get_multicast_array, give_smem, release_smem
 
 SIGNAL_SET, SIGNAL_ADD = int(SignalOp.SIGNAL_SET), int(SignalOp.SIGNAL_ADD)
 CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = (int(ComparisonType.CMP_EQ),
@@ -68,6 +72,7 @@ __all__ = [
     "atomic_add", "atomic_fetch_add", "atomic_and", "atomic_fetch_and", "atomic_or",
     "atomic_fetch_or", "atomic_xor", "atomic_fetch_xor", "atomic_swap", "atomic_compare_swap",
     "barrier", "sync", "reduce", "reducescatter", "fcollect", "alltoall", "broadcast",
-    "team_my_pe", "team_n_pes", "get_peer_array", "Teams", "SignalOp", "ComparisonType", "SIGNAL_SET",
+    "team_my_pe", "team_n_pes", "get_peer_array", "get_multicast_array", "SmemAmount", "ask_smem",
+    "give_smem", "release_smem", "Teams", "SignalOp", "ComparisonType", "SIGNAL_SET",
     "SIGNAL_ADD", "CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE",
 ] + _SCOPED_NAMES

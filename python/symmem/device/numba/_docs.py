@@ -29,6 +29,9 @@ _ARGS = {
           'for integers, "and", "or", "xor".',
     "root": "the root's PE number in team (default 0).",
     "array": "symmetric array (contiguous).",
+    "flag": "a SmemAmount member (SMEM_RECOMMENDED, SMEM_MINIMUM, SMEM_BARRIERS_ONLY) "
+            "or its int.",
+    "smem": "the kernel's dynamic shared-memory array, whole and C-contiguous.",
 }
 
 _NOT_HERE = ("NotImplementedError: in @numba.njit code while the running backend keeps the "
@@ -325,6 +328,45 @@ DOCS["get_peer_array"] = build(
     returns="An array of array's shape and dtype, over PE pe's memory mapped here.",
     body="Its loads and stores are plain ones: order them with quiet(), fence() or a "
          "barrier.")
+
+
+_STAGING = ("symmem's device calls copy through the peer mappings and stage nothing in "
+            "shared memory, so this is accepted and does nothing; NVSHMEM4Py's programs "
+            "that use it run unchanged.")
+DOCS["ask_smem"] = build(
+    "ask_smem", ["flag"],
+    "The dynamic shared memory (bytes) to launch with for NVSHMEM's TMA staging.",
+    [f"NvshmemInvalid: when {_FROM_PYTHON} (there, use symmem.ask_smem).",
+     "TypingError: at compile time (numba.core.errors.TypingError), naming ask_smem: "
+     "flag must be a SmemAmount or an integer."],
+    "need = dev.ask_smem(dev.SmemAmount.SMEM_RECOMMENDED)",
+    returns="16 for every flag, as symmem.ask_smem: symmem stages nothing, but programs "
+            "written for NVSHMEM carve their own data after it or require it positive.")
+DOCS["give_smem"] = build(
+    "give_smem", ["smem"],
+    "Register the kernel's dynamic shared memory for NVSHMEM's TMA copies.",
+    [f"NvshmemInvalid: when {_FROM_PYTHON}.",
+     "TypingError: at compile time (numba.core.errors.TypingError), naming give_smem: "
+     "smem must be a C-contiguous array."],
+    "smem = cuda.shared.array(0, dtype=numba.uint8)   # launched with ask_smem() bytes\n"
+    "dev.give_smem(smem)\n...\ndev.release_smem()", body=_STAGING)
+DOCS["release_smem"] = build(
+    "release_smem", [],
+    "End the registration give_smem made, before the kernel returns.",
+    [f"NvshmemInvalid: when {_FROM_PYTHON}.",
+     "TypingError: at compile time (numba.core.errors.TypingError): it takes no arguments."],
+    "dev.give_smem(smem)\n...\ndev.release_smem()", body=_STAGING)
+DOCS["get_multicast_array"] = build(
+    "get_multicast_array", ["team", "array"],
+    "The array over NVLink multicast memory of array: a store reaches every member's copy.",
+    [f"NvshmemInvalid: when {_FROM_PYTHON}.",
+     "TypingError: at compile time (numba.core.errors.TypingError), always, naming "
+     "get_multicast_array and why: symmem never enables NVLink multicast (it can take a "
+     "shared host's GPUs down), so on the cpu backend it needs the gpu backend, and on the "
+     "gpu backend multicast is disabled (NVSHMEM_DISABLE_NVLS) or not mapped."],
+    "mc = dev.get_multicast_array(Teams.TEAM_NODE, x)   # fails the compile, saying why",
+    returns="Never returns here: see Raises.",
+    body="symmem.get_multicast_array, the host call, raises for the same reasons.")
 
 
 def scoped(name, base):

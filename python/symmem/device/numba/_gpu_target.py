@@ -20,7 +20,7 @@ def _register():
         from . import _simulator
         _simulator.install()
         return None
-    from . import _cuda, _cuda_collectives  # noqa: F401
+    from . import _cuda, _cuda_collectives, _cuda_smem  # noqa: F401
     return None
 
 

@@ -6,7 +6,8 @@ symmem's host calls on the NumPy arrays behind the kernel's arguments.
 What a GPU kernel can call, the simulator can (RMA, signals, waits, the 14
 atomics, quiet, fence, barrier_all, sync_all, my_pe, n_pes, the team
 barriers and collectives with the device calls' counts, team_my_pe,
-team_n_pes, get_peer_array, with their scopes). Scopes mean
+team_n_pes, get_peer_array, ask_smem, give_smem, release_smem, with
+their scopes; get_multicast_array raises, saying why). Scopes mean
 what they mean on the GPU: every simulated thread of the warp (block) calls
 the `_warp` (`_block`) form with the same arguments; they meet, the first
 thread makes the host call, and they meet again, so nobody goes on before
@@ -30,6 +31,7 @@ import numpy as np
 
 import symmem
 from symmem import _symmem
+from symmem._capabilities import SMEM_BYTES
 
 from . import _stubs
 
@@ -124,6 +126,14 @@ def _get_peer_array(name, array, pe):
     return symmem.get_peer_array(_array(array), pe)
 
 
+def _get_multicast_array(name, team, array):
+    return symmem.get_multicast_array(team, _array(array))  # raises, saying why
+
+
+def _ask_smem(name, flag):
+    return SMEM_BYTES  # every amount, as in GPU kernels (_smem.py)
+
+
 _THREAD = {
     "put": _copy(symmem.put), "get": _copy(symmem.get), "put_nbi": _copy(symmem.put_nbi),
     "get_nbi": _copy(symmem.get_nbi), "put_signal": _put_signal(symmem.put_signal),
@@ -142,6 +152,8 @@ _THREAD = {
     "broadcast": _one_at_a_time(_broadcast),
     "team_my_pe": _with_arrays(symmem.team_my_pe, 0),
     "team_n_pes": _with_arrays(symmem.team_n_pes, 0), "get_peer_array": _get_peer_array,
+    "get_multicast_array": _get_multicast_array, "ask_smem": _ask_smem,
+    "give_smem": lambda name, smem: None, "release_smem": lambda name: None,
 }
 for _name in ("atomic_fetch", "atomic_set", "atomic_inc", "atomic_fetch_inc", "atomic_add",
               "atomic_fetch_add", "atomic_and", "atomic_fetch_and", "atomic_or",

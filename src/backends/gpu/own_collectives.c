@@ -26,19 +26,29 @@ enum { ONE_SHOT, TWO_SHOT, ONE_PHASE };
 
 /* Which algorithm a reduce of this many bytes takes on a team of this
  * many PEs: the first row whose max_pes and max_bytes both hold. Measured
- * on 2 x H200 with
- *   python -m symmem.bench -n 2 --ops reduce \
+ * with
+ *   python -m symmem.bench -n N --ops reduce \
  *       --libs symmem/one_shot,symmem/two_shot,symmem
- * (docs/benchmarks.md, 2026-11-23): the one-phase kernel (one crossing of
- * NVLink, no meetings) wins up to its 4 KiB limit; above, with two PEs
- * one-shot reads as many bytes as two-shot and meets once less, and won at
- * every size. The rows for 3-8 PEs are not measured yet (no 4-GPU machine
- * was lent since): one-shot reads n - 1 peers' whole buffers, two-shot
- * only slices, so two-shot from 64 KiB, where it overtook on 2 PEs by
- * bytes moved per PE. */
+ * (docs/benchmarks.md): the one-phase kernel (one crossing of NVLink, no
+ * meetings) wins up to its 4 KiB limit at 2, 3 and 4 PEs. Above it, with
+ * two PEs one-shot reads as many bytes as two-shot and meets once less,
+ * and won at every size (2 x H200, 2026-11-23). One-shot reads n - 1
+ * peers' whole buffers, two-shot only slices, so two-shot overtakes as the
+ * size grows, sooner the more PEs (4 x H200, 2026-11-28): at 3 PEs one-shot
+ * was faster up to 1 MiB (14.9 us against 16.8), two-shot from 4 MiB (32.1
+ * against 34.7); at 4 PEs one-shot up to 256 KiB (10.8 against 14.4),
+ * two-shot from 1 MiB (18.0 against 18.9). Each row splits the unmeasured
+ * factor of four between. The rows for 5-8 PEs are not measured (no 8-GPU
+ * machine lent): two-shot from 64 KiB, by the trend. */
 static const struct { int max_pes; size_t max_bytes; int algorithm; } reduce_table[] = {
     {2, SYMMEM_COLL_LL_MAX_BYTES, ONE_PHASE},
     {2, SIZE_MAX, ONE_SHOT},
+    {3, SYMMEM_COLL_LL_MAX_BYTES, ONE_PHASE},
+    {3, 2u << 20, ONE_SHOT},
+    {3, SIZE_MAX, TWO_SHOT},
+    {4, SYMMEM_COLL_LL_MAX_BYTES, ONE_PHASE},
+    {4, 512u << 10, ONE_SHOT},
+    {4, SIZE_MAX, TWO_SHOT},
     {MAX_PES, SYMMEM_COLL_LL_MAX_BYTES, ONE_PHASE},
     {MAX_PES, 64u << 10, ONE_SHOT},
     {MAX_PES, SIZE_MAX, TWO_SHOT},

@@ -321,8 +321,9 @@ def finalize():
 
     Frees what the program forgot to free (warning once for each, unless
     it was allocated with release=True) and unregisters external memory
-    left registered, in the same order on every PE. A second call, or one
-    before init(), does nothing.
+    left registered, in the same order on every PE. A second call, one
+    before init(), or one in a child process forked after init() (which is
+    no PE: its exit must not end its parent's), does nothing.
 
     Raises:
         NvshmemError: a PE it waits for died, SYMMEM_TIMEOUT seconds
@@ -351,6 +352,10 @@ def my_pe():
     Returns:
         An int; -1 before init().
 
+    Raises:
+        NvshmemError: in a child process forked after init(), which is no
+            PE (status ERR_FORKED).
+
     Example:
         >>> 0 <= symmem.my_pe() < symmem.n_pes()
         True
@@ -363,6 +368,10 @@ def n_pes():
 
     Returns:
         An int; -1 before init().
+
+    Raises:
+        NvshmemError: in a child process forked after init(), which is no
+            PE (status ERR_FORKED).
 
     Example:
         >>> symmem.n_pes() >= 1

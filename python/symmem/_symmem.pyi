@@ -49,6 +49,7 @@ ERR_TIMEOUT: Final[int]
 ERR_UNSUPPORTED: Final[int]
 ERR_BACKEND: Final[int]
 ERR_INTERRUPTED: Final[int]
+ERR_FORKED: Final[int]
 
 # The C library's tables, from which the package builds its enums.
 TEAMS: Final[dict[str, int]]

@@ -2,11 +2,13 @@
 #include "checks.h"
 
 #include "error.h"
+#include "forked.h"
 #include "state.h"
 
 symmem_status_t symmem__check_initialized(const char *call)
 {
     if (symmem__rt.initialized) return SYMMEM_OK;
+    SYMMEM_CHECK(symmem__check_not_forked(call)); /* a forked child reads as not initialised */
     return symmem__error(SYMMEM_ERR_NOT_INITIALIZED,
                          "%s: symmem is not initialized (call init() first)", call);
 }

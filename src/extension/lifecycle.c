@@ -5,6 +5,7 @@
 #include "errors.h"
 #include "../core/bootstrap.h"
 #include "../core/env.h"
+#include "../core/forked.h"
 
 static PyObject *init_impl(module_state_t *st, const Py_buffer *uid, int rank, int nranks,
                            const char *backend, int device)
@@ -73,16 +74,25 @@ static PyObject *initialized(PyObject *module, PyObject *unused)
     return PyBool_FromLong(symmem_initialized());
 }
 
+/* A PE query's answer (-1 before init), or, in a child forked after init,
+ * the error naming fork: the child is no PE (core/forked.h). */
+static PyObject *pe_query(PyObject *module, const char *call, int value)
+{
+    symmem_status_t status = value < 0 ? symmem__check_not_forked(call) : SYMMEM_OK;
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(symmem__ext_state(module), status);
+    return PyLong_FromLong(value);
+}
+
 static PyObject *my_pe(PyObject *module, PyObject *unused)
 {
-    (void)module, (void)unused;
-    return PyLong_FromLong(symmem_my_pe());
+    (void)unused;
+    return pe_query(module, "my_pe", symmem_my_pe());
 }
 
 static PyObject *n_pes(PyObject *module, PyObject *unused)
 {
-    (void)module, (void)unused;
-    return PyLong_FromLong(symmem_n_pes());
+    (void)unused;
+    return pe_query(module, "n_pes", symmem_n_pes());
 }
 
 static PyObject *backend_name(PyObject *module, PyObject *unused)
@@ -194,9 +204,11 @@ static PyMethodDef methods[] = {
     SYMMEM__EXT_NOARGS("initialized", initialized,
         "initialized($module, /)\n--\n\nTrue between init and finalize."),
     SYMMEM__EXT_NOARGS("my_pe", my_pe,
-        "my_pe($module, /)\n--\n\nThis PE's number (-1 before init)."),
+        "my_pe($module, /)\n--\n\nThis PE's number (-1 before init; NvshmemError in a child forked\n"
+        "after init)."),
     SYMMEM__EXT_NOARGS("n_pes", n_pes,
-        "n_pes($module, /)\n--\n\nThe number of PEs (-1 before init)."),
+        "n_pes($module, /)\n--\n\nThe number of PEs (-1 before init; NvshmemError in a child\n"
+        "forked after init)."),
     SYMMEM__EXT_NOARGS("backend_name", backend_name,
         "backend_name($module, /)\n--\n\n'cpu', 'gpu', or None before init."),
     SYMMEM__EXT_NOARGS("library_version", library_version,

@@ -114,6 +114,24 @@ int symmem__env_count(const char *name, int *value_p)
     return 1;
 }
 
+symmem_status_t symmem__env_whole(const char *call, const char *name, long long *value_p)
+{
+    row_of(name);
+    const char *text = getenv(name);
+    if (text == NULL || text[0] == '\0') {
+        *value_p = -1;
+        return SYMMEM_OK;
+    }
+    char *end;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    if (!isdigit((unsigned char)text[0]) || errno != 0 || *end != '\0')
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: %s='%s' is not a whole number >= 0",
+                             call, name, text);
+    *value_p = value;
+    return SYMMEM_OK;
+}
+
 symmem_status_t symmem__env_choice(const char *call, const char *name, int *index_p)
 {
     const symmem_env_var_t *row = row_of(name);

@@ -42,8 +42,13 @@ int symmem__env_is_set(const char *name);
 size_t symmem__env_size(const char *name);
 double symmem__env_number(const char *name);
 int symmem__env_flag(const char *name);
-/* An integer variable: 1 and *value_p where it is set to one, else 0. */
+/* An integer variable: 1 and *value_p where it is set to one, else 0 (a
+ * malformed value too: what init reads goes through symmem__env_whole). */
 int symmem__env_count(const char *name, int *value_p);
+/* An integer variable, read strictly: *value_p = -1 where it is unset (or
+ * ""), its value where it is a whole number >= 0; else SYMMEM_ERR_INVALID
+ * naming call, the variable and its value. */
+symmem_status_t symmem__env_whole(const char *call, const char *name, long long *value_p);
 /* The index of the value among the variable's choices; else
  * SYMMEM_ERR_INVALID naming call, the variable, its value and the choices. */
 symmem_status_t symmem__env_choice(const char *call, const char *name, int *index_p);

@@ -277,6 +277,7 @@ static symmem_status_t spans_hosts(launcher_t launcher, int nranks, char *out, s
 symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
                                             symmem_bootstrap_t *boot_p)
 {
+    SYMMEM_CHECK(symmem__env_check("init")); /* sizes, numbers, durations: no defaults */
     symmem_bootstrap_t boot;
     memset(&boot, 0, sizeof(boot));
     host_name(boot.host, sizeof(boot.host));

@@ -165,7 +165,8 @@ static PyObject *env_impl(const symmem_env_var_t *var)
     int count;
     switch (var->kind) {
     case SYMMEM_ENV_SIZE: return PyLong_FromSize_t(symmem__env_size(var->name));
-    case SYMMEM_ENV_NUMBER: return PyFloat_FromDouble(symmem__env_number(var->name));
+    case SYMMEM_ENV_NUMBER:
+    case SYMMEM_ENV_DURATION: return PyFloat_FromDouble(symmem__env_number(var->name));
     case SYMMEM_ENV_FLAG: return PyBool_FromLong(symmem__env_flag(var->name));
     case SYMMEM_ENV_COUNT:
         if (!symmem__env_count(var->name, &count)) Py_RETURN_NONE;
@@ -226,7 +227,8 @@ static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("env", env,
         "env($module, name)\n--\n\n"
         "The variable's value as the library reads it (its default where unset): a str,\n"
-        "an int for sizes and counts (None for an unset count), a float, or a bool for flags."),
+        "an int for sizes and counts (None for an unset count), a float (durations in seconds),\n"
+        "or a bool for flags."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -39,9 +39,11 @@ import threading
 import time
 
 if __package__:
-    from symmem._run_stop import KILL_DELAY, STACK_HEADER, Stopping, launcher_id, signal_name
+    from symmem._run_stop import (KILL_DELAY, STACK_HEADER, Stopping, launcher_id,
+                                  remove_job_files, signal_name)
 else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
-    from _run_stop import KILL_DELAY, STACK_HEADER, Stopping, launcher_id, signal_name
+    from _run_stop import (KILL_DELAY, STACK_HEADER, Stopping, launcher_id, remove_job_files,
+                           signal_name)
 
 PROG = "python -m symmem.run"
 POLL = 0.05        # main loop period; PE exits wake it up at once
@@ -445,8 +447,11 @@ class Job(Stopping):
             sys.stderr.flush()
 
     def cleanup(self):
+        """After every PE has exited: the status folder, and the files in
+        /dev/shm of PEs stopped during init."""
         if self.status_dir is not None:
             shutil.rmtree(self.status_dir, ignore_errors=True)
+        remove_job_files(self.name)
 
 
 def main(argv=None):

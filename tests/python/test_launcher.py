@@ -366,6 +366,23 @@ def test_timeout():
     assert "timeout after 1 s: PEs still running: [0, 1]" in result.stderr
 
 
+def test_timeout_says_a_pe_is_stopped():
+    # PE 1 stops itself (SIGSTOP): it can print no stack, and the report says
+    # why instead of "printed no stack"; SIGKILL still ends it
+    result, elapsed = timed_launch(
+        ["-n", 2, "--timeout", 1, "-c",
+         "import os, signal, time\n"
+         "if os.environ['SYMMEM_RANK'] == '1': os.kill(os.getpid(), signal.SIGSTOP)\n"
+         "time.sleep(60)"])
+    assert result.returncode == 124, result.stderr
+    assert re.search(r"^    PE 1 is stopped \(SIGSTOP / state T; pid (\d+)\): it prints no "
+                     r"stack until it continues \(kill -CONT \1\)$", result.stderr, re.M), \
+        result.stderr
+    assert re.search(r"^    PE 0 \(pid \d+\): cannot print its stack", result.stderr, re.M), \
+        result.stderr
+    assert elapsed < 10, elapsed
+
+
 def test_sigterm_to_launcher_stops_pes():
     proc = subprocess.Popen(
         [sys.executable, str(RUN_PY), "-n", "2", "-c",

@@ -328,7 +328,9 @@ def finalize():
     Raises:
         NvshmemError: a PE it waits for died, SYMMEM_TIMEOUT seconds
             passed, or the backend failed; the runtime stays initialised,
-            so finalize() can be called again.
+            so finalize() can be called again. While it frees a leak the
+            message names finalize and the Buffer ("finalize: freeing the
+            Buffer at 0x...: timed out ...").
         NvshmemInvalid: PEs made different collective calls before it
             (the cpu backend checks).
 

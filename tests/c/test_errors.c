@@ -26,6 +26,7 @@ int main(void)
 
     FAILS(symmem_put(buf, local, 8, n, SYMMEM_STREAM_NONE), SYMMEM_ERR_INVALID);
     expect_message("pe=");
+    if (n == 1) expect_message("(this is a world of 1 PE: start N PEs with python -m symmem.run");
     FAILS(symmem_put(buf, local, 8, -1, SYMMEM_STREAM_NONE), SYMMEM_ERR_INVALID);
     FAILS(symmem_put(local, buf, 8, 0, SYMMEM_STREAM_NONE), SYMMEM_ERR_NOT_SYMMETRIC);
     expect_message("dst");

@@ -261,10 +261,14 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
     Raises:
         NvshmemInvalid: initializer_method, device or backend is not one
             of those above; "uid" without a UniqueID, or rank and nranks
-            missing or out of range; the PEs of the job disagree on its
-            size or heap size.
+            missing or out of range; a launcher's variable that is set is
+            malformed (SYMMEM_RANK=-1, WORLD_SIZE=x, more than 1048576
+            PEs), or a size, number or duration (SYMMEM_SYMMETRIC_SIZE,
+            SYMMEM_TIMEOUT=30x); the PEs of the job disagree on its size
+            or heap size.
         NvshmemError: the PEs could not find each other (bootstrap), the
-            backend asked for cannot run here, or it failed to start.
+            backend asked for cannot run here, or it failed to start; this
+            process was forked from a PE after its init() (ERR_FORKED).
 
     Example:
         >>> symmem.init()  # in a program started by python -m symmem.run -n N

@@ -205,8 +205,8 @@ static PyMethodDef methods[] = {
     SYMMEM__EXT_NOARGS("initialized", initialized,
         "initialized($module, /)\n--\n\nTrue between init and finalize."),
     SYMMEM__EXT_NOARGS("my_pe", my_pe,
-        "my_pe($module, /)\n--\n\nThis PE's number (-1 before init; NvshmemError in a child forked\n"
-        "after init)."),
+        "my_pe($module, /)\n--\n\n"
+        "This PE's number (-1 before init; NvshmemError in a child forked after init)."),
     SYMMEM__EXT_NOARGS("n_pes", n_pes,
         "n_pes($module, /)\n--\n\nThe number of PEs (-1 before init; NvshmemError in a child\n"
         "forked after init)."),

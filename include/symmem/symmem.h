@@ -60,6 +60,7 @@ typedef enum {
     SYMMEM_ERR_BACKEND = 11,        /* the backend library reported a failure */
     SYMMEM_ERR_INTERRUPTED = 12,    /* a wait was interrupted: the program's signal handler asked
                                        (Python: KeyboardInterrupt on Ctrl-C) */
+    SYMMEM_ERR_FORKED = 13,         /* called in a process forked after init(): no PE */
     SYMMEM_STATUS_COUNT
 } symmem_status_t;
 

@@ -267,7 +267,7 @@ def _unregister_leftovers():
     for _, buf, _ in leftovers:
         warnings.warn(f"symmem: finalize() unregistered {buf!r}; unregister it with "
                       "unregister_external_*", RuntimeWarning, stacklevel=3)
-        _symmem.unregister_external(buf)
+        _symmem.unregister_external(buf, call="finalize")
 
 
 _finalize_hooks.insert(0, _unregister_leftovers)

@@ -24,13 +24,17 @@ import sys
 from symmem import _symmem
 
 # How info groups the table's rows: (heading, the applies_to values under
-# it, a line after them).
+# it, whether the variable is set in this environment (None: either), a
+# line after them). Only variables set here are "set by you".
+_USERS = ("all", "cpu", "gpu")
 _SECTIONS = (
-    ("set by you", ("all", "cpu", "gpu"), None),
-    ("set by python -m symmem.run for each PE", ("launcher",),
+    ("set by you", _USERS, True, None),
+    ("you may set (you have not: the default applies, or what the package set)", _USERS,
+     False, None),
+    ("set by python -m symmem.run for each PE", ("launcher",), None,
      "and, for the program's code, RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE "
      "(torchrun's names, below; symmem reads the SYMMEM_ ones first)"),
-    ("read from other launchers", ("torchrun", "Open MPI", "Slurm", "MPICH"), None),
+    ("read from other launchers", ("torchrun", "Open MPI", "Slurm", "MPICH"), None, None),
 )
 
 # (shown as, its top-level module, the distributions that install it)
@@ -217,17 +221,38 @@ def python_packages():
 
 # ---------------------------------------------------------------- the print-out
 
+def _started_with():
+    """The environment this process started with, before the package set its
+    own variables at import (_libraries.py): /proc/self/environ; os.environ
+    where /proc cannot tell."""
+    try:
+        with open("/proc/self/environ", "rb") as f:
+            items = f.read().split(b"\0")
+    except OSError:
+        return dict(os.environ)
+    pairs = (item.partition(b"=") for item in items if item)
+    return {name.decode(errors="replace"): value.decode(errors="replace")
+            for name, _, value in pairs}
+
+
 def _print_environment():
     rows = _symmem.env_table()
-    for heading, groups, after in _SECTIONS:
+    started = _started_with()
+    for heading, groups, is_set, after in _SECTIONS:
         print(f"\nenvironment variables {heading}:")
+        listed = 0
         for name, default, applies_to, help_text in rows:
-            if applies_to not in groups:
+            value = started.get(name)  # "" is unset, as the C library reads it
+            if applies_to not in groups or is_set not in (None, bool(value)):
                 continue
-            value = os.environ.get(name)
-            shown = f"{value} (set)" if value else (default or "(unset)")
+            ours = os.environ.get(name)  # what the package set at import
+            shown = (f"{value} (set)" if value else f"{ours} (set by symmem)" if ours
+                     else default or "(unset)")
             print(f"  {name:28} {shown:12} [{applies_to}]")
             print(f"  {'':28} {help_text}")
+            listed += 1
+        if not listed:
+            print("  (none)")
         if after:
             print(f"  {after}")
 

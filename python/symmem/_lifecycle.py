@@ -261,10 +261,14 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
     Raises:
         NvshmemInvalid: initializer_method, device or backend is not one
             of those above; "uid" without a UniqueID, or rank and nranks
-            missing or out of range; the PEs of the job disagree on its
-            size or heap size.
+            missing or out of range; a launcher's variable that is set is
+            malformed (SYMMEM_RANK=-1, WORLD_SIZE=x, more than 1048576
+            PEs), or a size, number or duration (SYMMEM_SYMMETRIC_SIZE,
+            SYMMEM_TIMEOUT=30x); the PEs of the job disagree on its size
+            or heap size.
         NvshmemError: the PEs could not find each other (bootstrap), the
-            backend asked for cannot run here, or it failed to start.
+            backend asked for cannot run here, or it failed to start; this
+            process was forked from a PE after its init() (ERR_FORKED).
 
     Example:
         >>> symmem.init()  # in a program started by python -m symmem.run -n N
@@ -321,13 +325,16 @@ def finalize():
 
     Frees what the program forgot to free (warning once for each, unless
     it was allocated with release=True) and unregisters external memory
-    left registered, in the same order on every PE. A second call, or one
-    before init(), does nothing.
+    left registered, in the same order on every PE. A second call, one
+    before init(), or one in a child process forked after init() (which is
+    no PE: its exit must not end its parent's), does nothing.
 
     Raises:
         NvshmemError: a PE it waits for died, SYMMEM_TIMEOUT seconds
             passed, or the backend failed; the runtime stays initialised,
-            so finalize() can be called again.
+            so finalize() can be called again. While it frees a leak the
+            message names finalize and the Buffer ("finalize: freeing the
+            Buffer at 0x...: timed out ...").
         NvshmemInvalid: PEs made different collective calls before it
             (the cpu backend checks).
 
@@ -351,6 +358,10 @@ def my_pe():
     Returns:
         An int; -1 before init().
 
+    Raises:
+        NvshmemError: in a child process forked after init(), which is no
+            PE (status ERR_FORKED).
+
     Example:
         >>> 0 <= symmem.my_pe() < symmem.n_pes()
         True
@@ -363,6 +374,10 @@ def n_pes():
 
     Returns:
         An int; -1 before init().
+
+    Raises:
+        NvshmemError: in a child process forked after init(), which is no
+            PE (status ERR_FORKED).
 
     Example:
         >>> symmem.n_pes() >= 1

@@ -102,7 +102,7 @@ def _free_leaks():
         if not release:
             warnings.warn(f"symmem: finalize() freed a leaked {buf!r}; free it with free(), "
                           "free_array() or free_tensor()", RuntimeWarning, stacklevel=3)
-        _symmem.free(buf)
+        _symmem.free(buf, call="finalize")  # "finalize: freeing the Buffer at ...: timed out"
         del _live[handle]
 
 

@@ -8,9 +8,13 @@
   and the launcher says where each PE was.
 - The PEs die with the launcher, even a SIGKILLed one: it exports its
   identity as SYMMEM_LAUNCHER (src/core/launcher_link.h does the rest).
+- PEs stopped during init leave the cpu backend's files in /dev/shm under
+  the job's name (a job that started has unlinked them): once every PE has
+  exited, the launcher removes them.
 
 Standard library only, like run.py, which mixes Stopping into its Job.
 """
+import glob
 import os
 import re
 import signal
@@ -28,6 +32,22 @@ STACK_POLL = 0.05  # how often we look whether the stacks have come
 PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # symmem's own frames
 
 
+def remove_job_files(job):
+    """Removes the files the cpu backend's PEs of job (its SYMMEM_JOB) left in
+    /dev/shm: symmem-<uid>-<job>-... (src/backends/cpu/segment.c). Only PEs
+    stopped during init leave any; the name is random for each job of the
+    launcher, so no other job's files match. Returns the paths removed."""
+    pattern = "/dev/shm/symmem-%d-%s-*" % (os.geteuid(), glob.escape(job))
+    removed = []
+    for path in glob.glob(pattern):
+        try:
+            os.unlink(path)
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
+
+
 def signal_name(signum):
     try:
         return signal.Signals(signum).name
@@ -35,16 +55,31 @@ def signal_name(signum):
         return "signal %d" % signum
 
 
+def _stat_fields(pid):
+    """The fields of /proc/<pid>/stat after the command name (field 3, the
+    state, first), or [] where /proc cannot tell."""
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().rpartition(")")[2].split()
+    except OSError:
+        return []
+
+
 def launcher_id():
     """SYMMEM_LAUNCHER for our PEs: our pid and start time (field 22 of
     /proc/self/stat), which name this process even after pid reuse; None
     where /proc cannot tell."""
-    try:
-        with open("/proc/self/stat") as f:
-            start = f.read().rpartition(")")[2].split()[19]
-    except (OSError, IndexError):
+    fields = _stat_fields("self")
+    if len(fields) < 20:
         return None
-    return "%d:%s" % (os.getpid(), start)
+    return "%d:%s" % (os.getpid(), fields[19])
+
+
+def is_stopped(pid):
+    """Whether process pid is stopped (state T: SIGSTOP, SIGTSTP, Ctrl-Z; t:
+    held by a debugger): it runs no signal handler, so prints no stack,
+    until it continues."""
+    return _stat_fields(pid)[:1] in (["T"], ["t"])
 
 
 def terminal_group():
@@ -160,8 +195,8 @@ class Stopping:
         asked = self.ask_for_stacks()
         deadline = time.monotonic() + STACK_WAIT
 
-        def printed(pe):
-            return pe.returncode is not None or (
+        def printed(pe):  # or will not: a stopped PE prints nothing
+            return pe.returncode is not None or is_stopped(pe.pid) or (
                 pe.stack and time.monotonic() - pe.last_stderr >= STACK_QUIET)
 
         while (time.monotonic() < deadline and len(self.signals) <= self.handled_signals
@@ -170,6 +205,11 @@ class Stopping:
         lines = ["where each PE still running was (the innermost Python frame of "
                  "the stack it printed above):"]
         for pe in running:
+            if pe.returncode is None and is_stopped(pe.pid):
+                lines.append("\tPE %d is stopped (SIGSTOP / state T; pid %d): it prints no "
+                             "stack until it continues (kill -CONT %d)" % (pe.rank, pe.pid,
+                                                                            pe.pid))
+                continue
             if pe in asked and pe.stack:
                 where = innermost_frame(pe.stack)
             elif pe.returncode is not None:

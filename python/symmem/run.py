@@ -4,6 +4,9 @@
                          [--no-prefix] (script.py | -m module | -c code)
                          [args ...]
 
+``symmem-run`` (installed with the package) is the same command, and ``-np``
+(mpirun's) and ``--nproc-per-node`` (torchrun's) are other names of ``-n``.
+
 Each PE gets SYMMEM_JOB, SYMMEM_RANK, SYMMEM_NRANKS, SYMMEM_LOCAL_RANK,
 SYMMEM_JOB_SECRET, SYMMEM_STATUS_DIR and SYMMEM_LAUNCHER, which symmem reads,
 and, for code that reads torch-style variables, RANK, LOCAL_RANK, WORLD_SIZE
@@ -39,11 +42,14 @@ import threading
 import time
 
 if __package__:
-    from symmem._run_stop import KILL_DELAY, STACK_HEADER, Stopping, launcher_id, signal_name
+    from symmem._run_stop import (KILL_DELAY, STACK_HEADER, Stopping, launcher_id,
+                                  remove_job_files, signal_name)
 else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
-    from _run_stop import KILL_DELAY, STACK_HEADER, Stopping, launcher_id, signal_name
+    from _run_stop import (KILL_DELAY, STACK_HEADER, Stopping, launcher_id, remove_job_files,
+                           signal_name)
 
 PROG = "python -m symmem.run"
+SCRIPT = "symmem-run"  # the console script (pyproject.toml's [project.scripts])
 POLL = 0.05        # main loop period; PE exits wake it up at once
 TAIL_LINES = 40    # stderr lines kept per PE for the failure report
 READER_JOIN = 2.0  # how long to wait for output still buffered in the pipes
@@ -51,30 +57,42 @@ READER_JOIN = 2.0  # how long to wait for output still buffered in the pipes
 EXIT_USAGE = 2
 EXIT_TIMEOUT = 124
 
+# -n's names: ours, mpirun's and torchrun's (both spellings).
+NPES_OPTIONS = ("-n", "--npes", "-np", "--nproc-per-node", "--nproc_per_node")
 # Launcher options that take a value: the next word is theirs, not the program.
-OPTIONS_WITH_VALUE = ("-n", "--npes", "--backend", "--timeout", "--grace")
+OPTIONS_WITH_VALUE = NPES_OPTIONS + ("--backend", "--timeout", "--grace")
 
 
 # --------------------------------------------------------------------------
 # Command line
 
+# argparse names a converter's function in its errors ("invalid _positive_int
+# value"): these raise ArgumentTypeError, whose text it prints as it is,
+# after the option's name.
+
 def _positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be >= 1, got %d" % value)
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError("N must be a whole number >= 1, got %r" % text)
     return value
 
 
 def _seconds(text):
-    value = float(text)
-    if not value >= 0:  # also rejects nan
-        raise argparse.ArgumentTypeError("must be >= 0, got %s" % text)
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not value >= 0:  # also rejects nan
+        raise argparse.ArgumentTypeError("S must be a number of seconds >= 0, got %r" % text)
     return value
 
 
-def build_parser():
+def build_parser(prog=PROG):
     parser = argparse.ArgumentParser(
-        prog=PROG,
+        prog=prog,
         usage="%(prog)s [-n N] [--backend {cpu,gpu,auto}] [--timeout S] "
               "[--grace S] [--no-prefix]\n"
               "       (script.py | -m module | -c code) [args ...]",
@@ -85,8 +103,9 @@ def build_parser():
                "and SYMMEM_JOB (python -m symmem info lists them all), and "
                "the same numbers as RANK, LOCAL_RANK, WORLD_SIZE and "
                "LOCAL_WORLD_SIZE for code that reads those.")
-    parser.add_argument("-n", "--npes", type=_positive_int, default=1,
-                        metavar="N", help="number of PEs to start (default 1)")
+    parser.add_argument(*NPES_OPTIONS, dest="npes", type=_positive_int, default=1,
+                        metavar="N", help="number of PEs to start (default 1); -np and "
+                                          "--nproc-per-node are other names for it")
     parser.add_argument("--backend", choices=("cpu", "gpu", "auto"),
                         help="exported to the PEs as SYMMEM_BACKEND")
     parser.add_argument("--timeout", type=_seconds, default=None, metavar="S",
@@ -127,9 +146,9 @@ def split_argv(argv):
     return argv, []
 
 
-def parse_args(argv):
+def parse_args(argv, prog=PROG):
     """Parse argv; returns the options with .program = [kind, target, args]."""
-    parser = build_parser()
+    parser = build_parser(prog)
     own, program = split_argv(argv)
     args = parser.parse_args(own)
     if not program:
@@ -445,12 +464,17 @@ class Job(Stopping):
             sys.stderr.flush()
 
     def cleanup(self):
+        """After every PE has exited: the status folder, and the files in
+        /dev/shm of PEs stopped during init."""
         if self.status_dir is not None:
             shutil.rmtree(self.status_dir, ignore_errors=True)
+        remove_job_files(self.name)
 
 
 def main(argv=None):
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    """python -m symmem.run, and the symmem-run console script."""
+    script = os.path.basename(sys.argv[0]) == SCRIPT
+    args = parse_args(sys.argv[1:] if argv is None else argv, SCRIPT if script else PROG)
     job = Job(args)
     # Handle SIGINT/SIGTERM in the main loop: forward them to the PEs and
     # make sure none outlives the launcher.

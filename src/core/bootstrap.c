@@ -71,68 +71,120 @@ static unsigned long long hash_text(const char *text)
 /* The launchers we understand, in the order their variables are tried. */
 typedef enum {
     LAUNCHER_NONE, LAUNCHER_SYMMEM, LAUNCHER_TORCHRUN, LAUNCHER_OMPI, LAUNCHER_SLURM,
-    LAUNCHER_PMI
+    LAUNCHER_PMI, LAUNCHER_COUNT
 } launcher_t;
 
 /* rank_var: set by the launcher for its children only (a wrapper between
- * launcher and PE inherits it). named_by: what the job's name comes from. */
+ * launcher and PE inherits it); size_var: the number of PEs. named_by: what
+ * the job's name comes from. */
 static const struct {
     const char *name;
-    const char *rank_var;
+    const char *rank_var, *size_var;
     const char *named_by;
 } launchers[] = {
-    [LAUNCHER_NONE] = {"", NULL, "a random name"},
-    [LAUNCHER_SYMMEM] = {"symmem.run", "SYMMEM_RANK", "SYMMEM_JOB"},
-    [LAUNCHER_TORCHRUN] = {"torchrun", "RANK", "MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID "
-                                               "and TORCHELASTIC_RESTART_COUNT"},
-    [LAUNCHER_OMPI] = {"mpirun", "OMPI_COMM_WORLD_RANK",
+    [LAUNCHER_NONE] = {"", NULL, NULL, "a random name"},
+    [LAUNCHER_SYMMEM] = {"symmem.run", "SYMMEM_RANK", "SYMMEM_NRANKS", "SYMMEM_JOB"},
+    [LAUNCHER_TORCHRUN] = {"torchrun", "RANK", "WORLD_SIZE",
+                           "MASTER_ADDR, MASTER_PORT, TORCHELASTIC_RUN_ID and "
+                           "TORCHELASTIC_RESTART_COUNT"},
+    [LAUNCHER_OMPI] = {"mpirun", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
                        "PMIX_NAMESPACE and OMPI_MCA_ess_base_jobid"},
-    [LAUNCHER_SLURM] = {"srun", "SLURM_PROCID", "SLURM_JOB_ID and SLURM_STEP_ID"},
-    [LAUNCHER_PMI] = {"pmi", "PMI_RANK", "the parent process (MPICH's hydra proxy)"},
+    [LAUNCHER_SLURM] = {"srun", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_JOB_ID and SLURM_STEP_ID"},
+    [LAUNCHER_PMI] = {"pmi", "PMI_RANK", "PMI_SIZE", "the parent process (MPICH's hydra proxy)"},
 };
 
-/* One of the launchers we understand; job names the rendezvous. */
-static launcher_t from_launcher_env(symmem_bootstrap_t *boot)
+/* The launcher's job name, once its variables have been read. */
+static void name_job(launcher_t launcher, symmem_bootstrap_t *boot)
 {
-    int rank, size;
     char key[512];
-    launcher_t launcher;
-    if (symmem__env_count("SYMMEM_RANK", &rank) && symmem__env_count("SYMMEM_NRANKS", &size) &&
-        symmem__env_is_set("SYMMEM_JOB")) {
-        launcher = LAUNCHER_SYMMEM;
+    switch (launcher) {
+    case LAUNCHER_SYMMEM:
         snprintf(boot->job, sizeof(boot->job), "%s", symmem__env_string("SYMMEM_JOB"));
         snprintf(boot->status_dir, sizeof(boot->status_dir), "%s",
                  symmem__env_string("SYMMEM_STATUS_DIR"));
-    } else if (symmem__env_count("RANK", &rank) && symmem__env_count("WORLD_SIZE", &size)) {
-        /* torchrun; a restart of the workers is a new job */
-        launcher = LAUNCHER_TORCHRUN;
+        break;
+    case LAUNCHER_TORCHRUN: /* a restart of the workers is a new job */
         snprintf(key, sizeof(key), "%s:%s:%s:%s", symmem__env_string("MASTER_ADDR"),
                  symmem__env_string("MASTER_PORT"), symmem__env_string("TORCHELASTIC_RUN_ID"),
                  symmem__env_string("TORCHELASTIC_RESTART_COUNT"));
         snprintf(boot->job, sizeof(boot->job), "t%016llx", hash_text(key));
-    } else if (symmem__env_count("OMPI_COMM_WORLD_RANK", &rank) &&
-               symmem__env_count("OMPI_COMM_WORLD_SIZE", &size)) {
-        launcher = LAUNCHER_OMPI;
+        break;
+    case LAUNCHER_OMPI:
         snprintf(key, sizeof(key), "%s:%s", symmem__env_string("PMIX_NAMESPACE"),
                  symmem__env_is_set("OMPI_MCA_ess_base_jobid")
                      ? symmem__env_string("OMPI_MCA_ess_base_jobid")
                      : symmem__env_string("OMPI_MCA_orte_ess_jobid"));
         snprintf(boot->job, sizeof(boot->job), "o%016llx", hash_text(key));
-    } else if (symmem__env_count("SLURM_PROCID", &rank) && symmem__env_count("SLURM_NTASKS", &size)) {
-        launcher = LAUNCHER_SLURM;
+        break;
+    case LAUNCHER_SLURM:
         snprintf(key, sizeof(key), "%s.%s", symmem__env_string("SLURM_JOB_ID"),
                  symmem__env_string("SLURM_STEP_ID"));
         snprintf(boot->job, sizeof(boot->job), "s%016llx", hash_text(key));
-    } else if (symmem__env_count("PMI_RANK", &rank) && symmem__env_count("PMI_SIZE", &size)) {
-        /* MPICH's hydra: its proxy is the parent of every local rank. */
-        launcher = LAUNCHER_PMI;
+        break;
+    case LAUNCHER_PMI: /* MPICH's hydra: its proxy is the parent of every local rank */
         snprintf(boot->job, sizeof(boot->job), "p%ld", (long)getppid());
-    } else {
-        return LAUNCHER_NONE;
+        break;
+    default: break;
     }
-    boot->rank = rank;
-    boot->nranks = size;
-    return launcher;
+}
+
+/* A launcher's count (a PE's number, a number of PEs or of hosts): -1
+ * where unset; else a whole number up to SYMMEM_MAX_PES, or an error naming
+ * the variable and its value (never a world of one PE in its place). */
+static symmem_status_t read_count(const char *name, int *value_p)
+{
+    long long value;
+    SYMMEM_CHECK(symmem__env_whole("init", name, &value));
+    if (value > SYMMEM_MAX_PES)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "init: %s=%lld is more than symmem runs (at most %d PEs)", name,
+                             value, SYMMEM_MAX_PES);
+    *value_p = (int)value;
+    return SYMMEM_OK;
+}
+
+/* A launcher's rank and size, both set: the size at least 1, the rank below it. */
+static symmem_status_t read_rank_and_size(launcher_t launcher, int *rank_p, int *size_p)
+{
+    const char *rank_var = launchers[launcher].rank_var;
+    const char *size_var = launchers[launcher].size_var;
+    int rank = -1, size = -1;
+    SYMMEM_CHECK(read_count(size_var, &size));
+    SYMMEM_CHECK(read_count(rank_var, &rank));
+    if (size < 1)
+        return symmem__error(SYMMEM_ERR_INVALID, "init: %s=%d: a job has at least 1 PE",
+                             size_var, size);
+    if (rank >= size)
+        return symmem__error(SYMMEM_ERR_INVALID, "init: %s=%d is outside [0, %s=%d)",
+                             rank_var, rank, size_var, size);
+    *rank_p = rank;
+    *size_p = size;
+    return SYMMEM_OK;
+}
+
+/* The first launcher whose rank and size variables are set (symmem.run's:
+ * either one), or LAUNCHER_NONE; its numbers and job name into boot. */
+static symmem_status_t from_launcher_env(symmem_bootstrap_t *boot, launcher_t *launcher_p)
+{
+    for (launcher_t l = LAUNCHER_SYMMEM; l < LAUNCHER_COUNT; l++) {
+        int has_rank = symmem__env_is_set(launchers[l].rank_var);
+        int has_size = symmem__env_is_set(launchers[l].size_var);
+        int ours = l == LAUNCHER_SYMMEM; /* no other program sets symmem.run's variables */
+        if (!(has_rank && has_size) && !(ours && (has_rank || has_size))) continue;
+        if (!(has_rank && has_size) || (ours && !symmem__env_is_set("SYMMEM_JOB")))
+            return symmem__error(SYMMEM_ERR_INVALID,
+                                 "init: %s='%s', %s='%s' and SYMMEM_JOB='%s': python -m "
+                                 "symmem.run sets all three for each PE",
+                                 launchers[l].rank_var, symmem__env_string(launchers[l].rank_var),
+                                 launchers[l].size_var, symmem__env_string(launchers[l].size_var),
+                                 symmem__env_string("SYMMEM_JOB"));
+        SYMMEM_CHECK(read_rank_and_size(l, &boot->rank, &boot->nranks));
+        name_job(l, boot);
+        *launcher_p = l;
+        return SYMMEM_OK;
+    }
+    *launcher_p = LAUNCHER_NONE;
+    return SYMMEM_OK;
 }
 
 /* SYMMEM_JOB_SECRET, hashed: its first 64 bits join the job's name, so jobs
@@ -146,67 +198,86 @@ static int secret_hash(unsigned long long hash_p[2])
     return 1;
 }
 
-static int local_rank_from_env(int fallback)
+/* The first of names (NULL-ended) that is set, by read_count; -1 if none is. */
+static symmem_status_t first_count(const char *const names[], int *value_p)
+{
+    for (int i = 0; names[i] != NULL; i++)
+        if (symmem__env_is_set(names[i])) return read_count(names[i], value_p);
+    *value_p = -1;
+    return SYMMEM_OK;
+}
+
+/* This PE's number on its host, where the launcher says; else fallback. */
+static symmem_status_t local_rank_from_env(int fallback, int *local_rank_p)
 {
     static const char *const names[] = {"SYMMEM_LOCAL_RANK", "LOCAL_RANK",
                                         "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
                                         "MPI_LOCALRANKID", NULL};
     int value;
-    for (int i = 0; names[i] != NULL; i++)
-        if (symmem__env_count(names[i], &value)) return value;
-    return fallback;
+    SYMMEM_CHECK(first_count(names, &value));
+    *local_rank_p = value >= 0 ? value : fallback;
+    return SYMMEM_OK;
 }
 
 /* How many PEs share this host, where the launcher says. */
-static int local_size_from_env(const symmem_bootstrap_t *boot)
+static symmem_status_t local_size_from_env(const symmem_bootstrap_t *boot, int *local_size_p)
 {
     static const char *const names[] = {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE",
                                         "MPI_LOCALNRANKS", NULL};
     int value;
-    if (symmem__env_is_set("SYMMEM_JOB") && symmem__env_is_set("SYMMEM_NRANKS"))
-        return boot->nranks; /* symmem.run starts every PE on this host */
-    for (int i = 0; names[i] != NULL; i++)
-        if (symmem__env_count(names[i], &value)) return value;
-    return boot->have_uid ? 0 : boot->nranks;
+    if (symmem__env_is_set("SYMMEM_JOB") && symmem__env_is_set("SYMMEM_NRANKS")) {
+        *local_size_p = boot->nranks; /* symmem.run starts every PE on this host */
+        return SYMMEM_OK;
+    }
+    SYMMEM_CHECK(first_count(names, &value));
+    *local_size_p = value >= 0 ? value : boot->have_uid ? 0 : boot->nranks;
+    return SYMMEM_OK;
 }
 
 /* Why the launcher's PEs are on more than one host ("" if they are not, or
  * if it does not say). */
-static void spans_hosts(launcher_t launcher, int nranks, char *out, size_t size)
+static symmem_status_t spans_hosts(launcher_t launcher, int nranks, char *out, size_t size)
 {
     static const struct {
         launcher_t launcher;
-        const char *local, *world; /* local < world: more than one host */
+        const char *local; /* below the launcher's size_var: more than one host */
     } sizes[] = {
-        {LAUNCHER_TORCHRUN, "LOCAL_WORLD_SIZE", "WORLD_SIZE"},
-        {LAUNCHER_OMPI, "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_SIZE"},
-        {LAUNCHER_SLURM, "SLURM_NTASKS_PER_NODE", "SLURM_NTASKS"},
-        {LAUNCHER_PMI, "MPI_LOCALNRANKS", "PMI_SIZE"},
+        {LAUNCHER_TORCHRUN, "LOCAL_WORLD_SIZE"},
+        {LAUNCHER_OMPI, "OMPI_COMM_WORLD_LOCAL_SIZE"},
+        {LAUNCHER_SLURM, "SLURM_NTASKS_PER_NODE"},
+        {LAUNCHER_PMI, "MPI_LOCALNRANKS"},
     };
-    int local, nodes;
+    /* srun sets the step's node count for its tasks; SLURM_NNODES otherwise. */
+    static const char *const node_counts[] = {"SLURM_STEP_NUM_NODES", "SLURM_NNODES", NULL};
+    int local = -1, nodes = -1;
     out[0] = '\0';
     if (symmem__env_flag("SYMMEM_ONE_HOST_PER_PE") && nranks > 1) {
         snprintf(out, size, "SYMMEM_ONE_HOST_PER_PE=1");
-        return;
+        return SYMMEM_OK;
     }
-    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-        if (sizes[i].launcher == launcher && symmem__env_count(sizes[i].local, &local) &&
-            local < nranks) {
-            snprintf(out, size, "%s=%d < %s=%d", sizes[i].local, local, sizes[i].world, nranks);
-            return;
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        if (sizes[i].launcher != launcher) continue;
+        SYMMEM_CHECK(read_count(sizes[i].local, &local));
+        if (local >= 0 && local < nranks) {
+            snprintf(out, size, "%s=%d < %s=%d", sizes[i].local, local,
+                     launchers[launcher].size_var, nranks);
+            return SYMMEM_OK;
         }
-    /* srun sets the step's node count for its tasks; SLURM_NNODES otherwise. */
-    static const char *const node_counts[] = {"SLURM_STEP_NUM_NODES", "SLURM_NNODES"};
-    for (int i = 0; launcher == LAUNCHER_SLURM && i < 2; i++)
-        if (symmem__env_count(node_counts[i], &nodes)) {
-            if (nodes > 1) snprintf(out, size, "%s=%d", node_counts[i], nodes);
-            return;
-        }
+    }
+    if (launcher != LAUNCHER_SLURM) return SYMMEM_OK;
+    for (int i = 0; node_counts[i] != NULL; i++) {
+        if (!symmem__env_is_set(node_counts[i])) continue;
+        SYMMEM_CHECK(read_count(node_counts[i], &nodes));
+        if (nodes > 1) snprintf(out, size, "%s=%d", node_counts[i], nodes);
+        return SYMMEM_OK;
+    }
+    return SYMMEM_OK;
 }
 
 symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
                                             symmem_bootstrap_t *boot_p)
 {
+    SYMMEM_CHECK(symmem__env_check("init")); /* sizes, numbers, durations: no defaults */
     symmem_bootstrap_t boot;
     memset(&boot, 0, sizeof(boot));
     host_name(boot.host, sizeof(boot.host));
@@ -220,9 +291,9 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
             return symmem__error(SYMMEM_ERR_INVALID,
                                  "init: uid is empty (every PE needs the uid that one PE "
                                  "made with get_unique_id())");
-        if (attr->nranks < 1)
-            return symmem__error(SYMMEM_ERR_INVALID, "init: nranks=%d must be >= 1",
-                                 attr->nranks);
+        if (attr->nranks < 1 || attr->nranks > SYMMEM_MAX_PES)
+            return symmem__error(SYMMEM_ERR_INVALID, "init: nranks=%d is outside [1, %d]",
+                                 attr->nranks, SYMMEM_MAX_PES);
         if (attr->rank < 0 || attr->rank >= attr->nranks)
             return symmem__error(SYMMEM_ERR_INVALID,
                                  "init: rank=%d is outside [0, nranks=%d)", attr->rank,
@@ -241,7 +312,8 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
         boot.have_uid = 1;
         boot.uid = attr->uid;
     } else {
-        launcher_t launcher = from_launcher_env(&boot);
+        launcher_t launcher;
+        SYMMEM_CHECK(from_launcher_env(&boot, &launcher));
         if (launcher == LAUNCHER_NONE) {
             /* No launcher: a world of one PE. */
             char hex[17] = {0};
@@ -250,7 +322,8 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
             boot.rank = 0;
             boot.nranks = 1;
         }
-        spans_hosts(launcher, boot.nranks, boot.spans_hosts, sizeof(boot.spans_hosts));
+        SYMMEM_CHECK(spans_hosts(launcher, boot.nranks, boot.spans_hosts,
+                                 sizeof(boot.spans_hosts)));
     }
     if (symmem__env_flag("SYMMEM_ONE_HOST_PER_PE")) {
         char host[sizeof(boot.host)];
@@ -263,12 +336,8 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
         snprintf(job, sizeof(job), "%.*s-%016llx", (int)sizeof(job) - 18, boot.job, secret[0]);
         memcpy(boot.job, job, sizeof(job));
     }
-    if (boot.rank >= boot.nranks)
-        return symmem__error(SYMMEM_ERR_BOOTSTRAP,
-                             "init: rank %d is outside the job's %d PEs", boot.rank,
-                             boot.nranks);
-    boot.local_rank = local_rank_from_env(boot.rank);
-    boot.local_size = local_size_from_env(&boot);
+    SYMMEM_CHECK(local_rank_from_env(boot.rank, &boot.local_rank));
+    SYMMEM_CHECK(local_size_from_env(&boot, &boot.local_size));
     boot.heap_size = symmem__env_size("SYMMEM_SYMMETRIC_SIZE");
     if (boot.heap_size == 0)
         return symmem__error(SYMMEM_ERR_INVALID,
@@ -346,7 +415,8 @@ void symmem__bootstrap_identity(const symmem_bootstrap_t *boot, symmem_job_ident
     memset(&id, 0, sizeof(id));
     symmem_bootstrap_t again;
     memset(&again, 0, sizeof(again));
-    launcher_t launcher = boot->have_uid ? LAUNCHER_NONE : from_launcher_env(&again);
+    launcher_t launcher = LAUNCHER_NONE;
+    if (!boot->have_uid) from_launcher_env(&again, &launcher); /* read once already: no error */
     id.named_by = boot->have_uid ? "the unique id" : launchers[launcher].named_by;
     id.launcher = boot->have_uid ? "uid" : launchers[launcher].name;
     unsigned long long secret[2];

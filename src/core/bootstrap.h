@@ -5,6 +5,10 @@
 
 #include "backend.h"
 
+/* The most PEs a job may have: a launcher's variable or init's nranks that
+ * says more is refused (a typo, not a job to wait for). */
+#define SYMMEM_MAX_PES (1 << 20)
+
 symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
                                             symmem_bootstrap_t *boot_p);
 

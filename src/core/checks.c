@@ -2,20 +2,30 @@
 #include "checks.h"
 
 #include "error.h"
+#include "forked.h"
 #include "state.h"
 
 symmem_status_t symmem__check_initialized(const char *call)
 {
     if (symmem__rt.initialized) return SYMMEM_OK;
+    SYMMEM_CHECK(symmem__check_not_forked(call)); /* a forked child reads as not initialised */
     return symmem__error(SYMMEM_ERR_NOT_INITIALIZED,
                          "%s: symmem is not initialized (call init() first)", call);
+}
+
+const char *symmem__pe_range_hint(void)
+{
+    /* a program started without a launcher is a world of one PE */
+    return symmem__rt.n_pes == 1 ? " (this is a world of 1 PE: start N PEs with python -m "
+                                   "symmem.run -n N prog.py)"
+                                 : "";
 }
 
 symmem_status_t symmem__check_pe(const char *call, const char *arg, int pe)
 {
     if (pe >= 0 && pe < symmem__rt.n_pes) return SYMMEM_OK;
-    return symmem__error(SYMMEM_ERR_INVALID, "%s: %s=%d is outside [0, %d)", call, arg, pe,
-                         symmem__rt.n_pes);
+    return symmem__error(SYMMEM_ERR_INVALID, "%s: %s=%d is outside [0, %d)%s", call, arg, pe,
+                         symmem__rt.n_pes, symmem__pe_range_hint());
 }
 
 symmem_status_t symmem__check_symmetric(const char *call, const char *arg,

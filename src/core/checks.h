@@ -10,6 +10,9 @@
 
 symmem_status_t symmem__check_initialized(const char *call);
 symmem_status_t symmem__check_pe(const char *call, const char *arg, int pe);
+/* What follows "pe=k is outside [0, n)": in a world of one PE (a program
+ * started without a launcher, most likely), how to start more; else "". */
+const char *symmem__pe_range_hint(void);
 /* [ptr, ptr+nbytes) must lie inside one live allocation of this PE. */
 symmem_status_t symmem__check_symmetric(const char *call, const char *arg,
                                         const void *ptr, size_t nbytes);

@@ -44,6 +44,18 @@ static symmem_status_t check_buffers(const char *call, const void *dst, size_t d
     return SYMMEM_OK;
 }
 
+/* value * times (what times counts) in *product_p, or SYMMEM_ERR_INVALID
+ * where it passes 2**64: a product that wrapped around would pass the
+ * buffer checks with a few bytes while the backend moved the full count. */
+static symmem_status_t checked_product(const char *call, const char *arg, size_t value,
+                                       size_t times, const char *what, size_t *product_p)
+{
+    if (!__builtin_mul_overflow(value, times, product_p)) return SYMMEM_OK;
+    return symmem__error(SYMMEM_ERR_INVALID,
+                         "%s: %s=%zu times %zu (%s) is more than 2**64 bytes", call, arg, value,
+                         times, what);
+}
+
 static symmem_status_t check_reduction(const char *call, symmem_dtype_t dtype,
                                        symmem_reduce_op_t op)
 {
@@ -83,7 +95,9 @@ symmem_status_t symmem_reduce(symmem_team_t team, void *dst, const void *src, si
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("reduce", team, &t));
     SYMMEM_CHECK(check_reduction("reduce", dtype, op));
-    size_t nbytes = nelems * symmem_dtype_size(dtype);
+    size_t nbytes;
+    SYMMEM_CHECK(checked_product("reduce", "nelems", nelems, symmem_dtype_size(dtype),
+                                 "bytes per element", &nbytes));
     SYMMEM_CHECK(check_buffers("reduce", dst, nbytes, src, nbytes, 1));
     return RT->ops->reduce(RT->be, t, dst, src, nelems, dtype, op, stream);
 }
@@ -95,8 +109,13 @@ symmem_status_t symmem_reducescatter(symmem_team_t team, void *dst, const void *
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("reducescatter", team, &t));
     SYMMEM_CHECK(check_reduction("reducescatter", dtype, op));
-    size_t nbytes = nelems * symmem_dtype_size(dtype);
-    SYMMEM_CHECK(check_buffers("reducescatter", dst, nbytes, src, nbytes * (size_t)t->n, 0));
+    size_t nbytes, total;
+    SYMMEM_CHECK(checked_product("reducescatter", "nelems", nelems, symmem_dtype_size(dtype),
+                                 "bytes per element", &nbytes));
+    SYMMEM_CHECK(checked_product("reducescatter", "nelems", nelems,
+                                 symmem_dtype_size(dtype) * (size_t)t->n,
+                                 "bytes per element for each of the team's PEs", &total));
+    SYMMEM_CHECK(check_buffers("reducescatter", dst, nbytes, src, total, 0));
     return RT->ops->reducescatter(RT->be, t, dst, src, nelems, dtype, op, stream);
 }
 
@@ -105,7 +124,9 @@ symmem_status_t symmem_alltoall(symmem_team_t team, void *dst, const void *src, 
 {
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("alltoall", team, &t));
-    size_t total = nbytes * (size_t)t->n;
+    size_t total;
+    SYMMEM_CHECK(checked_product("alltoall", "nbytes", nbytes, (size_t)t->n, "PEs in the team",
+                                 &total));
     SYMMEM_CHECK(check_buffers("alltoall", dst, total, src, total, 0));
     return RT->ops->alltoall(RT->be, t, dst, src, nbytes, stream);
 }
@@ -115,7 +136,10 @@ symmem_status_t symmem_fcollect(symmem_team_t team, void *dst, const void *src, 
 {
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("fcollect", team, &t));
-    SYMMEM_CHECK(check_buffers("fcollect", dst, nbytes * (size_t)t->n, src, nbytes, 0));
+    size_t total;
+    SYMMEM_CHECK(checked_product("fcollect", "nbytes", nbytes, (size_t)t->n, "PEs in the team",
+                                 &total));
+    SYMMEM_CHECK(check_buffers("fcollect", dst, total, src, nbytes, 0));
     return RT->ops->fcollect(RT->be, t, dst, src, nbytes, stream);
 }
 

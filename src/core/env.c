@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,7 @@ long long symmem__parse_size(const char *text)
     char *end;
     errno = 0;
     double number = strtod(text, &end);
-    if (end == text || errno != 0 || number < 0) return -1;
+    if (end == text || errno != 0 || !isfinite(number) || number < 0) return -1;
     while (isspace((unsigned char)*end)) end++;
     double scale = 1;
     switch (toupper((unsigned char)*end)) {
@@ -63,37 +64,89 @@ long long symmem__parse_size(const char *text)
     return (long long)(number * scale);
 }
 
-static double parse_number(const char *text)
+/* A number >= 0 (finite) where text is one, else -1; its unit follows in
+ * *end_p. */
+static double parse_leading_number(const char *text, const char **end_p)
 {
     char *end;
+    errno = 0;
     double value = strtod(text, &end);
-    return end == text || *end != '\0' || value < 0 ? -1 : value;
+    *end_p = end;
+    if (end == text || errno != 0 || !isfinite(value) || value < 0) return -1;
+    return value;
 }
 
-/* value parsed by parse, or the default parsed the same way after a
- * warning; the table's defaults always parse. */
-static double read_typed(const char *name, const char *what, double (*parse)(const char *))
+static double parse_number(const char *text)
 {
-    const symmem_env_var_t *row = row_of(name);
-    const char *text = symmem__env_string(name);
-    double value = parse(text);
-    if (value >= 0) return value;
-    fprintf(stderr, "symmem: ignoring %s=%s (not %s); using %s\n", name, text, what,
-            row->default_value);
-    return parse(row->default_value);
+    const char *end;
+    double value = parse_leading_number(text, &end);
+    return *end == '\0' ? value : -1;
+}
+
+/* Seconds: "30", "1.5", "30s", "500ms", "2min"; -1 if malformed. */
+static double parse_duration(const char *text)
+{
+    static const struct {
+        const char *unit;
+        double seconds;
+    } units[] = {{"", 1}, {"s", 1}, {"ms", 1e-3}, {"min", 60}};
+    const char *end;
+    double value = parse_leading_number(text, &end);
+    if (value < 0) return -1;
+    while (isspace((unsigned char)*end)) end++;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (strcmp(end, units[i].unit) == 0) return value * units[i].seconds;
+    return -1;
 }
 
 static double parse_size(const char *text) { return (double)symmem__parse_size(text); }
 
-size_t symmem__env_size(const char *name)
+/* The parser of each typed kind, and what it takes, in words. */
+static const struct {
+    double (*parse)(const char *);
+    const char *takes;
+} typed[] = {
+    [SYMMEM_ENV_SIZE] = {parse_size, "a size such as 4096, 512M, 1.5G or 2GB"},
+    [SYMMEM_ENV_NUMBER] = {parse_number, "a number >= 0"},
+    [SYMMEM_ENV_DURATION] = {parse_duration,
+                             "a duration such as 30, 1.5, 30s, 500ms or 2min (seconds "
+                             "without a unit)"},
+};
+
+/* A variable's value as its kind reads it, or the default parsed the same
+ * way after a warning (init refused a malformed value already: see
+ * symmem__env_check; this is for one changed since). The table's defaults
+ * always parse. */
+static double read_typed(const char *name)
 {
-    return (size_t)read_typed(name, "a size such as 4096, 512M or 1G", parse_size);
+    const symmem_env_var_t *row = row_of(name);
+    const char *text = symmem__env_string(name);
+    double value = typed[row->kind].parse(text);
+    if (value >= 0) return value;
+    fprintf(stderr, "symmem: ignoring %s=%s (not %s); using %s\n", name, text,
+            typed[row->kind].takes, row->default_value);
+    return typed[row->kind].parse(row->default_value);
 }
 
-double symmem__env_number(const char *name)
+symmem_status_t symmem__env_check(const char *call)
 {
-    return read_typed(name, "a number >= 0", parse_number);
+    for (const symmem_env_var_t *v = env_table; v->name != NULL; v++) {
+        int is_typed = (size_t)v->kind < sizeof(typed) / sizeof(typed[0]) &&
+                       typed[v->kind].parse != NULL;
+        /* NVSHMEM's own variables: NVSHMEM judges them, in its syntax */
+        if (!is_typed || strncmp(v->name, "NVSHMEM_", 8) == 0 || !symmem__env_is_set(v->name))
+            continue;
+        const char *text = symmem__env_string(v->name);
+        if (typed[v->kind].parse(text) < 0)
+            return symmem__error(SYMMEM_ERR_INVALID, "%s: %s='%s' is not %s", call, v->name,
+                                 text, typed[v->kind].takes);
+    }
+    return SYMMEM_OK;
 }
+
+size_t symmem__env_size(const char *name) { return (size_t)read_typed(name); }
+
+double symmem__env_number(const char *name) { return read_typed(name); }
 
 int symmem__env_flag(const char *name)
 {
@@ -112,6 +165,24 @@ int symmem__env_count(const char *name, int *value_p)
     if (errno != 0 || *end != '\0' || value < 0 || value > 1 << 24) return 0;
     *value_p = (int)value;
     return 1;
+}
+
+symmem_status_t symmem__env_whole(const char *call, const char *name, long long *value_p)
+{
+    row_of(name);
+    const char *text = getenv(name);
+    if (text == NULL || text[0] == '\0') {
+        *value_p = -1;
+        return SYMMEM_OK;
+    }
+    char *end;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    if (!isdigit((unsigned char)text[0]) || errno != 0 || *end != '\0')
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: %s='%s' is not a whole number >= 0",
+                             call, name, text);
+    *value_p = value;
+    return SYMMEM_OK;
 }
 
 symmem_status_t symmem__env_choice(const char *call, const char *name, int *index_p)

@@ -18,6 +18,7 @@ typedef enum {
     SYMMEM_ENV_NUMBER,  /* a number >= 0 */
     SYMMEM_ENV_COUNT,   /* an integer >= 0 */
     SYMMEM_ENV_FLAG,    /* set and not "0" */
+    SYMMEM_ENV_DURATION, /* seconds: "30", "1.5", "30s", "500ms", "2min" */
 } symmem_env_kind_t;
 
 typedef struct {
@@ -37,13 +38,26 @@ const symmem_env_var_t *symmem__env_table(void);
 const char *symmem__env_string(const char *name);
 /* Whether the user set the variable (to anything but ""). */
 int symmem__env_is_set(const char *name);
-/* Typed readers: a malformed value is reported once on stderr, naming the
- * variable and what it takes, and the default is used. */
+/* Every typed variable that is set (sizes, numbers, durations; not
+ * NVSHMEM's own, which NVSHMEM reads): SYMMEM_OK where each parses, else
+ * SYMMEM_ERR_INVALID naming call, the variable, its value and what it
+ * takes. init calls it first, so a malformed value never becomes the
+ * default (SYMMEM_TIMEOUT=30x is no "no limit"). */
+symmem_status_t symmem__env_check(const char *call);
+/* Typed readers, by the variable's kind: a size in bytes, a number, a
+ * duration in seconds. A malformed value (one changed since init checked)
+ * is reported on stderr, naming the variable and what it takes, and the
+ * default is used. */
 size_t symmem__env_size(const char *name);
 double symmem__env_number(const char *name);
 int symmem__env_flag(const char *name);
-/* An integer variable: 1 and *value_p where it is set to one, else 0. */
+/* An integer variable: 1 and *value_p where it is set to one, else 0 (a
+ * malformed value too: what init reads goes through symmem__env_whole). */
 int symmem__env_count(const char *name, int *value_p);
+/* An integer variable, read strictly: *value_p = -1 where it is unset (or
+ * ""), its value where it is a whole number >= 0; else SYMMEM_ERR_INVALID
+ * naming call, the variable and its value. */
+symmem_status_t symmem__env_whole(const char *call, const char *name, long long *value_p);
 /* The index of the value among the variable's choices; else
  * SYMMEM_ERR_INVALID naming call, the variable, its value and the choices. */
 symmem_status_t symmem__env_choice(const char *call, const char *name, int *index_p);

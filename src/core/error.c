@@ -23,6 +23,7 @@ static const char *const status_strings[SYMMEM_STATUS_COUNT] = {
     [SYMMEM_ERR_UNSUPPORTED] = "not supported by this backend",
     [SYMMEM_ERR_BACKEND] = "backend library failure",
     [SYMMEM_ERR_INTERRUPTED] = "interrupted by a signal",
+    [SYMMEM_ERR_FORKED] = "called in a process forked after init()",
 };
 
 const char *symmem_status_string(symmem_status_t status)

@@ -9,6 +9,7 @@
 #include "../device/state.h"
 #include "env.h"
 #include "error.h"
+#include "forked.h"
 #include "gpu_loader.h"
 #include "launcher_link.h"
 #include "state.h"
@@ -92,6 +93,7 @@ symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
 {
     symmem_runtime_t *rt = &symmem__rt;
     if (rt->initialized) return SYMMEM_OK;
+    SYMMEM_CHECK(symmem__check_not_forked("init"));
     symmem__launcher_link(); /* a C PE of symmem.run; Python PEs did it at import */
     if (attr == NULL || attr->version != SYMMEM_INIT_ATTR_VERSION)
         return symmem__error(SYMMEM_ERR_INVALID,
@@ -119,13 +121,14 @@ symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
         symmem_finalize();
         return status;
     }
+    symmem__forked_arm();
     return SYMMEM_OK;
 }
 
 symmem_status_t symmem_finalize(void)
 {
     symmem_runtime_t *rt = &symmem__rt;
-    if (!rt->initialized) return SYMMEM_OK;
+    if (!rt->initialized) return SYMMEM_OK; /* also in a child forked after init (forked.h) */
     /* Still initialised if this fails: what held finalize up can be ended. */
     SYMMEM_CHECK(rt->ops->prepare_finalize(rt->be));
     symmem__device_state_clear();

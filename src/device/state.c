@@ -82,6 +82,11 @@ void symmem__device_state_clear(void)
     free(peers);
 }
 
+void symmem__device_state_disown(void)
+{
+    __atomic_store_n(&state.magic, 0, __ATOMIC_RELEASE);
+}
+
 void symmem__device_state_abort(int pe)
 {
     int32_t none = -1;

@@ -84,6 +84,9 @@ symmem_device_state_t *symmem__device_state(void);
 symmem_status_t symmem__device_state_fill(void);
 /* Marks the block invalid (magic 0) and frees its peer table; at finalize. */
 void symmem__device_state_clear(void);
+/* Marks the block invalid (magic 0) and frees nothing: in a child forked
+ * after init (core/forked.h), which is no PE. */
+void symmem__device_state_disown(void);
 /* The same block for kernels on the backend's GPU: its device address, 0
  * on the cpu backend (whose njit code reads the block above). */
 uint64_t symmem__device_state_gpu(void);

@@ -1,6 +1,7 @@
 /* The parser and the converters of args.h. */
 #include "args.h"
 #include "errors.h"
+#include "../core/checks.h"
 #include "../core/teams.h"
 
 /* Whether key is one of the '|'-separated names of spec ("dst|dst_array"). */
@@ -143,8 +144,8 @@ int symmem__ext_as_pe(module_state_t *st, PyObject *obj, const char *call, const
     if (symmem__ext_as_long(st, obj, call, arg, &value) < 0) return -1;
     if (value < 0 || value >= symmem_n_pes()) {
         if (symmem__ext_require_initialized(st, call) < 0) return -1;
-        symmem__ext_raise_invalid(st, "%s: %s=%lld is outside [0, %d)", call, arg, value,
-                                  symmem_n_pes());
+        symmem__ext_raise_invalid(st, "%s: %s=%lld is outside [0, %d)%s", call, arg, value,
+                                  symmem_n_pes(), symmem__pe_range_hint());
         return -1;
     }
     *pe_p = (int)value;

@@ -28,6 +28,7 @@ static const struct {
     {"ERR_UNSUPPORTED", SYMMEM_ERR_UNSUPPORTED},
     {"ERR_BACKEND", SYMMEM_ERR_BACKEND},
     {"ERR_INTERRUPTED", SYMMEM_ERR_INTERRUPTED},
+    {"ERR_FORKED", SYMMEM_ERR_FORKED},
 };
 
 /* Which Python exception a status becomes. */

@@ -5,6 +5,7 @@
 #include "errors.h"
 #include "../core/bootstrap.h"
 #include "../core/env.h"
+#include "../core/forked.h"
 
 static PyObject *init_impl(module_state_t *st, const Py_buffer *uid, int rank, int nranks,
                            const char *backend, int device)
@@ -73,16 +74,25 @@ static PyObject *initialized(PyObject *module, PyObject *unused)
     return PyBool_FromLong(symmem_initialized());
 }
 
+/* A PE query's answer (-1 before init), or, in a child forked after init,
+ * the error naming fork: the child is no PE (core/forked.h). */
+static PyObject *pe_query(PyObject *module, const char *call, int value)
+{
+    symmem_status_t status = value < 0 ? symmem__check_not_forked(call) : SYMMEM_OK;
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(symmem__ext_state(module), status);
+    return PyLong_FromLong(value);
+}
+
 static PyObject *my_pe(PyObject *module, PyObject *unused)
 {
-    (void)module, (void)unused;
-    return PyLong_FromLong(symmem_my_pe());
+    (void)unused;
+    return pe_query(module, "my_pe", symmem_my_pe());
 }
 
 static PyObject *n_pes(PyObject *module, PyObject *unused)
 {
-    (void)module, (void)unused;
-    return PyLong_FromLong(symmem_n_pes());
+    (void)unused;
+    return pe_query(module, "n_pes", symmem_n_pes());
 }
 
 static PyObject *backend_name(PyObject *module, PyObject *unused)
@@ -155,7 +165,8 @@ static PyObject *env_impl(const symmem_env_var_t *var)
     int count;
     switch (var->kind) {
     case SYMMEM_ENV_SIZE: return PyLong_FromSize_t(symmem__env_size(var->name));
-    case SYMMEM_ENV_NUMBER: return PyFloat_FromDouble(symmem__env_number(var->name));
+    case SYMMEM_ENV_NUMBER:
+    case SYMMEM_ENV_DURATION: return PyFloat_FromDouble(symmem__env_number(var->name));
     case SYMMEM_ENV_FLAG: return PyBool_FromLong(symmem__env_flag(var->name));
     case SYMMEM_ENV_COUNT:
         if (!symmem__env_count(var->name, &count)) Py_RETURN_NONE;
@@ -194,9 +205,11 @@ static PyMethodDef methods[] = {
     SYMMEM__EXT_NOARGS("initialized", initialized,
         "initialized($module, /)\n--\n\nTrue between init and finalize."),
     SYMMEM__EXT_NOARGS("my_pe", my_pe,
-        "my_pe($module, /)\n--\n\nThis PE's number (-1 before init)."),
+        "my_pe($module, /)\n--\n\n"
+        "This PE's number (-1 before init; NvshmemError in a child forked after init)."),
     SYMMEM__EXT_NOARGS("n_pes", n_pes,
-        "n_pes($module, /)\n--\n\nThe number of PEs (-1 before init)."),
+        "n_pes($module, /)\n--\n\nThe number of PEs (-1 before init; NvshmemError in a child\n"
+        "forked after init)."),
     SYMMEM__EXT_NOARGS("backend_name", backend_name,
         "backend_name($module, /)\n--\n\n'cpu', 'gpu', or None before init."),
     SYMMEM__EXT_NOARGS("library_version", library_version,
@@ -214,7 +227,8 @@ static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("env", env,
         "env($module, name)\n--\n\n"
         "The variable's value as the library reads it (its default where unset): a str,\n"
-        "an int for sizes and counts (None for an unset count), a float, or a bool for flags."),
+        "an int for sizes and counts (None for an unset count), a float (durations in seconds),\n"
+        "or a bool for flags."),
     {NULL, NULL, 0, NULL},
 };
 

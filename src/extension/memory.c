@@ -45,10 +45,23 @@ static PyObject *py_malloc(PyObject *module, PyObject *const *args, Py_ssize_t n
     return malloc_impl(st, (Py_ssize_t)size, (size_t)alignment, call);
 }
 
-/* Collective: ends buf with end (symmem_free or symmem_unregister_external);
- * done names what that did, for the error when it is done twice. */
-static PyObject *end_impl(module_state_t *st, PyObject *obj, const char *call, const char *done,
-                          symmem_status_t (*end)(void *))
+/* What ends a Buffer: free or unregister_external, in words for errors. */
+typedef struct {
+    const char *name;  /* the call, as the core's messages name it */
+    const char *doing; /* for another call doing it: "finalize: freeing ..." */
+    const char *done;  /* for the error when it is done twice */
+    symmem_status_t (*end)(void *);
+} ending_t;
+
+static const ending_t FREE = {"free", "freeing", "freed", symmem_free};
+static const ending_t UNREGISTER = {"unregister_external", "unregistering", "unregistered",
+                                    symmem_unregister_external};
+
+/* Collective: ends buf as how says; call names the call in errors (finalize
+ * ends what the program left: "finalize: freeing the Buffer at ...: timed
+ * out", never a free the program did not make). */
+static PyObject *end_impl(module_state_t *st, PyObject *obj, const char *call,
+                          const ending_t *how)
 {
     if (symmem__ext_require_initialized(st, call) < 0) return NULL;
     if (!PyObject_TypeCheck(obj, st->buffer_type))
@@ -63,28 +76,45 @@ static PyObject *end_impl(module_state_t *st, PyObject *obj, const char *call, c
     if (buf->freed || !symmem__ext_buffer_usable(buf))
         return symmem__ext_raise_invalid(st, "%s: Buffer at 0x%llx (%zd bytes) was already %s",
                                          call, (unsigned long long)(uintptr_t)buf->ptr,
-                                         buf->size, done);
+                                         buf->size, how->done);
     if (buf->ptr != NULL) {
         symmem_status_t status;
         Py_BEGIN_ALLOW_THREADS
-        status = end(buf->ptr);
+        status = how->end(buf->ptr);
         Py_END_ALLOW_THREADS
-        if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
+        if (status != SYMMEM_OK && strcmp(call, how->name) == 0)
+            return symmem__ext_raise_status(st, status);
+        if (status != SYMMEM_OK) {
+            char outer[192];
+            snprintf(outer, sizeof(outer), "%s: %s the Buffer at 0x%llx (%zd bytes)", call,
+                     how->doing, (unsigned long long)(uintptr_t)buf->ptr, buf->size);
+            return symmem__ext_raise_status_as(st, status, how->name, outer);
+        }
     }
     buf->freed = 1;
     buf->generation = 0; /* what every later use of it compares (buffer.h) */
     Py_RETURN_NONE;
 }
 
+/* free(buffer, call='free') and unregister_external(buffer, call=...). */
+static PyObject *end_call(PyObject *module, const ending_t *how, PyObject *const *args,
+                          Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"buffer", "call", NULL};
+    const symmem__ext_params_t params = {how->name, names, 1, 2};
+    module_state_t *st = symmem__ext_state(module);
+    PyObject *v[2];
+    const char *call = how->name;
+    if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
+        symmem__ext_as_text(st, v[1], how->name, "call", 0, &call) < 0)
+        return NULL;
+    return end_impl(st, v[0], call, how);
+}
+
 static PyObject *py_free(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames)
 {
-    static const char *const names[] = {"buffer", NULL};
-    static const symmem__ext_params_t params = {"free", names, 1, 1};
-    module_state_t *st = symmem__ext_state(module);
-    PyObject *buf;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &buf) < 0) return NULL;
-    return end_impl(st, buf, "free", "freed", symmem_free);
+    return end_call(module, &FREE, args, nargs, kwnames);
 }
 
 static PyObject *register_impl(module_state_t *st, uint64_t address, Py_ssize_t size,
@@ -122,12 +152,7 @@ static PyObject *register_external(PyObject *module, PyObject *const *args, Py_s
 static PyObject *unregister_external(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                      PyObject *kwnames)
 {
-    static const char *const names[] = {"buffer", NULL};
-    static const symmem__ext_params_t params = {"unregister_external", names, 1, 1};
-    module_state_t *st = symmem__ext_state(module);
-    PyObject *buf;
-    if (symmem__ext_parse(st, &params, args, nargs, kwnames, &buf) < 0) return NULL;
-    return end_impl(st, buf, "unregister_external", "unregistered", symmem_unregister_external);
+    return end_call(module, &UNREGISTER, args, nargs, kwnames);
 }
 
 static PyObject *peer_buffer_impl(module_state_t *st, PyObject *obj, int pe, const char *call)
@@ -195,14 +220,16 @@ static PyMethodDef methods[] = {
         "Collective: a Buffer of size bytes on every PE's symmetric heap, at a multiple\n"
         "of alignment (a power of two) where one is given; errors name call."),
     SYMMEM__EXT_METHOD("free", py_free,
-        "free($module, buffer)\n--\n\nCollective: free a Buffer that malloc made."),
+        "free($module, buffer, call='free')\n--\n\n"
+        "Collective: free a Buffer that malloc made; errors name call (finalize: \"finalize:\n"
+        "freeing the Buffer at ...\")."),
     SYMMEM__EXT_METHOD("register_external", register_external,
         "register_external($module, address, size, call='register_external')\n--\n\n"
         "Collective: external memory [address, address+size) as a Buffer on the symmetric\n"
         "heap (gpu: CUDA VMM memory); errors name call."),
     SYMMEM__EXT_METHOD("unregister_external", unregister_external,
-        "unregister_external($module, buffer)\n--\n\n"
-        "Collective: undo register_external for the Buffer it returned."),
+        "unregister_external($module, buffer, call='unregister_external')\n--\n\n"
+        "Collective: undo register_external for the Buffer it returned; errors name call."),
     SYMMEM__EXT_METHOD("peer_buffer", peer_buffer,
         "peer_buffer($module, buffer, pe, call='get_peer_buffer', arg='pe')\n--\n\n"
         "A Buffer over PE pe's copy of buffer's memory; errors name call and arg."),

@@ -20,18 +20,35 @@ static const rma_kind_t PUT = {"put", symmem_put}, GET = {"get", symmem_get},
                         PUT_NBI = {"put_nbi", symmem_put_nbi},
                         GET_NBI = {"get_nbi", symmem_get_nbi};
 
+/* count elements of itemsize bytes, in decimal and exact: a count near
+ * 2**63 makes more than 2**64 bytes, which no 64-bit product holds. */
+static void bytes_text(char *out, size_t size, unsigned long long count, size_t itemsize)
+{
+    unsigned __int128 value = (unsigned __int128)count * itemsize;
+    char digits[48];
+    size_t n = 0, len = 0;
+    do digits[n++] = (char)('0' + (int)(value % 10));
+    while ((value /= 10) != 0);
+    while (n > 0 && len + 1 < size) out[len++] = digits[--n];
+    out[len] = '\0';
+}
+
 /* count < 0: as many bytes as both dst and src hold. */
 static PyObject *rma_impl(module_state_t *st, const rma_kind_t *kind, const memory_t *dst,
                           const memory_t *src, long long count, int pe, symmem_stream_t stream)
 {
     Py_ssize_t nbytes = dst->nbytes < src->nbytes ? dst->nbytes : src->nbytes;
     if (count >= 0) {
+        /* the first test bounds count * itemsize by dst's size before the second */
         if (count > dst->nbytes / (dst->itemsize ? dst->itemsize : 1) ||
-            count * dst->itemsize > src->nbytes)
+            count * dst->itemsize > src->nbytes) {
+            char total[48];
+            bytes_text(total, sizeof(total), (unsigned long long)count, (size_t)dst->itemsize);
             return symmem__ext_raise_invalid(
-                st, "%s: count=%lld elements of %zd bytes (%lld bytes) exceeds dst (%zd bytes) "
-                    "or src (%zd bytes)", kind->call, count, dst->itemsize,
-                count * dst->itemsize, dst->nbytes, src->nbytes);
+                st, "%s: count=%lld elements of %zd bytes (%s bytes) exceeds dst (%zd bytes) "
+                    "or src (%zd bytes)", kind->call, count, dst->itemsize, total, dst->nbytes,
+                src->nbytes);
+        }
         nbytes = (Py_ssize_t)count * dst->itemsize;
     }
     symmem_status_t status;

@@ -26,6 +26,7 @@ int main(void)
 
     FAILS(symmem_put(buf, local, 8, n, SYMMEM_STREAM_NONE), SYMMEM_ERR_INVALID);
     expect_message("pe=");
+    if (n == 1) expect_message("(this is a world of 1 PE: start N PEs with python -m symmem.run");
     FAILS(symmem_put(buf, local, 8, -1, SYMMEM_STREAM_NONE), SYMMEM_ERR_INVALID);
     FAILS(symmem_put(local, buf, 8, 0, SYMMEM_STREAM_NONE), SYMMEM_ERR_NOT_SYMMETRIC);
     expect_message("dst");
@@ -52,6 +53,27 @@ int main(void)
           SYMMEM_ERR_INVALID);
     OK(symmem_reduce(SYMMEM_TEAM_WORLD, buf, buf, 4, SYMMEM_DTYPE_INT32, SYMMEM_OP_SUM,
                      SYMMEM_STREAM_NONE));
+    /* A count whose bytes pass 2**64 is refused; wrapped around, it passed
+     * the buffer checks with a few bytes. */
+    size_t quarter = ((size_t)1 << 62) + 1; /* 4 bytes each: 2**64 + 4, 4 once wrapped */
+    FAILS(symmem_reduce(SYMMEM_TEAM_WORLD, buf, buf, quarter, SYMMEM_DTYPE_INT32,
+                        SYMMEM_OP_SUM, SYMMEM_STREAM_NONE),
+          SYMMEM_ERR_INVALID);
+    expect_message("reduce: nelems=4611686018427387905 times 4 (bytes per element) is more "
+                   "than 2**64 bytes");
+    FAILS(symmem_reducescatter(SYMMEM_TEAM_WORLD, buf, buf + 32, quarter, SYMMEM_DTYPE_INT32,
+                               SYMMEM_OP_SUM, SYMMEM_STREAM_NONE),
+          SYMMEM_ERR_INVALID);
+    expect_message("reducescatter: nelems=4611686018427387905 times 4");
+    size_t huge = ((size_t)1 << 63) + 1; /* 2**64 + 2 for two PEs */
+    if (n > 1) {
+        FAILS(symmem_alltoall(SYMMEM_TEAM_WORLD, buf, buf + 32, huge, SYMMEM_STREAM_NONE),
+              SYMMEM_ERR_INVALID);
+        expect_message("alltoall: nbytes=9223372036854775809 times");
+        FAILS(symmem_fcollect(SYMMEM_TEAM_WORLD, buf, buf + 32, huge, SYMMEM_STREAM_NONE),
+              SYMMEM_ERR_INVALID);
+        expect_message("fcollect: nbytes=9223372036854775809 times");
+    }
 
     /* PEs asking for different sizes all get MISMATCH and the heap is intact. */
     if (n > 1) {

@@ -57,15 +57,19 @@ install() {  # install ENV ARGS...: pip install ARGS into ENV
 }
 
 # The ring example on 2 PEs from $TMP/run (outside the tree), with the
-# environment's python; each PE must report the previous PE's numbers.
+# environment's python -m symmem.run (or the launcher command given after
+# env: its symmem-run script); each PE must report the previous PE's numbers.
 run_ring() {
     local env=$1 out
+    shift
+    local launcher=("$@")
+    [ ${#launcher[@]} -gt 0 ] || launcher=("$env/bin/python" -m symmem.run -n 2)
     mkdir -p "$TMP/run"
     (cd "$TMP/run" && "$env/bin/python" -c 'import sys, symmem; sys.exit(
         None if symmem.__file__.startswith(sys.prefix) else "imported " + symmem.__file__)') ||
         fail "$env: symmem does not import from the environment (above)"
-    out=$(cd "$TMP/run" && SYMMEM_BACKEND=cpu timeout 120 "$env/bin/python" -m symmem.run \
-        -n 2 --timeout 60 "$ROOT/examples/ring.py" 2>&1) || fail "$env: ring.py failed: $out"
+    out=$(cd "$TMP/run" && SYMMEM_BACKEND=cpu timeout 120 "${launcher[@]}" \
+        --timeout 60 "$ROOT/examples/ring.py" 2>&1) || fail "$env: ring.py failed: $out"
     echo "$out"
     for pe in 0 1; do
         grep -Fq "[pe $pe] PE $pe of 2 received from PE $((1 - pe)): [$((100 * (1 - pe))). " \
@@ -85,6 +89,8 @@ tar tzf "$SDIST" | expect_members sdist /LICENSE$ /README.md$ /cflags.txt$ /setu
     /src/core/env_vars.def$ /src/extension/module.c$ /src/backends/gpu/ \
     /python/symmem/_symmem.pyi$ /python/symmem/py.typed$ /python/symmem/bench/nvshmem_floor.c$ \
     /python/symmem/bench/nvshmem_device.cu$ /examples/ring.py$
+unzip -p "$WHEEL" '*.dist-info/entry_points.txt' | expect_members "wheel's entry points" \
+    '^symmem-run = symmem\.run:main$'
 unzip -l "$WHEEL" | expect_members wheel 'dist-info/licenses/LICENSE$' 'symmem/_symmem\..*\.so$' \
     'symmem/_gpu_backend\..*\.so$' 'symmem/_symmem.pyi$' 'symmem/py.typed$' \
     'symmem/device/device.cuh$' 'symmem/bench/nvshmem_floor.c$' 'symmem/bench/launched.h$'
@@ -117,6 +123,6 @@ if ! wait "$SDIST_PID"; then
     fail "pip install of the sdist failed (log above)"
 fi
 SDIST_PID=
-run_ring "$TMP/sdist"
+run_ring "$TMP/sdist" "$TMP/sdist/bin/symmem-run" -np 2  # the console script, mpirun's -np
 
 step "passed: $(basename "$SDIST") and $(basename "$WHEEL")"

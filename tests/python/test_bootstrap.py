@@ -313,3 +313,77 @@ def test_the_unique_id_crosses_hosts_over_torchruns_store(tmp_path):
              for rank in range(2)]
     results = wait_all(procs, timeout=60)
     check_outputs(results, 2)
+
+
+# Each launcher's variables, malformed: init refuses them naming the variable
+# and its value, where it used to start a world of one PE in each process.
+MALFORMED_LAUNCHES = [
+    ({"SYMMEM_RANK": "-1", "SYMMEM_NRANKS": "2", "SYMMEM_JOB": "j"},
+     "init: SYMMEM_RANK='-1' is not a whole number >= 0"),
+    ({"SYMMEM_RANK": "x", "SYMMEM_NRANKS": "2", "SYMMEM_JOB": "j"},
+     "init: SYMMEM_RANK='x' is not a whole number >= 0"),
+    ({"SYMMEM_RANK": "0", "SYMMEM_NRANKS": "-3", "SYMMEM_JOB": "j"},
+     "init: SYMMEM_NRANKS='-3' is not a whole number >= 0"),
+    ({"SYMMEM_NRANKS": "-3"},
+     "SYMMEM_NRANKS='-3' and SYMMEM_JOB='': python -m symmem.run sets all three"),
+    ({"SYMMEM_RANK": "0", "SYMMEM_NRANKS": "2"},
+     "init: SYMMEM_RANK='0', SYMMEM_NRANKS='2' and SYMMEM_JOB=''"),
+    ({"SYMMEM_RANK": "2", "SYMMEM_NRANKS": "2", "SYMMEM_JOB": "j"},
+     "init: SYMMEM_RANK=2 is outside [0, SYMMEM_NRANKS=2)"),
+    ({"RANK": "-1", "WORLD_SIZE": "2"}, "init: RANK='-1' is not a whole number >= 0"),
+    ({"RANK": "0", "WORLD_SIZE": "1000000000"},
+     "init: WORLD_SIZE=1000000000 is more than symmem runs (at most 1048576 PEs)"),
+    ({"RANK": "0", "WORLD_SIZE": "0"}, "init: WORLD_SIZE=0: a job has at least 1 PE"),
+    ({"RANK": "0", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "two"},
+     "init: LOCAL_WORLD_SIZE='two' is not a whole number >= 0"),
+    ({"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "-1"},
+     "init: LOCAL_RANK='-1' is not a whole number >= 0"),
+    ({"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2x"},
+     "init: OMPI_COMM_WORLD_SIZE='2x' is not a whole number >= 0"),
+    ({"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "2"},
+     "init: OMPI_COMM_WORLD_RANK=3 is outside [0, OMPI_COMM_WORLD_SIZE=2)"),
+    ({"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2",
+      "OMPI_COMM_WORLD_LOCAL_SIZE": "-2"},
+     "init: OMPI_COMM_WORLD_LOCAL_SIZE='-2' is not a whole number >= 0"),
+    ({"SLURM_PROCID": "0", "SLURM_NTASKS": "-2"},
+     "init: SLURM_NTASKS='-2' is not a whole number >= 0"),
+    ({"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_STEP_NUM_NODES": "x"},
+     "init: SLURM_STEP_NUM_NODES='x' is not a whole number >= 0"),
+    ({"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_NTASKS_PER_NODE": "1.5"},
+     "init: SLURM_NTASKS_PER_NODE='1.5' is not a whole number >= 0"),
+    ({"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_LOCALID": "a"},
+     "init: SLURM_LOCALID='a' is not a whole number >= 0"),
+    ({"PMI_RANK": "0", "PMI_SIZE": "1e3"}, "init: PMI_SIZE='1e3' is not a whole number >= 0"),
+]
+
+MALFORMED_LAUNCH = """
+import json, re
+from symmem import _symmem
+LAUNCHER_VARS = re.compile(sys.argv[1])
+for variables, words in json.loads(sys.argv[2]):
+    for name in [name for name in os.environ if LAUNCHER_VARS.match(name)]:
+        del os.environ[name]
+    os.environ.update(variables)
+    msg = expect_raises(nvshmem.NvshmemInvalid, [words], nvshmem.init)
+    check(msg.startswith("init: ") and not nvshmem._symmem.initialized(), msg)
+    expect_raises(nvshmem.NvshmemInvalid, [words], _symmem.launcher)
+for name in [name for name in os.environ if LAUNCHER_VARS.match(name)]:
+    del os.environ[name]
+uid = nvshmem.get_unique_id()
+expect_raises(nvshmem.NvshmemInvalid, ["init: nranks=2097152 is outside [1, 1048576]"],
+              nvshmem.init, uid=uid, rank=0, nranks=2 ** 21, initializer_method="uid")
+nvshmem.init()  # unset, they leave a world of one PE
+check(nvshmem.n_pes() == 1, f"n_pes {nvshmem.n_pes()}")
+nvshmem.finalize()
+print("OK", flush=True)
+"""
+
+
+def test_init_refuses_malformed_launcher_variables(tmp_path):
+    import json
+
+    from conftest import LAUNCHER_VARS
+    prog = write_program(tmp_path, MALFORMED_LAUNCH)
+    [(rc, out, err)] = wait_all([run_plain(prog, args=[
+        LAUNCHER_VARS.pattern, json.dumps(MALFORMED_LAUNCHES)])], timeout=60)
+    assert rc == 0 and out.strip() == "OK", out + err

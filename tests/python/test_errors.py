@@ -475,3 +475,31 @@ def test_symmem_debug_prints_each_error_once_where_it_is_found(run_pes, debug):
         assert len(printed) == len(wanted), result
         for line, start in zip(printed, wanted):
             assert line.startswith("symmem: " + start), (line, result)
+
+
+# A program started without a launcher is a world of one PE: a call that
+# names PE 1 says how to start more (in the C core's checks and the
+# extension's), and a world of several PEs gets no such hint.
+ONE_PE_HINT = """
+nvshmem.init()
+me, n = nvshmem.my_pe(), nvshmem.n_pes()
+x = nvshmem.array((4,), dtype="int64")
+hint = " (this is a world of 1 PE: start N PEs with python -m symmem.run -n N prog.py)"
+for name, arg, call in [
+        ("put", "remote_pe", lambda: nvshmem.put(x, np.zeros(4, "int64"), remote_pe=n)),
+        ("get", "remote_pe", lambda: nvshmem.get(x, x, n)),
+        ("p", "pe", lambda: nvshmem.p(x, 1, n)),
+        ("atomic_add", "remote_pe", lambda: nvshmem.atomic_add(x, 1, n))]:
+    msg = expect_raises(nvshmem.NvshmemInvalid, [f"{name}: {arg}={n} is outside [0, {n})"], call)
+    check(msg.endswith(hint) == (n == 1), f"{n} PEs: {msg!r}")
+nvshmem.free_array(x)
+nvshmem.finalize()
+print(f"PE {me} OK", flush=True)
+"""
+
+
+def test_a_world_of_one_pe_says_how_to_start_more(tmp_path, run_pes):
+    prog = write_program(tmp_path, ONE_PE_HINT)
+    [(rc, out, err)] = wait_all([run_plain(prog)])  # no launcher
+    assert rc == 0 and out.strip() == "PE 0 OK", out + err
+    assert_all_ok(run_pes(2, prog), 2)

@@ -300,6 +300,23 @@ def test_info_prints_the_environment_table():
                and line.split()[0] in {row[0] for row in rows}) == len(rows)
 
 
+def test_only_what_you_set_is_set_by_you():
+    # Neither the defaults nor what the package sets at import (the gpu
+    # backend's path, ...) are "set by you"
+    yours = [row[0] for row in _symmem.env_table() if row[2] in ("all", "cpu", "gpu")]
+    for env, expected in [({"SYMMEM_SPIN_US": "33"}, ["SYMMEM_SPIN_US"]), ({}, [])]:
+        out = info(env=env, drop=yours)
+        section = out.split("\nenvironment variables set by you:\n", 1)[1].split("\n\n", 1)[0]
+        listed = [line.split()[0] for line in section.splitlines() if re.match(r"  [A-Z]", line)]
+        assert listed == expected, section
+        if not expected:
+            assert section == "  (none)", section
+        rest = out.split("\nenvironment variables you may set", 1)[1].split("\n\n", 1)[0]
+        assert re.search(r"^  SYMMEM_BACKEND +auto +\[all\]$", rest, re.M), rest
+        assert re.search(r"^  SYMMEM_GPU_BACKEND_LIB +\S+ \(set by symmem\) +\[gpu\]$", rest,
+                         re.M), rest
+
+
 # ---------------------------------------------------------------- the command line
 
 def test_no_command_is_info():

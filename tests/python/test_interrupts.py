@@ -10,6 +10,7 @@
   symmem when it died.
 Every wait here is bounded by SYMMEM_TIMEOUT and the launcher's --timeout.
 """
+import glob
 import os
 import pty
 import select
@@ -184,6 +185,8 @@ def test_sigint_ends_a_pe_without_launcher(tmp_path):
 THREE_STUCK_PES = """
     import os, sys, time
     rank = int(os.environ["SYMMEM_RANK"])
+    if rank == 2:
+        print("job", os.environ["SYMMEM_JOB"], flush=True)
     if rank == 2 and os.environ.get("STACKLESS") == "1":
         time.sleep(120)
     import symmem as nvshmem
@@ -250,6 +253,10 @@ def test_timeout_names_a_pe_that_cannot_print_its_stack(run_pes, tmp_path):
             f"{program}, line {line} in <module> (in symmem's init)", str(result)
     assert where_reported(result.stderr, 2) == \
         "cannot print its stack (it has not imported symmem)", str(result)
+    # PEs 0 and 1, stopped in init, made the control segment and their heaps
+    # (1 GiB files, sparse); the launcher removes them once they have exited
+    [job] = [line.split()[1] for line in result.lines(2) if line.startswith("job ")]
+    assert glob.glob(f"/dev/shm/symmem-{os.geteuid()}-{job}-*") == [], str(result)
 
 
 def start_launcher(n, program, args=(), env=None, timeout=60):

@@ -366,6 +366,23 @@ def test_timeout():
     assert "timeout after 1 s: PEs still running: [0, 1]" in result.stderr
 
 
+def test_timeout_says_a_pe_is_stopped():
+    # PE 1 stops itself (SIGSTOP): it can print no stack, and the report says
+    # why instead of "printed no stack"; SIGKILL still ends it
+    result, elapsed = timed_launch(
+        ["-n", 2, "--timeout", 1, "-c",
+         "import os, signal, time\n"
+         "if os.environ['SYMMEM_RANK'] == '1': os.kill(os.getpid(), signal.SIGSTOP)\n"
+         "time.sleep(60)"])
+    assert result.returncode == 124, result.stderr
+    assert re.search(r"^    PE 1 is stopped \(SIGSTOP / state T; pid (\d+)\): it prints no "
+                     r"stack until it continues \(kill -CONT \1\)$", result.stderr, re.M), \
+        result.stderr
+    assert re.search(r"^    PE 0 \(pid \d+\): cannot print its stack", result.stderr, re.M), \
+        result.stderr
+    assert elapsed < 10, elapsed
+
+
 def test_sigterm_to_launcher_stops_pes():
     proc = subprocess.Popen(
         [sys.executable, str(RUN_PY), "-n", "2", "-c",
@@ -409,6 +426,47 @@ def test_bad_usage(args):
     result = launch(args)
     assert result.returncode == 2
     assert "usage:" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["-n", "-np", "--npes", "--nproc-per-node",
+                                    "--nproc_per_node"])
+def test_other_launchers_names_for_n(option):
+    # mpirun's -np and torchrun's --nproc-per-node, as words and with =
+    forms = [[option, "3"]] + ([["%s=3" % option]] if option.startswith("--") else [])
+    for args in forms:
+        result = launch([*args, "-c", "import os; print(os.environ['SYMMEM_NRANKS'])"])
+        assert result.returncode == 0, result.stderr
+        assert sorted(result.stdout.splitlines()) == ["[pe %d] 3" % pe for pe in range(3)]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["-np", "p", "-c", "pass"], "argument -n/--npes/-np/--nproc-per-node/--nproc_per_node: "
+                                 "N must be a whole number >= 1, got 'p'"),
+    (["-n", "0", "-c", "pass"], "N must be a whole number >= 1, got '0'"),
+    (["--timeout", "soon", "-c", "pass"],
+     "argument --timeout: S must be a number of seconds >= 0, got 'soon'"),
+    (["--grace", "nan", "-c", "pass"], "S must be a number of seconds >= 0, got 'nan'"),
+])
+def test_usage_errors_use_the_options_names(args, words):
+    result = launch(args)
+    assert result.returncode == 2
+    assert words in result.stderr, result.stderr
+    assert "_positive_int" not in result.stderr and "_seconds" not in result.stderr
+
+
+def test_the_symmem_run_script():
+    # pyproject.toml's [project.scripts]: installed beside the interpreter
+    script = Path(sys.executable).parent / "symmem-run"
+    if not script.exists():
+        pytest.skip("symmem-run is not installed (pip install -e . installs it)")
+    result = subprocess.run([str(script), "-np", "2", "-c", "print('hi')"], capture_output=True,
+                            text=True, timeout=20)
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.splitlines()) == ["[pe 0] hi", "[pe 1] hi"]
+    result = subprocess.run([str(script), "-n", "0", "-c", "pass"], capture_output=True,
+                            text=True, timeout=20)
+    assert result.returncode == 2 and result.stderr.startswith("usage: symmem-run "), \
+        result.stderr
 
 
 def test_run_as_module():

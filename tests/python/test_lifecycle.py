@@ -138,3 +138,71 @@ CORE_ALIAS = """
 
 def test_core_alias_program(run_pes):
     assert_all_ok(run_pes(3, CORE_ALIAS), 3)
+
+
+FORKED_CHILD = """
+    import atexit
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    counter = nvshmem.array((1,), dtype="int64")
+    ring = nvshmem.array((2,), dtype="int64")
+    counter[:] = 0
+    ring[:] = -1
+    nvshmem.barrier_all()
+    if me == 0:
+        # The child of a fork after init is no PE: every call names the fork,
+        # and its exit (atexit's finalize included) leaves PE 0 as it was.
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            atexit.register(nvshmem.finalize)  # a common habit: must do nothing here
+            said = []
+            for what, call in [
+                    ("put", lambda: nvshmem.put(ring, np.array([7, 7]), remote_pe=1)),
+                    ("barrier_all", nvshmem.barrier_all),
+                    ("atomic_add", lambda: nvshmem.atomic_add(counter, 100, 1)),
+                    ("my_pe", nvshmem.my_pe),
+                    ("n_pes", nvshmem.n_pes),
+                    ("array", lambda: nvshmem.array((1,), dtype="int64")),
+                    ("init", nvshmem.init)]:
+                try:
+                    call()
+                    said.append(f"{what}: accepted")
+                except nvshmem.NvshmemError as error:
+                    said.append(f"{error.status} {error}")
+            said.append(f"initialized={nvshmem._symmem.initialized()}")
+            os.write(write_end, pickle.dumps(said))
+            os.close(write_end)
+            sys.exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            said = pickle.loads(pipe.read())
+        _, status = os.waitpid(pid, 0)
+        check(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, f"child status {status}")
+        for call, line in zip(["put", "barrier_all", "atomic_add", "my_pe", "n_pes",
+                               "array", "init"], said):
+            words = [f"{nvshmem._symmem.ERR_FORKED} {call}: this process (pid {pid}) was "
+                     f"forked from PE 0 (pid {os.getpid()}) after init()",
+                     "python -m symmem.run -n N"]
+            check(all(word in line for word in words), f"child's {call}: {line!r}")
+        check(said[-1] == "initialized=False", said[-1])
+    # The PEs are as they were: a barrier, a ring of puts and a counter.
+    nvshmem.barrier_all()
+    nvshmem.put(ring[me % 2:me % 2 + 1], np.array([me * 10 + 1]), remote_pe=(me + 1) % n)
+    for pe in range(n):
+        nvshmem.atomic_add(counter, me + 1, pe)
+    nvshmem.barrier_all()
+    prev = (me - 1) % n
+    check(ring[prev % 2] == prev * 10 + 1, f"ring {ring} from PE {prev}")
+    check(ring[me % 2] == -1, f"ring {ring}: nobody else wrote into slot {me % 2}")
+    check(counter[0] == n * (n + 1) // 2, f"counter {counter[0]}, expected {n * (n + 1) // 2}")
+    nvshmem.free_array(counter)
+    nvshmem.free_array(ring)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+def test_a_child_forked_after_init_is_no_pe(run_pes):
+    assert_all_ok(run_pes(2, FORKED_CHILD), 2)

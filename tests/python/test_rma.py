@@ -383,3 +383,26 @@ STREAMS = """
           "cpu engine may ignore; tests/gpu/smoke.py puts on real CUDA streams")
 def test_stream_forms(run_pes):
     assert_all_ok(run_pes(2, STREAMS), 2)
+
+
+COUNT_TOO_LARGE = """
+    nvshmem.init()
+    dst = nvshmem.array((4,), dtype="int64")
+    src = np.zeros(4, dtype="int64")
+    # count * 8 bytes, exact: past 2**63 (a signed product went negative) and 2**64
+    for count, total in [(5, 40), (2**61, 2**64), (2**63 - 1, (2**63 - 1) * 8)]:
+        for name, call in [("put", nvshmem.put), ("get", nvshmem.get),
+                           ("put_nbi", nvshmem.put_nbi), ("get_nbi", nvshmem.get_nbi)]:
+            for args, kwargs in [((dst, src), {"count": count, "pe": 0}),
+                                 ((dst, src, count, 0), {})]:
+                expect_raises(nvshmem.NvshmemInvalid, [
+                    f"[pe 0] {name}: count={count} elements of 8 bytes ({total} bytes) "
+                    f"exceeds dst (32 bytes) or src (32 bytes)"], call, *args, **kwargs)
+    nvshmem.free_array(dst)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+def test_a_count_too_large_names_its_bytes_exactly(run_pes):
+    assert_all_ok(run_pes(1, COUNT_TOO_LARGE), 1)

@@ -244,6 +244,17 @@ def test_a_job_killed_during_init_leaves_nothing_that_blocks_the_next(tmp_path, 
     assert job_files(port) == []
 
 
+@pytest.mark.parametrize("rank", [1, 0])
+def test_a_pe_whose_init_times_out_leaves_no_files(tmp_path, port, rank):
+    # The other PE never comes: this one made the control segment and its
+    # heap, and removes both, whichever PE it is (PE 0 alone used to)
+    prog = write_program(tmp_path, INIT_FAILS)
+    [result] = wait_all([start(prog, torch_env(port, rank, SYMMEM_TIMEOUT="1"))], 30)
+    assert f"[pe {rank}] init: timed out after 1.0 s; PEs that never started: {1 - rank}" \
+        in raised(result), result
+    assert job_files(port) == []
+
+
 def test_a_live_job_is_not_stale_and_a_lost_claim_changes_nothing(tmp_path, port):
     prog = write_program(tmp_path, RING)
     first = start(prog, torch_env(port, 0))

@@ -149,8 +149,10 @@ int symmem__cpu_segment_named(int fd, const char *name);
 symmem_status_t symmem__cpu_heap_create(cpu_t *cpu);
 symmem_status_t symmem__cpu_heap_map_peer(cpu_t *cpu, int pe);
 /* Unlinks our heap's name; PE 0, if it holds its slot, also every other
- * heap's and the control segment's. */
-void symmem__cpu_segments_unlink(cpu_t *cpu);
+ * heap's and the control segment's; and so does any PE holding its slot
+ * whose init failed (failed = 1): the job cannot start, and the PEs that
+ * would have removed them (PE 0 among them) may never come. */
+void symmem__cpu_segments_unlink(cpu_t *cpu, int failed);
 /* Replaces every mapping with private zero pages, so stale views never fault. */
 void symmem__cpu_segments_retire(cpu_t *cpu);
 /* Commits [offset, offset+size) of our heap; SYMMEM_ERR_NO_MEMORY if /dev/shm is full. */

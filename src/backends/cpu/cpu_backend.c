@@ -88,7 +88,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
             SYMMEM_CHECK_GOTO(symmem__cpu_heap_map_peer(cpu, pe), status, err_failed);
     /* Everyone has mapped everything: the names are no longer needed. */
     SYMMEM_CHECK_GOTO(symmem__cpu_barrier_world(cpu, SYMMEM_CALL_INIT), status, err_failed);
-    symmem__cpu_segments_unlink(cpu);
+    symmem__cpu_segments_unlink(cpu, 0);
     close(cpu->ctl_fd);
     cpu->ctl_fd = -1;
     *backend_p = cpu;
@@ -96,7 +96,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
 err_failed:
     /* Peers waiting for us learn at once that we will not come. */
     symmem__cpu_slot_publish(cpu, PE_FAILED);
-    symmem__cpu_segments_unlink(cpu);
+    symmem__cpu_segments_unlink(cpu, 1);
 err_free:
     cpu_destroy(cpu);
     return status;

@@ -158,18 +158,19 @@ symmem_status_t symmem__cpu_heap_map_peer(cpu_t *cpu, int pe)
     return SYMMEM_OK;
 }
 
-void symmem__cpu_segments_unlink(cpu_t *cpu)
+void symmem__cpu_segments_unlink(cpu_t *cpu, int failed)
 {
     char name[512];
     if (cpu->ctl == NULL) return;
+    int every = cpu->claimed && (cpu->me == 0 || failed); /* every name, not only ours */
     for (int pe = 0; pe < cpu->n; pe++) {
-        if (pe != cpu->me && !(cpu->me == 0 && cpu->claimed)) continue;
+        if (pe != cpu->me && !every) continue;
         if (pe == cpu->me && cpu->heap_fd < 0) continue; /* never made */
         symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, cpu->ctl->nonce, "heap",
                                  pe);
         unlink(name);
     }
-    if (cpu->me == 0 && cpu->claimed && cpu->ctl_fd >= 0) {
+    if (every && cpu->ctl_fd >= 0) {
         symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, NULL, "ctl", -1);
         if (symmem__cpu_segment_named(cpu->ctl_fd, name)) unlink(name);
     }

@@ -41,6 +41,10 @@ class DeviceInvalid(_symmem.NvshmemInvalid):
         name = CALLS[call]
         argname = ("dst", "src", "sig_addr", "ivar", "dest", "array")[arg]  # by the arg number
         if what == NOT_INITIALIZED:
+            try:  # in a child forked after init: the NvshmemError naming fork
+                _symmem.require_initialized(name)
+            except _symmem.NvshmemInvalid:
+                pass
             text = f"{name}: symmem is not initialised (call symmem.init() first)"
         elif what == BAD_PE:
             text = (f"{name}: pe {value} is out of range: there are "

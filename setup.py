@@ -29,8 +29,17 @@ def read_version():
 
 
 class build_ext_afresh(build_ext):
-    def initialize_options(self):
-        super().initialize_options()
+    """Compiles every source on every build. Not in initialize_options:
+    distutils' Command.__init__ sets force to None after calling it, and
+    finalize_options then takes build's (unset): objects and the extension
+    left in build-python/ by an earlier build were reused, so a broken
+    compiler (CC=false), an edited cflags.txt or SYMMEM_EXTRA_CFLAGS changed
+    nothing. Tracking every input instead (sources, headers, flags, the
+    compiler) would save a minute per install and be one more thing to get
+    wrong."""
+
+    def finalize_options(self):
+        super().finalize_options()
         self.force = True
 
     def run(self):

@@ -10,6 +10,7 @@
 #include "../device/cpu_wake.h"
 #include "../device/cuda_module.h"
 #include "errors.h"
+#include "owner.h"
 #include "../device/state.h"
 
 /* The status of this thread's last failed device call (its message is
@@ -113,6 +114,50 @@ static int32_t device_broadcast(int32_t team, void *dst, const void *src, uint64
 static int32_t device_team_my_pe(int32_t team) { return symmem_team_my_pe(team); }
 static int32_t device_team_n_pes(int32_t team) { return symmem_team_n_pes(team); }
 
+/* The module state device_freed reads: njit code calls it with no module
+ * at hand, so, like the state block, it serves the whole process: the first
+ * module's, which device_exec keeps alive for the process's life. */
+static module_state_t *owner_state;
+
+/* For njit code: 1 if obj, the NumPy array numba unboxed an array argument
+ * from (its "parent", which every view numba makes keeps), was made over a
+ * Buffer whose allocation was freed (the host calls' check, owner.h: the
+ * address may already belong to a newer allocation); 0 if its allocation is
+ * live or it leads to no Buffer (private memory). njit code reads the common
+ * chain itself (an array whose .base is a Buffer or nothing: _checks.py)
+ * and calls this for any other, so the walk takes the GIL, which an njit
+ * function holds unless it is nogil, and may call into Python. */
+static int32_t device_freed(PyObject *obj)
+{
+    module_state_t *st = owner_state;
+    if (st == NULL || obj == NULL) return 0;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    const buffer_object_t *buf = symmem__ext_owner_walk(st, obj);
+    int freed = buf != NULL && !symmem__ext_buffer_usable(buf);
+    PyGILState_Release(gil);
+    return freed;
+}
+
+/* device_owner_layout() -> dict: what njit code needs to run device_freed's
+ * common case inline (python/symmem/device/numba/_checks.py): the offset of
+ * an ndarray's base (-1 where NumPy's struct is not the one owner.h reads),
+ * the Buffer type's address, the offsets of a Buffer's base and generation,
+ * and the address of the registry's first live generation. All fixed for
+ * the process once the package has named numpy.ndarray (_set_resolver). */
+static PyObject *device_owner_layout(PyObject *module, PyObject *unused)
+{
+    (void)unused;
+    module_state_t *st = symmem__ext_state(module);
+    return Py_BuildValue(
+        "{s:n,s:n,s:K,s:n,s:n,s:K}", "ndarray_base",
+        st->ndarray_base_in_c ? (Py_ssize_t)offsetof(symmem__ext_ndarray_head_t, base) : -1,
+        "ob_type", (Py_ssize_t)offsetof(PyObject, ob_type), "buffer_type",
+        (unsigned long long)(uintptr_t)st->buffer_type, "buffer_base",
+        (Py_ssize_t)offsetof(buffer_object_t, base), "buffer_generation",
+        (Py_ssize_t)offsetof(buffer_object_t, generation), "first_live",
+        (unsigned long long)(uintptr_t)&symmem__registry_first_live);
+}
+
 static PyObject *device_state(PyObject *module, PyObject *unused)
 {
     (void)module, (void)unused;
@@ -161,6 +206,10 @@ static PyMethodDef methods[] = {
      "device_state_gpu($module)\n--\n\n"
      "The device address of the state block for kernels on the gpu backend's GPU "
      "(fixed for the process), or 0 where there is none (not initialised, cpu backend)."},
+    {"device_owner_layout", device_owner_layout, METH_NOARGS,
+     "device_owner_layout($module)\n--\n\n"
+     "The offsets and addresses with which njit code tells a freed array's Buffer "
+     "(ndarray_base is -1 where NumPy's array struct is not the one C reads)."},
     {"device_last_error", device_last_error, METH_NOARGS,
      "device_last_error($module)\n--\n\n"
      "(status, message) of this thread's last failed device wait or barrier."},
@@ -209,7 +258,7 @@ int symmem__ext_device_exec(PyObject *module)
     static const char *const function_keys[] = {
         "signal_wait", "wait_until", "barrier_all", "sync_all", "wake", "barrier", "sync",
         "reduce", "reducescatter", "fcollect", "alltoall", "broadcast", "team_my_pe",
-        "team_n_pes"};
+        "team_n_pes", "freed"};
     const long long functions[] = {
         (long long)(uintptr_t)device_signal_wait, (long long)(uintptr_t)device_wait_until,
         (long long)(uintptr_t)device_barrier_all, (long long)(uintptr_t)device_sync_all,
@@ -218,8 +267,9 @@ int symmem__ext_device_exec(PyObject *module)
         (long long)(uintptr_t)device_reduce, (long long)(uintptr_t)device_reducescatter,
         (long long)(uintptr_t)device_fcollect, (long long)(uintptr_t)device_alltoall,
         (long long)(uintptr_t)device_broadcast, (long long)(uintptr_t)device_team_my_pe,
-        (long long)(uintptr_t)device_team_n_pes};
+        (long long)(uintptr_t)device_team_n_pes, (long long)(uintptr_t)device_freed};
     if (PyModule_AddFunctions(module, methods) < 0) return -1;
+    if (owner_state == NULL) owner_state = symmem__ext_state(Py_NewRef(module));
     static const char *const consts_keys[] = {
         "size", "magic", "my_pe", "n_pes", "heap_base", "heap_end", "sync_base", "peers",
         "delta", "PEERS"};

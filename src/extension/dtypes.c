@@ -101,6 +101,46 @@ int symmem__ext_memory_dtype(const memory_t *mem)
     }
 }
 
+/* The name of mem's element type, one for every spelling of it (NumPy's
+ * "l" and "q" on a 64-bit Linux, torch's "float32" from the resolver): a
+ * symmem dtype's name, else complex<bits> or float<bits> by the item's size
+ * for the complex and extended floats, else the format as it is. */
+static const char *element_name(const memory_t *mem, char *buf, size_t size)
+{
+    int dtype = symmem__ext_memory_dtype(mem);
+    if (dtype >= 0) return symmem_dtype_name(dtype);
+    const char *f = mem->format;
+    int complex = (f[0] == 'Z' && f[1] != '\0' && f[2] == '\0') ||
+                  strcmp(f, "clongdouble") == 0 || strncmp(f, "complex", 7) == 0;
+    int extended = strcmp(f, "g") == 0 || strcmp(f, "longdouble") == 0 ||
+                   strcmp(f, "float128") == 0;
+    if (!complex && !extended) return f;
+    snprintf(buf, size, "%s%zd", complex ? "complex" : "float", mem->itemsize * 8);
+    return buf;
+}
+
+/* Raw bytes take any typed memory's: a Buffer's (format "B"), uint8 and int8. */
+static int is_raw_bytes(const char *name)
+{
+    return strcmp(name, "uint8") == 0 || strcmp(name, "int8") == 0;
+}
+
+int symmem__ext_check_same_elements(module_state_t *st, const memory_t *dst,
+                                    const memory_t *src, const char *call)
+{
+    if (strcmp(dst->format, src->format) == 0) return 0; /* the common case: one spelling */
+    char dbuf[32], sbuf[32];
+    const char *d = element_name(dst, dbuf, sizeof(dbuf));
+    const char *s = element_name(src, sbuf, sizeof(sbuf));
+    if (strcmp(d, s) == 0 || is_raw_bytes(d) || is_raw_bytes(s)) return 0;
+    symmem__ext_raise_invalid(st, "%s: dst is %s but src is %s: symmem copies bytes, so src's %s "
+                                  "values would arrive as other %s values; use src.view('%s') "
+                                  "to copy the bytes as they are, or convert src first "
+                                  "(src.astype('%s'))",
+                              call, d, s, s, d, d, d);
+    return -1;
+}
+
 int symmem__ext_as_dtype(module_state_t *st, PyObject *obj, const char *call, int *dtype_p)
 {
     if (obj == NULL || obj == Py_None) return 0;

@@ -39,6 +39,13 @@ int symmem__ext_as_library_dtype(module_state_t *st, PyObject *obj, const char *
 int symmem__ext_element_type(module_state_t *st, const memory_t *mem, int given,
                              const char *call, const char *arg);
 
+/* 0 if a call may copy src's bytes into dst: both hold one element type
+ * (however spelled), or either is raw bytes (a Buffer, uint8 or int8);
+ * else -1 with NvshmemInvalid naming call, both types and src.view(), since
+ * a copy of bytes between two types would arrive as other values. */
+int symmem__ext_check_same_elements(module_state_t *st, const memory_t *dst,
+                                    const memory_t *src, const char *call);
+
 /* element_type of mem's first element, which must exist. */
 int symmem__ext_first_element_type(module_state_t *st, const memory_t *mem, const char *call,
                                    const char *arg);

@@ -10,10 +10,14 @@
  * cannot be memory is refused rather than left to crash the process: 0
  * (NULL), a negative address or size, a range past the end of the address
  * space, and a range with a page the process has not mapped (a junk or
- * stale address). Mapped memory that is not what the caller means, or that
- * is mapped read-only, cannot be told apart here. */
+ * stale address), and, for a view to write through (writable=True), a range
+ * with a page mapped without write permission (read-only memory, which a
+ * write would crash on). Mapped memory that is not what the caller means
+ * cannot be told apart here. */
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -64,6 +68,32 @@ static int is_mapped(uintptr_t address, size_t nbytes)
     return msync((void *)start, address + nbytes - start, MS_ASYNC) == 0 || errno != ENOMEM;
 }
 
+/* Every page of [address, address + nbytes), which is mapped, may be
+ * written: /proc/self/maps lists the mappings in address order with their
+ * permissions. No system call says so more cheaply without writing (msync,
+ * mincore and madvise ignore protection), and reading the list costs tens
+ * of microseconds, so only views to write through ask: the bindings'
+ * out-parameters and a get's local dest. 1 writable, 0 not, -1 unknown (the
+ * list is unreadable: the write is then left to the caller's word). */
+static int is_writable(uintptr_t address, size_t nbytes)
+{
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) return -1;
+    uintptr_t at = address, end = address + nbytes;
+    char *line = NULL;
+    size_t capacity = 0;
+    while (at < end && getline(&line, &capacity, maps) > 0) {
+        unsigned long long low = 0, high = 0;
+        char perms[5] = "";
+        if (sscanf(line, "%llx-%llx %4s", &low, &high, perms) != 3 || high <= at) continue;
+        if (low > at || perms[1] != 'w') break; /* a hole, or a page not to write */
+        at = (uintptr_t)high;
+    }
+    free(line);
+    fclose(maps);
+    return at >= end;
+}
+
 static PyObject *memory_at_impl(module_state_t *st, const char *call, uintptr_t address,
                                 long long nbytes, int writable)
 {
@@ -76,6 +106,11 @@ static PyObject *memory_at_impl(module_state_t *st, const char *call, uintptr_t 
     if (nbytes > 0 && !is_mapped(address, (size_t)nbytes))
         return symmem__ext_raise_invalid(st, "%s: [0x%llx, +%lld) is not memory this process "
                                              "has mapped (a junk or stale address)",
+                                         call, (unsigned long long)address, nbytes);
+    if (nbytes > 0 && writable && is_writable(address, (size_t)nbytes) == 0)
+        return symmem__ext_raise_invalid(st, "%s: [0x%llx, +%lld) is mapped read-only: the call "
+                                             "writes there (expected the address of writable "
+                                             "memory)",
                                          call, (unsigned long long)address, nbytes);
     return PyMemoryView_FromMemory((char *)address, (Py_ssize_t)nbytes,
                                    writable ? PyBUF_WRITE : PyBUF_READ);
@@ -113,8 +148,9 @@ static PyMethodDef methods[] = {
         "writable: the raw pointer contract of symmem.bindings. The caller vouches that\n"
         "the memory is its own to read (and write) while the view is used; nothing is\n"
         "owned or copied. address 0 or negative, a negative nbytes, a range past the\n"
-        "end of the address space, or one with a page this process has not mapped\n"
-        "raise NvshmemInvalid (a ValueError), named after call."),
+        "end of the address space, one with a page this process has not mapped, or\n"
+        "(writable) one with a page mapped read-only raise NvshmemInvalid (a\n"
+        "ValueError), named after call."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -4,6 +4,7 @@
 #include "args.h"
 #include "concepts.h"
 #include "doc_parts.h"
+#include "dtypes.h"
 #include "errors.h"
 #include "resolve.h"
 
@@ -106,7 +107,8 @@ static PyObject *rma_call(PyObject *module, const rma_kind_t *kind, PyObject *co
     if (symmem__ext_memory_resolve(st, v[0], 1, call, "dst", &dst) < 0) return NULL;
     PyObject *result = NULL;
     if (symmem__ext_memory_resolve(st, v[1], 0, call, "src", &src) == 0) {
-        result = rma_impl(st, kind, &dst, &src, count, pe, stream);
+        if (symmem__ext_check_same_elements(st, &dst, &src, call) == 0)
+            result = rma_impl(st, kind, &dst, &src, count, pe, stream);
         symmem__ext_memory_release(&src);
     }
     symmem__ext_memory_release(&dst);
@@ -206,8 +208,9 @@ static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     SYMMEM__DOC_INVALID(                                                                     \
         "remote_pe is missing or outside [0, n_pes()); dst or\n"                             \
         "        src is not contiguous memory, or dst is read-only; " symmetric " is not\n"   \
-        "        on the symmetric heap (or was freed); count is negative or\n"               \
-        "        larger than dst or src.")                                                   \
+        "        on the symmetric heap (or was freed); dst and src are typed\n"              \
+        "        arrays of different dtypes (use src.view(dst's dtype) to copy\n"             \
+        "        the bytes); count is negative or larger than dst or src.")                  \
     SYMMEM__DOC_RAISES_BACKEND
 
 PyDoc_STRVAR(put_doc,

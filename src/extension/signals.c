@@ -66,6 +66,7 @@ static PyObject *put_signal_call(PyObject *module, const char *call, put_signal_
     PyObject *result = NULL;
     if (symmem__ext_memory_resolve(st, v[0], 1, call, "dst", &dst) < 0) return NULL;
     if (symmem__ext_memory_resolve(st, v[1], 0, call, "src", &src) < 0) goto release_dst;
+    if (symmem__ext_check_same_elements(st, &dst, &src, call) < 0) goto release_src;
     if (resolve_signal(st, v[2], 1, call, &sig) < 0) goto release_src;
     result = put_signal_impl(st, func, &dst, &src, &sig, value, op, pe, stream);
     symmem__ext_memory_release(&sig);
@@ -187,7 +188,8 @@ static PyObject *signal_fetch(PyObject *module, PyObject *const *args, Py_ssize_
         "remote_pe is outside [0, n_pes()); signal_op is not\n"                            \
         "        a SignalOp; signal_val does not fit in 64 bits; dst, src or\n"            \
         "        signal_var is not contiguous memory, dst or signal_var is\n"              \
-        "        read-only or not on the symmetric heap; signal_var is not uint64\n"      \
+        "        read-only or not on the symmetric heap; dst and src are typed\n"        \
+        "        arrays of different dtypes; signal_var is not uint64\n"                  \
         "        (or a Buffer), has fewer than 8 bytes, or is not 8-byte aligned.")         \
     SYMMEM__DOC_RAISES_BACKEND                                                              \
     "\nExample:\n" example

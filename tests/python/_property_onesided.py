@@ -27,6 +27,16 @@ def dtype_of(obj):
     return obj.dtype if isinstance(obj, (np.ndarray, Interface)) else np.dtype(np.uint8)
 
 
+RAW_BYTES = {np.dtype("uint8"), np.dtype("int8")}
+
+
+def two_dtypes(dst, src):
+    """Whether put/get refuse the pair: both typed, of different dtypes (raw
+    bytes, a Buffer's, uint8 or int8, copy into and from anything)."""
+    d, s = dtype_of(dst), dtype_of(src)
+    return d != s and d not in RAW_BYTES and s not in RAW_BYTES
+
+
 def nbytes_of(obj):
     if isinstance(obj, np.ndarray):
         return obj.nbytes
@@ -165,8 +175,11 @@ def rma(w, ctx, p, r):
                        [f"{name}: remote_pe"])
         if kind == "count":
             value = r.choice([-1, -5, 2**63, 10**20, 1.5, "2", True, cap + 1])
+            # a count that parses is checked once dst and src are (their dtypes first)
+            said = ("dst is " if type(value) is int and value == cap + 1 and two_dtypes(dst, src)
+                    else "count")
             return bad(f"{what} with count={value!r}", call(dst, src, count=value, pe=t),
-                       [f"{name}: count"])
+                       [f"{name}: {said}"])
         if kind == "stream":
             value = r.choice(["x", -1, object(), 2**70, 1.5])
             return bad(f"{what} with stream={value!r}", call(dst, src, t, stream=value),
@@ -194,11 +207,17 @@ def rma(w, ctx, p, r):
         what = f"{what} with {'the symmetric' if side_is_sym else 'the private'} side {how}"
         moved = min(nbytes_of(dst), nbytes_of(src)) if used is None else used * dst_size
         fits = used is None or (used <= cap and used * dst_size <= nbytes_of(src))
+        if how == "another PE's copy" and two_dtypes(a[0], a[1]):  # memory, of a dtype
+            return bad(what, call(*a, **kwargs), [f"{name}: dst is "])
         if how == "another PE's copy" and moved == 0 and fits:
             return ok(what, call(*a, **kwargs))  # no byte moves: no memory is needed
         said = ("dst", "src")[which] if fits else ""  # else the count may be named first
         return bad(what, call(*a, **kwargs), [f"{name}: {said}"])
 
+    if two_dtypes(dst, src):
+        return bad(f"{what}: dst and src of two dtypes", call(*args, **kwargs),
+                   [f"{name}: dst is {dtype_of(dst)} but src is {dtype_of(src)}",
+                    f"src.view('{dtype_of(dst)}')"])
     if used is None:
         nbytes = min(nbytes_of(dst), nbytes_of(src))
     elif used > cap or used * dst_size > nbytes_of(src):

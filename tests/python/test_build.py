@@ -101,3 +101,51 @@ def test_an_install_with_a_broken_compiler_fails(tmp_path):
     output = result.stdout + result.stderr
     assert re.search(r"Command '\['false'|command '(/\S*/)?false' failed", output), output
     assert not glob.glob(str(tmp_path / "site" / "symmem" / "_symmem*.so"))
+
+
+def build_wheel(tree, env=None, out="wheels"):
+    """pip wheel in tree, in place (as `pip install .` builds): its
+    build-python/ is kept from one build to the next."""
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+         "--no-cache-dir", "-w", str(tree / out), "."],
+        cwd=tree, capture_output=True, text=True, env=dict(os.environ, **(env or {})),
+        timeout=600)
+
+
+@pytest.mark.timeout(900)
+def test_a_used_tree_compiles_afresh_with_its_current_compiler_and_flags(tmp_path):
+    # A tree that has been built (build-python/ holds every object and both
+    # extensions, newer than every source) is built again: a broken
+    # compiler, a flag added to cflags.txt or to SYMMEM_EXTRA_CFLAGS must
+    # each reach the compiler, not be skipped as "up-to-date". Each flag is
+    # one the compiler refuses, so reaching it shows as a failed build.
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in ("setup.py", "pyproject.toml", "cflags.txt", "README.md", "LICENSE",
+                 "MANIFEST.in"):
+        shutil.copy2(os.path.join(ROOT, name), tree / name)
+    keep = shutil.ignore_patterns("*.so", "__pycache__", "*.egg-info")
+    for name in ("include", "src", "python"):
+        shutil.copytree(os.path.join(ROOT, name), tree / name, ignore=keep)
+    first = build_wheel(tree)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert glob.glob(str(tree / "build-python" / "lib*" / "symmem" / "_symmem*.so"))
+
+    def refused(why, **env):
+        result = build_wheel(tree, env, out=why)
+        output = result.stdout + result.stderr
+        assert result.returncode != 0, f"{why}: the build reused the last one:\n{output}"
+        return output
+
+    output = refused("CC=false", CC="false", CXX="false")
+    assert re.search(r"Command '\['false'|command '(/\S*/)?false' failed", output), output
+    output = refused("SYMMEM_EXTRA_CFLAGS", SYMMEM_EXTRA_CFLAGS="-fno-such-flag-symmem-extra")
+    assert "-fno-such-flag-symmem-extra" in output, output
+    cflags = (tree / "cflags.txt").read_text()
+    (tree / "cflags.txt").write_text(cflags.strip() + " -fno-such-flag-symmem-cflags\n")
+    output = refused("cflags.txt")
+    assert "-fno-such-flag-symmem-cflags" in output, output
+    (tree / "cflags.txt").write_text(cflags)
+    again = build_wheel(tree, out="again")
+    assert again.returncode == 0, again.stdout + again.stderr

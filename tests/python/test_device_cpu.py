@@ -268,9 +268,8 @@ def test_atomics_and_barriers(run_pes, n):
     assert_all_ok(run_pes(n, ATOMICS, timeout=180), n)
 
 
-# Misuse raises the host calls' exceptions, naming the call, the value and the
-# PE, before any byte moves.
-ERRORS = DEVICE + """
+# The calls the misuse programs below make, each in an njit function.
+CALLS = DEVICE + """
     from numba.core.errors import TypingError
 
     @numba.njit
@@ -284,6 +283,11 @@ ERRORS = DEVICE + """
     @numba.njit
     def p(dst, v, pe):
         dev.p(dst, v, pe)
+"""
+
+# Misuse raises the host calls' exceptions, naming the call, the value and the
+# PE, before any byte moves.
+ERRORS = CALLS + """
 
     @numba.njit
     def add(dst, v, pe):
@@ -357,6 +361,132 @@ ERRORS = DEVICE + """
 
 def test_errors(run_pes):
     assert_all_ok(run_pes(2, ERRORS, timeout=120), 2)
+
+
+# The host calls' checks of an array itself: an array whose allocation was
+# freed is refused even once a new allocation has its address (the realistic
+# case: free_array(a); b = symmem.array(same size)), so nothing lands in b;
+# an array the call writes must be writable (a read-only view is refused
+# when the function compiles). Reads of a read-only array still work.
+FREED_AND_READ_ONLY = CALLS + """
+    @numba.njit(nogil=True)
+    def put_nogil(dst, src, pe):
+        dev.put(dst, src, pe)
+
+    @numba.njit
+    def put_slice(dst, src, pe):  # a view numba makes keeps the caller's array
+        dev.put(dst[1:], src[1:], pe)
+
+    @numba.njit
+    def g(src, pe):
+        return dev.g(src, pe)
+
+    @numba.njit
+    def fetch_add(dst, v, pe):
+        return dev.atomic_fetch_add(dst, v, pe)
+
+    @numba.njit
+    def fetch(dst, pe):
+        return dev.atomic_fetch(dst, pe)
+
+    @numba.njit
+    def put_signal(dst, src, sig, pe):
+        dev.put_signal(dst, src, sig, 1, dev.SIGNAL_SET, pe)
+
+    @numba.njit
+    def signal_op(sig, pe):
+        dev.signal_op(sig, 1, dev.SIGNAL_SET, pe)
+
+    @numba.njit
+    def peer_store(arr, pe):
+        dev.get_peer_array(arr, pe)[0] = 5
+
+    @numba.njit
+    def fcollect(dst, src):
+        dev.fcollect(nvshmem.Teams.TEAM_WORLD, dst, src)
+
+    def invalid(words, fn, *args):
+        msg = expect_raises(nvshmem.NvshmemInvalid, words, fn, *args)
+        check(isinstance(nvshmem.NvshmemInvalid(msg), ValueError), "a ValueError")
+
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    nxt = (me + 1) % n
+    P = f"[pe {me}] "
+    src = np.arange(8, dtype=np.int64)
+    a = nvshmem.array((8,), dtype="int64")
+    a_view = a[2:]                        # a view made before the free
+    class Sub(np.ndarray):                # its .base is a, not the Buffer: the C walk
+        pass
+    a_sub = a.view(Sub)
+    put(a, src, nxt)                      # compiled and run while a is live
+    put(a_sub, src, nxt)
+    nvshmem.barrier_all()
+    nvshmem.free_array(a)
+    b = nvshmem.array((8,), dtype="int64")
+    check(b.ctypes.data == a.ctypes.data, "b did not get a's address")
+    b[:] = -1
+    gathered = nvshmem.array((8 * n,), dtype="int64")
+    nvshmem.barrier_all()
+    freed = ["refers to symmetric memory that was freed", "may now belong to a newer allocation"]
+    invalid([P + "put: dst (address 0x"] + freed, put, a, src, nxt)
+    invalid([P + "put: dst"] + freed, put_nogil, a, src, nxt)
+    invalid([P + "put: dst"] + freed, put, a_view, src[:6], nxt)
+    invalid([P + "put: dst"] + freed, put_slice, a, src, nxt)
+    invalid([P + "put: dst"] + freed, put, a_sub, src, nxt)
+    invalid([P + "put: src"] + freed, put, b, a, nxt)
+    invalid([P + "get: src"] + freed, get, np.zeros(8, dtype=np.int64), a, nxt)
+    invalid([P + "get: dst"] + freed, get, a, b, nxt)
+    invalid([P + "p: dst"] + freed, p, a, 9, nxt)
+    invalid([P + "g: src"] + freed, g, a, nxt)
+    invalid([P + "atomic_fetch_add: dest"] + freed, fetch_add, a, 1, nxt)
+    invalid([P + "put_signal: dst"] + freed, put_signal, a, src, b.view(np.uint64), nxt)
+    invalid([P + "get_peer_array: array"] + freed, peer_store, a, nxt)
+    invalid([P + "fcollect: src"] + freed, fcollect, gathered, a)
+    nvshmem.barrier_all()
+    check(list(b) == [-1] * 8, f"a refused call on the freed a wrote into b: {b}")
+    put(b, src, nxt)                      # b itself works
+    nvshmem.barrier_all()
+    check(list(b) == list(src), f"put into b: {b}")
+
+    # finalize retires every allocation: an array kept across a new init is refused
+    kept = nvshmem.array((8,), dtype="int64")
+    nvshmem.free_array(b)
+    nvshmem.free_array(gathered)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # kept is a leak finalize frees
+        nvshmem.finalize()
+    nvshmem.init()
+    again = nvshmem.array((8,), dtype="int64")
+    invalid([P + "p: dst"] + freed, p, kept, 1, me)
+
+    # read-only arrays: refused where the call writes them, when it compiles
+    ro = again.view()
+    ro.flags.writeable = False
+    sig = nvshmem.array((1,), dtype="uint64")
+    sig_ro = sig.view()
+    sig_ro.flags.writeable = False
+    read_only = ["is read-only, and the call writes it"]
+    for fn, args, call in [(p, (ro, 1, me), "p: dst"), (put, (ro, src, me), "put: dst"),
+                           (fetch_add, (ro, 1, me), "atomic_fetch_add: dest"),
+                           (get, (np.frombuffer(src.tobytes(), dtype=np.int64), again, me),
+                            "get: dst"),
+                           (put_signal, (again, src, sig_ro, me), "put_signal: sig_addr"),
+                           (signal_op, (sig_ro, me), "signal_op: sig_addr")]:
+        expect_raises(TypingError, [call + " (readonly array("] + read_only, fn, *args)
+    again[:] = 4
+    put(again, np.frombuffer(src.tobytes(), dtype=np.int64), me)  # a read-only src is read
+    check(fetch(ro, me) == 0 and g(ro, me) == 0, "reads of a read-only array")
+    for x in (again, sig):
+        nvshmem.free_array(x)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+def test_freed_and_read_only_arrays_are_refused(run_pes):
+    assert_all_ok(run_pes(2, FREED_AND_READ_ONLY, timeout=180), 2)
 
 
 # SYMMEM_TIMEOUT ends an njit wait with the C engine's message; the runtime

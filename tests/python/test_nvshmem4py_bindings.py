@@ -225,8 +225,27 @@ refused("getmem_on_stream", B.getmem_on_stream, JUNK, data, 8, nxt, 0,
 refused("team_init", B.team_init, local.ctypes.data, JUNK, 0, n, me,
         words=["team_init: [0x1000, +64)"])
 refused("team_get_config", B.team_get_config, W, JUNK, words=["team_get_config: [0x1000, +"])
-refused("query_thread", B.query_thread, JUNK, words=["query_thread: [0x1000, +4)"])
-refused("info_get_name", B.info_get_name, JUNK, words=["info_get_name: [0x1000, +"])
+refused("query_thread", B.query_thread, JUNK, words=["query_thread: provided: [0x1000, +4)"])
+refused("info_get_name", B.info_get_name, JUNK, words=["info_get_name: name: [0x1000, +"])
+# a page mapped read-only, where these write: refused before anything is written
+# (a split or team_init before its collective, so no team is made), not a crash
+import mmap
+page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ)
+RO = np.frombuffer(page, dtype=np.uint8).__array_interface__["data"][0]
+read_only = f"[{RO:#x}, +"
+refused("team_split_strided", B.team_split_strided, W, 0, 1, n, cfg.ptr, 0, RO,
+        words=["team_split_strided: new_team: " + read_only, "is mapped read-only"])
+refused("team_split_2d", B.team_split_2d, W, 2, 0, 0, local.ctypes.data, 0, 0, RO,
+        words=["team_split_2d: yaxis_team: " + read_only, "is mapped read-only"])
+refused("team_split_2d", B.team_split_2d, W, 2, 0, 0, RO, 0, 0, local.ctypes.data,
+        words=["team_split_2d: xaxis_team: " + read_only])
+refused("team_init", B.team_init, RO, cfg.ptr, 0, n, me,
+        words=["team_init: team: " + read_only, "is mapped read-only"])
+refused("getmem_on_stream", B.getmem_on_stream, RO, data, 8, nxt, 0,
+        words=["getmem_on_stream: dest: " + read_only, "is mapped read-only"])
+refused("getmem_nbi_on_stream", B.getmem_nbi_on_stream, RO, data, 8, nxt, 0,
+        words=["getmem_nbi_on_stream: dest: " + read_only])
+B.putmem_on_stream(data, RO, 8, me, 0)  # a read-only source is only read
 
 for address in (dst, src, sig, counter, zeros, data):
     B.free(address)
@@ -406,6 +425,63 @@ def test_bindings_write_their_out_parameters_through_memory_at():
     assert (attr.rank, attr.nranks, attr.uniqueid) == (3, 5, uid.ptr)
     with pytest.raises(ValueError, match=r"^query_thread: provided=0 is not an address"):
         B.query_thread(0)
+
+
+def read_only_page():
+    """A page mapped PROT_READ (a write to it would kill the process with
+    SIGSEGV) and its address."""
+    import mmap
+
+    import numpy as np
+    page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ)
+    return page, address_of(np.frombuffer(page, dtype=np.uint8))
+
+
+@pytest.mark.parametrize("name, args, words", [
+    ("query_thread", lambda ro, ok: (ro,), "query_thread: provided: "),
+    ("info_get_name", lambda ro, ok: (ro,), "info_get_name: name: "),
+    ("team_get_uniqueid", lambda ro, ok: (ro,), "team_get_uniqueid: uniqueid: "),
+    ("get_uniqueid", lambda ro, ok: (ro,), "get_uniqueid: uniqueid: "),
+    ("info_get_version", lambda ro, ok: (ok, ro), "info_get_version: minor: "),
+    ("vendor_get_version_info", lambda ro, ok: (ok, ok, ro), "vendor_get_version_info: patch: "),
+    ("set_attr_uniqueid_args", lambda ro, ok: (0, 1, ok, ro), "set_attr_uniqueid_args: "),
+])
+def test_bindings_refuse_a_read_only_out_parameter(name, args, words):
+    # Mapped, so msync's check passes; writing there would crash the process.
+    # Every out-parameter is checked before any is written.
+    import mmap
+
+    import numpy as np
+    import symmem.bindings as B
+    from symmem import NvshmemInvalid
+    page, ro = read_only_page()
+    ints = np.full(64, -7, dtype=np.int32)
+    with pytest.raises(NvshmemInvalid, match="^" + re.escape(words)) as info:
+        getattr(B, name)(*args(ro, address_of(ints)))
+    at = re.search(r"\[(0x[0-9a-f]+), \+\d+\) is mapped read-only", str(info.value))
+    assert at and int(at.group(1), 16) // mmap.PAGESIZE == ro // mmap.PAGESIZE, str(info.value)
+    assert (ints == -7).all(), f"{name} wrote before it refused: {ints[:4]}"
+
+
+def test_memory_at_refuses_to_write_a_range_with_a_read_only_page():
+    # Two pages, the second made read-only: a range over both is refused for
+    # writing, the first alone is not, and reading either is allowed.
+    import ctypes
+    import mmap
+    import numpy as np
+    from symmem import NvshmemInvalid, _symmem
+    size = mmap.PAGESIZE
+    pages = mmap.mmap(-1, 2 * size)
+    start = address_of(np.frombuffer(pages, dtype=np.uint8))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    assert libc.mprotect(start + size, size, mmap.PROT_READ) == 0, ctypes.get_errno()
+    with pytest.raises(NvshmemInvalid, match=rf"^memory_at: \[{start + 8:#x}, \+{2 * size - 16}\) "
+                                             r"is mapped read-only"):
+        _symmem.memory_at(start + 8, 2 * size - 16, writable=True)
+    _symmem.memory_at(start, size, writable=True)[:8] = b"12345678"
+    assert bytes(_symmem.memory_at(start, 2 * size))[:8] == b"12345678"
+    libc.mprotect(start + size, size, mmap.PROT_READ | mmap.PROT_WRITE)
 
 
 REGISTER_BY_ADDRESS = """

@@ -404,5 +404,116 @@ COUNT_TOO_LARGE = """
 """
 
 
+# Two typed arrays of different dtypes: put/get copy bytes, so an int32 7
+# would arrive in float32 memory as 1e-44. Refused in every copying call and
+# form, naming both dtypes and src.view(); raw bytes on either side (a
+# Buffer, uint8, int8) and one dtype however spelled (np.longlong and int64,
+# a DLPack producer's name and NumPy's format) still copy. Nothing moves.
+DTYPE_MISMATCH = """
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    nxt = (me + 1) % n
+    f32 = nvshmem.array((4,), dtype="float32")
+    i32 = nvshmem.array((4,), dtype="int32")
+    sig = nvshmem.array((1,), dtype="uint64")
+    f32[:] = 0
+    i32[:] = 7
+    sig[:] = 0
+    nvshmem.barrier_all()
+    SET = nvshmem.SignalOp.SIGNAL_SET
+    P = f"[pe {me}] "
+    words = ["dst is float32 but src is int32: symmem copies bytes",
+             "use src.view('float32') to copy the bytes as they are"]
+    private_i64 = xp().arange(4, dtype="int64")
+    cases = [
+        ("put", lambda: nvshmem.put(f32, i32, nxt)),
+        ("put", lambda: nvshmem.put(f32, i32, 2, nxt)),                    # the seeds' form
+        ("put", lambda: nvshmem.put(f32, i32, remote_pe=nxt, stream=None)),
+        ("put_nbi", lambda: nvshmem.put_nbi(f32, i32, count=1, pe=nxt)),
+        ("get", lambda: nvshmem.get(f32, i32, nxt)),
+        ("get_nbi", lambda: nvshmem.get_nbi(f32, i32, nxt, stream=None)),
+        ("put_signal", lambda: nvshmem.put_signal(f32, i32, sig, 1, SET, nxt)),
+        ("put_signal_nbi", lambda: nvshmem.put_signal_nbi(f32, i32, sig, 1, SET, nxt,
+                                                          stream=None)),
+    ]
+    for call, move in cases:
+        expect_raises(nvshmem.NvshmemInvalid, [P + call + ": "] + words, move)
+    expect_raises(nvshmem.NvshmemInvalid, [P + "put: dst is float32 but src is int64"],
+                  nvshmem.put, f32, private_i64, nxt)
+    expect_raises(nvshmem.NvshmemInvalid, [P + "get: dst is int64 but src is float32",
+                                           "src.view('int64')"],
+                  nvshmem.get, xp().zeros(2, dtype="int64"), f32, nxt)
+    nvshmem.barrier_all()
+    check_equal(f32, np.zeros(4, dtype="float32"), "a refused put moved data")
+    check(int(host(sig)[0]) == 0, "a refused put_signal signalled")
+    nvshmem.barrier_all()
+    # what still copies: .view(), raw bytes either side, one dtype spelled two ways
+    nvshmem.put(f32, i32.view("float32"), nxt)
+    nvshmem.barrier_all()
+    check_equal(f32.view("int32"), np.full(4, 7, dtype="int32"), "put of src.view()")
+    nvshmem.put(f32, nvshmem.array_get_buffer(i32)[0], nxt)            # a Buffer
+    nvshmem.put(f32.view("uint8"), i32, nxt)                           # uint8 dst
+    nvshmem.put(f32, i32.view("int8"), nxt)                            # int8 src
+    i64 = nvshmem.array((2,), dtype="int64")
+    nvshmem.put(i64, np.zeros(2, dtype=np.longlong) if xp() is np else
+                xp().zeros(2, dtype="int64"), nxt)                     # 'q' and 'l'
+    if xp() is np:
+        class DLPackOnly:  # reaches the C module through the resolver: a dtype name
+            def __init__(self, array):
+                self.array = array
+            def __dlpack__(self, **kw):
+                return self.array.__dlpack__(**kw)
+            def __dlpack_device__(self):
+                return self.array.__dlpack_device__()
+        nvshmem.put(i64, DLPackOnly(np.ones(2, dtype=np.int64)), nxt)
+        expect_raises(nvshmem.NvshmemInvalid, [P + "put: dst is int64 but src is float64"],
+                      nvshmem.put, i64, DLPackOnly(np.ones(2)), nxt)
+    nvshmem.barrier_all()
+    for x in (f32, i32, sig, i64):
+        nvshmem.free_array(x)
+    ok()
+    nvshmem.finalize()
+"""
+
+
 def test_a_count_too_large_names_its_bytes_exactly(run_pes):
     assert_all_ok(run_pes(1, COUNT_TOO_LARGE), 1)
+
+
+@pytest.mark.parametrize("n", (1, 2))
+def test_copies_between_two_dtypes_are_refused(run_pes, n):
+    assert_all_ok(run_pes(n, DTYPE_MISMATCH), n)
+
+
+TORCH_DTYPES = """
+    import torch
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    nxt = (me + 1) % n
+    dst = nvshmem.tensor((4,), dtype=torch.float32)
+    src = nvshmem.tensor((4,), dtype=torch.int32)
+    src.fill_(7)
+    dst.zero_()
+    nvshmem.barrier_all()
+    expect_raises(nvshmem.NvshmemInvalid, ["put: dst is float32 but src is int32",
+                                           "src.view('float32')"], nvshmem.put, dst, src, nxt)
+    expect_raises(nvshmem.NvshmemInvalid, ["get: dst is int32 but src is float32"],
+                  nvshmem.get, src, dst, nxt)
+    nvshmem.put(dst, src.view(torch.float32), nxt)       # the bytes as they are
+    nvshmem.put(dst, src.view(torch.uint8), nxt)         # raw bytes
+    nvshmem.put(dst, np.ones(4, dtype=np.float32), nxt)  # float32 from NumPy and from torch
+    nvshmem.barrier_all()
+    check(bool((dst.cpu() == 1).all()), f"put from NumPy float32: {dst}")
+    nvshmem.barrier_all()
+    nvshmem.free_tensor(dst)
+    nvshmem.free_tensor(src)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+def test_torch_copies_between_two_dtypes_are_refused(run_pes):
+    pytest.importorskip("torch", reason="torch is not installed: NumPy (and CuPy on the gpu "
+                                        "backend) cover the same check in "
+                                        "test_copies_between_two_dtypes_are_refused")
+    assert_all_ok(run_pes(2, TORCH_DTYPES), 2)

@@ -28,8 +28,10 @@ class _Memory:
         setattr(self, name, interface)
 
 
-def memory_at(address, count, dtype, call, arg):
-    """Memory of count dtype elements (a dtype name) at an int address."""
+def memory_at(address, count, dtype, call, arg, writable=False):
+    """Memory of count dtype elements (a dtype name) at an int address; the
+    call writes it where writable (read-only host memory raises: a get's
+    local dest; symmetric memory, which calls check themselves, is writable)."""
     require_initialized(call)
     if not isinstance(address, int) or isinstance(address, bool) or address < 0:
         raise invalid(f"{call}: {arg}={address!r} is not an address (an int >= 0)")
@@ -37,7 +39,8 @@ def memory_at(address, count, dtype, call, arg):
         raise invalid(f"{call}: the size {count!r} of {arg} is not an int >= 0")
     dtype = _memory._numpy_dtype(dtype, call)
     if count and _symmem.backend_name() != "gpu":  # host memory: unmapped raises, not crashes
-        _symmem.memory_at(address, count * dtype.itemsize, call=f"{call}: {arg}")
+        _symmem.memory_at(address, count * dtype.itemsize, writable=writable,
+                          call=f"{call}: {arg}")
     return _Memory(address, count, dtype)
 
 

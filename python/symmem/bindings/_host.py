@@ -38,13 +38,22 @@ def _field_at(address, struct_dtype, name, call, writable=False):
     return _at(address + offset, dtype, call, writable)
 
 
+def _out_at(address, dtype, call, arg):
+    """_at for writing the out-parameter arg at address: read-only memory
+    (or unmapped, or NULL) raises, naming call and arg, instead of crashing."""
+    return _at(_out(address, call, arg), dtype, f"{call}: {arg}", writable=True)
+
+
 def _write_ints(call, pairs, dtype=np.int32):
-    for arg, address, value in pairs:
-        _at(_out(address, call, arg), dtype, call, writable=True)[0] = value
+    """Writes each (arg, address, value), once every address has been checked."""
+    outs = [(_out_at(address, dtype, call, arg), value) for arg, address, value in pairs]
+    for out, value in outs:
+        out[0] = value
 
 
-def _write_bytes(address, data, call):
-    _symmem.memory_at(address, len(data), writable=True, call=call)[:] = data
+def _write_bytes(address, data, call, arg):
+    _symmem.memory_at(_out(address, call, arg), len(data), writable=True,
+                      call=f"{call}: {arg}")[:] = data
 
 
 def _version_numbers(text):
@@ -77,13 +86,13 @@ def vendor_get_version_info(major, minor, patch):
 def info_get_name(name):
     """Writes get_name() as a NUL-terminated string of at most 256 bytes."""
     text = _lifecycle.get_name().encode()[:255] + b"\0"
-    _write_bytes(_out(name, "info_get_name", "name"), text, "info_get_name")
+    _write_bytes(name, text, "info_get_name", "name")
 
 
 def get_uniqueid(uniqueid):
     """Writes a fresh unique id (its 128 bytes) at address uniqueid."""
-    data = _symmem.get_unique_id()
-    _write_bytes(_out(uniqueid, "get_uniqueid", "uniqueid"), data, "get_uniqueid")
+    _out(uniqueid, "get_uniqueid", "uniqueid")
+    _write_bytes(uniqueid, _symmem.get_unique_id(), "get_uniqueid", "uniqueid")
 
 
 def set_attr_uniqueid_args(myrank, nranks, uniqueid, attr):

@@ -7,8 +7,8 @@ from symmem import _symmem
 from symmem.bindings._heap import memory_at
 
 
-def _bytes(address, count, call, arg):
-    return memory_at(address, count, "uint8", call, arg)
+def _bytes(address, count, call, arg, writable=False):
+    return memory_at(address, count, "uint8", call, arg, writable)
 
 
 def _signal(address, call):
@@ -29,14 +29,14 @@ def putmem_nbi_on_stream(dest, source, bytes, pe, cstrm):
 
 def getmem_on_stream(dest, source, bytes, pe, cstrm):
     call = "getmem_on_stream"
-    _symmem.get(_bytes(dest, bytes, call, "dest"), _bytes(source, bytes, call, "source"), pe,
-                stream=cstrm)
+    _symmem.get(_bytes(dest, bytes, call, "dest", True), _bytes(source, bytes, call, "source"),
+                pe, stream=cstrm)
 
 
 def getmem_nbi_on_stream(dest, source, bytes, pe, cstrm):
     call = "getmem_nbi_on_stream"
-    _symmem.get_nbi(_bytes(dest, bytes, call, "dest"), _bytes(source, bytes, call, "source"),
-                    pe, stream=cstrm)
+    _symmem.get_nbi(_bytes(dest, bytes, call, "dest", True),
+                    _bytes(source, bytes, call, "source"), pe, stream=cstrm)
 
 
 def putmem_signal_on_stream(dest, source, bytes, sig_addr, signal, sig_op, pe, cstrm):

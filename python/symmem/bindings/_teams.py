@@ -9,7 +9,7 @@ import os
 import numpy as np
 
 from symmem import _symmem, _teams
-from symmem.bindings._host import _at, _field_at, _out
+from symmem.bindings._host import _field_at, _out, _out_at
 from symmem.bindings._pod import team_config_dtype
 
 team_my_pe = _symmem.team_my_pe
@@ -30,8 +30,14 @@ def _config_at(address, call, arg):
                              uniqueid=int(fields["uniqueid"]))
 
 
-def _write_handle(address, team, call, arg):
-    handle = _at(_out(address, call, arg), np.int32, call, writable=True)
+def _handle_at(address, call, arg):
+    """The int32 out-parameter at address, checked (writable) before the
+    collective that makes the team: a team is never made only to fail at
+    writing its handle."""
+    return _out_at(address, np.int32, call, arg)
+
+
+def _write_handle(handle, team):
     handle[0] = -1 if team is None else int(team)
 
 
@@ -39,32 +45,32 @@ def team_split_strided(parent_team, pe_start, pe_stride, pe_size, config, config
     """Collective over parent_team: writes the new team's handle (-1 outside it)
     at address new_team."""
     call = "team_split_strided"
-    _out(new_team, call, "new_team")
+    handle = _handle_at(new_team, call, "new_team")
     made = _teams.team_split_strided(parent_team, pe_start, pe_stride, pe_size,
                                      _config_at(config, call, "config"), config_mask)
-    _write_handle(new_team, made, call, "new_team")
+    _write_handle(handle, made)
 
 
 def team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config,
                   yaxis_mask, yaxis_team):
     call = "team_split_2d"
-    _out(xaxis_team, call, "xaxis_team")
-    _out(yaxis_team, call, "yaxis_team")
+    x_handle = _handle_at(xaxis_team, call, "xaxis_team")
+    y_handle = _handle_at(yaxis_team, call, "yaxis_team")
     x, y = _teams.team_split_2d(parent_team, xrange, _config_at(xaxis_config, call, "xaxis_config"),
                                 xaxis_mask, _config_at(yaxis_config, call, "yaxis_config"),
                                 yaxis_mask)
-    _write_handle(xaxis_team, x, call, "xaxis_team")
-    _write_handle(yaxis_team, y, call, "yaxis_team")
+    _write_handle(x_handle, x)
+    _write_handle(y_handle, y)
 
 
 def team_init(team, config, config_mask, npes, pe_idx_in_team):
     """Collective over the new team's PEs, who meet on the config's uniqueid:
     writes the handle at address team."""
     call = "team_init"
-    _out(team, call, "team")
+    handle = _handle_at(team, call, "team")
     made = _teams.team_init(_config_at(config, call, "config"), config_mask, npes,
                             pe_idx_in_team)
-    _write_handle(team, made, call, "team")
+    _write_handle(handle, made)
 
 
 def team_get_config(team, config):
@@ -80,7 +86,6 @@ def team_get_config(team, config):
 
 def team_get_uniqueid(uniqueid):
     """Writes a fresh random uint64 for a team_init config at address uniqueid."""
-    value = int.from_bytes(os.urandom(8), "little")
-    _at(_out(uniqueid, "team_get_uniqueid", "uniqueid"), np.uint64, "team_get_uniqueid",
-        writable=True)[0] = value
+    out = _out_at(uniqueid, np.uint64, "team_get_uniqueid", "uniqueid")
+    out[0] = int.from_bytes(os.urandom(8), "little")
 

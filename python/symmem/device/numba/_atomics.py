@@ -18,7 +18,7 @@ _FLOAT_OK = {"atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_
 
 
 def _check(name, dest, pe):
-    require_array(name, "dest", dest)
+    require_array(name, "dest", dest, writes=name != "atomic_fetch")
     require_int(name, "pe", pe)
     allowed = _INTS + (["float32", "float64"] if name in _FLOAT_OK else [])
     if str(dest.dtype) not in allowed:

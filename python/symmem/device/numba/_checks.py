@@ -7,8 +7,15 @@ process, across finalize and a later init too; its contents are valid while
 its magic is set. A consequence: functions using symmem.device.numba must not
 be cached to disk (`cache=True`), since another process has another
 address. The checks are a few compares on one cache line: the PE against
-n_pes, [addr, addr + nbytes) against this PE's heap (a heap range, not a live
-allocation: freed memory inside the heap passes, as with get_peer_array)."""
+n_pes, [addr, addr + nbytes) against this PE's heap; and, for every array
+argument, that its allocation was not freed (`live`). An address alone
+cannot tell that (free_array(a); b = symmem.array(...) gives b a's
+address), so the check follows the array, as the host calls' does
+(src/extension/owner.h): numba keeps, in every array it unboxes and every
+view it makes of one, the NumPy array the caller passed (its "parent"),
+whose .base is the Buffer, which records its allocation's generation. That
+common chain is a few loads here; any other goes to the extension's walk
+(device_freed in src/extension/device.c)."""
 from numba.extending import register_jitable
 
 from symmem import _symmem
@@ -51,13 +58,59 @@ def ready(call):
         raise E.DeviceNotHere(call)
 
 
+# device_owner_layout(): read once the package has named numpy.ndarray
+# (symmem's import), which it has before this module is imported.
+_OWNER = _symmem.device_owner_layout()
+_NDARRAY_BASE = _OWNER["ndarray_base"]
+_OB_TYPE = _OWNER["ob_type"]
+_BUFFER_TYPE = _OWNER["buffer_type"]
+_BUFFER_BASE = _OWNER["buffer_base"]
+_GENERATION = _OWNER["buffer_generation"]
+_FIRST_LIVE_AT = _OWNER["first_live"]
+
+
 @register_jitable
-def translate(call, arg, addr, nbytes, pe):
+def _freed(parent):
+    """Whether the NumPy array at parent (L.parent_of; 0: none) was made over
+    a freed allocation. The common cases inline, a few loads: an array of
+    private memory (no .base), an array over a Buffer (.base is the Buffer,
+    or the Buffer a peer view views, whose generation finalize or free
+    retired: buffer.h's symmem__ext_buffer_usable). Any other chain: the
+    extension's full walk (device_freed in src/extension/device.c)."""
+    if parent == 0:
+        return False
+    if _NDARRAY_BASE < 0:
+        return L.c_freed(parent) != 0
+    base = load_u64(parent + _NDARRAY_BASE)
+    if base == 0:
+        return False
+    if load_u64(base + _OB_TYPE) != _BUFFER_TYPE:
+        return L.c_freed(parent) != 0
+    owner = load_u64(base + _BUFFER_BASE)
+    if owner == 0:
+        owner = base
+    return load_u64(owner + _GENERATION) < load_u64(_FIRST_LIVE_AT)
+
+
+@register_jitable
+def live(call, arg, parent, addr):
+    """Raises if the array whose parent is parent (L.parent_of) was made over
+    an allocation that was freed: its address (addr) may belong to a newer
+    allocation now. Integers, not the array: an array passed to a jitted
+    function costs two atomic reference counts, more than the check."""
+    if _freed(parent):
+        raise E.DeviceInvalid(E.FREED, call, arg, addr)
+
+
+@register_jitable
+def translate(call, arg, addr, parent, nbytes, pe):
     """Where PE pe's copy of the symmetric [addr, addr + nbytes) is mapped
-    here; raises on a bad PE or memory off the heap."""
+    here; raises on a bad PE, a freed array (parent: L.parent_of of the
+    array at addr) or memory off the heap."""
     ready(call)
     if pe < 0 or pe >= load_i32(_N_PES_AT):
         raise E.DeviceInvalid(E.BAD_PE, call, 0, pe)
+    live(call, arg, parent, addr)
     base = load_u64(_BASE_AT)
     if addr < base or addr - base + nbytes > load_u64(_SIZE_AT):
         raise E.DeviceInvalid(E.NOT_SYMMETRIC, call, arg, addr)
@@ -70,7 +123,7 @@ def translate_first(call, arg, arr, pe):
     the signals and the atomics act on it)."""
     if arr.size == 0:
         raise E.DeviceInvalid(E.EMPTY, call, arg)
-    return translate(call, arg, L.data_address(arr), arr.itemsize, pe)
+    return translate(call, arg, L.data_address(arr), L.parent_of(arr), arr.itemsize, pe)
 
 
 @register_jitable

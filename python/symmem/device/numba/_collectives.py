@@ -21,7 +21,7 @@ from numba.extending import overload, register_jitable
 from . import _checks as C
 from . import _errors as E
 from . import _llvm as L
-from ._stubs import require_array, stub
+from ._stubs import require_pair, stub
 
 _OPS = {"sum": 0, "min": 1, "max": 2, "prod": 3, "and": 4, "or": 5, "xor": 6}
 _DTYPES = {"bool": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "uint16": 6,
@@ -72,11 +72,17 @@ def _op_code(call, dst, op):
     return code
 
 
-def _pair(call, dst, src):
-    require_array(call, "dst", dst)
-    require_array(call, "src", src)
-    if dst.dtype != src.dtype:
-        raise TypingError(f"{call}: dst has dtype {dst.dtype} but src has {src.dtype}")
+
+
+@register_jitable
+def _arrays(call, dst, src):
+    """What the C engine cannot check: initialised first (the arrays' checks
+    read the state block), contiguous arrays, and neither freed."""
+    C.ready(call)
+    C.contiguous(call, 0, dst)
+    C.contiguous(call, 1, src)
+    C.live(call, 0, L.parent_of(dst), L.data_address(dst))
+    C.live(call, 1, L.parent_of(src), L.data_address(src))
 
 
 @register_jitable
@@ -107,14 +113,12 @@ def _reduce_overload(name, c_call, per_member):
 
     @overload_literal(function)
     def typed(team, dst, src, op):
-        _pair(name, dst, src)
+        require_pair(name, dst, src, copies=False)
         handle, dtype = _team_handle(name, team), _code(name, dst, _DTYPES, "dst")
         code = _op_code(name, dst, op)
 
         def impl(team, dst, src, op):
-            C.ready(call)
-            C.contiguous(call, 0, dst)
-            C.contiguous(call, 1, src)
+            _arrays(call, dst, src)
             n = dst.size if per_member else min(dst.size, src.size)
             _done(c_call(handle(team), L.data_address(dst), L.data_address(src), n, dtype, code))
         return impl
@@ -127,13 +131,11 @@ def _bytes_overload(name, c_call, count):
 
     @overload_literal(function)
     def typed(team, dst, src):
-        _pair(name, dst, src)
+        require_pair(name, dst, src)
         handle = _team_handle(name, team)
 
         def impl(team, dst, src):
-            C.ready(call)
-            C.contiguous(call, 0, dst)
-            C.contiguous(call, 1, src)
+            _arrays(call, dst, src)
             t = handle(team)
             nbytes = count(t, dst, src) * dst.itemsize
             _done(c_call(t, L.data_address(dst), L.data_address(src), nbytes))
@@ -165,13 +167,11 @@ team_n_pes = stub("team_n_pes", "team")
 
 @overload_literal(broadcast)
 def _broadcast(team, dst, src, root=0):
-    _pair("broadcast", dst, src)
+    require_pair("broadcast", dst, src)
     handle, call = _team_handle("broadcast", team), E.CALL["broadcast"]
 
     def impl(team, dst, src, root=0):
-        C.ready(call)
-        C.contiguous(call, 0, dst)
-        C.contiguous(call, 1, src)
+        _arrays(call, dst, src)
         nbytes = min(dst.size, src.size) * dst.itemsize
         _done(L.c_broadcast(handle(team), L.data_address(dst), L.data_address(src), nbytes,
                             types.int32(root)))

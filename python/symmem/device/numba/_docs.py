@@ -45,7 +45,14 @@ def _trap(name):
             f"...\" naming the cause; its CUDA context is unusable.")
 
 
-def _raises(name, misuse, typing, waits=False):
+def _raises(name, misuse, typing, waits=False, arrays=True, writes=""):
+    """arrays: it takes arrays (a freed one is refused); writes: the ones it
+    writes (a read-only one is refused at compile time)."""
+    if arrays:
+        misuse += ("; an array argument was freed (free_array or finalize; its address may "
+                   "be a newer allocation's; not checked in CUDA kernels)")
+    if writes:
+        typing += f"; in @numba.njit code, {writes} must be writable (not a read-only array)"
     lines = [f"NvshmemInvalid: on the cpu backend (@numba.njit), raised once the jitted "
              f"function returns, with the host call's \"[pe N] {name}: ...\" message: "
              f"{misuse}; symmem is not initialised; or it is {_FROM_PYTHON}. {_trap(name)}"]
@@ -122,7 +129,8 @@ def _copy(name, put, nbi):
                + ("dev.quiet()\n" if nbi else "") + "dev.barrier_all()")
     DOCS[name] = build(
         name, ["dst", "src", "pe"], summary,
-        _raises(name, _COPY_MISUSE.format(sym="dst" if put else "src"), _PAIR), example,
+        _raises(name, _COPY_MISUSE.format(sym="dst" if put else "src"), _PAIR,
+                writes="dst"), example,
         body=body,
         dst_extra="" if put else " (here it is written: any contiguous array)",
         src_extra=" here: any contiguous array" if put else " on PE pe: symmetric")
@@ -141,7 +149,7 @@ DOCS["p"] = build(
     "p", ["dst", "value", "pe"],
     "Store one element, value, into dst[0] on PE pe.",
     _raises("p", "pe is outside [0, n_pes()); dst is not on the symmetric heap, or is "
-            "empty", "dst must be an array, and pe an integer"),
+            "empty", "dst must be an array, and pe an integer", writes="dst"),
     "dev.p(flag, dev.my_pe(), (dev.my_pe() + 1) % dev.n_pes())",
     body="Ordered (release) before any later store of this thread, such as a signal.")
 DOCS["g"] = build(
@@ -159,7 +167,7 @@ def _put_signal(name, nbi):
         "(set or add signal).",
         _raises(name, _COPY_MISUSE.format(sym="dst or sig_addr") + "; sig_addr is empty; "
                 "sig_op is not SIGNAL_SET or SIGNAL_ADD",
-                _PAIR + "; sig_addr must be a uint64 array"),
+                _PAIR + "; sig_addr must be a uint64 array", writes="dst and sig_addr"),
         f"me, n = dev.my_pe(), dev.n_pes()\n"
         f"dev.{name}(dst, src, sig, 1, dev.SIGNAL_SET, (me + 1) % n)\n"
         f"dev.signal_wait(sig, dev.CMP_GE, 1)   # the left PE's data has landed",
@@ -177,7 +185,7 @@ DOCS["signal_op"] = build(
     "to pe.",
     _raises("signal_op", "pe is outside [0, n_pes()); sig_addr is not on the symmetric "
             "heap, or is empty; sig_op is not SIGNAL_SET or SIGNAL_ADD",
-            "sig_addr must be a uint64 array, and pe an integer"),
+            "sig_addr must be a uint64 array, and pe an integer", writes="sig_addr"),
     "dev.put(dst, src, pe)\ndev.signal_op(sig, 1, dev.SIGNAL_ADD, pe)")
 DOCS["signal_wait"] = build(
     "signal_wait", ["sig_addr", "cmp", "cmp_value"],
@@ -226,7 +234,7 @@ for _name, _what, _body in (
     DOCS[_name] = build(
         _name, [], _what,
         _raises(_name, "PEs made different collective calls here", "it takes no "
-                "arguments", waits=True),
+                "arguments", waits=True, arrays=False),
         "dev.put(dst, src, (dev.my_pe() + 1) % dev.n_pes())\ndev.barrier_all()",
         body=_body)
 
@@ -257,7 +265,8 @@ for _name, (_params, _summary, _returns) in _ATOMICS.items():
     DOCS[_name] = build(
         _name, _params, _summary,
         _raises(_name, "pe is outside [0, n_pes()); dest is not on the symmetric heap, or "
-                "is empty", f"dest must be an array of {_dtypes}, and pe an integer"),
+                "is empty", f"dest must be an array of {_dtypes}, and pe an integer",
+                writes="" if _name == "atomic_fetch" else "dest"),
         (f"old = {_call}" if _returns else _call) + "   # counter: symmem.array on PE 0",
         returns=_returns, body="Sequentially consistent on the cpu backend.",
         dtypes=_dtypes)
@@ -269,7 +278,8 @@ for _name, _what, _body in (
          "Every member calls it.")):
     DOCS[_name] = build(
         _name, ["team"], _what,
-        _raises(_name, _TEAM_MISUSE, "team must be a Teams member or an int", waits=True),
+        _raises(_name, _TEAM_MISUSE, "team must be a Teams member or an int", waits=True,
+                arrays=False),
         f"dev.{_name}(Teams.TEAM_WORLD)", body=_body)
 
 _COLLECTIVES = {  # name: (params, summary, body, example)
@@ -302,7 +312,7 @@ for _name, (_params, _summary, _body, _example) in _COLLECTIVES.items():
         _name, _params, _summary,
         _raises(_name, _TEAM_MISUSE + "; dst or src is not symmetric, not contiguous or "
                 "too small" + ("; root is outside the team" if _name == "broadcast" else ""),
-                _typing, waits=True),
+                _typing, waits=True, writes="dst"),
         _example, body="Every member calls it with the same arguments. " + _body,
         src_extra=": symmetric", dst_extra=" (this PE's copy)")
     DOCS[_name] = DOCS[_name].replace("written on PE pe (this PE's copy).",

@@ -20,7 +20,8 @@ CALLS = ("put", "get", "p", "g", "put_nbi", "get_nbi", "put_signal", "put_signal
 CALL = {name: i for i, name in enumerate(CALLS)}
 
 # What a check found wrong, by number.
-NOT_INITIALIZED, NOT_HOST, BAD_PE, NOT_SYMMETRIC, NOT_CONTIGUOUS, BAD_OP, BAD_CMP, EMPTY = range(8)
+(NOT_INITIALIZED, NOT_HOST, BAD_PE, NOT_SYMMETRIC, NOT_CONTIGUOUS, BAD_OP, BAD_CMP, EMPTY,
+ FREED) = range(9)
 
 
 def _prefixed(text):
@@ -54,6 +55,10 @@ class DeviceInvalid(_symmem.NvshmemInvalid):
                     f"symmetric heap (make it with symmem.array)")
         elif what == NOT_CONTIGUOUS:
             text = f"{name}: {argname} is not a contiguous array"
+        elif what == FREED:
+            text = (f"{name}: {argname} (address {value:#x}) refers to symmetric memory that "
+                    f"was freed (free_array, free or finalize freed its allocation); its "
+                    f"address may now belong to a newer allocation, so symmem refuses it")
         elif what == EMPTY:
             text = f"{name}: {argname} is empty (the call needs its first element)"
         elif what == BAD_OP:

@@ -31,18 +31,26 @@ def _int_twin(context, ty):
                       else 64 if ty.bitwidth == 64 else 32)
 
 
-def data_address_typing(typingctx, arr):
-    """The address of arr's first element, as uint64 (the intrinsic's body,
-    which _cuda.py registers for the CUDA target too)."""
-    if not isinstance(arr, types.Array):
-        raise TypingError(f"expected an array, got {arr}")
+def _pointer_field(field, name, doc):
+    """The typing of an intrinsic giving the pointer field of an array's
+    struct (numba's: meminfo, parent, nitems, itemsize, data, shape,
+    strides) as uint64."""
+    def typing(typingctx, arr):
+        if not isinstance(arr, types.Array):
+            raise TypingError(f"expected an array, got {arr}")
 
-    def codegen(context, builder, sig, args):
-        ary = context.make_array(sig.args[0])(context, builder, args[0])
-        return builder.ptrtoint(ary.data, ir.IntType(64))
-    return types.uint64(arr), codegen
+        def codegen(context, builder, sig, args):
+            ary = context.make_array(sig.args[0])(context, builder, args[0])
+            return builder.ptrtoint(getattr(ary, field), ir.IntType(64))
+        return types.uint64(arr), codegen
+    typing.__name__ = typing.__qualname__ = name
+    typing.__doc__ = doc
+    return typing
 
 
+data_address_typing = _pointer_field(
+    "data", "data_address_typing", "The address of arr's first element (the intrinsic's "
+    "body, which _cuda.py registers for the CUDA target too).")
 data_address = intrinsic(data_address_typing)
 
 
@@ -65,6 +73,12 @@ def with_data_typing(typingctx, arr, addr):
 
 
 with_data = intrinsic(with_data_typing)
+
+
+parent_of = intrinsic(_pointer_field(
+    "parent", "parent_of", "The address of the Python object numba unboxed arr from (the "
+    "array's parent: the NumPy array the caller passed, which every view numba makes of it "
+    "keeps); 0 for an array made inside njit code."))
 
 
 def alias_the_array(registry):
@@ -216,7 +230,7 @@ def memmove(typingctx, dst, src, nbytes):
 
 
 # The C engine's entry points (src/extension/device.c): name -> (return type,
-# argument types). Each returns a status (0: done) except wake.
+# argument types). Each returns a status (0: done) except wake and freed.
 _C_SIGNATURES = {
     "signal_wait": (types.int32, (types.uint64, types.int32, types.uint64)),
     "wait_until": (types.int32, (types.uint64, types.int32, types.int32, types.int64)),
@@ -235,6 +249,7 @@ _C_SIGNATURES = {
                                 types.int32)),
     "team_my_pe": (types.int32, (types.int32,)),
     "team_n_pes": (types.int32, (types.int32,)),
+    "freed": (types.int32, (types.uint64,)),  # 1 or 0, not a status
 }
 
 
@@ -293,3 +308,4 @@ c_alltoall = _c_intrinsic("alltoall")
 c_broadcast = _c_intrinsic("broadcast")
 c_team_my_pe = _c_intrinsic("team_my_pe")
 c_team_n_pes = _c_intrinsic("team_n_pes")
+c_freed = _c_intrinsic("freed")

@@ -18,13 +18,12 @@ Memory model (cpu backend; a PE is a process, the heaps are shared memory):
 - After any store a waiter may watch, the target's doorbell rings
   (checks.wake), so a PE asleep in the C engine's wait wakes at once."""
 from numba import types
-from numba.core.errors import TypingError
 from numba.extending import register_jitable
 
 from . import _checks as C
 from . import _errors as E
 from . import _llvm as L
-from ._stubs import cpu_overload, require_array, require_int, stub
+from ._stubs import cpu_overload, require_array, require_int, require_pair, stub
 
 SIGNAL_SET, SIGNAL_ADD = 9, 10
 _INT_CODES = {"int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "uint16": 6,
@@ -36,7 +35,8 @@ def _put(call, dst, src, pe):
     C.contiguous(call, 0, dst)
     C.contiguous(call, 1, src)
     nbytes = min(dst.size, src.size) * dst.itemsize
-    remote = C.translate(call, 0, L.data_address(dst), nbytes, pe)
+    remote = C.translate(call, 0, L.data_address(dst), L.parent_of(dst), nbytes, pe)
+    C.live(call, 1, L.parent_of(src), L.data_address(src))
     L.memmove(remote, L.data_address(src), nbytes)
 
 
@@ -45,16 +45,10 @@ def _get(call, dst, src, pe):
     C.contiguous(call, 0, dst)
     C.contiguous(call, 1, src)
     nbytes = min(dst.size, src.size) * dst.itemsize
-    remote = C.translate(call, 1, L.data_address(src), nbytes, pe)
+    remote = C.translate(call, 1, L.data_address(src), L.parent_of(src), nbytes, pe)
+    C.live(call, 0, L.parent_of(dst), L.data_address(dst))
     L.memmove(L.data_address(dst), remote, nbytes)
     L.fence_acquire()  # later loads stay after the copy
-
-
-def _check_pair(call, dst, src):
-    require_array(call, "dst", dst)
-    require_array(call, "src", src)
-    if dst.dtype != src.dtype:
-        raise TypingError(f"{call}: dst has dtype {dst.dtype} but src has {src.dtype}")
 
 
 def _put_overload(name):
@@ -63,7 +57,7 @@ def _put_overload(name):
 
     @cpu_overload(function)
     def typed(dst, src, pe):
-        _check_pair(name, dst, src)
+        require_pair(name, dst, src)
         require_int(name, "pe", pe)
 
         def impl(dst, src, pe):
@@ -80,7 +74,7 @@ def _get_overload(name):
 
     @cpu_overload(function)
     def typed(dst, src, pe):
-        _check_pair(name, dst, src)
+        require_pair(name, dst, src)
         require_int(name, "pe", pe)
 
         def impl(dst, src, pe):
@@ -100,7 +94,7 @@ g = stub("g", "src, pe")
 
 @cpu_overload(p)
 def _p(dst, value, pe):
-    require_array("p", "dst", dst)
+    require_array("p", "dst", dst, writes=True)
     require_int("p", "pe", pe)
     call = E.CALL["p"]
 
@@ -168,8 +162,8 @@ def _put_signal_overload(name):
 
     @cpu_overload(function)
     def typed(dst, src, sig_addr, signal, sig_op, pe):
-        _check_pair(name, dst, src)
-        require_array(name, "sig_addr", sig_addr, ["uint64"])
+        require_pair(name, dst, src)
+        require_array(name, "sig_addr", sig_addr, ["uint64"], writes=True)
         require_int(name, "pe", pe)
 
         def impl(dst, src, sig_addr, signal, sig_op, pe):
@@ -188,7 +182,7 @@ signal_op = stub("signal_op", "sig_addr, signal, sig_op, pe")
 
 @cpu_overload(signal_op)
 def _signal_op(sig_addr, signal, sig_op, pe):
-    require_array("signal_op", "sig_addr", sig_addr, ["uint64"])
+    require_array("signal_op", "sig_addr", sig_addr, ["uint64"], writes=True)
     require_int("signal_op", "pe", pe)
     call = E.CALL["signal_op"]
 
@@ -278,6 +272,7 @@ def _get_peer_array(array, pe):
 
     def impl(array, pe):
         C.contiguous(call, 5, array)
-        at = C.translate(call, 5, L.data_address(array), array.size * array.itemsize, pe)
+        at = C.translate(call, 5, L.data_address(array), L.parent_of(array),
+                         array.size * array.itemsize, pe)
         return L.with_data(array, at)
     return impl

@@ -67,7 +67,11 @@ def cpu_overload(function):
     return overload(function, target="cpu", jit_options={"no_cpython_wrapper": True})
 
 
-def require_array(call, what, arg, dtypes=None):
+def require_array(call, what, arg, dtypes=None, writes=False):
+    """arg must be an array (of one of dtypes); one the call writes
+    (writes=True) must be writable: numba types an array whose
+    flags.writeable is False as readonly, so the call is refused when the
+    function compiles, as the host call refuses it."""
     from numba import types
     if not isinstance(arg, types.Array):
         raise TypingError(f"{call}: {what} must be a NumPy array made by symmem.array, "
@@ -75,6 +79,20 @@ def require_array(call, what, arg, dtypes=None):
     if dtypes is not None and str(arg.dtype) not in dtypes:
         raise TypingError(f"{call}: {what} has dtype {arg.dtype}; {call} takes "
                           f"{', '.join(dtypes)}")
+    if writes and not arg.mutable:
+        raise TypingError(f"{call}: {what} ({arg}) is read-only, and the call writes it")
+
+
+def require_pair(call, dst, src, copies=True):
+    """dst (which the call writes) and src: arrays of one dtype, as the host
+    calls want two typed arrays; a call that copies (copies=True) says how
+    to copy the bytes as they are."""
+    require_array(call, "dst", dst, writes=True)
+    require_array(call, "src", src)
+    if dst.dtype != src.dtype:
+        hint = (f": symmem copies bytes, so to copy them as they are pass "
+                f"src.view(np.{dst.dtype})" if copies else "")
+        raise TypingError(f"{call}: dst has dtype {dst.dtype} but src has {src.dtype}{hint}")
 
 
 def require_int(call, what, arg):

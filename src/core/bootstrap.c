@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "env.h"
+#include "env_check.h"
 #include "error.h"
 #include "peer_status.h"
 

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
 
 static const symmem_env_var_t env_table[] = {
 #define SYMMEM_ENV_VAR(name, kind, default_value, applies_to, choices, help) \
@@ -128,20 +127,14 @@ static double read_typed(const char *name)
     return typed[row->kind].parse(row->default_value);
 }
 
-symmem_status_t symmem__env_check(const char *call)
+const char *symmem__env_malformed(const symmem_env_var_t *v)
 {
-    for (const symmem_env_var_t *v = env_table; v->name != NULL; v++) {
-        int is_typed = (size_t)v->kind < sizeof(typed) / sizeof(typed[0]) &&
-                       typed[v->kind].parse != NULL;
-        /* NVSHMEM's own variables: NVSHMEM judges them, in its syntax */
-        if (!is_typed || strncmp(v->name, "NVSHMEM_", 8) == 0 || !symmem__env_is_set(v->name))
-            continue;
-        const char *text = symmem__env_string(v->name);
-        if (typed[v->kind].parse(text) < 0)
-            return symmem__error(SYMMEM_ERR_INVALID, "%s: %s='%s' is not %s", call, v->name,
-                                 text, typed[v->kind].takes);
-    }
-    return SYMMEM_OK;
+    int is_typed = (size_t)v->kind < sizeof(typed) / sizeof(typed[0]) &&
+                   typed[v->kind].parse != NULL;
+    /* NVSHMEM's own variables: NVSHMEM judges them, in its syntax */
+    if (!is_typed || strncmp(v->name, "NVSHMEM_", 8) == 0 || !symmem__env_is_set(v->name))
+        return NULL;
+    return typed[v->kind].parse(symmem__env_string(v->name)) < 0 ? typed[v->kind].takes : NULL;
 }
 
 size_t symmem__env_size(const char *name) { return (size_t)read_typed(name); }
@@ -167,42 +160,37 @@ int symmem__env_count(const char *name, int *value_p)
     return 1;
 }
 
-symmem_status_t symmem__env_whole(const char *call, const char *name, long long *value_p)
+int symmem__env_whole_value(const char *name, long long *value_p)
 {
     row_of(name);
     const char *text = getenv(name);
     if (text == NULL || text[0] == '\0') {
         *value_p = -1;
-        return SYMMEM_OK;
+        return 1;
     }
     char *end;
     errno = 0;
     long long value = strtoll(text, &end, 10);
-    if (!isdigit((unsigned char)text[0]) || errno != 0 || *end != '\0')
-        return symmem__error(SYMMEM_ERR_INVALID, "%s: %s='%s' is not a whole number >= 0",
-                             call, name, text);
+    if (!isdigit((unsigned char)text[0]) || errno != 0 || *end != '\0') return 0;
     *value_p = value;
-    return SYMMEM_OK;
+    return 1;
 }
 
-symmem_status_t symmem__env_choice(const char *call, const char *name, int *index_p)
+int symmem__env_choice_index(const char *name, char *listed, size_t size)
 {
     const symmem_env_var_t *row = row_of(name);
     const char *value = symmem__env_string(name);
-    size_t len = strlen(value);
-    char listed[256] = "";
-    int index = 0, used = 0;
+    size_t len = strlen(value), used = 0;
+    listed[0] = '\0';
+    int index = 0;
     for (const char *p = row->choices; p != NULL; index++) {
         const char *bar = strchr(p, '|');
         int n = bar ? (int)(bar - p) : (int)strlen(p);
-        if ((size_t)n == len && strncmp(p, value, len) == 0) {
-            *index_p = index;
-            return SYMMEM_OK;
-        }
-        used += snprintf(listed + used, sizeof(listed) - (size_t)used, "%s'%.*s'",
-                         index ? ", " : "", n, p);
+        if ((size_t)n == len && strncmp(p, value, len) == 0) return index;
+        if (used < size)
+            used += (size_t)snprintf(listed + used, size - used, "%s'%.*s'", index ? ", " : "",
+                                     n, p);
         p = bar ? bar + 1 : NULL;
     }
-    return symmem__error(SYMMEM_ERR_INVALID, "%s: %s='%s' is not one of %s", call, name, value,
-                         listed);
+    return -1;
 }

@@ -38,12 +38,11 @@ const symmem_env_var_t *symmem__env_table(void);
 const char *symmem__env_string(const char *name);
 /* Whether the user set the variable (to anything but ""). */
 int symmem__env_is_set(const char *name);
-/* Every typed variable that is set (sizes, numbers, durations; not
- * NVSHMEM's own, which NVSHMEM reads): SYMMEM_OK where each parses, else
- * SYMMEM_ERR_INVALID naming call, the variable, its value and what it
- * takes. init calls it first, so a malformed value never becomes the
- * default (SYMMEM_TIMEOUT=30x is no "no limit"). */
-symmem_status_t symmem__env_check(const char *call);
+/* What a set typed variable's value should be (the table's words, "a size
+ * such as ..."), where it does not parse; NULL where it does, is unset, is
+ * untyped or is NVSHMEM's own (NVSHMEM reads those). env_check.c makes
+ * the errors. */
+const char *symmem__env_malformed(const symmem_env_var_t *v);
 /* Typed readers, by the variable's kind: a size in bytes, a number, a
  * duration in seconds. A malformed value (one changed since init checked)
  * is reported on stderr, naming the variable and what it takes, and the
@@ -54,13 +53,12 @@ int symmem__env_flag(const char *name);
 /* An integer variable: 1 and *value_p where it is set to one, else 0 (a
  * malformed value too: what init reads goes through symmem__env_whole). */
 int symmem__env_count(const char *name, int *value_p);
-/* An integer variable, read strictly: *value_p = -1 where it is unset (or
- * ""), its value where it is a whole number >= 0; else SYMMEM_ERR_INVALID
- * naming call, the variable and its value. */
-symmem_status_t symmem__env_whole(const char *call, const char *name, long long *value_p);
-/* The index of the value among the variable's choices; else
- * SYMMEM_ERR_INVALID naming call, the variable, its value and the choices. */
-symmem_status_t symmem__env_choice(const char *call, const char *name, int *index_p);
+/* An integer variable, read strictly: 1 and *value_p = -1 where it is
+ * unset (or ""), 1 and its value where it is a whole number >= 0, else 0. */
+int symmem__env_whole_value(const char *name, long long *value_p);
+/* The index of the value among the variable's choices, or -1 with the
+ * choices, quoted, in listed. */
+int symmem__env_choice_index(const char *name, char *listed, size_t size);
 
 /* Parses "1G", "512M", "4096", "1.5GiB" into bytes; -1 if malformed. */
 long long symmem__parse_size(const char *text);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "env.h"
+#include "env_check.h"
 #include "error.h"
 #include "interrupt.h"
 #include "peer_status.h"

@@ -8,6 +8,7 @@
 #include "bootstrap.h"
 #include "../device/state.h"
 #include "env.h"
+#include "env_check.h"
 #include "error.h"
 #include "forked.h"
 #include "gpu_loader.h"

@@ -1,23 +1,43 @@
-"""The shape of the source tree: short files, no include circles, and every
-environment variable read through the one table."""
+"""The shape of the source tree: short files, no include circles, no
+symbolic links, and every environment variable read through the one table."""
 import os
 import re
+import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SRC = os.path.join(ROOT, "src")
 
 
-def c_files():
-    for folder, _, names in os.walk(SRC):
+def c_files(top=SRC, suffixes=(".c", ".h")):
+    for folder, _, names in os.walk(top):
         for name in names:
-            if name.endswith((".c", ".h")):
+            if name.endswith(suffixes):
                 yield os.path.join(folder, name)
 
 
 def test_no_source_file_is_past_500_lines():
-    long = {os.path.relpath(p, ROOT): n for p in c_files()
-            if (n := sum(1 for _ in open(p))) > 500}
+    # C, and the CUDA of the gpu backend's kernels and the device library
+    code = (".c", ".h", ".cu", ".cuh")
+    paths = [*c_files(SRC, code), *c_files(os.path.join(ROOT, "include"), code)]
+    long = {os.path.relpath(p, ROOT): n for p in paths if (n := sum(1 for _ in open(p))) > 500}
     assert not long, f"split these by concept: {long}"
+
+
+def test_no_symbolic_link_in_the_tree():
+    # A file needed in two places (include/symmem/device.cuh in the package)
+    # is copied by the build (tools/embed.py), never linked.
+    try:
+        listing = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True,
+                                 text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        listing = ""
+    links = [line.split("\t", 1)[1] for line in listing.splitlines()
+             if line.startswith("120000 ")]
+    for folder, dirs, names in os.walk(ROOT):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
+        links += [os.path.relpath(os.path.join(folder, n), ROOT) for n in names + dirs
+                  if os.path.islink(os.path.join(folder, n))]
+    assert not links, f"copy these at build time instead: {sorted(set(links))}"
 
 
 def includes(path):

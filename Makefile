@@ -25,7 +25,12 @@ LDLIBS := -pthread -ldl
 
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/backends/cpu/*.c) $(wildcard src/device/*.c)
 GPU_FILES := $(shell find src/backends/gpu -name '*.[ch]')
-ALL_FILES := $(shell find src include -name "*.[ch]" -o -name "*.def")
+# The GPU programs (CUDA and PTX) and the headers they include, which
+# tools/embed.py turns into C strings for the gpu backend.
+GPU_PROGRAMS := $(shell find src/backends/gpu/kernels -name '*.cu' -o -name '*.cuh' -o \
+                  -name '*.ptx') include/symmem/device_layout.h
+ALL_FILES := $(shell find src include -name "*.[ch]" -o -name "*.def" -o -name "*.cu" -o \
+               -name "*.cuh" -o -name "*.ptx") tools/embed.py
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 C_TESTS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(wildcard tests/c/*.c))
 C_EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
@@ -37,8 +42,14 @@ all: lib $(C_TESTS) $(C_EXAMPLES)
 
 lib: $(BUILD)/libsymmem.so $(BUILD)/libsymmem.a $(BUILD)/libsymmem_gpu.so
 
-# The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB.
-$(BUILD)/libsymmem_gpu.so: $(GPU_FILES) src/core/backend.h src/core/calls.h src/core/error.h cflags.txt
+# The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB,
+# with its GPU programs embedded (kernels/programs.h).
+$(BUILD)/gen/kernel_sources.c: tools/embed.py $(GPU_PROGRAMS)
+	@mkdir -p $(dir $@)
+	$(PYTHON) tools/embed.py kernels $@
+
+$(BUILD)/libsymmem_gpu.so: $(GPU_FILES) $(BUILD)/gen/kernel_sources.c src/core/backend.h \
+		src/core/calls.h src/core/error.h include/symmem/device_layout.h cflags.txt
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) $(LDFLAGS) -ldl
 

@@ -10,8 +10,16 @@ SYMMEM_EXTRA_CFLAGS, a build variable (never read at run time), adds flags
 to both compiling and linking: `make test-sanitize` builds with the
 sanitizers through it.
 
+The GPU code is copied by tools/embed.py, never linked: the gpu backend's
+programs (src/backends/gpu/kernels/*.cu, *.ptx) become C strings in
+build-python/.../gen/kernel_sources.c, compiled into _gpu_backend; the
+package's device.cuh (include/symmem/device.cuh with its headers inlined)
+and bench/nvshmem_abi.h are written into python/symmem/ on every run of
+this file, so that an editable install, an sdist and a wheel all have them.
+
 symmem runs on Linux only (futexes, /dev/shm): building the extension
 anywhere else stops with a message saying so. An sdist can be made anywhere."""
+import importlib.util
 import os
 import re
 import sys
@@ -26,6 +34,17 @@ def read_version():
     parts = [re.search(rf"#define SYMMEM_VERSION_{part} (\d+)", header).group(1)
              for part in ("MAJOR", "MINOR", "PATCH")]
     return ".".join(parts)
+
+
+def load_embed():
+    """tools/embed.py, which is no part of the package."""
+    spec = importlib.util.spec_from_file_location("symmem_embed", os.path.join("tools", "embed.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+embed = load_embed()
 
 
 class build_ext_afresh(build_ext):
@@ -47,6 +66,12 @@ class build_ext_afresh(build_ext):
             sys.exit(f"symmem builds and runs on Linux only (its engine uses futexes and "
                      f"Linux's shared memory); this is {sys.platform}. On macOS or Windows, "
                      f"use a Linux container or WSL.")
+        # The gpu backend's programs, as C strings (kernels/programs.h).
+        sources = os.path.join(self.build_temp, "gen", "kernel_sources.c")
+        embed.write_if_changed(sources, embed.kernel_sources())
+        for ext in self.extensions:
+            if ext.name == "symmem._gpu_backend" and sources not in ext.sources:
+                ext.sources.append(sources)
         super().run()
 
 
@@ -58,6 +83,7 @@ core_sources = sorted(
 )
 headers = (glob("include/symmem/*.h") + glob("src/**/*.h", recursive=True)
            + glob("src/**/*.def", recursive=True))
+embed.write_package_copies()  # device/device.cuh and bench/nvshmem_abi.h
 
 setup(
     version=read_version(),

@@ -504,9 +504,10 @@ def find_device_bitcode_library(*, language=DeviceLibLanguage.LLVM_BITCODE, arch
 def find_device_library(language="cuda"):
     """The path of symmem's device library, device.cuh.
 
-    CUDA C source with no #include, compiled by NVRTC together with the
-    kernel that includes it (its only form; there is no .bc, LTO-IR or .a
-    of it).
+    CUDA C source in one file (include/symmem/device.cuh with the headers
+    it includes inlined at build time), compiled by NVRTC with no include
+    path together with the kernel that includes it (its only form; there is
+    no .bc, LTO-IR or .a of it).
 
     Args:
         language: "cuda", the only form.

@@ -62,6 +62,7 @@ DTYPE_ALIASES: Final[dict[str, str]]  # NVSHMEM's C names -> DTYPES' names
 DEVICE_FUNCTIONS: Final[dict[str, int]]  # name -> address, for the cpu device calls
 DEVICE_STATE_LAYOUT: Final[dict[str, int]]  # field -> byte offset, and 'size'
 DEVICE_CONSTS_LAYOUT: Final[dict[str, int]]
+DEVICE_LAYOUT: Final[dict[str, int]]  # symmem/device_layout.h: team entries, error record, codes
 
 class NvshmemError(RuntimeError):
     """The backend failed (allocation, bootstrap, a dead peer, a timeout)."""

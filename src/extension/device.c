@@ -236,6 +236,37 @@ static int add_table(PyObject *module, const char *name, const char *const *keys
     return result;
 }
 
+/* DEVICE_LAYOUT: the rest of symmem/device_layout.h that code outside C
+ * (symmem.device.triton's engine) reads: the team table's entries, the
+ * error record and its codes, the team sync area, the spins between looks
+ * at the abort word. */
+static int add_device_layout(PyObject *module)
+{
+    static const char *const keys[] = {
+        "team_size", "team_n", "team_me", "team_members", "max_teams",
+        "error_size", "error_set", "error_what", "error_pe", "error_arg", "error_value",
+        "error_call", "error_call_bytes", "sync_word", "spins",
+        "ERR_BAD_PE", "ERR_NOT_SYMMETRIC", "ERR_PEER_DEAD", "ERR_TIMEOUT",
+        "ERR_NOT_INITIALIZED", "ERR_NOT_CONTIGUOUS", "ERR_BAD_TEAM", "ERR_TOO_SMALL",
+        "ERR_BAD_ROOT", "ERR_BAD_ARG", "ERR_UNREACHABLE", "ERR_OVERLAP"};
+    const long long values[] = {
+        sizeof(symmem_device_team_t), offsetof(symmem_device_team_t, n),
+        offsetof(symmem_device_team_t, me), offsetof(symmem_device_team_t, members),
+        SYMMEM_DEV_MAX_TEAMS,
+        sizeof(symmem_device_error_t), offsetof(symmem_device_error_t, set),
+        offsetof(symmem_device_error_t, what), offsetof(symmem_device_error_t, pe),
+        offsetof(symmem_device_error_t, arg), offsetof(symmem_device_error_t, value),
+        offsetof(symmem_device_error_t, call), sizeof(((symmem_device_error_t *)0)->call),
+        SYMMEM_DEVICE_SYNC_WORD, SYMMEM_DEV_SPINS,
+        SYMMEM_DEV_ERR_BAD_PE, SYMMEM_DEV_ERR_NOT_SYMMETRIC, SYMMEM_DEV_ERR_PEER_DEAD,
+        SYMMEM_DEV_ERR_TIMEOUT, SYMMEM_DEV_ERR_NOT_INITIALIZED, SYMMEM_DEV_ERR_NOT_CONTIGUOUS,
+        SYMMEM_DEV_ERR_BAD_TEAM, SYMMEM_DEV_ERR_TOO_SMALL, SYMMEM_DEV_ERR_BAD_ROOT,
+        SYMMEM_DEV_ERR_BAD_ARG, SYMMEM_DEV_ERR_UNREACHABLE, SYMMEM_DEV_ERR_OVERLAP};
+    _Static_assert(sizeof(keys) / sizeof(keys[0]) == sizeof(values) / sizeof(values[0]),
+                   "a name for every value");
+    return add_table(module, "DEVICE_LAYOUT", keys, values, sizeof(values) / sizeof(values[0]));
+}
+
 int symmem__ext_device_exec(PyObject *module)
 {
     static const char *const layout_keys[] = {
@@ -282,7 +313,8 @@ int symmem__ext_device_exec(PyObject *module)
     if (add_table(module, "DEVICE_STATE_LAYOUT", layout_keys, layout,
                   sizeof(layout) / sizeof(layout[0])) < 0 ||
         add_table(module, "DEVICE_CONSTS_LAYOUT", consts_keys, consts,
-                  sizeof(consts) / sizeof(consts[0])) < 0)
+                  sizeof(consts) / sizeof(consts[0])) < 0 ||
+        add_device_layout(module) < 0)
         return -1;
     return add_table(module, "DEVICE_FUNCTIONS", function_keys, functions,
                      sizeof(functions) / sizeof(functions[0]));

@@ -86,6 +86,8 @@ SDIST=$(ls "$TMP"/dist/symmem-*.tar.gz)
 WHEEL=$(ls "$TMP"/dist/symmem-*.whl)
 tar tzf "$SDIST" | expect_members sdist /LICENSE$ /README.md$ /cflags.txt$ /setup.py$ \
     /pyproject.toml$ /include/symmem/symmem.h$ /include/symmem/device.cuh$ \
+    /include/symmem/device_layout.h$ /include/symmem/device_collectives.cuh$ /tools/embed.py$ \
+    /src/backends/gpu/kernels/reduce.cu$ /src/backends/gpu/kernels/atomics.ptx$ \
     /src/core/env_vars.def$ /src/extension/module.c$ /src/backends/gpu/ \
     /python/symmem/_symmem.pyi$ /python/symmem/py.typed$ /python/symmem/bench/nvshmem_floor.c$ \
     /python/symmem/bench/nvshmem_device.cu$ /examples/ring.py$
@@ -93,7 +95,16 @@ unzip -p "$WHEEL" '*.dist-info/entry_points.txt' | expect_members "wheel's entry
     '^symmem-run = symmem\.run:main$'
 unzip -l "$WHEEL" | expect_members wheel 'dist-info/licenses/LICENSE$' 'symmem/_symmem\..*\.so$' \
     'symmem/_gpu_backend\..*\.so$' 'symmem/_symmem.pyi$' 'symmem/py.typed$' \
-    'symmem/device/device.cuh$' 'symmem/bench/nvshmem_floor.c$' 'symmem/bench/launched.h$'
+    'symmem/device/device.cuh$' 'symmem/bench/nvshmem_floor.c$' 'symmem/bench/launched.h$' \
+    'symmem/bench/nvshmem_abi.h$'
+# The headers the package shares with include/ and src/ are copies, never links,
+# and the device library's copy has no project #include left (NVRTC compiles it
+# with no include path).
+if tar tvzf "$SDIST" | grep -q '^l'; then fail "the sdist holds a symbolic link"; fi
+if unzip -Z -l "$WHEEL" | grep -q '^l'; then fail "the wheel holds a symbolic link"; fi
+if unzip -p "$WHEEL" 'symmem/device/device.cuh' | grep -q '^#include "'; then
+    fail "the wheel's device.cuh includes a project header"
+fi
 
 # The sdist's environment compiles while the wheel's is checked (2 cores).
 step "installing the wheel, and the sdist (it compiles), into fresh environments"

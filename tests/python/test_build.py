@@ -126,7 +126,7 @@ def test_a_used_tree_compiles_afresh_with_its_current_compiler_and_flags(tmp_pat
                  "MANIFEST.in"):
         shutil.copy2(os.path.join(ROOT, name), tree / name)
     keep = shutil.ignore_patterns("*.so", "__pycache__", "*.egg-info")
-    for name in ("include", "src", "python"):
+    for name in ("include", "src", "python", "tools"):
         shutil.copytree(os.path.join(ROOT, name), tree / name, ignore=keep)
     first = build_wheel(tree)
     assert first.returncode == 0, first.stdout + first.stderr

@@ -445,6 +445,7 @@ FREED_AND_READ_ONLY = CALLS + """
     invalid([P + "fcollect: src"] + freed, fcollect, gathered, a)
     nvshmem.barrier_all()
     check(list(b) == [-1] * 8, f"a refused call on the freed a wrote into b: {b}")
+    nvshmem.barrier_all()                 # every PE has looked at its b before the put
     put(b, src, nxt)                      # b itself works
     nvshmem.barrier_all()
     check(list(b) == list(src), f"put into b: {b}")

@@ -1,13 +1,19 @@
-"""The CUDA C the gpu backend writes at run time compiles: the own
-collectives (kernels/reduce_cu.c for every dtype and op, kernels/move_cu.c's
-byte movers and sync), and the NVSHMEM
-atomics (kernels/nvshmem_atomics_cu.c) where NVSHMEM's headers are here.
-Needs no GPU: the generators run in a small C program, and NVRTC (of a CUDA
-toolkit or the CUDA wheel) compiles what they print, with the options the
-backend uses. A machine without NVRTC skips these tests."""
+"""The GPU code symmem compiles at run time compiles, for sm_90, as the gpu
+backend hands it over: every program of src/backends/gpu/kernels/ as
+tools/embed.py embeds it (the own collectives: reduce.cu for every dtype
+and op, move.cu; the PTX of atomics.ptx and put_signal.ptx; the NVSHMEM
+atomics where NVSHMEM's headers are here) and the device library, both the
+package's one-file copy of device.cuh (NVRTC, no include path, as
+symmem.device.numba compiles it) and include/symmem/ as a CUDA C user
+includes it (nvcc). Needs no GPU: a small C program prints the strings the
+backend would pass, and NVRTC (of a CUDA toolkit or the CUDA wheel), ptxas
+and nvcc compile them. Each test skips, saying why, where its compiler is
+missing (docs/testing.md)."""
 import ctypes
 import glob
+import importlib.util
 import os
+import shutil
 import subprocess
 import sysconfig
 from pathlib import Path
@@ -16,28 +22,36 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNELS = ROOT / "src" / "backends" / "gpu" / "kernels"
+ARCH = "sm_90"
 DTYPES = 13  # symmem_dtype_t: bool, int8..uint64, float16, bfloat16, float32, float64
 FLOATS = range(9, 13)
 OPS = 7  # symmem_reduce_op_t: sum, min, max, prod, and, or, xor (the last 3 bitwise)
+PROGRAMS = ("atomics_ptx", "put_signal_ptx", "move_cu", "nvshmem_atomics_cu", "reduce_cu")
 
 PRINTER = r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "collectives.h"
-#include "atomics.h"
+#include "programs.h"
 int main(int argc, char **argv)
 {
     static char out[65536];
-    int failed = argc > 2   ? symmem__gpu_reduce_cu(atoi(argv[1]), atoi(argv[2]), out,
-                                                    sizeof(out))
-                 : argc > 1 ? symmem__gpu_move_cu(out, sizeof(out))
-                            : symmem__gpu_nvshmem_atomics_cu(out, sizeof(out));
-    if (failed) return 1;
-    fputs(out, stdout);
-    return 0;
+    if (argc > 2) { /* reduce DTYPE OP */
+        if (symmem__gpu_reduce_cu(atoi(argv[1]), atoi(argv[2]), out, sizeof(out)) != 0) return 1;
+        fputs(out, stdout);
+        return 0;
+    }
+""" + "".join(f'    if (strcmp(argv[1], "{name}") == 0) fputs(symmem__gpu_kernel_{name}, stdout);\n'
+              for name in PROGRAMS) + """    return 0;
 }
 """
+
+
+def _tool(name):
+    for base in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if base and os.access(os.path.join(base, "bin", name), os.X_OK):
+            return os.path.join(base, "bin", name)
+    return shutil.which(name)
 
 
 def _nvrtc():
@@ -55,27 +69,44 @@ def _nvrtc():
 
 
 NVRTC = _nvrtc()
-pytestmark = pytest.mark.skipif(NVRTC is None, reason="no NVRTC here (a CUDA toolkit or wheel)")
+PTXAS = _tool("ptxas")
+NVCC = _tool("nvcc")
+needs_nvrtc = pytest.mark.skipif(NVRTC is None, reason="no NVRTC here (a CUDA toolkit or wheel)")
+
+
+def load_embed():
+    spec = importlib.util.spec_from_file_location("symmem_embed", ROOT / "tools" / "embed.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+embed = load_embed()
 
 
 @pytest.fixture(scope="module")
 def printer(tmp_path_factory):
-    exe = tmp_path_factory.mktemp("kernels") / "print_source"
-    source = exe.with_suffix(".c")
-    source.write_text(PRINTER)
+    """A program that prints what the gpu backend hands NVRTC or the driver:
+    kernels/programs.c with the strings tools/embed.py makes."""
+    folder = tmp_path_factory.mktemp("kernels")
+    exe = folder / "print_source"
+    (folder / "print_source.c").write_text(PRINTER)
+    (folder / "kernel_sources.c").write_text(embed.kernel_sources())
     cc = sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc"
-    subprocess.run([cc, "-std=gnu11", "-I", str(ROOT / "include"), "-I", str(KERNELS),
-                    "-o", str(exe), str(source), str(KERNELS / "reduce_cu.c"),
-                    str(KERNELS / "meet_cu.c"), str(KERNELS / "move_cu.c"),
-                    str(KERNELS / "nvshmem_atomics_cu.c")], check=True)
-    return exe
+    subprocess.run([cc, "-std=gnu11", "-Wall", "-Werror", "-I", str(ROOT / "include"),
+                    "-I", str(KERNELS), "-o", str(exe), str(folder / "print_source.c"),
+                    str(KERNELS / "programs.c"), str(folder / "kernel_sources.c")], check=True)
+
+    def source(*args):
+        return subprocess.run([str(exe), *map(str, args)], capture_output=True,
+                              check=True).stdout
+    return source
 
 
-def compile_with_nvrtc(source, options):
+def compile_with_nvrtc(source, options, name=b"source.cu"):
     """NVRTC's log; '' when the source compiled."""
     program = ctypes.c_void_p()
-    assert NVRTC.nvrtcCreateProgram(ctypes.byref(program), source, b"source.cu", 0, None,
-                                    None) == 0
+    assert NVRTC.nvrtcCreateProgram(ctypes.byref(program), source, name, 0, None, None) == 0
     array = (ctypes.c_char_p * len(options))(*options)
     status = NVRTC.nvrtcCompileProgram(program, len(options), array)
     size = ctypes.c_size_t()
@@ -86,27 +117,58 @@ def compile_with_nvrtc(source, options):
     return "" if status == 0 else log.value.decode(errors="replace") or f"status {status}"
 
 
+# The backend's options (own_collectives.c), for a real architecture: NVRTC
+# then runs ptxas too.
+OWN_OPTIONS = [f"-arch={ARCH}".encode(), b"-std=c++17"]
+
+
+def test_every_program_is_embedded_as_its_file_reads(printer):
+    # The C strings hold each file's text with the project headers it
+    # includes inlined, byte for byte (escapes, tabs, quotes).
+    names = {os.path.basename(p).replace(".", "_") for p in embed.program_files()}
+    assert names == set(PROGRAMS)
+    for path in embed.program_files():
+        name = os.path.basename(path).replace(".", "_")
+        text = printer(name).decode()
+        assert text == embed.flatten(path), name
+        assert not [line for line in text.splitlines()
+                    if line.startswith('#include "') and "nvshmem" not in line], name
+
+
+@needs_nvrtc
 @pytest.mark.parametrize("dtype", range(DTYPES))
 def test_the_own_reduce_compiles_for_every_op_of_a_dtype(printer, dtype):
     for op in range(OPS):
         if dtype in FLOATS and op >= 4:
-            assert subprocess.run([str(printer), str(dtype), str(op)]).returncode != 0, (
-                f"a bitwise op {op} on float dtype {dtype} must be refused")
+            with pytest.raises(subprocess.CalledProcessError):
+                printer(dtype, op)  # a bitwise op on a float dtype is refused
             continue
-        source = subprocess.run([str(printer), str(dtype), str(op)], capture_output=True,
-                                check=True).stdout
-        log = compile_with_nvrtc(source, [b"-arch=compute_90", b"-std=c++17"])
+        log = compile_with_nvrtc(printer(dtype, op), OWN_OPTIONS)
         assert log == "", f"dtype {dtype}, op {op}:\n{log}"
 
 
+@needs_nvrtc
 def test_the_own_byte_movers_and_sync_compile(printer):
-    source = subprocess.run([str(printer), "move"], capture_output=True, check=True).stdout
+    source = printer("move_cu")
     for name in (b"move16", b"move8", b"move4", b"move2", b"move1", b"sync_only"):
         assert name in source
-    log = compile_with_nvrtc(source, [b"-arch=compute_90", b"-std=c++17"])
+    log = compile_with_nvrtc(source, OWN_OPTIONS)
     assert log == "", log
 
 
+@pytest.mark.skipif(PTXAS is None, reason="no ptxas here (a CUDA toolkit)")
+@pytest.mark.parametrize("name, kernels", [
+    ("atomics_ptx", 14), ("put_signal_ptx", 4)])
+def test_the_ptx_modules_assemble(printer, tmp_path, name, kernels):
+    source = printer(name)
+    assert source.count(b".visible .entry ") == kernels
+    (tmp_path / "module.ptx").write_bytes(source)
+    result = subprocess.run([PTXAS, f"-arch={ARCH}", str(tmp_path / "module.ptx"), "-o",
+                             str(tmp_path / "module.cubin")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+@needs_nvrtc
 def test_the_nvshmem_atomics_compile_against_nvshmem_s_headers(printer):
     headers = [p for p in glob.glob(str(Path(sysconfig.get_paths()["purelib"]) / "nvidia" /
                                         "nvshmem" / "include"))]
@@ -114,8 +176,32 @@ def test_the_nvshmem_atomics_compile_against_nvshmem_s_headers(printer):
             if os.path.isdir(d)]
     if not headers or len(cuda) < 2:
         pytest.skip("needs the nvidia-nvshmem wheel's headers and a CUDA toolkit's")
-    source = subprocess.run([str(printer)], capture_output=True, check=True).stdout
-    options = [b"-arch=compute_90", b"-rdc=true", b"-std=c++17",
+    options = [f"-arch={ARCH}".encode(), b"-rdc=true", b"-std=c++17",
                f"-I{headers[0]}".encode()] + [f"-I{d}".encode() for d in cuda]
-    log = compile_with_nvrtc(source, options)
+    log = compile_with_nvrtc(printer("nvshmem_atomics_cu"), options)
     assert log == "", log
+
+
+@needs_nvrtc
+def test_the_package_s_device_library_compiles_with_no_include_path():
+    # symmem.device.numba's options (_library.py), and the plain ones a
+    # CuPy RawKernel user's NVRTC takes.
+    text = embed.package_copy(os.path.join("include", "symmem", "device.cuh")).encode()
+    for options in ([f"-arch={ARCH}".encode(), b"-rdc=true", b"-dlto"],
+                    [f"-arch={ARCH}".encode(), b"-rdc=true"]):
+        log = compile_with_nvrtc(text, options, b"symmem_device.cu")
+        assert log == "", f"{options}:\n{log}"
+
+
+@pytest.mark.skipif(NVCC is None, reason="no nvcc here (a CUDA toolkit)")
+def test_nvcc_compiles_a_kernel_including_symmem_device_cuh(tmp_path):
+    # A CUDA C user's way: -I include, #include <symmem/device.cuh>; nvcc
+    # checks device_layout.h's offsets on the host and the device.
+    source = tmp_path / "user.cu"
+    source.write_text('#include <symmem/device.cuh>\n'
+                      'extern "C" __global__ void k(symmem_u64 st, symmem_u64 x)\n'
+                      '{ symmem_dev_put_block(st, x, x + 8, 8, 1); symmem_dev_barrier_all(st); }\n')
+    result = subprocess.run([NVCC, f"-arch={ARCH}", "-rdc=true", "-c", "-I", str(ROOT / "include"),
+                             "-o", str(tmp_path / "user.o"), str(source)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr

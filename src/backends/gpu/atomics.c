@@ -1,11 +1,10 @@
 /* Atomics: NVSHMEM's host library has no working host-initiated atomics, so
  * each one is a one-thread kernel on the backend's stream, and the old
  * value comes back through the scratch buffer. For a PE in this PE's NVLink
- * domain it is a PTX atom instruction (kernels/atomics_ptx.c) on the
+ * domain it is a PTX atom instruction (kernels/atomics.ptx) on the
  * address nvshmem_ptr gives; for any other, NVSHMEM's device atomic of the
  * same name (nvshmem_atomics.c), which takes the network. */
 #include "gpu.h"
-#include "kernels/atomics.h"
 
 symmem_status_t symmem__gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target,
                                    symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,

@@ -1,5 +1,5 @@
 /* The device state block for kernels on this PE's GPU (src/device/state.h,
- * read by python/symmem/device/device.cuh): a copy of the host's block in
+ * read by include/symmem/device.cuh): a copy of the host's block in
  * device memory at an address fixed for the process, pointing at
  * - a peer table (device memory): where each PE's heap is mapped on this GPU;
  * - a team table (device memory): every team's members, by handle;
@@ -22,24 +22,11 @@
 #define CU_MEMHOSTALLOC_PORTABLE 0x01
 #define CU_MEMHOSTALLOC_DEVICEMAP 0x02
 
-/* device.cuh's symmem_device_error and its codes. */
-typedef struct {
-    uint32_t set;
-    int32_t what, pe, arg;
-    uint64_t value;
-    char call[32];
-} device_error_t;
-enum {
-    ERR_BAD_PE = 1, ERR_NOT_SYMMETRIC, ERR_PEER_DEAD, ERR_TIMEOUT, ERR_NOT_INITIALIZED,
-    ERR_NOT_CONTIGUOUS, ERR_BAD_TEAM, ERR_TOO_SMALL, ERR_BAD_ROOT, ERR_BAD_ARG,
-    ERR_UNREACHABLE, ERR_OVERLAP
-};
-
 /* What lives as long as the process: kernels compiled once keep these
  * addresses, across finalize and a later init on the same GPU. */
 typedef struct {
     uint32_t abort[2]; /* {flag, pe}: the abort word */
-    device_error_t error;
+    symmem_device_error_t error; /* symmem/device_layout.h's */
 } host_words_t;
 
 static struct {
@@ -106,7 +93,7 @@ static size_t team_table_bytes(int n)
     return SYMMEM_TEAM_MAX * (sizeof(symmem_device_team_t) + sizeof(int32_t) * (size_t)n);
 }
 
-static size_t team_sync_bytes(int n) { return sizeof(uint64_t) * (size_t)(n + 1); }
+static size_t team_sync_bytes(int n) { return (size_t)SYMMEM_DEVICE_TEAM_SYNC_BYTES(n); }
 
 symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *members, int n)
 {
@@ -154,54 +141,54 @@ static symmem_status_t set_predefined_teams(gpu_t *g)
     return status;
 }
 
-static void report(gpu_t *g, const device_error_t *e)
+static void report(gpu_t *g, const symmem_device_error_t *e)
 {
     char call[sizeof(e->call) + 1];
     memcpy(call, e->call, sizeof(e->call));
     call[sizeof(e->call)] = '\0';
     char why[160];
     switch (e->what) {
-    case ERR_BAD_PE:
+    case SYMMEM_DEV_ERR_BAD_PE:
         snprintf(why, sizeof(why), "pe %d is not a PE (n_pes is %d)", e->pe, g->boot.nranks);
         break;
-    case ERR_NOT_SYMMETRIC:
+    case SYMMEM_DEV_ERR_NOT_SYMMETRIC:
         snprintf(why, sizeof(why),
                  "argument %d (address 0x%llx) is not symmetric memory (to PE %d)", e->arg,
                  (unsigned long long)e->value, e->pe);
         break;
-    case ERR_PEER_DEAD:
+    case SYMMEM_DEV_ERR_PEER_DEAD:
         snprintf(why, sizeof(why), "PE %d died while the kernel waited", e->pe);
         break;
-    case ERR_TIMEOUT:
+    case SYMMEM_DEV_ERR_TIMEOUT:
         snprintf(why, sizeof(why), "timed out after %.1f s (SYMMEM_TIMEOUT)",
                  (double)e->value / 1e9);
         break;
-    case ERR_NOT_CONTIGUOUS:
+    case SYMMEM_DEV_ERR_NOT_CONTIGUOUS:
         snprintf(why, sizeof(why), "argument %d is a strided view (stride %llu bytes); device "
                  "copies take contiguous arrays", e->arg, (unsigned long long)e->value);
         break;
-    case ERR_BAD_TEAM:
+    case SYMMEM_DEV_ERR_BAD_TEAM:
         snprintf(why, sizeof(why), "team %lld is not a team PE %d is in (team_destroy'ed, "
                  "never made, or made without this PE)", (long long)e->value, e->pe);
         break;
-    case ERR_TOO_SMALL:
+    case SYMMEM_DEV_ERR_TOO_SMALL:
         snprintf(why, sizeof(why), "argument %d is too small: the call needs %llu bytes there",
                  e->arg, (unsigned long long)e->value);
         break;
-    case ERR_BAD_ROOT:
+    case SYMMEM_DEV_ERR_BAD_ROOT:
         snprintf(why, sizeof(why), "root %lld is not a PE of the team (it has %d)",
                  (long long)e->value, e->pe);
         break;
-    case ERR_BAD_ARG:
+    case SYMMEM_DEV_ERR_BAD_ARG:
         snprintf(why, sizeof(why), "argument %d has the value %lld, which the call does not "
                  "take", e->arg, (long long)e->value);
         break;
-    case ERR_UNREACHABLE:
+    case SYMMEM_DEV_ERR_UNREACHABLE:
         snprintf(why, sizeof(why), "PE %d has no peer mapping on this GPU (another node): "
                  "device calls reach the PEs of this NVLink domain; use the host calls for it",
                  e->pe);
         break;
-    case ERR_OVERLAP:
+    case SYMMEM_DEV_ERR_OVERLAP:
         snprintf(why, sizeof(why), "dst (0x%llx) overlaps src without being it: reduce works "
                  "in place with dst == src, reducescatter into this PE's own part of src",
                  (unsigned long long)e->value);

@@ -9,8 +9,8 @@
  * This is the folder's private header: the backend's state, the two globals
  * every file shares, and what the files call in one another. One concept per
  * file: context.c, start.c, memory.c, rma.c, signals.c, collectives.c,
- * teams.c, atomics.c (with nvshmem_atomics.c and nvrtc.c), external.c, and ops.c with the table; the PTX the
- * driver compiles at init is made in kernels/.
+ * teams.c, atomics.c (with nvshmem_atomics.c and nvrtc.c), external.c, and ops.c with the table; the
+ * GPU programs (CUDA and PTX, embedded at build time) are in kernels/.
  */
 #ifndef SYMMEM_GPU_H
 #define SYMMEM_GPU_H
@@ -24,7 +24,7 @@
 #include "../../device/state.h"
 #include "../../core/error.h" /* SYMMEM_CHECK and _GOTO; messages go through core->error */
 #include "call_page.h"
-#include "kernels/collectives.h"
+#include "kernels/programs.h"
 #include "libs.h"
 #include "peer_watch.h"
 

@@ -1,5 +1,5 @@
 /* Atomics on PEs this PE cannot load from or store to (another node): the
- * kernels of kernels/nvshmem_atomics_cu.c call NVSHMEM's device atomics,
+ * kernels of kernels/nvshmem_atomics.cu call NVSHMEM's device atomics,
  * which take the network transport. Built at the first such atomic: NVRTC
  * compiles them against NVSHMEM's headers, the driver's linker adds
  * libnvshmem_device.a (both beside the libnvshmem_host.so.3 in use), and
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "gpu.h"
-#include "kernels/atomics.h"
 #include "nvrtc.h"
 
 #define MAX_INCLUDES 16
@@ -93,15 +92,14 @@ static symmem_status_t build(gpu_t *g)
     if (nvshmem_lib_dir(dir, sizeof(dir)) != 0)
         return ERROR(SYMMEM_ERR_BACKEND, "atomic: cannot tell where libnvshmem_host.so.3 is");
     snprintf(device_lib, sizeof(device_lib), "%s/libnvshmem_device.a", dir);
-    static char source[16384];
-    if (symmem__gpu_nvshmem_atomics_cu(source, sizeof(source)) != 0)
-        return ERROR(SYMMEM_ERR_BACKEND, "atomic: the NVSHMEM atomics' source is too long");
     const char *options[MAX_INCLUDES + 4];
     char *storage = NULL, *ptx = NULL;
     int noptions = compile_options(g, dir, options, &storage);
     if (noptions < 0) return ERROR(SYMMEM_ERR_NO_MEMORY, "atomic: out of memory");
-    int failed = symmem__gpu_nvrtc_compile(symmem__gpu_core, source, "symmem_nvshmem_atomics.cu",
-                                           options, noptions, &ptx, why, sizeof(why));
+    int failed = symmem__gpu_nvrtc_compile(symmem__gpu_core,
+                                           symmem__gpu_kernel_nvshmem_atomics_cu,
+                                           "symmem_nvshmem_atomics.cu", options, noptions,
+                                           &ptx, why, sizeof(why));
     symmem_status_t status = SYMMEM_OK;
     if (failed)
         status = ERROR(SYMMEM_ERR_UNSUPPORTED,

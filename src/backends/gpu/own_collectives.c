@@ -1,4 +1,4 @@
-/* symmem's own collectives (kernels/reduce_cu.c, kernels/move_cu.c) on a
+/* symmem's own collectives (kernels/reduce.cu, kernels/move.cu) on a
  * team whose members are all in this PE's NVLink domain, unless
  * SYMMEM_GPU_COLLECTIVES or SYMMEM_GPU_KERNELS asks for NVSHMEM's. NVRTC
  * compiles the kernels at their first use: the byte movers once, the
@@ -68,16 +68,8 @@ static int reduce_algorithm(gpu_t *g, int n, size_t bytes)
 
 static const size_t dtype_bytes[SYMMEM_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
 
-/* The kernels' argument block (meet_cu.c's struct args). */
-typedef struct {
-    uint64_t p[MAX_PES];
-} ptrs_t;
-typedef struct {
-    ptrs_t src, dst, flags;
-    uint64_t mine, count, abort_word, error, timeout_ns, src_step, dst_step;
-    int32_t n, me, first, pieces, packed, unused;
-    char call[16];
-} args_t;
+/* The kernels' argument block (symmem/device_layout.h). */
+typedef symmem_coll_args_t args_t;
 
 /* ---- teams ---- */
 
@@ -145,23 +137,28 @@ static symmem_status_t load(gpu_t *g, const char *call, const char *source, void
 static symmem_status_t build_reduce(gpu_t *g, const char *call, symmem_dtype_t dtype,
                                     symmem_reduce_op_t op)
 {
-    static char source[32768];
-    if (symmem__gpu_reduce_cu(dtype, op, source, sizeof(source)) != 0)
-        return ERROR(SYMMEM_ERR_BACKEND, "%s: no kernel source for dtype %d, op %d", call,
-                     (int)dtype, (int)op);
-    static const char *const names[] = {"one_shot", "two_shot", "ll_reduce"};
-    return load(g, call, source, &g->reduce_kernels[dtype][op].module, names,
-                g->reduce_kernels[dtype][op].kernels, 3);
+    size_t size = strlen(symmem__gpu_kernel_reduce_cu) + 128; /* and the two defines */
+    char *source = malloc(size);
+    if (source == NULL) return ERROR(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+    symmem_status_t status;
+    if (symmem__gpu_reduce_cu(dtype, op, source, size) != 0) {
+        status = ERROR(SYMMEM_ERR_BACKEND, "%s: no kernel source for dtype %d, op %d", call,
+                       (int)dtype, (int)op);
+    } else {
+        static const char *const names[] = {"one_shot", "two_shot", "ll_reduce"};
+        status = load(g, call, source, &g->reduce_kernels[dtype][op].module, names,
+                      g->reduce_kernels[dtype][op].kernels, 3);
+    }
+    free(source);
+    return status;
 }
 
 static symmem_status_t build_move(gpu_t *g, const char *call)
 {
-    static char source[32768];
-    if (symmem__gpu_move_cu(source, sizeof(source)) != 0)
-        return ERROR(SYMMEM_ERR_BACKEND, "%s: no kernel source for the byte movers", call);
     static const char *const names[] = {"move16", "move8", "move4", "move2", "move1",
                                         "sync_only"};
-    return load(g, call, source, &g->move_module, names, g->move_kernels, 6);
+    return load(g, call, symmem__gpu_kernel_move_cu, &g->move_module, names, g->move_kernels,
+                6);
 }
 
 /* Grid of a kernel whose threads each take one of units: the same on every

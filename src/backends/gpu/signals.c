@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "gpu.h"
-#include "kernels/put_signal.h"
 
 /* put_signal (or, with nbytes 0, signal_op) by symmem's kernels, to the
  * peer addresses of dst and sig: one block that copies and signals, or for
@@ -52,7 +51,7 @@ symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, siz
                                        "memory (a CuPy array or a torch CUDA tensor) for "
                                        "put_signal",
                                        call, src));
-    /* Within the NVLink domain our kernel beats NVSHMEM's (kernels/put_signal_ptx.c). */
+    /* Within the NVLink domain our kernel beats NVSHMEM's (kernels/put_signal.ptx). */
     uint64_t *peer_sig = libs.ptr(sig, pe);
     void *peer_dst = nbytes ? libs.ptr(dst, pe) : NULL;
     symmem_status_t status = SYMMEM_OK;

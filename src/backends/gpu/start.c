@@ -12,8 +12,6 @@
 #include <unistd.h>
 
 #include "gpu.h"
-#include "kernels/atomics.h"
-#include "kernels/put_signal.h"
 
 #define INIT_TIMEOUT_SECONDS 120.0
 
@@ -202,14 +200,11 @@ static symmem_status_t alloc_agree_buffers(gpu_t *g)
     return SYMMEM_OK;
 }
 
-/* The PTX of both modules is made in one buffer, then compiled by the driver. */
-static char ptx[32768];
-
+/* kernels/atomics.ptx and put_signal.ptx, compiled by the driver. */
 static symmem_status_t load_atomics(gpu_t *g)
 {
-    cu_result_t rc = 0;
-    if (symmem__gpu_atomics_ptx(ptx, sizeof(ptx)) != 0 ||
-        (rc = libs.cuModuleLoadData(&g->atomics, ptx)) != 0)
+    cu_result_t rc = libs.cuModuleLoadData(&g->atomics, symmem__gpu_kernel_atomics_ptx);
+    if (rc != 0)
         return symmem__gpu_cuda_error("init", "compiling the atomics' PTX", rc);
     return SYMMEM_OK;
 }
@@ -220,8 +215,7 @@ static symmem_status_t load_put_signal(gpu_t *g)
     cu_result_t rc =
         libs.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, g->cu_device);
     g->max_blocks = rc == 0 && sms > 0 ? 2 * (unsigned)sms : 64;
-    if (symmem__gpu_put_signal_ptx(ptx, sizeof(ptx)) != 0 ||
-        (rc = libs.cuModuleLoadData(&g->put_signal, ptx)) != 0)
+    if ((rc = libs.cuModuleLoadData(&g->put_signal, symmem__gpu_kernel_put_signal_ptx)) != 0)
         return symmem__gpu_cuda_error("init", "compiling put_signal's PTX", rc);
     static const int widths[] = {1, 4, 8, 16};
     for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {

@@ -1,7 +1,8 @@
 """The device names inside @numba.cuda.jit kernels on the gpu backend: each
 is an overload (numba-cuda's CUDA target) that calls a function of
-symmem's device library (python/symmem/device/device.cuh), declared with
-cuda.declare_device and linked into every kernel that uses one (NVRTC
+symmem's device library (include/symmem/device.cuh, as the package's
+one-file copy), declared with cuda.declare_device and linked into every
+kernel that uses one (NVRTC
 compiles the library into LTO-IR once per process, _library.py; no nvcc, no
 install step). Teams and collectives are in _cuda_collectives.py.
 

@@ -1,4 +1,6 @@
-"""symmem's device library (device.cuh) as numba-cuda links it: NVRTC
+"""symmem's device library (device.cuh: the package's copy of
+include/symmem/device.cuh with its headers inlined, which setup.py makes)
+as numba-cuda links it: NVRTC
 compiles it once per process and GPU architecture into LTO-IR, so nvJitLink
 optimises it together with each kernel (numba-cuda links with LTO by
 default): the calls a kernel makes are inlined and the rest is dropped.

@@ -20,12 +20,14 @@ Memory model (cpu backend; a PE is a process, the heaps are shared memory):
 from numba import types
 from numba.extending import register_jitable
 
+from symmem import _symmem
+
 from . import _checks as C
 from . import _errors as E
 from . import _llvm as L
 from ._stubs import cpu_overload, require_array, require_int, require_pair, stub
 
-SIGNAL_SET, SIGNAL_ADD = 9, 10
+SIGNAL_SET, SIGNAL_ADD = _symmem.SIGNAL_OPS["SIGNAL_SET"], _symmem.SIGNAL_OPS["SIGNAL_ADD"]
 _INT_CODES = {"int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "uint16": 6,
               "uint32": 7, "uint64": 8}  # symmem_dtype_t
 

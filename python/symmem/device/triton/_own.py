@@ -7,11 +7,14 @@ and atomics on one thread of the program (and broadcasts an atomic's
 result), loads and inline asm on every thread.
 
 Where things are: CONSTS is the device address of the gpu backend's copy
-of symmem_device_consts_t in device memory (src/device/state.h), STATE that
-of the device state block; both are fixed for the process, written into
-this module by _runtime.configure() before the first kernel compiles
-(they are constexprs, so they are part of each kernel's cache key). The
-constant copy is read as read-only memory (_const_u64).
+of symmem_device_consts_t in device memory, STATE that of the device state
+block; both are fixed for the process, written into this module by
+_runtime.configure() before the first kernel compiles (they are
+constexprs, so they are part of each kernel's cache key). The constant
+copy is read as read-only memory (_const_u64). Every offset and code of
+that layout (include/symmem/device_layout.h) comes from the extension's
+tables (DEVICE_STATE_LAYOUT, DEVICE_CONSTS_LAYOUT, DEVICE_LAYOUT), never a
+number written here.
 Memory model, per call:
 - put/get copy through the peer's mapping with plain loads and stores;
   quiet (fence.sc.sys) or a barrier completes them.
@@ -41,6 +44,7 @@ STATE = tl.constexpr(0)
 
 _C = _symmem.DEVICE_CONSTS_LAYOUT
 _S = _symmem.DEVICE_STATE_LAYOUT
+_L = _symmem.DEVICE_LAYOUT
 C_MAGIC = tl.constexpr(_C["magic"])
 C_MY_PE = tl.constexpr(_C["my_pe"])
 C_N_PES = tl.constexpr(_C["n_pes"])
@@ -62,18 +66,46 @@ S_TIMEOUT = tl.constexpr(_S["timeout_ns"])
 S_ERROR = tl.constexpr(_S["error"])
 S_TEAMS = tl.constexpr(_S["teams"])
 MAGIC = tl.constexpr(_S["MAGIC"])
-MAX_TEAMS = tl.constexpr(64)  # SYMMEM_TEAM_MAX
-SPINS = tl.constexpr(1024)
+MAX_TEAMS = tl.constexpr(_L["max_teams"])
+SPINS = tl.constexpr(_L["spins"])
+# an entry of the team table: {n, me, members}
+TEAM_ENTRY = tl.constexpr(_L["team_size"])
+TEAM_N = tl.constexpr(_L["team_n"])
+TEAM_ME = tl.constexpr(_L["team_me"])
+TEAM_MEMBERS = tl.constexpr(_L["team_members"])
+SYNC_WORD = tl.constexpr(_L["sync_word"])  # a word of a team's part of the sync area
 
-# device.cuh's SYMMEM_DEV_ERR_*
-ERR_BAD_PE = tl.constexpr(1)
-ERR_NOT_SYMMETRIC = tl.constexpr(2)
-ERR_PEER_DEAD = tl.constexpr(3)
-ERR_TIMEOUT = tl.constexpr(4)
-ERR_NOT_INITIALIZED = tl.constexpr(5)
-ERR_BAD_TEAM = tl.constexpr(7)
-ERR_BAD_ROOT = tl.constexpr(9)
-ERR_UNREACHABLE = tl.constexpr(11)
+# SYMMEM_DEV_ERR_*
+ERR_BAD_PE = tl.constexpr(_L["ERR_BAD_PE"])
+ERR_NOT_SYMMETRIC = tl.constexpr(_L["ERR_NOT_SYMMETRIC"])
+ERR_PEER_DEAD = tl.constexpr(_L["ERR_PEER_DEAD"])
+ERR_TIMEOUT = tl.constexpr(_L["ERR_TIMEOUT"])
+ERR_NOT_INITIALIZED = tl.constexpr(_L["ERR_NOT_INITIALIZED"])
+ERR_BAD_TEAM = tl.constexpr(_L["ERR_BAD_TEAM"])
+ERR_BAD_ROOT = tl.constexpr(_L["ERR_BAD_ROOT"])
+ERR_UNREACHABLE = tl.constexpr(_L["ERR_UNREACHABLE"])
+
+# fail()'s PTX: claim the error record (set 0 -> 2), write what, pe, arg,
+# value and the call's name (four 8-byte words), fence, publish set = 1.
+_CALL_WORDS = _L["error_call_bytes"] // 8
+assert _CALL_WORDS == 4, "fail() passes the call's name in four words"
+_FAIL_PTX = tl.constexpr(f"""{{
+        .reg .pred claimed;
+        .reg .b32 old;
+        setp.ne.u64 claimed, $1, 0;
+        @claimed atom.global.sys.cas.b32 old, [$1+{_L["error_set"]}], 0, 2;
+        @claimed setp.eq.u32 claimed, old, 0;
+        @claimed st.global.u32 [$1+{_L["error_what"]}], $2;
+        @claimed st.global.u32 [$1+{_L["error_pe"]}], $3;
+        @claimed st.global.u32 [$1+{_L["error_arg"]}], $4;
+        @claimed st.global.u64 [$1+{_L["error_value"]}], $5;
+""" + "".join(f"""        @claimed st.global.u64 [$1+{_L["error_call"] + 8 * i}], ${6 + i};
+""" for i in range(_CALL_WORDS)) + f"""        @claimed fence.sc.sys;
+        @claimed st.volatile.global.u32 [$1+{_L["error_set"]}], 1;
+        fence.sc.sys;
+        trap;
+        mov.u32 $0, 0;
+        }}""")
 
 REDUCE_BLOCK = tl.constexpr(1024)
 
@@ -82,7 +114,8 @@ REDUCE_BLOCK = tl.constexpr(1024)
 def _name_word(name, i):
     """Bytes 8i to 8i + 7 of the call's name (NUL-padded, at most 31
     characters) as a little-endian integer: the error record's call[32]."""
-    raw = name.encode()[:31].ljust(32, b"\0")
+    size = _L["error_call_bytes"]
+    raw = name.encode()[:size - 1].ljust(size, b"\0")
     return int.from_bytes(raw[8 * i:8 * i + 8], "little", signed=True)
 
 
@@ -175,26 +208,7 @@ def fail(what, pe, arg, value, CALL: tl.constexpr):
     record fills it."""
     record = _u64(STATE + S_ERROR)
     tl.inline_asm_elementwise(
-        """{
-        .reg .pred claimed;
-        .reg .b32 old;
-        setp.ne.u64 claimed, $1, 0;
-        @claimed atom.global.sys.cas.b32 old, [$1], 0, 2;
-        @claimed setp.eq.u32 claimed, old, 0;
-        @claimed st.global.u32 [$1+4], $2;
-        @claimed st.global.u32 [$1+8], $3;
-        @claimed st.global.u32 [$1+12], $4;
-        @claimed st.global.u64 [$1+16], $5;
-        @claimed st.global.u64 [$1+24], $6;
-        @claimed st.global.u64 [$1+32], $7;
-        @claimed st.global.u64 [$1+40], $8;
-        @claimed st.global.u64 [$1+48], $9;
-        @claimed fence.sc.sys;
-        @claimed st.volatile.global.u32 [$1], 1;
-        fence.sc.sys;
-        trap;
-        mov.u32 $0, 0;
-        }""",
+        _FAIL_PTX,
         "=r,l,r,r,r,l,l,l,l,l",
         [record, tl.cast(what, tl.int32), tl.cast(pe, tl.int32), tl.cast(arg, tl.int32),
          tl.cast(value, tl.uint64),
@@ -395,10 +409,11 @@ def _team_entry(team, CALL: tl.constexpr):
     handle that is no team of this PE fails."""
     _check_pe(_i32(STATE + S_MY_PE), CALL)
     teams = _u64(STATE + S_TEAMS)
-    entry = teams + tl.where((team >= 0) & (team < MAX_TEAMS), team, 0).to(tl.uint64) * 16
+    index = tl.where((team >= 0) & (team < MAX_TEAMS), team, 0).to(tl.uint64)
+    entry = teams + index * TEAM_ENTRY
     if (team < 0) | (team >= MAX_TEAMS) | (teams == 0):
         fail(ERR_BAD_TEAM, _i32(STATE + S_MY_PE), 0, tl.cast(team, tl.int64), CALL)
-    if (_i32(entry) <= 0) | (_i32(entry + 4) < 0):
+    if (_i32(entry + TEAM_N) <= 0) | (_i32(entry + TEAM_ME) < 0):
         fail(ERR_BAD_TEAM, _i32(STATE + S_MY_PE), 0, tl.cast(team, tl.int64), CALL)
     return entry
 
@@ -415,7 +430,7 @@ def team_size(team, CALL: tl.constexpr):
     team = tl.cast(team, tl.int32)
     n = _const_i32(C_N_PES)
     if not _is_world(team):
-        n = _i32(_team_entry(team, CALL))
+        n = _i32(_team_entry(team, CALL) + TEAM_N)
     return n
 
 
@@ -424,7 +439,7 @@ def team_rank(team, CALL: tl.constexpr):
     team = tl.cast(team, tl.int32)
     me = _const_i32(C_MY_PE)
     if not _is_world(team):
-        me = _i32(_team_entry(team, CALL) + 4)
+        me = _i32(_team_entry(team, CALL) + TEAM_ME)
     return me
 
 
@@ -434,7 +449,7 @@ def team_member(team, i, CALL: tl.constexpr):
     team = tl.cast(team, tl.int32)
     pe = tl.cast(i, tl.int32)
     if not _is_world(team):
-        pe = _i32(_u64(_team_entry(team, CALL) + 8) + tl.cast(i, tl.uint64) * 4)
+        pe = _i32(_u64(_team_entry(team, CALL) + TEAM_MEMBERS) + tl.cast(i, tl.uint64) * 4)
     return pe
 
 
@@ -448,7 +463,7 @@ def _sync_area(team, CALL: tl.constexpr):
     if not _is_world(team):
         _team_entry(team, CALL)
         area = (_u64(STATE + S_SYNC_BASE) +
-                8 * (_i32(STATE + S_N_PES) + 1).to(tl.uint64) * tl.cast(team, tl.uint64))
+                SYNC_WORD * (_i32(STATE + S_N_PES) + 1).to(tl.uint64) * tl.cast(team, tl.uint64))
     return area
 
 
@@ -464,13 +479,13 @@ def sync(team, CALL: tl.constexpr):
     epoch = tl.atomic_add(tl.cast(area, tl.pointer_type(tl.uint64)), 1, sem="relaxed",
                           scope="gpu") + 1
     fence_acq_rel_sys()  # this PE's earlier stores before its arrival
-    slot = area + 8 * (1 + me).to(tl.uint64)
+    slot = area + SYNC_WORD * (1 + me).to(tl.uint64)
     for i in range(0, n):
-        to = remote(slot, tl.cast(8, tl.uint64), team_member(team, i, CALL), -1, CALL)
+        to = remote(slot, tl.cast(SYNC_WORD, tl.uint64), team_member(team, i, CALL), -1, CALL)
         tl.atomic_xchg(tl.cast(to, tl.pointer_type(tl.uint64)), epoch, sem="relaxed", scope="sys")
     for i in range(0, n):
         # acquire: pairs with team PE i's fence before its arrival store
-        wait(area + 8 * (1 + i), 5, epoch, 64, False, CALL)
+        wait(area + SYNC_WORD * (1 + i), 5, epoch, 64, False, CALL)
 
 
 @triton.jit

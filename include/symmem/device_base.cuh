@@ -1,0 +1,280 @@
+/* symmem's device library (device.cuh): the state it reads, failing
+ * loudly, the memory-model primitives, the scopes, where a PE's copy of an
+ * address is, and the waits. The layout of the state block, the constant
+ * state and the error record is symmem/device_layout.h's, shared with the
+ * host. */
+#ifndef SYMMEM_DEVICE_BASE_CUH
+#define SYMMEM_DEVICE_BASE_CUH
+
+#include "device_layout.h"
+
+/* extern "C" __device__ for linking (symmem.device.numba); a header user
+ * may define it as static __device__ __forceinline__ before the include. */
+#ifndef SYMMEM_DEVICE_API
+#define SYMMEM_DEVICE_API extern "C" __device__
+#endif
+
+typedef unsigned long long symmem_u64;
+
+/* The constant state (device_layout.h's symmem_device_consts_t), which the
+ * host copies into the constant bank of each loaded module that links this
+ * library (the gpu backend writes it at init, at each malloc and at
+ * finalize). A fence's or an acquire's CCTL.IVALL empties L1: reading the
+ * state block through L1 cost a round trip to L2 after each of them
+ * (0.1-0.3 us a call, measured), and the constant cache keeps its lines.
+ * magic is 0 until the host writes it (a module loaded where no one does)
+ * and after finalize: calls then take the slow path, through the state
+ * block. */
+extern "C" {
+__constant__ symmem_device_consts_t symmem_device_consts;
+}
+
+#define SYMMEM_DEV_SIGNAL_SET 9
+#define SYMMEM_DEV_SIGNAL_ADD 10
+/* ComparisonType */
+#define SYMMEM_DEV_CMP_EQ 0
+#define SYMMEM_DEV_CMP_NE 1
+#define SYMMEM_DEV_CMP_GT 2
+#define SYMMEM_DEV_CMP_LE 3
+#define SYMMEM_DEV_CMP_LT 4
+#define SYMMEM_DEV_CMP_GE 5
+
+#define SYMMEM__ST(st) ((const symmem_device_state *)(st))
+
+/* ---- failing loudly ---- */
+
+static __device__ __noinline__ void symmem__dev_fail(symmem_u64 st, const char *call, int what,
+                                                     int pe, int arg, symmem_u64 value)
+{
+    symmem_device_error *e = (symmem_device_error *)SYMMEM__ST(st)->error;
+    if (e != 0 && atomicCAS(&e->set, 0u, 2u) == 0u) {
+        e->what = what;
+        e->pe = pe;
+        e->arg = arg;
+        e->value = value;
+        int i = 0;
+        for (; i < 31 && call[i] != '\0'; i++) e->call[i] = call[i];
+        e->call[i] = '\0';
+        __threadfence_system(); /* the fields before set = 1, which the host polls */
+        *(volatile unsigned int *)&e->set = 1u;
+        __threadfence_system();
+    }
+    __trap();
+}
+
+/* ---- memory-model primitives ---- */
+
+static __device__ __forceinline__ void symmem__fence_sc_sys(void)
+{
+    asm volatile("fence.sc.sys;" ::: "memory");
+}
+
+static __device__ __forceinline__ void symmem__fence_acq_rel_sys(void)
+{
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
+
+/* An acquire load at system scope of a 1, 2, 4 or 8-byte word. */
+#define SYMMEM__LD_ACQUIRE(bits, type, reg)                                                    \
+    static __device__ __forceinline__ type symmem__ld_acquire_u##bits(symmem_u64 addr)         \
+    {                                                                                          \
+        type v;                                                                                \
+        asm volatile("ld.acquire.sys.global.u" #bits " %0, [%1];" : "=" reg(v) : "l"(addr)    \
+                     : "memory");                                                              \
+        return v;                                                                              \
+    }
+SYMMEM__LD_ACQUIRE(64, symmem_u64, "l")
+SYMMEM__LD_ACQUIRE(32, unsigned int, "r")
+SYMMEM__LD_ACQUIRE(16, unsigned short, "h")
+SYMMEM__LD_ACQUIRE(8, unsigned short, "h") /* PTX has no 8-bit registers */
+
+static __device__ __forceinline__ void symmem__st_relaxed_u64(symmem_u64 addr, symmem_u64 v)
+{
+    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(addr), "l"(v) : "memory");
+}
+
+static __device__ __forceinline__ symmem_u64 symmem__globaltimer(void)
+{
+    symmem_u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* ---- the scopes: which lane of how many, and their barrier ---- */
+
+#define SYMMEM__THREAD 0
+#define SYMMEM__WARP 1
+#define SYMMEM__BLOCK 2
+
+static __device__ __forceinline__ unsigned int symmem__lane(int scope)
+{
+    if (scope == SYMMEM__WARP) return threadIdx.x & 31u; /* warps are made along x first */
+    if (scope == SYMMEM__BLOCK)
+        return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    return 0;
+}
+
+static __device__ __forceinline__ unsigned int symmem__lanes(int scope)
+{
+    if (scope == SYMMEM__WARP) return 32u;
+    if (scope == SYMMEM__BLOCK) return blockDim.x * blockDim.y * blockDim.z;
+    return 1u;
+}
+
+static __device__ __forceinline__ void symmem__scope_sync(int scope)
+{
+    if (scope == SYMMEM__WARP) __syncwarp();
+    if (scope == SYMMEM__BLOCK) __syncthreads();
+}
+
+/* ---- reading the state block ---- */
+
+/* A field of the state block, or of its peer and team tables, through the
+ * read-only cache (ld.global.nc): they change only between kernels (the
+ * host rewrites them). __ldg, not inline asm: the compiler knows it reads
+ * memory, so it never hoists one above the check that makes its address
+ * valid (it did hoist a pure asm load of a team entry above the branch
+ * that skips teams: an illegal address). */
+template <typename T> static __device__ __forceinline__ T symmem__ro(const T *p)
+{
+    union {
+        T value;
+        symmem_u64 u64;
+        unsigned int u32;
+    } v;
+    if (sizeof(T) == 8)
+        v.u64 = __ldg((const symmem_u64 *)p);
+    else
+        v.u32 = __ldg((const unsigned int *)p);
+    return v.value;
+}
+#define SYMMEM__RO(st, field) symmem__ro(&SYMMEM__ST(st)->field)
+
+/* ---- where a PE's copy is ---- */
+
+static __device__ __forceinline__ void symmem__check_pe(symmem_u64 st, const char *call, int pe)
+{
+    if (SYMMEM__RO(st, magic) != SYMMEM_DEVICE_STATE_MAGIC)
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_NOT_INITIALIZED, SYMMEM__RO(st, my_pe), -1, 0);
+    if (pe < 0 || pe >= SYMMEM__RO(st, n_pes))
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_PE, pe, -1, (symmem_u64)(long long)pe);
+}
+
+/* Where PE pe's heap is mapped here, unchecked (0: not mapped). */
+static __device__ __forceinline__ symmem_u64 symmem__mapped(symmem_u64 st, int pe)
+{
+    return symmem__ro(&SYMMEM__RO(st, peer_base)[pe]);
+}
+
+/* Where PE pe's heap is mapped here; 0 (a PE on another node) fails. */
+static __device__ __forceinline__ symmem_u64 symmem__peer_base(symmem_u64 st, const char *call,
+                                                               int pe)
+{
+    symmem_u64 base = symmem__mapped(st, pe);
+    if (base == 0) symmem__dev_fail(st, call, SYMMEM_DEV_ERR_UNREACHABLE, pe, -1, 0);
+    return base;
+}
+
+/* symmem__remote's checks one by one, through the state block: each failure
+ * named, and PEs past the constant peer table. */
+static __device__ __noinline__ symmem_u64 symmem__remote_slow(symmem_u64 st, const char *call,
+                                                              int arg, symmem_u64 addr,
+                                                              symmem_u64 n, int pe)
+{
+    symmem__check_pe(st, call, pe);
+    symmem_u64 base = SYMMEM__RO(st, heap_base), size = SYMMEM__RO(st, heap_size);
+    symmem_u64 offset = addr - base;
+    if (addr < base || offset > size || n > size - offset)
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_NOT_SYMMETRIC, pe, arg, addr);
+    return symmem__peer_base(st, call, pe) + offset;
+}
+
+/* Where PE pe's copy of the symmetric [addr, addr + n) is mapped here, in
+ * *remote, and whether the constant state says so; no branch, so a caller
+ * can check several addresses and branch once. */
+static __device__ __forceinline__ int symmem__remote_fast(symmem_u64 addr, symmem_u64 n, int pe,
+                                                          symmem_u64 *remote)
+{
+    const symmem_device_consts_t *c = &symmem_device_consts;
+    unsigned int slot = (unsigned int)pe < SYMMEM_DEVICE_CONST_PEERS ? (unsigned int)pe : 0u;
+    symmem_u64 delta = c->delta[slot], end = c->heap_end;
+    *remote = addr + delta;
+    return (c->magic == SYMMEM_DEVICE_STATE_MAGIC) & ((unsigned int)pe < (unsigned int)c->peers) &
+           (addr >= c->heap_base) & (addr <= end) & (n <= end - addr) & ((delta & 1) == 0);
+}
+
+/* Where PE pe's copy of the symmetric [addr, addr + n) is mapped here. */
+static __device__ __forceinline__ symmem_u64 symmem__remote(symmem_u64 st, const char *call,
+                                                            int arg, symmem_u64 addr,
+                                                            symmem_u64 n, int pe)
+{
+    symmem_u64 remote;
+    if (!symmem__remote_fast(addr, n, pe, &remote))
+        return symmem__remote_slow(st, call, arg, addr, n, pe);
+    return remote;
+}
+
+/* ---- waiting ---- */
+
+/* Called every SYMMEM_DEV_SPINS spins of a wait that started at t0. */
+static __device__ __noinline__ void symmem__still_waiting(symmem_u64 st, const char *call,
+                                                          symmem_u64 t0)
+{
+    const symmem_device_state *s = SYMMEM__ST(st);
+    if (s->abort_word != 0 && s->abort_word[0] != 0u)
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_PEER_DEAD, (int)s->abort_word[1], -1, 0);
+    if (s->timeout_ns != 0 && symmem__globaltimer() - t0 > s->timeout_ns)
+        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_TIMEOUT, s->my_pe, -1, s->timeout_ns);
+}
+
+template <typename T>
+static __device__ __forceinline__ int symmem__compare(T v, int cmp, T x)
+{
+    switch (cmp) {
+    case SYMMEM_DEV_CMP_EQ: return v == x;
+    case SYMMEM_DEV_CMP_NE: return v != x;
+    case SYMMEM_DEV_CMP_GT: return v > x;
+    case SYMMEM_DEV_CMP_LE: return v <= x;
+    case SYMMEM_DEV_CMP_LT: return v < x;
+    default: return v >= x;
+    }
+}
+
+/* The signal's value once it compares true; ld.acquire.sys pairs with the
+ * writer's fence.acq_rel.sys before its signal store (put_signal, signal_op). */
+SYMMEM_DEVICE_API symmem_u64 symmem_dev_signal_wait(symmem_u64 st, symmem_u64 sig, int cmp,
+                                                    symmem_u64 value)
+{
+    symmem_u64 t0 = symmem__globaltimer();
+    for (unsigned int spin = 1;; spin++) {
+        symmem_u64 v = symmem__ld_acquire_u64(sig);
+        if (symmem__compare<symmem_u64>(v, cmp, value)) return v;
+        if (spin % SYMMEM_DEV_SPINS == 0) symmem__still_waiting(st, "signal_wait", t0);
+    }
+}
+
+/* dtype: symmem_dtype_t's integer codes 1-8 (int8 ... uint64). */
+SYMMEM_DEVICE_API int symmem_dev_wait_until(symmem_u64 st, symmem_u64 ivar, int dtype, int cmp,
+                                            long long value)
+{
+    symmem_u64 t0 = symmem__globaltimer();
+    for (unsigned int spin = 1;; spin++) {
+        long long v;
+        switch (dtype) { /* each acquire pairs with the flag's writer's fence */
+        case 1: v = (signed char)symmem__ld_acquire_u8(ivar); break;
+        case 2: v = (short)symmem__ld_acquire_u16(ivar); break;
+        case 3: v = (int)symmem__ld_acquire_u32(ivar); break;
+        case 5: v = (unsigned char)symmem__ld_acquire_u8(ivar); break;
+        case 6: v = symmem__ld_acquire_u16(ivar); break;
+        case 7: v = symmem__ld_acquire_u32(ivar); break;
+        default: v = (long long)symmem__ld_acquire_u64(ivar);
+        }
+        int unsigned_type = dtype >= 5;
+        if (unsigned_type ? symmem__compare<symmem_u64>((symmem_u64)v, cmp, (symmem_u64)value)
+                          : symmem__compare<long long>(v, cmp, value))
+            return 0;
+        if (spin % SYMMEM_DEV_SPINS == 0) symmem__still_waiting(st, "wait_until", t0);
+    }
+}
+
+#endif

@@ -1,1 +1,0 @@
-../../../src/backends/gpu/nvshmem_abi.h

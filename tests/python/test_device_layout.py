@@ -1,0 +1,150 @@
+"""One layout for the host and the device (include/symmem/device_layout.h):
+the numbers the extension exports for the code that cannot include the
+header (symmem.device.triton's engine, Numba's njit checks) are the
+header's as C, nvcc and NVRTC compile it, and that code takes them from the
+extension instead of writing them down."""
+import ast
+import ctypes
+import json
+import os
+import re
+import shutil
+import subprocess
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+from symmem import _symmem
+
+ROOT = Path(__file__).resolve().parents[2]
+HEADER = ROOT / "include" / "symmem" / "device_layout.h"
+
+# table key -> (C type, field) for the offsets, "sizeof" for sizes; the rest
+# are macros of the header.
+STRUCTS = {
+    "DEVICE_STATE_LAYOUT": ("symmem_device_state_t", {"consts_copy": None, "MAGIC": None,
+                                                      "VERSION": None, "HOST_MAPPED": None}),
+    "DEVICE_CONSTS_LAYOUT": ("symmem_device_consts_t", {"PEERS": None}),
+}
+MACROS = {
+    ("DEVICE_STATE_LAYOUT", "consts_copy"): "SYMMEM_DEVICE_CONSTS_COPY_OFFSET",
+    ("DEVICE_STATE_LAYOUT", "MAGIC"): "SYMMEM_DEVICE_STATE_MAGIC",
+    ("DEVICE_STATE_LAYOUT", "VERSION"): "SYMMEM_DEVICE_STATE_VERSION",
+    ("DEVICE_STATE_LAYOUT", "HOST_MAPPED"): "SYMMEM_DEVICE_HOST_MAPPED",
+    ("DEVICE_CONSTS_LAYOUT", "PEERS"): "SYMMEM_DEVICE_CONST_PEERS",
+    ("DEVICE_LAYOUT", "max_teams"): "SYMMEM_DEV_MAX_TEAMS",
+    ("DEVICE_LAYOUT", "sync_word"): "SYMMEM_DEVICE_SYNC_WORD",
+    ("DEVICE_LAYOUT", "spins"): "SYMMEM_DEV_SPINS",
+    ("DEVICE_LAYOUT", "error_call_bytes"): "sizeof(((symmem_device_error_t *)0)->call)",
+}
+PREFIXES = {"team_": "symmem_device_team_t", "error_": "symmem_device_error_t"}
+
+
+def expressions():
+    """(table, key) -> the C expression of the header that gives its value."""
+    found = {}
+    for table in ("DEVICE_STATE_LAYOUT", "DEVICE_CONSTS_LAYOUT", "DEVICE_LAYOUT"):
+        for key in getattr(_symmem, table):
+            if (table, key) in MACROS:
+                found[table, key] = MACROS[table, key]
+            elif table == "DEVICE_LAYOUT" and key.startswith("ERR_"):
+                found[table, key] = "SYMMEM_DEV_" + key
+            elif table == "DEVICE_LAYOUT":
+                prefix = next(p for p in PREFIXES if key.startswith(p))
+                field = key[len(prefix):]
+                found[table, key] = (f"sizeof({PREFIXES[prefix]})" if field == "size" else
+                                     f"__builtin_offsetof({PREFIXES[prefix]}, {field})")
+            else:
+                struct = STRUCTS[table][0]
+                found[table, key] = (f"sizeof({struct})" if key == "size" else
+                                     f"__builtin_offsetof({struct}, {key})")
+    return found
+
+
+def test_every_exported_number_is_the_header_s_as_c_compiles_it(tmp_path):
+    found = expressions()
+    prints = "".join(f'    printf("{"," if i else ""}%llu", (unsigned long long)({expr}));\n'
+                     for i, expr in enumerate(found.values()))
+    program = tmp_path / "layout.c"
+    program.write_text('#include <stdio.h>\n#include "symmem/device_layout.h"\n'
+                       'int main(void)\n{\n    printf("[");\n' + prints +
+                       '    printf("]");\n    return 0;\n}\n')
+    cc = sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc"
+    subprocess.run([cc, "-std=gnu11", "-I", str(ROOT / "include"), "-o", str(tmp_path / "layout"),
+                    str(program)], check=True)
+    values = json.loads(subprocess.run([str(tmp_path / "layout")], capture_output=True,
+                                       text=True, check=True).stdout)
+    assert len(values) == len(found) > 40
+    for ((table, key), expr), value in zip(found.items(), values):
+        assert getattr(_symmem, table)[key] == value, f"_symmem.{table}[{key!r}]: {expr}"
+
+
+def _nvcc():
+    for base in (os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if base and os.access(os.path.join(base, "bin", "nvcc"), os.X_OK):
+            return os.path.join(base, "bin", "nvcc")
+    return shutil.which("nvcc")
+
+
+def asserts(found, sizes_only):
+    out = ""
+    for (table, key), expr in found.items():
+        if sizes_only and "offsetof" in expr:
+            continue
+        value = getattr(_symmem, table)[key]
+        out += f'static_assert(({expr}) == {value}ull, "{table}[{key}]");\n'
+    return out
+
+
+@pytest.mark.skipif(_nvcc() is None, reason="no nvcc here (a CUDA toolkit)")
+def test_nvcc_sees_the_exported_layout_on_the_host_and_the_device(tmp_path):
+    source = tmp_path / "layout.cu"
+    source.write_text('#include "symmem/device_layout.h"\n' + asserts(expressions(), False) +
+                      "__global__ void k() {}\n")
+    result = subprocess.run([_nvcc(), "-arch=sm_90", "-c", "-I", str(ROOT / "include"), "-o",
+                             str(tmp_path / "layout.o"), str(source)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_nvrtc_sees_the_exported_sizes():
+    try:
+        nvrtc = ctypes.CDLL("libnvrtc.so.13")
+    except OSError:
+        try:
+            nvrtc = ctypes.CDLL("/usr/local/cuda/lib64/libnvrtc.so")
+        except OSError:
+            pytest.skip("no NVRTC here (a CUDA toolkit or wheel)")
+    # NVRTC has no offsetof: sizes and macros; device_layout.h's own asserts
+    # check the offsets it can.
+    text = HEADER.read_text() + asserts(expressions(), True)
+    program = ctypes.c_void_p()
+    assert nvrtc.nvrtcCreateProgram(ctypes.byref(program), text.encode(), b"layout.cu", 0,
+                                    None, None) == 0
+    options = (ctypes.c_char_p * 2)(b"-arch=compute_90", b"-std=c++17")
+    status = nvrtc.nvrtcCompileProgram(program, 2, options)
+    size = ctypes.c_size_t()
+    nvrtc.nvrtcGetProgramLogSize(program, ctypes.byref(size))
+    log = ctypes.create_string_buffer(size.value)
+    nvrtc.nvrtcGetProgramLog(program, log)
+    nvrtc.nvrtcDestroyProgram(ctypes.byref(program))
+    assert status == 0, log.value.decode()
+
+
+# The Triton engine's module constants that are no part of the layout.
+TRITON_OWN_NUMBERS = {"CONSTS", "STATE", "REDUCE_BLOCK"}
+
+
+def test_the_triton_engine_writes_no_layout_number():
+    path = ROOT / "python" / "symmem" / "device" / "triton" / "_own.py"
+    tree = ast.parse(path.read_text())
+    written = []
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and ast.unparse(node.value.func) == "tl.constexpr" and node.value.args
+                and isinstance(node.value.args[0], ast.Constant)):
+            written += [t.id for t in node.targets if t.id not in TRITON_OWN_NUMBERS]
+    assert not written, f"read these from _symmem's layout tables: {written}"
+    # fail()'s PTX writes the error record at the exported offsets.
+    assert not re.search(r"\[\$1\+\d", path.read_text()), "an offset written into PTX"

@@ -169,8 +169,9 @@ def test_mpi4py_put_allreduce_and_barrier_get_numbers_and_ratios(tmp_path):
         for size, row in theirs.items():
             assert row["us"] > 0 and mine[size]["us"] > 0, row
             assert row["symmem_speedup"] == pytest.approx(row["us"] / mine[size]["us"]), row
-    # each table prints a line per mpi4py row: size, library, time, ratio
-    printed = [line.split() for line in stdout.splitlines() if " mpi4py " in line]
+    # each table prints a line per mpi4py row: size, library, time, ratio (then the summary)
+    tables = stdout[:stdout.index("== summary")]
+    printed = [line.split() for line in tables.splitlines() if " mpi4py " in line]
     assert len(printed) == sum(r["lib"] == "mpi4py" for r in rows)
     for cells in printed:
         assert cells[1] == "mpi4py" and float(cells[2]) > 0 and cells[5].endswith("x"), cells

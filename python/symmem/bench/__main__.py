@@ -3,7 +3,7 @@ otherwise pick, in one run on the same machine.
 
     python -m symmem.bench                          # gpu if there are GPUs, else cpu
     python -m symmem.bench --backend cpu -n 4 --max-size 64M
-    python -m symmem.bench --backend cpu -n 2 -v    # with progress, size by size
+    python -m symmem.bench --backend cpu -n 2 -v    # every size's time as it is measured
     python -m symmem.bench --ops put,reduce --libs symmem,nccl --out results/
     python -m symmem.bench --ops device -n 2        # only the device-initiated calls
     python -m symmem.bench --load a/results.json b/results.json --out both/
@@ -14,9 +14,10 @@ calls: symmem.device.numba kernels against the same kernels written with
 NVSHMEM's device API (a CUDA C program) and symmem's host calls, and Triton
 kernels on symmem.device.triton's two engines. On the cpu
 backend: symmem, its device calls from @numba.njit code, NumPy in one
-process, and MPI (mpi4py). Prints perftest-style tables with symmem's
-ratio to each library (and with -v its progress, size by size), writes
-results.json, report.md and PNG plots to --out.
+process, and MPI (mpi4py). Shows its progress while it measures, then
+prints perftest-style tables with symmem's ratio to each library and a
+summary of where symmem is ahead, level or behind; writes results.json,
+report.md and PNG plots to --out.
 """
 import argparse
 import datetime
@@ -26,7 +27,7 @@ import platform
 import sys
 import time
 
-from symmem.bench import libraries, plan, report
+from symmem.bench import libraries, plan, progress, report, setups
 
 EPILOG = """\
 operations (--ops; default every host operation, and on the gpu backend with
@@ -84,6 +85,19 @@ environment: every variable reaches every PE, so symmem's settings apply
 wait spins before it sleeps). The symmetric heap is sized for the sweep
 unless SYMMEM_SYMMETRIC_SIZE or NVSHMEM_SYMMETRIC_SIZE is set.
 
+progress: on a terminal one line on stderr, rewritten in place: the library,
+operation and size running, measurements done of all, the time so far and an
+estimate of the time left; elsewhere the same as a plain line every 20 s and
+as each library's run ends; none with --quiet.
+
+The output ends with a summary: for each operation and library, the sizes
+where symmem is ahead, level (within the spread between rounds: ~ in the
+tables) or behind. report.md puts it first and says how each library was
+set up (the NumPy reference's buffers are aligned as symmem's heap is).
+
+pip install 'symmem[bench]' brings matplotlib, for the plots; the progress
+display needs nothing more.
+
 To compare PE counts, run once per count (-n 2, -n 3, -n 4), each with its
 own --out.
 """
@@ -102,9 +116,12 @@ def parse_args(argv):
                         help="PEs, one process each (on GPUs one per GPU); default 2")
     parser.add_argument("--pes", dest="pes", type=int, default=argparse.SUPPRESS,
                         help=argparse.SUPPRESS)  # the earlier spelling of --npes
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="print progress: each library's rounds and every size's "
-                             "time as it is measured (default: only the tables and errors)")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("-v", "--verbose", action="store_true",
+                       help="also print each library's rounds and every size's time as it "
+                            "is measured")
+    shown.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress display: only the tables, the summary and errors")
     parser.add_argument("--ops", default=None,
                         help="comma-separated operations or groups (listed below)")
     parser.add_argument("--libs", default=None,
@@ -236,6 +253,7 @@ def load(paths):
     meta = dict(metas[0], command=" ; ".join(m["command"] for m in metas))
     for m in metas[1:]:
         meta["skipped"].update(m.get("skipped", {}))
+        meta["setup"] = {**meta.get("setup", {}), **m.get("setup", {})}
     return records, meta
 
 
@@ -250,7 +268,8 @@ def main(argv=None):
     meta = dict(command="python -m symmem.bench " + " ".join(argv or sys.argv[1:]),
                 date=datetime.datetime.now().isoformat(timespec="seconds"), rounds=opts.rounds,
                 machine=machine(), backend=opts.backend, n_pes=opts.pes, versions=versions(),
-                skipped=skipped, load_average=os.getloadavg()[0])
+                skipped=skipped, load_average=os.getloadavg()[0],
+                setup={name: setups.setup(name, opts.backend) for name, _ in chosen})
     # Other work on the machine slows every library; the load says how busy it was.
     print(f"symmem.bench: {opts.backend} backend, {opts.pes} PEs, {meta['machine']}, "
           f"load average {meta['load_average']:.2f}")
@@ -260,27 +279,45 @@ def main(argv=None):
     print(f"  libraries: {', '.join(name for name, _ in chosen) or 'none'}")
     for name, why in skipped.items():
         print(f"  left out {name}: {why}")
-    # Progress, size by size, only with -v; errors always.
-    say = (lambda line: print(line, flush=True)) if opts.verbose else (lambda line: None)
+    sys.stdout.flush()
+    records = measure(opts, chosen, meta)
+    return finish(opts, records, meta)
+
+
+def measure(opts, chosen, meta):
+    """Every library's records, round after round, with the progress display."""
+    # Alternate the order: a library that always ran first or last would
+    # meet the machine in the same state every time.
+    runs = [(name, round_, run) for round_ in range(opts.rounds)
+            for name, run in (chosen if round_ % 2 == 0 else chosen[::-1])]
+    shown = progress.Progress(
+        [(name, round_, progress.planned(getattr(run, "ops", opts.ops), opts))
+         for name, round_, run in runs], progress.mode_for(sys.stderr, opts.quiet))
+    # each size's time only with -v; errors always
+    say = shown.say if opts.verbose else (lambda line: None)
     records = []
     with open(os.path.join(opts.out, "run.log"), "w") as log:
-        for round_ in range(opts.rounds):
-            # Alternate the order: a library that always ran first or last
-            # would meet the machine in the same state every time.
-            for name, run in chosen if round_ % 2 == 0 else chosen[::-1]:
-                if name in meta["skipped"]:
+        try:
+            for index, (name, round_, run) in enumerate(runs):
+                if name in meta["skipped"]:  # failed in an earlier round
+                    shown.end(index)
                     continue
                 started = time.perf_counter()
+                shown.begin(index)
                 say(f"[{name}] round {round_ + 1} of {opts.rounds} ...")
                 try:
                     for record in run(log):
                         records.append(dict(record, round=round_ + 1))
-                        say(f"  [{record['lib']}] {progress(record)}")
+                        shown.measured(record)
+                        say(f"  [{record['lib']}] {describe(record)}")
                 except RuntimeError as error:
                     meta["skipped"][name] = f"failed: {str(error)[-400:]}"
-                    print(f"[{name}] FAILED: {error}", flush=True)
+                    shown.say(f"[{name}] FAILED: {error}")
                 say(f"[{name}] done in {time.perf_counter() - started:.0f} s")
-    return finish(opts, records, meta)
+                shown.end(index)
+        finally:  # Ctrl-C too: the terminal line ends before the traceback
+            shown.close()
+    return records
 
 
 def finish(opts, records, meta):
@@ -291,14 +328,14 @@ def finish(opts, records, meta):
         load = f", load average {meta['load_average']:.2f}" if "load_average" in meta else ""
         f.write(f"`{meta['command']}` on {meta['machine']}{load}, {meta['date']}, "
                 f"{opts.backend} backend, {opts.pes} PEs, {opts.rounds} round(s)\n\n")
-        f.write(report.markdown(records, opts.pes))
+        f.write(report.markdown(records, opts.pes, setup=meta.get("setup")))
     written = [] if opts.no_plots else plot_or_explain(opts, records)
     print(f"\nwrote {opts.out}/results.json, {opts.out}/report.md"
           + "".join(f", {path}" for path in written))
     return 0 if records else 1
 
 
-def progress(record):
+def describe(record):
     if record["op"] == "init":
         return f"init {record['seconds']:.2f} s"
     return f"{record['op']} {plan.format_size(record['bytes'])}: {record['us']:.2f} us"

@@ -1,6 +1,8 @@
 """The libraries a run compares, how each one is started, and why one that
 cannot run here is left out. Each runner yields JSON records as PE 0 prints
-them: {"lib", "op", "bytes", "us"} (and one {"op": "init", "seconds"})."""
+them: {"lib", "op", "bytes", "us"} (and one {"op": "init", "seconds"}). A
+runner that measures only part of --ops says which in its .ops (measuring();
+the progress display counts them)."""
 import glob
 import hashlib
 import importlib.util
@@ -12,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from symmem.bench import plan
+from symmem.bench import mpi_worker, plan
 
 # The C program calling NVSHMEM directly and the CUDA C program calling its
 # device API ship in this package (package data, with the headers they
@@ -36,6 +38,12 @@ def gpu_count():
 def _launch(n, args, env, timeout):
     return [sys.executable, "-m", "symmem.run", "-n", str(n), "--no-prefix",
             "--timeout", str(timeout), *args]
+
+
+def measuring(run, ops):
+    """run, marked as measuring only ops (comma-separated) of --ops."""
+    run.ops = ops
+    return run
 
 
 def sweep_args(opts, ops=None):
@@ -105,7 +113,7 @@ def symmem_collectives_runner(mode):
                     *sweep_args(opts, ops)]
             env = dict(heap_env(opts.max_bytes, "gpu"), SYMMEM_GPU_COLLECTIVES=mode)
             yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
-        return run
+        return measuring(run, ops)
     return runner
 
 
@@ -174,7 +182,7 @@ def mpi_runner(opts):
         env = dict(os.environ)
         env.setdefault("OMPI_MCA_osc", "^ucx")
         yield from mpi_records(mpirun, opts.pes, args, env, log)
-    return run
+    return measuring(run, ",".join(op for op in opts.ops.split(",") if op in mpi_worker.MPI_OPS))
 
 
 # ---- the C program calling NVSHMEM directly ----
@@ -264,7 +272,7 @@ def numba_device_runner(opts):
                 *sweep_args(opts, device_ops("symmem device", opts))]
         env = device_heap_env(opts)
         yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
-    return run
+    return measuring(run, device_ops("symmem device", opts))
 
 
 def find_nvcc():
@@ -346,7 +354,7 @@ def nvshmem_device_runner(opts):
                    DEVICE_MOVE_BYTES=str(plan.DEVICE_MOVE_BYTES),
                    DEVICE_MAX_REPS=str(plan.DEVICE_MAX_REPS))
         yield from stream_records(_launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
-    return run
+    return measuring(run, device_ops("nvshmem device", opts))
 
 
 def triton_runner(engine):
@@ -370,7 +378,7 @@ def triton_runner(engine):
             args = ["-m", "symmem.bench.device_triton", *sweep_args(opts, device_ops(name, opts))]
             env = dict(device_heap_env(opts), SYMMEM_TRITON_ENGINE=engine)
             yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
-        return run
+        return measuring(run, device_ops(name, opts))
     return runner
 
 
@@ -391,7 +399,7 @@ def nccl_runner(opts):
                     os.path.join(tmp, "store")]
             env = dict(os.environ)
             yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
-    return run
+    return measuring(run, ",".join(op for op in opts.ops.split(",") if op in plan.NCCL_OPS))
 
 
 def torch_symm_mem_runner(opts):
@@ -407,7 +415,7 @@ def torch_symm_mem_runner(opts):
                     os.path.join(tmp, "store")]
             env = dict(os.environ)
             yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
-    return run
+    return measuring(run, ops)
 
 
 # ---- NumPy in one process (cpu backend) ----
@@ -418,7 +426,7 @@ def numpy_runner(opts):
     def run(log):
         yield from numpy_reference.measure(opts.ops.split(","), opts.min_bytes, opts.max_bytes,
                                            opts.pes)
-    return run
+    return measuring(run, ",".join(op for op in opts.ops.split(",") if op != "barrier"))
 
 
 GPU_LIBRARIES = {"symmem": symmem_runner,

@@ -14,8 +14,6 @@ import torch.distributed as dist
 
 from symmem.bench import plan
 
-NCCL_OPS = ("reduce", "reducescatter", "broadcast", "fcollect", "alltoall")
-
 
 def join():
     """The sweep's options (with --store), and this rank joined to the NCCL
@@ -41,7 +39,7 @@ def main():
         print(json.dumps(dict(lib="nccl", op="init", seconds=time.perf_counter() - t0, n_pes=n)),
               flush=True)
     for op in args.ops.split(","):
-        if op not in NCCL_OPS:
+        if op not in plan.NCCL_OPS:
             continue
         for size in plan.sizes(op, args.min_bytes, args.max_bytes, n):
             for graph in (False, True) if args.graph else (False,):

@@ -1,7 +1,14 @@
 """What a user would do without symmem on one machine: the same data
 movement by NumPy in one process. A put or get is one copy; a collective
 over n PEs is the whole job done by one process (reduce: sum n arrays;
-broadcast, fcollect, alltoall: the n copies every PE would receive)."""
+broadcast, fcollect, alltoall: the n copies every PE would receive).
+
+Every buffer is memory of the kind symmem's cpu heap is, placed as it is
+(shared()): where NumPy's own allocation puts a buffer (malloc's choice, 16
+bytes past a page for large ones) changes how fast a copy runs, so the
+ratios would compare alignments as much as libraries."""
+import mmap
+import os
 import statistics
 import time
 
@@ -9,15 +16,39 @@ import numpy as np
 
 from symmem.bench import plan
 
+# symmem's cpu backend maps each PE's heap at this boundary (segment.c,
+# SYMMEM_CPU_ALIGN_MAX); its arrays are 256-byte aligned offsets into it.
+HEAP_ALIGN = 2 << 20
+SETUP = ("one process; every buffer in shared memory (a memfd file: tmpfs pages, as "
+         "symmem's /dev/shm heap) starting at a 2 MiB boundary, as symmem's heap is mapped")
+
+
+def shared(count, dtype, fill=None):
+    """count items of dtype in a shared-memory file mapping, starting at a
+    HEAP_ALIGN boundary (filled with fill where given)."""
+    nbytes = count * np.dtype(dtype).itemsize
+    fd = os.memfd_create("symmem-bench-numpy")
+    try:
+        os.ftruncate(fd, nbytes + HEAP_ALIGN)
+        mapping = mmap.mmap(fd, nbytes + HEAP_ALIGN)  # unmapped with its last array
+    finally:
+        os.close(fd)
+    raw = np.frombuffer(mapping, np.uint8)
+    start = -raw.__array_interface__["data"][0] % HEAP_ALIGN
+    out = raw[start:start + nbytes].view(dtype)
+    if fill is not None:
+        out[:] = fill
+    return out
+
 
 def _body(op, nbytes, n):
     count, block = nbytes // 4, nbytes // 4 // n
     if op in ("put", "put_lat", "get", "get_lat", "put_signal"):
-        src, dst = np.ones(nbytes, np.uint8), np.empty(nbytes, np.uint8)
+        src, dst = shared(nbytes, np.uint8, 1), shared(nbytes, np.uint8)
         return lambda: np.copyto(dst, src)
     if op in ("reduce", "reducescatter"):
-        parts = [np.full(count, p + 1.0, np.float32) for p in range(n)]
-        out = np.empty(count, np.float32)
+        parts = [shared(count, np.float32, p + 1.0) for p in range(n)]
+        out = shared(count, np.float32)
 
         def reduce():
             np.copyto(out, parts[0])
@@ -25,15 +56,15 @@ def _body(op, nbytes, n):
                 np.add(out, part, out=out)
         return reduce
     if op == "broadcast":
-        src, dsts = np.ones(count, np.float32), [np.empty(count, np.float32) for _ in range(n)]
+        src, dsts = shared(count, np.float32, 1), [shared(count, np.float32) for _ in range(n)]
         return lambda: [np.copyto(d, src) for d in dsts]
     if op == "fcollect":
-        parts = [np.full(block, p, np.float32) for p in range(n)]
-        dsts = [np.empty(n * block, np.float32) for _ in range(n)]
+        parts = [shared(block, np.float32, p) for p in range(n)]
+        dsts = [shared(n * block, np.float32) for _ in range(n)]
         return lambda: [np.concatenate(parts, out=d) for d in dsts]
     if op == "alltoall":
-        srcs = [np.full(count, p, np.float32) for p in range(n)]
-        dsts = [np.empty(count, np.float32) for _ in range(n)]
+        srcs = [shared(count, np.float32, p) for p in range(n)]
+        dsts = [shared(count, np.float32) for _ in range(n)]
 
         def alltoall():
             for p, dst in enumerate(dsts):
@@ -48,7 +79,7 @@ def measure(ops, min_bytes, max_bytes, n):
     yield dict(lib="numpy", op="init", seconds=0.0, n_pes=1)
     for op in ops:
         if op == "call_cost":
-            src, dst = np.ones(8, np.uint8), np.empty(8, np.uint8)
+            src, dst = shared(8, np.uint8, 1), shared(8, np.uint8)
             costs = []
             for _ in range(10000):
                 t0 = time.perf_counter()

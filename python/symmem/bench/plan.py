@@ -23,6 +23,7 @@ OPS = {
 }
 POINT_TO_POINT = ("put", "put_lat", "get", "get_lat", "put_signal", "call_cost")
 COLLECTIVES = ("reduce", "reducescatter", "broadcast", "fcollect", "alltoall", "barrier")
+NCCL_OPS = COLLECTIVES[:-1]  # the collectives NCCL has: all but the barrier
 # Latency-bound ops stop at this size: beyond it they measure bandwidth again.
 LATENCY_MAX_BYTES = 4 << 20
 

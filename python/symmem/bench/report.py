@@ -1,4 +1,5 @@
 """Tables, JSON and plots from the records of one run."""
+import itertools
 import json
 import math
 from collections import defaultdict
@@ -47,12 +48,23 @@ def baseline(op):
     return "symmem"
 
 
+def standing(ratio, noise):
+    """Where symmem stands against a library whose time is ratio x symmem's:
+    "ahead" or "behind" by more than noise (the larger of the two
+    libraries' spreads between rounds), else "level". The one definition
+    of the tables' "~" and of the summary."""
+    if ratio > 1 + noise:
+        return "ahead"
+    if ratio < 1 / (1 + noise):
+        return "behind"
+    return "level"
+
+
 def rows(records, n_pes):
     """One row per (op, size, lib): perftest's columns plus symmem's speed
     relative to that library (its time over the baseline's, symmem or
-    symmem device: > 1 means symmem is faster). Where symmem is behind by
-    less than either library's spread between rounds, the row is marked
-    within_noise."""
+    symmem device: > 1 means symmem is faster), and where symmem stands
+    (standing(): ahead, level or behind; level rows are within_noise)."""
     table, _, libs, spread = organise(records)
     out = []
     for op in plan.ALL_OPS:
@@ -69,10 +81,10 @@ def rows(records, n_pes):
                 ratio = base and us / base if lib != ref else None
                 noise = max(spread[op][lib].get(size, 0),
                             spread[op].get(ref, {}).get(size, 0))
-                within_noise = bool(ratio and ratio < 1 and 1 / ratio - 1 <= noise)
+                where = standing(ratio, noise) if ratio else None
                 out.append(dict(op=op, bytes=size, lib=lib, us=us, algbw=algbw, busbw=busbw,
                                 symmem_speedup=ratio, spread=spread[op][lib].get(size, 0),
-                                within_noise=within_noise))
+                                standing=where, within_noise=where == "level"))
     return out
 
 
@@ -89,8 +101,8 @@ def _cells(row):
 
 
 HEADER = ["size", "library", "latency us", "algbw GB/s", "busbw GB/s", "symmem faster by"]
-NOISE_NOTE = ("~: symmem is behind by less than the spread between rounds of the same "
-              "library (within noise)")
+NOISE_NOTE = ("~: symmem and the library differ by less than the spread between rounds of "
+              "the same library (within noise: level)")
 
 # The device tables, one line per operation and size in each: (name, its
 # operations, its libraries (the first is the baseline), header, title).
@@ -170,15 +182,65 @@ def text_tables(records, n_pes):
         widths = [24, 6] + [len(h) + 2 for h in header[2:]]
         lines += _text(header, widths, body, {0})
     lines.append("\n" + NOISE_NOTE)
+    body, note = summary(all_rows)
+    if body:  # last: what is on the screen when the run ends
+        lines.append(f"\n== summary ({n_pes} PEs): {SUMMARY_TITLE}")
+        widths = [max(len(cells[i]) for cells in [SUMMARY_HEADER, *body]) + 2 for i in range(5)]
+        lines += [line.rstrip() for line in _text(SUMMARY_HEADER, widths, body, set(range(5)))]
+        lines += note
     return "\n".join(lines)
 
 
-def markdown(records, n_pes, ops_to_show=None):
-    """The same tables in Markdown, for docs/benchmarks.md."""
+SUMMARY_HEADER = ["operation", "library", "symmem ahead", "level", "symmem behind"]
+SUMMARY_TITLE = ("by operation and library, the sizes where symmem is ahead, level (within "
+                 "the spread between rounds) or behind, with the library's time over symmem's")
+
+
+def summary(all_rows):
+    """(lines, notes) of the summary, from rows(): for each operation and
+    library compared with symmem (or symmem device), its sizes by standing,
+    each run of consecutive sizes as "8 to 32K (1.10-2.31x)"."""
+    by_pair = defaultdict(list)
+    for row in all_rows:
+        if row["standing"]:
+            by_pair[row["op"], row["lib"]].append(row)
+    lines = []
+    for (op, lib), pair_rows in by_pair.items():
+        cells = {where: [] for where in ("ahead", "level", "behind")}
+        ordered = sorted(pair_rows, key=lambda row: row["bytes"])
+        for where, run in itertools.groupby(ordered, key=lambda row: row["standing"]):
+            cells[where].append(_span(list(run)))
+        lines.append([op, lib, *(", ".join(spans) for spans in cells.values())])
+    one_round = lines and not any(row["spread"] for row in all_rows)
+    notes = ["one round: no spread between rounds was measured, so only equal times are "
+             "level (--rounds 2 or more measures it)"] if one_round else []
+    return lines, notes
+
+
+def _span(run):
+    """Consecutive rows of one standing: their sizes and ratios, in words."""
+    sizes = [plan.format_size(row["bytes"]) for row in run if row["bytes"]]
+    ratios = [f"{row['symmem_speedup']:.2f}" for row in run]
+    low, high = min(ratios, key=float), max(ratios, key=float)
+    ratio = f"{low}x" if low == high else f"{low}-{high}x"
+    if not sizes:  # barrier: one size, 0
+        return ratio
+    return f"{sizes[0]}{' to ' + sizes[-1] if len(sizes) > 1 else ''} ({ratio})"
+
+
+def markdown(records, n_pes, ops_to_show=None, setup=None):
+    """The same tables in Markdown, for docs/benchmarks.md: first the
+    summary, then how each library was set up ({library: line}), then the
+    tables."""
     _, init, _, _ = organise(records)
-    parts = [NOISE_NOTE, "", "| library | init s |", "|---|---|"]
-    parts += [f"| {lib} | {seconds:.2f} |" for lib, seconds in init.items()]
     all_rows = rows(records, n_pes)
+    body, notes = summary(all_rows)
+    parts = ([f"**summary**: {SUMMARY_TITLE}", ""] + _markdown(SUMMARY_HEADER, body) + [""]
+             + notes + ([""] if notes else []) if body else [])
+    if setup:
+        parts += ["**setup**:", ""] + [f"- {lib}: {line}" for lib, line in setup.items()] + [""]
+    parts += [NOISE_NOTE, "", "| library | init s |", "|---|---|"]
+    parts += [f"| {lib} | {seconds:.2f} |" for lib, seconds in init.items()]
     for op, op_rows in _by_op(all_rows).items():
         if op not in plan.OPS or (ops_to_show and op not in ops_to_show):
             continue

@@ -226,7 +226,7 @@ static symmem_status_t all_ok(gpu_t *g, int ok, int *failed_p)
     int n = g->boot.nranks;
     int64_t *values = calloc((size_t)n, sizeof(int64_t));
     if (values == NULL) return ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
-    symmem_status_t status = symmem__gpu_agree(g, "init", ok, values);
+    symmem_status_t status = symmem__gpu_exchange(g, "init", ok, values);
     *failed_p = -1;
     for (int pe = 0; status == SYMMEM_OK && pe < n; pe++)
         if (values[pe] == 0 && *failed_p < 0) *failed_p = pe;

@@ -21,22 +21,12 @@ static const char *init_name(int library, int op)
 }
 
 /* Whether the module or library defines NVSHMEM's device state. */
-cu_result_t symmem__gpu_module_global(int library, uint64_t handle, const char *name,
-                                      cu_deviceptr_t *at_p, size_t *bytes_p)
-{
-    void *h = (void *)(uintptr_t)handle;
-    if (library)
-        return libs.cuLibraryGetGlobal ? libs.cuLibraryGetGlobal(at_p, bytes_p, h, name) : -1;
-    return libs.cuModuleGetGlobal ? libs.cuModuleGetGlobal(at_p, bytes_p, h, name) : -1;
-}
-
-/* Whether the module or library defines NVSHMEM's device state. */
 static symmem_status_t links_nvshmem(int library, uint64_t handle, const char *call,
                                      int *links_p)
 {
     cu_deviceptr_t at = 0;
     size_t bytes = 0;
-    cu_result_t rc = symmem__gpu_module_global(library, handle, NVSHMEM_STATE, &at, &bytes);
+    cu_result_t rc = symmem__gpu_libs_module_global(&libs, library, handle, NVSHMEM_STATE, &at, &bytes);
     if (rc == -1)
         return ERROR(SYMMEM_ERR_UNSUPPORTED, "%s: this CUDA driver has no cu%sGetGlobal", call,
                      library ? "Library" : "Module");

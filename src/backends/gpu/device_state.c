@@ -284,11 +284,13 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
         memset(fixed.words, 0, sizeof(*fixed.words));
         g->device_state = *host;
         g->device_state.timeout_ns = (uint64_t)(g->boot.timeout * 1e9);
+        g->device_abort_word = fixed.words_at;
+        g->device_error = fixed.words_at + offsetof(host_words_t, error);
         status = write_block(g);
     }
     /* Everyone's sync area is zero before anyone's kernel can arrive there. */
     int64_t ignored[n];
-    if (status == SYMMEM_OK) status = symmem__gpu_agree(g, "init", 0, ignored);
+    if (status == SYMMEM_OK) status = symmem__gpu_exchange(g, "init", 0, ignored);
     if (status == SYMMEM_OK) status = symmem__gpu_stuck_start(g);
     if (status == SYMMEM_OK) {
         g->device_watch_stop = 0;
@@ -301,12 +303,6 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
     }
     *device_addr_p = status == SYMMEM_OK ? (uint64_t)fixed.block : 0;
     return symmem__gpu_leave(g, scope, status);
-}
-
-void symmem__gpu_device_words(uint64_t *abort_word_p, uint64_t *error_p)
-{
-    *abort_word_p = fixed.words_at;
-    *error_p = fixed.words_at != 0 ? fixed.words_at + offsetof(host_words_t, error) : 0;
 }
 
 symmem_status_t symmem__gpu_device_state_update(gpu_t *g)

@@ -21,7 +21,9 @@ symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, 
                      "NVSHMEM 3.3)",
                      call);
     scope_t scope = symmem__gpu_enter(g);
-    symmem_status_t status = symmem__gpu_agree_on_size(g, call, size);
+    int64_t sizes[g->boot.nranks];
+    symmem_status_t status = symmem__gpu_exchange(g, call, (int64_t)size, sizes);
+    if (status == SYMMEM_OK) status = symmem__gpu_same_size(g, call, sizes, size);
     /* NVSHMEM maps the memory by its VMM handle, in its own granules, and
      * fails hard on anything else: it is asked only when every PE can. */
     size_t granule = external_granule();
@@ -30,7 +32,7 @@ symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, 
     if (libs.cuMemRetainAllocationHandle(&handle, ptr) != 0) why = 1;
     else libs.cuMemRelease(handle);
     if (why == 0 && size % granule != 0) why = 2;
-    if (status == SYMMEM_OK) status = symmem__gpu_agree(g, call, why, whys);
+    if (status == SYMMEM_OK) status = symmem__gpu_exchange(g, call, why, whys);
     for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
         if (whys[pe] != 0)
             status = ERROR(SYMMEM_ERR_INVALID,

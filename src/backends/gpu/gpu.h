@@ -85,6 +85,9 @@ struct symmem_backend {
     /* device_state.c: what kernels of symmem.device reach */
     symmem_device_state_t device_state; /* the host's block, as init gave it */
     cu_deviceptr_t device_peers; /* the device copy's peer table */
+    /* where kernels read the abort word and leave an error record (device
+     * addresses of pinned host memory; own_collectives.c passes them on) */
+    uint64_t device_abort_word, device_error;
     int unmapped_pe;          /* SYMMEM_GPU_UNMAPPED_PE (tests): as if on another node; -1 */
     cu_deviceptr_t device_teams; /* its team table, then every team's members */
     void *sync_area;          /* symmetric: device syncs' arrivals, per team */
@@ -202,8 +205,6 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
                                          uint64_t *device_addr_p);
 /* After the heap's span grew: kernels see the new span. */
 symmem_status_t symmem__gpu_device_state_update(gpu_t *g);
-/* The device addresses of the abort word and the error record kernels use. */
-void symmem__gpu_device_words(uint64_t *abort_word_p, uint64_t *error_p);
 /* At finalize: stops the watch thread, frees the peer and team tables. */
 void symmem__gpu_device_state_release(gpu_t *g);
 /* A team kernels may now use (members: world PEs; this PE among them):
@@ -217,10 +218,6 @@ void symmem__gpu_device_team_forget(gpu_t *g, int handle);
 /* ---- cuda_module.c: NVSHMEM4Py's module_init and friends ---- */
 symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle,
                                         int op, int *links_p);
-/* cuLibraryGetGlobal (library 1) or cuModuleGetGlobal of name in handle;
- * -1 where this driver has no such call. */
-cu_result_t symmem__gpu_module_global(int library, uint64_t handle, const char *name,
-                                      cu_deviceptr_t *at_p, size_t *bytes_p);
 
 /* ---- module_consts.c: the device state in attached modules' constant
  * banks ---- */
@@ -268,12 +265,18 @@ symmem_status_t symmem__gpu_unique_id(symmem_unique_id_t *uid_p);
 int symmem__gpu_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size);
 void symmem__gpu_library_version(gpu_t *g, char *text, size_t size);
 
-/* ---- memory.c: the symmetric heap and agreement ---- */
+/* ---- exchange.c: one int64 of every PE's on every PE ---- */
 /* Every PE's value, so collective arguments can be checked before NVSHMEM
- * sees them (it would hang or corrupt the heap on a mismatch). */
-symmem_status_t symmem__gpu_agree(gpu_t *g, const char *call, int64_t value, int64_t *values);
-/* Collective: SYMMEM_ERR_MISMATCH on every PE unless all passed this size. */
-symmem_status_t symmem__gpu_agree_on_size(gpu_t *g, const char *call, size_t size);
+ * sees them; unchecked (memory.c checks malloc's and free's). start
+ * enqueues it, finish reads the values once the stream has drained. */
+symmem_status_t symmem__gpu_exchange(gpu_t *g, const char *call, int64_t value, int64_t *values);
+symmem_status_t symmem__gpu_exchange_start(gpu_t *g, const char *call, int64_t value);
+symmem_status_t symmem__gpu_exchange_finish(gpu_t *g, const char *call, int64_t *values);
+/* SYMMEM_ERR_MISMATCH naming the first PE whose exchanged value is not size. */
+symmem_status_t symmem__gpu_same_size(gpu_t *g, const char *call, const int64_t *values,
+                                      size_t size);
+
+/* ---- memory.c: the symmetric heap ---- */
 int symmem__gpu_is_device_memory(gpu_t *g, const void *ptr);
 /* Whether device memory (is_device_memory says so) is on this PE's GPU,
  * where its kernels can read it. */

@@ -137,3 +137,13 @@ void *symmem__gpu_libs_symbol(const gpu_libs_t *libs, const char *name)
 {
     return dlsym(libs->nvshmem_handle, name);
 }
+
+cu_result_t symmem__gpu_libs_module_global(const gpu_libs_t *libs, int library, uint64_t handle,
+                                           const char *name, cu_deviceptr_t *at_p,
+                                           size_t *bytes_p)
+{
+    void *h = (void *)(uintptr_t)handle;
+    if (library)
+        return libs->cuLibraryGetGlobal ? libs->cuLibraryGetGlobal(at_p, bytes_p, h, name) : -1;
+    return libs->cuModuleGetGlobal ? libs->cuModuleGetGlobal(at_p, bytes_p, h, name) : -1;
+}

@@ -111,5 +111,10 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
                           size_t why_size);
 /* A typed NVSHMEM function such as "nvshmemx_float_sum_reduce_on_stream". */
 void *symmem__gpu_libs_symbol(const gpu_libs_t *libs, const char *name);
+/* cuLibraryGetGlobal (library 1) or cuModuleGetGlobal of name in handle;
+ * -1 where this driver has no such call. */
+cu_result_t symmem__gpu_libs_module_global(const gpu_libs_t *libs, int library, uint64_t handle,
+                                           const char *name, cu_deviceptr_t *at_p,
+                                           size_t *bytes_p);
 
 #endif

@@ -15,10 +15,10 @@ symmem_status_t symmem__gpu_watch_peers(gpu_t *g)
                                  ? SYMMEM_OK
                                  : ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
     if (status == SYMMEM_OK)
-        status = symmem__gpu_agree(g, "init", symmem__gpu_peer_watch_host_pid(g->boot.host),
+        status = symmem__gpu_exchange(g, "init", symmem__gpu_peer_watch_host_pid(g->boot.host),
                                    host_pids);
     if (status == SYMMEM_OK)
-        status = symmem__gpu_agree(g, "init", symmem__gpu_peer_watch_start_time(symmem__gpu_core),
+        status = symmem__gpu_exchange(g, "init", symmem__gpu_peer_watch_start_time(symmem__gpu_core),
                                    starts);
     if (status == SYMMEM_OK && symmem__gpu_peer_watch_init(&g->watch, n, g->boot.rank, host_pids,
                                                            starts, g->boot.status_dir) != 0)
@@ -50,7 +50,7 @@ symmem_status_t symmem__gpu_heartbeat_start(gpu_t *g)
     heartbeat_hub_t hub = {{0}, 0, 0};
     symmem_status_t status = SYMMEM_OK;
     for (int k = 0; k < 3 && status == SYMMEM_OK; k++) {
-        status = symmem__gpu_agree(g, "init", me == 0 ? words[k] : 0, values);
+        status = symmem__gpu_exchange(g, "init", me == 0 ? words[k] : 0, values);
         uint64_t word = (uint64_t)values[0];
         if (k == 0) hub.port = (uint16_t)(word >> 32), hub.addrs[0] = (uint32_t)word;
         if (k == 1) hub.token = word;
@@ -58,7 +58,7 @@ symmem_status_t symmem__gpu_heartbeat_start(gpu_t *g)
     }
     if (status == SYMMEM_OK && me != 0 && hub.port != 0)
         ok = symmem__heartbeat_join(h, me, n, g->boot.heartbeat, &hub, why, sizeof(why)) == 0;
-    if (status == SYMMEM_OK) status = symmem__gpu_agree(g, "init", ok, values);
+    if (status == SYMMEM_OK) status = symmem__gpu_exchange(g, "init", ok, values);
     for (int pe = 0; status == SYMMEM_OK && pe < n && failed < 0; pe++)
         if (values[pe] == 0) failed = pe;
     free(values);

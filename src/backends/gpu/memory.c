@@ -1,9 +1,6 @@
 /* The symmetric heap: nvshmem_malloc and nvshmem_free behind an agreement on
- * the size, the agreement itself (an fcollect of one int64 through two
- * symmetric buffers made at init), and which memory is device memory on
- * this PE's GPU. */
-#include <string.h>
-
+ * the size (exchange.c, checked as a collective), and which memory is
+ * device memory on this PE's GPU. */
 #include "gpu.h"
 
 static int in_heap(gpu_t *g, const void *ptr)
@@ -36,46 +33,18 @@ void symmem__gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p)
     *size_p = g->heap_hi - g->heap_lo;
 }
 
-symmem_status_t symmem__gpu_agree(gpu_t *g, const char *call, int64_t value, int64_t *values)
+/* The exchange (exchange.c) as a collective of TEAM_WORLD like any other
+ * (call_check.c): a PE in free while another is in barrier_all raises
+ * instead of waiting. */
+static symmem_status_t agree(gpu_t *g, const char *call, symmem_call_kind_t kind, int64_t value,
+                             int64_t *values)
 {
-    CU(call, libs.cuMemcpy((cu_deviceptr_t)g->agree_in, (cu_deviceptr_t)&value, sizeof(value)));
-    int (*fcollect)(nv_team_t, int64_t *, const int64_t *, size_t, nv_stream_t) =
-        (int (*)(nv_team_t, int64_t *, const int64_t *, size_t, nv_stream_t))
-            symmem__gpu_libs_symbol(&libs, "nvshmemx_int64_fcollect_on_stream");
-    if (fcollect == NULL)
-        return ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM has no nvshmemx_int64_fcollect_on_stream",
-                     call);
-    /* malloc's and free's agreements are collectives of TEAM_WORLD like any
-     * other (call_check.c): a PE in free while another is in barrier_all
-     * raises instead of waiting; init's run before the call pages exist. */
-    symmem_call_kind_t kind = strcmp(call, "malloc") == 0 ? SYMMEM_CALL_MALLOC
-                              : strcmp(call, "free") == 0 ? SYMMEM_CALL_FREE
-                                                          : SYMMEM_CALL_COUNT;
     gpu_call_ref_t ref;
     symmem_team_view_t world = {g->world, g->boot.nranks, g->boot.rank, 0};
-    if (kind != SYMMEM_CALL_COUNT)
-        SYMMEM_CHECK(symmem__gpu_collective_enter(g, call, kind, &world, 0, 0, 0, 0, 1, &ref));
-    fcollect(0, g->agree_all, g->agree_in, 1, g->stream);
-    symmem_status_t status = kind != SYMMEM_CALL_COUNT
-                                 ? symmem__gpu_collective_drain(g, call)
-                                 : symmem__gpu_drain(g, call);
-    if (status != SYMMEM_OK) return status;
-    CU(call, libs.cuMemcpy((cu_deviceptr_t)values, (cu_deviceptr_t)g->agree_all,
-                           sizeof(int64_t) * (size_t)g->boot.nranks));
-    return SYMMEM_OK;
-}
-
-symmem_status_t symmem__gpu_agree_on_size(gpu_t *g, const char *call, size_t size)
-{
-    int64_t values[g->boot.nranks];
-    symmem_status_t status = symmem__gpu_agree(g, call, (int64_t)size, values);
-    for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
-        if (values[pe] != (int64_t)size)
-            status = ERROR(SYMMEM_ERR_MISMATCH,
-                           "%s: size must be the same on every PE, but PE %d asked for %lld "
-                           "bytes and this PE for %zu",
-                           call, pe, (long long)values[pe], size);
-    return status;
+    SYMMEM_CHECK(symmem__gpu_collective_enter(g, call, kind, &world, 0, 0, 0, 0, 1, &ref));
+    SYMMEM_CHECK(symmem__gpu_exchange_start(g, call, value));
+    SYMMEM_CHECK(symmem__gpu_collective_drain(g, call));
+    return symmem__gpu_exchange_finish(g, call, values);
 }
 
 /* The PEs agree on the alignment too (0 for malloc), so PEs that mix malloc
@@ -83,7 +52,7 @@ symmem_status_t symmem__gpu_agree_on_size(gpu_t *g, const char *call, size_t siz
 static symmem_status_t agree_on_alignment(gpu_t *g, size_t alignment)
 {
     int64_t values[g->boot.nranks];
-    symmem_status_t status = symmem__gpu_agree(g, "malloc", (int64_t)alignment, values);
+    symmem_status_t status = agree(g, "malloc", SYMMEM_CALL_MALLOC, (int64_t)alignment, values);
     for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
         if (values[pe] != (int64_t)alignment)
             status = ERROR(SYMMEM_ERR_MISMATCH,
@@ -99,7 +68,9 @@ symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void
     scope_t scope = symmem__gpu_enter(g);
     /* nvshmem_malloc's own barrier must not run beside one still in flight. */
     symmem_status_t status = symmem__gpu_wait_device_idle(g, "malloc");
-    if (status == SYMMEM_OK) status = symmem__gpu_agree_on_size(g, "malloc", size);
+    int64_t sizes[g->boot.nranks];
+    if (status == SYMMEM_OK) status = agree(g, "malloc", SYMMEM_CALL_MALLOC, (int64_t)size, sizes);
+    if (status == SYMMEM_OK) status = symmem__gpu_same_size(g, "malloc", sizes, size);
     if (status == SYMMEM_OK) status = agree_on_alignment(g, alignment);
     if (status == SYMMEM_OK && size > 0) {
         *ptr_p = alignment ? libs.align(alignment, size) : libs.malloc(size);
@@ -134,7 +105,7 @@ symmem_status_t symmem__gpu_free(gpu_t *g, void *ptr)
     scope_t scope = symmem__gpu_enter(g);
     int64_t offset = (int64_t)((uintptr_t)ptr - g->heap_lo), values[g->boot.nranks];
     symmem_status_t status = symmem__gpu_wait_device_idle(g, "free");
-    if (status == SYMMEM_OK) status = symmem__gpu_agree(g, "free", offset, values);
+    if (status == SYMMEM_OK) status = agree(g, "free", SYMMEM_CALL_FREE, offset, values);
     for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
         if (values[pe] != offset)
             status = ERROR(SYMMEM_ERR_MISMATCH,

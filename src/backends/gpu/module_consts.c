@@ -76,7 +76,8 @@ static symmem_status_t find(int library, uint64_t handle, const char *call, cu_d
 {
     size_t bytes = 0;
     *at_p = 0;
-    cu_result_t rc = symmem__gpu_module_global(library, handle, SYMMEM_DEVICE_CONSTS, at_p, &bytes);
+    cu_result_t rc = symmem__gpu_libs_module_global(&libs, library, handle, SYMMEM_DEVICE_CONSTS, at_p,
+                                                   &bytes);
     if (rc == -1 || rc == CU_ERROR_NOT_FOUND) *at_p = 0; /* -1, an old driver: the slow path */
     else if (rc != 0) return symmem__gpu_cuda_error(call, "looking up a module's globals", rc);
     else if (bytes != sizeof(symmem_device_consts_t))

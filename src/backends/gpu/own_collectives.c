@@ -178,7 +178,8 @@ static args_t common(gpu_t *g, const char *call, const symmem_team_view_t *team,
     const own_team_t *t = &g->own_teams[team->channel];
     args_t a = {.mine = t->part, .timeout_ns = g->device_state.timeout_ns, .n = team->n,
                 .me = team->me};
-    symmem__gpu_device_words(&a.abort_word, &a.error);
+    a.abort_word = g->device_abort_word;
+    a.error = g->device_error;
     strncpy(a.call, call, sizeof(a.call) - 1);
     for (int i = 0; i < team->n; i++) {
         a.flags.p[i] = t->flags[i];

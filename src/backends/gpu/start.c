@@ -184,7 +184,7 @@ static symmem_status_t alloc_scratch(gpu_t *g)
                    : symmem__gpu_cuda_error("init", "allocating the backend's buffers", rc);
 }
 
-/* The two symmetric buffers of symmem__gpu_agree (memory.c). */
+/* The two symmetric buffers of the exchange (exchange.c). */
 static symmem_status_t alloc_agree_buffers(gpu_t *g)
 {
     g->agree_in = libs.malloc(sizeof(int64_t));

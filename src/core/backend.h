@@ -24,7 +24,7 @@
 #include "symmem/symmem.h"
 #include "calls.h"
 
-#define SYMMEM_BACKEND_OPS_VERSION 7
+#define SYMMEM_BACKEND_OPS_VERSION 8
 
 /* Who we are and how to find the others; filled by bootstrap.c. */
 typedef struct {
@@ -62,7 +62,7 @@ typedef struct {
 
 /* A backend's private state. */
 typedef struct symmem_backend symmem_backend_t;
-struct symmem_device_state; /* src/device/state.h */
+struct symmem_device_state; /* symmem/device_layout.h */
 
 /* The shapes of slots that backends implement in files of their own: a
  * backend declares those functions with them (symmem_reduce_func_t
@@ -228,7 +228,7 @@ typedef struct symmem_backend_ops {
     /* ---- version 5 ---- */
 
     /* Collective, at the end of init: publishes the device state block for
-     * the backend's own kernels from the host's (src/device/state.h, filled
+     * the backend's own kernels from the host's (core/device_state.h, filled
      * but for its magic). [out] device_addr_p: the copy's device address,
      * fixed for the process, or 0 where the backend has no kernels. */
     symmem_status_t (*device_state)(symmem_backend_t *be, const struct symmem_device_state *host,
@@ -254,6 +254,14 @@ typedef struct symmem_backend_ops {
      * members (room for n_pes world PEs, in team order) and *n_p, 0 where
      * this PE is in no such team. */
     symmem_predefined_team_func_t *predefined_team;
+
+    /* ---- version 8 ---- */
+
+    /* After device code stored into PE pe's heap (njit code on the cpu
+     * backend, through core/device_state.h's symmem__device_wake): wake pe
+     * where it may sleep in a wait on that memory. [in] pe: checked. A
+     * backend whose waits need no waking does nothing (symmem__no_wake). */
+    void (*device_wake)(symmem_backend_t *be, int pe);
 } symmem_backend_ops_t;
 
 #define SYMMEM_CUDA_MODULE_QUERY 0
@@ -278,6 +286,8 @@ symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int librar
                                                 uint64_t handle, int op, int *links_p);
 /* predefined_team for PEs that all share one host and no GPU (TEAMS_OF_ONE). */
 symmem_predefined_team_func_t symmem__one_host_predefined_team;
+/* device_wake for a backend whose waits watch the memory itself (GPUs). */
+void symmem__no_wake(symmem_backend_t *be, int pe);
 /* prepare_finalize for a backend whose finalize cannot be held up. */
 symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);
 /* 1 if every slot of ops is filled; else 0 with the first empty slot in why. */

@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "../device/state.h"
+#include "device_state.h"
 #include "error.h"
 #include "state.h"
 

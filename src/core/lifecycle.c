@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bootstrap.h"
-#include "../device/state.h"
+#include "device_state.h"
 #include "env.h"
 #include "env_check.h"
 #include "error.h"

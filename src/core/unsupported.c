@@ -42,6 +42,12 @@ symmem_status_t symmem__no_device_state(symmem_backend_t *be,
     return SYMMEM_OK;
 }
 
+void symmem__no_wake(symmem_backend_t *be, int pe)
+{
+    (void)be;
+    (void)pe;
+}
+
 symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int library,
                                                 uint64_t handle, int op, int *links_p)
 {
@@ -89,6 +95,7 @@ int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, siz
         SLOT(get_unique_id), SLOT(can_run), SLOT(team_init), SLOT(heap_range),
         SLOT(register_external), SLOT(unregister_external), SLOT(library_version),
         SLOT(prepare_finalize), SLOT(device_state), SLOT(cuda_module), SLOT(predefined_team),
+        SLOT(device_wake),
     };
 #undef SLOT
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)

@@ -1,8 +1,7 @@
 /* The parser and the converters of args.h. */
 #include "args.h"
 #include "errors.h"
-#include "../core/checks.h"
-#include "../core/teams.h"
+#include "../core/internal.h"
 
 /* Whether key is one of the '|'-separated names of spec ("dst|dst_array"). */
 static int name_matches(const char *spec, const char *key)

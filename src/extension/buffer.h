@@ -3,7 +3,7 @@
 #define SYMMEM_EXT_BUFFER_H
 
 #include "extension.h"
-#include "../core/registry.h"
+#include "../core/internal.h"
 
 typedef struct {
     PyObject_HEAD

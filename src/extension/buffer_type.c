@@ -8,7 +8,7 @@
 #include "concepts.h"
 #include "dlpack.h"
 #include "errors.h"
-#include "../core/checks.h"
+#include "../core/internal.h"
 
 PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe,
                                  int owner, PyObject *base)

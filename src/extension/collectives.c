@@ -9,7 +9,7 @@
 #include "dtypes.h"
 #include "errors.h"
 #include "resolve.h"
-#include "../core/teams.h"
+#include "../core/internal.h"
 
 enum { REDUCE, REDUCESCATTER, ALLTOALL, FCOLLECT, BROADCAST, NKINDS };
 static const char *const kind_names[NKINDS] = {"reduce", "reducescatter", "alltoall", "fcollect",

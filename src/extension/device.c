@@ -7,11 +7,9 @@
 #include <stddef.h>
 
 #include "concepts.h"
-#include "../device/cpu_wake.h"
-#include "../device/cuda_module.h"
+#include "../core/internal.h"
 #include "errors.h"
 #include "owner.h"
-#include "../device/state.h"
 
 /* The status of this thread's last failed device call (its message is
  * symmem_last_error(), per thread too). */
@@ -293,7 +291,7 @@ int symmem__ext_device_exec(PyObject *module)
     const long long functions[] = {
         (long long)(uintptr_t)device_signal_wait, (long long)(uintptr_t)device_wait_until,
         (long long)(uintptr_t)device_barrier_all, (long long)(uintptr_t)device_sync_all,
-        (long long)(uintptr_t)symmem__device_cpu_wake,
+        (long long)(uintptr_t)symmem__device_wake,
         (long long)(uintptr_t)device_team_barrier, (long long)(uintptr_t)device_team_sync,
         (long long)(uintptr_t)device_reduce, (long long)(uintptr_t)device_reducescatter,
         (long long)(uintptr_t)device_fcollect, (long long)(uintptr_t)device_alltoall,

@@ -1,6 +1,6 @@
 /* Elements of elements.h: Python numbers packed into and out of one
  * element of each dtype, with range checks for the integer types. */
-#include "../core/bfloat16.h"
+#include "../core/internal.h"
 #include "elements.h"
 #include "errors.h"
 

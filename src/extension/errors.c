@@ -7,9 +7,7 @@
 
 #include "concepts.h"
 #include "errors.h"
-#include "../core/checks.h"
-#include "../core/env.h"
-#include "../core/interrupt.h"
+#include "../core/internal.h"
 
 static const struct {
     const char *name;

@@ -3,9 +3,7 @@
 #include "args.h"
 #include "concepts.h"
 #include "errors.h"
-#include "../core/bootstrap.h"
-#include "../core/env.h"
-#include "../core/forked.h"
+#include "../core/internal.h"
 
 static PyObject *init_impl(module_state_t *st, const Py_buffer *uid, int rank, int nranks,
                            const char *backend, int device)

@@ -2,7 +2,7 @@
  * module has each concept file add its part; the exceptions, the Buffer type
  * and the resolver live in module state (no C globals). */
 #include "concepts.h"
-#include "../core/launcher_link.h"
+#include "../core/internal.h"
 
 static int module_exec(PyObject *module)
 {

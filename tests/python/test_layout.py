@@ -121,6 +121,31 @@ def test_no_include_circle():
         visit(node, [])
 
 
+def layer_of(path):
+    """src/core, src/extension, src/backends/cpu, ... for a file of src/."""
+    parts = os.path.relpath(path, SRC).split(os.sep)
+    return "/".join(parts[:2] if parts[0] == "backends" else parts[:1])
+
+
+def test_layers_include_only_what_they_may():
+    # The extension takes the public API and one declared internal header;
+    # the core includes no backend's private headers and no other layer's;
+    # a backend includes the core's headers, never another backend's.
+    wrong = []
+    for path in c_files():
+        layer = layer_of(path)
+        for target in includes(path):
+            if not target.startswith(SRC + os.sep):
+                continue  # include/symmem: public
+            to = layer_of(target)
+            rel = os.path.relpath(target, SRC)
+            allowed = (to == layer or (layer == "extension" and rel == "core/internal.h")
+                       or (layer.startswith("backends/") and to == "core"))
+            if not allowed:
+                wrong.append(f"{os.path.relpath(path, ROOT)} includes {rel}")
+    assert not wrong, wrong
+
+
 def test_only_the_environment_table_calls_getenv():
     # Every variable symmem reads is listed (python -m symmem info shows it).
     readers = sorted(os.path.relpath(p, ROOT) for p in c_files()

@@ -2,7 +2,7 @@
 
 `symmem.device.numba` (import it explicitly; it needs numba) gives
 NVSHMEM4Py's device names for `@numba.njit` functions on the cpu backend.
-The C side is the device state block (`src/device/state.h`), whose address
+The C side is the device state block (`src/core/device_state.h`), whose address
 `symmem._symmem.device_state()` gives on the host; `state_address()` gives
 the GPU's copy, which CUDA C kernels calling device.cuh take first. See
 docs/architecture.md and docs/device.md."""

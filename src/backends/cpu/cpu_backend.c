@@ -105,6 +105,9 @@ err_free:
 /* After a crossed mismatch, the others of its cycle raise it before this PE
  * leaves (they would name its finalize() instead); may fail leaving the
  * runtime initialised. */
+/* A device store (njit code) wakes pe as the host calls' stores do. */
+static void cpu_device_wake(cpu_t *cpu, int pe) { symmem__cpu_ring(cpu, pe, CPU_WAIT_DATA); }
+
 static symmem_status_t cpu_prepare_finalize(cpu_t *cpu)
 {
     return symmem__cpu_crossed_settle(cpu, "finalize");
@@ -445,4 +448,5 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .device_state = symmem__no_device_state,
     .cuda_module = symmem__unsupported_cuda_module,
     .predefined_team = symmem__one_host_predefined_team,
+    .device_wake = cpu_device_wake,
 };

@@ -1,4 +1,4 @@
-/* The device state block for kernels on this PE's GPU (src/device/state.h,
+/* The device state block for kernels on this PE's GPU (src/core/device_state.h,
  * read by include/symmem/device.cuh): a copy of the host's block in
  * device memory at an address fixed for the process, pointing at
  * - a peer table (device memory): where each PE's heap is mapped on this GPU;
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../device/state.h"
+#include "../../core/device_state.h"
 #include "gpu.h"
 
 #define CU_MEMHOSTALLOC_PORTABLE 0x01

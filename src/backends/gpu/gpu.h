@@ -21,7 +21,7 @@
 #include <pthread.h>
 
 #include "../../core/backend.h"
-#include "../../device/state.h"
+#include "../../core/device_state.h"
 #include "../../core/error.h" /* SYMMEM_CHECK and _GOTO; messages go through core->error */
 #include "call_page.h"
 #include "kernels/programs.h"

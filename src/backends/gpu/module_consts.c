@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "../../device/state.h"
+#include "../../core/device_state.h"
 #include "gpu.h"
 
 typedef struct {

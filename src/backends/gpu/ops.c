@@ -53,6 +53,7 @@ static const symmem_backend_ops_t gpu_ops = {
     .device_state = symmem__gpu_device_state,
     .cuda_module = symmem__gpu_cuda_module,
     .predefined_team = symmem__gpu_predefined_team,
+    .device_wake = symmem__no_wake,
 };
 
 /* SYMMEM_SYMMETRIC_SIZE sizes NVSHMEM's heap unless NVSHMEM's own variable

@@ -2,7 +2,7 @@
 device call makes against it before it touches memory.
 
 The block's address is a compile-time constant: the block is a static of
-the extension (src/device/state.c), so it never moves for the life of the
+the extension (src/core/device_state.c), so it never moves for the life of the
 process, across finalize and a later init too; its contents are valid while
 its magic is set. A consequence: functions using symmem.device.numba must not
 be cached to disk (`cache=True`), since another process has another
@@ -143,7 +143,7 @@ def contiguous(call, arg, arr):
 @register_jitable
 def wake(pe):
     """After a store a waiter on PE pe may watch: ring its doorbell (the C
-    engine's waits sleep on it; src/device/cpu_wake.c)."""
+    engine's waits sleep on it: the backend's device_wake slot)."""
     c_wake(pe)
 
 

@@ -1,7 +1,7 @@
 /* NVSHMEM4Py's module_init, library_init and their finalizes: what the
  * running backend makes of a CUDA module or library the program loaded. */
-#ifndef SYMMEM_DEVICE_CUDA_MODULE_H
-#define SYMMEM_DEVICE_CUDA_MODULE_H
+#ifndef SYMMEM_CORE_CUDA_MODULE_H
+#define SYMMEM_CORE_CUDA_MODULE_H
 
 #include <stdint.h>
 

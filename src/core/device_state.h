@@ -9,8 +9,8 @@
  * copy). The layout is symmem/device_layout.h's, which device.cuh and the
  * gpu backend's kernels include too; it is exported to Python
  * (_symmem.DEVICE_STATE_LAYOUT, DEVICE_LAYOUT). */
-#ifndef SYMMEM_DEVICE_STATE_H
-#define SYMMEM_DEVICE_STATE_H
+#ifndef SYMMEM_CORE_DEVICE_STATE_H
+#define SYMMEM_CORE_DEVICE_STATE_H
 
 #include <stdint.h>
 
@@ -29,6 +29,10 @@ void symmem__device_state_disown(void);
 /* The same block for kernels on the backend's GPU: its device address, 0
  * on the cpu backend (whose njit code reads the block above). */
 uint64_t symmem__device_state_gpu(void);
+/* Call after a store (release) by device code that a waiter on PE pe may be
+ * watching: the backend wakes pe where its waits sleep (the cpu engine's
+ * doorbell). Does nothing before init or for a pe out of range. */
+void symmem__device_wake(int32_t pe);
 /* Records that pe (or -1) died: later device waits end at once. */
 void symmem__device_state_abort(int pe);
 

@@ -1,14 +1,14 @@
 /* The device state block (state.h): filled at init from the runtime and the
  * backend's peer mappings, cleared at finalize, never moved. */
-#include "state.h"
+#include "device_state.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/env.h"
-#include "../core/error.h"
-#include "../core/state.h"
+#include "env.h"
+#include "error.h"
+#include "state.h"
 
 /* The layout's own checks are symmem/device_layout.h's; the team table
  * has an entry for every team handle. */
@@ -84,4 +84,10 @@ void symmem__device_state_abort(int pe)
     /* release: pairs with the acquire load of abort_flag in a device spin,
      * which then reads abort_pe. */
     __atomic_store_n(&state.abort_flag, 1, __ATOMIC_RELEASE);
+}
+
+void symmem__device_wake(int32_t pe)
+{
+    symmem_runtime_t *rt = &symmem__rt;
+    if (rt->initialized && pe >= 0 && pe < rt->n_pes) rt->ops->device_wake(rt->be, pe);
 }

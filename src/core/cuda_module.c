@@ -1,8 +1,8 @@
 /* module_init and friends through the running backend's cuda_module slot. */
 #include "cuda_module.h"
 
-#include "../core/error.h"
-#include "../core/state.h"
+#include "error.h"
+#include "state.h"
 
 symmem_status_t symmem__cuda_module(int library, uint64_t handle, int op, int *links_p)
 {

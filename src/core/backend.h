@@ -286,7 +286,8 @@ symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int librar
                                                 uint64_t handle, int op, int *links_p);
 /* predefined_team for PEs that all share one host and no GPU (TEAMS_OF_ONE). */
 symmem_predefined_team_func_t symmem__one_host_predefined_team;
-/* device_wake for a backend whose waits watch the memory itself (GPUs). */
+/* device_wake for a backend built into the library whose waits watch the
+ * memory itself (a backend of its own shared object defines its own). */
 void symmem__no_wake(symmem_backend_t *be, int pe);
 /* prepare_finalize for a backend whose finalize cannot be held up. */
 symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);

@@ -81,6 +81,17 @@ def test_the_gpu_backend_exports_only_its_entry_point(make_lib):
         assert defined_symbols(path, dynamic=True) == {"symmem_gpu_backend_open"}, path
 
 
+def test_the_gpu_backend_needs_no_name_of_the_core(make_lib):
+    # It is loaded with dlopen and reaches the core only through the services
+    # it is lent (symmem_core_services_t): a core name it took would be
+    # undefined at load time, and the gpu backend would not load at all.
+    for path in (os.path.join(make_lib, "libsymmem_gpu.so"), extension_module("_gpu_backend")):
+        out = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True,
+                             text=True, check=True).stdout
+        taken = sorted(line.split()[-1] for line in out.splitlines() if "symmem" in line)
+        assert not taken, f"{path} needs {taken} from elsewhere"
+
+
 def test_the_extension_exports_only_its_init_function():
     if shutil.which("nm") is None:
         pytest.skip("needs nm (binutils)")

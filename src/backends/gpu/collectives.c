@@ -145,29 +145,30 @@ static const char *reduce_op_name(symmem_dtype_t dtype, symmem_reduce_op_t op)
     return names[bool_op(dtype, op)];
 }
 
-static symmem_status_t reduction(gpu_t *g, const char *call, const char *kind,
-                                 const symmem_team_view_t *team, void *dst, const void *src,
-                                 size_t nelems, symmem_dtype_t dtype, symmem_reduce_op_t op,
+/* scatter: reducescatter (NVSHMEM's name and ours), else reduce */
+static symmem_status_t reduction(gpu_t *g, int scatter, const symmem_team_view_t *team,
+                                 void *dst, const void *src, size_t nelems,
+                                 symmem_dtype_t dtype, symmem_reduce_op_t op,
                                  symmem_stream_t stream)
 {
     static void *found[2][SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT]; /* reduce, reducescatter */
+    const char *call = scatter ? "reducescatter" : "reduce";
     void *func;
-    void **slot = &found[strcmp(kind, "reduce") != 0][dtype][op];
-    if (lookup(call, slot, &func, "nvshmemx_%s_%s_%s_on_stream", type_names[dtype],
-               reduce_op_name(dtype, op), kind) != SYMMEM_OK)
+    if (lookup(call, &found[scatter][dtype][op], &func, "nvshmemx_%s_%s_%s_on_stream",
+               type_names[dtype], reduce_op_name(dtype, op), call) != SYMMEM_OK)
         return SYMMEM_ERR_UNSUPPORTED;
     scope_t scope;
     nv_stream_t s;
     int blocking;
     gpu_call_ref_t ref;
-    symmem_call_kind_t which =
-        strcmp(kind, "reduce") != 0 ? SYMMEM_CALL_REDUCESCATTER : SYMMEM_CALL_REDUCE;
+    symmem_call_kind_t which = scatter ? SYMMEM_CALL_REDUCESCATTER : SYMMEM_CALL_REDUCE;
     SYMMEM_CHECK(start(g, call, which, team, nelems, (int)dtype, (int)op, 0, stream, &scope, &s,
                        &blocking, &ref));
-    if (nelems > 0 && symmem__gpu_own_reduce_takes(g, call, team, dst, src, nelems, dtype)) {
+    if (nelems > 0 &&
+        symmem__gpu_own_reduce_takes(g, scatter, team, dst, src, nelems, dtype)) {
         symmem_dtype_t as = dtype == SYMMEM_DTYPE_BOOL ? SYMMEM_DTYPE_UINT8 : dtype;
         return finish_own(g, scope, s, call,
-                          symmem__gpu_own_reduce(g, call, team, dst, src, nelems, as,
+                          symmem__gpu_own_reduce(g, scatter, team, dst, src, nelems, as,
                                                  bool_op(dtype, op), s),
                           blocking);
     }
@@ -179,15 +180,14 @@ symmem_status_t symmem__gpu_reduce(gpu_t *g, const symmem_team_view_t *team, voi
                                    const void *src, size_t nelems, symmem_dtype_t dtype,
                                    symmem_reduce_op_t op, symmem_stream_t stream)
 {
-    return reduction(g, "reduce", "reduce", team, dst, src, nelems, dtype, op, stream);
+    return reduction(g, 0, team, dst, src, nelems, dtype, op, stream);
 }
 
 symmem_status_t symmem__gpu_reducescatter(gpu_t *g, const symmem_team_view_t *team, void *dst,
                                           const void *src, size_t nelems, symmem_dtype_t dtype,
                                           symmem_reduce_op_t op, symmem_stream_t stream)
 {
-    return reduction(g, "reducescatter", "reducescatter", team, dst, src, nelems, dtype, op,
-                     stream);
+    return reduction(g, 1, team, dst, src, nelems, dtype, op, stream);
 }
 
 /* Byte-moving collectives use NVSHMEM's forms for the widest unsigned

@@ -335,11 +335,12 @@ void symmem__gpu_nvshmem_atomics_unload(gpu_t *g);
 void symmem__gpu_own_team_set(gpu_t *g, int handle, const int *members, int n);
 int symmem__gpu_own_takes(gpu_t *g, const symmem_team_view_t *team, const void *a,
                           const void *b);
-/* The same for reduce and reducescatter (dst holds nelems of dtype). */
-int symmem__gpu_own_reduce_takes(gpu_t *g, const char *call, const symmem_team_view_t *team,
+/* The same for reduce and reducescatter (scatter 1; dst holds nelems of
+ * dtype). */
+int symmem__gpu_own_reduce_takes(gpu_t *g, int scatter, const symmem_team_view_t *team,
                                  const void *dst, const void *src, size_t nelems,
                                  symmem_dtype_t dtype);
-symmem_status_t symmem__gpu_own_reduce(gpu_t *g, const char *call,
+symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter,
                                        const symmem_team_view_t *team, void *dst,
                                        const void *src, size_t nelems, symmem_dtype_t dtype,
                                        symmem_reduce_op_t op, nv_stream_t s);

@@ -9,6 +9,15 @@
 const symmem_core_services_t *symmem__gpu_core;
 gpu_libs_t symmem__gpu_libs;
 
+/* Kernels' waits watch the memory itself: nothing to wake. (The gpu
+ * backend is its own shared object: it cannot take the core's
+ * symmem__no_wake.) */
+static void gpu_no_wake(symmem_backend_t *be, int pe)
+{
+    (void)be;
+    (void)pe;
+}
+
 static const symmem_backend_ops_t gpu_ops = {
     .version = SYMMEM_BACKEND_OPS_VERSION,
     .name = "gpu",
@@ -53,7 +62,7 @@ static const symmem_backend_ops_t gpu_ops = {
     .device_state = symmem__gpu_device_state,
     .cuda_module = symmem__gpu_cuda_module,
     .predefined_team = symmem__gpu_predefined_team,
-    .device_wake = symmem__no_wake,
+    .device_wake = gpu_no_wake,
 };
 
 /* SYMMEM_SYMMETRIC_SIZE sizes NVSHMEM's heap unless NVSHMEM's own variable

@@ -211,7 +211,7 @@ static int one_phase(gpu_t *g, int n, int scatter, size_t bytes)
     return !scatter && reduce_algorithm(g, n, bytes) == ONE_PHASE;
 }
 
-int symmem__gpu_own_reduce_takes(gpu_t *g, const char *call, const symmem_team_view_t *team,
+int symmem__gpu_own_reduce_takes(gpu_t *g, int scatter, const symmem_team_view_t *team,
                                  const void *dst, const void *src, size_t nelems,
                                  symmem_dtype_t dtype)
 {
@@ -219,16 +219,17 @@ int symmem__gpu_own_reduce_takes(gpu_t *g, const char *call, const symmem_team_v
     size_t bytes = nelems * dtype_bytes[dtype];
     /* in place needs two-shot, whose slices are 16-byte packs */
     return !overlap(dst, src, bytes) || ((uintptr_t)src | (uintptr_t)dst) % 16 == 0 ||
-           one_phase(g, team->n, strcmp(call, "reducescatter") == 0, bytes);
+           one_phase(g, team->n, scatter, bytes);
 }
 
-symmem_status_t symmem__gpu_own_reduce(gpu_t *g, const char *call,
+symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter,
                                        const symmem_team_view_t *team, void *dst,
                                        const void *src, size_t nelems, symmem_dtype_t dtype,
                                        symmem_reduce_op_t op, nv_stream_t s)
 {
+    const char *call = scatter ? "reducescatter" : "reduce";
     if (g->reduce_kernels[dtype][op].module == NULL) SYMMEM_CHECK(build_reduce(g, call, dtype, op));
-    int n = team->n, scatter = strcmp(call, "reducescatter") == 0;
+    int n = team->n;
     args_t a = common(g, call, team, dst, src);
     size_t bytes = nelems * dtype_bytes[dtype];
     if (scatter) /* this PE's part of every member's src */

@@ -1,6 +1,6 @@
 /*
  * The memory layout the host and the GPU share, written once: the device
- * state block, its team table and constant state (src/device/state.h fills
+ * state block, its team table and constant state (src/core/device_state.h fills
  * them; device.cuh's calls read them), the error record a failing kernel
  * leaves, the team sync area, and the flag area and argument block of the
  * gpu backend's own collective kernels (src/backends/gpu/kernels/).

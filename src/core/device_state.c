@@ -1,4 +1,4 @@
-/* The device state block (state.h): filled at init from the runtime and the
+/* The device state block (device_state.h): filled at init from the runtime and the
  * backend's peer mappings, cleared at finalize, never moved. */
 #include "device_state.h"
 

@@ -151,13 +151,16 @@ typedef struct symmem_device_error {
  * block), then an arrival word per block and member (SYNC_BYTES in all);
  * then the one-phase reduce's mailboxes, two (by the epoch's parity) for
  * each member, each holding LL_MAX_BYTES of data as 4-byte halves of 8-byte
- * words whose other half is the epoch. The flag area holds one part per
- * team handle. */
+ * words whose other half is the epoch; then the staging sequence of each
+ * block (a word at STAGE_SEQ_AT(block): the rounds the push reduces have
+ * run through the team's staging buffer, the same in every word once a
+ * launch ends). The flag area holds one part per team handle. */
 #define SYMMEM_COLL_SYNC_BYTES (8u * SYMMEM_COLL_MAX_BLOCKS * (1u + SYMMEM_COLL_MAX_PES))
 #define SYMMEM_COLL_LL_MAX_BYTES 4096u
 #define SYMMEM_COLL_LL_SLOT_BYTES (2u * SYMMEM_COLL_LL_MAX_BYTES)
+#define SYMMEM_COLL_MAILBOX_BYTES (2u * SYMMEM_COLL_MAX_PES * SYMMEM_COLL_LL_SLOT_BYTES)
 #define SYMMEM_COLL_TEAM_FLAG_BYTES \
-    (SYMMEM_COLL_SYNC_BYTES + 2u * SYMMEM_COLL_MAX_PES * SYMMEM_COLL_LL_SLOT_BYTES)
+    (SYMMEM_COLL_SYNC_BYTES + SYMMEM_COLL_MAILBOX_BYTES + 8u * SYMMEM_COLL_MAX_BLOCKS)
 /* Where in a team's part block b's arrival word for member pe is, and the
  * mailbox of parity p that member from writes. */
 #define SYMMEM_COLL_ARRIVAL_AT(block, pe)                                                 \
@@ -167,6 +170,18 @@ typedef struct symmem_device_error {
     (SYMMEM_COLL_SYNC_BYTES +                                                                \
      ((symmem_dev_u64)(parity) * SYMMEM_COLL_MAX_PES + (symmem_dev_u64)(from)) *             \
          SYMMEM_COLL_LL_SLOT_BYTES)
+
+#define SYMMEM_COLL_STAGE_SEQ_AT(block) \
+    (SYMMEM_COLL_SYNC_BYTES + SYMMEM_COLL_MAILBOX_BYTES + 8ull * (symmem_dev_u64)(block))
+
+/* The push reduces' staging buffer (kernels/stage.cuh): symmetric, one part
+ * of SYMMEM_GPU_STAGING bytes per team handle below STAGED_TEAMS (other
+ * teams reduce by pulling). A part is two halves of stage_half bytes each
+ * (by the staging sequence's parity); a launch of G blocks cuts a half into
+ * G block regions, each region into n slots of slot bytes (slot: a multiple
+ * of 16, G * n * slot <= stage_half), slot k holding what member k sent:
+ *   half h, block b, from k: h * stage_half + (b * n + k) * slot. */
+#define SYMMEM_COLL_STAGED_TEAMS 8
 
 typedef struct symmem_coll_ptrs {
     symmem_dev_u64 p[SYMMEM_COLL_MAX_PES];
@@ -179,11 +194,15 @@ typedef struct symmem_coll_ptrs {
  * .. first + pieces - 1 (mod n), piece q from member q's src + src_step *
  * me to this PE's dst + dst_step * q; packed: src and dst allow 16-byte
  * packs; abort_word, error, timeout_ns: the state block's; call: the
- * call's name for the error record. */
+ * call's name for the error record. The push reduces: stage, each member's
+ * staging part for the team as mapped here; stage_half and slot, the bytes
+ * of a half and of a slot; scatter, 1 for reducescatter (src holds n parts
+ * of count elements). */
 typedef struct symmem_coll_args {
-    symmem_coll_ptrs_t src, dst, flags;
+    symmem_coll_ptrs_t src, dst, flags, stage;
     symmem_dev_u64 mine, count, abort_word, error, timeout_ns, src_step, dst_step;
-    symmem_dev_i32 n, me, first, pieces, packed, unused;
+    symmem_dev_u64 stage_half, slot;
+    symmem_dev_i32 n, me, first, pieces, packed, scatter;
     char call[16];
 } symmem_coll_args_t;
 
@@ -234,9 +253,13 @@ SYMMEM_LAYOUT_AT(symmem_device_error_t, pe, 8);
 SYMMEM_LAYOUT_AT(symmem_device_error_t, arg, 12);
 SYMMEM_LAYOUT_AT(symmem_device_error_t, value, 16);
 SYMMEM_LAYOUT_AT(symmem_device_error_t, call, 24);
-SYMMEM_LAYOUT_ASSERT(sizeof(symmem_coll_args_t) == 3 * 8 * SYMMEM_COLL_MAX_PES + 7 * 8 + 6 * 4 + 16);
-SYMMEM_LAYOUT_AT(symmem_coll_args_t, mine, 3 * 8 * SYMMEM_COLL_MAX_PES);
-SYMMEM_LAYOUT_AT(symmem_coll_args_t, n, 3 * 8 * SYMMEM_COLL_MAX_PES + 7 * 8);
-SYMMEM_LAYOUT_AT(symmem_coll_args_t, call, 3 * 8 * SYMMEM_COLL_MAX_PES + 7 * 8 + 6 * 4);
+SYMMEM_LAYOUT_ASSERT(sizeof(symmem_coll_args_t) == 4 * 8 * SYMMEM_COLL_MAX_PES + 9 * 8 + 6 * 4 + 16);
+SYMMEM_LAYOUT_AT(symmem_coll_args_t, stage, 3 * 8 * SYMMEM_COLL_MAX_PES);
+SYMMEM_LAYOUT_AT(symmem_coll_args_t, mine, 4 * 8 * SYMMEM_COLL_MAX_PES);
+SYMMEM_LAYOUT_AT(symmem_coll_args_t, stage_half, 4 * 8 * SYMMEM_COLL_MAX_PES + 7 * 8);
+SYMMEM_LAYOUT_AT(symmem_coll_args_t, slot, 4 * 8 * SYMMEM_COLL_MAX_PES + 8 * 8);
+SYMMEM_LAYOUT_AT(symmem_coll_args_t, n, 4 * 8 * SYMMEM_COLL_MAX_PES + 9 * 8);
+SYMMEM_LAYOUT_AT(symmem_coll_args_t, call, 4 * 8 * SYMMEM_COLL_MAX_PES + 9 * 8 + 6 * 4);
+SYMMEM_LAYOUT_ASSERT(SYMMEM_COLL_TEAM_FLAG_BYTES % 16 == 0);
 
 #endif

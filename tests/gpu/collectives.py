@@ -1,6 +1,8 @@
 """symmem's own collectives on the gpu backend (SYMMEM_GPU_COLLECTIVES=symmem,
-the default, or one_shot / two_shot for reduce): every PE checks what it
-received against NumPy.
+the default, or one_shot / two_shot / push_one_shot / push_two_shot for
+reduce and, the push ones, reducescatter; test_gpu.py runs the push ones with
+a small SYMMEM_GPU_STAGING, so that most sizes take several rounds through
+the staging buffer): every PE checks what it received against NumPy.
   - reduce: every dtype and op, at sizes around the kernels' 16-byte packs and
     their slices (odd counts, a count under one pack), out of place and in
     place, and from a misaligned element;
@@ -11,6 +13,8 @@ received against NumPy.
     every PE made by team_split_2d (another handle) and its x teams;
   - reduce on one team and fcollect on another, on two streams at once;
   - 10,000 back-to-back collectives on one stream, checked at the end;
+  - back-to-back reduces whose sizes (so grids, slots, rounds) change from
+    call to call, out of place and in place, checked at the end;
   - a CUDA graph of 100 collectives, replayed 1,000 times with new input.
 Run: python -m symmem.run -n 2 tests/gpu/collectives.py"""
 import os
@@ -155,7 +159,7 @@ def reducescatter_case(team, dtype, op, count, s=None):
 # reducescatter: every dtype and op.
 for dtype in INTS + FLOATS:
     for op in ARITH + (BITS if dtype in INTS else []):
-        for count in (1, 7, 8, 1000, 4099):
+        for count in (1, 7, 8, 1000, 4099, 4096, 40000):
             reducescatter_case(W, dtype, op, count, stream)
 
 
@@ -262,6 +266,25 @@ check("float32", "sum", 4096, to_numpy(b), "after 10,000 back to back")
 assert np.array_equal(cp.asnumpy(d), np.concatenate([np.arange(256) + 1000 * pe
                                                      for pe in range(n)]))
 checks += 1
+
+# Back to back at changing sizes: each call's grid, slot and rounds differ
+# from the last one's, and nothing waits in between.
+cases = []
+for count in [4099, 100003, 7, 1 << 18, 1000, 40000, 63, (1 << 20) + 3] * 2:
+    for dtype in ("float32", "bfloat16"):
+        src, dst = make(dtype, count), make(dtype, count)
+        fill(src, values(dtype, me, count))
+        cases.append((dtype, count, src, dst))
+cp.cuda.Device().synchronize()
+nvshmem.barrier_all()
+for dtype, count, src, dst in cases:
+    nvshmem.reduce(W, dst, src, "sum", stream=stream)
+    nvshmem.reduce(W, src, src, "max", stream=stream)
+stream.synchronize()
+for dtype, count, src, dst in cases:
+    check(dtype, "sum", count, to_numpy(dst), "back to back, sizes changing")
+    check(dtype, "max", count, to_numpy(src), "back to back, sizes changing, in place")
+    release(src, dst)
 
 # A graph of 100 collectives (chained max-reduces a -> b -> a, fcollects and
 # barriers), replayed 1,000 times with new input written before each replay.

@@ -499,7 +499,8 @@ def test_the_device_program_is_built_once_and_run_under_the_launcher(tmp_path):
     assert f"ops={','.join(plan.NUMBA_DEVICE_OPS)} runs=5 loop=10000 reps=16384" in log
 
 
-@pytest.mark.parametrize("mode", ["nvshmem", "one_shot", "two_shot"])
+@pytest.mark.parametrize("mode", ["nvshmem", "one_shot", "two_shot", "push_one_shot",
+                                  "push_two_shot"])
 def test_the_symmem_collectives_libraries_run_the_worker_under_their_mode(mode, monkeypatch):
     """symmem/<mode> runs the collectives asked for, labelled so, with
     SYMMEM_GPU_COLLECTIVES=<mode>; the rest of --ops is left out."""

@@ -161,11 +161,14 @@ def _passes_on_2_gpus(script, marker, **env):
 
 @needs_gpus
 @pytest.mark.parametrize("n", [2, 4])
-@pytest.mark.parametrize("mode", ["symmem", "one_shot", "two_shot"])
+@pytest.mark.parametrize("mode", ["symmem", "one_shot", "two_shot", "push_one_shot",
+                                  "push_two_shot"])
 def test_symmem_s_own_collectives_give_numpy_s_answer_on_every_team_and_stream(mode, n):
     _gpus_for(n)
-    result = _launch(n, GPU_DIR / "collectives.py",
-                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_GPU_COLLECTIVES": mode})
+    env = {"SYMMEM_BACKEND": "gpu", "SYMMEM_GPU_COLLECTIVES": mode}
+    if mode.startswith("push"):  # a staging half of 128 KiB: sizes from a few KiB take rounds
+        env["SYMMEM_GPU_STAGING"] = "256K"
+    result = _launch(n, GPU_DIR / "collectives.py", env=env)
     _assert_all_ok(result, n, mode)
 
 

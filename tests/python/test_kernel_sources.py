@@ -13,6 +13,7 @@ import ctypes
 import glob
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sysconfig
@@ -103,8 +104,9 @@ def printer(tmp_path_factory):
     return source
 
 
-def compile_with_nvrtc(source, options, name=b"source.cu"):
-    """NVRTC's log; '' when the source compiled."""
+def compile_with_nvrtc(source, options, name=b"source.cu", ptx=None):
+    """NVRTC's log; '' when the source compiled, and then warnings are
+    errors too. ptx: a list that gets the PTX."""
     program = ctypes.c_void_p()
     assert NVRTC.nvrtcCreateProgram(ctypes.byref(program), source, name, 0, None, None) == 0
     array = (ctypes.c_char_p * len(options))(*options)
@@ -113,8 +115,15 @@ def compile_with_nvrtc(source, options, name=b"source.cu"):
     NVRTC.nvrtcGetProgramLogSize(program, ctypes.byref(size))
     log = ctypes.create_string_buffer(size.value)
     NVRTC.nvrtcGetProgramLog(program, log)
+    if status == 0 and ptx is not None:
+        NVRTC.nvrtcGetPTXSize(program, ctypes.byref(size))
+        text = ctypes.create_string_buffer(size.value)
+        NVRTC.nvrtcGetPTX(program, text)
+        ptx.append(text.value)
     NVRTC.nvrtcDestroyProgram(ctypes.byref(program))
-    return "" if status == 0 else log.value.decode(errors="replace") or f"status {status}"
+    if status == 0:
+        return log.value.decode(errors="replace").strip()
+    return log.value.decode(errors="replace") or f"status {status}"
 
 
 # The backend's options (own_collectives.c), for a real architecture: NVRTC
@@ -145,6 +154,34 @@ def test_the_own_reduce_compiles_for_every_op_of_a_dtype(printer, dtype):
             continue
         log = compile_with_nvrtc(printer(dtype, op), OWN_OPTIONS)
         assert log == "", f"dtype {dtype}, op {op}:\n{log}"
+
+
+@needs_nvrtc
+@pytest.mark.skipif(PTXAS is None, reason="no ptxas here (a CUDA toolkit)")
+@pytest.mark.parametrize("dtype, op", [(11, 0), (10, 0), (9, 2), (12, 3), (1, 6), (8, 1), (0, 5)])
+def test_the_own_reduce_kernels_fit_their_launch_bounds_without_spills(printer, tmp_path,
+                                                                       dtype, op):
+    # 512 threads a block (SYMMEM_COLL_THREADS): at most 128 registers a
+    # thread, and what does not fit spills to local memory, which the loops
+    # over up to 8 PEs' packs must not.
+    ptx = []
+    log = compile_with_nvrtc(printer(dtype, op), OWN_OPTIONS, ptx=ptx)
+    assert log == "", log
+    (tmp_path / "reduce.ptx").write_bytes(ptx[0])
+    result = subprocess.run([PTXAS, f"-arch={ARCH}", "-v", str(tmp_path / "reduce.ptx"), "-o",
+                             str(tmp_path / "reduce.cubin")], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    kernels = {}
+    for part in result.stderr.split("Compiling entry function '")[1:]:
+        name = part.split("'", 1)[0]
+        spills = [int(x) for x in re.findall(r"(\d+) bytes spill (?:stores|loads)", part)]
+        registers = re.search(r"Used (\d+) registers", part)
+        kernels[name] = (sum(spills), int(registers.group(1)) if registers else 0)
+    assert set(kernels) == {"one_shot", "two_shot", "ll_reduce", "push_one_shot",
+                            "push_two_shot"}, result.stderr
+    for name, (spilled, registers) in kernels.items():
+        assert spilled == 0 and registers <= 128, f"{name}: {spilled} bytes spilled, " \
+            f"{registers} registers\n{result.stderr}"
 
 
 @needs_nvrtc

@@ -42,10 +42,12 @@ libraries (--libs; default every one of the backend that can run here):
     symmem          on a CUDA stream, and with stream=None as "symmem (blocking)"
     symmem/nvshmem  symmem with NVSHMEM's collectives (SYMMEM_GPU_COLLECTIVES=
                     nvshmem) instead of its own kernels; collectives only
-    symmem/one_shot, symmem/two_shot
+    symmem/one_shot, symmem/two_shot, symmem/push_one_shot, symmem/push_two_shot
                     symmem's reduce forced to one algorithm (SYMMEM_GPU_
-                    COLLECTIVES=one_shot|two_shot): how the table that picks
-                    it by size and PE count is measured; collectives only
+                    COLLECTIVES=one_shot|two_shot|push_one_shot|push_two_shot):
+                    how the table that picks it by size and PE count is
+                    measured; collectives only (the push ones write into
+                    the members' staging buffers, SYMMEM_GPU_STAGING)
     torch symm-mem  PyTorch SymmetricMemory's one-shot and two-shot all-reduce
                     (reduce only; needs torch with NCCL)
     nvshmem C       a C program calling NVSHMEM directly, compiled when the run

@@ -99,8 +99,8 @@ def symmem_runner(opts):
 def symmem_collectives_runner(mode):
     """symmem with SYMMEM_GPU_COLLECTIVES=mode: NVSHMEM's collectives
     ("nvshmem") or one of its own reduce algorithms forced ("one_shot",
-    "two_shot"; the table in own_collectives.c is measured so); the
-    collectives only."""
+    "two_shot", "push_one_shot", "push_two_shot"; the table in
+    own_collectives.c is measured so); the collectives only."""
     label = f"symmem/{mode}"
 
     def runner(opts):
@@ -433,6 +433,8 @@ GPU_LIBRARIES = {"symmem": symmem_runner,
                  "symmem/nvshmem": symmem_collectives_runner("nvshmem"),
                  "symmem/one_shot": symmem_collectives_runner("one_shot"),
                  "symmem/two_shot": symmem_collectives_runner("two_shot"),
+                 "symmem/push_one_shot": symmem_collectives_runner("push_one_shot"),
+                 "symmem/push_two_shot": symmem_collectives_runner("push_two_shot"),
                  "torch symm-mem": torch_symm_mem_runner, "nvshmem C": floor_runner,
                  "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner,
                  "symmem device": numba_device_runner, "nvshmem device": nvshmem_device_runner,

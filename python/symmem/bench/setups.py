@@ -25,6 +25,8 @@ SETUP = {
     "symmem/nvshmem": _FORCED.format("nvshmem"),
     "symmem/one_shot": _FORCED.format("one_shot"),
     "symmem/two_shot": _FORCED.format("two_shot"),
+    "symmem/push_one_shot": _FORCED.format("push_one_shot"),
+    "symmem/push_two_shot": _FORCED.format("push_two_shot"),
     "torch symm-mem": "torch.distributed (NCCL) under symmem.run; symm_mem.empty tensors, "
                       "rendezvous, one_shot_all_reduce and two_shot_all_reduce_",
     "nvshmem C": "a C program calling libnvshmem_host.so.3 (nvshmem_floor.c, compiled at the "

@@ -6,6 +6,8 @@
  * - a sync area on the symmetric heap for device syncs: n_pes + 1 words per
  *   team handle; then the flags of symmem's own collectives (own_collectives.c),
  *   a part per team handle;
+ * - the push reduces' staging on the symmetric heap (SYMMEM_GPU_STAGING
+ *   bytes for each of the first SYMMEM_COLL_STAGED_TEAMS team handles);
  * - an abort word and an error record in host memory the GPU can read and
  *   write, so that a thread of ours can end a kernel waiting on a dead peer
  *   (the abort word) and report why a kernel trapped (the error record).
@@ -251,6 +253,31 @@ static symmem_status_t read_unmapped_pe(gpu_t *g)
     return SYMMEM_OK;
 }
 
+/* Collective, like the sync area: the same sizes on every PE, so either
+ * every PE has staging or none has (NVSHMEM's heap is as full everywhere);
+ * without it the push reduces pull (own_collectives.c). */
+static void make_staging(gpu_t *g)
+{
+    size_t blocks = symmem__gpu_core->env_size("SYMMEM_GPU_PUSH_BLOCKS");
+    g->push_blocks = blocks < 1 ? 1 : blocks > SYMMEM_COLL_MAX_BLOCKS ? SYMMEM_COLL_MAX_BLOCKS
+                                                                      : (unsigned)blocks;
+    g->stage_bytes = symmem__gpu_core->env_size("SYMMEM_GPU_STAGING") / 32 * 32; /* halves: packs */
+    g->stage_area = NULL;
+    if (g->stage_bytes == 0) return;
+    size_t bytes = g->stage_bytes * SYMMEM_COLL_STAGED_TEAMS;
+    g->stage_area = libs.malloc(bytes);
+    if (g->stage_area == NULL) {
+        if (symmem__gpu_core->env_size("SYMMEM_DEBUG"))
+            fprintf(stderr, "symmem: [pe %d] init: nvshmem_malloc(%zu) for the push reduces' "
+                    "staging failed (SYMMEM_GPU_STAGING); they pull instead\n", g->boot.rank,
+                    bytes);
+        return;
+    }
+    uintptr_t at = (uintptr_t)g->stage_area;
+    if (g->heap_lo == 0 || at < g->heap_lo) g->heap_lo = at;
+    if (at + bytes > g->heap_hi) g->heap_hi = at + bytes;
+}
+
 symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *host,
                                          uint64_t *device_addr_p)
 {
@@ -279,6 +306,7 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
         if (rc == 0) rc = libs.cuMemsetD8(g->device_teams, 0, team_table_bytes(n));
         if (rc != 0) status = symmem__gpu_cuda_error("init", "making the device sync area", rc);
     }
+    if (status == SYMMEM_OK) make_staging(g);
     if (status == SYMMEM_OK) status = set_predefined_teams(g);
     if (status == SYMMEM_OK) {
         memset(fixed.words, 0, sizeof(*fixed.words));

@@ -35,7 +35,9 @@ enum {
     SYMMEM_GPU_COLLECTIVES_AUTO, /* symmem: own kernels; reduce one-shot or two-shot by size */
     SYMMEM_GPU_COLLECTIVES_NVSHMEM,
     SYMMEM_GPU_COLLECTIVES_ONE_SHOT,
-    SYMMEM_GPU_COLLECTIVES_TWO_SHOT
+    SYMMEM_GPU_COLLECTIVES_TWO_SHOT,
+    SYMMEM_GPU_COLLECTIVES_PUSH_ONE_SHOT,
+    SYMMEM_GPU_COLLECTIVES_PUSH_TWO_SHOT
 };
 
 /* own_collectives.c: a team as symmem's collective kernels see it. */
@@ -43,6 +45,8 @@ typedef struct {
     int usable;                        /* every member's flags are mapped here */
     uintptr_t part;                    /* this PE's flags for the team */
     uint64_t flags[SYMMEM_COLL_MAX_PES]; /* each member's, as mapped here */
+    int staged;                        /* and its staging part: the push reduces run */
+    uint64_t stage[SYMMEM_COLL_MAX_PES]; /* each member's staging part, as mapped here */
 } own_team_t;
 
 /* stuck.c: collectives on streams that wait for each other on the GPU */
@@ -68,9 +72,13 @@ struct symmem_backend {
     void *nvshmem_atomics;    /* CUmodule of NVSHMEM's, built at the first use; NULL */
     int collectives_mode;     /* SYMMEM_GPU_COLLECTIVES: SYMMEM_GPU_COLLECTIVES_* */
     void *own_flags;          /* symmetric: own collectives' flags, a part per team handle */
+    void *stage_area;         /* symmetric: the push reduces' staging, a part per team
+                               * handle below SYMMEM_COLL_STAGED_TEAMS; NULL: none */
+    size_t stage_bytes;       /* SYMMEM_GPU_STAGING: a part's bytes */
+    unsigned push_blocks;     /* SYMMEM_GPU_PUSH_BLOCKS: the push reduces' largest grid */
     own_team_t own_teams[SYMMEM_TEAM_MAX];
     struct {
-        void *module, *kernels[3]; /* one_shot, two_shot, ll_reduce */
+        void *module, *kernels[5]; /* one_shot, two_shot, ll_reduce, push_one_shot, push_two_shot */
     } reduce_kernels[SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT]; /* compiled at their first use */
     void *move_module;        /* compiled at the first byte-moving collective or sync */
     void *move_kernels[6];    /* move16, move8, move4, move2, move1, sync_only */

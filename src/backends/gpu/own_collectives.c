@@ -22,7 +22,7 @@
 #define MAX_PES SYMMEM_COLL_MAX_PES
 #define THREADS SYMMEM_COLL_THREADS
 /* The reduce's algorithms, in the order of its kernels in a module. */
-enum { ONE_SHOT, TWO_SHOT, ONE_PHASE };
+enum { ONE_SHOT, TWO_SHOT, ONE_PHASE, PUSH_ONE_SHOT, PUSH_TWO_SHOT };
 
 /* Which algorithm a reduce of this many bytes takes on a team of this
  * many PEs: the first row whose max_pes and max_bytes both hold. Measured
@@ -55,11 +55,14 @@ static const struct { int max_pes; size_t max_bytes; int algorithm; } reduce_tab
 };
 
 /* The algorithm SYMMEM_GPU_COLLECTIVES and the table choose; the kernels'
- * own limits (reducescatter's part, packs, in place) are applied after. */
+ * own limits (reducescatter's part, packs, in place, staging) are applied
+ * after. */
 static int reduce_algorithm(gpu_t *g, int n, size_t bytes)
 {
     if (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_ONE_SHOT) return ONE_SHOT;
     if (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_TWO_SHOT) return TWO_SHOT;
+    if (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_PUSH_ONE_SHOT) return PUSH_ONE_SHOT;
+    if (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_PUSH_TWO_SHOT) return PUSH_TWO_SHOT;
     for (size_t i = 0; i < sizeof(reduce_table) / sizeof(reduce_table[0]); i++)
         if (n <= reduce_table[i].max_pes && bytes <= reduce_table[i].max_bytes)
             return reduce_table[i].algorithm;
@@ -88,6 +91,15 @@ void symmem__gpu_own_team_set(gpu_t *g, int handle, const int *members, int n)
         t->flags[i] = (uint64_t)(uintptr_t)there;
     }
     t->usable = 1;
+    /* staging: the same handles and sizes on every member, so all or none */
+    if (g->stage_area == NULL || handle >= SYMMEM_COLL_STAGED_TEAMS) return;
+    const char *stage = (const char *)g->stage_area + (size_t)handle * g->stage_bytes;
+    for (int i = 0; i < n; i++) {
+        void *there = libs.ptr(stage, members[i]);
+        if (there == NULL) return;
+        t->stage[i] = (uint64_t)(uintptr_t)there;
+    }
+    t->staged = 1;
 }
 
 /* Where member i of team maps symmetric addr here; 0 where it does not. */
@@ -145,9 +157,10 @@ static symmem_status_t build_reduce(gpu_t *g, const char *call, symmem_dtype_t d
         status = ERROR(SYMMEM_ERR_BACKEND, "%s: no kernel source for dtype %d, op %d", call,
                        (int)dtype, (int)op);
     } else {
-        static const char *const names[] = {"one_shot", "two_shot", "ll_reduce"};
+        static const char *const names[] = {"one_shot", "two_shot", "ll_reduce",
+                                            "push_one_shot", "push_two_shot"};
         status = load(g, call, source, &g->reduce_kernels[dtype][op].module, names,
-                      g->reduce_kernels[dtype][op].kernels, 3);
+                      g->reduce_kernels[dtype][op].kernels, 5);
     }
     free(source);
     return status;
@@ -222,6 +235,44 @@ int symmem__gpu_own_reduce_takes(gpu_t *g, int scatter, const symmem_team_view_t
            one_phase(g, team->n, scatter, bytes);
 }
 
+/* The push reduces (kernels/push_one_shot.cuh, push_two_shot.cuh; the
+ * reducescatter is push_two_shot's first half): whether they take the call,
+ * and the grid and slot they run it with. They need the team's staging,
+ * 16-byte packs in src and dst (reducescatter: parts of whole packs) and
+ * dst either src (reducescatter: this PE's part of it) or apart from it.
+ * A grid of one block per THREADS packs a block reduces, at most
+ * SYMMEM_GPU_PUSH_BLOCKS; a block's slot is its share of the whole
+ * buffer where the staging half holds that, else what the half holds (the
+ * kernels then take rounds). */
+static int push_takes(gpu_t *g, const own_team_t *t, int scatter, const args_t *a,
+                      const void *dst, const void *src, size_t bytes)
+{
+    size_t whole = scatter ? bytes * (size_t)a->n : bytes;
+    const char *own_part = (const char *)src + (scatter ? bytes * (size_t)a->me : 0);
+    return t->staged && g->stage_bytes / 2 >= (size_t)a->n * 16 && a->packed &&
+           (!scatter || bytes % 16 == 0) &&
+           ((const void *)own_part == dst || !overlap(dst, src, whole));
+}
+
+static symmem_status_t push_reduce(gpu_t *g, const char *call, void *kernel, int two_shot,
+                                   const own_team_t *t, args_t *a, size_t bytes,
+                                   nv_stream_t s)
+{
+    size_t n = (size_t)a->n, shares = a->scatter || !two_shot ? 1 : n; /* slots a block fills */
+    size_t packs = (bytes + 15) / 16, reduced = (packs + shares - 1) / shares;
+    size_t blocks = (reduced + THREADS - 1) / THREADS, half = g->stage_bytes / 2;
+    if (blocks < 1) blocks = 1;
+    if (blocks > g->push_blocks) blocks = g->push_blocks;
+    while (blocks > 1 && half / (blocks * n) < 16) blocks /= 2;
+    size_t fits = half / (blocks * n) / 16 * 16;
+    size_t share = (bytes + blocks * shares - 1) / (blocks * shares);
+    share = share < 16 ? 16 : (share + 15) / 16 * 16;
+    a->stage_half = half;
+    a->slot = share < fits ? share : fits;
+    for (size_t i = 0; i < n; i++) a->stage.p[i] = t->stage[i];
+    return launch(call, kernel, (unsigned)blocks, a, s);
+}
+
 symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter,
                                        const symmem_team_view_t *team, void *dst,
                                        const void *src, size_t nelems, symmem_dtype_t dtype,
@@ -232,14 +283,27 @@ symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter,
     int n = team->n;
     args_t a = common(g, call, team, dst, src);
     size_t bytes = nelems * dtype_bytes[dtype];
+    a.count = nelems;
+    a.packed = (a.src.p[team->me] | a.dst.p[team->me]) % 16 == 0;
+    int algorithm = reduce_algorithm(g, n, bytes);
+    const own_team_t *t = &g->own_teams[team->channel];
+    if ((algorithm == PUSH_ONE_SHOT || algorithm == PUSH_TWO_SHOT) &&
+        push_takes(g, t, scatter, &a, dst, src, bytes)) {
+        /* reducescatter: push_two_shot's first half, src whole */
+        int two_shot = scatter || algorithm == PUSH_TWO_SHOT;
+        a.scatter = scatter;
+        return push_reduce(g, call, g->reduce_kernels[dtype][op].kernels[two_shot ? PUSH_TWO_SHOT
+                                                                                   : PUSH_ONE_SHOT],
+                           two_shot, t, &a, bytes, s);
+    }
     if (scatter) /* this PE's part of every member's src */
         for (int i = 0; i < n; i++) a.src.p[i] += (uint64_t)(bytes * (size_t)team->me);
-    a.count = nelems;
     a.packed = (a.src.p[team->me] | a.dst.p[team->me]) % 16 == 0;
     if (one_phase(g, n, scatter, bytes))
         return launch(call, g->reduce_kernels[dtype][op].kernels[ONE_PHASE], 1, &a, s);
-    /* reducescatter reduces only this PE's part: one-shot's work */
-    int one_shot = scatter || reduce_algorithm(g, n, bytes) != TWO_SHOT;
+    /* reducescatter reduces only this PE's part: one-shot's work (and so
+     * does a push reduce the staging does not take) */
+    int one_shot = scatter || algorithm != TWO_SHOT;
     if (!a.packed) one_shot = 1; /* two-shot's slices are packs */
     if (overlap(dst, src, bytes) && !scatter)
         one_shot = 0; /* one-shot writes dst while the others read src */

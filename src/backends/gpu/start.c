@@ -301,7 +301,7 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
                      ordinal, count);
     int kernels; /* the index in SYMMEM_GPU_KERNELS's choices: symmem|nvshmem */
     SYMMEM_CHECK(symmem__gpu_core->env_choice("init", "SYMMEM_GPU_KERNELS", &kernels));
-    int collectives; /* SYMMEM_GPU_COLLECTIVES: symmem|nvshmem|one_shot|two_shot */
+    int collectives; /* SYMMEM_GPU_COLLECTIVES: SYMMEM_GPU_COLLECTIVES_*'s order */
     SYMMEM_CHECK(symmem__gpu_core->env_choice("init", "SYMMEM_GPU_COLLECTIVES", &collectives));
     int fail_at = STEP_COUNT;
     SYMMEM_CHECK(read_fail_at(&fail_at));
@@ -419,6 +419,8 @@ symmem_status_t symmem__gpu_finalize(gpu_t *g)
     void *sync_area = g->sync_area;
     symmem__gpu_device_state_release(g); /* its thread watches the peers */
     libs.free(sync_area);                /* nvshmem_free(NULL) does nothing */
+    libs.free(g->stage_area);
+    g->stage_area = NULL;
     symmem__gpu_calls_stop(g);
     symmem__gpu_predefined_teams_free(g);
     symmem__gpu_heartbeat_stop(g, 1); /* every PE came through prepare_finalize's barrier */

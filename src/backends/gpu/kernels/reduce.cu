@@ -22,25 +22,16 @@
  * needed. The mailbox of the epoch's parity is free again: a member writes
  * it for epoch e + 2 only after it has read this PE's data of epoch e + 1,
  * which this PE writes after it has read everything of epoch e. Nobody
- * reads src or dst of another PE, so dst may be src. */
+ * reads src or dst of another PE, so dst may be src.
+ *
+ * push_one_shot and push_two_shot (push_one_shot.cuh, push_two_shot.cuh):
+ * each PE writes into the others' staging buffers (stage.cuh) instead of
+ * reading their src; they take packed buffers only. */
 #include "meet.cuh"
 #include "reduce_types.cuh"
 
-static __device__ __forceinline__ float half_to_float(u16 x)
-{ float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x)); return f; }
-static __device__ __forceinline__ u16 float_to_half(float f)
-{ u16 x; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(x) : "f"(f)); return x; }
-static __device__ __forceinline__ float bf16_to_float(u16 x)
-{ return __uint_as_float((u32)x << 16); }
-/* round to nearest even; a NaN stays a NaN */
-static __device__ __forceinline__ u16 float_to_bf16(float f)
-{ u32 b = __float_as_uint(f);
-  if ((b & 0x7fffffffu) > 0x7f800000u) return (u16)((b >> 16) | 0x40u);
-  return (u16)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16); }
-#define VEC (16 / sizeof(T))
-union pack { uint4 v; T e[16 / sizeof(T)]; };
 /* loops over PEs are unrolled to MAX_PES: indices known at compile time
- * keep the loads in registers */
+ * keep the loads in registers (combine_packs: reduce_types.cuh) */
 static __device__ __forceinline__ T reduce_one(const args &a, u64 i)
 {
     ACC acc = TO_ACC(((const T *)a.src.p[0])[i]);
@@ -51,19 +42,11 @@ static __device__ __forceinline__ T reduce_one(const args &a, u64 i)
 }
 static __device__ __forceinline__ uint4 reduce_pack(const args &a, u64 i)
 {
-    pack in[MAX_PES], out;
+    uint4 in[MAX_PES];
 #pragma unroll
     for (int p = 0; p < MAX_PES; p++)
-        if (p < a.n) in[p].v = ((const uint4 *)a.src.p[p])[i];
-#pragma unroll
-    for (int k = 0; k < (int)VEC; k++) {
-        ACC acc = TO_ACC(in[0].e[k]);
-#pragma unroll
-        for (int p = 1; p < MAX_PES; p++)
-            if (p < a.n) { ACC b = TO_ACC(in[p].e[k]); acc = COMBINE(acc, b); }
-        out.e[k] = FROM_ACC(acc);
-    }
-    return out.v;
+        if (p < a.n) in[p] = ((const uint4 *)a.src.p[p])[i];
+    return combine_packs(in, a.n);
 }
 /* Every element from every member's src into this PE's dst: packs
  * where src and dst allow them, then one element at a time. A
@@ -157,3 +140,6 @@ extern "C" __global__ void __launch_bounds__(THREADS) two_shot(const __grid_cons
     meet(a, 2, epoch);
     end(a, epoch);
 }
+
+#include "push_one_shot.cuh"
+#include "push_two_shot.cuh"

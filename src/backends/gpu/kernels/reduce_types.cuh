@@ -3,8 +3,11 @@
  * before the source): T, the element type; ACC, the type two elements are
  * combined in; TO_ACC and FROM_ACC, the conversions between them;
  * COMBINE(a, b), the op on two ACCs. float16 and bfloat16 are stored as u16
- * (reduce.cu's conversions) and combined in float. bool takes the ops of
- * 0 and 1 (the backend passes or for sum and max, and for min and prod). */
+ * (the conversions beside their types) and combined in float. bool takes the ops of
+ * 0 and 1 (the backend passes or for sum and max, and for min and prod).
+ * VEC elements make a 16-byte pack; combine_packs reduces one pack of each
+ * of n members, member 0's first, so that every PE that reduces the same
+ * packs gets the same bits. */
 #ifndef SYMMEM_GPU_KERNELS_REDUCE_TYPES_CUH
 #define SYMMEM_GPU_KERNELS_REDUCE_TYPES_CUH
 
@@ -38,11 +41,22 @@ typedef unsigned int ACC;
 typedef unsigned long long T;
 typedef unsigned long long ACC;
 #elif SYMMEM_REDUCE_DTYPE == 9 /* float16 */
+static __device__ __forceinline__ float half_to_float(u16 x)
+{ float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x)); return f; }
+static __device__ __forceinline__ u16 float_to_half(float f)
+{ u16 x; asm("cvt.rn.f16.f32 %0, %1;" : "=h"(x) : "f"(f)); return x; }
 typedef u16 T;
 typedef float ACC;
 #define TO_ACC(x) half_to_float(x)
 #define FROM_ACC(x) float_to_half(x)
 #elif SYMMEM_REDUCE_DTYPE == 10 /* bfloat16 */
+static __device__ __forceinline__ float bf16_to_float(u16 x)
+{ return __uint_as_float((u32)x << 16); }
+/* round to nearest even; a NaN stays a NaN */
+static __device__ __forceinline__ u16 float_to_bf16(float f)
+{ u32 b = __float_as_uint(f);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return (u16)((b >> 16) | 0x40u);
+  return (u16)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16); }
 typedef u16 T;
 typedef float ACC;
 #define TO_ACC(x) bf16_to_float(x)
@@ -81,5 +95,26 @@ typedef double ACC;
 #if SYMMEM_REDUCE_OP >= 4 && SYMMEM_REDUCE_DTYPE >= 9
 #error "the bitwise ops take integers and bool only"
 #endif
+
+#define VEC (16 / sizeof(T))
+union pack { uint4 v; T e[16 / sizeof(T)]; };
+
+/* One pack of each of members 0 .. n - 1 (in[p]), reduced in ACC. Loops
+ * over PEs are unrolled to MAX_PES: indices known at compile time keep the
+ * packs in registers. */
+static __device__ __forceinline__ uint4 combine_packs(const uint4 *in, int n)
+{
+    pack out;
+#pragma unroll
+    for (int k = 0; k < (int)VEC; k++) {
+        pack first; first.v = in[0];
+        ACC acc = TO_ACC(first.e[k]);
+#pragma unroll
+        for (int p = 1; p < MAX_PES; p++)
+            if (p < n) { pack more; more.v = in[p]; ACC b = TO_ACC(more.e[k]); acc = COMBINE(acc, b); }
+        out.e[k] = FROM_ACC(acc);
+    }
+    return out.v;
+}
 
 #endif

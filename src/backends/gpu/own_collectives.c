@@ -8,7 +8,10 @@
  * and zeroes a team's part on every member before the team's first sync),
  * one part per team handle, so collectives on different teams may run at
  * once on different streams. Collectives on one team must be ordered on the
- * GPU, as NVSHMEM's must.
+ * GPU, as NVSHMEM's must. The push reduces (SYMMEM_GPU_COLLECTIVES=
+ * push_one_shot|push_two_shot) also use the team's part of the staging
+ * buffer (device_state.c makes it, for the first SYMMEM_COLL_STAGED_TEAMS
+ * handles); a team without one reduces by pulling.
  *
  * Every decision here is the same on every member: it depends on the call's
  * arguments, the team, the job's size and the environment alone. */

@@ -73,6 +73,9 @@ symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p)
 symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *boot_p,
                                      symmem_job_identity_t *id_p, const char **backend_p)
 {
+    /* first, as in init: a forked child's GPUs or launcher variables are no
+     * reason to give (its parent's job is not its own) */
+    SYMMEM_CHECK(symmem__check_not_forked("init"));
     symmem_init_attr_t attr;
     symmem_init_attr_default(&attr);
     SYMMEM_CHECK(symmem__bootstrap_from_attr(&attr, boot_p));

@@ -255,7 +255,10 @@ static symmem_status_t read_unmapped_pe(gpu_t *g)
 
 /* Collective, like the sync area: the same sizes on every PE, so either
  * every PE has staging or none has (NVSHMEM's heap is as full everywhere);
- * without it the push reduces pull (own_collectives.c). */
+ * without it the push reduces pull (own_collectives.c). Only where
+ * SYMMEM_GPU_COLLECTIVES asks for a push reduce: the default table does not
+ * use them yet, and a failed nvshmem_malloc can leave NVSHMEM unusable, so
+ * nobody else pays the 8 team parts of heap or that risk. */
 static void make_staging(gpu_t *g)
 {
     size_t blocks = symmem__gpu_core->env_size("SYMMEM_GPU_PUSH_BLOCKS");
@@ -263,6 +266,9 @@ static void make_staging(gpu_t *g)
                                                                       : (unsigned)blocks;
     g->stage_bytes = symmem__gpu_core->env_size("SYMMEM_GPU_STAGING") / 32 * 32; /* halves: packs */
     g->stage_area = NULL;
+    if (g->collectives_mode != SYMMEM_GPU_COLLECTIVES_PUSH_ONE_SHOT &&
+        g->collectives_mode != SYMMEM_GPU_COLLECTIVES_PUSH_TWO_SHOT)
+        g->stage_bytes = 0;
     if (g->stage_bytes == 0) return;
     size_t bytes = g->stage_bytes * SYMMEM_COLL_STAGED_TEAMS;
     g->stage_area = libs.malloc(bytes);

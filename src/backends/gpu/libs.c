@@ -52,6 +52,7 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
     LOAD(cuda, cuDeviceGetCount, "cuDeviceGetCount");
     LOAD(cuda, cuDeviceGet, "cuDeviceGet");
     LOAD(cuda, cuDeviceGetAttribute, "cuDeviceGetAttribute");
+    LOAD(cuda, cuDeviceTotalMem, "cuDeviceTotalMem_v2");
     LOAD(cuda, cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
     LOAD(cuda, cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
     LOAD(cuda, cuCtxGetCurrent, "cuCtxGetCurrent");

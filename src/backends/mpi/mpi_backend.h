@@ -82,6 +82,8 @@ symmem_status_t symmem__mpi_failed(int rc, const char *call, const char *what);
 /* ---- start.c: init, finalize ---- */
 symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_t **be_p);
 symmem_status_t symmem__mpi_finalize(symmem_backend_t *be);
+/* A PE died or a wait failed: neither finalize nor the exit waits on MPI. */
+void symmem__mpi_lost(mpi_t *m);
 int symmem__mpi_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size);
 void symmem__mpi_library_version(symmem_backend_t *be, char *text, size_t size);
 

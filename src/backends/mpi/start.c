@@ -10,6 +10,11 @@
 /* A PE died: MPI's teardown (a collective) and MPI_Finalize would wait for it. */
 static int job_lost;
 
+void symmem__mpi_lost(mpi_t *m)
+{
+    m->lost = job_lost = 1;
+}
+
 static void finalize_mpi_at_exit(void)
 {
     int finalized = 1;
@@ -170,7 +175,7 @@ symmem_status_t symmem__mpi_finalize(symmem_backend_t *be)
     /* Every PE arrives before any window goes: a peer may still be putting. */
     symmem_status_t status = symmem__mpi_quiet(m, SYMMEM_STREAM_NONE);
     if (status == SYMMEM_OK) status = symmem__mpi_comm_barrier(m, "finalize", m->world);
-    if (status != SYMMEM_OK || m->lost) m->lost = job_lost = 1;
+    if (status != SYMMEM_OK || m->lost) symmem__mpi_lost(m);
     release(m);
     return status;
 }

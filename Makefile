@@ -47,7 +47,7 @@ MPI_LIB := $(BUILD)/libsymmem_mpi.so
 endif
 endif
 
-.PHONY: all lib example test test-c test-python test-sanitize test-package sanitizer-check dev \
+.PHONY: all lib example test test-c test-python test-mpi test-sanitize test-package sanitizer-check dev \
         docs clean
 
 all: lib $(C_TESTS) $(C_EXAMPLES)
@@ -127,7 +127,19 @@ test-c: all
 	$(VPY) tests/c/run_c_tests.py $(BUILD)/tests
 
 test-python: dev
-	$(VPY) -m pytest -q tests/python
+	$(VPY) -m pytest -q tests/python --ignore=tests/python/test_mpi_backend.py
+
+# The mpi backend (docs/testing.md, "The mpi backend"): its own tests, a CI
+# subset of them (MPI_CI_TESTS: every operation through RMA at 2 and 4 PEs and
+# on the node path, kill -9 in a wait and in a collective, mismatched
+# collectives, init on a communicator, a backend that cannot load), with the
+# package's _mpi_backend, which `make dev` builds against Open MPI's wheel.
+# `make test-mpi MPI_CI_TESTS=` runs them all; SYMMEM_BACKEND=mpi runs the suite.
+MPI_CI_TESTS ?= everything_through_rma and (2 or 4) or everything_on_the_node_path and 3 \
+                or killed and (signal_wait and rma or reduce and node) or different or communicator \
+                or cannot
+test-mpi: dev
+	$(VPY) -m pytest -q tests/python/test_mpi_backend.py $(if $(MPI_CI_TESTS),-k "$(MPI_CI_TESTS)")
 
 # ---- AddressSanitizer and UBSan (docs/testing.md) ----
 # The extension, built with the same flags, goes with a copy of the package
@@ -184,7 +196,7 @@ test-package:
 docs: dev
 	$(VPY) -m sphinx -q -E -W --keep-going -b html docs build/docs
 
-test: dev test-c test-python docs test-sanitize test-package
+test: dev test-c test-python test-mpi docs test-sanitize test-package
 
 clean:
 	rm -rf build build-asan build-python python/symmem/*.so

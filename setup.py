@@ -1,5 +1,6 @@
 """Builds the C extension symmem._symmem from the C library's sources, and
-the gpu backend (loaded at run time only when it is chosen) beside it.
+the gpu backend (loaded at run time only when it is chosen) beside it; the
+mpi backend too, where an MPI compiler is found (mpi_compiler()).
 
 The compiler flags come from cflags.txt (which the Makefile reads too) and
 the version from include/symmem/symmem.h. setuptools builds in build-python/,
@@ -22,6 +23,9 @@ anywhere else stops with a message saying so. An sdist can be made anywhere."""
 import importlib.util
 import os
 import re
+import shlex
+import shutil
+import subprocess
 import sys
 from glob import glob
 
@@ -75,6 +79,48 @@ class build_ext_afresh(build_ext):
         super().run()
 
 
+def mpi_compiler():
+    """The MPI compiler the mpi backend is built with, as mpi4py finds one:
+    SYMMEM_MPICC, else mpicc beside this Python (a virtual environment with
+    Open MPI's wheel), else on PATH; None where there is none."""
+    named = os.environ.get("SYMMEM_MPICC")
+    if named:
+        return named
+    beside = os.path.join(os.path.dirname(sys.executable), "mpicc")
+    return beside if os.access(beside, os.X_OK) else shutil.which("mpicc")
+
+
+def mpi_extension(flags, extra_flags):
+    """The mpi backend (not a Python module: a shared object the core dlopens
+    for backend="mpi"), with the flags `mpicc -show` names; optional, so a
+    broken MPI leaves the package without it rather than unbuilt. None where
+    no MPI compiler is found."""
+    mpicc = mpi_compiler()
+    if mpicc is None:
+        print("symmem: no MPI compiler (mpicc, or SYMMEM_MPICC): the mpi backend is not built",
+              file=sys.stderr)
+        return None
+    try:
+        words = shlex.split(subprocess.run([mpicc, "-show"], capture_output=True, text=True,
+                                           check=True).stdout)[1:]
+    except (OSError, subprocess.CalledProcessError) as error:
+        print(f"symmem: {mpicc} -show failed ({error}): the mpi backend is not built",
+              file=sys.stderr)
+        return None
+    include_dirs = ["include"] + [w[2:] for w in words if w.startswith("-I")]
+    compile_extra = [w for w in words if w == "-pthread" or w.startswith("-D")]
+    link_extra = [w for w in words if not w.startswith(("-I", "-D"))] + ["-Wl,-z,defs"]
+    return Extension(
+        "symmem._mpi_backend",
+        sources=sorted(glob("src/backends/mpi/*.c")) + ["src/core/heap_alloc.c"],
+        depends=headers,
+        include_dirs=include_dirs,
+        extra_compile_args=flags + compile_extra,
+        extra_link_args=extra_flags + link_extra,
+        optional=True,
+    )
+
+
 extra_flags = os.environ.get("SYMMEM_EXTRA_CFLAGS", "").split()
 flags = open("cflags.txt").read().split() + extra_flags
 core_sources = sorted(
@@ -84,6 +130,7 @@ core_sources = sorted(
 headers = (glob("include/symmem/*.h") + glob("src/**/*.h", recursive=True)
            + glob("src/**/*.def", recursive=True))
 embed.write_package_copies()  # device/device.cuh and bench/nvshmem_abi.h
+mpi_backend = mpi_extension(flags, extra_flags)
 
 setup(
     version=read_version(),
@@ -110,5 +157,5 @@ setup(
             extra_link_args=extra_flags,
             libraries=["pthread", "dl"],
         ),
-    ],
+    ] + ([mpi_backend] if mpi_backend is not None else []),
 )

@@ -85,10 +85,12 @@ typedef struct {
 
 typedef enum {
     SYMMEM_INIT_FROM_ENV = 0, /* launcher, torchrun, mpirun/srun, or one PE */
-    SYMMEM_INIT_WITH_UID = 1  /* attr.uid, attr.rank, attr.nranks */
+    SYMMEM_INIT_WITH_UID = 1, /* attr.uid, attr.rank, attr.nranks */
+    SYMMEM_INIT_WITH_MPI_COMM = 2 /* mpi backend: attr.mpi_comm, attr.rank, attr.nranks */
 } symmem_init_method_t;
 
-#define SYMMEM_INIT_ATTR_VERSION 1
+/* Version 2 appends mpi_comm; a version 1 attr (without it) is still taken. */
+#define SYMMEM_INIT_ATTR_VERSION 2
 
 typedef struct {
     uint32_t version;            /* SYMMEM_INIT_ATTR_VERSION */
@@ -96,8 +98,12 @@ typedef struct {
     symmem_unique_id_t uid;      /* SYMMEM_INIT_WITH_UID only */
     int rank;                    /* SYMMEM_INIT_WITH_UID only */
     int nranks;                  /* SYMMEM_INIT_WITH_UID only */
-    const char *backend;         /* "cpu", "gpu", "auto" or NULL (SYMMEM_BACKEND) */
+    const char *backend;         /* "cpu", "gpu", "mpi", "auto" or NULL (SYMMEM_BACKEND) */
     int device;                  /* gpu: CUDA ordinal, -1 = LOCAL_RANK % devices */
+    /* SYMMEM_INIT_WITH_MPI_COMM: the MPI_Comm whose processes become the PEs,
+     * as an integer (mpi4py's comm.handle), in the MPI the mpi backend was
+     * built with; rank and nranks: this process's number in it and its size. */
+    uint64_t mpi_comm;
 } symmem_init_attr_t;
 
 /* Fills attr with defaults: method FROM_ENV, backend NULL, device -1. */
@@ -115,7 +121,7 @@ SYMMEM_API int symmem_initialized(void);
 
 SYMMEM_API int symmem_my_pe(void);   /* -1 before init */
 SYMMEM_API int symmem_n_pes(void);   /* -1 before init */
-/* The running backend's name ("cpu" or "gpu"), NULL before init. */
+/* The running backend's name ("cpu", "gpu" or "mpi"), NULL before init. */
 SYMMEM_API const char *symmem_backend_name(void);
 /* The CUDA device ordinal of the symmetric heap; -1 for host memory. */
 SYMMEM_API int symmem_device(void);

@@ -1,6 +1,6 @@
 """Where the gpu backend's libraries are, handed to the C core through the
 environment before anything initialises: the backend library this package
-ships (SYMMEM_GPU_BACKEND_LIB) and libnvshmem_host.so.3 from the
+ships (SYMMEM_GPU_BACKEND_LIB; the mpi backend's likewise, SYMMEM_MPI_BACKEND_LIB) and libnvshmem_host.so.3 from the
 nvidia-nvshmem wheel (SYMMEM_NVSHMEM_WHEEL_LIB; SYMMEM_NVSHMEM_LIB, set by the
 user, is tried first). For the NVSHMEM atomics the backend compiles at run
 time: NVRTC from the CUDA wheel (SYMMEM_NVRTC_LIB) and the CUDA headers
@@ -11,10 +11,14 @@ import importlib.util
 import os
 
 
-def _gpu_backend_library():
+def _backend_library(name):
     here = os.path.dirname(os.path.abspath(__file__))
-    found = sorted(glob.glob(os.path.join(here, "_gpu_backend*.so")))
+    found = sorted(glob.glob(os.path.join(here, f"_{name}_backend*.so")))
     return found[0] if found else None
+
+
+def _gpu_backend_library():
+    return _backend_library("gpu")
 
 
 def _nvidia_folders():
@@ -68,6 +72,10 @@ def publish():
     backend = _gpu_backend_library()
     if backend and not os.environ.get("SYMMEM_GPU_BACKEND_LIB"):
         os.environ["SYMMEM_GPU_BACKEND_LIB"] = backend
+    # the mpi backend: built only where an MPI compiler was found (setup.py)
+    mpi = _backend_library("mpi")
+    if mpi and not os.environ.get("SYMMEM_MPI_BACKEND_LIB"):
+        os.environ["SYMMEM_MPI_BACKEND_LIB"] = mpi
     wheel = _nvshmem_wheel_library()
     if wheel and not os.environ.get("SYMMEM_NVSHMEM_WHEEL_LIB"):
         os.environ["SYMMEM_NVSHMEM_WHEEL_LIB"] = wheel

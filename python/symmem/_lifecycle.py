@@ -12,7 +12,7 @@ _finalize_hooks = []  # run before the runtime ends (frees leaked memory)
 _init_hooks = []  # run once the runtime has started
 
 INITIALIZER_METHODS = ("", "auto", "uid", "mpi", "emulated_mpi")
-BACKENDS = ("cpu", "gpu", "auto", "")  # what init's backend= names (src/core/lifecycle.c)
+BACKENDS = ("cpu", "gpu", "mpi", "auto", "")  # what init's backend= names (src/core/lifecycle.c)
 
 
 class UniqueID:
@@ -251,12 +251,14 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
         rank: with "uid", this PE's number in [0, nranks).
         nranks: with "uid", the number of PEs.
         mpi_comm: with "mpi" or "emulated_mpi", the mpi4py communicator
-            whose processes become the PEs (default COMM_WORLD).
+            whose processes become the PEs (default COMM_WORLD); on the mpi
+            backend the PEs then run on (a duplicate of) that communicator.
         initializer_method: "" or "auto": from the environment of
             symmem.run, torchrun, mpirun or srun; "uid": from uid, rank
             and nranks; "mpi" or "emulated_mpi": over mpi_comm.
-        backend: 'cpu', 'gpu' or 'auto'; default: SYMMEM_BACKEND, else
-            'auto' (gpu where a CUDA device and libnvshmem are usable).
+        backend: 'cpu', 'gpu', 'mpi' or 'auto'; default: SYMMEM_BACKEND,
+            else 'auto' (gpu where a CUDA device and libnvshmem are usable;
+            mpi for an mpirun or srun job across hosts, where it was built).
 
     Raises:
         NvshmemInvalid: initializer_method, device or backend is not one
@@ -295,7 +297,7 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
     if _symmem.initialized():
         if backend is not None and backend not in BACKENDS:  # the C library's names
             raise invalid(f"init: backend={backend!r} is not one of "
-                          f"{', '.join(repr(b) for b in BACKENDS[:3])}")
+                          f"{', '.join(repr(b) for b in BACKENDS[:4])}")
         return
     if initializer_method in ("", "auto"):
         # PEs on several hosts: NVSHMEM's id goes over the launcher's rendezvous
@@ -305,6 +307,15 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
             uid = UniqueID(_rendezvous.uid_across_hosts(_symmem.get_unique_id, job))
             rank, nranks = job["rank"], job["nranks"]
     if initializer_method in ("mpi", "emulated_mpi"):
+        if _symmem.launcher(backend=backend)["backend"] == "mpi":
+            # the mpi backend's PEs are the communicator's processes
+            handle, rank, nranks = _rendezvous.mpi_comm_handle(mpi_comm)
+            _symmem.init(mpi_comm=handle, rank=rank, nranks=nranks, backend=backend,
+                         device=ordinal)
+            _state["was_initialized"] = True
+            for hook in _init_hooks:
+                hook()
+            return
         data, rank, nranks = _rendezvous.uid_over_mpi(_symmem.get_unique_id, mpi_comm)
         uid = UniqueID(data)
     if initializer_method == "uid" or initializer_method in ("mpi", "emulated_mpi"):

@@ -45,6 +45,21 @@ def uid_over_mpi(make_uid, mpi_comm=None, expect=None):
     return bytes(uid), rank, size
 
 
+def mpi_comm_handle(mpi_comm=None):
+    """(handle, rank, size) of an mpi4py communicator (default COMM_WORLD),
+    for the mpi backend, which runs on the communicator itself."""
+    try:
+        from mpi4py import MPI
+    except ImportError as error:
+        raise invalid(f"init: initializer_method='mpi' needs mpi4py ({error}); "
+                      f"pip install symmem[mpi]") from None
+    comm = mpi_comm if mpi_comm is not None else MPI.COMM_WORLD
+    if not isinstance(comm, MPI.Comm) or comm == MPI.COMM_NULL:
+        raise invalid(f"init: mpi_comm of type {type(comm).__name__} is not an mpi4py "
+                      f"communicator")
+    return MPI._handleof(comm), comm.Get_rank(), comm.Get_size()
+
+
 def _uid_through_store(host, port, serve, key, make_uid, job, deadline):
     """One try: the id under key (PE 0 puts it there), and how many PEs have read it."""
     from torch.distributed import TCPStore  # imported already by the caller

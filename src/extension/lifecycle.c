@@ -6,13 +6,24 @@
 #include "../core/internal.h"
 
 static PyObject *init_impl(module_state_t *st, const Py_buffer *uid, int rank, int nranks,
-                           const char *backend, int device)
+                           const char *backend, int device, PyObject *mpi_comm)
 {
     symmem_init_attr_t attr;
     symmem_init_attr_default(&attr);
     attr.backend = backend;
     attr.device = device;
-    if (uid != NULL) {
+    if (mpi_comm != NULL && mpi_comm != Py_None) {
+        unsigned long long handle = PyLong_Check(mpi_comm)
+                                        ? PyLong_AsUnsignedLongLongMask(mpi_comm) : 0;
+        if (!PyLong_Check(mpi_comm) || PyErr_Occurred())
+            return symmem__ext_raise_invalid(st, "init: mpi_comm of type %s is not a "
+                                                 "communicator handle (an int)",
+                                             Py_TYPE(mpi_comm)->tp_name);
+        attr.method = SYMMEM_INIT_WITH_MPI_COMM;
+        attr.mpi_comm = handle;
+        attr.rank = rank;
+        attr.nranks = nranks;
+    } else if (uid != NULL) {
         if (uid->len != SYMMEM_UNIQUE_ID_SIZE)
             return symmem__ext_raise_invalid(
                 st, "init: uid has %zd bytes, expected %d (from get_unique_id())", uid->len,
@@ -32,10 +43,11 @@ static PyObject *init_impl(module_state_t *st, const Py_buffer *uid, int rank, i
 static PyObject *init(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                       PyObject *kwnames)
 {
-    static const char *const names[] = {"uid", "rank", "nranks", "backend", "device", NULL};
-    static const symmem__ext_params_t params = {"init", names, 0, 5};
+    static const char *const names[] = {"uid", "rank", "nranks", "backend", "device", "mpi_comm",
+                                        NULL};
+    static const symmem__ext_params_t params = {"init", names, 0, 6};
     module_state_t *st = symmem__ext_state(module);
-    PyObject *v[5];
+    PyObject *v[6];
     int rank = -1, nranks = -1, device = -1;
     const char *backend = NULL;
     if (symmem__ext_parse(st, &params, args, nargs, kwnames, v) < 0 ||
@@ -44,14 +56,15 @@ static PyObject *init(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         symmem__ext_as_text(st, v[3], "init", "backend", 1, &backend) < 0 ||
         symmem__ext_as_int(st, v[4], "init", "device", &device) < 0)
         return NULL;
-    if (v[0] == NULL || v[0] == Py_None) return init_impl(st, NULL, rank, nranks, backend, device);
+    if (v[0] == NULL || v[0] == Py_None)
+        return init_impl(st, NULL, rank, nranks, backend, device, v[5]);
     Py_buffer uid;
     if (PyObject_GetBuffer(v[0], &uid, PyBUF_SIMPLE) < 0) {
         PyErr_Clear();
         return symmem__ext_raise_invalid(st, "init: uid of type %s is not bytes",
                                          Py_TYPE(v[0])->tp_name);
     }
-    PyObject *result = init_impl(st, &uid, rank, nranks, backend, device);
+    PyObject *result = init_impl(st, &uid, rank, nranks, backend, device, v[5]);
     PyBuffer_Release(&uid);
     return result;
 }
@@ -194,10 +207,13 @@ static PyObject *env(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
 
 static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("init", init,
-        "init($module, uid=None, rank=-1, nranks=-1, backend=None, device=-1)\n--\n\n"
-        "Collective: start the runtime; from the environment, or with uid (the bytes of\n"
-        "get_unique_id()) as PE rank of nranks. backend: 'cpu', 'gpu', 'auto' or None\n"
-        "(SYMMEM_BACKEND); device: the CUDA ordinal, -1 for LOCAL_RANK % devices."),
+        "init($module, uid=None, rank=-1, nranks=-1, backend=None, device=-1, mpi_comm=None)\n"
+        "--\n\n"
+        "Collective: start the runtime; from the environment, with uid (the bytes of\n"
+        "get_unique_id()) as PE rank of nranks, or on the mpi backend with mpi_comm (an\n"
+        "MPI_Comm handle, mpi4py's comm.handle) as PE rank of nranks. backend: 'cpu', 'gpu',\n"
+        "'mpi', 'auto' or None (SYMMEM_BACKEND); device: the CUDA ordinal, -1 for\n"
+        "LOCAL_RANK % devices."),
     SYMMEM__EXT_NOARGS("finalize", finalize,
         "finalize($module, /)\n--\n\nCollective: end the runtime."),
     SYMMEM__EXT_NOARGS("initialized", initialized,
@@ -209,7 +225,7 @@ static PyMethodDef methods[] = {
         "n_pes($module, /)\n--\n\nThe number of PEs (-1 before init; NvshmemError in a child\n"
         "forked after init)."),
     SYMMEM__EXT_NOARGS("backend_name", backend_name,
-        "backend_name($module, /)\n--\n\n'cpu', 'gpu', or None before init."),
+        "backend_name($module, /)\n--\n\n'cpu', 'gpu', 'mpi', or None before init."),
     SYMMEM__EXT_NOARGS("library_version", library_version,
         "library_version($module, /)\n--\n\n"
         "The backend library's version ('3.4.5' for NVSHMEM); '' on cpu and before init."),

@@ -36,6 +36,9 @@ LAUNCHER_VARS = re.compile(
 # "cpu", "auto") on the cpu engine, also on a machine with GPUs: see
 # pinned_cpu_engine.
 ON_GPU = os.environ.get("SYMMEM_BACKEND") == "gpu"
+# SYMMEM_BACKEND=mpi runs the PEs on the mpi backend (symmem.run starts them
+# through mpirun); docs/testing.md says which tests it runs in CI.
+ON_MPI = os.environ.get("SYMMEM_BACKEND") == "mpi"
 
 
 @pytest.fixture(autouse=True)
@@ -43,13 +46,19 @@ def pinned_cpu_engine(request, monkeypatch):
     """Outside test_gpu.py (whose jobs name their backend), the PEs a test
     starts inherit SYMMEM_BACKEND=cpu unless the run asked for the gpu: on a
     machine with GPUs "auto" would pick the gpu backend."""
-    if not ON_GPU and request.node.path.name != "test_gpu.py":
+    if not ON_GPU and not ON_MPI and request.node.path.name != "test_gpu.py":
         monkeypatch.setenv("SYMMEM_BACKEND", "cpu")
 
 
 def cpu_only(reason):
-    """Marks a test of what only the cpu backend does: skipped when SYMMEM_BACKEND=gpu."""
-    return pytest.mark.skipif(ON_GPU, reason=f"cpu backend only: {reason}")
+    """Marks a test of what only the cpu backend does: skipped when
+    SYMMEM_BACKEND=gpu or mpi."""
+    return pytest.mark.skipif(ON_GPU or ON_MPI, reason=f"cpu backend only: {reason}")
+
+
+def not_on_mpi(reason):
+    """Marks a test the mpi backend cannot pass (yet), with the reason."""
+    return pytest.mark.skipif(ON_MPI, reason=f"not on the mpi backend: {reason}")
 
 
 @functools.lru_cache(maxsize=None)

@@ -92,6 +92,27 @@ def test_the_gpu_backend_needs_no_name_of_the_core(make_lib):
         assert not taken, f"{path} needs {taken} from elsewhere"
 
 
+def mpi_backends(make_lib):
+    """The mpi backend as make and setup.py built it; skips where no MPI
+    compiler was found (neither builds it then)."""
+    paths = [p for p in (os.path.join(make_lib, "libsymmem_mpi.so"),)
+             if os.path.exists(p)]
+    here = os.path.dirname(symmem.__file__)
+    paths += glob.glob(os.path.join(here, "_mpi_backend*.so"))
+    if not paths:
+        pytest.skip("the mpi backend was not built (no MPI compiler found)")
+    return paths
+
+
+def test_the_mpi_backend_exports_only_its_entry_point_and_needs_no_core_name(make_lib):
+    for path in mpi_backends(make_lib):
+        assert defined_symbols(path, dynamic=True) == {"symmem_mpi_backend_open"}, path
+        out = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True,
+                             text=True, check=True).stdout
+        taken = sorted(line.split()[-1] for line in out.splitlines() if "symmem" in line)
+        assert not taken, f"{path} needs {taken} from elsewhere"
+
+
 def test_the_extension_exports_only_its_init_function():
     if shutil.which("nm") is None:
         pytest.skip("needs nm (binutils)")

@@ -382,7 +382,7 @@ def test_bad_backend_env(tmp_path):
     [(rc, out, err)] = wait_all([run_plain(prog, env={"SYMMEM_BACKEND": "tpu"})])
     assert rc == 0, err
     assert out.startswith("raised: "), out + err
-    assert "'cpu', 'gpu', 'auto'" in out
+    assert "'cpu', 'gpu', 'mpi', 'auto'" in out
 
 
 def test_a_freed_array_on_the_private_side_raises(run_pes):

@@ -6,7 +6,7 @@ section; each PE prints "PE k OK"."""
 import pytest
 
 from _launch import assert_all_ok, run_pes
-from conftest import cpu_only
+from conftest import cpu_only, not_on_mpi
 
 N_PES = (1, 2, 3, 4)
 
@@ -216,6 +216,8 @@ ok(me)
 """
 
 
+@not_on_mpi("its last part calls team_init, which the mpi backend does not have yet "
+            "(docs/multi-node.md, known limits)")
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("n", N_PES)
 def test_splits_translate_destroy(tmp_path, n):

@@ -25,6 +25,7 @@
 #include "../../core/backend.h"
 #include "../../core/bootstrap.h"
 #include "../../core/calls.h" /* symmem_call_t: a collective's fingerprint */
+#include "../../core/heap_alloc.h"
 
 #define CPU_CTL_MAGIC 0x53594d4d454d4333ULL /* "SYMMEMC3": this layout */
 #define CPU_CACHELINE 64
@@ -128,7 +129,7 @@ struct symmem_backend {
     uint64_t *crossed_seqs;   /* [n] */
     int *world_members;       /* 0..n-1 */
     symmem_team_view_t world;
-    void *allocator;          /* cpu_allocator_t */
+    void *allocator;          /* symmem_heap_allocator_t */
 };
 
 typedef symmem_backend_t cpu_t;
@@ -282,18 +283,5 @@ static inline char *cpu_peer(cpu_t *cpu, const void *ptr, int pe)
 {
     return cpu->heaps[pe] + ((const char *)ptr - cpu->heaps[cpu->me]);
 }
-
-/* ---- heap_alloc.c: offsets in the heap, the same on every PE ---- */
-typedef struct cpu_allocator cpu_allocator_t;
-cpu_allocator_t *symmem__cpu_allocator_create(size_t heap_size);
-void symmem__cpu_allocator_destroy(cpu_allocator_t *a);
-/* SYMMEM_ERR_NO_MEMORY if no free block fits. */
-/* alignment: 0 or a power of two; the offset returned is a multiple of it
- * (and always of the allocator's own 256 bytes) */
-symmem_status_t symmem__cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t alignment,
-                                            size_t *offset_p);
-/* Returns the block's size, 0 if offset is not a live block. */
-size_t symmem__cpu_allocator_free(cpu_allocator_t *a, size_t offset);
-size_t symmem__cpu_allocator_largest_free(const cpu_allocator_t *a);
 
 #endif

@@ -25,7 +25,7 @@ enum { AGREE_MALLOC = 1, AGREE_COMMIT, AGREE_ALIGN_SIZE, AGREE_ALIGNMENT };
 static void cpu_destroy(cpu_t *cpu)
 {
     symmem__cpu_segments_retire(cpu);
-    symmem__cpu_allocator_destroy(cpu->allocator);
+    symmem__heap_allocator_destroy(cpu->allocator);
     free(cpu->heaps);
     free(cpu->world_members);
     free(cpu->crossed_pes);
@@ -66,7 +66,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->oversubscribed = cpu->n > usable_cores();
     cpu->no_check = !symmem__env_flag("SYMMEM_CHECK");
     cpu->heaps = calloc((size_t)cpu->n, sizeof(*cpu->heaps));
-    cpu->allocator = symmem__cpu_allocator_create(cpu->heap_size);
+    cpu->allocator = symmem__heap_allocator_create(cpu->heap_size);
     cpu->world_members = calloc((size_t)cpu->n, sizeof(int));
     if (cpu->heaps == NULL || cpu->allocator == NULL || cpu->world_members == NULL) {
         status = symmem__error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
@@ -160,11 +160,11 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, size_t alignment, voi
         return SYMMEM_OK;
     }
     size_t offset;
-    if (symmem__cpu_allocator_alloc(cpu->allocator, size, alignment, &offset) != SYMMEM_OK)
+    if (symmem__heap_allocator_alloc(cpu->allocator, size, alignment, &offset) != SYMMEM_OK)
         return symmem__error(SYMMEM_ERR_NO_MEMORY,
                              "malloc: size=%zu does not fit in the symmetric heap (largest "
                              "free block %zu of SYMMEM_SYMMETRIC_SIZE=%zu bytes)",
-                             size, symmem__cpu_allocator_largest_free(cpu->allocator),
+                             size, symmem__heap_allocator_largest_free(cpu->allocator),
                              cpu->heap_size);
     /* Every PE must have its pages, or no PE keeps the allocation. */
     symmem_status_t committed = symmem__cpu_heap_commit(cpu, offset, size);
@@ -180,7 +180,7 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, size_t alignment, voi
                                                    "bytes of shared memory",
                                                    pe, size);
     if (status != SYMMEM_OK) {
-        symmem__cpu_allocator_free(cpu->allocator, offset);
+        symmem__heap_allocator_free(cpu->allocator, offset);
         return status;
     }
     *ptr_p = cpu->heaps[cpu->me] + offset;
@@ -201,7 +201,7 @@ static symmem_status_t cpu_free(cpu_t *cpu, void *ptr)
                              "offsets freed were %s",
                              list);
     }
-    size_t size = symmem__cpu_allocator_free(cpu->allocator, offset);
+    size_t size = symmem__heap_allocator_free(cpu->allocator, offset);
     symmem__cpu_heap_release(cpu, offset, size);
     return SYMMEM_OK;
 }

@@ -4,49 +4,8 @@
 #include <string.h>
 
 #include "../../core/bfloat16.h"
+#include "../../core/float16.h"
 #include "cpu.h"
-
-static float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    uint32_t bits;
-    if (exp == 0x1f) {
-        bits = sign | 0x7f800000 | (man << 13); /* inf, nan */
-    } else if (exp != 0) {
-        bits = sign | ((exp + 112) << 23) | (man << 13);
-    } else if (man == 0) {
-        bits = sign;
-    } else { /* subnormal: renormalise */
-        int e = -1;
-        do { man <<= 1; e++; } while (!(man & 0x400));
-        bits = sign | ((uint32_t)(112 - e) << 23) | ((man & 0x3ff) << 13);
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static uint16_t float_to_half(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, 4);
-    uint16_t sign = (uint16_t)((bits >> 16) & 0x8000);
-    uint32_t exp = (bits >> 23) & 0xff, man = bits & 0x7fffff;
-    if (exp == 0xff) return sign | 0x7c00 | (man ? 0x200 : 0);
-    int e = (int)exp - 127 + 15;
-    if (e >= 0x1f) return sign | 0x7c00; /* overflow: inf */
-    if (e <= 0) {                        /* subnormal or zero */
-        if (e < -10) return sign;
-        man |= 0x800000;
-        int shift = 14 - e;
-        uint32_t half = man >> shift, rest = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
-        if (rest > mid || (rest == mid && (half & 1))) half++;
-        return sign | (uint16_t)half;
-    }
-    uint32_t half = ((uint32_t)e << 10) | (man >> 13), rest = man & 0x1fff;
-    if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) half++; /* may carry into exp: fine */
-    return sign | (uint16_t)half;
-}
 
 /* Integer sum and prod wrap, as in NumPy: computed in the unsigned type U
  * (at least unsigned int, so no promotion to a signed int), where overflow is
@@ -118,12 +77,12 @@ static void reduce_f16(uint16_t *a, const uint16_t *b, size_t n, symmem_reduce_o
     for (size_t done = 0; done < n; done += 256) {
         size_t m = n - done < 256 ? n - done : 256;
         for (size_t i = 0; i < m; i++) {
-            wa[i] = brain ? symmem__bf16_to_float(a[done + i]) : half_to_float(a[done + i]);
-            wb[i] = brain ? symmem__bf16_to_float(b[done + i]) : half_to_float(b[done + i]);
+            wa[i] = brain ? symmem__bf16_to_float(a[done + i]) : symmem__f16_to_float(a[done + i]);
+            wb[i] = brain ? symmem__bf16_to_float(b[done + i]) : symmem__f16_to_float(b[done + i]);
         }
         reduce_f32(wa, wb, m, op);
         for (size_t i = 0; i < m; i++)
-            a[done + i] = brain ? symmem__float_to_bf16(wa[i]) : float_to_half(wa[i]);
+            a[done + i] = brain ? symmem__float_to_bf16(wa[i]) : symmem__float_to_f16(wa[i]);
     }
 }
 

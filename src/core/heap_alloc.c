@@ -1,10 +1,11 @@
 /* Offsets in the symmetric heap. Every PE runs the same sequence of
- * collective allocations and frees, so every PE computes the same offsets. */
+ * collective allocations and frees, so every PE computes the same offsets.
+ * Shared by the backends (the cpu engine; the mpi backend compiles it into
+ * its own shared object). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/error.h"
-#include "cpu.h"
+#include "heap_alloc.h"
 
 #define ALIGNMENT 256 /* enough for any dtype and for vector copies */
 
@@ -20,7 +21,7 @@ typedef struct {
     size_t capacity;
 } block_list_t;
 
-struct cpu_allocator {
+struct symmem_heap_allocator {
     block_list_t free_blocks; /* sorted by offset, coalesced */
     block_list_t live_blocks; /* sorted by offset */
 };
@@ -58,9 +59,9 @@ static size_t list_lower_bound(const block_list_t *list, size_t offset)
     return lo;
 }
 
-cpu_allocator_t *symmem__cpu_allocator_create(size_t heap_size)
+symmem_heap_allocator_t *symmem__heap_allocator_create(size_t heap_size)
 {
-    cpu_allocator_t *a = calloc(1, sizeof(*a));
+    symmem_heap_allocator_t *a = calloc(1, sizeof(*a));
     if (a == NULL) return NULL;
     if (list_insert(&a->free_blocks, 0, (block_t){0, heap_size / ALIGNMENT * ALIGNMENT}) != 0) {
         free(a);
@@ -69,7 +70,7 @@ cpu_allocator_t *symmem__cpu_allocator_create(size_t heap_size)
     return a;
 }
 
-void symmem__cpu_allocator_destroy(cpu_allocator_t *a)
+void symmem__heap_allocator_destroy(symmem_heap_allocator_t *a)
 {
     if (a == NULL) return;
     free(a->free_blocks.items);
@@ -77,7 +78,7 @@ void symmem__cpu_allocator_destroy(cpu_allocator_t *a)
     free(a);
 }
 
-symmem_status_t symmem__cpu_allocator_alloc(cpu_allocator_t *a, size_t size, size_t alignment,
+symmem_status_t symmem__heap_allocator_alloc(symmem_heap_allocator_t *a, size_t size, size_t alignment,
                                             size_t *offset_p)
 {
     if (alignment < ALIGNMENT) alignment = ALIGNMENT;
@@ -109,7 +110,7 @@ symmem_status_t symmem__cpu_allocator_alloc(cpu_allocator_t *a, size_t size, siz
     return SYMMEM_ERR_NO_MEMORY;
 }
 
-size_t symmem__cpu_allocator_free(cpu_allocator_t *a, size_t offset)
+size_t symmem__heap_allocator_free(symmem_heap_allocator_t *a, size_t offset)
 {
     size_t at = list_lower_bound(&a->live_blocks, offset);
     if (at == a->live_blocks.count || a->live_blocks.items[at].offset != offset) return 0;
@@ -134,7 +135,7 @@ size_t symmem__cpu_allocator_free(cpu_allocator_t *a, size_t offset)
     return block.size;
 }
 
-size_t symmem__cpu_allocator_largest_free(const cpu_allocator_t *a)
+size_t symmem__heap_allocator_largest_free(const symmem_heap_allocator_t *a)
 {
     size_t largest = 0;
     for (size_t i = 0; i < a->free_blocks.count; i++)

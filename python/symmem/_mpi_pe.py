@@ -1,0 +1,91 @@
+"""One PE of a job that python -m symmem.run starts through mpirun (the mpi
+backend): mpirun starts this program as each of its ranks, and it runs the
+user's program as its child, as symmem.run does for the other backends.
+
+It gives the child symmem.run's variables for this rank (SYMMEM_RANK, ...),
+prefixes its output lines with ``[pe K] ``, passes on the signals it gets
+(SIGINT, SIGTERM, SIGUSR1: the stacks), and when the child ends writes its
+exit report into SYMMEM_STATUS_DIR, where the other PEs' waits look
+(src/core/peer_status.c), then exits as the child did. So a PE killed with
+kill -9 is reported by name, and mpirun (run with fault tolerance, see
+_run_mpi.py) sees this program end, not a rank that vanished.
+
+Standard library only, like run.py: usage ``python -m symmem._mpi_pe
+program words...``.
+"""
+import os
+import signal
+import subprocess
+import sys
+import threading
+
+if __package__:
+    from symmem import run
+    from symmem._run_stop import launcher_id
+else:  # pragma: no cover - run as a file
+    import run
+    from _run_stop import launcher_id
+
+# The rank and size, as MPI launchers tell their processes.
+RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID")
+SIZE_VARS = ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS")
+LOCAL_VARS = ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID")
+
+
+def _first(names, default=None):
+    for name in names:
+        if os.environ.get(name, "").isdigit():
+            return int(os.environ[name])
+    return default
+
+
+def _pump(pipe, out, prefix):
+    out = getattr(out, "buffer", out)
+    for line in iter(pipe.readline, b""):
+        if not line.endswith(b"\n"):
+            line += b"\n"
+        try:
+            out.write(prefix + line)
+            out.flush()
+        except (BrokenPipeError, ValueError):
+            pass
+    pipe.close()
+
+
+def main(argv):
+    rank, size = _first(RANK_VARS), _first(SIZE_VARS)
+    if rank is None or size is None or not argv:
+        sys.exit("symmem._mpi_pe: run by python -m symmem.run under mpirun only "
+                 "(no MPI rank in the environment, or no program)")
+    env = dict(os.environ)
+    local = str(_first(LOCAL_VARS, rank))
+    env.update(SYMMEM_RANK=str(rank), SYMMEM_NRANKS=str(size), SYMMEM_LOCAL_RANK=local,
+               RANK=str(rank), LOCAL_RANK=local, WORLD_SIZE=str(size),
+               LOCAL_WORLD_SIZE=str(size), PYTHONUNBUFFERED="1")
+    me = launcher_id()
+    if me is not None:  # the PE dies with this program
+        env["SYMMEM_LAUNCHER"] = me
+    prefix = b"" if os.environ.get("SYMMEM_RUN_NO_PREFIX") == "1" else b"[pe %d] " % rank
+    proc = subprocess.Popen(argv, stdin=None if rank == 0 else subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1):
+        signal.signal(signum, lambda s, frame: proc.poll() is None and proc.send_signal(s))
+    pumps = [threading.Thread(target=_pump, args=(proc.stdout, sys.stdout, prefix)),
+             threading.Thread(target=_pump, args=(proc.stderr, sys.stderr, prefix))]
+    for pump in pumps:
+        pump.start()
+    returncode = run.wait_exited(proc)
+    status_dir = os.environ.get("SYMMEM_STATUS_DIR", "")
+    if status_dir:
+        try:
+            run.write_status(status_dir, rank, returncode)
+        except OSError:
+            pass  # the peers then only see the pid gone
+    proc.wait()
+    for pump in pumps:
+        pump.join(run.READER_JOIN)
+    return run.exit_code_for(returncode)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

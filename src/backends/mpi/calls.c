@@ -1,0 +1,58 @@
+/* Collectives' fingerprints (core/calls.h), compared among a collective's
+ * members before it starts: MPI pairs any collectives of one communicator,
+ * so PEs in different collectives, or with different arguments, would mix
+ * their data or hang; instead each raises naming what every PE called. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_backend.h"
+
+const char *symmem__mpi_call_name(symmem_call_t call)
+{
+    static __thread char name[160];
+    MPI_CORE->call_describe(call, name, sizeof(name)); /* "reduce(sum, ...)" */
+    name[strcspn(name, "(")] = '\0';
+    return name;
+}
+
+symmem_status_t symmem__mpi_check_call(mpi_t *m, MPI_Comm comm, const int *members,
+                                       symmem_call_t call, int always)
+{
+    if (!m->check_calls && !always) return SYMMEM_OK;
+    const char *name = symmem__mpi_call_name(call);
+    int n;
+    MPI_Comm_size(comm, &n);
+    if (n == 1) return SYMMEM_OK;
+    uint64_t mine[2] = {call.what, call.count};
+    uint64_t *all = malloc(2 * (size_t)n * sizeof(uint64_t));
+    if (all == NULL) return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", name);
+    MPI_Request req;
+    int rc = MPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm, &req);
+    symmem_status_t status =
+        rc == MPI_SUCCESS ? symmem__mpi_wait(m, name, &req) : symmem__mpi_failed(rc, name,
+                                                                                 "MPI_Iallgather");
+    int same = 1;
+    for (int i = 0; status == SYMMEM_OK && i < n; i++)
+        same &= all[2 * i] == mine[0] && all[2 * i + 1] == mine[1];
+    if (status == SYMMEM_OK && !same) {
+        symmem_call_t *calls = malloc((size_t)n * sizeof(*calls));
+        int *pes = malloc((size_t)n * sizeof(int));
+        char text[1024] = "";
+        if (calls != NULL && pes != NULL) {
+            for (int i = 0; i < n; i++) {
+                calls[i].what = all[2 * i];
+                calls[i].count = all[2 * i + 1];
+                pes[i] = members ? members[i] : i;
+            }
+            MPI_CORE->calls_group(calls, pes, n, text, sizeof(text));
+        }
+        free(calls);
+        free(pes);
+        status = MPI_CORE->error(SYMMEM_ERR_MISMATCH,
+                                 "%s: PEs disagree: %s (every PE must make the same collective "
+                                 "calls, with the same arguments, in the same order)",
+                                 name, text);
+    }
+    free(all);
+    return status;
+}

@@ -1,0 +1,213 @@
+/* Barriers and collectives on a team's communicator: MPI's non-blocking
+ * collectives, polled (progress.c), each after its members compared their
+ * fingerprints (calls.c), which for a barrier is the barrier itself. Where
+ * a destination overlaps its source (MPI forbids it) the source is copied
+ * first; a reduction in place is MPI_IN_PLACE. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_backend.h"
+
+symmem_status_t symmem__mpi_comm_barrier(mpi_t *m, const char *call, MPI_Comm comm)
+{
+    MPI_Request req;
+    MPI_TRY(call, "MPI_Ibarrier", MPI_Ibarrier(comm, &req));
+    return symmem__mpi_wait(m, call, &req);
+}
+
+/* Meets every member of team; quiet first for a barrier. */
+static symmem_status_t meet(mpi_t *m, const symmem_team_view_t *team, symmem_call_kind_t kind,
+                            int quiet)
+{
+    if (quiet) SYMMEM_CHECK(symmem__mpi_quiet(m, SYMMEM_STREAM_NONE));
+    symmem_call_t call = mpi_call(kind, team, 0, 0, 0, 0);
+    MPI_Comm comm = m->teams[team->channel];
+    if (m->check_calls) /* comparing the fingerprints waits for every member */
+        SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, call, 1));
+    else
+        SYMMEM_CHECK(symmem__mpi_comm_barrier(m, symmem__mpi_call_name(call), comm));
+    MPI_Win_sync(m->win); /* what the others stored before the barrier, into our view */
+    return SYMMEM_OK;
+}
+
+static const symmem_team_view_t *world_view(mpi_t *m, symmem_team_view_t *view)
+{
+    view->members = NULL;
+    view->n = m->n;
+    view->me = m->me;
+    view->channel = SYMMEM_TEAM_WORLD;
+    return view;
+}
+
+symmem_status_t symmem__mpi_barrier_all(symmem_backend_t *be, symmem_stream_t stream)
+{
+    (void)stream;
+    symmem_team_view_t view;
+    return meet(be, world_view(be, &view), SYMMEM_CALL_BARRIER_ALL, 1);
+}
+
+symmem_status_t symmem__mpi_sync_all(symmem_backend_t *be, symmem_stream_t stream)
+{
+    (void)stream;
+    symmem_team_view_t view;
+    return meet(be, world_view(be, &view), SYMMEM_CALL_SYNC_ALL, 0);
+}
+
+symmem_status_t symmem__mpi_barrier(symmem_backend_t *be, const symmem_team_view_t *team,
+                                    symmem_stream_t stream)
+{
+    (void)stream;
+    return meet(be, team, SYMMEM_CALL_BARRIER, 1);
+}
+
+symmem_status_t symmem__mpi_sync(symmem_backend_t *be, const symmem_team_view_t *team,
+                                 symmem_stream_t stream)
+{
+    (void)stream;
+    return meet(be, team, SYMMEM_CALL_SYNC, 0);
+}
+
+/* Whether [a, a + an) and [b, b + bn) share a byte. */
+static int overlap(const void *a, size_t an, const void *b, size_t bn)
+{
+    return (const char *)a < (const char *)b + bn && (const char *)b < (const char *)a + an;
+}
+
+/* src, or a private copy of it where it overlaps dst; *copy_p: free it. */
+static symmem_status_t apart(const char *call, const void *src, size_t src_bytes,
+                             const void *dst, size_t dst_bytes, const void **src_p, void **copy_p)
+{
+    *copy_p = NULL;
+    *src_p = src;
+    if (!overlap(src, src_bytes, dst, dst_bytes)) return SYMMEM_OK;
+    *copy_p = malloc(src_bytes ? src_bytes : 1);
+    if (*copy_p == NULL) return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+    memcpy(*copy_p, src, src_bytes);
+    *src_p = *copy_p;
+    return SYMMEM_OK;
+}
+
+static symmem_status_t too_many(const char *call, size_t count)
+{
+    return MPI_CORE->error(SYMMEM_ERR_INVALID,
+                           "%s: %zu elements or bytes is more than the mpi backend moves in "
+                           "one collective (%d, MPI's int count)",
+                           call, count, INT_MAX);
+}
+
+/* The collective's start (one of MPI's I-collectives), then its wait. */
+static symmem_status_t finish(mpi_t *m, const char *call, int rc, MPI_Request *req, void *copy)
+{
+    symmem_status_t status = rc == MPI_SUCCESS ? symmem__mpi_wait(m, call, req)
+                                               : symmem__mpi_failed(rc, call, "the collective");
+    free(copy);
+    MPI_Win_sync(m->win);
+    return status;
+}
+
+symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_t *team,
+                                   void *dst, const void *src, size_t nelems,
+                                   symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                   symmem_stream_t stream)
+{
+    (void)stream;
+    mpi_t *m = be;
+    const char *call = "reduce";
+    symmem_call_t fp = mpi_call(SYMMEM_CALL_REDUCE, team, nelems, (int)dtype, (int)op, 0);
+    MPI_Comm comm = m->teams[team->channel];
+    SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, fp, 0));
+    if (nelems > INT_MAX) return too_many(call, nelems);
+    MPI_Datatype type = symmem__mpi_datatype(dtype);
+    int size;
+    MPI_Type_size(type, &size);
+    size_t bytes = nelems * (size_t)size;
+    const void *from = src;
+    void *copy = NULL;
+    if (src == dst) from = MPI_IN_PLACE;
+    else SYMMEM_CHECK(apart(call, src, bytes, dst, bytes, &from, &copy));
+    MPI_Request req;
+    int rc = MPI_Iallreduce(from, dst, (int)nelems, type, symmem__mpi_op(m, dtype, op), comm,
+                            &req);
+    return finish(m, call, rc, &req, copy);
+}
+
+symmem_status_t symmem__mpi_reducescatter(symmem_backend_t *be, const symmem_team_view_t *team,
+                                          void *dst, const void *src, size_t nelems,
+                                          symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                          symmem_stream_t stream)
+{
+    (void)stream;
+    mpi_t *m = be;
+    const char *call = "reducescatter";
+    symmem_call_t fp = mpi_call(SYMMEM_CALL_REDUCESCATTER, team, nelems, (int)dtype, (int)op, 0);
+    MPI_Comm comm = m->teams[team->channel];
+    SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, fp, 0));
+    if (nelems > INT_MAX) return too_many(call, nelems);
+    MPI_Datatype type = symmem__mpi_datatype(dtype);
+    int size;
+    MPI_Type_size(type, &size);
+    size_t bytes = nelems * (size_t)size;
+    const void *from;
+    void *copy;
+    SYMMEM_CHECK(apart(call, src, bytes * (size_t)team->n, dst, bytes, &from, &copy));
+    MPI_Request req;
+    int rc = MPI_Ireduce_scatter_block(from, dst, (int)nelems, type,
+                                       symmem__mpi_op(m, dtype, op), comm, &req);
+    return finish(m, call, rc, &req, copy);
+}
+
+/* alltoall and fcollect: nbytes to or from each member. */
+static symmem_status_t move(mpi_t *m, const symmem_team_view_t *team, symmem_call_kind_t kind,
+                            void *dst, const void *src, size_t nbytes)
+{
+    symmem_call_t fp = mpi_call(kind, team, nbytes, 0, 0, 0);
+    const char *call = symmem__mpi_call_name(fp);
+    MPI_Comm comm = m->teams[team->channel];
+    SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, fp, 0));
+    if (nbytes > INT_MAX) return too_many(call, nbytes);
+    size_t all = nbytes * (size_t)team->n;
+    int count = (int)nbytes;
+    const void *from;
+    void *copy;
+    SYMMEM_CHECK(apart(call, src, kind == SYMMEM_CALL_ALLTOALL ? all : nbytes, dst, all, &from,
+                       &copy));
+    MPI_Request req;
+    int rc = kind == SYMMEM_CALL_ALLTOALL
+                 ? MPI_Ialltoall(from, count, MPI_BYTE, dst, count, MPI_BYTE, comm, &req)
+                 : MPI_Iallgather(from, count, MPI_BYTE, dst, count, MPI_BYTE, comm, &req);
+    return finish(m, call, rc, &req, copy);
+}
+
+symmem_status_t symmem__mpi_alltoall(symmem_backend_t *be, const symmem_team_view_t *team,
+                                     void *dst, const void *src, size_t nbytes,
+                                     symmem_stream_t stream)
+{
+    (void)stream;
+    return move(be, team, SYMMEM_CALL_ALLTOALL, dst, src, nbytes);
+}
+
+symmem_status_t symmem__mpi_fcollect(symmem_backend_t *be, const symmem_team_view_t *team,
+                                     void *dst, const void *src, size_t nbytes,
+                                     symmem_stream_t stream)
+{
+    (void)stream;
+    return move(be, team, SYMMEM_CALL_FCOLLECT, dst, src, nbytes);
+}
+
+symmem_status_t symmem__mpi_broadcast(symmem_backend_t *be, const symmem_team_view_t *team,
+                                      void *dst, const void *src, size_t nbytes, int root,
+                                      symmem_stream_t stream)
+{
+    (void)stream;
+    mpi_t *m = be;
+    const char *call = "broadcast";
+    symmem_call_t fp = mpi_call(SYMMEM_CALL_BROADCAST, team, nbytes, 0, 0, root);
+    MPI_Comm comm = m->teams[team->channel];
+    SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, fp, 0));
+    if (nbytes > INT_MAX) return too_many(call, nbytes);
+    if (team->me == root && src != dst) memmove(dst, src, nbytes);
+    MPI_Request req;
+    int rc = MPI_Ibcast(dst, (int)nbytes, MPI_BYTE, root, comm, &req);
+    return finish(m, call, rc, &req, NULL);
+}

@@ -1,0 +1,134 @@
+/* The symmetric heap: one MPI window, locked for every PE once at init
+ * (a passive-target epoch that lasts the job), and on a node the PEs'
+ * shared window, so that their heaps are loads and stores for each other.
+ * malloc and free are collective; every PE computes the same offsets
+ * (core/heap_alloc.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_backend.h"
+
+/* Makes the shared window over comm: our part, and where each member's part
+ * is in this process (world PEs pes[i]). */
+static symmem_status_t allocate_shared(mpi_t *m, MPI_Comm comm, const int *pes, int n,
+                                       char **mine_p, MPI_Win *win_p)
+{
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "alloc_shared_noncontig", "true");
+    char *mine = NULL;
+    int rc = MPI_Win_allocate_shared((MPI_Aint)(m->heap_size + MPI_HEAP_ALIGN), 1, info, comm,
+                                     &mine, win_p);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) return symmem__mpi_failed(rc, "init", "MPI_Win_allocate_shared");
+    for (int i = 0; i < n; i++) {
+        MPI_Aint size;
+        int unit;
+        char *part = NULL;
+        MPI_Win_shared_query(*win_p, i, &size, &unit, &part);
+        m->peer[pes[i]] = part; /* the skew is added once every PE has told its own */
+    }
+    *mine_p = mine;
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem__mpi_heap_create(mpi_t *m)
+{
+    const char *call = "init";
+    m->peer = calloc((size_t)m->n, sizeof(char *));
+    m->skew = calloc((size_t)m->n, sizeof(MPI_Aint));
+    m->alloc = symmem__heap_allocator_create(m->heap_size);
+    if (m->peer == NULL || m->skew == NULL || m->alloc == NULL)
+        return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    char *part = NULL; /* this PE's part of the window */
+    MPI_Aint bytes = (MPI_Aint)(m->heap_size + MPI_HEAP_ALIGN);
+    if (m->node_n == m->n && m->n > 1) { /* one node: the shared window is the window */
+        SYMMEM_CHECK(allocate_shared(m, m->world, m->node_pes, m->n, &part, &m->win));
+    } else if (m->node_n > 1) { /* some nodes: a shared window, and RMA over it to all */
+        SYMMEM_CHECK(allocate_shared(m, m->node, m->node_pes, m->node_n, &part,
+                                     &m->shared_win));
+        MPI_TRY(call, "MPI_Win_create",
+                MPI_Win_create(part, bytes, 1, MPI_INFO_NULL, m->world, &m->win));
+    } else { /* a host of its own: nothing shared, everything through RMA */
+        MPI_TRY(call, "MPI_Win_allocate",
+                MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, m->world, &part, &m->win));
+        m->peer[m->me] = part;
+    }
+    MPI_Win_set_errhandler(m->win, MPI_ERRORS_RETURN);
+    uintptr_t at = (uintptr_t)part;
+    MPI_Aint skew = (MPI_Aint)(((at + MPI_HEAP_ALIGN - 1) & ~(MPI_HEAP_ALIGN - 1)) - at);
+    MPI_TRY(call, "MPI_Allgather",
+            MPI_Allgather(&skew, 1, MPI_AINT, m->skew, 1, MPI_AINT, m->world));
+    for (int pe = 0; pe < m->n; pe++)
+        if (m->peer[pe] != NULL) m->peer[pe] += m->skew[pe];
+    m->base = part + skew;
+    MPI_TRY(call, "MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, m->win));
+    return SYMMEM_OK;
+}
+
+void symmem__mpi_heap_destroy(mpi_t *m)
+{
+    if (m->win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(m->win);
+        MPI_Win_free(&m->win);
+    }
+    if (m->shared_win != MPI_WIN_NULL) MPI_Win_free(&m->shared_win);
+    free(m->skew);
+    m->skew = NULL;
+}
+
+symmem_status_t symmem__mpi_malloc(symmem_backend_t *be, size_t size, size_t alignment,
+                                   void **ptr_p)
+{
+    mpi_t *m = be;
+    SYMMEM_CHECK(symmem__mpi_check_call(
+        m, m->world, NULL, symmem__call(SYMMEM_CALL_MALLOC, 0, size, 0, 0, (int)alignment), 1));
+    if (alignment > MPI_HEAP_ALIGN)
+        return MPI_CORE->error(SYMMEM_ERR_INVALID,
+                               "malloc: alignment=%zu is more than the mpi backend's largest, "
+                               "%zu", alignment, MPI_HEAP_ALIGN);
+    if (size == 0) {
+        *ptr_p = NULL;
+        return SYMMEM_OK;
+    }
+    size_t offset;
+    if (symmem__heap_allocator_alloc(m->alloc, size, alignment, &offset) != SYMMEM_OK)
+        return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY,
+                               "malloc: size=%zu does not fit in the symmetric heap (largest "
+                               "free block %zu of SYMMEM_SYMMETRIC_SIZE=%zu bytes)",
+                               size, symmem__heap_allocator_largest_free(m->alloc),
+                               m->heap_size);
+    memset(m->base + offset, 0, size);
+    /* Nobody writes into the block before its owner has cleared it. */
+    symmem_status_t status = symmem__mpi_comm_barrier(m, "malloc", m->world);
+    if (status != SYMMEM_OK) {
+        symmem__heap_allocator_free(m->alloc, offset);
+        return status;
+    }
+    *ptr_p = m->base + offset;
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem__mpi_free(symmem_backend_t *be, void *ptr)
+{
+    mpi_t *m = be;
+    uint64_t offset = (uint64_t)((char *)ptr - m->base);
+    SYMMEM_CHECK(symmem__mpi_check_call(
+        m, m->world, NULL, symmem__call(SYMMEM_CALL_FREE, 0, offset, 0, 0, 0), 1));
+    symmem__heap_allocator_free(m->alloc, offset);
+    return SYMMEM_OK;
+}
+
+void *symmem__mpi_ptr(symmem_backend_t *be, const void *ptr, int pe)
+{
+    mpi_t *m = be;
+    if (pe == m->me) return (void *)ptr;
+    return m->peer[pe] != NULL ? m->peer[pe] + ((const char *)ptr - m->base) : NULL;
+}
+
+void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p)
+{
+    mpi_t *m = be;
+    *start_p = (uintptr_t)m->base;
+    *size_p = m->heap_size;
+}

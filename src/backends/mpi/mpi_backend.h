@@ -1,0 +1,185 @@
+/* The mpi backend: symmem's model on MPI-3 one-sided communication, for CPU
+ * jobs whose PEs span hosts. Built as its own shared object against the MPI
+ * that mpicc (or SYMMEM_MPICC) finds at build time, and loaded at run time
+ * by src/core/gpu_loader.c (SYMMEM_MPI_BACKEND_LIB).
+ *
+ * The symmetric heap is one MPI window of SYMMEM_SYMMETRIC_SIZE bytes per PE,
+ * locked once for the whole job (MPI_Win_lock_all, a passive-target epoch):
+ * put and get are MPI_Put and MPI_Get, quiet is MPI_Win_flush_all, the
+ * atomics and signals are MPI's accumulate operations, which are atomic
+ * with each other. PEs of one node (MPI_Comm_split_type SHARED) also map
+ * each other's heaps (MPI_Win_allocate_shared), so that peer views and
+ * same-node copies are loads and stores; SYMMEM_ONE_HOST_PER_PE=1 takes
+ * every PE for one on a host of its own (no shared window).
+ *
+ * Teams are communicators; collectives are MPI's non-blocking ones, polled
+ * (progress.c) so that every wait watches SYMMEM_TIMEOUT, Ctrl-C and the
+ * liveness of the peers (liveness.c), and each carries a fingerprint its
+ * members compare first (calls.c), so PEs in different collectives raise. */
+#ifndef SYMMEM_MPI_BACKEND_H
+#define SYMMEM_MPI_BACKEND_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../../core/backend.h"
+#include "../../core/calls.h"
+#include "../../core/error.h" /* SYMMEM_CHECK; messages go through MPI_CORE->error */
+#include "../../core/heap_alloc.h"
+
+typedef struct symmem_backend mpi_t;
+
+/* The liveness of the other PEs (liveness.c). */
+typedef struct {
+    pid_t *pids;          /* 0 for a PE on another host */
+    uint64_t *starts;     /* against pid reuse */
+    char status_dir[256]; /* the launcher's exit reports, "" if none */
+} mpi_peers_t;
+
+struct symmem_backend {
+    symmem_bootstrap_t boot;
+    int me, n;
+    MPI_Comm world;             /* a duplicate of the communicator the PEs are */
+    MPI_Comm node;              /* the PEs that share this PE's memory (itself alone under
+                                   SYMMEM_ONE_HOST_PER_PE) */
+    int *node_pes;              /* world PE of each node member */
+    int node_n;
+    int *local_rank;            /* each PE's number on its node */
+    size_t heap_size;
+    char *base;                 /* this PE's heap: aligned to MPI_HEAP_ALIGN */
+    MPI_Aint *skew;             /* skew[pe]: where PE pe's heap starts in its part of win */
+    char **peer;                /* where this process maps PE pe's heap; NULL: not on this node */
+    MPI_Win win;                /* the RMA window over every PE's heap, locked for all */
+    MPI_Win shared_win;         /* the node's shared window where it is not win; else MPI_WIN_NULL */
+    symmem_heap_allocator_t *alloc;
+    MPI_Comm teams[SYMMEM_TEAM_MAX]; /* by handle; MPI_COMM_NULL where free */
+    /* User-defined ops where MPI's own differ from symmem's (dtypes.c): bool,
+     * float16, bfloat16 (every op), float32 and float64 (min, max: NaN wins). */
+    MPI_Op own_ops[SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT];
+    mpi_peers_t peers;
+    int check_calls;            /* SYMMEM_CHECK: compare fingerprints before each collective */
+    int started_mpi;            /* MPI_Init was ours: finalized at exit */
+    int lost;                   /* a PE died: finalize skips MPI's collective teardown */
+    int dirty;                  /* RMA issued since the last flush (quiet has work) */
+};
+
+/* The core's services (ops.c). */
+extern const symmem_core_services_t *symmem__mpi_core;
+#define MPI_CORE symmem__mpi_core
+
+/* An MPI error code as words. */
+void symmem__mpi_error_text(int code, char *out, size_t size);
+/* SYMMEM_ERR_INTERNAL naming call and what MPI said; for an rc != MPI_SUCCESS. */
+symmem_status_t symmem__mpi_failed(int rc, const char *call, const char *what);
+#define MPI_TRY(call, what, expr)                                                     \
+    do {                                                                              \
+        int mpi_rc_ = (expr);                                                         \
+        if (mpi_rc_ != MPI_SUCCESS) return symmem__mpi_failed(mpi_rc_, call, what);   \
+    } while (0)
+
+/* ---- start.c: init, finalize ---- */
+symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_t **be_p);
+symmem_status_t symmem__mpi_finalize(symmem_backend_t *be);
+/* A PE died or a wait failed: neither finalize nor the exit waits on MPI. */
+void symmem__mpi_lost(mpi_t *m);
+int symmem__mpi_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size);
+void symmem__mpi_library_version(symmem_backend_t *be, char *text, size_t size);
+
+/* ---- heap.c: the windows, malloc and free ---- */
+symmem_status_t symmem__mpi_heap_create(mpi_t *m);
+void symmem__mpi_heap_destroy(mpi_t *m);
+symmem_status_t symmem__mpi_malloc(symmem_backend_t *be, size_t size, size_t alignment,
+                                   void **ptr_p);
+symmem_status_t symmem__mpi_free(symmem_backend_t *be, void *ptr);
+void *symmem__mpi_ptr(symmem_backend_t *be, const void *ptr, int pe);
+void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);
+/* Every PE's heap starts at a multiple of this, so one offset is aligned on all. */
+#define MPI_HEAP_ALIGN ((size_t)2 << 20)
+/* The displacement of symmetric address sym in PE pe's part of the window. */
+static inline MPI_Aint mpi_disp(const mpi_t *m, const void *sym, int pe)
+{
+    return (MPI_Aint)((const char *)sym - m->base) + m->skew[pe];
+}
+
+/* ---- rma.c ---- */
+symmem_copy_func_t symmem__mpi_put, symmem__mpi_get, symmem__mpi_put_nbi, symmem__mpi_get_nbi;
+symmem_status_t symmem__mpi_quiet(symmem_backend_t *be, symmem_stream_t stream);
+symmem_status_t symmem__mpi_fence(symmem_backend_t *be, symmem_stream_t stream);
+
+/* ---- signals.c: put_signal, waits on local memory ---- */
+symmem_status_t symmem__mpi_put_signal(symmem_backend_t *be, void *dst, const void *src,
+                                       size_t nbytes, uint64_t *sig, uint64_t value,
+                                       symmem_signal_op_t op, int pe, int nbi,
+                                       symmem_stream_t stream);
+symmem_status_t symmem__mpi_signal_wait_until(symmem_backend_t *be, uint64_t *sig,
+                                              symmem_cmp_t cmp, uint64_t value,
+                                              symmem_stream_t stream, uint64_t *value_p);
+symmem_status_t symmem__mpi_signal_fetch(symmem_backend_t *be, const uint64_t *sig,
+                                         uint64_t *value_p);
+symmem_status_t symmem__mpi_wait_until(symmem_backend_t *be, void *ivar, symmem_dtype_t dtype,
+                                       symmem_cmp_t cmp, int64_t value);
+symmem_status_t symmem__mpi_test(symmem_backend_t *be, void *ivar, symmem_dtype_t dtype,
+                                 symmem_cmp_t cmp, int64_t value, int *result_p);
+
+/* ---- atomics.c ---- */
+symmem_atomic_func_t symmem__mpi_atomic;
+
+/* ---- dtypes.c: symmem's dtypes and ops as MPI's ---- */
+MPI_Datatype symmem__mpi_datatype(symmem_dtype_t dtype);
+/* The MPI_Op of op on dtype (user-defined for float16 and bfloat16). */
+MPI_Op symmem__mpi_op(mpi_t *m, symmem_dtype_t dtype, symmem_reduce_op_t op);
+symmem_status_t symmem__mpi_ops_create(mpi_t *m);
+void symmem__mpi_ops_free(mpi_t *m);
+
+/* ---- progress.c: every blocking wait ---- */
+double symmem__mpi_now(void);
+/* Polls ready(m, arg) until it returns 1, driving MPI's progress, and
+ * fails with a dead peer, SYMMEM_TIMEOUT or an interrupt, naming call. */
+typedef int mpi_ready_func_t(mpi_t *m, void *arg);
+symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg);
+/* Waits for req to complete, the same way. */
+symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req);
+
+/* ---- liveness.c ---- */
+symmem_status_t symmem__mpi_peers_init(mpi_t *m);
+void symmem__mpi_peers_free(mpi_t *m);
+/* SYMMEM_ERR_PEER_DEAD naming call and the first PE found dead; else OK. */
+symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call);
+
+/* ---- calls.c: fingerprints compared before a collective ---- */
+/* Every member of comm (members[i]: world PE of member i, NULL for the
+ * world) made call, else SYMMEM_ERR_MISMATCH on every member naming what
+ * each called. Skipped where SYMMEM_CHECK=0 unless always. */
+symmem_status_t symmem__mpi_check_call(mpi_t *m, MPI_Comm comm, const int *members,
+                                       symmem_call_t call, int always);
+/* "reduce": the collective a fingerprint names (the core's own table is not
+ * reachable from this library, which links no core). */
+const char *symmem__mpi_call_name(symmem_call_t call);
+/* The fingerprint of a collective on team. */
+static inline symmem_call_t mpi_call(symmem_call_kind_t kind, const symmem_team_view_t *team,
+                                     uint64_t count, int dtype, int op, int root)
+{
+    return symmem__call(kind, team->channel, count, dtype, op, root);
+}
+
+/* ---- teams.c ---- */
+symmem_status_t symmem__mpi_teams_init(mpi_t *m);
+void symmem__mpi_teams_free(mpi_t *m);
+symmem_team_split_strided_func_t symmem__mpi_team_split_strided;
+symmem_team_split_2d_func_t symmem__mpi_team_split_2d;
+symmem_team_destroy_func_t symmem__mpi_team_destroy;
+symmem_team_init_func_t symmem__mpi_team_init;
+symmem_predefined_team_func_t symmem__mpi_predefined_team;
+
+/* ---- collectives.c: barriers and data collectives ---- */
+symmem_world_sync_func_t symmem__mpi_barrier_all, symmem__mpi_sync_all;
+symmem_team_sync_func_t symmem__mpi_barrier, symmem__mpi_sync;
+symmem_reduce_func_t symmem__mpi_reduce, symmem__mpi_reducescatter;
+symmem_move_func_t symmem__mpi_alltoall, symmem__mpi_fcollect;
+symmem_broadcast_func_t symmem__mpi_broadcast;
+/* Waits for every member of comm (the collective's own barrier), polled. */
+symmem_status_t symmem__mpi_comm_barrier(mpi_t *m, const char *call, MPI_Comm comm);
+
+#endif

@@ -1,0 +1,71 @@
+/* Every blocking wait of the mpi backend: polls its condition, drives MPI's
+ * progress (a passive target makes none of its own in some MPIs), and every
+ * few milliseconds checks Ctrl-C, the peers' liveness and SYMMEM_TIMEOUT,
+ * so that no wait outlives a dead PE or the time limit. */
+#include <sched.h>
+#include <time.h>
+
+#include "mpi_backend.h"
+
+#define CHECK_SECONDS 0.02 /* between liveness checks (they read /proc) */
+#define SPIN_SECONDS 50e-6 /* before the loop starts yielding its core */
+
+double symmem__mpi_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void progress(mpi_t *m)
+{
+    int flag;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->world, &flag, MPI_STATUS_IGNORE);
+}
+
+symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg)
+{
+    if (ready(m, arg)) return SYMMEM_OK;
+    double started = symmem__mpi_now(), next_check = started + CHECK_SECONDS;
+    double deadline = m->boot.timeout > 0 ? started + m->boot.timeout : 0;
+    for (unsigned spins = 0;; spins++) {
+        if (ready(m, arg)) return SYMMEM_OK;
+        progress(m);
+        double now = symmem__mpi_now();
+        /* With more PEs than cores, the PE we wait for may need our core. */
+        if (now - started > SPIN_SECONDS) sched_yield();
+        if (now < next_check) continue;
+        next_check = now + CHECK_SECONDS;
+        SYMMEM_CHECK(MPI_CORE->interrupted(call));
+        SYMMEM_CHECK(symmem__mpi_peers_check(m, call));
+        if (deadline > 0 && now > deadline)
+            return MPI_CORE->error(SYMMEM_ERR_TIMEOUT,
+                                   "%s: timed out after %.1f s (SYMMEM_TIMEOUT=%g)", call,
+                                   now - started, m->boot.timeout);
+    }
+}
+
+typedef struct {
+    MPI_Request *req;
+    int rc;
+} request_wait_t;
+
+static int request_done(mpi_t *m, void *arg)
+{
+    (void)m;
+    request_wait_t *w = arg;
+    int done = 0;
+    w->rc = MPI_Test(w->req, &done, MPI_STATUS_IGNORE);
+    return done || w->rc != MPI_SUCCESS;
+}
+
+symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req)
+{
+    request_wait_t w = {req, MPI_SUCCESS};
+    SYMMEM_CHECK(symmem__mpi_poll(m, call, request_done, &w));
+    if (w.rc != MPI_SUCCESS) {
+        SYMMEM_CHECK(symmem__mpi_peers_check(m, call)); /* a dead PE says more than MPI */
+        return symmem__mpi_failed(w.rc, call, "an MPI operation");
+    }
+    return SYMMEM_OK;
+}

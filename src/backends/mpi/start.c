@@ -1,0 +1,199 @@
+/* The mpi backend's start and end: MPI itself (initialised here unless the
+ * program or mpi4py did), the PEs' communicator, the node's, the heap, the
+ * teams; finalize undoes them, and never waits for a PE that died. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_backend.h"
+
+/* A PE died: MPI's teardown (a collective) and MPI_Finalize would wait for it. */
+static int job_lost;
+
+void symmem__mpi_lost(mpi_t *m)
+{
+    m->lost = job_lost = 1;
+}
+
+static void finalize_mpi_at_exit(void)
+{
+    int finalized = 1;
+    MPI_Finalized(&finalized);
+    if (!finalized && !job_lost) MPI_Finalize();
+}
+
+void symmem__mpi_error_text(int code, char *out, size_t size)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
+    text[len] = '\0';
+    snprintf(out, size, "%s (MPI error %d)", len ? text : "unknown error", code);
+}
+
+symmem_status_t symmem__mpi_failed(int rc, const char *call, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING + 32];
+    symmem__mpi_error_text(rc, text, sizeof(text));
+    return MPI_CORE->error(SYMMEM_ERR_BACKEND, "%s: %s failed: %s", call, what, text);
+}
+
+static int flag_on(const char *name)
+{
+    const char *v = MPI_CORE->env_string(name);
+    return v != NULL && v[0] != '\0' && strcmp(v, "0") != 0 && strcmp(v, "false") != 0 &&
+           strcmp(v, "no") != 0 && strcmp(v, "off") != 0;
+}
+
+/* The communicator the PEs are: the program's (init(initializer_method="mpi",
+ * mpi_comm=...)), else MPI_COMM_WORLD. */
+static MPI_Comm given_comm(const symmem_bootstrap_t *boot)
+{
+    if (!boot->have_mpi_comm || boot->mpi_comm == 0) return MPI_COMM_WORLD;
+    MPI_Comm comm;
+    if (sizeof(comm) == sizeof(uint64_t)) {
+        memcpy(&comm, &boot->mpi_comm, sizeof(comm)); /* a pointer (Open MPI) */
+    } else {
+        int32_t handle = (int32_t)boot->mpi_comm; /* an int (MPICH and its kin) */
+        memcpy(&comm, &handle, sizeof(comm));
+    }
+    return comm;
+}
+
+static symmem_status_t start_mpi(mpi_t *m)
+{
+    int initialized = 0, finalized = 0, provided;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (finalized)
+        return MPI_CORE->error(SYMMEM_ERR_BACKEND, "init: MPI was finalized already in this "
+                                                   "process (MPI cannot start twice)");
+    if (initialized) return SYMMEM_OK;
+    MPI_TRY("init", "MPI_Init_thread",
+            MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
+    static int registered;
+    if (!registered && atexit(finalize_mpi_at_exit) == 0) registered = 1;
+    m->started_mpi = 1;
+    return SYMMEM_OK;
+}
+
+static symmem_status_t make_comms(mpi_t *m)
+{
+    const char *call = "init";
+    int rank, size;
+    MPI_TRY(call, "MPI_Comm_dup", MPI_Comm_dup(given_comm(&m->boot), &m->world));
+    MPI_Comm_set_errhandler(m->world, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(m->world, &rank);
+    MPI_Comm_size(m->world, &size);
+    if (rank != m->boot.rank || size != m->boot.nranks)
+        return MPI_CORE->error(SYMMEM_ERR_BOOTSTRAP,
+                               "init: MPI numbers this process %d of %d, but the launcher "
+                               "says PE %d of %d: start the mpi backend's PEs with mpirun or "
+                               "srun (python -m symmem.run starts them through mpirun)",
+                               rank, size, m->boot.rank, m->boot.nranks);
+    m->me = rank;
+    m->n = size;
+    if (flag_on("SYMMEM_ONE_HOST_PER_PE")) /* every PE a host of its own */
+        MPI_TRY(call, "MPI_Comm_split", MPI_Comm_split(m->world, rank, 0, &m->node));
+    else
+        MPI_TRY(call, "MPI_Comm_split_type",
+                MPI_Comm_split_type(m->world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
+                                    &m->node));
+    MPI_Comm_set_errhandler(m->node, MPI_ERRORS_RETURN);
+    MPI_Comm_size(m->node, &m->node_n);
+    m->node_pes = calloc((size_t)m->node_n, sizeof(int));
+    m->local_rank = calloc((size_t)m->n, sizeof(int));
+    int *ranks = calloc((size_t)m->node_n, sizeof(int));
+    if (m->node_pes == NULL || m->local_rank == NULL || ranks == NULL) {
+        free(ranks);
+        return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    }
+    MPI_Group node_group, world_group;
+    MPI_Comm_group(m->node, &node_group);
+    MPI_Comm_group(m->world, &world_group);
+    for (int i = 0; i < m->node_n; i++) ranks[i] = i;
+    MPI_Group_translate_ranks(node_group, m->node_n, ranks, world_group, m->node_pes);
+    MPI_Group_free(&node_group);
+    MPI_Group_free(&world_group);
+    free(ranks);
+    int node_me;
+    MPI_Comm_rank(m->node, &node_me);
+    MPI_TRY(call, "MPI_Allgather",
+            MPI_Allgather(&node_me, 1, MPI_INT, m->local_rank, 1, MPI_INT, m->world));
+    return SYMMEM_OK;
+}
+
+static void release(mpi_t *m)
+{
+    if (m == NULL) return;
+    int finalized = 1;
+    MPI_Finalized(&finalized);
+    if (!finalized && !m->lost) { /* MPI's teardown is collective: not with a dead PE */
+        symmem__mpi_teams_free(m);
+        symmem__mpi_heap_destroy(m);
+        symmem__mpi_ops_free(m);
+        if (m->node != MPI_COMM_NULL) MPI_Comm_free(&m->node);
+        if (m->world != MPI_COMM_NULL) MPI_Comm_free(&m->world);
+    }
+    symmem__mpi_peers_free(m);
+    symmem__heap_allocator_destroy(m->alloc);
+    free(m->node_pes);
+    free(m->local_rank);
+    free(m->peer);
+    free(m);
+}
+
+symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_t **be_p)
+{
+    mpi_t *m = calloc(1, sizeof(*m));
+    if (m == NULL) return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    m->boot = *boot;
+    m->world = m->node = MPI_COMM_NULL;
+    m->win = m->shared_win = MPI_WIN_NULL;
+    for (int t = 0; t < SYMMEM_TEAM_MAX; t++) m->teams[t] = MPI_COMM_NULL;
+    for (int d = 0; d < SYMMEM_DTYPE_COUNT; d++)
+        for (int o = 0; o < SYMMEM_OP_COUNT; o++) m->own_ops[d][o] = MPI_OP_NULL;
+    m->heap_size = boot->heap_size;
+    m->check_calls = flag_on("SYMMEM_CHECK");
+    symmem_status_t status = start_mpi(m);
+    if (status == SYMMEM_OK) status = make_comms(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_peers_init(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_heap_create(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_ops_create(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_teams_init(m);
+    if (status != SYMMEM_OK) {
+        release(m);
+        return status;
+    }
+    *be_p = m;
+    return SYMMEM_OK;
+}
+
+symmem_status_t symmem__mpi_finalize(symmem_backend_t *be)
+{
+    mpi_t *m = be;
+    /* Every PE arrives before any window goes: a peer may still be putting. */
+    symmem_status_t status = symmem__mpi_quiet(m, SYMMEM_STREAM_NONE);
+    if (status == SYMMEM_OK) status = symmem__mpi_comm_barrier(m, "finalize", m->world);
+    if (status != SYMMEM_OK || m->lost) symmem__mpi_lost(m);
+    release(m);
+    return status;
+}
+
+int symmem__mpi_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size)
+{
+    (void)boot, (void)why, (void)why_size;
+    return 1; /* init says what MPI thinks of the job */
+}
+
+void symmem__mpi_library_version(symmem_backend_t *be, char *text, size_t size)
+{
+    (void)be;
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(version, &len) != MPI_SUCCESS) len = 0;
+    version[len] = '\0';
+    char *end = strpbrk(version, ",\n"); /* "Open MPI v5.0.3, package: ..." */
+    if (end) *end = '\0';
+    snprintf(text, size, "%s", version);
+}

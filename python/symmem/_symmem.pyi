@@ -51,14 +51,18 @@ ERR_BACKEND: Final[int]
 ERR_INTERRUPTED: Final[int]
 ERR_FORKED: Final[int]
 
-# The C library's tables, from which the package builds its enums.
+# The C library's tables, from which the package builds its enums (most made
+# from include/symmem/vocabulary.h's lists).
 TEAMS: Final[dict[str, int]]
 SIGNAL_OPS: Final[dict[str, int]]
 COMPARISONS: Final[dict[str, int]]
 REDUCE_OPS: Final[tuple[str, ...]]
 ATOMIC_OPS: Final[tuple[tuple[str, tuple[str, ...]], ...]]  # (name, operands) by op code
 DTYPES: Final[dict[str, int]]  # name -> size in bytes
+DTYPE_CODES: Final[dict[str, int]]  # name -> symmem_dtype_t code
 DTYPE_ALIASES: Final[dict[str, str]]  # NVSHMEM's C names -> DTYPES' names
+CALL_KINDS: Final[dict[str, int]]  # the collectives a fingerprint names -> code
+CAPABILITIES: Final[dict[str, int]]  # what a backend can do: name -> bit
 DEVICE_FUNCTIONS: Final[dict[str, int]]  # name -> address, for the cpu device calls
 DEVICE_STATE_LAYOUT: Final[dict[str, int]]  # field -> byte offset, and 'size'
 DEVICE_CONSTS_LAYOUT: Final[dict[str, int]]

@@ -23,6 +23,7 @@
 #include "../../core/backend.h"
 #include "../../core/device_state.h"
 #include "../../core/error.h" /* SYMMEM_CHECK and _GOTO; messages go through core->error */
+#include "../../core/vocab.h" /* dtype sizes and NVSHMEM names, op words, comparisons */
 #include "call_page.h"
 #include "kernels/programs.h"
 #include "libs.h"

@@ -100,11 +100,9 @@ static symmem_status_t element_holds(gpu_t *g, const void *ivar, symmem_dtype_t 
     (void)g;
     union { int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint8_t u8; uint16_t u16;
             uint32_t u32; uint64_t u64; } v;
-    size_t size = dtype == SYMMEM_DTYPE_INT8 || dtype == SYMMEM_DTYPE_UINT8 ? 1
-                : dtype == SYMMEM_DTYPE_INT16 || dtype == SYMMEM_DTYPE_UINT16 ? 2
-                : dtype == SYMMEM_DTYPE_INT32 || dtype == SYMMEM_DTYPE_UINT32 ? 4 : 8;
+    size_t size = symmem__dtype_bytes(dtype);
     CU("test", libs.cuMemcpy((cu_deviceptr_t)&v, (cu_deviceptr_t)ivar, size));
-    int is_signed = dtype <= SYMMEM_DTYPE_INT64;
+    int is_signed = symmem__dtype_is_signed(dtype);
     long double a = 0, b = is_signed ? (long double)value : (long double)(uint64_t)value;
     switch (dtype) {
     case SYMMEM_DTYPE_INT8: a = v.i8; break;
@@ -116,14 +114,7 @@ static symmem_status_t element_holds(gpu_t *g, const void *ivar, symmem_dtype_t 
     case SYMMEM_DTYPE_UINT32: a = v.u32; break;
     default: a = v.u64; break;
     }
-    switch (cmp) {
-    case SYMMEM_CMP_EQ: *holds_p = a == b; break;
-    case SYMMEM_CMP_NE: *holds_p = a != b; break;
-    case SYMMEM_CMP_GT: *holds_p = a > b; break;
-    case SYMMEM_CMP_LE: *holds_p = a <= b; break;
-    case SYMMEM_CMP_LT: *holds_p = a < b; break;
-    default: *holds_p = a >= b; break;
-    }
+    SYMMEM__COMPARE_AS(long double, a, cmp, b, holds_p);
     return SYMMEM_OK;
 }
 

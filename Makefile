@@ -49,7 +49,8 @@ $(BUILD)/gen/kernel_sources.c: tools/embed.py $(GPU_PROGRAMS)
 	$(PYTHON) tools/embed.py kernels $@
 
 $(BUILD)/libsymmem_gpu.so: $(GPU_FILES) $(BUILD)/gen/kernel_sources.c src/core/backend.h \
-		src/core/calls.h src/core/error.h include/symmem/device_layout.h cflags.txt
+		src/core/backend_slots.def src/core/calls.h src/core/error.h \
+		$(wildcard include/symmem/*.h) cflags.txt
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) $(LDFLAGS) -ldl
 

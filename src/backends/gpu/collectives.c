@@ -38,7 +38,7 @@ static symmem_status_t start(gpu_t *g, const char *call, symmem_call_kind_t kind
                              int root, symmem_stream_t stream, scope_t *scope_p, nv_stream_t *s_p,
                              int *blocking_p, gpu_call_ref_t *ref)
 {
-    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, scope_p, s_p, blocking_p));
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, kind, stream, scope_p, s_p, blocking_p));
     symmem_status_t status = symmem__gpu_collective_enter(g, call, kind, team, count, dtype, op,
                                                           root, *blocking_p, ref);
     if (status != SYMMEM_OK) return symmem__gpu_leave(g, *scope_p, status);

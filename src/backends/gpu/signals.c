@@ -43,7 +43,7 @@ symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, siz
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, SYMMEM_CALL_NONE, stream, &scope, &s, &blocking));
     if (nbytes > 0 && !symmem__gpu_is_device_memory(g, src))
         return symmem__gpu_leave(g, scope,
                                  ERROR(SYMMEM_ERR_INVALID,
@@ -76,7 +76,8 @@ symmem_status_t symmem__gpu_signal_wait_until(gpu_t *g, uint64_t *sig, symmem_cm
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, "signal_wait", stream, &scope, &s, &blocking));
+    SYMMEM_CHECK(symmem__gpu_begin(g, "signal_wait", SYMMEM_CALL_NONE, stream, &scope, &s,
+                                   &blocking));
     libs.signal_wait_until_on_stream(sig, (int)cmp, value, s);
     symmem_status_t status = SYMMEM_OK;
     if (blocking) {

@@ -119,6 +119,9 @@ SYMMEM_API int symmem_my_pe(void);   /* -1 before init */
 SYMMEM_API int symmem_n_pes(void);   /* -1 before init */
 /* The running backend's name ("cpu" or "gpu"), NULL before init. */
 SYMMEM_API const char *symmem_backend_name(void);
+/* What the running backend can do: symmem_capability_t bits
+ * (SYMMEM_CAP_DEVICE_MEMORY, ...; vocabulary.h), 0 before init. */
+SYMMEM_API uint32_t symmem_capabilities(void);
 /* The CUDA device ordinal of the symmetric heap; -1 for host memory. */
 SYMMEM_API int symmem_device(void);
 /* The version of the library the backend runs on ("3.4.5" for NVSHMEM);

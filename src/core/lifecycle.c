@@ -71,7 +71,8 @@ symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p)
 }
 
 symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *boot_p,
-                                     symmem_job_identity_t *id_p, const char **backend_p)
+                                     symmem_job_identity_t *id_p, const char **backend_p,
+                                     uint32_t *capabilities_p)
 {
     symmem_init_attr_t attr;
     symmem_init_attr_default(&attr);
@@ -80,6 +81,7 @@ symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *bo
     const symmem_backend_ops_t *ops = NULL;
     SYMMEM_CHECK(choose_backend("init", backend, boot_p, &ops));
     *backend_p = ops->name;
+    *capabilities_p = ops->capabilities;
     return SYMMEM_OK;
 }
 
@@ -163,4 +165,9 @@ const char *symmem_library_version(void)
 const char *symmem_backend_name(void)
 {
     return symmem__rt.initialized ? symmem__rt.ops->name : NULL;
+}
+
+uint32_t symmem_capabilities(void)
+{
+    return symmem__rt.initialized ? symmem__rt.ops->capabilities : 0;
 }

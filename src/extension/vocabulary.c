@@ -1,9 +1,11 @@
 /* symmem/vocabulary.h's lists as the tables the package reads, so that no
  * Python file lists a name or a code again: _symmem.DTYPES (name -> bytes,
  * in code order), DTYPE_CODES (name -> code), REDUCE_OPS (names by code), SIGNAL_OPS and COMPARISONS
- * (name -> code), CALL_KINDS (name -> code), CAPABILITIES (name -> bit). (ATOMIC_OPS is
+ * (name -> code), CALL_KINDS (name -> code), CAPABILITIES (name -> bit),
+ * and capabilities(), what the running backend can do. (ATOMIC_OPS is
  * atomics.c's, beside the functions it names.) */
 #include "args.h"
+#include "capabilities.h"
 #include "concepts.h"
 
 /* Adds {name: value} rows to dict; 0, or -1 with an exception set. */
@@ -97,6 +99,41 @@ static PyObject *capabilities_table(void)
     return table;
 }
 
+PyObject *symmem__ext_capability_names(uint32_t bits)
+{
+    PyObject *names = PySet_New(NULL);
+    int rc = names ? 0 : -1;
+#define ROW(NAME, name, bit, help)                                         \
+    if (rc == 0 && (bits & SYMMEM_CAP_##NAME)) {                           \
+        PyObject *text = PyUnicode_FromString(name);                       \
+        rc = text ? PySet_Add(names, text) : -1;                           \
+        Py_XDECREF(text);                                                  \
+    }
+    SYMMEM_CAPABILITIES(ROW)
+#undef ROW
+    if (rc < 0) {
+        Py_XDECREF(names);
+        return NULL;
+    }
+    PyObject *frozen = PyFrozenSet_New(names);
+    Py_DECREF(names);
+    return frozen;
+}
+
+static PyObject *capabilities(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return symmem__ext_capability_names(symmem_capabilities());
+}
+
+static PyMethodDef methods[] = {
+    SYMMEM__EXT_NOARGS("capabilities", capabilities,
+        "capabilities($module, /)\n--\n\n"
+        "What the running backend can do: a frozenset of CAPABILITIES' names\n"
+        "('device_memory', 'host_rma', ...); empty before init."),
+    {NULL, NULL, 0, NULL},
+};
+
 int symmem__ext_vocabulary_exec(PyObject *module)
 {
     static const struct {
@@ -114,5 +151,5 @@ int symmem__ext_vocabulary_exec(PyObject *module)
         Py_XDECREF(table);
         if (rc < 0) return -1;
     }
-    return 0;
+    return PyModule_AddFunctions(module, methods);
 }

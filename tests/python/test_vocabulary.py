@@ -1,12 +1,14 @@
 """One vocabulary (include/symmem/vocabulary.h): every name and code the
 extension exports is the header's list as C compiles it, the codes are the
-ABI they always were."""
+ABI they always were, and what a backend can do is a capability, never a
+comparison with its name."""
 import json
 import subprocess
 import sysconfig
 from pathlib import Path
 
 import pytest
+from conftest import assert_all_ok
 
 import symmem
 from symmem import _symmem
@@ -111,3 +113,34 @@ def test_every_capability_is_one_bit_with_a_name():
     assert set(_symmem.CAPABILITIES) >= {"device_memory", "peer_load_store", "host_rma",
                                          "device_calls", "stream_ordered", "multicast",
                                          "spans_hosts"}
+
+
+CPU_CAPABILITIES = frozenset({"peer_load_store", "host_rma"})
+GPU_CAPABILITIES = frozenset({"device_memory", "peer_load_store", "device_calls",
+                              "stream_ordered", "spans_hosts"})
+
+
+def test_before_init_no_backend_can_anything():
+    assert not _symmem.initialized() and _symmem.capabilities() == frozenset()
+    # the launcher's preview says what the backend it would choose can do
+    assert _symmem.launcher(backend="cpu")["capabilities"] == CPU_CAPABILITIES
+
+
+CAPABILITIES_WHILE_RUNNING = """
+import symmem._symmem as S
+nvshmem.init()
+me = nvshmem.my_pe()
+expected = {"cpu": %r, "gpu": %r}[S.backend_name()]
+check_equal(S.capabilities(), expected, "capabilities()")
+nvshmem.finalize()
+check_equal(S.capabilities(), frozenset(), "capabilities() after finalize")
+print(f"PE {me} OK", flush=True)
+"""
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_the_running_backend_s_capabilities(run_pes, n):
+    # the gpu backend (where the suite runs on it) keeps its heap on the GPU,
+    # runs device code and stream-ordered calls and spans hosts
+    code = CAPABILITIES_WHILE_RUNNING % (CPU_CAPABILITIES, GPU_CAPABILITIES)
+    assert_all_ok(run_pes(n, code), n)

@@ -254,7 +254,7 @@ SYMMEM_DEVICE_API symmem_u64 symmem_dev_signal_wait(symmem_u64 st, symmem_u64 si
     }
 }
 
-/* dtype: symmem_dtype_t's integer codes 1-8 (int8 ... uint64). */
+/* dtype: an integer symmem_dtype_t (int8 ... uint64, vocabulary.h). */
 SYMMEM_DEVICE_API int symmem_dev_wait_until(symmem_u64 st, symmem_u64 ivar, int dtype, int cmp,
                                             long long value)
 {
@@ -262,15 +262,15 @@ SYMMEM_DEVICE_API int symmem_dev_wait_until(symmem_u64 st, symmem_u64 ivar, int 
     for (unsigned int spin = 1;; spin++) {
         long long v;
         switch (dtype) { /* each acquire pairs with the flag's writer's fence */
-        case 1: v = (signed char)symmem__ld_acquire_u8(ivar); break;
-        case 2: v = (short)symmem__ld_acquire_u16(ivar); break;
-        case 3: v = (int)symmem__ld_acquire_u32(ivar); break;
-        case 5: v = (unsigned char)symmem__ld_acquire_u8(ivar); break;
-        case 6: v = symmem__ld_acquire_u16(ivar); break;
-        case 7: v = symmem__ld_acquire_u32(ivar); break;
+        case SYMMEM_DTYPE_INT8: v = (signed char)symmem__ld_acquire_u8(ivar); break;
+        case SYMMEM_DTYPE_INT16: v = (short)symmem__ld_acquire_u16(ivar); break;
+        case SYMMEM_DTYPE_INT32: v = (int)symmem__ld_acquire_u32(ivar); break;
+        case SYMMEM_DTYPE_UINT8: v = (unsigned char)symmem__ld_acquire_u8(ivar); break;
+        case SYMMEM_DTYPE_UINT16: v = symmem__ld_acquire_u16(ivar); break;
+        case SYMMEM_DTYPE_UINT32: v = symmem__ld_acquire_u32(ivar); break;
         default: v = (long long)symmem__ld_acquire_u64(ivar);
         }
-        int unsigned_type = dtype >= 5;
+        int unsigned_type = dtype >= SYMMEM_DTYPE_UINT8;
         if (unsigned_type ? symmem__compare<symmem_u64>((symmem_u64)v, cmp, (symmem_u64)value)
                           : symmem__compare<long long>(v, cmp, value))
             return 0;

@@ -224,7 +224,7 @@ static PyMethodDef methods[] = {
         "launcher($module, backend=None)\n--\n\n"
         "What init would find, starting nothing: {launcher, rank, nranks, local_rank,\n"
         "local_size, job, host, spans_hosts, backend, capabilities} ('' spans_hosts: one\n"
-        "host; capabilities: the chosen backend's, as capabilities() gives them)."),
+        "host; capabilities: the chosen backend's, as capabilities() names them)."),
     SYMMEM__EXT_NOARGS("env_table", env_table,
         "env_table($module, /)\n--\n\n"
         "[(name, default, applies_to, help)] of every variable symmem reads."),

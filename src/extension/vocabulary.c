@@ -101,23 +101,19 @@ static PyObject *capabilities_table(void)
 
 PyObject *symmem__ext_capability_names(uint32_t bits)
 {
-    PyObject *names = PySet_New(NULL);
+    PyObject *names = PyList_New(0);
     int rc = names ? 0 : -1;
 #define ROW(NAME, name, bit, help)                                         \
     if (rc == 0 && (bits & SYMMEM_CAP_##NAME)) {                           \
         PyObject *text = PyUnicode_FromString(name);                       \
-        rc = text ? PySet_Add(names, text) : -1;                           \
+        rc = text ? PyList_Append(names, text) : -1;                       \
         Py_XDECREF(text);                                                  \
     }
     SYMMEM_CAPABILITIES(ROW)
 #undef ROW
-    if (rc < 0) {
-        Py_XDECREF(names);
-        return NULL;
-    }
-    PyObject *frozen = PyFrozenSet_New(names);
-    Py_DECREF(names);
-    return frozen;
+    PyObject *tuple = rc == 0 ? PyList_AsTuple(names) : NULL;
+    Py_XDECREF(names);
+    return tuple;
 }
 
 static PyObject *capabilities(PyObject *module, PyObject *unused)
@@ -129,8 +125,8 @@ static PyObject *capabilities(PyObject *module, PyObject *unused)
 static PyMethodDef methods[] = {
     SYMMEM__EXT_NOARGS("capabilities", capabilities,
         "capabilities($module, /)\n--\n\n"
-        "What the running backend can do: a frozenset of CAPABILITIES' names\n"
-        "('device_memory', 'host_rma', ...); empty before init."),
+        "What the running backend can do: a tuple of CAPABILITIES' names, in their\n"
+        "order ('peer_load_store', 'host_rma' on cpu); () before init."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -28,7 +28,7 @@ GPU_FILES := $(shell find src/backends/gpu -name '*.[ch]')
 # The GPU programs (CUDA and PTX) and the headers they include, which
 # tools/embed.py turns into C strings for the gpu backend.
 GPU_PROGRAMS := $(shell find src/backends/gpu/kernels -name '*.cu' -o -name '*.cuh' -o \
-                  -name '*.ptx') include/symmem/device_layout.h
+                  -name '*.ptx') include/symmem/device_layout.h include/symmem/vocabulary.h
 ALL_FILES := $(shell find src include -name "*.[ch]" -o -name "*.def" -o -name "*.cu" -o \
                -name "*.cuh" -o -name "*.ptx") tools/embed.py
 CORE_OBJ := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(CORE_SRC))
@@ -66,7 +66,8 @@ $(BUILD)/gen/kernel_sources.c: tools/embed.py $(GPU_PROGRAMS)
 	$(PYTHON) tools/embed.py kernels $@
 
 $(BUILD)/libsymmem_gpu.so: $(GPU_FILES) $(BUILD)/gen/kernel_sources.c src/core/backend.h \
-		src/core/calls.h src/core/error.h include/symmem/device_layout.h cflags.txt
+		src/core/backend_slots.def src/core/calls.h src/core/error.h \
+		$(wildcard include/symmem/*.h) cflags.txt
 	@mkdir -p $(BUILD)
 	$(CC) $(CFLAGS) -shared -o $@ $(filter %.c,$^) $(LDFLAGS) -ldl
 

@@ -7,6 +7,7 @@
 #define SYMMEM_DEVICE_BASE_CUH
 
 #include "device_layout.h"
+#include "vocabulary.h" /* the codes of signal ops, comparisons, dtypes and ops */
 
 /* extern "C" __device__ for linking (symmem.device.numba); a header user
  * may define it as static __device__ __forceinline__ before the include. */
@@ -29,15 +30,16 @@ extern "C" {
 __constant__ symmem_device_consts_t symmem_device_consts;
 }
 
-#define SYMMEM_DEV_SIGNAL_SET 9
-#define SYMMEM_DEV_SIGNAL_ADD 10
+/* the device library's names for vocabulary.h's codes */
+#define SYMMEM_DEV_SIGNAL_SET SYMMEM_SIGNAL_SET
+#define SYMMEM_DEV_SIGNAL_ADD SYMMEM_SIGNAL_ADD
 /* ComparisonType */
-#define SYMMEM_DEV_CMP_EQ 0
-#define SYMMEM_DEV_CMP_NE 1
-#define SYMMEM_DEV_CMP_GT 2
-#define SYMMEM_DEV_CMP_LE 3
-#define SYMMEM_DEV_CMP_LT 4
-#define SYMMEM_DEV_CMP_GE 5
+#define SYMMEM_DEV_CMP_EQ SYMMEM_CMP_EQ
+#define SYMMEM_DEV_CMP_NE SYMMEM_CMP_NE
+#define SYMMEM_DEV_CMP_GT SYMMEM_CMP_GT
+#define SYMMEM_DEV_CMP_LE SYMMEM_CMP_LE
+#define SYMMEM_DEV_CMP_LT SYMMEM_CMP_LT
+#define SYMMEM_DEV_CMP_GE SYMMEM_CMP_GE
 
 #define SYMMEM__ST(st) ((const symmem_device_state *)(st))
 
@@ -227,15 +229,14 @@ static __device__ __noinline__ void symmem__still_waiting(symmem_u64 st, const c
         symmem__dev_fail(st, call, SYMMEM_DEV_ERR_TIMEOUT, s->my_pe, -1, s->timeout_ns);
 }
 
+/* the comparisons of vocabulary.h (GE for a code it lacks) */
 template <typename T>
 static __device__ __forceinline__ int symmem__compare(T v, int cmp, T x)
 {
     switch (cmp) {
-    case SYMMEM_DEV_CMP_EQ: return v == x;
-    case SYMMEM_DEV_CMP_NE: return v != x;
-    case SYMMEM_DEV_CMP_GT: return v > x;
-    case SYMMEM_DEV_CMP_LE: return v <= x;
-    case SYMMEM_DEV_CMP_LT: return v < x;
+#define SYMMEM__DEV_COMPARE(NAME, name, code, op) case code: return v op x;
+        SYMMEM_COMPARISONS(SYMMEM__DEV_COMPARE)
+#undef SYMMEM__DEV_COMPARE
     default: return v >= x;
     }
 }
@@ -253,7 +254,7 @@ SYMMEM_DEVICE_API symmem_u64 symmem_dev_signal_wait(symmem_u64 st, symmem_u64 si
     }
 }
 
-/* dtype: symmem_dtype_t's integer codes 1-8 (int8 ... uint64). */
+/* dtype: an integer symmem_dtype_t (int8 ... uint64, vocabulary.h). */
 SYMMEM_DEVICE_API int symmem_dev_wait_until(symmem_u64 st, symmem_u64 ivar, int dtype, int cmp,
                                             long long value)
 {
@@ -261,15 +262,15 @@ SYMMEM_DEVICE_API int symmem_dev_wait_until(symmem_u64 st, symmem_u64 ivar, int 
     for (unsigned int spin = 1;; spin++) {
         long long v;
         switch (dtype) { /* each acquire pairs with the flag's writer's fence */
-        case 1: v = (signed char)symmem__ld_acquire_u8(ivar); break;
-        case 2: v = (short)symmem__ld_acquire_u16(ivar); break;
-        case 3: v = (int)symmem__ld_acquire_u32(ivar); break;
-        case 5: v = (unsigned char)symmem__ld_acquire_u8(ivar); break;
-        case 6: v = symmem__ld_acquire_u16(ivar); break;
-        case 7: v = symmem__ld_acquire_u32(ivar); break;
+        case SYMMEM_DTYPE_INT8: v = (signed char)symmem__ld_acquire_u8(ivar); break;
+        case SYMMEM_DTYPE_INT16: v = (short)symmem__ld_acquire_u16(ivar); break;
+        case SYMMEM_DTYPE_INT32: v = (int)symmem__ld_acquire_u32(ivar); break;
+        case SYMMEM_DTYPE_UINT8: v = (unsigned char)symmem__ld_acquire_u8(ivar); break;
+        case SYMMEM_DTYPE_UINT16: v = symmem__ld_acquire_u16(ivar); break;
+        case SYMMEM_DTYPE_UINT32: v = symmem__ld_acquire_u32(ivar); break;
         default: v = (long long)symmem__ld_acquire_u64(ivar);
         }
-        int unsigned_type = dtype >= 5;
+        int unsigned_type = dtype >= SYMMEM_DTYPE_UINT8;
         if (unsigned_type ? symmem__compare<symmem_u64>((symmem_u64)v, cmp, (symmem_u64)value)
                           : symmem__compare<long long>(v, cmp, value))
             return 0;

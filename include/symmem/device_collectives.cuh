@@ -217,26 +217,25 @@ template <> struct symmem__num<symmem__bhalf> {
     }
 };
 
-/* op: symmem_reduce_op_t (0 sum, 1 min, 2 max, 3 prod, 4 and, 5 or, 6 xor). */
+/* op: a symmem_reduce_op_t, combined as vocabulary.h's row for it says. */
+#define SYMMEM__DEV_COMBINE(NAME, name, code, bitwise, combine) case code: return combine;
 template <typename A> static __device__ __forceinline__ A symmem__combine(int op, A a, A b)
 {
     switch (op) {
-    case 0: return a + b;
-    case 1: return b < a ? b : a;
-    case 2: return a < b ? b : a;
-    case 3: return a * b;
-    case 4: return a & b;
-    case 5: return a | b;
+        SYMMEM_REDUCE_OPS(SYMMEM__DEV_COMBINE)
     default: return a ^ b;
     }
 }
+/* the bitwise ops take integers only: floats combine by the other rows */
+#define SYMMEM__DEV_COMBINE_FLOAT(NAME, name, code, bitwise, combine)                         \
+    SYMMEM__DEV_COMBINE_IF_##bitwise(code, combine)
+#define SYMMEM__DEV_COMBINE_IF_0(code, combine) case code: return combine;
+#define SYMMEM__DEV_COMBINE_IF_1(code, combine)
 template <typename A> static __device__ __forceinline__ A symmem__combine_float(int op, A a, A b)
 {
     switch (op) {
-    case 0: return a + b;
-    case 1: return b < a ? b : a;
-    case 2: return a < b ? b : a;
-    default: return a * b; /* the bitwise ops take integers only */
+        SYMMEM_REDUCE_OPS(SYMMEM__DEV_COMBINE_FLOAT)
+    default: return a * b;
     }
 }
 template <> __device__ __forceinline__ float symmem__combine<float>(int op, float a, float b)
@@ -280,14 +279,13 @@ static __device__ __noinline__ void symmem__reduce_typed(symmem_u64 st,
         out[i] = N::narrow(symmem__reduced<T>(st, t, offset, i, op));
 }
 
-/* Bytes of symmem_dtype_t's element (0 bool ... 12 float64), 0 if none. */
+/* Bytes of symmem_dtype_t's element (vocabulary.h), 0 if none. */
 static __device__ __forceinline__ symmem_u64 symmem__dtype_size(int dtype)
 {
     switch (dtype) {
-    case 0: case 1: case 5: return 1;
-    case 2: case 6: case 9: case 10: return 2;
-    case 3: case 7: case 11: return 4;
-    case 4: case 8: case 12: return 8;
+#define SYMMEM__DEV_DTYPE_SIZE(NAME, name, code, size, ctype, nvshmem, kind) case code: return size;
+        SYMMEM_DTYPES(SYMMEM__DEV_DTYPE_SIZE)
+#undef SYMMEM__DEV_DTYPE_SIZE
     default: return 0;
     }
 }
@@ -301,17 +299,17 @@ static __device__ __forceinline__ void symmem__reduce_range(symmem_u64 st,
     unsigned int lane = symmem__lane(scope), lanes = symmem__lanes(scope);
 #define SYMMEM__REDUCE_AS(T) symmem__reduce_typed<T>(st, t, dst, from, first, count, op, lane, lanes)
     switch (dtype) {
-    case 0: case 5: SYMMEM__REDUCE_AS(unsigned char); break;
-    case 1: SYMMEM__REDUCE_AS(signed char); break;
-    case 2: SYMMEM__REDUCE_AS(short); break;
-    case 6: SYMMEM__REDUCE_AS(unsigned short); break;
-    case 3: SYMMEM__REDUCE_AS(int); break;
-    case 7: SYMMEM__REDUCE_AS(unsigned int); break;
-    case 4: SYMMEM__REDUCE_AS(long long); break;
-    case 8: SYMMEM__REDUCE_AS(symmem_u64); break;
-    case 9: SYMMEM__REDUCE_AS(symmem__half); break;
-    case 10: SYMMEM__REDUCE_AS(symmem__bhalf); break;
-    case 11: SYMMEM__REDUCE_AS(float); break;
+    case SYMMEM_DTYPE_BOOL: case SYMMEM_DTYPE_UINT8: SYMMEM__REDUCE_AS(unsigned char); break;
+    case SYMMEM_DTYPE_INT8: SYMMEM__REDUCE_AS(signed char); break;
+    case SYMMEM_DTYPE_INT16: SYMMEM__REDUCE_AS(short); break;
+    case SYMMEM_DTYPE_UINT16: SYMMEM__REDUCE_AS(unsigned short); break;
+    case SYMMEM_DTYPE_INT32: SYMMEM__REDUCE_AS(int); break;
+    case SYMMEM_DTYPE_UINT32: SYMMEM__REDUCE_AS(unsigned int); break;
+    case SYMMEM_DTYPE_INT64: SYMMEM__REDUCE_AS(long long); break;
+    case SYMMEM_DTYPE_UINT64: SYMMEM__REDUCE_AS(symmem_u64); break;
+    case SYMMEM_DTYPE_FLOAT16: SYMMEM__REDUCE_AS(symmem__half); break;
+    case SYMMEM_DTYPE_BFLOAT16: SYMMEM__REDUCE_AS(symmem__bhalf); break;
+    case SYMMEM_DTYPE_FLOAT32: SYMMEM__REDUCE_AS(float); break;
     default: SYMMEM__REDUCE_AS(double);
     }
 #undef SYMMEM__REDUCE_AS

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vocabulary.h" /* dtypes, ops, comparisons, capabilities: the enums */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -123,6 +125,9 @@ SYMMEM_API int symmem_my_pe(void);   /* -1 before init */
 SYMMEM_API int symmem_n_pes(void);   /* -1 before init */
 /* The running backend's name ("cpu", "gpu" or "mpi"), NULL before init. */
 SYMMEM_API const char *symmem_backend_name(void);
+/* What the running backend can do: symmem_capability_t bits
+ * (SYMMEM_CAP_DEVICE_MEMORY, ...; vocabulary.h), 0 before init. */
+SYMMEM_API uint32_t symmem_capabilities(void);
 /* The CUDA device ordinal of the symmetric heap; -1 for host memory. */
 SYMMEM_API int symmem_device(void);
 /* The version of the library the backend runs on ("3.4.5" for NVSHMEM);
@@ -178,16 +183,8 @@ SYMMEM_API symmem_status_t symmem_fence_on_stream(symmem_stream_t stream);
 
 /* ---- signals --------------------------------------------------------------*/
 
-typedef enum { SYMMEM_SIGNAL_SET = 9, SYMMEM_SIGNAL_ADD = 10 } symmem_signal_op_t;
-
-typedef enum {
-    SYMMEM_CMP_EQ = 0,
-    SYMMEM_CMP_NE = 1,
-    SYMMEM_CMP_GT = 2,
-    SYMMEM_CMP_LE = 3,
-    SYMMEM_CMP_LT = 4,
-    SYMMEM_CMP_GE = 5
-} symmem_cmp_t;
+/* symmem_signal_op_t (SYMMEM_SIGNAL_SET, _ADD) and symmem_cmp_t
+ * (SYMMEM_CMP_EQ ... _GE): vocabulary.h. */
 
 /* put, then update sig on pe; a PE that sees the signal sees the data. */
 SYMMEM_API symmem_status_t symmem_put_signal(void *dst, const void *src, size_t nbytes,
@@ -211,14 +208,7 @@ SYMMEM_API symmem_status_t symmem_signal_fetch(const uint64_t *sig, uint64_t *va
 
 /* ---- point synchronisation on any integer element ------------------------ */
 
-typedef enum {
-    SYMMEM_DTYPE_BOOL = 0,
-    SYMMEM_DTYPE_INT8, SYMMEM_DTYPE_INT16, SYMMEM_DTYPE_INT32, SYMMEM_DTYPE_INT64,
-    SYMMEM_DTYPE_UINT8, SYMMEM_DTYPE_UINT16, SYMMEM_DTYPE_UINT32, SYMMEM_DTYPE_UINT64,
-    SYMMEM_DTYPE_FLOAT16, SYMMEM_DTYPE_BFLOAT16, SYMMEM_DTYPE_FLOAT32,
-    SYMMEM_DTYPE_FLOAT64,
-    SYMMEM_DTYPE_COUNT
-} symmem_dtype_t;
+/* symmem_dtype_t (SYMMEM_DTYPE_BOOL ... _FLOAT64): vocabulary.h. */
 
 SYMMEM_API size_t symmem_dtype_size(symmem_dtype_t dtype);
 SYMMEM_API const char *symmem_dtype_name(symmem_dtype_t dtype);
@@ -282,11 +272,8 @@ SYMMEM_API symmem_status_t symmem_team_destroy(symmem_team_t team);
 
 /* ---- collectives (every member calls them in the same order) ------------ */
 
-typedef enum {
-    SYMMEM_OP_SUM = 0, SYMMEM_OP_MIN, SYMMEM_OP_MAX, SYMMEM_OP_PROD,
-    SYMMEM_OP_AND, SYMMEM_OP_OR, SYMMEM_OP_XOR, /* bitwise: integer and bool only */
-    SYMMEM_OP_COUNT
-} symmem_reduce_op_t;
+/* symmem_reduce_op_t (SYMMEM_OP_SUM ... _XOR; AND, OR and XOR are bitwise:
+ * integer and bool only): vocabulary.h. */
 
 SYMMEM_API const char *symmem_reduce_op_name(symmem_reduce_op_t op);
 
@@ -313,13 +300,7 @@ SYMMEM_API symmem_status_t symmem_broadcast(symmem_team_t team, void *dst, const
 
 /* ---- atomics --------------------------------------------------------------*/
 
-typedef enum {
-    SYMMEM_ATOMIC_FETCH = 0, SYMMEM_ATOMIC_SET, SYMMEM_ATOMIC_INC, SYMMEM_ATOMIC_FETCH_INC,
-    SYMMEM_ATOMIC_ADD, SYMMEM_ATOMIC_FETCH_ADD, SYMMEM_ATOMIC_AND, SYMMEM_ATOMIC_FETCH_AND,
-    SYMMEM_ATOMIC_OR, SYMMEM_ATOMIC_FETCH_OR, SYMMEM_ATOMIC_XOR, SYMMEM_ATOMIC_FETCH_XOR,
-    SYMMEM_ATOMIC_SWAP, SYMMEM_ATOMIC_COMPARE_SWAP,
-    SYMMEM_ATOMIC_COUNT
-} symmem_atomic_op_t;
+/* symmem_atomic_op_t (SYMMEM_ATOMIC_FETCH ... _COMPARE_SWAP): vocabulary.h. */
 
 /* One atomic on PE pe's copy of target (an int32, int64, uint32 or uint64;
  * float32/float64 for FETCH, SET, SWAP, ADD, FETCH_ADD). value and cond hold

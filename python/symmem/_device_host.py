@@ -187,7 +187,7 @@ def _require_gpu(call, what="CUDA modules and libraries"):
     """Initialised on the gpu backend, where what (device code) runs."""
     require_initialized(call)
     backend = _symmem.backend_name()
-    if backend != "gpu":
+    if "device_calls" not in _symmem.capabilities():
         raise exception(_symmem.ERR_UNSUPPORTED, f"{call}: {what} need the gpu backend; the "
                         f"running backend is {backend} (device code runs there as "
                         "@numba.njit functions: symmem.device.numba)")
@@ -379,7 +379,8 @@ _loaded = {}  # handle -> library (bool), of each loaded module of ours until it
 
 
 def _gpu_running():
-    return _symmem.initialized() and _symmem.backend_name() == "gpu"
+    """A backend runs whose device code links device.cuh (the gpu one)."""
+    return "device_calls" in _symmem.capabilities()  # empty before init
 
 
 def attach_loaded(library, handle):
@@ -401,7 +402,7 @@ def detach_unloaded(library, handle):
 
 
 def _attach_all_loaded():
-    if _symmem.backend_name() != "gpu":
+    if "device_calls" not in _symmem.capabilities():
         return
     for handle, library in list(_loaded.items()):
         try:

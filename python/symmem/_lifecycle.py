@@ -302,7 +302,7 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
     if initializer_method in ("", "auto"):
         # PEs on several hosts: NVSHMEM's id goes over the launcher's rendezvous
         job = _symmem.launcher(backend=backend)
-        if job["spans_hosts"] and job["backend"] == "gpu":
+        if job["spans_hosts"] and "spans_hosts" in job["capabilities"]:
             initializer_method = "uid"
             uid = UniqueID(_rendezvous.uid_across_hosts(_symmem.get_unique_id, job))
             rank, nranks = job["rank"], job["nranks"]

@@ -10,15 +10,16 @@ from symmem._errors import exception, require_initialized
 def multicast_unavailable_reason(call):
     """Why NVLink multicast cannot run here, as an error message naming call
     (the device calls' compile errors use it too)."""
-    backend = _symmem.backend_name()
+    backend, can = _symmem.backend_name(), _symmem.capabilities()
     if backend is None:
         return f"{call}: NVLink multicast needs the gpu backend, and symmem is not initialised"
-    if backend != "gpu":
+    if "device_memory" not in can:  # no GPU heap: nothing to multicast into
         return f"{call}: NVLink multicast needs the gpu backend; the running backend is {backend}"
     if _symmem.env("NVSHMEM_DISABLE_NVLS"):
         return (f"{call}: NVLink multicast is disabled in this environment "
                 "(NVSHMEM_DISABLE_NVLS is set)")
-    return f"{call}: the gpu backend does not map NVLink multicast memory yet"
+    # no backend has the multicast capability yet
+    return f"{call}: the {backend} backend does not map NVLink multicast memory yet"
 
 
 def _multicast_unavailable(call):

@@ -86,12 +86,12 @@ class NvshmemResource:
     @property
     def is_device_accessible(self):
         """Whether kernels can reach the memory: True on the gpu backend."""
-        return _symmem.backend_name() == "gpu"
+        return "device_memory" in _symmem.capabilities()
 
     @property
     def is_host_accessible(self):
         """Whether the CPU can reach the memory: True on the cpu backend."""
-        return _symmem.backend_name() != "gpu"
+        return "device_memory" not in _symmem.capabilities()
 
     @property
     def device_id(self):

@@ -2,14 +2,16 @@
 #include "error.h"
 #include "checks.h"
 #include "state.h"
+#include "vocab.h"
 
 #define RT (&symmem__rt)
 
-static const char *const names[SYMMEM_ATOMIC_COUNT] = {
-    "atomic_fetch", "atomic_set", "atomic_inc",       "atomic_fetch_inc", "atomic_add",
-    "atomic_fetch_add", "atomic_and", "atomic_fetch_and", "atomic_or",    "atomic_fetch_or",
-    "atomic_xor", "atomic_fetch_xor", "atomic_swap",  "atomic_compare_swap",
-};
+#define NAME_OF(NAME, name, code, operands, fetches, floats) [code] = name,
+static const char *const names[SYMMEM_ATOMIC_COUNT] = {SYMMEM_ATOMIC_OPS(NAME_OF)};
+#undef NAME_OF
+#define FLOATS_OF(NAME, name, code, operands, fetches, floats) [code] = floats,
+static const unsigned char takes_floats[SYMMEM_ATOMIC_COUNT] = {SYMMEM_ATOMIC_OPS(FLOATS_OF)};
+#undef FLOATS_OF
 
 const char *symmem_atomic_op_name(symmem_atomic_op_t op)
 {
@@ -17,19 +19,14 @@ const char *symmem_atomic_op_name(symmem_atomic_op_t op)
 }
 
 /* Which dtypes an operation takes: the four 32/64-bit integers always;
- * floats only where the result needs no bitwise meaning. */
+ * float32 and float64 where the vocabulary says (no bitwise meaning needed). */
 static int dtype_allowed(symmem_atomic_op_t op, symmem_dtype_t dtype)
 {
-    switch (dtype) {
-    case SYMMEM_DTYPE_INT32: case SYMMEM_DTYPE_INT64:
-    case SYMMEM_DTYPE_UINT32: case SYMMEM_DTYPE_UINT64:
-        return 1;
-    case SYMMEM_DTYPE_FLOAT32: case SYMMEM_DTYPE_FLOAT64:
-        return op == SYMMEM_ATOMIC_FETCH || op == SYMMEM_ATOMIC_SET || op == SYMMEM_ATOMIC_SWAP ||
-               op == SYMMEM_ATOMIC_ADD || op == SYMMEM_ATOMIC_FETCH_ADD;
-    default:
-        return 0;
-    }
+    size_t size = symmem__dtype_bytes(dtype);
+    if (size != 4 && size != 8) return 0;
+    if (symmem__dtype_is_integer(dtype)) return 1;
+    return symmem__dtype_is_float(dtype) && (unsigned)op < SYMMEM_ATOMIC_COUNT &&
+           takes_floats[op];
 }
 
 symmem_status_t symmem_atomic(symmem_atomic_op_t op, void *target, symmem_dtype_t dtype,

@@ -24,7 +24,7 @@
 #include "symmem/symmem.h"
 #include "calls.h"
 
-#define SYMMEM_BACKEND_OPS_VERSION 8
+#define SYMMEM_BACKEND_OPS_VERSION 9
 
 /* Who we are and how to find the others; filled by bootstrap.c. */
 typedef struct {
@@ -103,167 +103,59 @@ typedef symmem_status_t symmem_team_init_func_t(symmem_backend_t *be, uint64_t k
 typedef symmem_status_t symmem_predefined_team_func_t(symmem_backend_t *be, symmem_team_t team,
                                                       int *members, int *n_p);
 
+typedef symmem_status_t symmem_init_func_t(const symmem_bootstrap_t *boot,
+                                           symmem_backend_t **backend_p);
+typedef symmem_status_t symmem_finalize_func_t(symmem_backend_t *be);
+typedef symmem_status_t symmem_malloc_func_t(symmem_backend_t *be, size_t size, size_t alignment,
+                                             void **ptr_p);
+typedef symmem_status_t symmem_free_func_t(symmem_backend_t *be, void *ptr);
+typedef void *symmem_ptr_func_t(symmem_backend_t *be, const void *ptr, int pe);
+typedef symmem_status_t symmem_quiet_func_t(symmem_backend_t *be, symmem_stream_t stream);
+typedef symmem_status_t symmem_put_signal_func_t(symmem_backend_t *be, void *dst, const void *src,
+                                                 size_t nbytes, uint64_t *sig, uint64_t value,
+                                                 symmem_signal_op_t op, int pe, int nbi,
+                                                 symmem_stream_t stream);
+typedef symmem_status_t symmem_signal_wait_until_func_t(symmem_backend_t *be, uint64_t *sig,
+                                                        symmem_cmp_t cmp, uint64_t value,
+                                                        symmem_stream_t stream,
+                                                        uint64_t *value_p);
+typedef symmem_status_t symmem_signal_fetch_func_t(symmem_backend_t *be, const uint64_t *sig,
+                                                   uint64_t *value_p);
+typedef symmem_status_t symmem_wait_until_func_t(symmem_backend_t *be, void *ivar,
+                                                 symmem_dtype_t dtype, symmem_cmp_t cmp,
+                                                 int64_t value);
+typedef symmem_status_t symmem_test_func_t(symmem_backend_t *be, void *ivar, symmem_dtype_t dtype,
+                                           symmem_cmp_t cmp, int64_t value, int *result_p);
+typedef int symmem_device_func_t(symmem_backend_t *be);
+typedef symmem_status_t symmem_get_unique_id_func_t(symmem_unique_id_t *uid_p);
+typedef int symmem_can_run_func_t(const symmem_bootstrap_t *boot, char *why, size_t why_size);
+typedef void symmem_heap_range_func_t(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);
+typedef symmem_status_t symmem_register_external_func_t(symmem_backend_t *be, void *ptr,
+                                                        size_t size, void **sym_p);
+typedef symmem_status_t symmem_unregister_external_func_t(symmem_backend_t *be, void *sym,
+                                                          size_t size);
+typedef void symmem_library_version_func_t(symmem_backend_t *be, char *text, size_t size);
+typedef symmem_status_t symmem_device_state_func_t(symmem_backend_t *be,
+                                                   const struct symmem_device_state *host,
+                                                   uint64_t *device_addr_p);
+typedef symmem_status_t symmem_cuda_module_func_t(symmem_backend_t *be, int library,
+                                                  uint64_t handle, int op, int *links_p);
+typedef void symmem_device_wake_func_t(symmem_backend_t *be, int pe);
+
+/* The table: its slots, in order, with what each does, are listed once, in
+ * backend_slots.def (SYMMEM_BACKEND_SLOT(name, type) a row), which makes
+ * this struct and the load-time check that none is empty (unsupported.c). */
 typedef struct symmem_backend_ops {
     uint32_t version; /* SYMMEM_BACKEND_OPS_VERSION */
-    const char *name; /* "cpu", "gpu" */
-
-    /* Collective. [in] boot; [out] backend_p: the state every slot gets. */
-    symmem_status_t (*init)(const symmem_bootstrap_t *boot,
-                            symmem_backend_t **backend_p);
-    /* Collective. Releases everything init made; memory handed out stays
-     * addressable (reads zeros) so stale views never fault. */
-    symmem_status_t (*finalize)(symmem_backend_t *be);
-
-    /* Collective. [in] size > 0 and alignment (0: the backend's own; else a
-     * power of two), the same on every PE (checked here: else
-     * SYMMEM_ERR_MISMATCH on every PE). [out] ptr_p: local address. */
-    symmem_status_t (*malloc)(symmem_backend_t *be, size_t size, size_t alignment,
-                              void **ptr_p);
-    /* Collective. [in] ptr: the start of a live allocation, the same one on
-     * every PE (checked here). */
-    symmem_status_t (*free)(symmem_backend_t *be, void *ptr);
-    /* [in] ptr: local symmetric address. Returns where this process can
-     * load/store PE pe's copy, or NULL. */
-    void *(*ptr)(symmem_backend_t *be, const void *ptr, int pe);
-
-    /* [in] dst symmetric, src readable, nbytes > 0, pe valid. */
-    symmem_copy_func_t *put;
-    /* [in] src symmetric, dst writable. */
-    symmem_copy_func_t *get;
-    symmem_copy_func_t *put_nbi;
-    symmem_copy_func_t *get_nbi;
-    symmem_status_t (*quiet)(symmem_backend_t *be, symmem_stream_t stream);
-    /* SYMMEM_STREAM_NONE: the puts issued so far; else those queued on it. */
-    symmem_status_t (*fence)(symmem_backend_t *be, symmem_stream_t stream);
-
-    /* [in] sig symmetric uint64; nbytes may be 0; nbi: 1 for put_signal_nbi. */
-    symmem_status_t (*put_signal)(symmem_backend_t *be, void *dst,
-                                  const void *src, size_t nbytes,
-                                  uint64_t *sig, uint64_t value,
-                                  symmem_signal_op_t op, int pe, int nbi,
-                                  symmem_stream_t stream);
-    /* [in] sig local symmetric uint64; [out] value_p (may be NULL). */
-    symmem_status_t (*signal_wait_until)(symmem_backend_t *be, uint64_t *sig,
-                                         symmem_cmp_t cmp, uint64_t value,
-                                         symmem_stream_t stream,
-                                         uint64_t *value_p);
-    /* [in] sig local symmetric uint64; [out] value_p. */
-    symmem_status_t (*signal_fetch)(symmem_backend_t *be, const uint64_t *sig,
-                                     uint64_t *value_p);
-    /* [in] ivar local symmetric element of dtype (an integer type).
-     * test: [out] result_p. wait: blocks until the comparison holds. */
-    symmem_status_t (*wait_until)(symmem_backend_t *be, void *ivar,
-                                  symmem_dtype_t dtype, symmem_cmp_t cmp,
-                                  int64_t value);
-    symmem_status_t (*test)(symmem_backend_t *be, void *ivar,
-                            symmem_dtype_t dtype, symmem_cmp_t cmp,
-                            int64_t value, int *result_p);
-
-    /* barrier: quiet, then wait for every PE; sync: wait only. */
-    symmem_world_sync_func_t *barrier_all;
-    symmem_world_sync_func_t *sync_all;
-
-    /* ---- teams and collectives (appended) ---- */
-
-    /* Collective over parent: the team parent[start + i*stride], i < size
-     * (arguments checked by the core; every parent member passes the same).
-     * [out] handle_p: the new team's handle (< SYMMEM_TEAM_MAX, the same on
-     * every member), or SYMMEM_TEAM_INVALID where in_team is 0. */
-    symmem_team_split_strided_func_t *team_split_strided;
-    /* Collective over parent: x teams of xrange consecutive members, y teams
-     * of the members with the same x index. [out] both handles. */
-    symmem_team_split_2d_func_t *team_split_2d;
-    /* Collective over the team: releases its channel. */
-    symmem_team_destroy_func_t *team_destroy;
-    /* barrier: quiet, then wait for every member; sync: wait only. */
-    symmem_team_sync_func_t *barrier;
-    symmem_team_sync_func_t *sync;
-    /* [in] dst, src symmetric; sizes checked by the core. */
-    symmem_reduce_func_t *reduce;
-    symmem_reduce_func_t *reducescatter;
-    symmem_move_func_t *alltoall;
-    symmem_move_func_t *fcollect;
-    /* [in] root: team-relative. */
-    symmem_broadcast_func_t *broadcast;
-    /* [in] target symmetric, dtype and op checked; [out] fetched_p may be NULL. */
-    symmem_atomic_func_t *atomic;
-    /* The CUDA device ordinal the backend's memory lives on; -1 for host. */
-    int (*device)(symmem_backend_t *be);
-    /* Works before init (be unused): a unique id this backend's init takes. */
-    symmem_status_t (*get_unique_id)(symmem_unique_id_t *uid_p);
-    /* Whether init could succeed for boot (e.g. a GPU for every PE of the
-     * host); 0 with the reason in why if not. Called before init. */
-    int (*can_run)(const symmem_bootstrap_t *boot, char *why, size_t why_size);
-    /* Collective over the PEs that pass the same key: a team of npes PEs in
-     * which the caller is number index. [out] members (npes world PEs, in
-     * team order) and handle_p. */
-    symmem_team_init_func_t *team_init;
-    /* [out] where this PE's own symmetric heap is (0, 0 if unknown), so that
-     * private arguments inside it can be checked against live allocations. */
-    void (*heap_range)(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);
-
-    /* ---- external memory (version 2) ---- */
-
-    /* Collective: maps this PE's memory [ptr, ptr + size) (CUDA VMM memory on
-     * the gpu) into the symmetric address space; every PE passes the same
-     * size. [out] sym_p: the symmetric address that names it from now on. */
-    symmem_status_t (*register_external)(symmem_backend_t *be, void *ptr, size_t size,
-                                         void **sym_p);
-    /* Collective: undoes register_external for the sym it returned. */
-    symmem_status_t (*unregister_external)(symmem_backend_t *be, void *sym, size_t size);
-
-    /* ---- version 3 ---- */
-
-    /* [out] text: the version of the library the backend runs on ("3.4.5"
-     * for NVSHMEM), or "" where it runs on none. */
-    void (*library_version)(symmem_backend_t *be, char *text, size_t size);
-
-    /* ---- version 4 ---- */
-
-    /* Collective, called before finalize: waits, bounded by SYMMEM_TIMEOUT,
-     * until this PE can finalize without hanging (on the gpu: work still
-     * running on the device, a graph replaying a barrier say, has ended and
-     * every PE has arrived). On failure the runtime stays initialised, so
-     * the program can finish that work and call finalize again. */
-    symmem_status_t (*prepare_finalize)(symmem_backend_t *be);
-
-    /* ---- version 5 ---- */
-
-    /* Collective, at the end of init: publishes the device state block for
-     * the backend's own kernels from the host's (core/device_state.h, filled
-     * but for its magic). [out] device_addr_p: the copy's device address,
-     * fixed for the process, or 0 where the backend has no kernels. */
-    symmem_status_t (*device_state)(symmem_backend_t *be, const struct symmem_device_state *host,
-                                     uint64_t *device_addr_p);
-
-    /* ---- version 6 ---- */
-
-    /* A CUDA module (library 0) or library (library 1) the program loaded,
-     * for NVSHMEM4Py's module_init and friends. [out] *links_p: whether it
-     * links NVSHMEM's own device library (holds its device state); if so, op
-     * SYMMEM_CUDA_MODULE_INIT / _FINALIZE runs NVSHMEM's init / finalize of
-     * it (op _QUERY only looks). Op _ATTACH: where it links symmem's
-     * device library (device.cuh's constant state), write that state into
-     * it now and whenever it changes, until op _DETACH or finalize; then
-     * *links_p says whether it does. */
-    symmem_status_t (*cuda_module)(symmem_backend_t *be, int library, uint64_t handle, int op,
-                                   int *links_p);
-
-    /* ---- version 7 ---- */
-
-    /* After init: the members of predefined team (below SYMMEM_TEAM_FIRST_USER)
-     * where the PEs really are (TEAM_NODE: the PEs of this host). [out]
-     * members (room for n_pes world PEs, in team order) and *n_p, 0 where
-     * this PE is in no such team. */
-    symmem_predefined_team_func_t *predefined_team;
-
-    /* ---- version 8 ---- */
-
-    /* After device code stored into PE pe's heap (njit code on the cpu
-     * backend, through core/device_state.h's symmem__device_wake): wake pe
-     * where it may sleep in a wait on that memory. [in] pe: checked. A
-     * backend whose waits need no waking does nothing (symmem__no_wake). */
-    void (*device_wake)(symmem_backend_t *be, int pe);
+    const char *name; /* "cpu", "gpu": for messages, never to decide behaviour */
+#define SYMMEM_BACKEND_SLOT(name, type) type *name;
+#include "backend_slots.def"
+#undef SYMMEM_BACKEND_SLOT
+    /* ---- version 9 ---- */
+    /* What the backend can do: symmem_capability_t bits (vocabulary.h), the
+     * same for every PE and run; the core, the extension and the package
+     * decide by these, never by the name. */
+    uint32_t capabilities;
 } symmem_backend_ops_t;
 
 #define SYMMEM_CUDA_MODULE_QUERY 0

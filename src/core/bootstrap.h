@@ -33,11 +33,13 @@ typedef struct {
 void symmem__bootstrap_identity(const symmem_bootstrap_t *boot, symmem_job_identity_t *id_p);
 
 /* What init would find in the environment, starting nothing: the
- * launcher's numbering and placement, and the name of the backend it would
- * choose (backend as init's argument; NULL: SYMMEM_BACKEND). Python's init
- * asks, to hand the gpu backend's unique id over the launcher's rendezvous
- * when the PEs span hosts (lifecycle.c). */
+ * launcher's numbering and placement, and the name and capabilities of the
+ * backend it would choose (backend as init's argument; NULL:
+ * SYMMEM_BACKEND). Python's init asks, to hand the unique id of a backend
+ * that spans hosts over the launcher's rendezvous when the PEs do
+ * (lifecycle.c). */
 symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *boot_p,
-                                     symmem_job_identity_t *id_p, const char **backend_p);
+                                     symmem_job_identity_t *id_p, const char **backend_p,
+                                     uint32_t *capabilities_p);
 
 #endif

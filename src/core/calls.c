@@ -4,23 +4,15 @@
 
 #include "calls.h"
 
-const char *const symmem__call_names[SYMMEM_CALL_COUNT] = {
-    [SYMMEM_CALL_INIT] = "init",
-    [SYMMEM_CALL_BARRIER_ALL] = "barrier_all",
-    [SYMMEM_CALL_SYNC_ALL] = "sync_all",
-    [SYMMEM_CALL_BARRIER] = "barrier",
-    [SYMMEM_CALL_SYNC] = "sync",
-    [SYMMEM_CALL_REDUCE] = "reduce",
-    [SYMMEM_CALL_REDUCESCATTER] = "reducescatter",
-    [SYMMEM_CALL_BROADCAST] = "broadcast",
-    [SYMMEM_CALL_ALLTOALL] = "alltoall",
-    [SYMMEM_CALL_FCOLLECT] = "fcollect",
-    [SYMMEM_CALL_MALLOC] = "malloc",
-    [SYMMEM_CALL_FREE] = "free",
-    [SYMMEM_CALL_TEAM_SPLIT] = "team_split",
-    [SYMMEM_CALL_TEAM_DESTROY] = "team_destroy",
-    [SYMMEM_CALL_TEAM_INIT] = "team_init",
-};
+#define CALL_NAME(NAME, name, code, shape, moves_data) [SYMMEM_CALL_##NAME] = name,
+const char *const symmem__call_names[SYMMEM_CALL_COUNT] = {SYMMEM_CALL_KINDS(CALL_NAME)};
+#undef CALL_NAME
+
+/* What a fingerprint's words hold, by the kind's SHAPE (vocabulary.h). */
+typedef enum { PLAIN, REDUCTION, ROOTED, BYTES, TEAM, PES, OF_TEAM } shape_t;
+#define CALL_SHAPE(NAME, name, code, shape, moves_data) [SYMMEM_CALL_##NAME] = shape,
+static const shape_t shapes[SYMMEM_CALL_COUNT] = {SYMMEM_CALL_KINDS(CALL_SHAPE)};
+#undef CALL_SHAPE
 
 static const char *const team_names[SYMMEM_TEAM_FIRST_USER] = {
     [SYMMEM_TEAM_WORLD] = "WORLD",
@@ -45,28 +37,28 @@ void symmem__call_describe(symmem_call_t call, char *out, size_t size)
     else
         snprintf(team_text, sizeof(team_text), "team %d", team);
     const char *name = symmem__call_name(call);
-    switch (kind) {
-    case SYMMEM_CALL_REDUCE: case SYMMEM_CALL_REDUCESCATTER:
+    switch (kind > 0 && kind < SYMMEM_CALL_COUNT ? shapes[kind] : PLAIN) {
+    case REDUCTION:
         snprintf(out, size, "%s(%s, %s, %llu element%s, %s)", name, symmem_reduce_op_name(op),
                  symmem_dtype_name(dtype), count, count == 1 ? "" : "s", team_text);
         break;
-    case SYMMEM_CALL_BROADCAST:
+    case ROOTED:
         snprintf(out, size, "%s(%llu byte%s, root %u, %s)", name, count, count == 1 ? "" : "s",
                  root, team_text);
         break;
-    case SYMMEM_CALL_ALLTOALL: case SYMMEM_CALL_FCOLLECT:
+    case BYTES:
         snprintf(out, size, "%s(%llu byte%s, %s)", name, count, count == 1 ? "" : "s", team_text);
         break;
-    case SYMMEM_CALL_BARRIER: case SYMMEM_CALL_SYNC: case SYMMEM_CALL_TEAM_DESTROY:
+    case TEAM:
         snprintf(out, size, "%s(%s)", name, team_text);
         break;
-    case SYMMEM_CALL_TEAM_INIT:
+    case PES:
         snprintf(out, size, "%s(%llu PEs)", name, count);
         break;
-    case SYMMEM_CALL_TEAM_SPLIT:
+    case OF_TEAM:
         snprintf(out, size, "%s(of %s)", name, team_text);
         break;
-    default: /* init, barrier_all, sync_all, malloc, free */
+    case PLAIN: /* init, barrier_all, sync_all, malloc, free */
         snprintf(out, size, "%s", name);
     }
 }

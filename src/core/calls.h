@@ -10,13 +10,27 @@
 
 #include "symmem/symmem.h"
 
-/* The collectives, as a fingerprint names them. */
+/* The collectives, as a fingerprint names them (symmem/vocabulary.h's
+ * SYMMEM_CALL_KINDS); NONE: no collective (a one-sided call). */
+#define SYMMEM__CALL_KIND(NAME, name, code, shape, moves_data) SYMMEM_CALL_##NAME = code,
 typedef enum {
-    SYMMEM_CALL_INIT = 1, SYMMEM_CALL_BARRIER_ALL, SYMMEM_CALL_SYNC_ALL, SYMMEM_CALL_BARRIER,
-    SYMMEM_CALL_SYNC, SYMMEM_CALL_REDUCE, SYMMEM_CALL_REDUCESCATTER, SYMMEM_CALL_BROADCAST,
-    SYMMEM_CALL_ALLTOALL, SYMMEM_CALL_FCOLLECT, SYMMEM_CALL_MALLOC, SYMMEM_CALL_FREE,
-    SYMMEM_CALL_TEAM_SPLIT, SYMMEM_CALL_TEAM_DESTROY, SYMMEM_CALL_TEAM_INIT, SYMMEM_CALL_COUNT
+    SYMMEM_CALL_NONE = 0,
+    SYMMEM_CALL_KINDS(SYMMEM__CALL_KIND)
+    SYMMEM_CALL_COUNT
 } symmem_call_kind_t;
+#undef SYMMEM__CALL_KIND
+
+/* Whether a collective of kind moves data (NVSHMEM runs those on NCCL). */
+static inline int symmem__call_moves_data(symmem_call_kind_t kind)
+{
+    switch (kind) {
+#define SYMMEM__CALL_MOVES(NAME, name, code, shape, moves_data)                              \
+    case SYMMEM_CALL_##NAME: return moves_data;
+        SYMMEM_CALL_KINDS(SYMMEM__CALL_MOVES)
+#undef SYMMEM__CALL_MOVES
+    default: return 0;
+    }
+}
 
 /* Every member of a collective must make it with the same one. */
 typedef struct {

@@ -3,15 +3,13 @@
 #include "checks.h"
 #include "state.h"
 #include "teams.h"
+#include "vocab.h"
 
 #define RT (&symmem__rt)
 
-static const char *const op_names[SYMMEM_OP_COUNT] = {"sum", "min", "max", "prod",
-                                                       "and", "or",  "xor"};
-
 const char *symmem_reduce_op_name(symmem_reduce_op_t op)
 {
-    return (unsigned)op < SYMMEM_OP_COUNT ? op_names[op] : "unknown";
+    return symmem__reduce_op_word(op);
 }
 
 /* The team, with this PE a member. */
@@ -66,11 +64,10 @@ static symmem_status_t check_reduction(const char *call, symmem_dtype_t dtype,
         return symmem__error(SYMMEM_ERR_INVALID,
                              "%s: op=%d is not one of sum, min, max, prod, and, or, xor", call,
                              (int)op);
-    int is_float = dtype >= SYMMEM_DTYPE_FLOAT16;
-    if (is_float && op >= SYMMEM_OP_AND)
+    if (symmem__dtype_is_float(dtype) && symmem__op_is_bitwise(op))
         return symmem__error(SYMMEM_ERR_INVALID,
                              "%s: op='%s' is bitwise and needs an integer or bool dtype, not %s",
-                             call, op_names[op], symmem_dtype_name(dtype));
+                             call, symmem__reduce_op_word(op), symmem_dtype_name(dtype));
     return SYMMEM_OK;
 }
 

@@ -19,5 +19,6 @@
 #include "launcher_link.h" /* a PE of symmem.run dies with it */
 #include "registry.h"      /* allocations' generations: Buffers and owners */
 #include "teams.h"         /* a team's view (members) for collectives */
+#include "vocab.h"         /* the vocabulary's lookups: dtype kinds, op and comparison words */
 
 #endif

@@ -86,7 +86,8 @@ symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p)
 }
 
 symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *boot_p,
-                                     symmem_job_identity_t *id_p, const char **backend_p)
+                                     symmem_job_identity_t *id_p, const char **backend_p,
+                                     uint32_t *capabilities_p)
 {
     /* first, as in init: a forked child's GPUs or launcher variables are no
      * reason to give (its parent's job is not its own) */
@@ -98,6 +99,7 @@ symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *bo
     const symmem_backend_ops_t *ops = NULL;
     SYMMEM_CHECK(choose_backend("init", backend, boot_p, &ops));
     *backend_p = ops->name;
+    *capabilities_p = ops->capabilities;
     return SYMMEM_OK;
 }
 
@@ -194,4 +196,9 @@ const char *symmem_library_version(void)
 const char *symmem_backend_name(void)
 {
     return symmem__rt.initialized ? symmem__rt.ops->name : NULL;
+}
+
+uint32_t symmem_capabilities(void)
+{
+    return symmem__rt.initialized ? symmem__rt.ops->capabilities : 0;
 }

@@ -5,30 +5,18 @@
 #include "error.h"
 #include "checks.h"
 #include "state.h"
+#include "vocab.h"
 
 #define RT (&symmem__rt)
 
-static const struct {
-    const char *name;
-    size_t size;
-} dtypes[SYMMEM_DTYPE_COUNT] = {
-    [SYMMEM_DTYPE_BOOL] = {"bool", 1},         [SYMMEM_DTYPE_INT8] = {"int8", 1},
-    [SYMMEM_DTYPE_INT16] = {"int16", 2},       [SYMMEM_DTYPE_INT32] = {"int32", 4},
-    [SYMMEM_DTYPE_INT64] = {"int64", 8},       [SYMMEM_DTYPE_UINT8] = {"uint8", 1},
-    [SYMMEM_DTYPE_UINT16] = {"uint16", 2},     [SYMMEM_DTYPE_UINT32] = {"uint32", 4},
-    [SYMMEM_DTYPE_UINT64] = {"uint64", 8},     [SYMMEM_DTYPE_FLOAT16] = {"float16", 2},
-    [SYMMEM_DTYPE_BFLOAT16] = {"bfloat16", 2}, [SYMMEM_DTYPE_FLOAT32] = {"float32", 4},
-    [SYMMEM_DTYPE_FLOAT64] = {"float64", 8},
-};
-
 size_t symmem_dtype_size(symmem_dtype_t dtype)
 {
-    return (unsigned)dtype < SYMMEM_DTYPE_COUNT ? dtypes[dtype].size : 0;
+    return symmem__dtype_bytes(dtype);
 }
 
 const char *symmem_dtype_name(symmem_dtype_t dtype)
 {
-    return (unsigned)dtype < SYMMEM_DTYPE_COUNT ? dtypes[dtype].name : "unknown";
+    return symmem__dtype_valid(dtype) ? symmem__dtype_info[dtype].name : "unknown";
 }
 
 /* Checks shared by put and get: symmetric side, private side, PE. */
@@ -118,7 +106,7 @@ static symmem_status_t check_signal(const char *call, const uint64_t *sig)
 
 static symmem_status_t check_signal_op(const char *call, symmem_signal_op_t op)
 {
-    if (op == SYMMEM_SIGNAL_SET || op == SYMMEM_SIGNAL_ADD) return SYMMEM_OK;
+    if (symmem__signal_op_valid(op)) return SYMMEM_OK;
     return symmem__error(SYMMEM_ERR_INVALID,
                          "%s: signal_op=%d is not SIGNAL_SET (9) or SIGNAL_ADD (10)", call,
                          (int)op);
@@ -126,7 +114,7 @@ static symmem_status_t check_signal_op(const char *call, symmem_signal_op_t op)
 
 static symmem_status_t check_cmp(const char *call, symmem_cmp_t cmp)
 {
-    if ((unsigned)cmp <= SYMMEM_CMP_GE) return SYMMEM_OK;
+    if ((unsigned)cmp < SYMMEM_CMP_COUNT) return SYMMEM_OK;
     return symmem__error(SYMMEM_ERR_INVALID,
                          "%s: cmp=%d is not a ComparisonType (CMP_EQ=0 .. CMP_GE=5)", call,
                          (int)cmp);
@@ -185,8 +173,7 @@ static symmem_status_t check_ivar(const char *call, const void *ivar, symmem_dty
                                   symmem_cmp_t cmp)
 {
     SYMMEM_CHECK(symmem__check_initialized(call));
-    if ((unsigned)dtype >= SYMMEM_DTYPE_COUNT || dtype == SYMMEM_DTYPE_BOOL ||
-        dtype >= SYMMEM_DTYPE_FLOAT16)
+    if (!symmem__dtype_is_integer(dtype))
         return symmem__error(SYMMEM_ERR_INVALID,
                              "%s: ivar dtype %s is not an integer type (int8..uint64)", call,
                              symmem_dtype_name(dtype));

@@ -81,23 +81,14 @@ symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be)
 
 int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, size_t why_size)
 {
-#define SLOT(name) {#name, (const void *)ops->name}
+#define SYMMEM_BACKEND_SLOT(name, type) {#name, (const void *)ops->name},
     const struct {
         const char *name;
         const void *func;
     } slots[] = {
-        SLOT(init), SLOT(finalize), SLOT(malloc), SLOT(free), SLOT(ptr), SLOT(put), SLOT(get),
-        SLOT(put_nbi), SLOT(get_nbi), SLOT(quiet), SLOT(fence), SLOT(put_signal),
-        SLOT(signal_wait_until), SLOT(signal_fetch), SLOT(wait_until), SLOT(test),
-        SLOT(barrier_all), SLOT(sync_all), SLOT(team_split_strided), SLOT(team_split_2d),
-        SLOT(team_destroy), SLOT(barrier), SLOT(sync), SLOT(reduce), SLOT(reducescatter),
-        SLOT(alltoall), SLOT(fcollect), SLOT(broadcast), SLOT(atomic), SLOT(device),
-        SLOT(get_unique_id), SLOT(can_run), SLOT(team_init), SLOT(heap_range),
-        SLOT(register_external), SLOT(unregister_external), SLOT(library_version),
-        SLOT(prepare_finalize), SLOT(device_state), SLOT(cuda_module), SLOT(predefined_team),
-        SLOT(device_wake),
+#include "backend_slots.def"
     };
-#undef SLOT
+#undef SYMMEM_BACKEND_SLOT
     for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
         if (slots[i].func == NULL) {
             snprintf(why, why_size, "the %s backend's ops table has no %s", ops->name,

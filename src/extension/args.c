@@ -198,7 +198,7 @@ int symmem__ext_as_cmp(module_state_t *st, PyObject *obj, const char *call, symm
         return -1;
     }
     if (symmem__ext_as_long(st, obj, call, "cmp", &value) < 0) return -1;
-    if (value < SYMMEM_CMP_EQ || value > SYMMEM_CMP_GE) {
+    if (value < 0 || value >= SYMMEM_CMP_COUNT) {
         symmem__ext_raise_invalid(st, "%s: cmp=%lld is not a ComparisonType (CMP_EQ=%d .. "
                                       "CMP_GE=%d)", call, value, SYMMEM_CMP_EQ, SYMMEM_CMP_GE);
         return -1;
@@ -212,7 +212,7 @@ int symmem__ext_as_signal_op(module_state_t *st, PyObject *obj, const char *call
 {
     long long value = *op_p; /* kept when obj is NULL (not given) */
     if (symmem__ext_as_long(st, obj, call, "signal_op", &value) < 0) return -1;
-    if (value != SYMMEM_SIGNAL_SET && value != SYMMEM_SIGNAL_ADD) {
+    if (!symmem__signal_op_valid((int)value)) {
         symmem__ext_raise_invalid(st, "%s: signal_op=%lld is not SignalOp.SIGNAL_SET (%d) or "
                                       "SIGNAL_ADD (%d)", call, value, SYMMEM_SIGNAL_SET,
                                   SYMMEM_SIGNAL_ADD);

@@ -11,23 +11,12 @@
 
 enum { VALUE = 1, COND = 2, FETCHES = 4 };
 
-/* What each op takes and whether it returns the old value. */
-static const int shapes[SYMMEM_ATOMIC_COUNT] = {
-    [SYMMEM_ATOMIC_FETCH] = FETCHES,
-    [SYMMEM_ATOMIC_SET] = VALUE,
-    [SYMMEM_ATOMIC_INC] = 0,
-    [SYMMEM_ATOMIC_FETCH_INC] = FETCHES,
-    [SYMMEM_ATOMIC_ADD] = VALUE,
-    [SYMMEM_ATOMIC_FETCH_ADD] = VALUE | FETCHES,
-    [SYMMEM_ATOMIC_AND] = VALUE,
-    [SYMMEM_ATOMIC_FETCH_AND] = VALUE | FETCHES,
-    [SYMMEM_ATOMIC_OR] = VALUE,
-    [SYMMEM_ATOMIC_FETCH_OR] = VALUE | FETCHES,
-    [SYMMEM_ATOMIC_XOR] = VALUE,
-    [SYMMEM_ATOMIC_FETCH_XOR] = VALUE | FETCHES,
-    [SYMMEM_ATOMIC_SWAP] = VALUE | FETCHES,
-    [SYMMEM_ATOMIC_COMPARE_SWAP] = COND | VALUE | FETCHES,
-};
+/* What each op takes and whether it returns the old value (vocabulary.h). */
+#define SHAPE(NAME, name, code, operands, fetches, floats)                                  \
+    [code] = ((operands) >= 1 ? VALUE : 0) | ((operands) == 2 ? COND : 0) |                  \
+             ((fetches) ? FETCHES : 0),
+static const int shapes[SYMMEM_ATOMIC_COUNT] = {SYMMEM_ATOMIC_OPS(SHAPE)};
+#undef SHAPE
 
 /* An operand's bits in the low bytes of a uint64 (0 where the op takes none). */
 static int operand(module_state_t *st, const char *call, const char *arg, int taken, int dtype,

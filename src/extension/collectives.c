@@ -338,13 +338,5 @@ static PyMethodDef methods[] = {
 
 int symmem__ext_collectives_exec(PyObject *module)
 {
-    PyObject *ops = PyTuple_New(SYMMEM_OP_COUNT);
-    for (int op = 0; ops && op < SYMMEM_OP_COUNT; op++) {
-        PyObject *name = PyUnicode_FromString(symmem_reduce_op_name(op));
-        if (name == NULL) Py_CLEAR(ops);
-        else PyTuple_SET_ITEM(ops, op, name);
-    }
-    int rc = ops ? PyModule_AddObjectRef(module, "REDUCE_OPS", ops) : -1;
-    Py_XDECREF(ops);
-    return rc < 0 ? -1 : PyModule_AddFunctions(module, methods);
+    return PyModule_AddFunctions(module, methods);
 }

@@ -10,6 +10,7 @@ int symmem__ext_errors_exec(PyObject *module);      /* errors.c: exception types
 int symmem__ext_exceptions_exec(PyObject *module);  /* exceptions.c */
 int symmem__ext_buffer_exec(PyObject *module);      /* buffer_type.c */
 int symmem__ext_resolve_exec(PyObject *module);     /* resolve.c */
+int symmem__ext_vocabulary_exec(PyObject *module);  /* vocabulary.c */
 int symmem__ext_dtypes_exec(PyObject *module);      /* dtypes.c */
 int symmem__ext_lifecycle_exec(PyObject *module);   /* lifecycle.c */
 int symmem__ext_memory_exec(PyObject *module);      /* memory.c */

@@ -1,6 +1,5 @@
-/* Element types of dtypes.h, and the tables _symmem.DTYPES (name ->
- * itemsize, in the library's order) and _symmem.DTYPE_ALIASES (NVSHMEM's
- * names, as collective_on_buffer takes them). */
+/* Element types of dtypes.h, and the table _symmem.DTYPE_ALIASES (NVSHMEM's
+ * names, as collective_on_buffer takes them; DTYPES is vocabulary.c's). */
 #include "args.h"
 #include "concepts.h"
 #include "dtypes.h"
@@ -220,21 +219,14 @@ int symmem__ext_first_element_type(module_state_t *st, const memory_t *mem, cons
 
 int symmem__ext_dtypes_exec(PyObject *module)
 {
-    PyObject *dtypes = PyDict_New(), *names = PyDict_New();
-    int rc = dtypes && names ? 0 : -1;
-    for (int d = 0; rc == 0 && d < SYMMEM_DTYPE_COUNT; d++) {
-        PyObject *size = PyLong_FromSize_t(symmem_dtype_size(d));
-        rc = size ? PyDict_SetItemString(dtypes, symmem_dtype_name(d), size) : -1;
-        Py_XDECREF(size);
-    }
+    PyObject *names = PyDict_New();
+    int rc = names ? 0 : -1;
     for (size_t i = 0; rc == 0 && i < NALIASES; i++) {
         PyObject *name = PyUnicode_FromString(symmem_dtype_name(aliases[i].dtype));
         rc = name ? PyDict_SetItemString(names, aliases[i].alias, name) : -1;
         Py_XDECREF(name);
     }
-    if (rc == 0) rc = PyModule_AddObjectRef(module, "DTYPES", dtypes);
     if (rc == 0) rc = PyModule_AddObjectRef(module, "DTYPE_ALIASES", names);
-    Py_XDECREF(dtypes);
     Py_XDECREF(names);
     return rc < 0 ? -1 : PyModule_AddFunctions(module, methods);
 }

@@ -18,7 +18,8 @@
  *  1. Local bookkeeping, which never waits: my_pe, n_pes, the team
  *     queries, backend_name, library_version, symmem_ptr,
  *     find_allocation, the names of dtypes and ops, the env table.
- *  2. On the cpu backend only, a one-sided call that moves fewer than
+ *  2. On a backend with the host_rma capability (the cpu backend: its
+ *     one-sided calls are loads and stores), a one-sided call moving fewer than
  *     SYMMEM__EXT_KEEP_GIL_BYTES (64 KiB): put, get and their _nbi forms,
  *     p, g, put_signal(_nbi), signal_op, signal_fetch, test, the atomics,
  *     quiet and fence. The cpu engine does these with loads, stores,
@@ -32,7 +33,7 @@
  * every wait (wait_until, signal_wait), copies of 64 KiB or more, and, on
  * the gpu backend, every one-sided call, quiet and fence: they go to the
  * device and may wait on it or on a stream. symmem__ext_keep_gil(nbytes)
- * decides kind 2; it asks the library which backend runs on every call
+ * decides kind 2; it asks the library what the running backend can do on every call
  * (never a cached answer, so it stays right across finalize and init).
  * No Python object is touched while the GIL is released: arguments are
  * converted to C values (and their buffers held) before the call.
@@ -58,11 +59,11 @@ static inline module_state_t *symmem__ext_state(PyObject *module)
 
 #define SYMMEM__EXT_KEEP_GIL_BYTES (64 * 1024)
 
-/* Kind 2 of the GIL rule: a one-sided call of nbytes on the cpu backend. */
+/* Kind 2 of the GIL rule: a one-sided call of nbytes on a backend whose
+ * one-sided calls are this process's own loads and stores (the cpu one). */
 static inline int symmem__ext_keep_gil(size_t nbytes)
 {
-    const char *backend = symmem_backend_name();
-    return nbytes < SYMMEM__EXT_KEEP_GIL_BYTES && backend != NULL && strcmp(backend, "cpu") == 0;
+    return nbytes < SYMMEM__EXT_KEEP_GIL_BYTES && (symmem_capabilities() & SYMMEM_CAP_HOST_RMA);
 }
 
 /* Runs statement, a call into the library, with the GIL released unless keep. */

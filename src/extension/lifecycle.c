@@ -1,6 +1,7 @@
 /* init and finalize, the queries about the running job, unique ids, the
  * environment table and the version constants. */
 #include "args.h"
+#include "capabilities.h"
 #include "concepts.h"
 #include "errors.h"
 #include "../core/internal.h"
@@ -146,15 +147,19 @@ static PyObject *launcher(PyObject *module, PyObject *const *args, Py_ssize_t na
     symmem_bootstrap_t boot;
     symmem_job_identity_t id;
     const char *chosen = NULL;
+    uint32_t capabilities = 0;
     symmem_status_t status;
     Py_BEGIN_ALLOW_THREADS /* may load the gpu backend to ask it */
-    status = symmem__init_preview(backend, &boot, &id, &chosen);
+    status = symmem__init_preview(backend, &boot, &id, &chosen, &capabilities);
     Py_END_ALLOW_THREADS
     if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
-    return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:s,s:s}", "launcher", id.launcher,
+    PyObject *can = symmem__ext_capability_names(capabilities);
+    if (can == NULL) return NULL;
+    return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:s,s:s,s:N}", "launcher", id.launcher,
                          "rank", boot.rank, "nranks", boot.nranks, "local_rank",
                          boot.local_rank, "local_size", boot.local_size, "job", boot.job,
-                         "host", boot.host, "spans_hosts", boot.spans_hosts, "backend", chosen);
+                         "host", boot.host, "spans_hosts", boot.spans_hosts, "backend", chosen,
+                         "capabilities", can);
 }
 
 static PyObject *env_table(PyObject *module, PyObject *unused)
@@ -234,7 +239,8 @@ static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("launcher", launcher,
         "launcher($module, backend=None)\n--\n\n"
         "What init would find, starting nothing: {launcher, rank, nranks, local_rank,\n"
-        "local_size, job, host, spans_hosts, backend} ('' spans_hosts: one host)."),
+        "local_size, job, host, spans_hosts, backend, capabilities} ('' spans_hosts: one\n"
+        "host; capabilities: the chosen backend's, as capabilities() names them)."),
     SYMMEM__EXT_NOARGS("env_table", env_table,
         "env_table($module, /)\n--\n\n"
         "[(name, default, applies_to, help)] of every variable symmem reads."),

@@ -10,7 +10,7 @@ static int module_exec(PyObject *module)
     /* The exception types first: every other part may raise them. */
     static int (*const parts[])(PyObject *) = {
         symmem__ext_errors_exec,      symmem__ext_exceptions_exec, symmem__ext_buffer_exec,
-        symmem__ext_resolve_exec,     symmem__ext_dtypes_exec,     symmem__ext_lifecycle_exec,
+        symmem__ext_resolve_exec,     symmem__ext_vocabulary_exec,  symmem__ext_dtypes_exec,     symmem__ext_lifecycle_exec,
         symmem__ext_memory_exec,      symmem__ext_rma_exec,        symmem__ext_p_g_exec,
         symmem__ext_signals_exec,     symmem__ext_sync_exec,       symmem__ext_teams_exec,
         symmem__ext_atomics_exec,     symmem__ext_collectives_exec, symmem__ext_device_exec,

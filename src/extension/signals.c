@@ -313,9 +313,5 @@ static PyMethodDef methods[] = {
 
 int symmem__ext_signals_exec(PyObject *module)
 {
-    PyObject *ops = Py_BuildValue("{s:i,s:i}", "SIGNAL_SET", SYMMEM_SIGNAL_SET, "SIGNAL_ADD",
-                                  SYMMEM_SIGNAL_ADD);
-    int rc = ops ? PyModule_AddObjectRef(module, "SIGNAL_OPS", ops) : -1;
-    Py_XDECREF(ops);
-    return rc < 0 ? -1 : PyModule_AddFunctions(module, methods);
+    return PyModule_AddFunctions(module, methods);
 }

@@ -284,11 +284,5 @@ static PyMethodDef methods[] = {
 
 int symmem__ext_sync_exec(PyObject *module)
 {
-    PyObject *cmps = Py_BuildValue("{s:i,s:i,s:i,s:i,s:i,s:i}", "CMP_EQ", SYMMEM_CMP_EQ,
-                                   "CMP_NE", SYMMEM_CMP_NE, "CMP_GT", SYMMEM_CMP_GT, "CMP_LE",
-                                   SYMMEM_CMP_LE, "CMP_LT", SYMMEM_CMP_LT, "CMP_GE",
-                                   SYMMEM_CMP_GE);
-    int rc = cmps ? PyModule_AddObjectRef(module, "COMPARISONS", cmps) : -1;
-    Py_XDECREF(cmps);
-    return rc < 0 ? -1 : PyModule_AddFunctions(module, methods);
+    return PyModule_AddFunctions(module, methods);
 }

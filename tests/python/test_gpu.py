@@ -400,6 +400,27 @@ def test_a_dead_peer_ends_a_waiting_kernel_and_the_gpu_stays_usable():
                            env={"SYMMEM_BACKEND": "gpu"}), 2, "numba kernel stores")
 
 
+# What the gpu backend can do (include/symmem/vocabulary.h's capabilities):
+# the package asks these, never the backend's name.
+GPU_CAPABILITIES = ["device_calls", "device_memory", "peer_load_store", "spans_hosts",
+                    "stream_ordered"]
+
+
+@needs_gpus
+def test_the_gpu_backend_s_capabilities(tmp_path):
+    from symmem import _symmem
+    assert sorted(_symmem.launcher(backend="gpu")["capabilities"]) == GPU_CAPABILITIES
+    script = tmp_path / "capabilities.py"
+    script.write_text("import symmem\nfrom symmem import _symmem\nsymmem.init()\n"
+                      "print('CAPABILITIES', _symmem.backend_name(), "
+                      "sorted(_symmem.capabilities()), flush=True)\nsymmem.finalize()\n")
+    result = _launch(2, script, env={"SYMMEM_BACKEND": "gpu"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = [line for line in result.stdout.splitlines() if "CAPABILITIES" in line]
+    assert len(lines) == 2, result.stdout
+    assert all(line.endswith(f"CAPABILITIES gpu {GPU_CAPABILITIES}") for line in lines), lines
+
+
 @needs_gpus
 def test_launcher_start_picks_the_gpu_by_itself():
     result = _launch(2, GPU_DIR / "startup.py", "launcher", env={"SYMMEM_BACKEND": "auto"})

@@ -205,3 +205,65 @@ def test_the_ffi_check_finds_each_form(tmp_path):
         assert ffi_uses(str(path)), form
     path.write_text('"""No ctypes: ctypes.addressof is only named here."""\nimport struct\n')
     assert ffi_uses(str(path)) == []
+
+
+# Issue 36: what a backend can do is a capability (_symmem.capabilities(),
+# the ops table's bits), never a comparison with the backend's name. The
+# bench and `python -m symmem info` report which backend runs: they may.
+NAME_REPORTS = {
+    "python/symmem/_info.py": "python -m symmem info reports which backend init would choose",
+    "python/symmem/bench": "the bench prints and records the backend it measured",
+}
+BACKEND_NAMES = {"cpu", "gpu"}
+
+
+def backend_name_tests(path):
+    """["line N: what"] for each comparison in the Python file path of a
+    backend's name ("cpu", "gpu") or of _symmem.backend_name()."""
+    import ast
+
+    def is_name(node):
+        return ((isinstance(node, ast.Constant) and node.value in BACKEND_NAMES)
+                or (isinstance(node, ast.Call)
+                    and getattr(node.func, "attr", getattr(node.func, "id", None))
+                    == "backend_name"))
+
+    found = []
+    for node in ast.walk(ast.parse(open(path).read(), path)):
+        if isinstance(node, ast.Compare) and any(map(is_name, [node.left, *node.comparators])):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_package_decides_by_capability_not_by_backend_name():
+    uses = {}
+    for folder, _, names in os.walk(PACKAGE):
+        for name in names:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, ROOT)
+            if not name.endswith(".py") or any(rel == r or rel.startswith(r + os.sep)
+                                               for r in NAME_REPORTS):
+                continue
+            if found := backend_name_tests(path):
+                uses[rel] = found
+    assert not uses, f"ask _symmem.capabilities() instead: {uses}"
+
+
+def test_the_extension_decides_by_capability_not_by_backend_name():
+    found = [f"{os.path.relpath(p, ROOT)}: {line.strip()}"
+             for p in c_files(os.path.join(SRC, "extension"))
+             for line in open(p) if re.search(r'strcmp\([^;]*"(cpu|gpu)"', line)]
+    assert not found, found
+
+
+def test_the_backend_name_check_finds_each_form(tmp_path):
+    forms = ['_symmem.backend_name() == "gpu"', 'x = backend != "cpu"',
+             '"gpu" == name', 'b = _symmem.backend_name() in ("cpu",)',
+             'job["backend"] == "gpu"']
+    for form in forms:
+        path = tmp_path / "m.py"
+        path.write_text(f'"""backend == "gpu" in a docstring is fine."""\n{form}\n')
+        assert backend_name_tests(str(path)), form
+    path.write_text('"""Prints the name."""\nprint(f"backend {_symmem.backend_name()}")\n'
+                    'ok = "device_memory" in _symmem.capabilities()\n')
+    assert backend_name_tests(str(path)) == []

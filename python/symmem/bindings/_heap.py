@@ -23,7 +23,7 @@ class _Memory:
         self.dtype = dtype
         interface = {"data": (address, False), "shape": (count,), "typestr": dtype.str,
                      "strides": None, "version": 3}
-        name = "__cuda_array_interface__" if _symmem.backend_name() == "gpu" else \
+        name = "__cuda_array_interface__" if "device_memory" in _symmem.capabilities() else \
             "__array_interface__"
         setattr(self, name, interface)
 
@@ -38,7 +38,8 @@ def memory_at(address, count, dtype, call, arg, writable=False):
     if not isinstance(count, int) or isinstance(count, bool) or count < 0:
         raise invalid(f"{call}: the size {count!r} of {arg} is not an int >= 0")
     dtype = _memory._numpy_dtype(dtype, call)
-    if count and _symmem.backend_name() != "gpu":  # host memory: unmapped raises, not crashes
+    # host memory: unmapped raises, not crashes
+    if count and "device_memory" not in _symmem.capabilities():
         _symmem.memory_at(address, count * dtype.itemsize, writable=writable,
                           call=f"{call}: {arg}")
     return _Memory(address, count, dtype)

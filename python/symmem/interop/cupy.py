@@ -9,7 +9,7 @@ from symmem._errors import exception, invalid
 
 def _require_gpu(call):
     backend = _symmem.backend_name()
-    if backend != "gpu":
+    if "device_memory" not in _symmem.capabilities():
         raise exception(_symmem.ERR_UNSUPPORTED,
                         f"{call}: CuPy arrays need the gpu backend, but the running backend is "
                         f"{backend or 'none (not initialized)'}; use symmem.interop.numpy on cpu")

@@ -36,7 +36,7 @@ def _mark(root, buf):
 
 
 def _wrap(torch, buf, dtype, count):
-    if _symmem.backend_name() == "gpu":
+    if "device_memory" in _symmem.capabilities():
         flat = _mark(torch.from_dlpack(buf), buf).view(dtype)[:count]
     elif count == 0:
         flat = torch.empty(0, dtype=dtype)
@@ -261,7 +261,7 @@ def get_peer_tensor(t, peer_pe):
     whole, offset = buffer_of(t, "get_peer_tensor", "tensor")
     peer = _symmem.peer_buffer(whole, peer_pe, "get_peer_tensor", "peer_pe")
     nbytes = t.numel() * t.element_size()
-    if _symmem.backend_name() == "gpu":
+    if "device_memory" in _symmem.capabilities():
         raw = _mark(torch.from_dlpack(peer), peer)[offset:offset + nbytes]
     else:
         raw = _mark(torch.frombuffer(peer, dtype=torch.uint8, count=nbytes, offset=offset), peer)

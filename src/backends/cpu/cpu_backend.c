@@ -11,6 +11,7 @@
 #include "../../core/error.h"
 #include "cpu.h"
 #include "../../core/peer_status.h"
+#include "../../core/vocab.h"
 
 /* The steps of malloc's agreement. */
 /* Steps of malloc's agreements; align's first step differs from malloc's, so
@@ -271,28 +272,18 @@ static symmem_status_t cpu_put_signal(cpu_t *cpu, void *dst, const void *src, si
     return SYMMEM_OK;
 }
 
-/* Whether a comparison holds, given the order of its operands (-1, 0, 1). */
-static int holds(int order, symmem_cmp_t cmp)
-{
-    switch (cmp) {
-    case SYMMEM_CMP_EQ: return order == 0;
-    case SYMMEM_CMP_NE: return order != 0;
-    case SYMMEM_CMP_GT: return order > 0;
-    case SYMMEM_CMP_LE: return order <= 0;
-    case SYMMEM_CMP_LT: return order < 0;
-    case SYMMEM_CMP_GE: return order >= 0;
-    }
-    return 0;
-}
-
 static int compare_u64(uint64_t a, symmem_cmp_t cmp, uint64_t b)
 {
-    return holds((a > b) - (a < b), cmp);
+    int holds;
+    SYMMEM__COMPARE_AS(uint64_t, a, cmp, b, &holds);
+    return holds;
 }
 
 static int compare_i64(int64_t a, symmem_cmp_t cmp, int64_t b)
 {
-    return holds((a > b) - (a < b), cmp);
+    int holds;
+    SYMMEM__COMPARE_AS(int64_t, a, cmp, b, &holds);
+    return holds;
 }
 
 /* An element being waited on, and the condition. */
@@ -315,14 +306,14 @@ static int element_ready(void *arg)
         w->seen = (uint64_t)v;                                                                  \
         return CMP((WIDE)v, w->cmp, (WIDE)(T)w->value);                                         \
     }
-        CASE(SYMMEM_DTYPE_INT8, int8_t, compare_i64, int64_t)
-        CASE(SYMMEM_DTYPE_INT16, int16_t, compare_i64, int64_t)
-        CASE(SYMMEM_DTYPE_INT32, int32_t, compare_i64, int64_t)
-        CASE(SYMMEM_DTYPE_INT64, int64_t, compare_i64, int64_t)
-        CASE(SYMMEM_DTYPE_UINT8, uint8_t, compare_u64, uint64_t)
-        CASE(SYMMEM_DTYPE_UINT16, uint16_t, compare_u64, uint64_t)
-        CASE(SYMMEM_DTYPE_UINT32, uint32_t, compare_u64, uint64_t)
-        CASE(SYMMEM_DTYPE_UINT64, uint64_t, compare_u64, uint64_t)
+/* the integer dtypes of the vocabulary, each compared in its own type */
+#define INTEGER_CASE(NAME, name, code, size, ctype, nvshmem, kind) KIND_##kind(code, ctype)
+#define KIND_INT(code, T) CASE(code, T, compare_i64, int64_t)
+#define KIND_UINT(code, T) CASE(code, T, compare_u64, uint64_t)
+#define KIND_BOOL(code, T)
+#define KIND_FLOAT(code, T)
+#define KIND_HALF(code, T)
+        SYMMEM_DTYPES(INTEGER_CASE)
 #undef CASE
     default: return 0;
     }
@@ -331,8 +322,8 @@ static int element_ready(void *arg)
 static void element_pending(void *arg, char *out, size_t size)
 {
     element_wait_t *w = arg;
-    static const char *const names[] = {"==", "!=", ">", "<=", "<", ">="};
-    snprintf(out, size, "waiting for value %s %lld, last seen %llu", names[w->cmp],
+    snprintf(out, size, "waiting for value %s %lld, last seen %llu",
+             symmem__cmp_operator(w->cmp),
              (long long)w->value, (unsigned long long)w->seen);
 }
 
@@ -449,4 +440,6 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .cuda_module = symmem__unsupported_cuda_module,
     .predefined_team = symmem__one_host_predefined_team,
     .device_wake = cpu_device_wake,
+    /* host memory every PE maps: loads and stores, which never wait */
+    .capabilities = SYMMEM_CAP_PEER_LOAD_STORE | SYMMEM_CAP_HOST_RMA,
 };

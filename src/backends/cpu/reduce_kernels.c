@@ -45,16 +45,19 @@
         }                                                                                   \
     }
 
-INTEGER_KERNEL(reduce_i8, int8_t, unsigned)
-INTEGER_KERNEL(reduce_i16, int16_t, unsigned)
-INTEGER_KERNEL(reduce_i32, int32_t, uint32_t)
-INTEGER_KERNEL(reduce_i64, int64_t, uint64_t)
-INTEGER_KERNEL(reduce_u8, uint8_t, unsigned)
-INTEGER_KERNEL(reduce_u16, uint16_t, unsigned)
-INTEGER_KERNEL(reduce_u32, uint32_t, uint32_t)
-INTEGER_KERNEL(reduce_u64, uint64_t, uint64_t)
-FLOAT_KERNEL(reduce_f32, float)
-FLOAT_KERNEL(reduce_f64, double)
+/* A kernel per integer and float dtype of the vocabulary, by its kind: the
+ * integers wrap in the unsigned type of their size (at least unsigned). */
+#define WRAP_1 unsigned
+#define WRAP_2 unsigned
+#define WRAP_4 uint32_t
+#define WRAP_8 uint64_t
+#define KERNEL_OF(NAME, name, code, size, ctype, nvshmem, kind) KERNEL_##kind(NAME, ctype, size)
+#define KERNEL_INT(NAME, T, size) INTEGER_KERNEL(reduce_##NAME, T, WRAP_##size)
+#define KERNEL_UINT(NAME, T, size) INTEGER_KERNEL(reduce_##NAME, T, WRAP_##size)
+#define KERNEL_FLOAT(NAME, T, size) FLOAT_KERNEL(reduce_##NAME, T)
+#define KERNEL_BOOL(NAME, T, size)
+#define KERNEL_HALF(NAME, T, size)
+SYMMEM_DTYPES(KERNEL_OF)
 
 /* bool: sum and max are "or", prod and min are "and"; results stay 0 or 1. */
 static void reduce_bool(uint8_t *a, const uint8_t *b, size_t n, symmem_reduce_op_t op)
@@ -80,7 +83,7 @@ static void reduce_f16(uint16_t *a, const uint16_t *b, size_t n, symmem_reduce_o
             wa[i] = brain ? symmem__bf16_to_float(a[done + i]) : symmem__f16_to_float(a[done + i]);
             wb[i] = brain ? symmem__bf16_to_float(b[done + i]) : symmem__f16_to_float(b[done + i]);
         }
-        reduce_f32(wa, wb, m, op);
+        reduce_FLOAT32(wa, wb, m, op);
         for (size_t i = 0; i < m; i++)
             a[done + i] = brain ? symmem__float_to_bf16(wa[i]) : symmem__float_to_f16(wa[i]);
     }
@@ -90,19 +93,13 @@ void symmem__cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t
                      symmem_reduce_op_t op)
 {
     switch (dtype) {
-    case SYMMEM_DTYPE_BOOL: reduce_bool(acc, in, n, op); return;
-    case SYMMEM_DTYPE_INT8: reduce_i8(acc, in, n, op); return;
-    case SYMMEM_DTYPE_INT16: reduce_i16(acc, in, n, op); return;
-    case SYMMEM_DTYPE_INT32: reduce_i32(acc, in, n, op); return;
-    case SYMMEM_DTYPE_INT64: reduce_i64(acc, in, n, op); return;
-    case SYMMEM_DTYPE_UINT8: reduce_u8(acc, in, n, op); return;
-    case SYMMEM_DTYPE_UINT16: reduce_u16(acc, in, n, op); return;
-    case SYMMEM_DTYPE_UINT32: reduce_u32(acc, in, n, op); return;
-    case SYMMEM_DTYPE_UINT64: reduce_u64(acc, in, n, op); return;
-    case SYMMEM_DTYPE_FLOAT16: reduce_f16(acc, in, n, op, 0); return;
-    case SYMMEM_DTYPE_BFLOAT16: reduce_f16(acc, in, n, op, 1); return;
-    case SYMMEM_DTYPE_FLOAT32: reduce_f32(acc, in, n, op); return;
-    case SYMMEM_DTYPE_FLOAT64: reduce_f64(acc, in, n, op); return;
+#define CALL_OF(NAME, name, code, size, ctype, nvshmem, kind) case code: CALL_##kind(NAME); return;
+#define CALL_INT(NAME) reduce_##NAME(acc, in, n, op)
+#define CALL_UINT(NAME) reduce_##NAME(acc, in, n, op)
+#define CALL_FLOAT(NAME) reduce_##NAME(acc, in, n, op)
+#define CALL_BOOL(NAME) reduce_bool(acc, in, n, op)
+#define CALL_HALF(NAME) reduce_f16(acc, in, n, op, SYMMEM_DTYPE_##NAME == SYMMEM_DTYPE_BFLOAT16)
+        SYMMEM_DTYPES(CALL_OF)
     default: return;
     }
 }

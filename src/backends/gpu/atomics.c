@@ -30,8 +30,7 @@ symmem_status_t symmem__gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target
     if (rc != 0) return symmem__gpu_leave(g, scope, symmem__gpu_cuda_error(call, name, rc));
     status = symmem__gpu_drain(g, call);
     uint64_t old = 0;
-    size_t size = dtype == SYMMEM_DTYPE_INT64 || dtype == SYMMEM_DTYPE_UINT64 ||
-                          dtype == SYMMEM_DTYPE_FLOAT64 ? 8 : 4;
+    size_t size = symmem__dtype_bytes(dtype);
     if (status == SYMMEM_OK && (rc = libs.cuMemcpy((cu_deviceptr_t)&old, g->scratch, size)) != 0)
         status = symmem__gpu_cuda_error(call, "reading the old value", rc);
     if (status == SYMMEM_OK && fetched_p) *fetched_p = old;

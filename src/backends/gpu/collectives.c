@@ -12,16 +12,6 @@
 typedef int (*nv_reduce_func_t)(nv_team_t, void *, const void *, size_t, nv_stream_t);
 typedef int (*nv_broadcast_func_t)(nv_team_t, void *, const void *, size_t, int, nv_stream_t);
 
-static const char *const type_names[SYMMEM_DTYPE_COUNT] = {
-    [SYMMEM_DTYPE_BOOL] = "uint8",     [SYMMEM_DTYPE_INT8] = "int8",
-    [SYMMEM_DTYPE_INT16] = "int16",    [SYMMEM_DTYPE_INT32] = "int32",
-    [SYMMEM_DTYPE_INT64] = "int64",    [SYMMEM_DTYPE_UINT8] = "uint8",
-    [SYMMEM_DTYPE_UINT16] = "uint16",  [SYMMEM_DTYPE_UINT32] = "uint32",
-    [SYMMEM_DTYPE_UINT64] = "uint64",  [SYMMEM_DTYPE_FLOAT16] = "half",
-    [SYMMEM_DTYPE_BFLOAT16] = "bfloat16", [SYMMEM_DTYPE_FLOAT32] = "float",
-    [SYMMEM_DTYPE_FLOAT64] = "double",
-};
-
 /* An NVSHMEM function by name, or an UNSUPPORTED error naming it. *slot
  * remembers it: looking a name up costs more than many a collective's launch. */
 static symmem_status_t lookup(const char *call, void **slot, void **func_p, const char *fmt, ...)
@@ -48,7 +38,7 @@ static symmem_status_t start(gpu_t *g, const char *call, symmem_call_kind_t kind
                              int root, symmem_stream_t stream, scope_t *scope_p, nv_stream_t *s_p,
                              int *blocking_p, gpu_call_ref_t *ref)
 {
-    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, scope_p, s_p, blocking_p));
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, kind, stream, scope_p, s_p, blocking_p));
     symmem_status_t status = symmem__gpu_collective_enter(g, call, kind, team, count, dtype, op,
                                                           root, *blocking_p, ref);
     if (status != SYMMEM_OK) return symmem__gpu_leave(g, *scope_p, status);
@@ -141,8 +131,7 @@ static symmem_reduce_op_t bool_op(symmem_dtype_t dtype, symmem_reduce_op_t op)
 
 static const char *reduce_op_name(symmem_dtype_t dtype, symmem_reduce_op_t op)
 {
-    static const char *const names[] = {"sum", "min", "max", "prod", "and", "or", "xor"};
-    return names[bool_op(dtype, op)];
+    return symmem__reduce_op_word(bool_op(dtype, op));
 }
 
 /* scatter: reducescatter (NVSHMEM's name and ours), else reduce */
@@ -155,7 +144,7 @@ static symmem_status_t reduction(gpu_t *g, int scatter, const symmem_team_view_t
     const char *call = scatter ? "reducescatter" : "reduce";
     void *func;
     if (lookup(call, &found[scatter][dtype][op], &func, "nvshmemx_%s_%s_%s_on_stream",
-               type_names[dtype], reduce_op_name(dtype, op), call) != SYMMEM_OK)
+               symmem__dtype_info[dtype].nvshmem, reduce_op_name(dtype, op), call) != SYMMEM_OK)
         return SYMMEM_ERR_UNSUPPORTED;
     scope_t scope;
     nv_stream_t s;

@@ -36,8 +36,8 @@ symmem_status_t symmem__gpu_leave(gpu_t *g, scope_t scope, symmem_status_t statu
     return status;
 }
 
-static symmem_status_t pick(gpu_t *g, const char *call, symmem_stream_t stream,
-                            nv_stream_t *s_p, int *blocking_p)
+static symmem_status_t pick(gpu_t *g, const char *call, symmem_call_kind_t kind,
+                            symmem_stream_t stream, nv_stream_t *s_p, int *blocking_p)
 {
     *blocking_p = stream == SYMMEM_STREAM_NONE;
     *s_p = *blocking_p ? g->stream : (nv_stream_t)stream;
@@ -58,15 +58,16 @@ static symmem_status_t pick(gpu_t *g, const char *call, symmem_stream_t stream,
                          "cuda:%d; pass a stream of cuda:%d",
                          call, (void *)stream, device, g->device, g->device);
     }
-    symmem__gpu_graphs_note(*s_p, call);
+    symmem__gpu_graphs_note(*s_p, call, symmem__call_moves_data(kind));
     return SYMMEM_OK;
 }
 
-symmem_status_t symmem__gpu_begin(gpu_t *g, const char *call, symmem_stream_t stream,
-                                  scope_t *scope_p, nv_stream_t *s_p, int *blocking_p)
+symmem_status_t symmem__gpu_begin(gpu_t *g, const char *call, symmem_call_kind_t kind,
+                                  symmem_stream_t stream, scope_t *scope_p, nv_stream_t *s_p,
+                                  int *blocking_p)
 {
     *scope_p = symmem__gpu_enter(g);
-    symmem_status_t status = pick(g, call, stream, s_p, blocking_p);
+    symmem_status_t status = pick(g, call, kind, stream, s_p, blocking_p);
     if (status != SYMMEM_OK) symmem__gpu_leave(g, *scope_p, status);
     return status;
 }

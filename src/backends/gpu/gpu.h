@@ -23,6 +23,7 @@
 #include "../../core/backend.h"
 #include "../../core/device_state.h"
 #include "../../core/error.h" /* SYMMEM_CHECK and _GOTO; messages go through core->error */
+#include "../../core/vocab.h" /* dtype sizes and NVSHMEM names, op words, comparisons */
 #include "call_page.h"
 #include "kernels/programs.h"
 #include "libs.h"
@@ -146,10 +147,12 @@ scope_t symmem__gpu_enter(gpu_t *g);
 symmem_status_t symmem__gpu_leave(gpu_t *g, scope_t scope, symmem_status_t status);
 /* What a call on a stream does first: enters (*scope_p, for leave) and picks
  * the stream to enqueue on (*s_p); *blocking_p says whether to drain it
- * after. SYMMEM_ERR_INVALID, naming call, for a stream of another GPU (then
- * the caller's context is back already). */
-symmem_status_t symmem__gpu_begin(gpu_t *g, const char *call, symmem_stream_t stream,
-                                  scope_t *scope_p, nv_stream_t *s_p, int *blocking_p);
+ * after. kind: the collective's (SYMMEM_CALL_NONE for one-sided calls), for
+ * graphs.c. SYMMEM_ERR_INVALID, naming call, for a stream of another GPU
+ * (then the caller's context is back already). */
+symmem_status_t symmem__gpu_begin(gpu_t *g, const char *call, symmem_call_kind_t kind,
+                                  symmem_stream_t stream, scope_t *scope_p, nv_stream_t *s_p,
+                                  int *blocking_p);
 /* Waits for the backend's stream, spinning for the first millisecond. */
 symmem_status_t symmem__gpu_drain(gpu_t *g, const char *call);
 /* The error for a wait whose stream failed: the dead peer it waited for
@@ -195,8 +198,9 @@ void symmem__gpu_stuck_watch(gpu_t *g);
 void symmem__gpu_stuck_mismatch_seen(gpu_t *g);
 
 /* ---- graphs.c: CUDA graphs that captured symmem calls ---- */
-/* Remembers call if s is capturing a graph, until that graph is destroyed. */
-void symmem__gpu_graphs_note(nv_stream_t s, const char *call);
+/* Remembers call if s is capturing a graph, until that graph is destroyed;
+ * nccl: NVSHMEM runs it on NCCL (a collective that moves data). */
+void symmem__gpu_graphs_note(nv_stream_t s, const char *call, int nccl);
 /* The call just noted on s ran symmem's own kernel, which NCCL never sees. */
 void symmem__gpu_graphs_not_nccl(nv_stream_t s);
 /* How many such graphs are alive (only those holding collectives, which

@@ -35,17 +35,6 @@ static void forget(void *arg)
     free(c);
 }
 
-/* NVSHMEM runs these on NCCL, whose finalize waits for every graph that
- * captured one to be destroyed. */
-static int runs_on_nccl(const char *call)
-{
-    static const char *const collectives[] = {"reduce", "reducescatter", "fcollect",
-                                              "broadcast", "alltoall"};
-    for (size_t i = 0; i < sizeof(collectives) / sizeof(collectives[0]); i++)
-        if (strcmp(call, collectives[i]) == 0) return 1;
-    return 0;
-}
-
 /* The graph s captures into; NULL where it captures none. */
 static void *capturing(nv_stream_t s)
 {
@@ -61,14 +50,16 @@ static void *capturing(nv_stream_t s)
     return graph;
 }
 
-void symmem__gpu_graphs_note(nv_stream_t s, const char *call)
+/* nccl: NVSHMEM runs the call on NCCL (the collectives that move data),
+ * whose finalize waits for every graph that captured one to be destroyed. */
+void symmem__gpu_graphs_note(nv_stream_t s, const char *call, int nccl)
 {
     void *graph = capturing(s);
     if (graph == NULL) return;
     capture_t *c = calloc(1, sizeof(*c));
     void *object;
     if (c == NULL) return;
-    *c = (capture_t){.graph = graph, .call = call, .nccl = runs_on_nccl(call)};
+    *c = (capture_t){.graph = graph, .call = call, .nccl = nccl};
     if (libs.cuUserObjectCreate(&object, c, forget, 1, USER_OBJECT_NO_DESTRUCTOR_SYNC) != 0) {
         free(c);
         return;

@@ -63,6 +63,9 @@ static const symmem_backend_ops_t gpu_ops = {
     .cuda_module = symmem__gpu_cuda_module,
     .predefined_team = symmem__gpu_predefined_team,
     .device_wake = gpu_no_wake,
+    /* NVLink multicast is never mapped (_multicast.py says why) */
+    .capabilities = SYMMEM_CAP_DEVICE_MEMORY | SYMMEM_CAP_PEER_LOAD_STORE |
+                    SYMMEM_CAP_DEVICE_CALLS | SYMMEM_CAP_STREAM_ORDERED | SYMMEM_CAP_SPANS_HOSTS,
 };
 
 /* SYMMEM_SYMMETRIC_SIZE sizes NVSHMEM's heap unless NVSHMEM's own variable

@@ -72,7 +72,6 @@ static int reduce_algorithm(gpu_t *g, int n, size_t bytes)
     return TWO_SHOT;
 }
 
-static const size_t dtype_bytes[SYMMEM_DTYPE_COUNT] = {1, 1, 2, 4, 8, 1, 2, 4, 8, 2, 2, 4, 8};
 
 /* The kernels' argument block (symmem/device_layout.h). */
 typedef symmem_coll_args_t args_t;
@@ -232,7 +231,7 @@ int symmem__gpu_own_reduce_takes(gpu_t *g, int scatter, const symmem_team_view_t
                                  symmem_dtype_t dtype)
 {
     if (!symmem__gpu_own_takes(g, team, dst, src)) return 0;
-    size_t bytes = nelems * dtype_bytes[dtype];
+    size_t bytes = nelems * symmem__dtype_bytes(dtype);
     /* in place needs two-shot, whose slices are 16-byte packs */
     return !overlap(dst, src, bytes) || ((uintptr_t)src | (uintptr_t)dst) % 16 == 0 ||
            one_phase(g, team->n, scatter, bytes);
@@ -285,7 +284,7 @@ symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter,
     if (g->reduce_kernels[dtype][op].module == NULL) SYMMEM_CHECK(build_reduce(g, call, dtype, op));
     int n = team->n;
     args_t a = common(g, call, team, dst, src);
-    size_t bytes = nelems * dtype_bytes[dtype];
+    size_t bytes = nelems * symmem__dtype_bytes(dtype);
     a.count = nelems;
     a.packed = (a.src.p[team->me] | a.dst.p[team->me]) % 16 == 0;
     int algorithm = reduce_algorithm(g, n, bytes);

@@ -13,7 +13,7 @@ static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, SYMMEM_CALL_NONE, stream, &scope, &s, &blocking));
     const void *private_side = is_put ? src : dst;
     symmem_status_t status = SYMMEM_OK;
     if (symmem__gpu_is_device_memory(g, private_side)) {
@@ -83,7 +83,7 @@ static symmem_status_t quiet(gpu_t *g, const char *call, symmem_stream_t stream)
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, SYMMEM_CALL_NONE, stream, &scope, &s, &blocking));
     libs.quiet_on_stream(s);
     symmem_status_t status = blocking ? symmem__gpu_drain(g, call) : SYMMEM_OK;
     return symmem__gpu_leave(g, scope, status);

@@ -43,7 +43,7 @@ symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, siz
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, call, stream, &scope, &s, &blocking));
+    SYMMEM_CHECK(symmem__gpu_begin(g, call, SYMMEM_CALL_NONE, stream, &scope, &s, &blocking));
     if (nbytes > 0 && !symmem__gpu_is_device_memory(g, src))
         return symmem__gpu_leave(g, scope,
                                  ERROR(SYMMEM_ERR_INVALID,
@@ -76,7 +76,8 @@ symmem_status_t symmem__gpu_signal_wait_until(gpu_t *g, uint64_t *sig, symmem_cm
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, "signal_wait", stream, &scope, &s, &blocking));
+    SYMMEM_CHECK(symmem__gpu_begin(g, "signal_wait", SYMMEM_CALL_NONE, stream, &scope, &s,
+                                   &blocking));
     libs.signal_wait_until_on_stream(sig, (int)cmp, value, s);
     symmem_status_t status = SYMMEM_OK;
     if (blocking) {
@@ -100,11 +101,9 @@ static symmem_status_t element_holds(gpu_t *g, const void *ivar, symmem_dtype_t 
     (void)g;
     union { int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint8_t u8; uint16_t u16;
             uint32_t u32; uint64_t u64; } v;
-    size_t size = dtype == SYMMEM_DTYPE_INT8 || dtype == SYMMEM_DTYPE_UINT8 ? 1
-                : dtype == SYMMEM_DTYPE_INT16 || dtype == SYMMEM_DTYPE_UINT16 ? 2
-                : dtype == SYMMEM_DTYPE_INT32 || dtype == SYMMEM_DTYPE_UINT32 ? 4 : 8;
+    size_t size = symmem__dtype_bytes(dtype);
     CU("test", libs.cuMemcpy((cu_deviceptr_t)&v, (cu_deviceptr_t)ivar, size));
-    int is_signed = dtype <= SYMMEM_DTYPE_INT64;
+    int is_signed = symmem__dtype_is_signed(dtype);
     long double a = 0, b = is_signed ? (long double)value : (long double)(uint64_t)value;
     switch (dtype) {
     case SYMMEM_DTYPE_INT8: a = v.i8; break;
@@ -116,14 +115,7 @@ static symmem_status_t element_holds(gpu_t *g, const void *ivar, symmem_dtype_t 
     case SYMMEM_DTYPE_UINT32: a = v.u32; break;
     default: a = v.u64; break;
     }
-    switch (cmp) {
-    case SYMMEM_CMP_EQ: *holds_p = a == b; break;
-    case SYMMEM_CMP_NE: *holds_p = a != b; break;
-    case SYMMEM_CMP_GT: *holds_p = a > b; break;
-    case SYMMEM_CMP_LE: *holds_p = a <= b; break;
-    case SYMMEM_CMP_LT: *holds_p = a < b; break;
-    default: *holds_p = a >= b; break;
-    }
+    SYMMEM__COMPARE_AS(long double, a, cmp, b, holds_p);
     return SYMMEM_OK;
 }
 

@@ -18,14 +18,17 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
 
+from symmem import _symmem
+
 from . import _checks as C
 from . import _errors as E
 from . import _llvm as L
 from ._stubs import require_pair, stub
 
-_OPS = {"sum": 0, "min": 1, "max": 2, "prod": 3, "and": 4, "or": 5, "xor": 6}
-_DTYPES = {"bool": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "uint16": 6,
-           "uint32": 7, "uint64": 8, "float16": 9, "float32": 11, "float64": 12}
+# the C library's codes (include/symmem/vocabulary.h), by numba's names of
+# the types: every dtype but bfloat16, which numba names otherwise
+_OPS = {name: code for code, name in enumerate(_symmem.REDUCE_OPS)}
+_DTYPES = {name: code for name, code in _symmem.DTYPE_CODES.items() if name != "bfloat16"}
 
 
 def overload_literal(function):

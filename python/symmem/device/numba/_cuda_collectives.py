@@ -21,7 +21,7 @@ _PUSH = i32(u64, i32, u64, u64, u64, i32)
 _REDUCE = i32(u64, i32, u64, u64, u64, i32, i32)
 _SCOPES = ("", "_warp", "_block")
 # numba-cuda's bfloat16 (arrays of ml_dtypes.bfloat16) is named __nv_bfloat16
-_DTYPES = dict(K._DTYPES, __nv_bfloat16=10)
+_DTYPES = dict(K._DTYPES, __nv_bfloat16=K._symmem.DTYPE_CODES["bfloat16"])
 
 _DEVICE = {"team_my_pe": declare("team_my_pe", _TEAM),
            "team_n_pes": declare("team_n_pes", _TEAM),

@@ -28,6 +28,10 @@ from . import _llvm as L
 from ._stubs import cpu_overload, require_array, require_int, require_pair, stub
 
 SIGNAL_SET, SIGNAL_ADD = _symmem.SIGNAL_OPS["SIGNAL_SET"], _symmem.SIGNAL_OPS["SIGNAL_ADD"]
+# the comparisons' codes (symmem/vocabulary.h); any other in range is CMP_GE
+CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT = (
+    _symmem.COMPARISONS[name] for name in ("CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT"))
+CMP_FIRST, CMP_LAST = min(_symmem.COMPARISONS.values()), max(_symmem.COMPARISONS.values())
 _INT_CODES = {"int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "uint16": 6,
               "uint32": 7, "uint64": 8}  # symmem_dtype_t
 
@@ -196,22 +200,22 @@ def _signal_op(sig_addr, signal, sig_op, pe):
 
 @register_jitable
 def _holds(value, cmp, target):
-    if cmp == 0:
+    if cmp == CMP_EQ:
         return value == target
-    if cmp == 1:
+    if cmp == CMP_NE:
         return value != target
-    if cmp == 2:
+    if cmp == CMP_GT:
         return value > target
-    if cmp == 3:
+    if cmp == CMP_LE:
         return value <= target
-    if cmp == 4:
+    if cmp == CMP_LT:
         return value < target
     return value >= target
 
 
 @register_jitable
 def _check_cmp(call, cmp):
-    if cmp < 0 or cmp > 5:
+    if cmp < CMP_FIRST or cmp > CMP_LAST:
         raise E.DeviceInvalid(E.BAD_CMP, call, 2, cmp)
 
 

@@ -74,6 +74,12 @@ TEAM_N = tl.constexpr(_L["team_n"])
 TEAM_ME = tl.constexpr(_L["team_me"])
 TEAM_MEMBERS = tl.constexpr(_L["team_members"])
 SYNC_WORD = tl.constexpr(_L["sync_word"])  # a word of a team's part of the sync area
+# the comparisons' codes (symmem/vocabulary.h)
+CMP_EQ = tl.constexpr(_symmem.COMPARISONS["CMP_EQ"])
+CMP_NE = tl.constexpr(_symmem.COMPARISONS["CMP_NE"])
+CMP_GT = tl.constexpr(_symmem.COMPARISONS["CMP_GT"])
+CMP_LE = tl.constexpr(_symmem.COMPARISONS["CMP_LE"])
+CMP_LT = tl.constexpr(_symmem.COMPARISONS["CMP_LT"])
 
 # SYMMEM_DEV_ERR_*
 ERR_BAD_PE = tl.constexpr(_L["ERR_BAD_PE"])
@@ -373,12 +379,12 @@ def still_waiting(t0, CALL: tl.constexpr):
 
 @triton.jit
 def compare(v, cmp, x):
-    """NVSHMEM's comparisons: EQ 0, NE 1, GT 2, LE 3, LT 4, GE 5."""
-    return tl.where(cmp == 0, v == x,
-                    tl.where(cmp == 1, v != x,
-                             tl.where(cmp == 2, v > x,
-                                      tl.where(cmp == 3, v <= x,
-                                               tl.where(cmp == 4, v < x, v >= x)))))
+    """NVSHMEM's comparisons (ComparisonType; GE for any other code)."""
+    return tl.where(cmp == CMP_EQ, v == x,
+                    tl.where(cmp == CMP_NE, v != x,
+                             tl.where(cmp == CMP_GT, v > x,
+                                      tl.where(cmp == CMP_LE, v <= x,
+                                               tl.where(cmp == CMP_LT, v < x, v >= x)))))
 
 
 @triton.jit

@@ -77,12 +77,12 @@ def _initialise(handle):
 
 
 def _loaded(module, function, name, metadata_group, hash):
-    if _engine == "nvshmem" and _symmem.initialized() and _symmem.backend_name() == "gpu":
+    if _engine == "nvshmem" and "device_calls" in _symmem.capabilities():
         _initialise(int(module))
 
 
 def _after_init():
-    if _symmem.backend_name() != "gpu":
+    if "device_calls" not in _symmem.capabilities():
         return
     configure("init")
     for handle in list(_nvshmem_modules):
@@ -100,7 +100,7 @@ def _install_hooks():
             _loaded(*args)
         knobs.runtime.kernel_load_end_hook = both
     _init_hooks.append(_after_init)
-    if _symmem.initialized() and _symmem.backend_name() == "gpu":
+    if "device_calls" in _symmem.capabilities():  # empty before init
         configure("import symmem.device.triton")
 
 

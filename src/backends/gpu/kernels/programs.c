@@ -4,21 +4,13 @@
 
 #include <stdio.h>
 
-/* reduce_types.cuh's codes are symmem.h's. */
-_Static_assert(SYMMEM_DTYPE_BOOL == 0 && SYMMEM_DTYPE_UINT8 == 5 &&
-                   SYMMEM_DTYPE_FLOAT16 == 9 && SYMMEM_DTYPE_FLOAT64 == 12 &&
-                   SYMMEM_DTYPE_COUNT == 13,
-               "reduce_types.cuh's dtype codes");
-_Static_assert(SYMMEM_OP_SUM == 0 && SYMMEM_OP_AND == 4 && SYMMEM_OP_XOR == 6 &&
-                   SYMMEM_OP_COUNT == 7,
-               "reduce_types.cuh's op codes");
+#include "../../../core/vocab.h"
 
+/* reduce_types.cuh takes the codes and reads the rest from symmem/vocabulary.h. */
 int symmem__gpu_reduce_cu(symmem_dtype_t dtype, symmem_reduce_op_t op, char *out, size_t size)
 {
-    int is_float = dtype >= SYMMEM_DTYPE_FLOAT16 && dtype <= SYMMEM_DTYPE_FLOAT64;
-    int bitwise = op == SYMMEM_OP_AND || op == SYMMEM_OP_OR || op == SYMMEM_OP_XOR;
-    if ((unsigned)dtype >= SYMMEM_DTYPE_COUNT || (unsigned)op >= SYMMEM_OP_COUNT ||
-        (is_float && bitwise))
+    if (!symmem__dtype_valid(dtype) || (unsigned)op >= SYMMEM_OP_COUNT ||
+        (symmem__dtype_is_float(dtype) && symmem__op_is_bitwise(op)))
         return -1;
     int n = snprintf(out, size, "#define SYMMEM_REDUCE_DTYPE %d\n#define SYMMEM_REDUCE_OP %d\n%s",
                      (int)dtype, (int)op, symmem__gpu_kernel_reduce_cu);
@@ -28,9 +20,8 @@ int symmem__gpu_reduce_cu(symmem_dtype_t dtype, symmem_reduce_op_t op, char *out
 int symmem__gpu_atomic_kernel(symmem_atomic_op_t op, symmem_dtype_t dtype, char *name,
                               size_t size, uint64_t *value_p)
 {
-    int wide = dtype == SYMMEM_DTYPE_INT64 || dtype == SYMMEM_DTYPE_UINT64 ||
-               dtype == SYMMEM_DTYPE_FLOAT64;
-    int is_float = dtype == SYMMEM_DTYPE_FLOAT32 || dtype == SYMMEM_DTYPE_FLOAT64;
+    int wide = symmem__dtype_bytes(dtype) == 8;
+    int is_float = symmem__dtype_is_float(dtype);
     const char *bits = wide ? "b64" : "b32";
     const char *op_name, *type = bits;
     switch (op) {

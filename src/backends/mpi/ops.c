@@ -116,6 +116,12 @@ static const symmem_backend_ops_t mpi_ops = {
     .cuda_module = mpi_cuda_module,
     .predefined_team = symmem__mpi_predefined_team,
     .device_wake = mpi_no_wake,
+    /* None of the capabilities: the heap is host memory but reached through
+     * MPI calls that can wait (so no host_rma: the extension lets go of the
+     * GIL), peers' heaps load and store only on one node, and a job across
+     * hosts starts through MPI, not the unique-id rendezvous that
+     * spans_hosts asks for. */
+    .capabilities = 0,
 };
 
 __attribute__((visibility("default"))) int symmem_mpi_backend_open(

@@ -41,6 +41,7 @@ static int holds(int order, symmem_cmp_t cmp)
     case SYMMEM_CMP_LE: return order <= 0;
     case SYMMEM_CMP_LT: return order < 0;
     case SYMMEM_CMP_GE: return order >= 0;
+    case SYMMEM_CMP_COUNT: break; /* no comparison: the core refused it */
     }
     return 0;
 }

@@ -30,6 +30,7 @@
 #include "../../core/heap_alloc.h"
 
 typedef struct symmem_backend mpi_t;
+typedef struct mpi_flusher mpi_flusher_t; /* flush.c */
 
 /* The liveness of the other PEs (liveness.c). */
 typedef struct {
@@ -63,6 +64,7 @@ struct symmem_backend {
     int started_mpi;            /* MPI_Init was ours: finalized at exit */
     int lost;                   /* a PE died: finalize skips MPI's collective teardown */
     int dirty;                  /* RMA issued since the last flush (quiet has work) */
+    mpi_flusher_t *flusher;     /* the thread that makes flushes leaving the node; NULL: none */
 };
 
 /* The core's services (ops.c). */
@@ -102,6 +104,13 @@ static inline MPI_Aint mpi_disp(const mpi_t *m, const void *sym, int pe)
 {
     return (MPI_Aint)((const char *)sym - m->base) + m->skew[pe];
 }
+
+/* ---- flush.c: remote completion, bounded ---- */
+symmem_status_t symmem__mpi_flusher_start(mpi_t *m);
+void symmem__mpi_flusher_stop(mpi_t *m);
+/* MPI_Win_flush of pe (-1: MPI_Win_flush_all), polled as every wait where
+ * it leaves the node; fails naming call with a dead PE or the time limit. */
+symmem_status_t symmem__mpi_flush(mpi_t *m, const char *call, int pe);
 
 /* ---- rma.c ---- */
 symmem_copy_func_t symmem__mpi_put, symmem__mpi_get, symmem__mpi_put_nbi, symmem__mpi_get_nbi;

@@ -128,6 +128,7 @@ static void release(mpi_t *m)
     if (m == NULL) return;
     int finalized = 1;
     MPI_Finalized(&finalized);
+    symmem__mpi_flusher_stop(m);
     if (!finalized && !m->lost) { /* MPI's teardown is collective: not with a dead PE */
         symmem__mpi_teams_free(m);
         symmem__mpi_heap_destroy(m);
@@ -159,6 +160,7 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
     if (status == SYMMEM_OK) status = make_comms(m);
     if (status == SYMMEM_OK) status = symmem__mpi_peers_init(m);
     if (status == SYMMEM_OK) status = symmem__mpi_heap_create(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_flusher_start(m);
     if (status == SYMMEM_OK) status = symmem__mpi_ops_create(m);
     if (status == SYMMEM_OK) status = symmem__mpi_teams_init(m);
     if (status != SYMMEM_OK) {

@@ -2,7 +2,7 @@
 get_peer_array, and what finalize() does with leaks, at 1..4 PEs."""
 import pytest
 
-from conftest import assert_all_ok, cpu_only
+from conftest import assert_all_ok, cpu_only, not_through_rma
 
 N_PES = (1, 2, 3, 4)
 
@@ -249,6 +249,7 @@ PEER_VIEWS = """
 """
 
 
+@not_through_rma("peer views are loads and stores into heaps this PE maps")
 @pytest.mark.parametrize("n", N_PES)
 def test_peer_views(run_pes, n):
     assert_all_ok(run_pes(n, PEER_VIEWS), n)

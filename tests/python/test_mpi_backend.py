@@ -215,3 +215,40 @@ def test_an_mpi_backend_that_cannot_load_says_why(tmp_path):
     [(rc, out, err)] = wait_all([run_plain(program, env=env)])
     assert rc == 0, err
     assert "backend='mpi' cannot run here: cannot load the mpi backend" in out, out + err
+
+
+# PE 2 stops (SIGSTOP) while PEs 0 and 1 wait for its signal: its pid still
+# runs, so only the heartbeat (SYMMEM_ONE_HOST_PER_PE=1 starts it, as PEs on
+# other hosts do) tells, once PE 2 has been silent for SYMMEM_HEARTBEAT_S.
+STOPPED = """
+    nvshmem.init()
+    me = nvshmem.my_pe()
+    sig = nvshmem.array((1,), dtype="uint64")
+    pid = nvshmem.array((1,), dtype="int64")
+    pid[0] = os.getpid()
+    nvshmem.barrier_all()
+    if me == 2:
+        os.kill(os.getpid(), signal.SIGSTOP)
+    got = np.zeros(1, dtype="int64")
+    nvshmem.get(got, pid, remote_pe=2)
+    started = time.monotonic()
+    try:
+        nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ)
+    except nvshmem.NvshmemError as error:
+        print(f"PE {me} caught after {time.monotonic() - started:.0f} s: {error}", flush=True)
+    if me == 0:
+        time.sleep(0.5)
+        os.kill(int(got[0]), signal.SIGKILL)
+    time.sleep(1.0)
+    os._exit(0)
+"""
+
+
+def test_a_stopped_pe_ends_the_others_waits(run_pes):
+    env = {**ONE_HOST_PER_PE, "SYMMEM_HEARTBEAT_S": "2"}
+    result = run_pes(3, STOPPED, timeout=60, env=env)
+    assert result.elapsed < 30, str(result)
+    for pe in (0, 1):
+        caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught")]
+        assert len(caught) == 1, str(result)
+        assert "signal_wait: PE 2 fell silent" in caught[0], caught[0]

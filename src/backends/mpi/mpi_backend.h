@@ -28,6 +28,7 @@
 #include "../../core/calls.h"
 #include "../../core/error.h" /* SYMMEM_CHECK; messages go through MPI_CORE->error */
 #include "../../core/heap_alloc.h"
+#include "../../core/heartbeat.h"
 
 typedef struct symmem_backend mpi_t;
 typedef struct mpi_flusher mpi_flusher_t; /* flush.c */
@@ -37,6 +38,7 @@ typedef struct {
     pid_t *pids;          /* 0 for a PE on another host */
     uint64_t *starts;     /* against pid reuse */
     char status_dir[256]; /* the launcher's exit reports, "" if none */
+    heartbeat_t *heartbeat; /* where a PE is on another host; else NULL */
 } mpi_peers_t;
 
 struct symmem_backend {
@@ -62,6 +64,7 @@ struct symmem_backend {
     mpi_peers_t peers;
     int check_calls;            /* SYMMEM_CHECK: compare fingerprints before each collective */
     int started_mpi;            /* MPI_Init was ours: finalized at exit */
+    int finished;               /* every PE reached finalize's barrier */
     int lost;                   /* a PE died: finalize skips MPI's collective teardown */
     int dirty;                  /* RMA issued since the last flush (quiet has work) */
     mpi_flusher_t *flusher;     /* the thread that makes flushes leaving the node; NULL: none */
@@ -154,6 +157,10 @@ symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req);
 /* ---- liveness.c ---- */
 symmem_status_t symmem__mpi_peers_init(mpi_t *m);
 void symmem__mpi_peers_free(mpi_t *m);
+/* The heartbeat to PE 0 where a PE is on another host (collective);
+ * stop: finished says every PE has reached finalize. */
+symmem_status_t symmem__mpi_heartbeat_start(mpi_t *m);
+void symmem__mpi_heartbeat_stop(mpi_t *m, int finished);
 /* SYMMEM_ERR_PEER_DEAD naming call and the first PE found dead; else OK. */
 symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call);
 

@@ -129,6 +129,7 @@ static void release(mpi_t *m)
     int finalized = 1;
     MPI_Finalized(&finalized);
     symmem__mpi_flusher_stop(m);
+    symmem__mpi_heartbeat_stop(m, !m->lost && m->finished);
     if (!finalized && !m->lost) { /* MPI's teardown is collective: not with a dead PE */
         symmem__mpi_teams_free(m);
         symmem__mpi_heap_destroy(m);
@@ -159,6 +160,7 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
     symmem_status_t status = start_mpi(m);
     if (status == SYMMEM_OK) status = make_comms(m);
     if (status == SYMMEM_OK) status = symmem__mpi_peers_init(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_heartbeat_start(m);
     if (status == SYMMEM_OK) status = symmem__mpi_heap_create(m);
     if (status == SYMMEM_OK) status = symmem__mpi_flusher_start(m);
     if (status == SYMMEM_OK) status = symmem__mpi_ops_create(m);
@@ -177,6 +179,7 @@ symmem_status_t symmem__mpi_finalize(symmem_backend_t *be)
     /* Every PE arrives before any window goes: a peer may still be putting. */
     symmem_status_t status = symmem__mpi_quiet(m, SYMMEM_STREAM_NONE);
     if (status == SYMMEM_OK) status = symmem__mpi_comm_barrier(m, "finalize", m->world);
+    m->finished = status == SYMMEM_OK; /* the heartbeat's goodbye: no PE counts this a death */
     if (status != SYMMEM_OK || m->lost) symmem__mpi_lost(m);
     release(m);
     return status;

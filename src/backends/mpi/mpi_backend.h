@@ -67,6 +67,8 @@ struct symmem_backend {
     int finished;               /* every PE reached finalize's barrier */
     int lost;                   /* a PE died: finalize skips MPI's collective teardown */
     int dirty;                  /* RMA issued since the last flush (quiet has work) */
+    struct { uint64_t key, uses; } *team_keys; /* team_init's keys (team_init.c) */
+    int team_keys_n;
     mpi_flusher_t *flusher;     /* the thread that makes flushes leaving the node; NULL: none */
 };
 
@@ -102,6 +104,10 @@ void *symmem__mpi_ptr(symmem_backend_t *be, const void *ptr, int pe);
 void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);
 /* Every PE's heap starts at a multiple of this, so one offset is aligned on all. */
 #define MPI_HEAP_ALIGN ((size_t)2 << 20)
+/* team_init's rendezvous table, past the end of every PE's heap (PE 0's is
+ * used): a count, then this many entries of two words. */
+#define MPI_RENDEZVOUS_ENTRIES 4096
+#define MPI_RENDEZVOUS_BYTES ((size_t)8 + 16 * MPI_RENDEZVOUS_ENTRIES)
 /* The displacement of symmetric address sym in PE pe's part of the window. */
 static inline MPI_Aint mpi_disp(const mpi_t *m, const void *sym, int pe)
 {
@@ -186,7 +192,7 @@ void symmem__mpi_teams_free(mpi_t *m);
 symmem_team_split_strided_func_t symmem__mpi_team_split_strided;
 symmem_team_split_2d_func_t symmem__mpi_team_split_2d;
 symmem_team_destroy_func_t symmem__mpi_team_destroy;
-symmem_team_init_func_t symmem__mpi_team_init;
+symmem_team_init_func_t symmem__mpi_team_init; /* team_init.c */
 symmem_predefined_team_func_t symmem__mpi_predefined_team;
 
 /* ---- collectives.c: barriers and data collectives ---- */

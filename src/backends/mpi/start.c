@@ -9,6 +9,9 @@
 
 /* A PE died: MPI's teardown (a collective) and MPI_Finalize would wait for it. */
 static int job_lost;
+/* Runtimes initialised and not finalized: a program that exits so (an
+ * exception) leaves its peers waiting, and MPI_Finalize would wait for them. */
+static int live_runtimes;
 
 void symmem__mpi_lost(mpi_t *m)
 {
@@ -19,7 +22,7 @@ static void finalize_mpi_at_exit(void)
 {
     int finalized = 1;
     MPI_Finalized(&finalized);
-    if (!finalized && !job_lost) MPI_Finalize();
+    if (!finalized && !job_lost && live_runtimes == 0) MPI_Finalize();
 }
 
 void symmem__mpi_error_text(int code, char *out, size_t size)
@@ -139,6 +142,7 @@ static void release(mpi_t *m)
     }
     symmem__mpi_peers_free(m);
     symmem__heap_allocator_destroy(m->alloc);
+    free(m->team_keys);
     free(m->node_pes);
     free(m->local_rank);
     free(m->peer);
@@ -169,6 +173,7 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
         release(m);
         return status;
     }
+    live_runtimes++;
     *be_p = m;
     return SYMMEM_OK;
 }
@@ -181,6 +186,7 @@ symmem_status_t symmem__mpi_finalize(symmem_backend_t *be)
     if (status == SYMMEM_OK) status = symmem__mpi_comm_barrier(m, "finalize", m->world);
     m->finished = status == SYMMEM_OK; /* the heartbeat's goodbye: no PE counts this a death */
     if (status != SYMMEM_OK || m->lost) symmem__mpi_lost(m);
+    live_runtimes--;
     release(m);
     return status;
 }

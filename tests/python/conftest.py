@@ -58,6 +58,12 @@ def cpu_only(reason):
     return pytest.mark.skipif(ON_GPU or ON_MPI, reason=f"cpu backend only: {reason}")
 
 
+def host_memory(reason):
+    """Marks a test of host memory (NumPy arrays over the heap, host
+    addresses): the cpu and mpi backends run it, the gpu backend skips it."""
+    return pytest.mark.skipif(ON_GPU, reason=f"host memory only: {reason}")
+
+
 def not_on_mpi(reason):
     """Marks a test the mpi backend cannot pass (yet), with the reason."""
     return pytest.mark.skipif(ON_MPI, reason=f"not on the mpi backend: {reason}")

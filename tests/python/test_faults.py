@@ -1,7 +1,7 @@
 """A dead or stuck PE turns into an NvshmemError naming it, never a hang."""
 import re
 
-from conftest import assert_all_ok, cpu_only
+from conftest import assert_all_ok, cpu_only, host_memory
 
 # The cpu engine watches the other PEs while it waits; the gpu backend waits on
 # the GPU, where only SYMMEM_TIMEOUT bounds a wait.
@@ -199,7 +199,7 @@ TIMEOUT_IN_WAITS = """
 """
 
 
-@cpu_only("after a timed-out wait the cpu engine works on; on the gpu backend the wait stays "
+@host_memory("after a timed-out wait the cpu engine works on; on the gpu backend the wait stays "
           "queued on the stream, ahead of everything after it")
 def test_timeout_in_waits(run_pes):
     result = run_pes(1, TIMEOUT_IN_WAITS, env={"SYMMEM_TIMEOUT": "0.3"}, timeout=30)

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ON_GPU, assert_all_ok, cpu_only
+from conftest import ON_GPU, assert_all_ok, host_memory
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -72,7 +72,7 @@ NUMPY_INTEROP = """
 """
 
 
-@cpu_only("symmem.interop.numpy, memoryviews of symmetric arrays and interop.cupy's refusal "
+@host_memory("symmem.interop.numpy, memoryviews of symmetric arrays and interop.cupy's refusal "
           "are the cpu backend's")
 @pytest.mark.parametrize("n", (1, 3))
 def test_numpy_interop(run_pes, n):

@@ -61,7 +61,8 @@ LIFECYCLE = """
     check(isinstance(me, int) and isinstance(n, int), "my_pe/n_pes are ints")
 
     v = nvshmem.get_version()
-    want = "gpu" if os.environ.get("SYMMEM_BACKEND") == "gpu" else "cpu"
+    want = os.environ.get("SYMMEM_BACKEND") if os.environ.get("SYMMEM_BACKEND") in ("gpu", "mpi") \
+        else "cpu"
     check(v.backend == want, f"backend {v.backend!r}, expected {want!r}")
     if want == "gpu":  # NVSHMEM's version, as it reports it
         check(re.fullmatch(r"[0-9]+[.][0-9]+[.][0-9]+", v.libnvshmem_version),

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi_backend.h"
 
@@ -12,6 +13,7 @@ static int job_lost;
 /* Runtimes initialised and not finalized: a program that exits so (an
  * exception) leaves its peers waiting, and MPI_Finalize would wait for them. */
 static int live_runtimes;
+static pid_t mpi_pid; /* the process that started MPI (not a child forked from it) */
 
 void symmem__mpi_lost(mpi_t *m)
 {
@@ -22,7 +24,7 @@ static void finalize_mpi_at_exit(void)
 {
     int finalized = 1;
     MPI_Finalized(&finalized);
-    if (!finalized && !job_lost && live_runtimes == 0) MPI_Finalize();
+    if (!finalized && !job_lost && live_runtimes == 0 && getpid() == mpi_pid) MPI_Finalize();
 }
 
 void symmem__mpi_error_text(int code, char *out, size_t size)
@@ -76,6 +78,7 @@ static symmem_status_t start_mpi(mpi_t *m)
             MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
     static int registered;
     if (!registered && atexit(finalize_mpi_at_exit) == 0) registered = 1;
+    mpi_pid = getpid();
     m->started_mpi = 1;
     return SYMMEM_OK;
 }

@@ -67,6 +67,8 @@ LIFECYCLE = """
     if want == "gpu":  # NVSHMEM's version, as it reports it
         check(re.fullmatch(r"[0-9]+[.][0-9]+[.][0-9]+", v.libnvshmem_version),
               f"libnvshmem_version {v.libnvshmem_version!r}")
+    elif want == "mpi":  # the MPI library's ("Open MPI v5.0.11")
+        check(v.libnvshmem_version != "", "libnvshmem_version names the MPI")
     else:
         check(v.libnvshmem_version == "", f"libnvshmem_version {v.libnvshmem_version!r}")
     check(v.symmem_version == nvshmem.__version__, "symmem_version")

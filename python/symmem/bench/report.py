@@ -174,8 +174,8 @@ def text_tables(records, n_pes):
     lines = []
     all_rows = rows(records, n_pes)
     for op, op_rows in _by_op(all_rows).items():
-        if op in plan.OPS:
-            lines.append(f"\n== {op}: {plan.OPS[op]} ({n_pes} PEs)")
+        if op in plan.HOST_OPS:
+            lines.append(f"\n== {op}: {plan.HOST_OPS[op]} ({n_pes} PEs)")
             lines += _text(HEADER, [8, 22, 12, 12, 12, 18], map(_cells, op_rows), {1})
     for name, header, title, body in _device_tables(all_rows):
         lines.append(f"\n== {name} ({n_pes} PEs): {title}")

@@ -23,9 +23,9 @@ import tempfile
 import time
 
 if __package__:
-    from symmem._run_stop import KILL_DELAY
+    from symmem._run_stop import KILL_DELAY, launcher_id
 else:  # pragma: no cover - run as a file
-    from _run_stop import KILL_DELAY
+    from _run_stop import KILL_DELAY, launcher_id
 
 
 def _run():
@@ -99,6 +99,9 @@ def main(args):
     status_dir = tempfile.mkdtemp(prefix="symmem-mpi-")
     env = dict(os.environ, SYMMEM_BACKEND="mpi", SYMMEM_STATUS_DIR=status_dir,
                SYMMEM_JOB="m" + os.urandom(8).hex(), PYTHONUNBUFFERED="1")
+    me = launcher_id()
+    if me is not None:  # each PE's _mpi_pe ends with this process (a SIGKILL too)
+        env["SYMMEM_MPI_RUNNER"] = me
     env.setdefault("OMPI_MCA_osc", "^ucx")
     if args.no_prefix:
         env["SYMMEM_RUN_NO_PREFIX"] = "1"

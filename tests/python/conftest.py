@@ -58,10 +58,11 @@ def cpu_only(reason):
     return pytest.mark.skipif(ON_GPU or ON_MPI, reason=f"cpu backend only: {reason}")
 
 
-def host_memory(reason):
-    """Marks a test of host memory (NumPy arrays over the heap, host
-    addresses): the cpu and mpi backends run it, the gpu backend skips it."""
-    return pytest.mark.skipif(ON_GPU, reason=f"host memory only: {reason}")
+def not_on_gpu(reason):
+    """Marks a test the cpu and mpi backends run and the gpu backend skips:
+    host memory (NumPy arrays over the heap, host addresses), waits that
+    the host watches."""
+    return pytest.mark.skipif(ON_GPU, reason=f"not on the gpu backend: {reason}")
 
 
 def not_on_mpi(reason):

@@ -21,11 +21,12 @@ import time
 
 import pytest
 
-from conftest import clean_env, cpu_only, require_gpus, run_plain, wait_all, write_program
+from conftest import (clean_env, not_on_gpu, require_gpus, run_plain, wait_all,
+                      write_program)
 
 # The PEs here wait on the cpu engine's futex loop; the gpu backend's waits
 # poll the GPU and are not covered here.
-cpu_waits = cpu_only("interrupts the cpu engine's waits")
+cpu_waits = not_on_gpu("interrupts waits the host makes (the cpu engine's, the mpi backend's)")
 
 BOUND = {"SYMMEM_TIMEOUT": "30"}  # a broken interrupt fails, it does not hang
 

@@ -15,7 +15,7 @@ argument, once prefixed with the PE, and leaves every PE's memory as it was.
 """
 import pytest
 
-from conftest import assert_all_ok, cpu_only, host_memory, not_through_rma
+from conftest import assert_all_ok, cpu_only, not_on_gpu, not_through_rma
 
 COMMON = """
     nvshmem.init()
@@ -166,7 +166,7 @@ FINALIZED = COMMON + """
 """
 
 
-@host_memory("reads NumPy arrays' .base and re-initialises the cpu backend")
+@not_on_gpu("reads NumPy arrays' .base and re-initialises the cpu backend")
 def test_memory_kept_across_finalize_is_refused(run_pes):
     assert_all_ok(run_pes(2, FINALIZED), 2)
 
@@ -193,7 +193,7 @@ TORCH = COMMON + """
 """
 
 
-@host_memory("torch CPU tensors over the cpu backend's heap")
+@not_on_gpu("torch CPU tensors over the cpu backend's heap")
 def test_freed_tensors_are_refused_after_reuse(run_pes):
     pytest.importorskip("torch")
     assert_all_ok(run_pes(2, TORCH), 2)
@@ -286,7 +286,7 @@ FORMATS = COMMON + """
 """
 
 
-@host_memory("NumPy's object, structured, void and read-only host arrays")
+@not_on_gpu("NumPy's object, structured, void and read-only host arrays")
 @pytest.mark.parametrize("n", (1, 2))
 def test_formats_byte_order_and_read_only(run_pes, n):
     assert_all_ok(run_pes(n, FORMATS), n)
@@ -466,7 +466,7 @@ CONTRACT = COMMON + """
 """
 
 
-@host_memory("NumPy host arrays and objects with the buffer protocol")
+@not_on_gpu("NumPy host arrays and objects with the buffer protocol")
 @pytest.mark.parametrize("n", (1, 2))
 def test_exceptions_stay_in_the_contract(run_pes, n):
     assert_all_ok(run_pes(n, CONTRACT), n)

@@ -14,9 +14,10 @@ import pytest
 
 import symmem
 from _launch import assert_all_ok, run_pes
-from conftest import PRELUDE, clean_env, cpu_only, run_plain, wait_all, write_program
+from conftest import (PRELUDE, clean_env, cpu_only, not_on_gpu, run_plain, wait_all,
+                      write_program)
 
-host_addresses = cpu_only("the PEs read symmetric memory through host addresses")
+host_addresses = not_on_gpu("the PEs read symmetric memory through host addresses")
 
 COMMON = """
 import ctypes

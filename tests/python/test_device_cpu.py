@@ -5,10 +5,10 @@ its njit functions once per PE process; the programs are few and grouped to
 keep numba's compile time (seconds per PE) small."""
 import pytest
 
-from conftest import assert_all_ok, cpu_only
+from conftest import assert_all_ok, not_on_gpu
 
 pytest.importorskip("numba")
-pytestmark = cpu_only("@numba.njit device code runs on the cpu backend's host heap")
+pytestmark = not_on_gpu("@numba.njit device code runs on the host heap (the cpu and mpi backends)")
 
 DEVICE = """
     import numba

@@ -4,10 +4,10 @@ nothing reads afterwards included: numba must not drop it as dead); off-heap
 memory and a bad PE raise the host call's exceptions."""
 import pytest
 
-from conftest import assert_all_ok, cpu_only
+from conftest import assert_all_ok, not_on_gpu
 
 pytest.importorskip("numba")
-pytestmark = cpu_only("@numba.njit device code runs on the cpu backend's host heap")
+pytestmark = not_on_gpu("@numba.njit device code runs on the host heap (the cpu and mpi backends)")
 
 PEER_ARRAY = """
     import numba

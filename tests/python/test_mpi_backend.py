@@ -253,3 +253,46 @@ def test_a_stopped_pe_ends_the_others_waits(run_pes):
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught")]
         assert len(caught) == 1, str(result)
         assert "signal_wait: PE 2 fell silent" in caught[0], caught[0]
+
+
+# @numba.njit device calls are loads and stores into heaps this process maps:
+# on a PE's own heap they work, to a PE of another node (every PE a host of
+# its own here) they raise NotImplementedError naming it, never a segfault.
+NJIT = """
+    import numba
+    import symmem.core.device.numba as dev
+
+    @numba.njit
+    def put_to(dst, src, pe):
+        dev.put(dst, src, pe)
+
+    @numba.njit
+    def fetch_add(dst, pe):
+        return dev.atomic_fetch_add(dst, 1, pe)
+
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    a = nvshmem.array((4,), dtype="int64")
+    a[:] = 0
+    nvshmem.barrier_all()
+    put_to(a, np.full(4, 5, dtype="int64"), me)
+    check_equal(a, np.full(4, 5), "njit put to this PE")
+    check(fetch_add(a[:1], me) == 5 and a[0] == 6, "njit fetch_add on this PE")
+    other = (me + 1) % n
+    for name, call in [("put", lambda: put_to(a, np.ones(4, dtype="int64"), other)),
+                       ("atomic_fetch_add", lambda: fetch_add(a[:1], other))]:
+        expect_raises(NotImplementedError, [f"[pe {me}] {name}: PE {other}'s heap cannot be "
+                                            "reached", "this node only"], call)
+    nvshmem.barrier_all()
+    nvshmem.free_array(a)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+def test_njit_device_calls_reach_this_node_only(run_pes):
+    pytest.importorskip("numba")
+    result = run_pes(2, NJIT, timeout=120, env=ONE_HOST_PER_PE)
+    assert result.rc == 0, str(result)
+    for pe in (0, 1):
+        assert f"PE {pe} OK" in result.lines(pe), str(result)

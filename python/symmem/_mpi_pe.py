@@ -86,6 +86,13 @@ def main(argv):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1):
         signal.signal(signum, lambda s, frame: proc.poll() is None and proc.send_signal(s))
+    status_dir = os.environ.get("SYMMEM_STATUS_DIR", "")
+    if status_dir:  # the program's pid, for symmem.run's report ("PE 1 (pid N) failed first")
+        try:
+            with open(os.path.join(status_dir, "%d.pid" % rank), "w") as f:
+                f.write(str(proc.pid))
+        except OSError:
+            pass
     runner = os.environ.get("SYMMEM_MPI_RUNNER", "")
     if runner:
         threading.Thread(target=_watch_runner, args=(runner, proc), daemon=True).start()
@@ -94,7 +101,6 @@ def main(argv):
     for pump in pumps:
         pump.start()
     returncode = run.wait_exited(proc)
-    status_dir = os.environ.get("SYMMEM_STATUS_DIR", "")
     if status_dir:
         try:
             run.write_status(status_dir, rank, returncode)

@@ -135,7 +135,13 @@ def main(args):
                 kill_at = None
         failure = first_failure(status_dir)
         if failure is not None:
-            sys.stderr.write("symmem.run: PE %d failed first: %s\n" % failure)
+            try:
+                with open(os.path.join(status_dir, "%d.pid" % failure[0])) as f:
+                    pid = " (pid %d)" % int(f.read())
+            except (OSError, ValueError):
+                pid = ""
+            sys.stderr.write("symmem.run: PE %d%s failed first: %s\n" % (failure[0], pid,
+                                                                        failure[1]))
         if signals:
             return 128 + signals[0]
         if stopping == "the timeout":

@@ -7,6 +7,7 @@ that cannot load. The rest of the suite runs on the backend with
 SYMMEM_BACKEND=mpi (docs/testing.md)."""
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -136,7 +137,8 @@ def test_a_pe_killed_ends_the_others_waits(run_pes, call, env):
     result = run_pes(3, KILLED, timeout=60, env=env, args=[call])
     assert result.rc == 137, str(result)
     assert result.elapsed < 30, str(result)
-    assert "PE 2 failed first: was killed by signal 9" in result.stderr, str(result)
+    assert re.search(r"PE 2 \(pid \d+\) failed first: was killed by signal 9", result.stderr), \
+        str(result)
     for pe in (0, 1):
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]
         assert len(caught) == 1, str(result)

@@ -115,6 +115,8 @@ def main(args):
             time.sleep(run.POLL)
             now = time.monotonic()
             if signals and stopping is None:
+                sys.stderr.write("symmem.run: got %s; stopping PEs %s\n"
+                                 % (signal.Signals(signals[0]).name, list(range(args.npes))))
                 stopping = "the signal"
                 proc.send_signal(signal.SIGTERM)
                 kill_at = now + KILL_DELAY

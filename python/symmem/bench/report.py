@@ -242,9 +242,9 @@ def markdown(records, n_pes, ops_to_show=None, setup=None):
     parts += [NOISE_NOTE, "", "| library | init s |", "|---|---|"]
     parts += [f"| {lib} | {seconds:.2f} |" for lib, seconds in init.items()]
     for op, op_rows in _by_op(all_rows).items():
-        if op not in plan.OPS or (ops_to_show and op not in ops_to_show):
+        if op not in plan.HOST_OPS or (ops_to_show and op not in ops_to_show):
             continue
-        parts += ["", f"**{op}**: {plan.OPS[op]}", ""] + _markdown(HEADER, map(_cells, op_rows))
+        parts += ["", f"**{op}**: {plan.HOST_OPS[op]}", ""] + _markdown(HEADER, map(_cells, op_rows))
     for name, header, title, body in _device_tables(all_rows):
         parts += ["", f"**{name}**: {title}", ""] + _markdown(header, body)
     return "\n".join(parts) + "\n"

@@ -143,6 +143,18 @@ symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call)
         int lost = symmem__heartbeat_lost(m->peers.heartbeat, first_how, sizeof(first_how));
         if (lost >= 0 && lost != m->me) { /* dead elsewhere, or stopped (silent) */
             symmem__mpi_lost(m);
+            /* A closed connection often comes before the launcher's report:
+             * give the report a moment, it says more (how the PE ended). */
+            for (int i = 0; i < 20 && m->peers.status_dir[0] != '\0'; i++) {
+                if (MPI_CORE->exit_report(m->peers.status_dir, lost, how, sizeof(how), &when)) {
+                    memcpy(first_how, how, sizeof(how));
+                    break;
+                }
+                usleep(10000);
+            }
+            if (m->peers.pids[lost] != 0)
+                return MPI_CORE->error(SYMMEM_ERR_PEER_DEAD, "%s: PE %d (pid %d) %s", call,
+                                       lost, (int)m->peers.pids[lost], first_how);
             return MPI_CORE->error(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s", call, lost, first_how);
         }
     }

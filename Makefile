@@ -24,7 +24,7 @@ LDFLAGS += $(EXTRA_CFLAGS)
 LDLIBS := -pthread -ldl
 
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/backends/cpu/*.c) $(wildcard src/device/*.c)
-GPU_FILES := $(shell find src/backends/gpu -name '*.[ch]')
+GPU_FILES := $(shell find src/backends/gpu -name '*.[ch]') src/core/heartbeat.c src/core/heartbeat.h
 # The GPU programs (CUDA and PTX) and the headers they include, which
 # tools/embed.py turns into C strings for the gpu backend.
 GPU_PROGRAMS := $(shell find src/backends/gpu/kernels -name '*.cu' -o -name '*.cuh' -o \
@@ -40,7 +40,7 @@ C_EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.
 # mpicc from Open MPI's wheel, mpicc on PATH); nothing where there is none.
 # Not in the sanitized build (MPI's own libraries are not sanitized).
 MPICC ?= $(or $(SYMMEM_MPICC),$(wildcard $(VENV)/bin/mpicc),$(shell command -v mpicc 2>/dev/null))
-MPI_FILES := $(wildcard src/backends/mpi/*.[ch]) src/core/heap_alloc.c
+MPI_FILES := $(wildcard src/backends/mpi/*.[ch]) src/core/heap_alloc.c src/core/heartbeat.c
 ifneq ($(MPICC),)
 ifneq ($(SANITIZE),1)
 MPI_LIB := $(BUILD)/libsymmem_mpi.so
@@ -92,10 +92,10 @@ $(BUILD)/tests/test_call_page: tests/c/test_call_page.c src/backends/gpu/call_pa
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/call_page.c $(BUILD)/libsymmem.a $(LDFLAGS) $(LDLIBS)
 
-$(BUILD)/tests/test_heartbeat: tests/c/test_heartbeat.c src/backends/gpu/heartbeat.c \
-		src/backends/gpu/heartbeat.h tests/c/c_test.h
+$(BUILD)/tests/test_heartbeat: tests/c/test_heartbeat.c src/core/heartbeat.c \
+		src/core/heartbeat.h tests/c/c_test.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/heartbeat.c $(LDFLAGS) $(LDLIBS)
+	$(CC) $(CFLAGS) -o $@ $< src/core/heartbeat.c $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libsymmem.a
 	@mkdir -p $(dir $@)

@@ -112,7 +112,8 @@ def mpi_extension(flags, extra_flags):
     link_extra = [w for w in words if not w.startswith(("-I", "-D"))] + ["-Wl,-z,defs"]
     return Extension(
         "symmem._mpi_backend",
-        sources=sorted(glob("src/backends/mpi/*.c")) + ["src/core/heap_alloc.c"],
+        sources=sorted(glob("src/backends/mpi/*.c")) + ["src/core/heap_alloc.c",
+                                                          "src/core/heartbeat.c"],
         depends=headers,
         include_dirs=include_dirs,
         extra_compile_args=flags + compile_extra,
@@ -150,7 +151,8 @@ setup(
         # Not a Python module: a shared object the core dlopens for backend="gpu".
         Extension(
             "symmem._gpu_backend",
-            sources=sorted(glob("src/backends/gpu/**/*.c", recursive=True)),
+            sources=sorted(glob("src/backends/gpu/**/*.c", recursive=True))
+            + ["src/core/heartbeat.c"],
             depends=headers,
             include_dirs=["include"],
             extra_compile_args=flags,

@@ -26,7 +26,7 @@ from symmem import _symmem
 # How info groups the table's rows: (heading, the applies_to values under
 # it, whether the variable is set in this environment (None: either), a
 # line after them). Only variables set here are "set by you".
-_USERS = ("all", "cpu", "gpu")
+_USERS = ("all", "cpu", "gpu", "mpi")
 _SECTIONS = (
     ("set by you", _USERS, True, None),
     ("you may set (you have not: the default applies, or what the package set)", _USERS,

@@ -8,7 +8,9 @@ prefixes its output lines with ``[pe K] ``, passes on the signals it gets
 exit report into SYMMEM_STATUS_DIR, where the other PEs' waits look
 (src/core/peer_status.c), then exits as the child did. So a PE killed with
 kill -9 is reported by name, and mpirun (run with fault tolerance, see
-_run_mpi.py) sees this program end, not a rank that vanished.
+_run_mpi.py) sees this program end, not a rank that vanished. Where
+python -m symmem.run itself dies (SYMMEM_MPI_RUNNER names it), this program
+kills the user's and ends, so that mpirun ends too and nothing outlives it.
 
 Standard library only, like run.py: usage ``python -m symmem._mpi_pe
 program words...``.
@@ -18,13 +20,14 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 
 if __package__:
     from symmem import run
-    from symmem._run_stop import launcher_id
+    from symmem._run_stop import _stat_fields, launcher_id
 else:  # pragma: no cover - run as a file
     import run
-    from _run_stop import launcher_id
+    from _run_stop import _stat_fields, launcher_id
 
 # The rank and size, as MPI launchers tell their processes.
 RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID")
@@ -52,6 +55,19 @@ def _pump(pipe, out, prefix):
     pipe.close()
 
 
+def _watch_runner(ident, proc):
+    """Kills proc once the process ident ("pid:start", python -m symmem.run)
+    has ended: mpirun outlives a symmem.run killed with SIGKILL, and so would
+    the PEs."""
+    pid, _, start = ident.partition(":")
+    while proc.poll() is None:
+        fields = _stat_fields(pid)
+        if len(fields) < 20 or fields[0] in ("Z", "X") or fields[19] != start:  # a zombie too
+            proc.kill()
+            return
+        time.sleep(0.2)
+
+
 def main(argv):
     rank, size = _first(RANK_VARS), _first(SIZE_VARS)
     if rank is None or size is None or not argv:
@@ -70,12 +86,21 @@ def main(argv):
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1):
         signal.signal(signum, lambda s, frame: proc.poll() is None and proc.send_signal(s))
+    status_dir = os.environ.get("SYMMEM_STATUS_DIR", "")
+    if status_dir:  # the program's pid, for symmem.run's report ("PE 1 (pid N) failed first")
+        try:
+            with open(os.path.join(status_dir, "%d.pid" % rank), "w") as f:
+                f.write(str(proc.pid))
+        except OSError:
+            pass
+    runner = os.environ.get("SYMMEM_MPI_RUNNER", "")
+    if runner:
+        threading.Thread(target=_watch_runner, args=(runner, proc), daemon=True).start()
     pumps = [threading.Thread(target=_pump, args=(proc.stdout, sys.stdout, prefix)),
              threading.Thread(target=_pump, args=(proc.stderr, sys.stderr, prefix))]
     for pump in pumps:
         pump.start()
     returncode = run.wait_exited(proc)
-    status_dir = os.environ.get("SYMMEM_STATUS_DIR", "")
     if status_dir:
         try:
             run.write_status(status_dir, rank, returncode)

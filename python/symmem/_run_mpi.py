@@ -23,9 +23,9 @@ import tempfile
 import time
 
 if __package__:
-    from symmem._run_stop import KILL_DELAY
+    from symmem._run_stop import KILL_DELAY, launcher_id
 else:  # pragma: no cover - run as a file
-    from _run_stop import KILL_DELAY
+    from _run_stop import KILL_DELAY, launcher_id
 
 
 def _run():
@@ -99,6 +99,9 @@ def main(args):
     status_dir = tempfile.mkdtemp(prefix="symmem-mpi-")
     env = dict(os.environ, SYMMEM_BACKEND="mpi", SYMMEM_STATUS_DIR=status_dir,
                SYMMEM_JOB="m" + os.urandom(8).hex(), PYTHONUNBUFFERED="1")
+    me = launcher_id()
+    if me is not None:  # each PE's _mpi_pe ends with this process (a SIGKILL too)
+        env["SYMMEM_MPI_RUNNER"] = me
     env.setdefault("OMPI_MCA_osc", "^ucx")
     if args.no_prefix:
         env["SYMMEM_RUN_NO_PREFIX"] = "1"
@@ -112,6 +115,8 @@ def main(args):
             time.sleep(run.POLL)
             now = time.monotonic()
             if signals and stopping is None:
+                sys.stderr.write("symmem.run: got %s; stopping PEs %s\n"
+                                 % (signal.Signals(signals[0]).name, list(range(args.npes))))
                 stopping = "the signal"
                 proc.send_signal(signal.SIGTERM)
                 kill_at = now + KILL_DELAY
@@ -132,7 +137,13 @@ def main(args):
                 kill_at = None
         failure = first_failure(status_dir)
         if failure is not None:
-            sys.stderr.write("symmem.run: PE %d failed first: %s\n" % failure)
+            try:
+                with open(os.path.join(status_dir, "%d.pid" % failure[0])) as f:
+                    pid = " (pid %d)" % int(f.read())
+            except (OSError, ValueError):
+                pid = ""
+            sys.stderr.write("symmem.run: PE %d%s failed first: %s\n" % (failure[0], pid,
+                                                                        failure[1]))
         if signals:
             return 128 + signals[0]
         if stopping == "the timeout":

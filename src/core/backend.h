@@ -189,7 +189,7 @@ symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);
 int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, size_t why_size);
 
 /* What the core lends a backend built as its own shared object. */
-#define SYMMEM_CORE_SERVICES_VERSION 5
+#define SYMMEM_CORE_SERVICES_VERSION 6
 typedef struct {
     uint32_t version;
     symmem_status_t (*error)(symmem_status_t status, const char *fmt, ...)
@@ -213,6 +213,9 @@ typedef struct {
     void (*calls_group)(const symmem_call_t *calls, const int *pes, int n, char *out,
                         size_t size);
     void (*call_describe)(symmem_call_t call, char *out, size_t size);
+    /* version 6, bootstrap.h: a unique id as the cpu engine makes one (the
+     * mpi backend's get_unique_id: its PEs still meet through MPI) */
+    symmem_status_t (*unique_id)(symmem_unique_id_t *uid_p);
 } symmem_core_services_t;
 
 /* The entry point a gpu backend library exports: fills ops_p if the backend

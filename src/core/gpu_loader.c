@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bootstrap.h"
 #include "env.h"
 #include "env_check.h"
 #include "error.h"
@@ -27,6 +28,7 @@ static const symmem_core_services_t services = {
     .interrupted = symmem__interrupted,
     .calls_group = symmem__calls_group,
     .call_describe = symmem__call_describe,
+    .unique_id = symmem__cpu_unique_id,
 };
 
 /* One backend library: where its path comes from, its entry point, and

@@ -1,4 +1,4 @@
-/* The heartbeat between PEs on several hosts (src/backends/gpu/heartbeat.c),
+/* The heartbeat between PEs on several hosts (src/core/heartbeat.c),
  * which needs no GPU: three forked processes play PEs 0, 1 and 2 over TCP
  * on this host, with a silence limit of 1 s. In each case every PE first
  * stays quiet for longer than the limit (the beats keep it so), then:
@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/backends/gpu/heartbeat.h"
+#include "../../src/core/heartbeat.h"
 #include "c_test.h"
 
 #define N 3

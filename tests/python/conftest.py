@@ -39,6 +39,8 @@ ON_GPU = os.environ.get("SYMMEM_BACKEND") == "gpu"
 # SYMMEM_BACKEND=mpi runs the PEs on the mpi backend (symmem.run starts them
 # through mpirun); docs/testing.md says which tests it runs in CI.
 ON_MPI = os.environ.get("SYMMEM_BACKEND") == "mpi"
+# ... with every PE taken for one on a host of its own: no PE maps another's heap.
+ON_MPI_RMA = ON_MPI and os.environ.get("SYMMEM_ONE_HOST_PER_PE") == "1"
 
 
 @pytest.fixture(autouse=True)
@@ -56,9 +58,23 @@ def cpu_only(reason):
     return pytest.mark.skipif(ON_GPU or ON_MPI, reason=f"cpu backend only: {reason}")
 
 
+def not_on_gpu(reason):
+    """Marks a test the cpu and mpi backends run and the gpu backend skips:
+    host memory (NumPy arrays over the heap, host addresses), waits that
+    the host watches."""
+    return pytest.mark.skipif(ON_GPU, reason=f"not on the gpu backend: {reason}")
+
+
 def not_on_mpi(reason):
     """Marks a test the mpi backend cannot pass (yet), with the reason."""
     return pytest.mark.skipif(ON_MPI, reason=f"not on the mpi backend: {reason}")
+
+
+def not_through_rma(reason):
+    """Marks a test that needs the peers' heaps mapped, which the mpi backend
+    does only for PEs of one node: skipped with SYMMEM_ONE_HOST_PER_PE=1."""
+    return pytest.mark.skipif(ON_MPI_RMA, reason="not with SYMMEM_ONE_HOST_PER_PE=1 on the mpi "
+                                                 f"backend (every PE a host of its own): {reason}")
 
 
 @functools.lru_cache(maxsize=None)

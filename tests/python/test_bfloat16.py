@@ -2,7 +2,7 @@
 put, and every reduction op, with every PE's data checked."""
 import pytest
 
-from conftest import assert_all_ok, cpu_only
+from conftest import assert_all_ok, not_on_gpu
 
 pytest.importorskip("ml_dtypes")
 
@@ -32,7 +32,7 @@ nvshmem.finalize()
 """
 
 
-@cpu_only("ml_dtypes' bfloat16 arrays are NumPy arrays; the gpu smoke test covers torch bfloat16")
+@not_on_gpu("ml_dtypes' bfloat16 arrays are NumPy arrays; the gpu smoke test covers torch bfloat16")
 @pytest.mark.parametrize("n", [1, 2, 3, 4])
 def test_bfloat16_reduce_and_put(run_pes, n):
     assert_all_ok(run_pes(n, "nvshmem.init()\n" + PROGRAM), n)

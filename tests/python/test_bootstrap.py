@@ -12,7 +12,14 @@ import numpy as np
 import pytest
 
 import symmem
-from conftest import clean_env, cpu_only, require_gpus, run_plain, wait_all, write_program
+from conftest import (clean_env, cpu_only, not_on_mpi, require_gpus, run_plain, wait_all,
+                      write_program)
+
+# The mpi backend's PEs are the processes of one MPI job: these start plain
+# processes under torchrun's variables, a unique id or none, and check the
+# cpu engine's start-up; test_mpi_backend.py tests the mpi backend's.
+pytestmark = not_on_mpi("plain processes under launchers' variables are no MPI job; "
+                        "test_mpi_backend.py starts the mpi backend's")
 
 # After init, every PE checks who it is, then puts into the next PE and
 # checks what it got from the previous one.

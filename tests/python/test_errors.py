@@ -4,7 +4,8 @@ PE and the call; and the library keeps working afterwards."""
 import pytest
 
 import symmem
-from conftest import assert_all_ok, clean_env, cpu_only, run_plain, wait_all, write_program
+from conftest import (assert_all_ok, clean_env, cpu_only, not_on_gpu, run_plain, wait_all,
+                      write_program)
 
 
 def test_exception_types():
@@ -313,7 +314,7 @@ HEAP_FULL = """
 """
 
 
-@cpu_only("sizes the cpu engine's heap with SYMMEM_SYMMETRIC_SIZE (NVSHMEM's heap is sized by "
+@not_on_gpu("sizes the cpu engine's heap with SYMMEM_SYMMETRIC_SIZE (NVSHMEM's heap is sized by "
           "NVSHMEM_SYMMETRIC_SIZE)")
 def test_heap_full(run_pes):
     assert_all_ok(run_pes(2, HEAP_FULL, env={"SYMMEM_SYMMETRIC_SIZE": "1M"}), 2)

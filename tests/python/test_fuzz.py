@@ -9,7 +9,7 @@ same calls (one seed), so collectives stay matched. Each bug this found
 its own test too."""
 import pytest
 
-from conftest import assert_all_ok, cpu_only
+from conftest import assert_all_ok, not_on_gpu
 
 FUZZ = """
 import random
@@ -79,7 +79,7 @@ nvshmem.finalize()
 """
 
 
-@cpu_only("the heap and the junk addresses are host memory")
+@not_on_gpu("the heap and the junk addresses are host memory")
 @pytest.mark.parametrize("api", ["symmem", "bindings"])
 @pytest.mark.parametrize("n, seed", [(1, 1), (2, 2)])
 def test_random_bad_arguments_never_crash_hang_or_corrupt(run_pes, n, seed, api):
@@ -111,6 +111,6 @@ nvshmem.finalize()
 """
 
 
-@cpu_only("the bindings' addresses are host memory here")
+@not_on_gpu("the bindings' addresses are host memory here")
 def test_what_the_fuzzing_found_is_refused_by_name(run_pes):
     assert_all_ok(run_pes(1, FOUND), 1)

@@ -113,7 +113,7 @@ def test_info_reports_a_malformed_backend():
     out = info(env={"SYMMEM_BACKEND": "tpu"})
     assert "backend: (none)   (SYMMEM_BACKEND=tpu, set)" in out, out
     assert ("why: init will raise: init: SYMMEM_BACKEND='tpu' is not one of 'cpu', 'gpu', "
-            "'auto'") in out, out
+            "'mpi', 'auto'") in out, out
 
 
 def test_info_describes_the_launchers_job():
@@ -303,7 +303,7 @@ def test_info_prints_the_environment_table():
 def test_only_what_you_set_is_set_by_you():
     # Neither the defaults nor what the package sets at import (the gpu
     # backend's path, ...) are "set by you"
-    yours = [row[0] for row in _symmem.env_table() if row[2] in ("all", "cpu", "gpu")]
+    yours = [row[0] for row in _symmem.env_table() if row[2] in ("all", "cpu", "gpu", "mpi")]
     for env, expected in [({"SYMMEM_SPIN_US": "33"}, ["SYMMEM_SPIN_US"]), ({}, [])]:
         out = info(env=env, drop=yours)
         section = out.split("\nenvironment variables set by you:\n", 1)[1].split("\n\n", 1)[0]

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import ON_GPU, assert_all_ok, cpu_only
+from conftest import ON_GPU, assert_all_ok, not_on_gpu, not_through_rma
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -72,8 +72,9 @@ NUMPY_INTEROP = """
 """
 
 
-@cpu_only("symmem.interop.numpy, memoryviews of symmetric arrays and interop.cupy's refusal "
+@not_on_gpu("symmem.interop.numpy, memoryviews of symmetric arrays and interop.cupy's refusal "
           "are the cpu backend's")
+@not_through_rma("it reads the peers' arrays through get_peer_array")
 @pytest.mark.parametrize("n", (1, 3))
 def test_numpy_interop(run_pes, n):
     assert_all_ok(run_pes(n, NUMPY_INTEROP), n)

@@ -15,6 +15,13 @@ from pathlib import Path
 
 import pytest
 
+from conftest import not_on_mpi
+
+# symmem.run's own launcher (job names, reports, timeouts with the PEs'
+# stacks); with the mpi backend mpirun starts the PEs (_run_mpi.py), whose
+# reports test_mpi_backend.py and test_faults.py check.
+pytestmark = not_on_mpi("tests symmem.run's own launcher; mpirun starts the mpi backend's PEs")
+
 ROOT = Path(__file__).resolve().parents[2]
 RUN_PY = ROOT / "python" / "symmem" / "run.py"
 

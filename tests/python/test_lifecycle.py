@@ -61,11 +61,14 @@ LIFECYCLE = """
     check(isinstance(me, int) and isinstance(n, int), "my_pe/n_pes are ints")
 
     v = nvshmem.get_version()
-    want = "gpu" if os.environ.get("SYMMEM_BACKEND") == "gpu" else "cpu"
+    want = os.environ.get("SYMMEM_BACKEND") if os.environ.get("SYMMEM_BACKEND") in ("gpu", "mpi") \
+        else "cpu"
     check(v.backend == want, f"backend {v.backend!r}, expected {want!r}")
     if want == "gpu":  # NVSHMEM's version, as it reports it
         check(re.fullmatch(r"[0-9]+[.][0-9]+[.][0-9]+", v.libnvshmem_version),
               f"libnvshmem_version {v.libnvshmem_version!r}")
+    elif want == "mpi":  # the MPI library's ("Open MPI v5.0.11")
+        check(v.libnvshmem_version != "", "libnvshmem_version names the MPI")
     else:
         check(v.libnvshmem_version == "", f"libnvshmem_version {v.libnvshmem_version!r}")
     check(v.symmem_version == nvshmem.__version__, "symmem_version")

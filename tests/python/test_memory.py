@@ -2,7 +2,7 @@
 get_peer_array, and what finalize() does with leaks, at 1..4 PEs."""
 import pytest
 
-from conftest import assert_all_ok, cpu_only
+from conftest import assert_all_ok, not_on_gpu, not_through_rma
 
 N_PES = (1, 2, 3, 4)
 
@@ -80,7 +80,7 @@ BUFFERS = """
 """
 
 
-@cpu_only("checks the buffer protocol and host DLPack of Buffers in host memory (a Buffer in "
+@not_on_gpu("checks the buffer protocol and host DLPack of Buffers in host memory (a Buffer in "
           "device memory refuses the buffer protocol)")
 @pytest.mark.parametrize("n", N_PES)
 def test_buffers(run_pes, n):
@@ -249,6 +249,7 @@ PEER_VIEWS = """
 """
 
 
+@not_through_rma("peer views are loads and stores into heaps this PE maps")
 @pytest.mark.parametrize("n", N_PES)
 def test_peer_views(run_pes, n):
     assert_all_ok(run_pes(n, PEER_VIEWS), n)

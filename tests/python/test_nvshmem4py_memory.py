@@ -5,6 +5,7 @@ viewed on a peer and freed). Each PE checks the data it received."""
 import pytest
 
 from _launch import assert_all_ok, run_pes
+from conftest import not_through_rma
 
 RESOURCE = """
 nvshmem.init()
@@ -46,6 +47,7 @@ ok(me)
 """
 
 
+@not_through_rma("it reads the peers' buffers through get_peer_buffer")
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("n", (1, 2, 3))
 def test_resource_and_stream(tmp_path, n):

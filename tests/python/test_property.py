@@ -29,7 +29,7 @@ import random
 
 import pytest
 
-from conftest import cpu_only, launch
+from conftest import launch, not_on_gpu, not_on_mpi
 
 PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_property_pe.py")
 # Four runs of STEPS steps (a call or two of each PE per step, about 125,000
@@ -75,7 +75,9 @@ def report(result, seed, n, steps, trail):
     return "\n".join(lines)
 
 
-@cpu_only("a model of the cpu backend's NumPy arrays; PEs outnumber GPUs")
+@not_on_mpi("its model expects the cpu backend's answers: get_version().backend, the words "
+            "of its refusals, get_peer_array reaching every PE")
+@not_on_gpu("a model of the cpu backend's NumPy arrays; PEs outnumber GPUs")
 @pytest.mark.parametrize("n, run", RUNS, ids=[f"{n}pes-{run}" for n, run in RUNS])
 def test_random_calls_keep_the_contract(tmp_path, n, run):
     seed = run_seed(n, run)

@@ -3,7 +3,7 @@ at 1..4 PEs and for every dtype NumPy has from the contract. Each PE checks
 what it received and prints "PE k OK"."""
 import pytest
 
-from conftest import assert_all_ok, cpu_only
+from conftest import assert_all_ok, not_on_gpu
 
 N_PES = (1, 2, 3, 4)
 
@@ -379,7 +379,7 @@ STREAMS = """
 """
 
 
-@cpu_only("passes made-up stream handles (7, and objects that name it), which only the "
+@not_on_gpu("passes made-up stream handles (7, and objects that name it), which only the "
           "cpu engine may ignore; tests/gpu/smoke.py puts on real CUDA streams")
 def test_stream_forms(run_pes):
     assert_all_ok(run_pes(2, STREAMS), 2)

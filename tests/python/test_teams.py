@@ -6,7 +6,7 @@ section; each PE prints "PE k OK"."""
 import pytest
 
 from _launch import assert_all_ok, run_pes
-from conftest import cpu_only, not_on_mpi
+from conftest import cpu_only, not_through_rma
 
 N_PES = (1, 2, 3, 4)
 
@@ -216,8 +216,8 @@ ok(me)
 """
 
 
-@not_on_mpi("its last part calls team_init, which the mpi backend does not have yet "
-            "(docs/multi-node.md, known limits)")
+@not_through_rma("its first part expects TEAM_SHARED and TEAM_NODE to hold every PE of "
+                 "the host; the node path runs it")
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("n", N_PES)
 def test_splits_translate_destroy(tmp_path, n):
@@ -390,6 +390,8 @@ ok(me)
 """
 
 
+@not_through_rma("it expects TEAM_SAME_MYPE_NODE to hold this PE alone, as on one host; "
+                 "the node path runs it")
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("n", N_PES)
 def test_team_errors(tmp_path, n):

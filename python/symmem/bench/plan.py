@@ -58,7 +58,12 @@ NUMBA_DEVICE_OPS = tuple(DEVICE_OPS)
 DEVICE_OPS.update(TRITON_OPS)
 DEVICE_PUTS = ("device_put", "device_put_grid", "triton_put", "triton_put_grid", "triton_get",
                "triton_get_grid")
-ALL_OPS = {**OPS, **DEVICE_OPS}
+# Measured where --backend mpi runs them beside mpi4py (its default), or --ops names them.
+ATOMIC_OPS = {
+    "atomic": "8-byte fetch-add by PE 0 on PE 1, back to back (MPI: Fetch_and_op + Flush)",
+}
+ALL_OPS = {**OPS, **ATOMIC_OPS, **DEVICE_OPS}
+HOST_OPS = {**OPS, **ATOMIC_OPS}
 # --ops words that name several operations.
 OP_GROUPS = {"host": tuple(OPS), "device": tuple(DEVICE_OPS), "triton": tuple(TRITON_OPS)}
 DEVICE_PUT_SIZES = (1 << 10, 64 << 20)  # the device put sweep: 1K to 64M, x4 steps
@@ -96,7 +101,7 @@ def sizes(op, min_bytes, max_bytes, n_pes, factor=4):
     for a collective each rounded to whole float32 blocks of 1/n_pes (at
     least one each), without repeats. Device puts keep within
     DEVICE_PUT_SIZES."""
-    if op in ("call_cost", "device_put_lat", "device_p_lat", "device_put_signal",
+    if op in ("call_cost", "atomic", "device_put_lat", "device_p_lat", "device_put_signal",
               "triton_put_lat", "triton_get_lat", "triton_put_signal"):
         return [8]
     if op in ("barrier", "device_barrier", "device_barrier_block"):

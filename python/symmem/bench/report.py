@@ -174,8 +174,8 @@ def text_tables(records, n_pes):
     lines = []
     all_rows = rows(records, n_pes)
     for op, op_rows in _by_op(all_rows).items():
-        if op in plan.OPS:
-            lines.append(f"\n== {op}: {plan.OPS[op]} ({n_pes} PEs)")
+        if op in plan.HOST_OPS:
+            lines.append(f"\n== {op}: {plan.HOST_OPS[op]} ({n_pes} PEs)")
             lines += _text(HEADER, [8, 22, 12, 12, 12, 18], map(_cells, op_rows), {1})
     for name, header, title, body in _device_tables(all_rows):
         lines.append(f"\n== {name} ({n_pes} PEs): {title}")
@@ -242,9 +242,9 @@ def markdown(records, n_pes, ops_to_show=None, setup=None):
     parts += [NOISE_NOTE, "", "| library | init s |", "|---|---|"]
     parts += [f"| {lib} | {seconds:.2f} |" for lib, seconds in init.items()]
     for op, op_rows in _by_op(all_rows).items():
-        if op not in plan.OPS or (ops_to_show and op not in ops_to_show):
+        if op not in plan.HOST_OPS or (ops_to_show and op not in ops_to_show):
             continue
-        parts += ["", f"**{op}**: {plan.OPS[op]}", ""] + _markdown(HEADER, map(_cells, op_rows))
+        parts += ["", f"**{op}**: {plan.HOST_OPS[op]}", ""] + _markdown(HEADER, map(_cells, op_rows))
     for name, header, title, body in _device_tables(all_rows):
         parts += ["", f"**{name}**: {title}", ""] + _markdown(header, body)
     return "\n".join(parts) + "\n"

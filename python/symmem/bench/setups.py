@@ -7,6 +7,10 @@ from symmem.bench import numpy_reference
 _SYMMEM = {
     "cpu": "one process per PE (symmem.run); arrays on the symmetric heap: a /dev/shm file each "
            "PE maps at a 2 MiB boundary, each array at a 256-byte aligned offset in it",
+    "mpi": "one MPI process per PE (symmem.run through mpirun) with SYMMEM_ONE_HOST_PER_PE=1: "
+           "each PE a host of its own, everything through MPI RMA on one MPI_Win_allocate "
+           "window (Open MPI's osc/sm on one machine); put is MPI_Rput polled, quiet a flush "
+           "by the flush thread",
     "gpu": "one process per GPU (symmem.run); arrays on the symmetric heap (NVSHMEM's); calls "
            "on a CUDA stream (cuda.core) timed with CUDA events, and with stream=None as "
            "symmem (blocking)",
@@ -19,6 +23,10 @@ SETUP = {
     "symmem njit": "as symmem, one process per PE and arrays on the symmetric heap; the calls "
                    "from @numba.njit loops (symmem.device.numba)",
     "numpy": numpy_reference.SETUP,
+    "symmem node path": "the mpi backend as symmem, without SYMMEM_ONE_HOST_PER_PE: the PEs "
+                        "map each other's heaps (MPI_Win_allocate_shared), put and get are "
+                        "copies, the atomics and collectives MPI's",
+    "symmem cpu": "the cpu backend's worker, as its own runs: symmem.run, /dev/shm heaps",
     "mpi4py": "mpirun --oversubscribe --bind-to none; put into a Win.Allocate window (one "
               "Lock_all epoch, Put + Flush), the rest on private NumPy arrays (NumPy's own "
               "allocation)",

@@ -177,6 +177,16 @@ class Bench:
                     move(dst, src, peer, stream=stream)
         return body, (dst, src), lambda: nv.quiet(stream=stream)
 
+    def atomic(self, stream):
+        """8-byte fetch-adds by PE 0 on PE 1's int64, each returning its value."""
+        nv, peer = self.nvshmem, 1 % self.n
+        counter = self.arrays(8, dtype="int64")[0]
+
+        def body():
+            if self.me == 0:
+                nv.atomic_fetch_add(counter, 1, peer)
+        return body, (counter,), None
+
     def put_signal(self, nbytes, stream):
         nv = self.nvshmem
         dst, src, sig = *self.arrays(nbytes, nbytes, dtype="uint8"), self.arrays(8, dtype="uint64")[0]
@@ -223,6 +233,8 @@ class Bench:
     def run_op(self, op, nbytes, stream, label, graph=False):
         if op in ("put", "put_lat", "get", "get_lat"):
             body, arrays, after = self.rma(op, nbytes, stream)
+        elif op == "atomic":
+            body, arrays, after = self.atomic(stream)
         elif op == "put_signal":
             if self.n < 2:
                 return

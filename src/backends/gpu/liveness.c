@@ -29,7 +29,7 @@ symmem_status_t symmem__gpu_watch_peers(gpu_t *g)
 }
 
 /* A PE on another host cannot be checked by its pid: where there is one,
- * every PE connects to PE 0's heartbeat (heartbeat.c), whose address and
+ * every PE connects to PE 0's heartbeat (core/heartbeat.c), whose address and
  * token PE 0 hands over in three agreements, and a fourth says whether every
  * PE got through. Every PE takes part in all four, whatever happened to it. */
 symmem_status_t symmem__gpu_heartbeat_start(gpu_t *g)

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 #include "../../core/backend.h"
-#include "heartbeat.h"
+#include "../../core/heartbeat.h"
 
 typedef struct {
     int n_pes, me;

@@ -1,6 +1,6 @@
 /* The atomics as MPI's atomic operations on the window: MPI_Fetch_and_op
  * (fetch, set, the arithmetic and bitwise ones, swap) and
- * MPI_Compare_and_swap, each flushed before it returns. Every atomic goes
+ * MPI_Compare_and_swap, each flushed (flush.c) before it returns. Every atomic goes
  * through MPI, also on this node and on this PE's own heap: MPI makes
  * accumulates atomic only with each other. float32 and float64 move their
  * bits as integers of their width, except add, which MPI sums as floats. */
@@ -65,7 +65,7 @@ symmem_status_t symmem__mpi_atomic(symmem_backend_t *be, symmem_atomic_op_t op, 
     else
         MPI_TRY(call, "MPI_Fetch_and_op",
                 MPI_Fetch_and_op(&origin, &result, type, pe, disp, atomic_op(op), m->win));
-    MPI_TRY(call, "MPI_Win_flush", MPI_Win_flush(pe, m->win));
+    SYMMEM_CHECK(symmem__mpi_flush(m, call, pe));
     if (fetched_p) {
         uint64_t fetched = 0;
         memcpy(&fetched, &result, (size_t)size); /* zero-extended, as the cpu engine's */

@@ -3,6 +3,7 @@
  * shared window, so that their heaps are loads and stores for each other.
  * malloc and free are collective; every PE computes the same offsets
  * (core/heap_alloc.c). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,8 @@ static symmem_status_t allocate_shared(mpi_t *m, MPI_Comm comm, const int *pes, 
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
     char *mine = NULL;
-    int rc = MPI_Win_allocate_shared((MPI_Aint)(m->heap_size + MPI_HEAP_ALIGN), 1, info, comm,
+    int rc = MPI_Win_allocate_shared((MPI_Aint)(m->heap_size + MPI_HEAP_ALIGN +
+                                                MPI_RENDEZVOUS_BYTES), 1, info, comm,
                                      &mine, win_p);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) return symmem__mpi_failed(rc, "init", "MPI_Win_allocate_shared");
@@ -41,7 +43,7 @@ symmem_status_t symmem__mpi_heap_create(mpi_t *m)
     if (m->peer == NULL || m->skew == NULL || m->alloc == NULL)
         return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
     char *part = NULL; /* this PE's part of the window */
-    MPI_Aint bytes = (MPI_Aint)(m->heap_size + MPI_HEAP_ALIGN);
+    MPI_Aint bytes = (MPI_Aint)(m->heap_size + MPI_HEAP_ALIGN + MPI_RENDEZVOUS_BYTES);
     if (m->node_n == m->n && m->n > 1) { /* one node: the shared window is the window */
         SYMMEM_CHECK(allocate_shared(m, m->world, m->node_pes, m->n, &part, &m->win));
     } else if (m->node_n > 1) { /* some nodes: a shared window, and RMA over it to all */
@@ -62,7 +64,9 @@ symmem_status_t symmem__mpi_heap_create(mpi_t *m)
     for (int pe = 0; pe < m->n; pe++)
         if (m->peer[pe] != NULL) m->peer[pe] += m->skew[pe];
     m->base = part + skew;
+    memset(m->base + m->heap_size, 0, MPI_RENDEZVOUS_BYTES); /* team_init's table */
     MPI_TRY(call, "MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, m->win));
+    MPI_Win_sync(m->win); /* the cleared table, before any PE's RMA (init's later collectives) */
     return SYMMEM_OK;
 }
 
@@ -77,12 +81,40 @@ void symmem__mpi_heap_destroy(mpi_t *m)
     m->skew = NULL;
 }
 
+/* Every PE passed the same value (named what) to call, or an error on every
+ * PE listing what each passed, as the cpu engine says it. */
+static symmem_status_t agree_on(mpi_t *m, const char *call, const char *what, uint64_t value)
+{
+    uint64_t *values = malloc((size_t)m->n * sizeof(uint64_t));
+    if (values == NULL) return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+    MPI_Request req;
+    int rc = MPI_Iallgather(&value, 1, MPI_UINT64_T, values, 1, MPI_UINT64_T, m->world, &req);
+    symmem_status_t status = rc == MPI_SUCCESS ? symmem__mpi_wait(m, call, &req)
+                                               : symmem__mpi_failed(rc, call, "MPI_Iallgather");
+    int same = 1;
+    for (int pe = 0; status == SYMMEM_OK && pe < m->n; pe++) same &= values[pe] == value;
+    if (status == SYMMEM_OK && !same) {
+        char list[512];
+        int len = 0;
+        for (int pe = 0; pe < m->n && len < (int)sizeof(list); pe++)
+            len += snprintf(list + len, sizeof(list) - (size_t)len, "%sPE %d: %llu",
+                            pe ? ", " : "", pe, (unsigned long long)values[pe]);
+        status = MPI_CORE->error(SYMMEM_ERR_MISMATCH,
+                                 "%s: %s must be the same on every PE, but got %s", call, what,
+                                 list);
+    }
+    free(values);
+    return status;
+}
+
 symmem_status_t symmem__mpi_malloc(symmem_backend_t *be, size_t size, size_t alignment,
                                    void **ptr_p)
 {
     mpi_t *m = be;
     SYMMEM_CHECK(symmem__mpi_check_call(
-        m, m->world, NULL, symmem__call(SYMMEM_CALL_MALLOC, 0, size, 0, 0, (int)alignment), 1));
+        m, m->world, NULL, symmem__call(SYMMEM_CALL_MALLOC, 0, 0, 0, 0, 0), 1));
+    SYMMEM_CHECK(agree_on(m, "malloc", "size", size));
+    SYMMEM_CHECK(agree_on(m, "malloc", "alignment", alignment));
     if (alignment > MPI_HEAP_ALIGN)
         return MPI_CORE->error(SYMMEM_ERR_INVALID,
                                "malloc: alignment=%zu is more than the mpi backend's largest, "
@@ -114,7 +146,8 @@ symmem_status_t symmem__mpi_free(symmem_backend_t *be, void *ptr)
     mpi_t *m = be;
     uint64_t offset = (uint64_t)((char *)ptr - m->base);
     SYMMEM_CHECK(symmem__mpi_check_call(
-        m, m->world, NULL, symmem__call(SYMMEM_CALL_FREE, 0, offset, 0, 0, 0), 1));
+        m, m->world, NULL, symmem__call(SYMMEM_CALL_FREE, 0, 0, 0, 0, 0), 1));
+    SYMMEM_CHECK(agree_on(m, "free", "the allocation (its offset in the heap)", offset));
     symmem__heap_allocator_free(m->alloc, offset);
     return SYMMEM_OK;
 }

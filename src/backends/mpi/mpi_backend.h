@@ -28,14 +28,17 @@
 #include "../../core/calls.h"
 #include "../../core/error.h" /* SYMMEM_CHECK; messages go through MPI_CORE->error */
 #include "../../core/heap_alloc.h"
+#include "../../core/heartbeat.h"
 
 typedef struct symmem_backend mpi_t;
+typedef struct mpi_flusher mpi_flusher_t; /* flush.c */
 
 /* The liveness of the other PEs (liveness.c). */
 typedef struct {
     pid_t *pids;          /* 0 for a PE on another host */
     uint64_t *starts;     /* against pid reuse */
     char status_dir[256]; /* the launcher's exit reports, "" if none */
+    heartbeat_t *heartbeat; /* where a PE is on another host; else NULL */
 } mpi_peers_t;
 
 struct symmem_backend {
@@ -61,8 +64,12 @@ struct symmem_backend {
     mpi_peers_t peers;
     int check_calls;            /* SYMMEM_CHECK: compare fingerprints before each collective */
     int started_mpi;            /* MPI_Init was ours: finalized at exit */
+    int finished;               /* every PE reached finalize's barrier */
     int lost;                   /* a PE died: finalize skips MPI's collective teardown */
     int dirty;                  /* RMA issued since the last flush (quiet has work) */
+    struct { uint64_t key, uses; } *team_keys; /* team_init's keys (team_init.c) */
+    int team_keys_n;
+    mpi_flusher_t *flusher;     /* the thread that makes flushes leaving the node; NULL: none */
 };
 
 /* The core's services (ops.c). */
@@ -97,11 +104,22 @@ void *symmem__mpi_ptr(symmem_backend_t *be, const void *ptr, int pe);
 void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);
 /* Every PE's heap starts at a multiple of this, so one offset is aligned on all. */
 #define MPI_HEAP_ALIGN ((size_t)2 << 20)
+/* team_init's rendezvous table, past the end of every PE's heap (PE 0's is
+ * used): a count, then this many entries of two words. */
+#define MPI_RENDEZVOUS_ENTRIES 4096
+#define MPI_RENDEZVOUS_BYTES ((size_t)8 + 16 * MPI_RENDEZVOUS_ENTRIES)
 /* The displacement of symmetric address sym in PE pe's part of the window. */
 static inline MPI_Aint mpi_disp(const mpi_t *m, const void *sym, int pe)
 {
     return (MPI_Aint)((const char *)sym - m->base) + m->skew[pe];
 }
+
+/* ---- flush.c: remote completion, bounded ---- */
+symmem_status_t symmem__mpi_flusher_start(mpi_t *m);
+void symmem__mpi_flusher_stop(mpi_t *m);
+/* MPI_Win_flush of pe (-1: MPI_Win_flush_all), polled as every wait where
+ * it leaves the node; fails naming call with a dead PE or the time limit. */
+symmem_status_t symmem__mpi_flush(mpi_t *m, const char *call, int pe);
 
 /* ---- rma.c ---- */
 symmem_copy_func_t symmem__mpi_put, symmem__mpi_get, symmem__mpi_put_nbi, symmem__mpi_get_nbi;
@@ -145,6 +163,10 @@ symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req);
 /* ---- liveness.c ---- */
 symmem_status_t symmem__mpi_peers_init(mpi_t *m);
 void symmem__mpi_peers_free(mpi_t *m);
+/* The heartbeat to PE 0 where a PE is on another host (collective);
+ * stop: finished says every PE has reached finalize. */
+symmem_status_t symmem__mpi_heartbeat_start(mpi_t *m);
+void symmem__mpi_heartbeat_stop(mpi_t *m, int finished);
 /* SYMMEM_ERR_PEER_DEAD naming call and the first PE found dead; else OK. */
 symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call);
 
@@ -170,7 +192,7 @@ void symmem__mpi_teams_free(mpi_t *m);
 symmem_team_split_strided_func_t symmem__mpi_team_split_strided;
 symmem_team_split_2d_func_t symmem__mpi_team_split_2d;
 symmem_team_destroy_func_t symmem__mpi_team_destroy;
-symmem_team_init_func_t symmem__mpi_team_init;
+symmem_team_init_func_t symmem__mpi_team_init; /* team_init.c */
 symmem_predefined_team_func_t symmem__mpi_predefined_team;
 
 /* ---- collectives.c: barriers and data collectives ---- */

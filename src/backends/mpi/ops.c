@@ -17,12 +17,12 @@ static int mpi_device(symmem_backend_t *be)
     return -1; /* host memory */
 }
 
+/* An id as the cpu engine makes one: a program that hands one to its PEs
+ * (init with initializer_method="uid") runs unchanged; they must still be
+ * the processes of one MPI job, numbered as MPI numbers them. */
 static symmem_status_t mpi_unique_id(symmem_unique_id_t *uid_p)
 {
-    (void)uid_p;
-    return MPI_CORE->error(SYMMEM_ERR_UNSUPPORTED,
-                           "get_unique_id: the mpi backend's PEs find each other through MPI "
-                           "(mpirun, srun, or init(initializer_method='mpi')), not a unique id");
+    return MPI_CORE->unique_id(uid_p);
 }
 
 static symmem_status_t mpi_register_external(symmem_backend_t *be, void *ptr, size_t size,

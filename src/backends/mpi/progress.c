@@ -8,7 +8,19 @@
 #include "mpi_backend.h"
 
 #define CHECK_SECONDS 0.02 /* between liveness checks (they read /proc) */
-#define SPIN_SECONDS 50e-6 /* before the loop starts yielding its core */
+#define SPIN_MIN 50e-6     /* the spin before a wait starts yielding its core: */
+#define SPIN_MAX 2e-3      /* it doubles after a wait that ended soon after it
+                              began to yield, and halves after one that yielded long */
+
+/* This process's spin (waits are made by one thread at a time). */
+static double spin_seconds = SPIN_MIN;
+
+static void adapt_spin(double waited)
+{
+    if (waited <= spin_seconds) return;
+    if (waited < 2 * spin_seconds && spin_seconds < SPIN_MAX) spin_seconds *= 2;
+    else if (waited > 16 * spin_seconds && spin_seconds > SPIN_MIN) spin_seconds /= 2;
+}
 
 double symmem__mpi_now(void)
 {
@@ -28,12 +40,15 @@ symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *r
     if (ready(m, arg)) return SYMMEM_OK;
     double started = symmem__mpi_now(), next_check = started + CHECK_SECONDS;
     double deadline = m->boot.timeout > 0 ? started + m->boot.timeout : 0;
-    for (unsigned spins = 0;; spins++) {
-        if (ready(m, arg)) return SYMMEM_OK;
+    for (;;) {
+        if (ready(m, arg)) {
+            adapt_spin(symmem__mpi_now() - started);
+            return SYMMEM_OK;
+        }
         progress(m);
         double now = symmem__mpi_now();
         /* With more PEs than cores, the PE we wait for may need our core. */
-        if (now - started > SPIN_SECONDS) sched_yield();
+        if (now - started > spin_seconds) sched_yield();
         if (now < next_check) continue;
         next_check = now + CHECK_SECONDS;
         SYMMEM_CHECK(MPI_CORE->interrupted(call));

@@ -1,7 +1,7 @@
 /* put and get: a copy where this process maps the peer's heap (the node
  * path), else MPI_Rput / MPI_Rget on the window, polled until the source
  * can be reused (put) or the data is here (get). The nbi forms leave the
- * operation to quiet, which flushes the window (MPI_Win_flush_all). */
+ * operation to quiet, which flushes the window (flush.c). */
 #include <limits.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -41,8 +41,7 @@ static symmem_status_t transfer(mpi_t *m, const char *call, rma_func_t *fn, char
 static symmem_status_t flush_before_get(mpi_t *m, const char *call, int pe)
 {
     if (!m->dirty) return SYMMEM_OK;
-    MPI_TRY(call, "MPI_Win_flush", MPI_Win_flush(pe, m->win));
-    return SYMMEM_OK;
+    return symmem__mpi_flush(m, call, pe);
 }
 
 static symmem_status_t put(mpi_t *m, const char *call, void *dst, const void *src,
@@ -104,7 +103,7 @@ symmem_status_t symmem__mpi_quiet(symmem_backend_t *be, symmem_stream_t stream)
     mpi_t *m = be;
     atomic_thread_fence(memory_order_seq_cst); /* the node path's stores */
     if (!m->dirty) return SYMMEM_OK;
-    MPI_TRY("quiet", "MPI_Win_flush_all", MPI_Win_flush_all(m->win));
+    SYMMEM_CHECK(symmem__mpi_flush(m, "quiet", -1));
     m->dirty = 0;
     return SYMMEM_OK;
 }

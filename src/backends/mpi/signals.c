@@ -21,14 +21,13 @@ symmem_status_t symmem__mpi_put_signal(symmem_backend_t *be, void *dst, const vo
         SYMMEM_CHECK((nbi ? symmem__mpi_put_nbi : symmem__mpi_put)(m, dst, src, nbytes, pe,
                                                                     stream));
         if (symmem__mpi_ptr(m, dst, pe) == NULL)
-            MPI_TRY(call, "MPI_Win_flush", MPI_Win_flush(pe, m->win)); /* data before signal */
+            SYMMEM_CHECK(symmem__mpi_flush(m, call, pe)); /* data before signal */
     }
     uint64_t old;
     MPI_TRY(call, "MPI_Fetch_and_op",
             MPI_Fetch_and_op(&value, &old, MPI_UINT64_T, pe, mpi_disp(m, sig, pe),
                              op == SYMMEM_SIGNAL_SET ? MPI_REPLACE : MPI_SUM, m->win));
-    MPI_TRY(call, "MPI_Win_flush", MPI_Win_flush(pe, m->win));
-    return SYMMEM_OK;
+    return symmem__mpi_flush(m, call, pe);
 }
 
 /* Whether a comparison holds, given the order of its operands (-1, 0, 1). */

@@ -4,11 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi_backend.h"
 
 /* A PE died: MPI's teardown (a collective) and MPI_Finalize would wait for it. */
 static int job_lost;
+/* Runtimes initialised and not finalized: a program that exits so (an
+ * exception) leaves its peers waiting, and MPI_Finalize would wait for them. */
+static int live_runtimes;
+static pid_t mpi_pid; /* the process that started MPI (not a child forked from it) */
 
 void symmem__mpi_lost(mpi_t *m)
 {
@@ -19,7 +24,7 @@ static void finalize_mpi_at_exit(void)
 {
     int finalized = 1;
     MPI_Finalized(&finalized);
-    if (!finalized && !job_lost) MPI_Finalize();
+    if (!finalized && !job_lost && live_runtimes == 0 && getpid() == mpi_pid) MPI_Finalize();
 }
 
 void symmem__mpi_error_text(int code, char *out, size_t size)
@@ -73,6 +78,7 @@ static symmem_status_t start_mpi(mpi_t *m)
             MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
     static int registered;
     if (!registered && atexit(finalize_mpi_at_exit) == 0) registered = 1;
+    mpi_pid = getpid();
     m->started_mpi = 1;
     return SYMMEM_OK;
 }
@@ -128,6 +134,8 @@ static void release(mpi_t *m)
     if (m == NULL) return;
     int finalized = 1;
     MPI_Finalized(&finalized);
+    symmem__mpi_flusher_stop(m);
+    symmem__mpi_heartbeat_stop(m, !m->lost && m->finished);
     if (!finalized && !m->lost) { /* MPI's teardown is collective: not with a dead PE */
         symmem__mpi_teams_free(m);
         symmem__mpi_heap_destroy(m);
@@ -137,6 +145,7 @@ static void release(mpi_t *m)
     }
     symmem__mpi_peers_free(m);
     symmem__heap_allocator_destroy(m->alloc);
+    free(m->team_keys);
     free(m->node_pes);
     free(m->local_rank);
     free(m->peer);
@@ -158,13 +167,16 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
     symmem_status_t status = start_mpi(m);
     if (status == SYMMEM_OK) status = make_comms(m);
     if (status == SYMMEM_OK) status = symmem__mpi_peers_init(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_heartbeat_start(m);
     if (status == SYMMEM_OK) status = symmem__mpi_heap_create(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_flusher_start(m);
     if (status == SYMMEM_OK) status = symmem__mpi_ops_create(m);
     if (status == SYMMEM_OK) status = symmem__mpi_teams_init(m);
     if (status != SYMMEM_OK) {
         release(m);
         return status;
     }
+    live_runtimes++;
     *be_p = m;
     return SYMMEM_OK;
 }
@@ -175,7 +187,9 @@ symmem_status_t symmem__mpi_finalize(symmem_backend_t *be)
     /* Every PE arrives before any window goes: a peer may still be putting. */
     symmem_status_t status = symmem__mpi_quiet(m, SYMMEM_STREAM_NONE);
     if (status == SYMMEM_OK) status = symmem__mpi_comm_barrier(m, "finalize", m->world);
+    m->finished = status == SYMMEM_OK; /* the heartbeat's goodbye: no PE counts this a death */
     if (status != SYMMEM_OK || m->lost) symmem__mpi_lost(m);
+    live_runtimes--;
     release(m);
     return status;
 }

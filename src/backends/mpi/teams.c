@@ -145,13 +145,3 @@ symmem_status_t symmem__mpi_team_destroy(symmem_backend_t *be, const symmem_team
     MPI_Comm_free(&m->teams[team->channel]);
     return SYMMEM_OK;
 }
-
-symmem_status_t symmem__mpi_team_init(symmem_backend_t *be, uint64_t key, int npes, int index,
-                                      int *members, int *handle_p)
-{
-    (void)be, (void)key, (void)npes, (void)index, (void)members, (void)handle_p;
-    return MPI_CORE->error(SYMMEM_ERR_UNSUPPORTED,
-                           "team_init: not supported by the mpi backend (an MPI communicator "
-                           "needs its members' numbers; use team_split_strided or "
-                           "team_split_2d)");
-}

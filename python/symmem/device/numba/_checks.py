@@ -114,7 +114,10 @@ def translate(call, arg, addr, parent, nbytes, pe):
     base = load_u64(_BASE_AT)
     if addr < base or addr - base + nbytes > load_u64(_SIZE_AT):
         raise E.DeviceInvalid(E.NOT_SYMMETRIC, call, arg, addr)
-    return load_u64(load_u64(_PEERS_AT) + 8 * pe) + (addr - base)
+    peer = load_u64(load_u64(_PEERS_AT) + 8 * pe)
+    if peer == 0:  # not mapped here: the mpi backend's PEs on other nodes
+        raise E.DeviceUnreachable(call, pe)
+    return peer + (addr - base)
 
 
 @register_jitable

@@ -78,6 +78,18 @@ class DeviceNotHere(NotImplementedError):
         _fill(self, _symmem.ERR_UNSUPPORTED, text)
 
 
+class DeviceUnreachable(NotImplementedError):
+    """An njit device call to a PE whose heap this process does not map (on
+    the mpi backend: a PE of another node)."""
+
+    def __init__(self, call, pe):
+        text = _prefixed(f"{CALLS[call]}: PE {pe}'s heap cannot be reached with loads and "
+                         f"stores from this PE on the {_symmem.backend_name()} backend: "
+                         f"@numba.njit device calls reach the PEs of this node only "
+                         f"(TEAM_NODE); make the host call (symmem.{CALLS[call]}) for PE {pe}")
+        _fill(self, _symmem.ERR_UNSUPPORTED, text)
+
+
 def _last(expected_status):
     status, text = _symmem.device_last_error()
     return (status or expected_status), (text or "a device wait failed")

@@ -5,9 +5,10 @@
  * or a process that stops falls silent. PE 0 tells every PE which PE it lost,
  * and every PE counts PE 0 lost when its connection ends or falls silent.
  * A PE that finalizes says goodbye first, so its end is no death. Needs
- * nothing of CUDA: tests/c/test_heartbeat.c runs it on any machine. */
-#ifndef SYMMEM_GPU_HEARTBEAT_H
-#define SYMMEM_GPU_HEARTBEAT_H
+ * nothing of CUDA: tests/c/test_heartbeat.c runs it on any machine. Compiled
+ * into the gpu and mpi backends (their own shared objects), which both use it. */
+#ifndef SYMMEM_HEARTBEAT_H
+#define SYMMEM_HEARTBEAT_H
 
 #include <pthread.h>
 #include <stdatomic.h>

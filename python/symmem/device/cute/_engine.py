@@ -59,8 +59,17 @@ def configure(call="symmem.device.cute"):
 
 
 def engine():
-    """The engine CuTe kernels use in this process ("symmem" or "nvshmem"),
-    or None before the first kernel is traced."""
+    """The engine CuTe kernels use in this process.
+
+    Returns:
+        "symmem" or "nvshmem", or None before the first kernel that calls
+        symmem.device.cute is traced (SYMMEM_CUTE_ENGINE chooses).
+
+    Example:
+        After a kernel compiled::
+
+            assert dev.engine() in ("symmem", "nvshmem")
+    """
     return _engine
 
 

@@ -98,8 +98,8 @@ def own(name):
 
 
 def nvshmem(symbol, ret, params):
-    """NVSHMEM's device function symbol; ret and params are cutlass types,
-    None (void) or "ptr"."""
+    """NVSHMEM's device function symbol; ret is a cutlass type, None (void)
+    or POINTER, params cutlass types or "ptr"."""
     key = ("nvshmem", symbol)
     if key not in _declared:
         _declared[key] = _declare(symbol, NVSHMEM, ret,

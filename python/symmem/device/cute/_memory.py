@@ -27,12 +27,12 @@ def get_peer_tensor(tensor, pe):
     t = tensor.element_type
     nbytes = V.u64(V.count(tensor)) * V.width(tensor)
     if E.configure("get_peer_tensor") == "symmem":
-        at = X.own("ptr")(E.state("get_peer_tensor"), V.address(tensor), nbytes, V.i32(pe))
-    else:
-        at = X.nvshmem("nvshmem_ptr", cutlass.Uint64, ["ptr", cutlass.Int32])(
-            V.address(tensor), V.i32(pe))
-    ptr = cute.make_ptr(t, cutlass.Int64(at), cute.AddressSpace.gmem,
-                        assumed_align=V.width(tensor))
+        at = cutlass.Int64(X.own("ptr")(E.state("get_peer_tensor"), V.address(tensor), nbytes,
+                                        V.i32(pe)))
+    else:  # nvshmem_ptr returns a pointer, which make_ptr takes as it is
+        at = X.nvshmem("nvshmem_ptr", X.POINTER, ["ptr", cutlass.Int32])(V.address(tensor),
+                                                                          V.i32(pe))
+    ptr = cute.make_ptr(t, at, cute.AddressSpace.gmem, assumed_align=V.width(tensor))
     return cute.make_tensor(ptr, tensor.layout)
 
 

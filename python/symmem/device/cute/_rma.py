@@ -123,8 +123,13 @@ def wait_until(ivar, cmp, cmp_value):
         X.own("wait_until")(E.state("wait_until"), V.address(ivar),
                             V.i32(L.DTYPE_CODES[dtype]), V.i32(cmp), cutlass.Int64(cmp_value))
     else:
+        # NVSHMEM's bitcode names its 16-bit waits short and ushort and has no 8-bit ones
+        nv = {"int16": "short", "uint16": "ushort"}.get(dtype, NV_TYPES[dtype])
+        if dtype in ("int8", "uint8"):
+            raise TypeError(f"wait_until: NVSHMEM's device library has no {dtype} wait "
+                            "(SYMMEM_CUTE_ENGINE=symmem has one)")
         t = V.DTYPES[dtype]
-        X.nvshmem(f"nvshmem_{NV_TYPES[dtype]}_wait_until", None, ["ptr", _I32, t])(
+        X.nvshmem(f"nvshmem_{nv}_wait_until", None, ["ptr", _I32, t])(
             V.address(ivar), V.i32(cmp), t(cmp_value))
 
 

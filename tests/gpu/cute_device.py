@@ -36,6 +36,9 @@ import cutlass.cute as cute  # noqa: E402
 from cutlass.cute.runtime import from_dlpack  # noqa: E402
 
 import symmem.device.cute as dev  # noqa: E402
+from dsl_expect import (ATOMIC_AFTER, ATOMIC_INTS, ATOMIC_START, ATOMICS, FLOAT_ATOMICS,  # noqa: E402
+                        FLOATS, RETURNS_OLD, device, host, numpy_dtype, pattern, storage)
+import dsl_expect  # noqa: E402
 import symmem.interop.cute as scute  # noqa: E402
 from symmem.device.cute import _values  # noqa: E402  (dtype names of CuTe's types)
 
@@ -43,15 +46,10 @@ N = 999
 THREADS = 128
 DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
           "bfloat16", "float32", "float64"]
-FLOATS = ("float16", "bfloat16", "float32", "float64")
 COPIES = ["put", "put_nbi", "get", "get_nbi"]
 SIGNALS = ["put_signal", "put_signal_nbi"]
 COLLECTIVES = ["reduce", "reducescatter", "fcollect", "alltoall", "broadcast"]
 SYNCS = ["barrier_all", "sync_all", "barrier", "sync"]
-ATOMICS = ["atomic_fetch", "atomic_set", "atomic_swap", "atomic_compare_swap", "atomic_add",
-           "atomic_fetch_add", "atomic_inc", "atomic_fetch_inc", "atomic_and",
-           "atomic_fetch_and", "atomic_or", "atomic_fetch_or", "atomic_xor", "atomic_fetch_xor"]
-FLOAT_ATOMICS = ("atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add")
 OPS = ["sum", "min", "max", "and", "or", "xor"]
 # the kernel's calls, by number: (kind, name, argument)
 CALLS = ([("copy", n, None) for n in COPIES] + [("signal", n, None) for n in SIGNALS]
@@ -141,66 +139,13 @@ def launch(number: cutlass.Int32, scope: cutlass.Int32, pe: cutlass.Int32, dst: 
         grid=(1, 1, 1), block=(THREADS, 1, 1))
 
 
-def numpy_dtype(dtype):
-    if dtype == "bfloat16":
-        import ml_dtypes
-        return ml_dtypes.bfloat16
-    return np.dtype(dtype)
-
-
-def storage(dtype):
-    """What symmem.array holds a dtype in here: bfloat16 as its uint16 bits."""
-    return "uint16" if dtype == "bfloat16" else dtype
-
-
-def pattern(pe, dtype, n):
-    """PE pe's source values, exact in every dtype (and their sums over 4 PEs)."""
-    i = np.arange(n)
-    if dtype in FLOATS:
-        return (pe * 1.5 + (i % 7) * 0.25).astype(numpy_dtype(dtype))
-    low = 0 if dtype.startswith("uint") else -20
-    return ((pe * 7 + i * 3) % 23 + low).astype(dtype)
-
-
-def bits(values, dtype):
-    return values.view("uint16") if dtype == "bfloat16" else values
-
-
-def host(a, dtype):
-    """A symmetric array's values as float64 (exact for every dtype here)."""
-    return cp.asnumpy(a).view(numpy_dtype(dtype)).astype(np.float64)
-
-
-def check(what, got, want):
-    got, want = np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64)
-    if got.shape != want.shape or not np.array_equal(got, want):
-        bad = np.flatnonzero(got != want)[:5] if got.shape == want.shape else "shape"
-        raise AssertionError(f"PE {me}: {what}: at {bad}: got {got.ravel()[:8]}, "
-                             f"want {want.ravel()[:8]}")
-
-
-def reduced(op, dtype, n):
-    parts = [pattern(p, dtype, n) for p in range(npes)]
-    if op == "sum":
-        return sum(p.astype(np.float64) for p in parts)
-    if op in ("min", "max"):
-        return getattr(np, op + "imum").reduce([p.astype(np.float64) for p in parts])
-    return getattr(np, f"bitwise_{op}").reduce(parts).astype(np.float64)
-
-
-ATOMIC_AFTER = {"atomic_fetch": 5, "atomic_set": 3, "atomic_swap": 3, "atomic_compare_swap": 3,
-                "atomic_add": 8, "atomic_fetch_add": 8, "atomic_inc": 6, "atomic_fetch_inc": 6,
-                "atomic_and": 1, "atomic_fetch_and": 1, "atomic_or": 7, "atomic_fetch_or": 7,
-                "atomic_xor": 6, "atomic_fetch_xor": 6}  # from 5, with 3 (cas: 5 -> 3)
-
-
 def runs(dtype, kind, name, arg):
     """Whether the call takes dtype (in the kernel's tracing and on the host)."""
     if kind == "reduce" and arg in ("and", "or", "xor"):
         return dtype not in FLOATS
     if kind != "atomic":
         return True
-    if dtype in ("int32", "int64", "uint32", "uint64"):
+    if dtype in ATOMIC_INTS:
         return True
     if dtype not in ("float32", "float64") or name not in FLOAT_ATOMICS:
         return False
@@ -226,13 +171,13 @@ def run_dtype(dtype):
         if not runs(dtype, kind, name, arg):
             continue
         for scope in range(3 if kind not in ("point", "atomic") else 1):
-            arrays["src"][:] = cp.asarray(bits(pattern(me, dtype, N * npes), dtype))
-            arrays["part"][:] = cp.asarray(bits(pattern(me, dtype, N), dtype))
+            arrays["src"][:] = device(pattern(me, dtype, N * npes), dtype)
+            arrays["part"][:] = device(pattern(me, dtype, N), dtype)
             for k in ("dst", "got"):
                 arrays[k][:] = 0
             if kind == "atomic":
-                arrays["dst"][:1] = cp.asarray(bits(np.array([5]).astype(numpy_dtype(dtype)),
-                                                    dtype))
+                arrays["dst"][:1] = device(np.array([ATOMIC_START]).astype(numpy_dtype(dtype)),
+                                           dtype)
             sig[:] = 0
             flag[:] = 0
             word[:] = 0
@@ -248,6 +193,14 @@ def run_dtype(dtype):
     for a in (*arrays.values(), sig, flag, word):
         nvshmem.free_array(a)
     return checked
+
+
+def check(what, got, want):
+    dsl_expect.check(me, what, got, want)
+
+
+def reduced(op, dtype, n):
+    return dsl_expect.reduced(op, dtype, n, npes)
 
 
 def verify(what, kind, name, arg, dtype, arrays, word):
@@ -275,8 +228,8 @@ def verify(what, kind, name, arg, dtype, arrays, word):
         check(what, cp.asnumpy(word), [prv * 1000 + npes * 100 + prv * 10 + npes])
     elif kind == "atomic":
         check(what, dst[:1], [ATOMIC_AFTER[name]])
-        if name.startswith("atomic_fetch") or name in ("atomic_swap", "atomic_compare_swap"):
-            check(what + " (old value)", got[:1], [5])
+        if name in RETURNS_OLD:
+            check(what + " (old value)", got[:1], [ATOMIC_START])
 
 
 def run_interop():

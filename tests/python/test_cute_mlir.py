@@ -201,6 +201,7 @@ def _run(args, timeout=1200):
 
 
 @needs_cute
+@pytest.mark.timeout(1300)  # 13 kernels: about 2 minutes on an idle 2-core machine
 def test_cute_compiles_every_call_on_symmems_engine(tmp_path):
     bitcode = _device_bitcode(tmp_path)
     shipped = os.path.join(ROOT, "python", "symmem", "device", "device.bc")
@@ -223,6 +224,7 @@ def _nvshmem_bitcode():
 
 
 @needs_cute
+@pytest.mark.timeout(1300)
 def test_cute_calls_nvshmem_functions_its_bitcode_has():
     """Every call traced for every dtype on NVSHMEM's engine names a function
     libnvshmem_device.bc defines (traced only: linking that bitcode takes
@@ -234,6 +236,7 @@ def test_cute_calls_nvshmem_functions_its_bitcode_has():
 
 
 @needs_mlir
+@pytest.mark.timeout(1300)  # 8 kernels: a few minutes
 def test_mlir_compiles_and_links_every_call():
     try:
         from cuda.core import Linker  # noqa: F401

@@ -46,6 +46,8 @@ N = 999
 THREADS = 128
 DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
           "bfloat16", "float32", "float64"]
+# DSL_DTYPES=int8,float32 runs some (a GPU call holds 10 minutes; each dtype compiles a kernel)
+DTYPES = [d for d in os.environ.get("DSL_DTYPES", ",".join(DTYPES)).split(",") if d]
 COPIES = ["put", "put_nbi", "get", "get_nbi"]
 SIGNALS = ["put_signal", "put_signal_nbi"]
 COLLECTIVES = ["reduce", "reducescatter", "fcollect", "alltoall", "broadcast"]

@@ -15,6 +15,7 @@ every scope:
 A few kernels per dtype, each taking the call's number and scope (one
 compile each per dtype), launched once per (call, scope).
 Run: python -m symmem.run -n 2 tests/gpu/mlir_device.py"""
+import os
 import time
 
 import cupy as cp
@@ -37,6 +38,8 @@ N = 999
 THREADS = 128
 DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
           "float32", "float64"]
+# DSL_DTYPES=int8,float32 runs some (a GPU call holds 10 minutes; each dtype compiles a kernel)
+DTYPES = [d for d in os.environ.get("DSL_DTYPES", ",".join(DTYPES)).split(",") if d]
 MOVES = ["put", "put_nbi", "get", "get_nbi", "put_signal", "put_signal_nbi", "reducescatter",
          "fcollect", "alltoall", "broadcast", "sum", "min", "max", "barrier_all", "sync_all",
          "barrier", "sync"]

@@ -80,8 +80,15 @@ def _declare(symbol, source, ret, params):
         [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY, annotation=p)
          for i, p in enumerate(params)],
         return_annotation=ret)
-    return cute.extern(stub, name=symbol, source=source, overloaded=False,
-                       implicit_convert=_to_pointer)
+    handler = cute.extern(stub, name=symbol, source=source, overloaded=False,
+                          implicit_convert=_to_pointer)
+    if ret is None or ret is POINTER:
+        return handler
+
+    def typed(*args):
+        """The call's result as ret (the extern gives a bare MLIR value)."""
+        return ret(handler(*args))
+    return typed
 
 
 _declared = {}

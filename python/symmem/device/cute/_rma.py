@@ -53,8 +53,7 @@ def _put_signal(name, scope, nbi):
 
     def call(dst, src, sig_addr, signal, sig_op, pe):
         V.same_dtype(name, dst, src)
-        if V.dtype_name(name, "sig_addr", sig_addr) != "uint64":
-            raise TypeError(f"{name}: sig_addr must be a uint64 tensor")
+        V.signal_word(name, sig_addr)
         nbytes = V.u64(V.smaller(V.count(dst), V.count(src))) * V.width(dst)
         args = (V.address(dst), V.address(src), nbytes, V.address(sig_addr), V.u64(signal),
                 V.i32(sig_op), V.i32(pe))

@@ -36,6 +36,15 @@ def same_dtype(call, dst, src):
     return a
 
 
+def signal_word(call, tensor):
+    """A signal is a 64-bit integer word: uint64, or int64, which is what CuTe
+    4.8 calls a uint64 tensor's view made by cute.make_tensor (its MLIR
+    type has no sign)."""
+    name = dtype_name(call, "sig_addr", tensor)
+    if name not in ("uint64", "int64"):
+        raise TypeError(f"{call}: sig_addr must be a uint64 tensor, not {name}")
+
+
 def address(tensor):
     """The address of tensor's first element, as Uint64."""
     return cutlass.Uint64(tensor.iterator.toint())

@@ -13,6 +13,7 @@ from symmem.device import _library_calls as L
 from symmem.device._dsl_docs import build
 
 from ._bits import from_bits, to_bits
+from ._address import data_address
 from ._library import (DEVICE, require_array, require_int, require_pair, state_address,
                        width)
 
@@ -67,7 +68,7 @@ def _copy(name, device_name):
         st = state_address(name)
 
         def impl(dst, src, pe):
-            fn(u64(st), u64(dst.ctypes.data), u64(src.ctypes.data), _nbytes(dst, src), i32(pe))
+            fn(u64(st), data_address(dst), data_address(src), _nbytes(dst, src), i32(pe))
         return impl
 
 
@@ -83,8 +84,8 @@ def _put_signal(name, device_name):
         st = state_address(name)
 
         def impl(dst, src, sig_addr, signal, sig_op, pe):
-            fn(u64(st), u64(dst.ctypes.data), u64(src.ctypes.data), _nbytes(dst, src),
-               u64(sig_addr.ctypes.data), u64(signal), i32(sig_op), i32(pe))
+            fn(u64(st), data_address(dst), data_address(src), _nbytes(dst, src),
+               data_address(sig_addr), u64(signal), i32(sig_op), i32(pe))
         return impl
 
 
@@ -125,7 +126,7 @@ def _p(dst, value, pe):
     st, fn, w = state_address("p"), DEVICE["p"], width(dst)
 
     def impl(dst, value, pe):
-        fn(u64(st), u64(dst.ctypes.data), to_bits(dst, value), i32(w), i32(pe))
+        fn(u64(st), data_address(dst), to_bits(dst, value), i32(w), i32(pe))
     return impl
 
 
@@ -136,7 +137,7 @@ def _g(src, pe):
     st, fn, w = state_address("g"), DEVICE["g"], width(src)
 
     def impl(src, pe):
-        return from_bits(src, fn(u64(st), u64(src.ctypes.data), i32(w), i32(pe)))
+        return from_bits(src, fn(u64(st), data_address(src), i32(w), i32(pe)))
     return impl
 
 
@@ -147,7 +148,7 @@ def _signal_op(sig_addr, signal, sig_op, pe):
     st, fn = state_address("signal_op"), DEVICE["signal_op"]
 
     def impl(sig_addr, signal, sig_op, pe):
-        fn(u64(st), u64(sig_addr.ctypes.data), u64(signal), i32(sig_op), i32(pe))
+        fn(u64(st), data_address(sig_addr), u64(signal), i32(sig_op), i32(pe))
     return impl
 
 
@@ -157,7 +158,7 @@ def _signal_wait(sig_addr, cmp, cmp_value):
     st, fn = state_address("signal_wait"), DEVICE["signal_wait"]
 
     def impl(sig_addr, cmp, cmp_value):
-        return fn(u64(st), u64(sig_addr.ctypes.data), i32(cmp), u64(cmp_value))
+        return fn(u64(st), data_address(sig_addr), i32(cmp), u64(cmp_value))
     return impl
 
 
@@ -171,7 +172,7 @@ def _wait_until(ivar, cmp, cmp_value):
     code = L.DTYPE_CODES[str(ivar.dtype)]
 
     def impl(ivar, cmp, cmp_value):
-        fn(u64(st), u64(ivar.ctypes.data), i32(code), i32(cmp), i64(cmp_value))
+        fn(u64(st), data_address(ivar), i32(code), i32(cmp), i64(cmp_value))
     return impl
 
 
@@ -200,7 +201,7 @@ def _atomic(name):
             st, fn, op, word = checked(dest, pe)
 
             def impl(dest, pe):
-                old = fn(u64(st), u64(dest.ctypes.data), i32(op), word(one), word(0), i32(pe))
+                old = fn(u64(st), data_address(dest), i32(op), word(one), word(0), i32(pe))
                 return from_bits(dest, u64(old))
             return impl
     elif value_args == ("value",):
@@ -209,7 +210,7 @@ def _atomic(name):
             st, fn, op, word = checked(dest, pe)
 
             def impl(dest, value, pe):
-                old = fn(u64(st), u64(dest.ctypes.data), i32(op), word(to_bits(dest, value)),
+                old = fn(u64(st), data_address(dest), i32(op), word(to_bits(dest, value)),
                          word(0), i32(pe))
                 return from_bits(dest, u64(old))
             return impl
@@ -219,7 +220,7 @@ def _atomic(name):
             st, fn, op, word = checked(dest, pe)
 
             def impl(dest, cond, value, pe):
-                old = fn(u64(st), u64(dest.ctypes.data), i32(op), word(to_bits(dest, value)),
+                old = fn(u64(st), data_address(dest), i32(op), word(to_bits(dest, value)),
                          word(to_bits(dest, cond)), i32(pe))
                 return from_bits(dest, u64(old))
             return impl

@@ -16,6 +16,7 @@ from symmem._multicast import multicast_unavailable_reason
 from symmem.device import _library_calls as L
 
 from ._calls import register, stub
+from ._address import data_address
 from ._library import DEVICE, require_array, require_pair, state_address, width
 
 u64, i32 = types.uint64, types.int32
@@ -76,7 +77,7 @@ def _reduce(name, device_name, per_member):
                 m = u64(src.size)
                 if m < n:
                     n = m
-            fn(u64(st), as_team(team), u64(dst.ctypes.data), u64(src.ctypes.data), n,
+            fn(u64(st), as_team(team), data_address(dst), data_address(src), n,
                i32(dtype), i32(code))
         return impl
 
@@ -100,7 +101,7 @@ def _push(name, device_name, kind):
                 m = u64(src.size)
                 if m < n:
                     n = m
-                fn(u64(st), as_team(team), u64(dst.ctypes.data), u64(src.ctypes.data),
+                fn(u64(st), as_team(team), data_address(dst), data_address(src),
                    n * u64(w), i32(root))
             return impl
     else:
@@ -109,7 +110,7 @@ def _push(name, device_name, kind):
             st, w = typed_common(dst, src)
 
             def impl_fcollect(team, dst, src):
-                fn(u64(st), as_team(team), u64(dst.ctypes.data), u64(src.ctypes.data),
+                fn(u64(st), as_team(team), data_address(dst), data_address(src),
                    u64(src.size) * u64(w), i32(0))
 
             def impl_alltoall(team, dst, src):
@@ -118,7 +119,7 @@ def _push(name, device_name, kind):
                 n = u64(0)
                 if members > 0:
                     n = u64(dst.size) // members
-                fn(u64(st), t, u64(dst.ctypes.data), u64(src.ctypes.data), n * u64(w), i32(0))
+                fn(u64(st), t, data_address(dst), data_address(src), n * u64(w), i32(0))
             return impl_alltoall if kind == "alltoall" else impl_fcollect
 
 

@@ -84,8 +84,10 @@ def build_device_bitcode():
     bitcode, for CuTe DSL kernels (symmem.device.cute's own engine). Only
     where clang is; a failure is reported and the build goes on (without
     it, CuTe kernels use NVSHMEM's engine)."""
-    spec = importlib.util.spec_from_file_location(
-        "symmem_device_bitcode", os.path.join("tools", "device_bitcode.py"))
+    path = os.path.join("tools", "device_bitcode.py")
+    if not os.path.exists(path):  # an sdist made before it was listed
+        return
+    spec = importlib.util.spec_from_file_location("symmem_device_bitcode", path)
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
     if tool.clang() is None:

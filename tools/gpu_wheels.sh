@@ -10,13 +10,15 @@
 #                        protobuf's, and cutlass-libs-cu13.tar.xz: the cu13
 #                        wheel unpacked without its lib/stubs, xz -9e (about
 #                        54 MB; minutes on 2 cores)
-#     .devwheels/mlir/   numba-cuda-mlir's wheel, and cuda-core's (installed
-#                        there only where the image's is older than 0.5.1)
+#     .devwheels/mlir1/, mlir2/   numba-cuda-mlir's wheel (71 MB) cut in two
+#                        (split), and cuda-core's wheel (installed there only
+#                        where the image's is older than 0.5.1)
 #     python/symmem/device/device.bc   the device library as LLVM bitcode
 #                        (tools/device_bitcode.py; needs clang), which
 #                        symmem.device.cute's own engine links
 #   sh tools/gpu_wheels.sh install-cute   (there; carry .devwheels/cute)
-#   sh tools/gpu_wheels.sh install-mlir   (there; carry .devwheels/mlir)
+#   sh tools/gpu_wheels.sh install-mlir   (there, after a call that carried
+#                                         .devwheels/mlir1 and one that carries mlir2)
 #     both install into .devwheels/site, which later calls keep (git ignores
 #     it and no call carries it); then
 #   PYTHONPATH=$PWD/.devwheels/site:$PWD/.devwheels/site/nvidia_cutlass_dsl/dsl_packages
@@ -43,8 +45,8 @@ download() {  # download DIR SPEC...: wheels for the GPU machine's Python, no de
 
 prepare() {
     PYVER=${PYVER:-$($PYTHON -c 'import sys; print("%d.%d" % sys.version_info[:2])')}
-    rm -rf "$OUT/cute" "$OUT/mlir" "$OUT/unpack"
-    mkdir -p "$OUT/cute" "$OUT/mlir" "$OUT/unpack"
+    rm -rf "$OUT/cute" "$OUT/mlir" "$OUT/mlir1" "$OUT/mlir2" "$OUT/unpack"
+    mkdir -p "$OUT/cute" "$OUT/mlir" "$OUT/mlir1" "$OUT/mlir2" "$OUT/unpack"
     download "$OUT/cute" "nvidia-cutlass-dsl==$CUTLASS_DSL" \
         "nvidia-cutlass-dsl-libs-base==$CUTLASS_DSL" \
         "nvidia-cutlass-dsl-libs-core==$CUTLASS_DSL" "protobuf>=4.21.12"
@@ -55,10 +57,17 @@ prepare() {
             > ../../cute/cutlass-libs-cu13.tar.xz)
     rm -rf "$OUT/unpack"
     download "$OUT/mlir" "numba-cuda-mlir==$NUMBA_CUDA_MLIR" "cuda-core>=0.5.1,<2"
+    mv "$OUT"/mlir/cuda_core-*.whl "$OUT/mlir1/"
+    wheel=$(cd "$OUT/mlir" && ls numba_cuda_mlir-*.whl)
+    echo "$wheel" > "$OUT/mlir1/wheel-name"
+    split -b 38m "$OUT/mlir/$wheel" "$OUT/mlir/part-"
+    mv "$OUT/mlir/part-aa" "$OUT/mlir1/"
+    mv "$OUT"/mlir/part-a[b-z] "$OUT/mlir2/"
+    rm -rf "$OUT/mlir"
     $PYTHON tools/device_bitcode.py
-    du -sh "$OUT/cute" "$OUT/mlir" python/symmem/device/device.bc
+    du -sh "$OUT/cute" "$OUT/mlir1" "$OUT/mlir2" python/symmem/device/device.bc
     echo "for Python $PYVER; carry .devwheels/cute (and python/symmem/device/device.bc)," \
-         "then .devwheels/mlir, in separate calls"
+         ".devwheels/mlir1 and .devwheels/mlir2, in separate calls"
 }
 
 install_cute() {
@@ -70,11 +79,15 @@ install_cute() {
 
 install_mlir() {
     mkdir -p "$OUT/site"
-    $PYTHON -m pip install -q --no-deps --target "$OUT/site" "$OUT"/mlir/numba_cuda_mlir-*.whl
+    wheel=$(cat "$OUT/mlir1/wheel-name")
+    tmp=$(mktemp -d)
+    cat "$OUT"/mlir1/part-* "$OUT"/mlir2/part-* > "$tmp/$wheel"
+    $PYTHON -m pip install -q --no-deps --target "$OUT/site" "$tmp/$wheel"
+    rm -rf "$tmp"
     # cuda-core: the image's where it is new enough (numba-cuda-mlir needs 0.5.1)
     if ! $PYTHON -c 'import cuda.core as c, sys
 v = tuple(int(x) for x in c.__version__.split(".")[:2]); sys.exit(v < (0, 5))' 2>/dev/null; then
-        $PYTHON -m pip install -q --no-deps --target "$OUT/site" "$OUT"/mlir/cuda_core-*.whl
+        $PYTHON -m pip install -q --no-deps --target "$OUT/site" "$OUT"/mlir1/cuda_core-*.whl
     fi
     echo "installed numba-cuda-mlir $NUMBA_CUDA_MLIR into $OUT/site"
 }

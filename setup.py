@@ -79,6 +79,25 @@ class build_ext_afresh(build_ext):
         super().run()
 
 
+def build_device_bitcode():
+    """device/device.bc (tools/device_bitcode.py): the device library as LLVM
+    bitcode, for CuTe DSL kernels (symmem.device.cute's own engine). Only
+    where clang is; a failure is reported and the build goes on (without
+    it, CuTe kernels use NVSHMEM's engine)."""
+    path = os.path.join("tools", "device_bitcode.py")
+    if not os.path.exists(path):  # an sdist made before it was listed
+        return
+    spec = importlib.util.spec_from_file_location("symmem_device_bitcode", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    if tool.clang() is None:
+        return
+    try:
+        tool.build()
+    except Exception as error:  # noqa: BLE001 (the build goes on without it)
+        print(f"setup.py: device.bc not built ({error}); CuTe's own engine is unavailable")
+
+
 def mpi_compiler():
     """The MPI compiler the mpi backend is built with, as mpi4py finds one:
     SYMMEM_MPICC, else mpicc beside this Python (a virtual environment with
@@ -131,6 +150,7 @@ core_sources = sorted(
 headers = (glob("include/symmem/*.h") + glob("src/**/*.h", recursive=True)
            + glob("src/**/*.def", recursive=True))
 embed.write_package_copies()  # device/device.cuh and bench/nvshmem_abi.h
+build_device_bitcode()  # device/device.bc, where clang is
 mpi_backend = mpi_extension(flags, extra_flags)
 
 setup(

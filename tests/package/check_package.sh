@@ -87,6 +87,7 @@ WHEEL=$(ls "$TMP"/dist/symmem-*.whl)
 tar tzf "$SDIST" | expect_members sdist /LICENSE$ /README.md$ /cflags.txt$ /setup.py$ \
     /pyproject.toml$ /include/symmem/symmem.h$ /include/symmem/device.cuh$ \
     /include/symmem/device_layout.h$ /include/symmem/device_collectives.cuh$ /tools/embed.py$ \
+    /tools/device_bitcode.py$ /include/symmem/device_clang.cuh$ \
     /src/backends/gpu/kernels/reduce.cu$ /src/backends/gpu/kernels/atomics.ptx$ \
     /src/core/env_vars.def$ /src/extension/module.c$ /src/backends/gpu/ \
     /python/symmem/_symmem.pyi$ /python/symmem/py.typed$ /python/symmem/bench/nvshmem_floor.c$ \

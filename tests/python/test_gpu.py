@@ -670,6 +670,16 @@ def _example_lines(example, pe, n, env):
                                 f"PEs is right ({engine} engine)"],
         "triton_put_signal.py": [f"PE {pe} OK: 8 rounds of 16 blocks put_signalled from PE "
                                  f"{prev} were consumed right ({engine} engine)"],
+        # the CuTe and numba-cuda-mlir ones: test_gpu_dsl.py runs them
+        "cute_ring_put_signal.py": [f"PE {pe} OK: 8 rounds put_signalled from PE {prev} were "
+                                    f"consumed right (cute, {env.get('SYMMEM_CUTE_ENGINE')} "
+                                    "engine)"],
+        "cute_allreduce.py": [f"PE {pe} OK: the CuTe all-reduce of 10243 floats over {n} PEs "
+                              f"is right ({env.get('SYMMEM_CUTE_ENGINE')} engine)"],
+        "mlir_ring_put_signal.py": [f"PE {pe} OK: 8 rounds put_signalled from PE {prev} were "
+                                    "consumed right (numba-cuda-mlir)"],
+        "mlir_allreduce.py": [f"PE {pe} OK: the numba-cuda-mlir all-reduce of 10243 floats "
+                              f"over {n} PEs is right"],
     }[example]
 
 
@@ -686,7 +696,7 @@ def _example_runs(example, n, env=None):
 
 
 GPU_EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("*.py")
-                      if not p.name.startswith("triton_"))
+                      if not p.name.startswith(("triton_", "cute_", "mlir_")))
 
 
 def test_every_example_is_run_on_the_gpus():

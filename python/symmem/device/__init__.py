@@ -1,7 +1,10 @@
 """Device-side programming: code that moves data itself, outside symmem's calls.
 
 `symmem.device.numba` (import it explicitly; it needs numba) gives
-NVSHMEM4Py's device names for `@numba.njit` functions on the cpu backend.
+NVSHMEM4Py's device names for `@numba.njit` functions on the cpu backend and
+`@numba.cuda.jit` kernels; `symmem.device.triton`, `symmem.device.cute` (CuTe
+DSL) and `symmem.device.numba_cuda_mlir` give them to those kernel languages,
+each importable only where its DSL is installed.
 The C side is the device state block (`src/core/device_state.h`), whose address
 `symmem._symmem.device_state()` gives on the host; `state_address()` gives
 the GPU's copy, which CUDA C kernels calling device.cuh take first. See

@@ -1,8 +1,9 @@
-"""`import symmem.core.device.numba` gives the very module `symmem.device.numba`,
-and `import symmem.core.utils` the module `symmem.utils`.
+"""`import symmem.core.device.numba` gives the very module `symmem.device.numba`
+(and so for .cute and .numba_cuda_mlir), `import symmem.core.utils` the module
+`symmem.utils`, and `import symmem.core.interop.cute` `symmem.interop.cute`.
 
-NVSHMEM4Py programs import `nvshmem.core.device.numba` and
-`nvshmem.core.utils`; loading the files a second time under the
+NVSHMEM4Py programs import `nvshmem.core.device.numba`,
+`nvshmem.core.interop.cute` and `nvshmem.core.utils`; loading the files a second time under the
 `symmem.core` name would register every numba overload twice on different
 functions, so a finder maps each such name onto the module already known by
 its real name."""
@@ -11,7 +12,8 @@ import importlib.abc
 import importlib.util
 import sys
 
-_ALIASES = {"symmem.core.device": "symmem.device", "symmem.core.utils": "symmem.utils"}
+_ALIASES = {"symmem.core.device": "symmem.device", "symmem.core.utils": "symmem.utils",
+            "symmem.core.interop": "symmem.interop"}
 
 
 def _real_name(name):

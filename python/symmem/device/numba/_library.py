@@ -6,37 +6,11 @@ optimises it together with each kernel (numba-cuda links with LTO by
 default): the calls a kernel makes are inlined and the rest is dropped.
 A relocatable cubin instead costs every call the ABI's save and restore of
 the registers the callee uses: 2 us a put_block of 1024 threads, measured."""
-import os
-
 from numba import cuda
 from numba.cuda.cudadrv.linkable_code import LTOIR
 
 from symmem import _device_host
-
-LIBRARY_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "device.cuh")
-with open(LIBRARY_PATH) as _f:
-    SOURCE = _f.read()
-
-_compiled = {}  # arch -> LTO-IR bytes
-
-
-def _program():
-    try:
-        from cuda.core import Program, ProgramOptions
-    except ImportError:  # cuda-core before 0.4
-        from cuda.core.experimental import Program, ProgramOptions
-    return Program, ProgramOptions
-
-
-def ltoir(arch):
-    """device.cuh as LTO-IR for arch ("sm_90"), compiled once (0.2 s)."""
-    if arch not in _compiled:
-        Program, ProgramOptions = _program()
-        options = ProgramOptions(arch=arch, relocatable_device_code=True,
-                                 link_time_optimization=True)
-        _compiled[arch] = bytes(Program(SOURCE, "c++", options=options).compile("ltoir").code)
-    return _compiled[arch]
+from symmem.device._ltoir import LIBRARY_PATH, SOURCE, ltoir  # noqa: F401 (tests read them)
 
 
 def _loaded(object_code):

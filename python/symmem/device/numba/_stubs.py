@@ -44,7 +44,7 @@ def stub(name, params):
 
 def _doc(name):
     """name's docstring (_docs.py); a warp or block form takes its base's."""
-    from . import _docs
+    from symmem.device import _device_docs as _docs
     for scope in ("_warp", "_block"):
         if name.endswith(scope):
             return _docs.scoped(name, name[:-len(scope)])

@@ -1,10 +1,12 @@
-"""The docstrings of the device names (stub() gives each its own; the warp
+"""The docstrings of symmem.device.numba's names (its _stubs.stub() gives each its own; the warp
 and block forms take their thread-scope function's, see scoped()). Google
 style, as the host calls': a summary, Args, Returns, Raises (what a bad
 call does inside @numba.njit on the cpu backend and inside a
 @numba.cuda.jit kernel on the gpu backend; docs/device.md, 'Errors inside
 kernels') and an Example, a literal block since it needs a jitted
-function."""
+function. The same summaries and argument texts are the base of
+symmem.device.cute's and numba_cuda_mlir's docstrings (_dsl_docs.py), so this
+file imports nothing of numba."""
 
 _ARGS = {
     "dst": "symmetric array (symmem.array, or a contiguous slice of one) "

@@ -1,0 +1,100 @@
+#!/bin/sh
+# What a GPU machine needs for the CuTe DSL and numba-cuda-mlir tests, which
+# its image lacks (docs/testing.md, "CuTe and numba-cuda-mlir"). One call to
+# such a machine carries at most 64 MiB, and nvidia-cutlass-dsl's CUDA 13
+# library wheel is 92 MB, so:
+#
+#   sh tools/gpu_wheels.sh prepare   (here, with network; PYVER=3.12 for the
+#                                     GPU machine's Python, default this one's)
+#     .devwheels/cute/   nvidia-cutlass-dsl, -libs-base and -libs-core wheels,
+#                        protobuf's, and cutlass-libs-cu13.tar.xz: the cu13
+#                        wheel unpacked without its lib/stubs, xz -9e (about
+#                        54 MB; minutes on 2 cores)
+#     .devwheels/mlir1/, mlir2/   numba-cuda-mlir's wheel (71 MB) cut in two
+#                        (split), and cuda-core's wheel (installed there only
+#                        where the image's is older than 0.5.1)
+#     python/symmem/device/device.bc   the device library as LLVM bitcode
+#                        (tools/device_bitcode.py; needs clang), which
+#                        symmem.device.cute's own engine links
+#   sh tools/gpu_wheels.sh install-cute   (there; carry .devwheels/cute)
+#   sh tools/gpu_wheels.sh install-mlir   (there, after a call that carried
+#                                         .devwheels/mlir1 and one that carries mlir2)
+#     both install into .devwheels/site, which later calls keep (git ignores
+#     it and no call carries it); then
+#   PYTHONPATH=$PWD/.devwheels/site:$PWD/.devwheels/site/nvidia_cutlass_dsl/dsl_packages
+#     (the cutlass wheel's .pth file, which adds dsl_packages, is not read
+#     from PYTHONPATH).
+#
+# Versions: CUTLASS_DSL (default 4.8.1), NUMBA_CUDA_MLIR (0.6.0); PYTHON runs pip.
+set -eu
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+case $PYTHON in */*) PYTHON=$(cd "$(dirname "$PYTHON")" && pwd)/$(basename "$PYTHON") ;; esac
+OUT=.devwheels
+CUTLASS_DSL=${CUTLASS_DSL:-4.8.1}
+NUMBA_CUDA_MLIR=${NUMBA_CUDA_MLIR:-0.6.0}
+
+download() {  # download DIR SPEC...: wheels for the GPU machine's Python, no dependencies
+    dir=$1
+    shift
+    $PYTHON -m pip download -q --no-deps --only-binary=:all: -d "$dir" \
+        --python-version "$PYVER" --platform manylinux_2_28_x86_64 \
+        --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+        --platform any "$@"
+}
+
+prepare() {
+    PYVER=${PYVER:-$($PYTHON -c 'import sys; print("%d.%d" % sys.version_info[:2])')}
+    rm -rf "$OUT/cute" "$OUT/mlir" "$OUT/mlir1" "$OUT/mlir2" "$OUT/unpack"
+    mkdir -p "$OUT/cute" "$OUT/mlir" "$OUT/mlir1" "$OUT/mlir2" "$OUT/unpack"
+    download "$OUT/cute" "nvidia-cutlass-dsl==$CUTLASS_DSL" \
+        "nvidia-cutlass-dsl-libs-base==$CUTLASS_DSL" \
+        "nvidia-cutlass-dsl-libs-core==$CUTLASS_DSL" "protobuf>=4.21.12"
+    download "$OUT/unpack" "nvidia-cutlass-dsl-libs-cu13==$CUTLASS_DSL"
+    (cd "$OUT/unpack" && $PYTHON -m zipfile -e nvidia_cutlass_dsl_libs_cu13-*.whl tree &&
+        rm -rf tree/nvidia_cutlass_dsl/cu13/lib/stubs &&
+        cd tree && tar -cf - . | xz -T2 -9e --lzma2=preset=9e,dict=256MiB \
+            > ../../cute/cutlass-libs-cu13.tar.xz)
+    rm -rf "$OUT/unpack"
+    download "$OUT/mlir" "numba-cuda-mlir==$NUMBA_CUDA_MLIR" "cuda-core>=0.5.1,<2"
+    mv "$OUT"/mlir/cuda_core-*.whl "$OUT/mlir1/"
+    wheel=$(cd "$OUT/mlir" && ls numba_cuda_mlir-*.whl)
+    echo "$wheel" > "$OUT/mlir1/wheel-name"
+    split -b 38m "$OUT/mlir/$wheel" "$OUT/mlir/part-"
+    mv "$OUT/mlir/part-aa" "$OUT/mlir1/"
+    mv "$OUT"/mlir/part-a[b-z] "$OUT/mlir2/"
+    rm -rf "$OUT/mlir"
+    $PYTHON tools/device_bitcode.py
+    du -sh "$OUT/cute" "$OUT/mlir1" "$OUT/mlir2" python/symmem/device/device.bc
+    echo "for Python $PYVER; carry .devwheels/cute (and python/symmem/device/device.bc)," \
+         ".devwheels/mlir1 and .devwheels/mlir2, in separate calls"
+}
+
+install_cute() {
+    mkdir -p "$OUT/site"
+    $PYTHON -m pip install -q --no-deps --target "$OUT/site" "$OUT"/cute/*.whl
+    xz -dc "$OUT/cute/cutlass-libs-cu13.tar.xz" | tar -xf - -C "$OUT/site"
+    echo "installed nvidia-cutlass-dsl $CUTLASS_DSL (cu13) into $OUT/site"
+}
+
+install_mlir() {
+    mkdir -p "$OUT/site"
+    wheel=$(cat "$OUT/mlir1/wheel-name")
+    tmp=$(mktemp -d)
+    cat "$OUT"/mlir1/part-* "$OUT"/mlir2/part-* > "$tmp/$wheel"
+    $PYTHON -m pip install -q --no-deps --target "$OUT/site" "$tmp/$wheel"
+    rm -rf "$tmp"
+    # cuda-core: the image's where it is new enough (numba-cuda-mlir needs 0.5.1)
+    if ! $PYTHON -c 'import cuda.core as c, sys
+v = tuple(int(x) for x in c.__version__.split(".")[:2]); sys.exit(v < (0, 5))' 2>/dev/null; then
+        $PYTHON -m pip install -q --no-deps --target "$OUT/site" "$OUT"/mlir1/cuda_core-*.whl
+    fi
+    echo "installed numba-cuda-mlir $NUMBA_CUDA_MLIR into $OUT/site"
+}
+
+case "${1:-}" in
+    prepare) prepare ;;
+    install-cute) install_cute ;;
+    install-mlir) install_mlir ;;
+    *) echo "usage: sh tools/gpu_wheels.sh prepare|install-cute|install-mlir" >&2; exit 2 ;;
+esac

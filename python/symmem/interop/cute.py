@@ -88,7 +88,7 @@ def tensor(shape, dtype="float32", release=False, morder="C", except_on_del=True
             scute.free_tensor(t)
     """
     _cute()
-    if _symmem.backend_name() != "gpu":
+    if "device_memory" not in _symmem.capabilities():
         raise exception(_symmem.ERR_UNSUPPORTED, "interop.cute.tensor: CuTe tensors need the "
                         f"gpu backend; the running backend is {_symmem.backend_name()}")
     array = _memory.array(shape, dtype=_dtype_name(dtype), release=release, morder=morder,

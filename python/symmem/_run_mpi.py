@@ -23,18 +23,9 @@ import tempfile
 import time
 
 if __package__:
-    from symmem._run_stop import KILL_DELAY, launcher_id
+    from symmem._run_stop import EXIT_TIMEOUT, KILL_DELAY, POLL, launcher_id
 else:  # pragma: no cover - run as a file
-    from _run_stop import KILL_DELAY, launcher_id
-
-
-def _run():
-    """symmem.run's helpers (imported late: symmem.run imports this module)."""
-    if __package__:
-        from symmem import run
-    else:  # pragma: no cover
-        import run
-    return run
+    from _run_stop import EXIT_TIMEOUT, KILL_DELAY, POLL, launcher_id
 
 
 def find_mpirun():
@@ -57,13 +48,14 @@ def is_open_mpi(mpirun):
     return "Open MPI" in out or "OpenRTE" in out
 
 
-def command(args, mpirun):
+def command(args, mpirun, program):
+    """mpirun's command line: program is symmem.run's command for the PE's program."""
     cmd = [mpirun, "-n", str(args.npes)]
     if is_open_mpi(mpirun):
         cmd += ["--oversubscribe", "--bind-to", "none", "--enable-recovery"]
         if hasattr(os, "geteuid") and os.geteuid() == 0:
             cmd += ["--allow-run-as-root"]
-    return cmd + [sys.executable, "-m", "symmem._mpi_pe"] + _run().child_command(args.program)
+    return cmd + [sys.executable, "-m", "symmem._mpi_pe"] + program
 
 
 def first_failure(status_dir):
@@ -89,8 +81,8 @@ def exit_code(words):
     return int(words.rsplit(" ", 1)[-1]) if words.startswith("exited with code ") else 1
 
 
-def main(args):
-    run = _run()
+def main(args, program):
+    """Runs the job; program: the PE's program as symmem.run starts it (run.child_command)."""
     mpirun = find_mpirun()
     if mpirun is None:
         sys.stderr.write("symmem.run: the mpi backend's PEs are started by mpirun, and there "
@@ -109,10 +101,10 @@ def main(args):
     old = {s: signal.signal(s, lambda signum, frame: signals.append(signum))
            for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        proc = subprocess.Popen(command(args, mpirun), env=env)
+        proc = subprocess.Popen(command(args, mpirun, program), env=env)
         start, failed_at, stopping, kill_at = time.monotonic(), None, None, None
         while proc.poll() is None:
-            time.sleep(run.POLL)
+            time.sleep(POLL)
             now = time.monotonic()
             if signals and stopping is None:
                 sys.stderr.write("symmem.run: got %s; stopping PEs %s\n"
@@ -147,7 +139,7 @@ def main(args):
         if signals:
             return 128 + signals[0]
         if stopping == "the timeout":
-            return run.EXIT_TIMEOUT
+            return EXIT_TIMEOUT
         if failure is not None:
             return exit_code(failure[1])
         return proc.returncode

@@ -20,6 +20,8 @@ import re
 import signal
 import time
 
+POLL = 0.05        # the launchers' main loop period; PE exits wake it up at once
+EXIT_TIMEOUT = 124  # the launcher's exit status after --timeout
 KILL_DELAY = 2.0   # seconds from SIGTERM (or a forwarded signal) to SIGKILL
 STACK_SIGNAL = signal.SIGUSR1  # makes a PE that imported symmem print its stacks
 STACK_WAIT = 2.0   # the longest we wait for the stacks we asked for

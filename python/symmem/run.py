@@ -43,21 +43,19 @@ import time
 
 if __package__:
     from symmem import _run_mpi
-    from symmem._run_stop import (KILL_DELAY, STACK_HEADER, Stopping, launcher_id,
-                                  remove_job_files, signal_name)
+    from symmem._run_stop import (EXIT_TIMEOUT, KILL_DELAY, POLL, STACK_HEADER, Stopping,
+                                  launcher_id, remove_job_files, signal_name)
 else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
     import _run_mpi
-    from _run_stop import (KILL_DELAY, STACK_HEADER, Stopping, launcher_id, remove_job_files,
-                           signal_name)
+    from _run_stop import (EXIT_TIMEOUT, KILL_DELAY, POLL, STACK_HEADER, Stopping, launcher_id,
+                           remove_job_files, signal_name)
 
 PROG = "python -m symmem.run"
 SCRIPT = "symmem-run"  # the console script (pyproject.toml's [project.scripts])
-POLL = 0.05        # main loop period; PE exits wake it up at once
 TAIL_LINES = 40    # stderr lines kept per PE for the failure report
 READER_JOIN = 2.0  # how long to wait for output still buffered in the pipes
 
 EXIT_USAGE = 2
-EXIT_TIMEOUT = 124
 
 # -n's names: ours, mpirun's and torchrun's (both spellings).
 NPES_OPTIONS = ("-n", "--npes", "-np", "--nproc-per-node", "--nproc_per_node")
@@ -479,7 +477,7 @@ def main(argv=None):
     script = os.path.basename(sys.argv[0]) == SCRIPT
     args = parse_args(sys.argv[1:] if argv is None else argv, SCRIPT if script else PROG)
     if (args.backend or os.environ.get("SYMMEM_BACKEND")) == "mpi":
-        return _run_mpi.main(args)  # MPI processes: mpirun starts them
+        return _run_mpi.main(args, child_command(args.program))  # mpirun starts them
     job = Job(args)
     # Handle SIGINT/SIGTERM in the main loop: forward them to the PEs and
     # make sure none outlives the launcher.

@@ -254,7 +254,7 @@ def test_a_stopped_pe_ends_the_others_waits(run_pes):
     for pe in (0, 1):
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught")]
         assert len(caught) == 1, str(result)
-        assert "signal_wait: PE 2 fell silent" in caught[0], caught[0]
+        assert re.search(r"signal_wait: PE 2 \(pid \d+\) fell silent", caught[0]), caught[0]
 
 
 # @numba.njit device calls are loads and stores into heaps this process maps:

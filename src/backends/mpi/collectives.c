@@ -106,6 +106,25 @@ static symmem_status_t finish(mpi_t *m, const char *call, int rc, MPI_Request *r
     return status;
 }
 
+/* What reduce and reducescatter share: the collective check, a count MPI
+ * takes (an int), the team's communicator, the MPI type and the bytes of
+ * nelems elements. */
+static symmem_status_t reduce_begin(mpi_t *m, const char *call, symmem_call_kind_t kind,
+                                    const symmem_team_view_t *team, size_t nelems,
+                                    symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                    MPI_Comm *comm_p, MPI_Datatype *type_p, size_t *bytes_p)
+{
+    symmem_call_t fp = mpi_call(kind, team, nelems, (int)dtype, (int)op, 0);
+    *comm_p = m->teams[team->channel];
+    SYMMEM_CHECK(symmem__mpi_check_call(m, *comm_p, team->members, fp, 0));
+    if (nelems > INT_MAX) return too_many(call, nelems);
+    *type_p = symmem__mpi_datatype(dtype);
+    int size;
+    MPI_Type_size(*type_p, &size);
+    *bytes_p = nelems * (size_t)size;
+    return SYMMEM_OK;
+}
+
 symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_t *team,
                                    void *dst, const void *src, size_t nelems,
                                    symmem_dtype_t dtype, symmem_reduce_op_t op,
@@ -114,14 +133,11 @@ symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_
     (void)stream;
     mpi_t *m = be;
     const char *call = "reduce";
-    symmem_call_t fp = mpi_call(SYMMEM_CALL_REDUCE, team, nelems, (int)dtype, (int)op, 0);
-    MPI_Comm comm = m->teams[team->channel];
-    SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, fp, 0));
-    if (nelems > INT_MAX) return too_many(call, nelems);
-    MPI_Datatype type = symmem__mpi_datatype(dtype);
-    int size;
-    MPI_Type_size(type, &size);
-    size_t bytes = nelems * (size_t)size;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    size_t bytes = 0;
+    SYMMEM_CHECK(reduce_begin(m, call, SYMMEM_CALL_REDUCE, team, nelems, dtype, op, &comm, &type,
+                              &bytes));
     const void *from = src;
     void *copy = NULL;
     if (src == dst) from = MPI_IN_PLACE;
@@ -140,14 +156,11 @@ symmem_status_t symmem__mpi_reducescatter(symmem_backend_t *be, const symmem_tea
     (void)stream;
     mpi_t *m = be;
     const char *call = "reducescatter";
-    symmem_call_t fp = mpi_call(SYMMEM_CALL_REDUCESCATTER, team, nelems, (int)dtype, (int)op, 0);
-    MPI_Comm comm = m->teams[team->channel];
-    SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, fp, 0));
-    if (nelems > INT_MAX) return too_many(call, nelems);
-    MPI_Datatype type = symmem__mpi_datatype(dtype);
-    int size;
-    MPI_Type_size(type, &size);
-    size_t bytes = nelems * (size_t)size;
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    size_t bytes = 0;
+    SYMMEM_CHECK(reduce_begin(m, call, SYMMEM_CALL_REDUCESCATTER, team, nelems, dtype, op, &comm,
+                              &type, &bytes));
     const void *from;
     void *copy;
     SYMMEM_CHECK(apart(call, src, bytes * (size_t)team->n, dst, bytes, &from, &copy));

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../core/vocab.h" /* SYMMEM__COMPARE_AS */
 #include "mpi_backend.h"
 
 symmem_status_t symmem__mpi_put_signal(symmem_backend_t *be, void *dst, const void *src,
@@ -30,21 +31,6 @@ symmem_status_t symmem__mpi_put_signal(symmem_backend_t *be, void *dst, const vo
     return symmem__mpi_flush(m, call, pe);
 }
 
-/* Whether a comparison holds, given the order of its operands (-1, 0, 1). */
-static int holds(int order, symmem_cmp_t cmp)
-{
-    switch (cmp) {
-    case SYMMEM_CMP_EQ: return order == 0;
-    case SYMMEM_CMP_NE: return order != 0;
-    case SYMMEM_CMP_GT: return order > 0;
-    case SYMMEM_CMP_LE: return order <= 0;
-    case SYMMEM_CMP_LT: return order < 0;
-    case SYMMEM_CMP_GE: return order >= 0;
-    case SYMMEM_CMP_COUNT: break; /* no comparison: the core refused it */
-    }
-    return 0;
-}
-
 /* An element being waited on, and the condition. */
 typedef struct {
     void *ivar;
@@ -60,21 +46,22 @@ static int element_ready(mpi_t *m, void *arg)
     element_wait_t *w = arg;
     MPI_Win_sync(m->win); /* the public copy of the window into ours */
     switch (w->dtype) {
-#define CASE(DT, T, WIDE)                                                                  \
+#define CASE(DT, T)                                                                        \
     case DT: {                                                                             \
         T v = __atomic_load_n((T *)w->ivar, __ATOMIC_ACQUIRE);                             \
-        WIDE a = (WIDE)v, b = (WIDE)(T)w->value;                                           \
+        int ok;                                                                            \
         w->seen = (uint64_t)v;                                                             \
-        return holds((a > b) - (a < b), w->cmp);                                           \
+        SYMMEM__COMPARE_AS(T, v, w->cmp, w->value, &ok); /* the core's comparisons */      \
+        return ok;                                                                         \
     }
-        CASE(SYMMEM_DTYPE_INT8, int8_t, int64_t)
-        CASE(SYMMEM_DTYPE_INT16, int16_t, int64_t)
-        CASE(SYMMEM_DTYPE_INT32, int32_t, int64_t)
-        CASE(SYMMEM_DTYPE_INT64, int64_t, int64_t)
-        CASE(SYMMEM_DTYPE_UINT8, uint8_t, uint64_t)
-        CASE(SYMMEM_DTYPE_UINT16, uint16_t, uint64_t)
-        CASE(SYMMEM_DTYPE_UINT32, uint32_t, uint64_t)
-        CASE(SYMMEM_DTYPE_UINT64, uint64_t, uint64_t)
+        CASE(SYMMEM_DTYPE_INT8, int8_t)
+        CASE(SYMMEM_DTYPE_INT16, int16_t)
+        CASE(SYMMEM_DTYPE_INT32, int32_t)
+        CASE(SYMMEM_DTYPE_INT64, int64_t)
+        CASE(SYMMEM_DTYPE_UINT8, uint8_t)
+        CASE(SYMMEM_DTYPE_UINT16, uint16_t)
+        CASE(SYMMEM_DTYPE_UINT32, uint32_t)
+        CASE(SYMMEM_DTYPE_UINT64, uint64_t)
 #undef CASE
     default: return 0;
     }

@@ -48,7 +48,7 @@ endif
 endif
 
 .PHONY: all lib example test test-c test-python test-mpi test-sanitize test-package sanitizer-check dev \
-        docs clean
+        docs clean format format-check
 
 all: lib $(C_TESTS) $(C_EXAMPLES)
 
@@ -197,7 +197,22 @@ test-package:
 docs: dev
 	$(VPY) -m sphinx -q -E -W --keep-going -b html docs build/docs
 
-test: dev test-c test-python test-mpi docs test-sanitize test-package
+# ---- Style (docs/extending.md, "Habits") ----
+# .clang-format for the C and CUDA files, pyproject.toml's [tool.ruff] for the
+# Python; the tools are pinned in the test extra. format-check only looks.
+FORMAT_C_FILES = $(shell git ls-files '*.c' '*.h' '*.cu' '*.cuh' 2>/dev/null || \
+                   find src include tests examples -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh')
+format-check: dev
+	@$(VENV)/bin/clang-format --dry-run --Werror $(FORMAT_C_FILES)
+	$(VENV)/bin/ruff format --check --quiet .
+	$(VENV)/bin/ruff check --quiet .
+
+format: dev
+	$(VENV)/bin/clang-format -i $(FORMAT_C_FILES)
+	$(VENV)/bin/ruff format --quiet .
+	$(VENV)/bin/ruff check --quiet --fix .
+
+test: dev format-check test-c test-python test-mpi docs test-sanitize test-package
 
 clean:
 	rm -rf build build-asan build-python python/symmem/*.so

@@ -20,6 +20,7 @@ this file, so that an editable install, an sdist and a wheel all have them.
 
 symmem runs on Linux only (futexes, /dev/shm): building the extension
 anywhere else stops with a message saying so. An sdist can be made anywhere."""
+
 import importlib.util
 import os
 import re
@@ -35,8 +36,10 @@ from setuptools.command.build_ext import build_ext
 
 def read_version():
     header = open("include/symmem/symmem.h").read()
-    parts = [re.search(rf"#define SYMMEM_VERSION_{part} (\d+)", header).group(1)
-             for part in ("MAJOR", "MINOR", "PATCH")]
+    parts = [
+        re.search(rf"#define SYMMEM_VERSION_{part} (\d+)", header).group(1)
+        for part in ("MAJOR", "MINOR", "PATCH")
+    ]
     return ".".join(parts)
 
 
@@ -67,9 +70,11 @@ class build_ext_afresh(build_ext):
 
     def run(self):
         if not sys.platform.startswith("linux"):
-            sys.exit(f"symmem builds and runs on Linux only (its engine uses futexes and "
-                     f"Linux's shared memory); this is {sys.platform}. On macOS or Windows, "
-                     f"use a Linux container or WSL.")
+            sys.exit(
+                f"symmem builds and runs on Linux only (its engine uses futexes and "
+                f"Linux's shared memory); this is {sys.platform}. On macOS or Windows, "
+                f"use a Linux container or WSL."
+            )
         # The gpu backend's programs, as C strings (kernels/programs.h).
         sources = os.path.join(self.build_temp, "gen", "kernel_sources.c")
         embed.write_if_changed(sources, embed.kernel_sources())
@@ -116,23 +121,27 @@ def mpi_extension(flags, extra_flags):
     no MPI compiler is found."""
     mpicc = mpi_compiler()
     if mpicc is None:
-        print("symmem: no MPI compiler (mpicc, or SYMMEM_MPICC): the mpi backend is not built",
-              file=sys.stderr)
+        print(
+            "symmem: no MPI compiler (mpicc, or SYMMEM_MPICC): the mpi backend is not built",
+            file=sys.stderr,
+        )
         return None
     try:
-        words = shlex.split(subprocess.run([mpicc, "-show"], capture_output=True, text=True,
-                                           check=True).stdout)[1:]
+        words = shlex.split(
+            subprocess.run([mpicc, "-show"], capture_output=True, text=True, check=True).stdout
+        )[1:]
     except (OSError, subprocess.CalledProcessError) as error:
-        print(f"symmem: {mpicc} -show failed ({error}): the mpi backend is not built",
-              file=sys.stderr)
+        print(
+            f"symmem: {mpicc} -show failed ({error}): the mpi backend is not built", file=sys.stderr
+        )
         return None
     include_dirs = ["include"] + [w[2:] for w in words if w.startswith("-I")]
     compile_extra = [w for w in words if w == "-pthread" or w.startswith("-D")]
     link_extra = [w for w in words if not w.startswith(("-I", "-D"))] + ["-Wl,-z,defs"]
     return Extension(
         "symmem._mpi_backend",
-        sources=sorted(glob("src/backends/mpi/*.c")) + ["src/core/heap_alloc.c",
-                                                          "src/core/heartbeat.c"],
+        sources=sorted(glob("src/backends/mpi/*.c"))
+        + ["src/core/heap_alloc.c", "src/core/heartbeat.c"],
         depends=headers,
         include_dirs=include_dirs,
         extra_compile_args=flags + compile_extra,
@@ -144,11 +153,16 @@ def mpi_extension(flags, extra_flags):
 extra_flags = os.environ.get("SYMMEM_EXTRA_CFLAGS", "").split()
 flags = open("cflags.txt").read().split() + extra_flags
 core_sources = sorted(
-    glob("src/extension/*.c") + glob("src/core/*.c") + glob("src/backends/cpu/*.c")
+    glob("src/extension/*.c")
+    + glob("src/core/*.c")
+    + glob("src/backends/cpu/*.c")
     + glob("src/device/*.c")
 )
-headers = (glob("include/symmem/*.h") + glob("src/**/*.h", recursive=True)
-           + glob("src/**/*.def", recursive=True))
+headers = (
+    glob("include/symmem/*.h")
+    + glob("src/**/*.h", recursive=True)
+    + glob("src/**/*.def", recursive=True)
+)
 embed.write_package_copies()  # device/device.cuh and bench/nvshmem_abi.h
 build_device_bitcode()  # device/device.bc, where clang is
 mpi_backend = mpi_extension(flags, extra_flags)
@@ -179,5 +193,6 @@ setup(
             extra_link_args=extra_flags,
             libraries=["pthread", "dl"],
         ),
-    ] + ([mpi_backend] if mpi_backend is not None else []),
+    ]
+    + ([mpi_backend] if mpi_backend is not None else []),
 )

@@ -1,6 +1,7 @@
 """Sphinx configuration: the guides (docs/*.md, MyST) and the API reference
 (docs/reference/, autodoc over the installed package's docstrings, Google
 style through napoleon). `make docs` builds it with -W --keep-going."""
+
 import importlib
 
 from docutils import nodes
@@ -41,6 +42,7 @@ html_title = f"symmem {release}"
 class NamesDirective(Directive):
     """``.. symmem-names:: module``: the names in module.__all__, as a list
     (symmem.bindings has hundreds; their documentation is NVSHMEM's)."""
+
     required_arguments = 1
 
     def run(self):

@@ -7,6 +7,7 @@ still reads this one's). Needs GPUs, CuPy and nvidia-cutlass-dsl
     python -m symmem.run -n 4 examples/cute_allreduce.py
 
 Not yet run on GPUs (its CPU-side compile is checked)."""
+
 import cupy as cp
 import cutlass
 import cutlass.cute as cute
@@ -51,8 +52,10 @@ kernel(*args)
 cp.cuda.Device().synchronize()
 want = index * npes + npes * (npes - 1) / 2
 assert cp.array_equal(dst, want), f"PE {me}: got {dst[:4]}, want {want[:4]}"
-print(f"PE {me} OK: the CuTe all-reduce of {N} floats over {npes} PEs is right "
-      f"({dev.engine()} engine)")
+print(
+    f"PE {me} OK: the CuTe all-reduce of {N} floats over {npes} PEs is right "
+    f"({dev.engine()} engine)"
+)
 symmem.library_finalize(kobj)
 symmem.barrier_all()
 for a in (dst, src):

@@ -10,6 +10,7 @@ rounds ahead of the next one. Needs GPUs, CuPy and nvidia-cutlass-dsl
     python -m symmem.run -n 2 examples/cute_ring_put_signal.py
 
 Not yet run on GPUs (its CPU-side compile is checked)."""
+
 import cupy as cp
 import cutlass
 import cutlass.cute as cute
@@ -29,8 +30,9 @@ def slot_of(tensor, slot, size):
 
 
 @cute.kernel
-def produce_and_consume(inbox: cute.Tensor, outbox: cute.Tensor, sigs: cute.Tensor,
-                        out: cute.Tensor, rnd: cutlass.Int32):
+def produce_and_consume(
+    inbox: cute.Tensor, outbox: cute.Tensor, sigs: cute.Tensor, out: cute.Tensor, rnd: cutlass.Int32
+):
     tid, _, _ = cute.arch.thread_idx()
     me, npes = dev.my_pe(), dev.n_pes()
     slot = rnd % npes
@@ -39,8 +41,9 @@ def produce_and_consume(inbox: cute.Tensor, outbox: cute.Tensor, sigs: cute.Tens
         mine[i] = cutlass.Float32(cutlass.Int32(i)) * cutlass.Float32(me + 1) + cutlass.Float32(rnd)
     cute.arch.sync_threads()
     sig = slot_of(sigs, slot, 1)
-    dev.put_signal_block(slot_of(inbox, slot, BLOCK), mine, sig, rnd, dev.SIGNAL_SET,
-                         (me + 1) % npes)
+    dev.put_signal_block(
+        slot_of(inbox, slot, BLOCK), mine, sig, rnd, dev.SIGNAL_SET, (me + 1) % npes
+    )
     dev.signal_wait(sig, dev.CMP_GE, rnd)  # pairs with the previous PE's signal update
     got = slot_of(inbox, slot, BLOCK)
     for i in range(tid, BLOCK, THREADS):  # consume
@@ -48,10 +51,10 @@ def produce_and_consume(inbox: cute.Tensor, outbox: cute.Tensor, sigs: cute.Tens
 
 
 @cute.jit
-def launch(inbox: cute.Tensor, outbox: cute.Tensor, sigs: cute.Tensor, out: cute.Tensor,
-           rnd: cutlass.Int32):
-    produce_and_consume(inbox, outbox, sigs, out, rnd).launch(grid=(1, 1, 1),
-                                                             block=(THREADS, 1, 1))
+def launch(
+    inbox: cute.Tensor, outbox: cute.Tensor, sigs: cute.Tensor, out: cute.Tensor, rnd: cutlass.Int32
+):
+    produce_and_consume(inbox, outbox, sigs, out, rnd).launch(grid=(1, 1, 1), block=(THREADS, 1, 1))
 
 
 symmem.init()
@@ -74,8 +77,10 @@ for rnd in range(1, 9):
     cp.cuda.Device().synchronize()
     assert cp.array_equal(out, (index * (prev + 1) + rnd) * 2), f"PE {me}: round {rnd}: wrong"
 
-print(f"PE {me} OK: 8 rounds put_signalled from PE {prev} were consumed right "
-      f"(cute, {dev.engine()} engine)")
+print(
+    f"PE {me} OK: 8 rounds put_signalled from PE {prev} were consumed right "
+    f"(cute, {dev.engine()} engine)"
+)
 symmem.library_finalize(kobj)
 symmem.barrier_all()
 for a in (sigs, outbox, inbox):

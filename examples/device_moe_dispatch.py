@@ -33,6 +33,7 @@ Four kernels in stream order, so no block ever waits for a block of its own
 grid that may not be resident yet: notify (waits for the other PEs' counts),
 dispatch (waits for nothing), expert_combine (waits for every PE's
 dispatch), finish (waits for every PE's expert_combine)."""
+
 import symmem.device.numba as dev  # before numba.cuda (it needs the NumPy 2.5 fix)
 
 import cupy as cp
@@ -57,7 +58,7 @@ def notify(route, counts, count_sig, start, expect, me, n):
     for i in range(cuda.threadIdx.x, route.size, cuda.blockDim.x):
         cuda.atomic.add(counts, me * E + route[i], 1)
     cuda.syncthreads()  # the whole row counted before the block sends it
-    row = counts[me * E:(me + 1) * E]
+    row = counts[me * E : (me + 1) * E]
     for pe in range(n):
         if pe != me:
             dev.put_signal_nbi_block(row, row, count_sig, 1, dev.SIGNAL_ADD, pe)
@@ -90,11 +91,17 @@ def dispatch(x, route, start, fill, recv, meta, expert_sig, me, cap, per):
             if cuda.threadIdx.x == 0:
                 slot[0] = le * cap + start[e] + cuda.atomic.add(fill, e, 1)
                 # where the result goes home; stored before the row's signal
-                dev.p(meta[slot[0]:slot[0] + 1], (me * T + t) * K + k, owner)
+                dev.p(meta[slot[0] : slot[0] + 1], (me * T + t) * K + k, owner)
             cuda.syncthreads()
             r = slot[0]
-            dev.put_signal_nbi_block(recv[r * H:(r + 1) * H], x[t * H:(t + 1) * H],
-                                     expert_sig[le:le + 1], 1, dev.SIGNAL_ADD, owner)
+            dev.put_signal_nbi_block(
+                recv[r * H : (r + 1) * H],
+                x[t * H : (t + 1) * H],
+                expert_sig[le : le + 1],
+                1,
+                dev.SIGNAL_ADD,
+                owner,
+            )
             cuda.syncthreads()  # every thread has read slot before thread 0 writes it again
 
 
@@ -106,7 +113,7 @@ def expert_combine(recv, meta, expect, expert_sig, comb, comb_sig, me, cap, per)
     le, j = cuda.blockIdx.x, cuda.blockIdx.y
     total = expect[le]
     if cuda.threadIdx.x == 0:  # pairs with each dispatching block's fence before its add
-        dev.signal_wait(expert_sig[le:le + 1], dev.CMP_GE, total)
+        dev.signal_wait(expert_sig[le : le + 1], dev.CMP_GE, total)
     cuda.syncthreads()  # rows and meta, seen by thread 0's acquire, for every thread
     scale = float32(me * EPP + le + 1)
     for i in range(j, total, cuda.gridDim.y):
@@ -116,8 +123,14 @@ def expert_combine(recv, meta, expect, expert_sig, comb, comb_sig, me, cap, per)
         cuda.syncthreads()  # the whole row transformed before the block sends it
         home, dst = meta[r] // (T * K), meta[r] % (T * K)  # dst = token * K + choice
         b = dst // K // per
-        dev.put_signal_nbi_block(comb[dst * H:(dst + 1) * H], recv[r * H:(r + 1) * H],
-                                 comb_sig[b:b + 1], 1, dev.SIGNAL_ADD, home)
+        dev.put_signal_nbi_block(
+            comb[dst * H : (dst + 1) * H],
+            recv[r * H : (r + 1) * H],
+            comb_sig[b : b + 1],
+            1,
+            dev.SIGNAL_ADD,
+            home,
+        )
 
 
 @cuda.jit
@@ -127,7 +140,7 @@ def finish(comb, comb_sig, out, per):
     lo = b * per
     mine = max(0, min(per, T - lo))
     if cuda.threadIdx.x == 0:  # pairs with each expert block's fence before its add
-        dev.signal_wait(comb_sig[b:b + 1], dev.CMP_GE, mine * K)
+        dev.signal_wait(comb_sig[b : b + 1], dev.CMP_GE, mine * K)
     cuda.syncthreads()
     for i in range(cuda.threadIdx.x, mine * H, cuda.blockDim.x):
         t, h = lo + i // H, i % H
@@ -152,17 +165,19 @@ recv = nvshmem.array((EPP * cap * H,), dtype="float32")
 meta = nvshmem.array((EPP * cap,), dtype="int32")
 comb = nvshmem.array((T * K * H,), dtype="float32")
 sigs = nvshmem.array((1 + EPP + BLOCKS,), dtype="uint64")
-count_sig, expert_sig, comb_sig = sigs[:1], sigs[1:1 + EPP], sigs[1 + EPP:]
+count_sig, expert_sig, comb_sig = sigs[:1], sigs[1 : 1 + EPP], sigs[1 + EPP :]
 counts[:] = 0
 sigs[:] = 0
 nvshmem.barrier_all()  # zeroed everywhere before any PE's kernel adds to them
 
 v = cuda.as_cuda_array
 notify[1, THREADS](v(route), v(counts), v(count_sig), v(start), v(expect), me, n)
-dispatch[BLOCKS, THREADS](v(x), v(route), v(start), v(fill), v(recv), v(meta), v(expert_sig),
-                          me, cap, per)
-expert_combine[(EPP, 8), THREADS](v(recv), v(meta), v(expect), v(expert_sig), v(comb),
-                                  v(comb_sig), me, cap, per)
+dispatch[BLOCKS, THREADS](
+    v(x), v(route), v(start), v(fill), v(recv), v(meta), v(expert_sig), me, cap, per
+)
+expert_combine[(EPP, 8), THREADS](
+    v(recv), v(meta), v(expect), v(expert_sig), v(comb), v(comb_sig), me, cap, per
+)
 finish[BLOCKS, THREADS](v(comb), v(comb_sig), v(out), per)
 cuda.synchronize()
 

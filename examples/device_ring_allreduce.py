@@ -10,6 +10,7 @@ adds it into its own copy; after n - 1 steps PE me holds the full sum of
 chunk (me + 1). All-gather: the sums travel n - 1 more steps into `out`.
 A block's signal counts the steps that reached it (SIGNAL_ADD), so one
 counter serves both phases."""
+
 import symmem.device.numba as dev  # before numba.cuda (it needs the NumPy 2.5 fix)
 
 import cupy as cp
@@ -23,13 +24,14 @@ import symmem as nvshmem
 def ring_allreduce(data, recv, out, sig, chunk, me, n):
     b, per = cuda.blockIdx.x, chunk // cuda.gridDim.x
     nxt = (me + 1) % n
-    my_sig = sig[b:b + 1]
+    my_sig = sig[b : b + 1]
     for s in range(n - 1):  # reduce-scatter
         send, into = (me - s) % n, (me - s - 1) % n
         at = send * chunk + b * per
         staged = s * chunk + b * per  # a slot per step: nothing is overwritten
-        dev.put_signal_nbi_block(recv[staged:staged + per], data[at:at + per], my_sig, 1,
-                                 dev.SIGNAL_ADD, nxt)
+        dev.put_signal_nbi_block(
+            recv[staged : staged + per], data[at : at + per], my_sig, 1, dev.SIGNAL_ADD, nxt
+        )
         if cuda.threadIdx.x == 0:
             dev.signal_wait(my_sig, dev.CMP_GE, s + 1)
         cuda.syncthreads()
@@ -42,8 +44,9 @@ def ring_allreduce(data, recv, out, sig, chunk, me, n):
     cuda.syncthreads()
     for s in range(n - 1):  # all-gather, in place in out
         at = ((me + 1 - s) % n) * chunk + b * per
-        dev.put_signal_nbi_block(out[at:at + per], out[at:at + per], my_sig, 1, dev.SIGNAL_ADD,
-                                 nxt)
+        dev.put_signal_nbi_block(
+            out[at : at + per], out[at : at + per], my_sig, 1, dev.SIGNAL_ADD, nxt
+        )
         if cuda.threadIdx.x == 0:
             dev.signal_wait(my_sig, dev.CMP_GE, n - 1 + s + 1)
         cuda.syncthreads()
@@ -61,8 +64,15 @@ data[:] = cp.arange(n * chunk, dtype="float32") * (me + 1)
 sig[:] = 0
 nvshmem.barrier_all()
 
-ring_allreduce[blocks, 256](cuda.as_cuda_array(data), cuda.as_cuda_array(recv),
-                            cuda.as_cuda_array(out), cuda.as_cuda_array(sig), chunk, me, n)
+ring_allreduce[blocks, 256](
+    cuda.as_cuda_array(data),
+    cuda.as_cuda_array(recv),
+    cuda.as_cuda_array(out),
+    cuda.as_cuda_array(sig),
+    chunk,
+    me,
+    n,
+)
 cuda.synchronize()
 
 want = np.arange(n * chunk, dtype="float32") * sum(range(1, n + 1))

@@ -7,6 +7,7 @@ between the meetings it makes itself. Needs GPUs, CuPy and numba-cuda-mlir
     python -m symmem.run -n 4 examples/mlir_allreduce.py
 
 Not yet run on GPUs (its CPU-side compile is checked)."""
+
 import cupy as cp
 from cuda.core import Device
 from numba_cuda_mlir import cuda

@@ -9,6 +9,7 @@ GPUs, CuPy and numba-cuda-mlir (pip install 'symmem[mlir]'):
     python -m symmem.run -n 2 examples/mlir_ring_put_signal.py
 
 Not yet run on GPUs (its CPU-side compile is checked)."""
+
 import cupy as cp
 from cuda.core import Device
 from numba_cuda_mlir import cuda
@@ -24,15 +25,16 @@ def produce_and_consume(inbox, outbox, sigs, out, rnd):
     tid = cuda.threadIdx.x
     me, npes = dev.my_pe(), dev.n_pes()
     slot = rnd % npes
-    mine = outbox[slot * BLOCK:(slot + 1) * BLOCK]
+    mine = outbox[slot * BLOCK : (slot + 1) * BLOCK]
     for i in range(tid, BLOCK, THREADS):  # produce: depends on the PE and the round
         mine[i] = i * (me + 1) + rnd
     cuda.syncthreads()
-    sig = sigs[slot:slot + 1]
-    dev.put_signal_block(inbox[slot * BLOCK:(slot + 1) * BLOCK], mine, sig, rnd,
-                         dev.SIGNAL_SET, (me + 1) % npes)
+    sig = sigs[slot : slot + 1]
+    dev.put_signal_block(
+        inbox[slot * BLOCK : (slot + 1) * BLOCK], mine, sig, rnd, dev.SIGNAL_SET, (me + 1) % npes
+    )
     dev.signal_wait(sig, dev.CMP_GE, rnd)  # pairs with the previous PE's signal update
-    got = inbox[slot * BLOCK:(slot + 1) * BLOCK]
+    got = inbox[slot * BLOCK : (slot + 1) * BLOCK]
     for i in range(tid, BLOCK, THREADS):  # consume
         out[i] = got[i] * 2
 
@@ -55,8 +57,7 @@ for rnd in range(1, 9):
     cp.cuda.Device().synchronize()
     assert cp.array_equal(out, (index * (prev + 1) + rnd) * 2), f"PE {me}: round {rnd}: wrong"
 
-print(f"PE {me} OK: 8 rounds put_signalled from PE {prev} were consumed right "
-      "(numba-cuda-mlir)")
+print(f"PE {me} OK: 8 rounds put_signalled from PE {prev} were consumed right (numba-cuda-mlir)")
 symmem.barrier_all()
 for a in (sigs, outbox, inbox):
     symmem.free_array(a)

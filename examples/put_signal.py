@@ -3,6 +3,7 @@ the signal and then reads the data, which is there once the signal is.
 
     python -m symmem.run -n 2 examples/put_signal.py
 """
+
 import symmem as nvshmem
 
 nvshmem.init()

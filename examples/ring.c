@@ -5,12 +5,12 @@
 
 #include "symmem/symmem.h"
 
-#define CHECK(call)                                                                \
-    do {                                                                           \
-        if ((call) != SYMMEM_OK) {                                                 \
-            fprintf(stderr, "%s failed: %s\n", #call, symmem_last_error());        \
-            return 1;                                                              \
-        }                                                                          \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        if ((call) != SYMMEM_OK) {                                                                 \
+            fprintf(stderr, "%s failed: %s\n", #call, symmem_last_error());                        \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 int main(void)

@@ -3,6 +3,7 @@ received from the previous one.
 
     python -m symmem.run -n 4 examples/ring.py
 """
+
 import numpy as np
 
 import symmem as nvshmem

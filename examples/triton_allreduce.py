@@ -8,6 +8,7 @@ after the sums, when every PE has read it. Needs GPUs, torch and triton:
 
 It runs on either engine of symmem.device.triton (SYMMEM_TRITON_ENGINE=
 symmem, the default here, or nvshmem for NVSHMEM's device bitcode)."""
+
 import torch
 import triton
 import triton.language as tl
@@ -56,12 +57,16 @@ nvshmem.barrier_all()  # every PE's flags are 0 before any PE adds to them
 for launch in range(3):  # the flags keep counting from launch to launch
     data.copy_(torch.arange(count, dtype=torch.float32, device="cuda") * (me + 1) + launch)
     all_reduce[(blocks,)](data, out, flags, count, launch, BLOCK=BLOCK)
-    want = (torch.arange(count, dtype=torch.float32, device="cuda") * sum(range(1, npes + 1))
-            + launch * npes)
+    want = (
+        torch.arange(count, dtype=torch.float32, device="cuda") * sum(range(1, npes + 1))
+        + launch * npes
+    )
     assert torch.equal(out, want), f"PE {me}: launch {launch}: wrong sums"
 
-print(f"PE {me} OK: the Triton all-reduce of {count} floats over {npes} PEs is right "
-      f"({sdt.engine()} engine)")
+print(
+    f"PE {me} OK: the Triton all-reduce of {count} floats over {npes} PEs is right "
+    f"({sdt.engine()} engine)"
+)
 torch.cuda.synchronize()
 nvshmem.barrier_all()
 for t in (flags, out, data):

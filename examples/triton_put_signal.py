@@ -14,6 +14,7 @@ r means the previous PE produced round r - 1, ..., so the next PE, n_pes - 1
 steps back around the ring, started round r - n_pes + 1, which it does only
 once it has consumed round r - n_pes, the last round that used this slot.
 Two slots by parity are enough only for 2 PEs."""
+
 import torch
 import triton
 import triton.language as tl
@@ -34,8 +35,15 @@ def produce_and_consume(inbox, sigs, outbox, out, rnd, BLOCK: tl.constexpr):
     # produce: the block depends on the PE, the round and the block index
     mine = (offs + block * BLOCK).to(tl.float32) * (me + 1) + rnd
     tl.store(outbox + slot * BLOCK + offs, mine)
-    sdt.putmem_signal_block(inbox + slot * BLOCK, outbox + slot * BLOCK, BLOCK * 4,
-                            sigs + slot, rnd, sdt.SIGNAL_SET, (me + 1) % npes)
+    sdt.putmem_signal_block(
+        inbox + slot * BLOCK,
+        outbox + slot * BLOCK,
+        BLOCK * 4,
+        sigs + slot,
+        rnd,
+        sdt.SIGNAL_SET,
+        (me + 1) % npes,
+    )
     # consume: the acquire pairs with the previous PE's signal update above
     sdt.signal_wait_until(sigs + slot, sdt.CMP_GE, rnd)
     got = tl.load(inbox + slot * BLOCK + offs)
@@ -59,8 +67,10 @@ for rnd in range(1, 9):
     produce_and_consume[(blocks,)](inbox, sigs, outbox, out, rnd, BLOCK=BLOCK)
     assert torch.equal(out, (index * (prev + 1) + rnd) * 2), f"PE {me}: round {rnd}: wrong"
 
-print(f"PE {me} OK: 8 rounds of {blocks} blocks put_signalled from PE {prev} were consumed "
-      f"right ({sdt.engine()} engine)")
+print(
+    f"PE {me} OK: 8 rounds of {blocks} blocks put_signalled from PE {prev} were consumed "
+    f"right ({sdt.engine()} engine)"
+)
 torch.cuda.synchronize()
 nvshmem.barrier_all()
 for t in (sigs, outbox, inbox):

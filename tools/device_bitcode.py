@@ -13,6 +13,7 @@ ignores the output. Standard library only.
 
     python3 tools/device_bitcode.py [OUT]     (default python/symmem/device/device.bc)
 """
+
 import os
 import shutil
 import subprocess
@@ -25,12 +26,28 @@ HEADER = os.path.join(ROOT, "include", "symmem", "device.cuh")
 PRELUDE = os.path.join(ROOT, "include", "symmem", "device_clang.cuh")
 # The data layout CuTe's kernels (libNVVM's) carry: linking a module with
 # clang's shorter spelling of the same layout makes every compile warn.
-NVVM_LAYOUT = ("e-p:64:64:64-p3:32:32:32-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-"
-               "i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-"
-               "n16:32:64")
-FLAGS = ["-x", "cuda", "--cuda-device-only", "--cuda-gpu-arch=sm_80", "-nocudainc",
-         "-nocudalib", "--no-cuda-version-check", "-Xclang", "-target-feature", "-Xclang",
-         "+ptx75", "-O2", "-emit-llvm", "-c", "-Wno-unknown-cuda-version"]
+NVVM_LAYOUT = (
+    "e-p:64:64:64-p3:32:32:32-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-"
+    "i128:128:128-f32:32:32-f64:64:64-v16:16:16-v32:32:32-v64:64:64-v128:128:128-"
+    "n16:32:64"
+)
+FLAGS = [
+    "-x",
+    "cuda",
+    "--cuda-device-only",
+    "--cuda-gpu-arch=sm_80",
+    "-nocudainc",
+    "-nocudalib",
+    "--no-cuda-version-check",
+    "-Xclang",
+    "-target-feature",
+    "-Xclang",
+    "+ptx75",
+    "-O2",
+    "-emit-llvm",
+    "-c",
+    "-Wno-unknown-cuda-version",
+]
 
 
 def clang():
@@ -49,9 +66,22 @@ def build(out=OUT, compiler=None):
         with open(source, "w") as f:  # device.cuh finds its headers by #include "..."
             f.write(f'#include "{HEADER}"\n')
         tmp_out = os.path.join(tmp, "device.bc")
-        subprocess.run([compiler, *FLAGS, "-include", PRELUDE, "-I",
-                        os.path.join(ROOT, "include", "symmem"), source, "-o", tmp_out],
-                       check=True, capture_output=True, text=True)
+        subprocess.run(
+            [
+                compiler,
+                *FLAGS,
+                "-include",
+                PRELUDE,
+                "-I",
+                os.path.join(ROOT, "include", "symmem"),
+                source,
+                "-o",
+                tmp_out,
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         _nvvm_layout(compiler, tmp_out, tmp)
         os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
         shutil.copyfile(tmp_out, out)
@@ -63,16 +93,22 @@ def _nvvm_layout(compiler, bitcode, tmp):
     llvm-as of clang's version are at hand (else it stays: CuTe links it
     all the same, warning about the layouts)."""
     folder = os.path.dirname(os.path.realpath(shutil.which(compiler) or compiler))
-    tools = [os.path.join(folder, t) if os.path.exists(os.path.join(folder, t)) else
-             shutil.which(t) for t in ("llvm-dis", "llvm-as")]
+    tools = [
+        os.path.join(folder, t) if os.path.exists(os.path.join(folder, t)) else shutil.which(t)
+        for t in ("llvm-dis", "llvm-as")
+    ]
     if None in tools:
         return
     text = os.path.join(tmp, "device.ll")
     try:
         subprocess.run([tools[0], bitcode, "-o", text], check=True, capture_output=True)
         with open(text) as f:
-            lines = [f'target datalayout = "{NVVM_LAYOUT}"\n'
-                     if line.startswith("target datalayout") else line for line in f]
+            lines = [
+                f'target datalayout = "{NVVM_LAYOUT}"\n'
+                if line.startswith("target datalayout")
+                else line
+                for line in f
+            ]
         with open(text, "w") as f:
             f.writelines(lines)
         subprocess.run([tools[1], text, "-o", bitcode], check=True, capture_output=True)

@@ -19,6 +19,7 @@ Standard library only: setup.py runs it from an unpacked sdist.
     python3 tools/embed.py kernels build/gen/kernel_sources.c
     python3 tools/embed.py package
 """
+
 import os
 import re
 import sys
@@ -28,10 +29,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INCLUDE = os.path.join(ROOT, "include")
 KERNELS = os.path.join(ROOT, "src", "backends", "gpu", "kernels")
 PACKAGE_COPIES = {  # the package's copy -> what it is made from
-    os.path.join("python", "symmem", "device", "device.cuh"):
-        os.path.join("include", "symmem", "device.cuh"),
-    os.path.join("python", "symmem", "bench", "nvshmem_abi.h"):
-        os.path.join("src", "backends", "gpu", "nvshmem_abi.h"),
+    os.path.join("python", "symmem", "device", "device.cuh"): os.path.join(
+        "include", "symmem", "device.cuh"
+    ),
+    os.path.join("python", "symmem", "bench", "nvshmem_abi.h"): os.path.join(
+        "src", "backends", "gpu", "nvshmem_abi.h"
+    ),
 }
 _INCLUDE_LINE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"[^\n]*\n?', re.M)
 
@@ -62,6 +65,7 @@ def flatten(path, done=None):
 
 def c_string(text):
     """text as a C string literal, one source line per line."""
+
     def escape(char):
         if char in '\\"':
             return "\\" + char
@@ -72,9 +76,15 @@ def c_string(text):
         if " " <= char <= "~":
             return char
         return "".join(f"\\{byte:03o}" for byte in char.encode())
+
     lines = text.splitlines(keepends=True) or [""]
-    return "\n".join('    "' + "".join(map(escape, line.rstrip("\n"))) +
-                     ("\\n" if line.endswith("\n") else "") + '"' for line in lines)
+    return "\n".join(
+        '    "'
+        + "".join(map(escape, line.rstrip("\n")))
+        + ("\\n" if line.endswith("\n") else "")
+        + '"'
+        for line in lines
+    )
 
 
 def program_files():
@@ -88,11 +98,15 @@ def symbol(path):
 
 def kernel_sources():
     """The C file that defines every program as a string."""
-    parts = ["/* Made by tools/embed.py from src/backends/gpu/kernels/ (edit those files);\n"
-             " * declared in kernels/programs.h. */\n"]
+    parts = [
+        "/* Made by tools/embed.py from src/backends/gpu/kernels/ (edit those files);\n"
+        " * declared in kernels/programs.h. */\n"
+    ]
     for path in program_files():
-        parts.append(f"\n/* {os.path.relpath(path, ROOT)} */\n"
-                     f"const char {symbol(path)}[] =\n{c_string(flatten(path))};\n")
+        parts.append(
+            f"\n/* {os.path.relpath(path, ROOT)} */\n"
+            f"const char {symbol(path)}[] =\n{c_string(flatten(path))};\n"
+        )
     return "".join(parts)
 
 
@@ -116,8 +130,10 @@ def write_if_changed(path, text):
 def package_copy(source):
     """What the package ships for source (a path under ROOT)."""
     if source.endswith(".cuh"):
-        return (f"/* Made from {source} and the headers it includes by tools/embed.py\n"
-                f" * (edit those files). */\n" + flatten(os.path.join(ROOT, source)))
+        return (
+            f"/* Made from {source} and the headers it includes by tools/embed.py\n"
+            f" * (edit those files). */\n" + flatten(os.path.join(ROOT, source))
+        )
     with open(os.path.join(ROOT, source), encoding="utf-8") as f:
         return f.read()
 

@@ -77,13 +77,15 @@ static __device__ __forceinline__ void symmem__fence_acq_rel_sys(void)
 }
 
 /* An acquire load at system scope of a 1, 2, 4 or 8-byte word. */
-#define SYMMEM__LD_ACQUIRE(bits, type, reg)                                                    \
-    static __device__ __forceinline__ type symmem__ld_acquire_u##bits(symmem_u64 addr)         \
-    {                                                                                          \
-        type v;                                                                                \
-        asm volatile("ld.acquire.sys.global.u" #bits " %0, [%1];" : "=" reg(v) : "l"(addr)    \
-                     : "memory");                                                              \
-        return v;                                                                              \
+#define SYMMEM__LD_ACQUIRE(bits, type, reg)                                                        \
+    static __device__ __forceinline__ type symmem__ld_acquire_u##bits(symmem_u64 addr)             \
+    {                                                                                              \
+        type v;                                                                                    \
+        asm volatile("ld.acquire.sys.global.u" #bits " %0, [%1];"                                  \
+                     : "=" reg(v)                                                                  \
+                     : "l"(addr)                                                                   \
+                     : "memory");                                                                  \
+        return v;                                                                                  \
     }
 SYMMEM__LD_ACQUIRE(64, symmem_u64, "l")
 SYMMEM__LD_ACQUIRE(32, unsigned int, "r")
@@ -137,7 +139,8 @@ static __device__ __forceinline__ void symmem__scope_sync(int scope)
  * memory, so it never hoists one above the check that makes its address
  * valid (it did hoist a pure asm load of a team entry above the branch
  * that skips teams: an illegal address). */
-template <typename T> static __device__ __forceinline__ T symmem__ro(const T *p)
+template <typename T>
+static __device__ __forceinline__ T symmem__ro(const T *p)
 {
     union {
         T value;
@@ -207,8 +210,8 @@ static __device__ __forceinline__ int symmem__remote_fast(symmem_u64 addr, symme
 
 /* Where PE pe's copy of the symmetric [addr, addr + n) is mapped here. */
 static __device__ __forceinline__ symmem_u64 symmem__remote(symmem_u64 st, const char *call,
-                                                            int arg, symmem_u64 addr,
-                                                            symmem_u64 n, int pe)
+                                                            int arg, symmem_u64 addr, symmem_u64 n,
+                                                            int pe)
 {
     symmem_u64 remote;
     if (!symmem__remote_fast(addr, n, pe, &remote))
@@ -234,7 +237,8 @@ template <typename T>
 static __device__ __forceinline__ int symmem__compare(T v, int cmp, T x)
 {
     switch (cmp) {
-#define SYMMEM__DEV_COMPARE(NAME, name, code, op) case code: return v op x;
+#define SYMMEM__DEV_COMPARE(NAME, name, code, op)                                                  \
+    case code: return v op x;
         SYMMEM_COMPARISONS(SYMMEM__DEV_COMPARE)
 #undef SYMMEM__DEV_COMPARE
     default: return v >= x;

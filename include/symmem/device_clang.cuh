@@ -20,8 +20,14 @@ static __device__ __forceinline__ void __syncwarp(unsigned int mask = 0xffffffff
 {
     __nvvm_bar_warp_sync(mask);
 }
-static __device__ __forceinline__ void __threadfence_system(void) { __nvvm_membar_sys(); }
-static __device__ __forceinline__ void __trap(void) { asm volatile("trap;"); }
+static __device__ __forceinline__ void __threadfence_system(void)
+{
+    __nvvm_membar_sys();
+}
+static __device__ __forceinline__ void __trap(void)
+{
+    asm volatile("trap;");
+}
 static __device__ __forceinline__ unsigned long long __ldg(const unsigned long long *p)
 {
     return __nvvm_ldg_ull(p);

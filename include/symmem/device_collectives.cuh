@@ -19,8 +19,7 @@ static __device__ __forceinline__ const symmem_device_team *symmem__team_or_0(sy
 
 /* Team team's entry; a handle that is no team of this PE fails. */
 static __device__ __forceinline__ const symmem_device_team *symmem__team(symmem_u64 st,
-                                                                         const char *call,
-                                                                         int team)
+                                                                         const char *call, int team)
 {
     int me = SYMMEM__RO(st, my_pe);
     symmem__check_pe(st, call, me);
@@ -42,10 +41,10 @@ static __device__ __noinline__ void symmem__team_sync(symmem_u64 st, const char 
     int world = team == 0 && c->magic == SYMMEM_DEVICE_STATE_MAGIC && c->peers == c->n_pes;
     const symmem_device_team *t = world ? 0 : symmem__team(st, call, team);
     int n = world ? c->n_pes : symmem__ro(&t->n);
-    symmem_u64 area = world ? c->sync_base
-                            : SYMMEM__RO(st, sync_base) +
-                                  SYMMEM_DEVICE_TEAM_SYNC_BYTES(SYMMEM__RO(st, n_pes)) *
-                                      (symmem_u64)team;
+    symmem_u64 area =
+        world ? c->sync_base
+              : SYMMEM__RO(st, sync_base) +
+                    SYMMEM_DEVICE_TEAM_SYNC_BYTES(SYMMEM__RO(st, n_pes)) * (symmem_u64)team;
     symmem_u64 *mine = (symmem_u64 *)area;
     symmem_u64 epoch = mine[0] + 1;
     mine[0] = epoch;
@@ -83,11 +82,11 @@ static __device__ __forceinline__ void symmem__team_barrier(symmem_u64 st, const
     symmem__scope_sync(scope); /* every lane after the leader's acquires */
 }
 
-#define SYMMEM__SYNC_API(name, scope, quiet)                       \
-    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st)         \
-    {                                                              \
-        symmem__team_barrier(st, #name, scope, 0, quiet);          \
-        return 0;                                                  \
+#define SYMMEM__SYNC_API(name, scope, quiet)                                                       \
+    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st)                                         \
+    {                                                                                              \
+        symmem__team_barrier(st, #name, scope, 0, quiet);                                          \
+        return 0;                                                                                  \
     }
 
 SYMMEM__SYNC_API(barrier_all, SYMMEM__THREAD, 1)
@@ -97,11 +96,11 @@ SYMMEM__SYNC_API(sync_all, SYMMEM__THREAD, 0)
 SYMMEM__SYNC_API(sync_all_warp, SYMMEM__WARP, 0)
 SYMMEM__SYNC_API(sync_all_block, SYMMEM__BLOCK, 0)
 
-#define SYMMEM__TEAM_SYNC_API(name, scope, quiet)                      \
-    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, int team)   \
-    {                                                                  \
-        symmem__team_barrier(st, #name, scope, team, quiet);           \
-        return 0;                                                      \
+#define SYMMEM__TEAM_SYNC_API(name, scope, quiet)                                                  \
+    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, int team)                               \
+    {                                                                                              \
+        symmem__team_barrier(st, #name, scope, team, quiet);                                       \
+        return 0;                                                                                  \
     }
 
 SYMMEM__TEAM_SYNC_API(barrier, SYMMEM__THREAD, 1)
@@ -142,7 +141,7 @@ static __device__ __forceinline__ void symmem__push(symmem_u64 st, const char *c
         symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ROOT, n, 3, (symmem_u64)(long long)root);
     symmem_u64 span = kind == SYMMEM__BROADCAST ? nbytes : nbytes * (symmem_u64)n;
     symmem__remote(st, call, 1, dst, span, SYMMEM__RO(st, my_pe)); /* dst is symmetric */
-    symmem__team_barrier(st, call, scope, team, 0); /* every member's dst is free */
+    symmem__team_barrier(st, call, scope, team, 0);                /* every member's dst is free */
     unsigned int lane = symmem__lane(scope), lanes = symmem__lanes(scope);
     if (kind != SYMMEM__BROADCAST || me == root) {
         for (int k = 0; k < n; k++) {
@@ -160,12 +159,12 @@ static __device__ __forceinline__ void symmem__push(symmem_u64 st, const char *c
     symmem__team_barrier(st, call, scope, team, 1); /* every copy is visible */
 }
 
-#define SYMMEM__PUSH_API(name, kind, scope)                                                      \
-    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, int team, symmem_u64 dst,            \
-                                            symmem_u64 src, symmem_u64 nbytes, int root)        \
-    {                                                                                            \
-        symmem__push(st, #name, scope, kind, team, dst, src, nbytes, root);                      \
-        return 0;                                                                                \
+#define SYMMEM__PUSH_API(name, kind, scope)                                                        \
+    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, int team, symmem_u64 dst,               \
+                                            symmem_u64 src, symmem_u64 nbytes, int root)           \
+    {                                                                                              \
+        symmem__push(st, #name, scope, kind, team, dst, src, nbytes, root);                        \
+        return 0;                                                                                  \
     }
 
 SYMMEM__PUSH_API(fcollect, SYMMEM__FCOLLECT, SYMMEM__THREAD)
@@ -181,14 +180,26 @@ SYMMEM__PUSH_API(broadcast_block, SYMMEM__BROADCAST, SYMMEM__BLOCK)
 /* ---- reductions: pull every member's src, combine in member order ---- */
 
 /* How an element type is combined: in A (float for the 16-bit floats). */
-template <typename T> struct symmem__num {
+template <typename T>
+struct symmem__num {
     typedef T A;
-    static __device__ __forceinline__ A widen(T v) { return v; }
-    static __device__ __forceinline__ T narrow(A a) { return a; }
+    static __device__ __forceinline__ A widen(T v)
+    {
+        return v;
+    }
+    static __device__ __forceinline__ T narrow(A a)
+    {
+        return a;
+    }
 };
-struct symmem__half { unsigned short bits; };
-struct symmem__bhalf { unsigned short bits; };
-template <> struct symmem__num<symmem__half> {
+struct symmem__half {
+    unsigned short bits;
+};
+struct symmem__bhalf {
+    unsigned short bits;
+};
+template <>
+struct symmem__num<symmem__half> {
     typedef float A;
     static __device__ __forceinline__ A widen(symmem__half v)
     {
@@ -203,7 +214,8 @@ template <> struct symmem__num<symmem__half> {
         return v;
     }
 };
-template <> struct symmem__num<symmem__bhalf> {
+template <>
+struct symmem__num<symmem__bhalf> {
     typedef float A;
     static __device__ __forceinline__ A widen(symmem__bhalf v)
     {
@@ -218,8 +230,10 @@ template <> struct symmem__num<symmem__bhalf> {
 };
 
 /* op: a symmem_reduce_op_t, combined as vocabulary.h's row for it says. */
-#define SYMMEM__DEV_COMBINE(NAME, name, code, bitwise, combine) case code: return combine;
-template <typename A> static __device__ __forceinline__ A symmem__combine(int op, A a, A b)
+#define SYMMEM__DEV_COMBINE(NAME, name, code, bitwise, combine)                                    \
+    case code: return combine;
+template <typename A>
+static __device__ __forceinline__ A symmem__combine(int op, A a, A b)
 {
     switch (op) {
         SYMMEM_REDUCE_OPS(SYMMEM__DEV_COMBINE)
@@ -227,50 +241,53 @@ template <typename A> static __device__ __forceinline__ A symmem__combine(int op
     }
 }
 /* the bitwise ops take integers only: floats combine by the other rows */
-#define SYMMEM__DEV_COMBINE_FLOAT(NAME, name, code, bitwise, combine)                         \
+#define SYMMEM__DEV_COMBINE_FLOAT(NAME, name, code, bitwise, combine)                              \
     SYMMEM__DEV_COMBINE_IF_##bitwise(code, combine)
-#define SYMMEM__DEV_COMBINE_IF_0(code, combine) case code: return combine;
+#define SYMMEM__DEV_COMBINE_IF_0(code, combine)                                                    \
+    case code: return combine;
 #define SYMMEM__DEV_COMBINE_IF_1(code, combine)
-template <typename A> static __device__ __forceinline__ A symmem__combine_float(int op, A a, A b)
+template <typename A>
+static __device__ __forceinline__ A symmem__combine_float(int op, A a, A b)
 {
     switch (op) {
         SYMMEM_REDUCE_OPS(SYMMEM__DEV_COMBINE_FLOAT)
     default: return a * b;
     }
 }
-template <> __device__ __forceinline__ float symmem__combine<float>(int op, float a, float b)
+template <>
+__device__ __forceinline__ float symmem__combine<float>(int op, float a, float b)
 {
     return symmem__combine_float<float>(op, a, b);
 }
-template <> __device__ __forceinline__ double symmem__combine<double>(int op, double a, double b)
+template <>
+__device__ __forceinline__ double symmem__combine<double>(int op, double a, double b)
 {
     return symmem__combine_float<double>(op, a, b);
 }
 
 /* Element i of the reduction over every member's copy of from (symmetric). */
 template <typename T>
-static __device__ __forceinline__ typename symmem__num<T>::A
-symmem__reduced(symmem_u64 st, const symmem_device_team *t, symmem_u64 offset,
-                symmem_u64 i, int op)
+static __device__ __forceinline__ typename symmem__num<T>::A symmem__reduced(
+    symmem_u64 st, const symmem_device_team *t, symmem_u64 offset, symmem_u64 i, int op)
 {
     typedef symmem__num<T> N;
     const int *members = symmem__ro(&t->members);
-    typename N::A acc = N::widen(((const T *)(symmem__mapped(st, symmem__ro(&members[0])) + offset))[i]);
+    typename N::A acc =
+        N::widen(((const T *)(symmem__mapped(st, symmem__ro(&members[0])) + offset))[i]);
     for (int r = 1, n = symmem__ro(&t->n); r < n; r++)
-        acc = symmem__combine(op, acc, N::widen(((const T *)(symmem__mapped(st, symmem__ro(&members[r])) +
-                                                             offset))[i]));
+        acc = symmem__combine(
+            op, acc,
+            N::widen(((const T *)(symmem__mapped(st, symmem__ro(&members[r])) + offset))[i]));
     return acc;
 }
 
 /* dst[i] = the reduction over every member's copy of from[i], for first <=
  * i < first + count (dst and from: element addresses of the same index). */
 template <typename T>
-static __device__ __noinline__ void symmem__reduce_typed(symmem_u64 st,
-                                                         const symmem_device_team *t,
+static __device__ __noinline__ void symmem__reduce_typed(symmem_u64 st, const symmem_device_team *t,
                                                          symmem_u64 dst, symmem_u64 from,
-                                                         symmem_u64 first, symmem_u64 count,
-                                                         int op, unsigned int lane,
-                                                         unsigned int lanes)
+                                                         symmem_u64 first, symmem_u64 count, int op,
+                                                         unsigned int lane, unsigned int lanes)
 {
     typedef symmem__num<T> N;
     symmem_u64 offset = from - SYMMEM__RO(st, heap_base);
@@ -283,7 +300,8 @@ static __device__ __noinline__ void symmem__reduce_typed(symmem_u64 st,
 static __device__ __forceinline__ symmem_u64 symmem__dtype_size(int dtype)
 {
     switch (dtype) {
-#define SYMMEM__DEV_DTYPE_SIZE(NAME, name, code, size, ctype, nvshmem, kind) case code: return size;
+#define SYMMEM__DEV_DTYPE_SIZE(NAME, name, code, size, ctype, nvshmem, kind)                       \
+    case code: return size;
         SYMMEM_DTYPES(SYMMEM__DEV_DTYPE_SIZE)
 #undef SYMMEM__DEV_DTYPE_SIZE
     default: return 0;
@@ -291,15 +309,17 @@ static __device__ __forceinline__ symmem_u64 symmem__dtype_size(int dtype)
 }
 
 static __device__ __forceinline__ void symmem__reduce_range(symmem_u64 st,
-                                                            const symmem_device_team *t,
-                                                            int dtype, symmem_u64 dst,
-                                                            symmem_u64 from, symmem_u64 first,
-                                                            symmem_u64 count, int op, int scope)
+                                                            const symmem_device_team *t, int dtype,
+                                                            symmem_u64 dst, symmem_u64 from,
+                                                            symmem_u64 first, symmem_u64 count,
+                                                            int op, int scope)
 {
     unsigned int lane = symmem__lane(scope), lanes = symmem__lanes(scope);
-#define SYMMEM__REDUCE_AS(T) symmem__reduce_typed<T>(st, t, dst, from, first, count, op, lane, lanes)
+#define SYMMEM__REDUCE_AS(T)                                                                       \
+    symmem__reduce_typed<T>(st, t, dst, from, first, count, op, lane, lanes)
     switch (dtype) {
-    case SYMMEM_DTYPE_BOOL: case SYMMEM_DTYPE_UINT8: SYMMEM__REDUCE_AS(unsigned char); break;
+    case SYMMEM_DTYPE_BOOL:
+    case SYMMEM_DTYPE_UINT8: SYMMEM__REDUCE_AS(unsigned char); break;
     case SYMMEM_DTYPE_INT8: SYMMEM__REDUCE_AS(signed char); break;
     case SYMMEM_DTYPE_INT16: SYMMEM__REDUCE_AS(short); break;
     case SYMMEM_DTYPE_UINT16: SYMMEM__REDUCE_AS(unsigned short); break;
@@ -362,13 +382,12 @@ static __device__ __noinline__ void symmem__reduce(symmem_u64 st, const char *ca
     symmem__team_barrier(st, call, scope, team, 0); /* nobody reads src any more */
 }
 
-#define SYMMEM__REDUCE_API(name, scope, scatter)                                                 \
-    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, int team, symmem_u64 dst,            \
-                                            symmem_u64 src, symmem_u64 nelems, int dtype,       \
-                                            int op)                                             \
-    {                                                                                            \
-        symmem__reduce(st, #name, scope, team, dst, src, nelems, dtype, op, scatter);            \
-        return 0;                                                                                \
+#define SYMMEM__REDUCE_API(name, scope, scatter)                                                   \
+    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, int team, symmem_u64 dst,               \
+                                            symmem_u64 src, symmem_u64 nelems, int dtype, int op)  \
+    {                                                                                              \
+        symmem__reduce(st, #name, scope, team, dst, src, nelems, dtype, op, scatter);              \
+        return 0;                                                                                  \
     }
 
 SYMMEM__REDUCE_API(reduce, SYMMEM__THREAD, 0)

@@ -49,9 +49,9 @@ typedef struct symmem_device_team {
 } symmem_device_team_t;
 
 typedef struct symmem_device_state {
-    symmem_dev_u64 magic;     /* SYMMEM_DEVICE_STATE_MAGIC while initialised, else 0 */
-    symmem_dev_u32 version;   /* SYMMEM_DEVICE_STATE_VERSION */
-    symmem_dev_u32 flags;     /* SYMMEM_DEVICE_* */
+    symmem_dev_u64 magic;   /* SYMMEM_DEVICE_STATE_MAGIC while initialised, else 0 */
+    symmem_dev_u32 version; /* SYMMEM_DEVICE_STATE_VERSION */
+    symmem_dev_u32 flags;   /* SYMMEM_DEVICE_* */
     symmem_dev_i32 my_pe;
     symmem_dev_i32 n_pes;
     symmem_dev_u64 heap_base; /* this PE's heap: [heap_base, heap_base + heap_size) */
@@ -159,19 +159,19 @@ typedef struct symmem_device_error {
 #define SYMMEM_COLL_LL_MAX_BYTES 4096u
 #define SYMMEM_COLL_LL_SLOT_BYTES (2u * SYMMEM_COLL_LL_MAX_BYTES)
 #define SYMMEM_COLL_MAILBOX_BYTES (2u * SYMMEM_COLL_MAX_PES * SYMMEM_COLL_LL_SLOT_BYTES)
-#define SYMMEM_COLL_TEAM_FLAG_BYTES \
+#define SYMMEM_COLL_TEAM_FLAG_BYTES                                                                \
     (SYMMEM_COLL_SYNC_BYTES + SYMMEM_COLL_MAILBOX_BYTES + 8u * SYMMEM_COLL_MAX_BLOCKS)
 /* Where in a team's part block b's arrival word for member pe is, and the
  * mailbox of parity p that member from writes. */
-#define SYMMEM_COLL_ARRIVAL_AT(block, pe)                                                 \
-    (8ull * (SYMMEM_COLL_MAX_BLOCKS + (symmem_dev_u64)(block) * SYMMEM_COLL_MAX_PES +    \
+#define SYMMEM_COLL_ARRIVAL_AT(block, pe)                                                          \
+    (8ull * (SYMMEM_COLL_MAX_BLOCKS + (symmem_dev_u64)(block) * SYMMEM_COLL_MAX_PES +              \
              (symmem_dev_u64)(pe)))
-#define SYMMEM_COLL_MAILBOX_AT(parity, from)                                                 \
-    (SYMMEM_COLL_SYNC_BYTES +                                                                \
-     ((symmem_dev_u64)(parity) * SYMMEM_COLL_MAX_PES + (symmem_dev_u64)(from)) *             \
+#define SYMMEM_COLL_MAILBOX_AT(parity, from)                                                       \
+    (SYMMEM_COLL_SYNC_BYTES +                                                                      \
+     ((symmem_dev_u64)(parity) * SYMMEM_COLL_MAX_PES + (symmem_dev_u64)(from)) *                   \
          SYMMEM_COLL_LL_SLOT_BYTES)
 
-#define SYMMEM_COLL_STAGE_SEQ_AT(block) \
+#define SYMMEM_COLL_STAGE_SEQ_AT(block)                                                            \
     (SYMMEM_COLL_SYNC_BYTES + SYMMEM_COLL_MAILBOX_BYTES + 8ull * (symmem_dev_u64)(block))
 
 /* The push reduces' staging buffer (kernels/stage.cuh): symmetric, one part
@@ -216,7 +216,8 @@ typedef struct symmem_coll_args {
 #if defined(__CUDACC_RTC__)
 #define SYMMEM_LAYOUT_AT(type, field, at) SYMMEM_LAYOUT_ASSERT(sizeof(type) > (at))
 #else
-#define SYMMEM_LAYOUT_AT(type, field, at) SYMMEM_LAYOUT_ASSERT(__builtin_offsetof(type, field) == (at))
+#define SYMMEM_LAYOUT_AT(type, field, at)                                                          \
+    SYMMEM_LAYOUT_ASSERT(__builtin_offsetof(type, field) == (at))
 #endif
 
 SYMMEM_LAYOUT_ASSERT(sizeof(symmem_dev_u64) == 8 && sizeof(void *) == 8);
@@ -253,7 +254,8 @@ SYMMEM_LAYOUT_AT(symmem_device_error_t, pe, 8);
 SYMMEM_LAYOUT_AT(symmem_device_error_t, arg, 12);
 SYMMEM_LAYOUT_AT(symmem_device_error_t, value, 16);
 SYMMEM_LAYOUT_AT(symmem_device_error_t, call, 24);
-SYMMEM_LAYOUT_ASSERT(sizeof(symmem_coll_args_t) == 4 * 8 * SYMMEM_COLL_MAX_PES + 9 * 8 + 6 * 4 + 16);
+SYMMEM_LAYOUT_ASSERT(sizeof(symmem_coll_args_t) ==
+                     4 * 8 * SYMMEM_COLL_MAX_PES + 9 * 8 + 6 * 4 + 16);
 SYMMEM_LAYOUT_AT(symmem_coll_args_t, stage, 3 * 8 * SYMMEM_COLL_MAX_PES);
 SYMMEM_LAYOUT_AT(symmem_coll_args_t, mine, 4 * 8 * SYMMEM_COLL_MAX_PES);
 SYMMEM_LAYOUT_AT(symmem_coll_args_t, stage_half, 4 * 8 * SYMMEM_COLL_MAX_PES + 7 * 8);

@@ -16,8 +16,8 @@ SYMMEM_DEVICE_API symmem_u64 symmem_dev_ptr(symmem_u64 st, symmem_u64 addr, symm
 /* For language bindings that check an argument's size at run time. */
 SYMMEM_DEVICE_API int symmem_dev_too_small(symmem_u64 st, int arg, symmem_u64 needed)
 {
-    symmem__dev_fail(st, "a device collective", SYMMEM_DEV_ERR_TOO_SMALL,
-                     SYMMEM__ST(st)->my_pe, arg, needed);
+    symmem__dev_fail(st, "a device collective", SYMMEM_DEV_ERR_TOO_SMALL, SYMMEM__ST(st)->my_pe,
+                     arg, needed);
     return 0;
 }
 
@@ -33,8 +33,8 @@ SYMMEM_DEVICE_API int symmem_dev_empty(symmem_u64 st, int arg, symmem_u64 itemsi
 /* For language bindings that find a strided view only at run time. */
 SYMMEM_DEVICE_API int symmem_dev_not_contiguous(symmem_u64 st, int arg, symmem_u64 stride)
 {
-    symmem__dev_fail(st, "a device copy", SYMMEM_DEV_ERR_NOT_CONTIGUOUS,
-                     SYMMEM__ST(st)->my_pe, arg, stride);
+    symmem__dev_fail(st, "a device copy", SYMMEM_DEV_ERR_NOT_CONTIGUOUS, SYMMEM__ST(st)->my_pe, arg,
+                     stride);
     return 0;
 }
 

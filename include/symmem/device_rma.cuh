@@ -20,9 +20,12 @@ static __device__ __forceinline__ void symmem__copy_in_flight(symmem_u64 dst, sy
 {
     symmem_u64 apart = dst ^ src, head = 0;
     if (n >= 32) {
-        if ((apart & 15) == 0) head = (0 - dst) & 15;
-        else if ((apart & 7) == 0) head = (0 - dst) & 7;
-        else if ((apart & 3) == 0) head = (0 - dst) & 3;
+        if ((apart & 15) == 0)
+            head = (0 - dst) & 15;
+        else if ((apart & 7) == 0)
+            head = (0 - dst) & 7;
+        else if ((apart & 3) == 0)
+            head = (0 - dst) & 3;
     }
     for (symmem_u64 i = lane; i < head; i += lanes)
         ((unsigned char *)dst)[i] = ((const unsigned char *)src)[i];
@@ -93,13 +96,15 @@ static __device__ __forceinline__ symmem_u64 symmem__load_word(symmem_u64 src, s
     return n == 8 ? *(const symmem_u64 *)src : *(const unsigned int *)src;
 }
 /* The copy of a put whose source word (if one_word) is already loaded. */
-static __device__ __forceinline__ void symmem__put_to(int scope, symmem_u64 remote,
-                                                      symmem_u64 src, symmem_u64 n,
-                                                      int one_word, symmem_u64 word)
+static __device__ __forceinline__ void symmem__put_to(int scope, symmem_u64 remote, symmem_u64 src,
+                                                      symmem_u64 n, int one_word, symmem_u64 word)
 {
-    if (one_word && n == 8) *(symmem_u64 *)remote = word;
-    else if (one_word) *(unsigned int *)remote = (unsigned int)word;
-    else symmem__copy(remote, src, n, symmem__lane(scope), symmem__lanes(scope));
+    if (one_word && n == 8)
+        *(symmem_u64 *)remote = word;
+    else if (one_word)
+        *(unsigned int *)remote = (unsigned int)word;
+    else
+        symmem__copy(remote, src, n, symmem__lane(scope), symmem__lanes(scope));
     symmem__scope_sync(scope); /* the scope returns together: every copy issued */
 }
 
@@ -121,12 +126,12 @@ static __device__ __forceinline__ void symmem__get(symmem_u64 st, const char *ca
     symmem__scope_sync(scope); /* every lane's loads done: dst is complete for the scope */
 }
 
-#define SYMMEM__COPY_API(name, fn, scope)                                                    \
-    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, symmem_u64 dst, symmem_u64 src,  \
-                                            symmem_u64 nbytes, int pe)                      \
-    {                                                                                        \
-        fn(st, #name, scope, dst, src, nbytes, pe);                                          \
-        return 0;                                                                            \
+#define SYMMEM__COPY_API(name, fn, scope)                                                          \
+    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, symmem_u64 dst, symmem_u64 src,         \
+                                            symmem_u64 nbytes, int pe)                             \
+    {                                                                                              \
+        fn(st, #name, scope, dst, src, nbytes, pe);                                                \
+        return 0;                                                                                  \
     }
 
 /* nbi forms are the blocking ones: a store through the mapping is issued
@@ -196,18 +201,17 @@ static __device__ __forceinline__ void symmem__signal(symmem_u64 remote_sig, sym
         symmem__st_relaxed_u64(remote_sig, value);
 }
 
-SYMMEM_DEVICE_API int symmem_dev_signal_op(symmem_u64 st, symmem_u64 sig, symmem_u64 value,
-                                           int op, int pe)
+SYMMEM_DEVICE_API int symmem_dev_signal_op(symmem_u64 st, symmem_u64 sig, symmem_u64 value, int op,
+                                           int pe)
 {
     symmem__signal(symmem__remote(st, "signal_op", 0, sig, 8, pe), value, op);
     return 0;
 }
 
 static __device__ __forceinline__ void symmem__put_signal(symmem_u64 st, const char *call,
-                                                          int scope, symmem_u64 dst,
-                                                          symmem_u64 src, symmem_u64 n,
-                                                          symmem_u64 sig, symmem_u64 value,
-                                                          int op, int pe)
+                                                          int scope, symmem_u64 dst, symmem_u64 src,
+                                                          symmem_u64 n, symmem_u64 sig,
+                                                          symmem_u64 value, int op, int pe)
 {
     /* both addresses checked before one branch */
     int one_word = symmem__one_word(scope, dst, src, n);
@@ -222,13 +226,13 @@ static __device__ __forceinline__ void symmem__put_signal(symmem_u64 st, const c
     symmem__scope_sync(scope);
 }
 
-#define SYMMEM__PUT_SIGNAL_API(name, scope)                                                   \
-    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, symmem_u64 dst, symmem_u64 src,   \
-                                            symmem_u64 nbytes, symmem_u64 sig,               \
-                                            symmem_u64 value, int op, int pe)                \
-    {                                                                                         \
-        symmem__put_signal(st, #name, scope, dst, src, nbytes, sig, value, op, pe);           \
-        return 0;                                                                             \
+#define SYMMEM__PUT_SIGNAL_API(name, scope)                                                        \
+    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, symmem_u64 dst, symmem_u64 src,         \
+                                            symmem_u64 nbytes, symmem_u64 sig, symmem_u64 value,   \
+                                            int op, int pe)                                        \
+    {                                                                                              \
+        symmem__put_signal(st, #name, scope, dst, src, nbytes, sig, value, op, pe);                \
+        return 0;                                                                                  \
     }
 
 SYMMEM__PUT_SIGNAL_API(put_signal, SYMMEM__THREAD)
@@ -246,15 +250,51 @@ SYMMEM_DEVICE_API symmem_u64 symmem_dev_atomic64(symmem_u64 st, symmem_u64 dest,
 {
     symmem_u64 a = symmem__remote(st, "atomic", 0, dest, 8, pe), old = 0;
     switch (op) {
-    case 0: asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(old) : "l"(a) : "memory"); break;
+    case 0:
+        asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(old) : "l"(a) : "memory");
+        break;
     case 1: symmem__st_relaxed_u64(a, value); break;
-    case 2: asm volatile("atom.relaxed.sys.global.exch.b64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory"); break;
-    case 3: asm volatile("atom.relaxed.sys.global.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(a), "l"(cond), "l"(value) : "memory"); break;
-    case 4: asm volatile("atom.relaxed.sys.global.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory"); break;
-    case 5: asm volatile("atom.relaxed.sys.global.and.b64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory"); break;
-    case 6: asm volatile("atom.relaxed.sys.global.or.b64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory"); break;
-    case 7: asm volatile("atom.relaxed.sys.global.xor.b64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory"); break;
-    default: asm volatile("atom.relaxed.sys.global.add.f64 %0, [%1], %2;" : "=l"(old) : "l"(a), "l"(value) : "memory");
+    case 2:
+        asm volatile("atom.relaxed.sys.global.exch.b64 %0, [%1], %2;"
+                     : "=l"(old)
+                     : "l"(a), "l"(value)
+                     : "memory");
+        break;
+    case 3:
+        asm volatile("atom.relaxed.sys.global.cas.b64 %0, [%1], %2, %3;"
+                     : "=l"(old)
+                     : "l"(a), "l"(cond), "l"(value)
+                     : "memory");
+        break;
+    case 4:
+        asm volatile("atom.relaxed.sys.global.add.u64 %0, [%1], %2;"
+                     : "=l"(old)
+                     : "l"(a), "l"(value)
+                     : "memory");
+        break;
+    case 5:
+        asm volatile("atom.relaxed.sys.global.and.b64 %0, [%1], %2;"
+                     : "=l"(old)
+                     : "l"(a), "l"(value)
+                     : "memory");
+        break;
+    case 6:
+        asm volatile("atom.relaxed.sys.global.or.b64 %0, [%1], %2;"
+                     : "=l"(old)
+                     : "l"(a), "l"(value)
+                     : "memory");
+        break;
+    case 7:
+        asm volatile("atom.relaxed.sys.global.xor.b64 %0, [%1], %2;"
+                     : "=l"(old)
+                     : "l"(a), "l"(value)
+                     : "memory");
+        break;
+    default:
+        asm volatile("atom.relaxed.sys.global.add.f64 %0, [%1], %2;"
+                     : "=l"(old)
+                     : "l"(a), "l"(value)
+                     : "memory");
     }
     return old;
 }
@@ -265,15 +305,53 @@ SYMMEM_DEVICE_API unsigned int symmem_dev_atomic32(symmem_u64 st, symmem_u64 des
     symmem_u64 a = symmem__remote(st, "atomic", 0, dest, 4, pe);
     unsigned int old = 0;
     switch (op) {
-    case 0: asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(old) : "l"(a) : "memory"); break;
-    case 1: asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(a), "r"(value) : "memory"); break;
-    case 2: asm volatile("atom.relaxed.sys.global.exch.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory"); break;
-    case 3: asm volatile("atom.relaxed.sys.global.cas.b32 %0, [%1], %2, %3;" : "=r"(old) : "l"(a), "r"(cond), "r"(value) : "memory"); break;
-    case 4: asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory"); break;
-    case 5: asm volatile("atom.relaxed.sys.global.and.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory"); break;
-    case 6: asm volatile("atom.relaxed.sys.global.or.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory"); break;
-    case 7: asm volatile("atom.relaxed.sys.global.xor.b32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory"); break;
-    default: asm volatile("atom.relaxed.sys.global.add.f32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(value) : "memory");
+    case 0:
+        asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(old) : "l"(a) : "memory");
+        break;
+    case 1:
+        asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(a), "r"(value) : "memory");
+        break;
+    case 2:
+        asm volatile("atom.relaxed.sys.global.exch.b32 %0, [%1], %2;"
+                     : "=r"(old)
+                     : "l"(a), "r"(value)
+                     : "memory");
+        break;
+    case 3:
+        asm volatile("atom.relaxed.sys.global.cas.b32 %0, [%1], %2, %3;"
+                     : "=r"(old)
+                     : "l"(a), "r"(cond), "r"(value)
+                     : "memory");
+        break;
+    case 4:
+        asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], %2;"
+                     : "=r"(old)
+                     : "l"(a), "r"(value)
+                     : "memory");
+        break;
+    case 5:
+        asm volatile("atom.relaxed.sys.global.and.b32 %0, [%1], %2;"
+                     : "=r"(old)
+                     : "l"(a), "r"(value)
+                     : "memory");
+        break;
+    case 6:
+        asm volatile("atom.relaxed.sys.global.or.b32 %0, [%1], %2;"
+                     : "=r"(old)
+                     : "l"(a), "r"(value)
+                     : "memory");
+        break;
+    case 7:
+        asm volatile("atom.relaxed.sys.global.xor.b32 %0, [%1], %2;"
+                     : "=r"(old)
+                     : "l"(a), "r"(value)
+                     : "memory");
+        break;
+    default:
+        asm volatile("atom.relaxed.sys.global.add.f32 %0, [%1], %2;"
+                     : "=r"(old)
+                     : "l"(a), "r"(value)
+                     : "memory");
     }
     return old;
 }

@@ -30,9 +30,9 @@ extern "C" {
 #define SYMMEM_VERSION_MAJOR 0
 #define SYMMEM_VERSION_MINOR 1
 #define SYMMEM_VERSION_PATCH 0
-#define SYMMEM_VERSION_STRING                                                             \
-    SYMMEM__STR(SYMMEM_VERSION_MAJOR) "." SYMMEM__STR(SYMMEM_VERSION_MINOR) "."            \
-        SYMMEM__STR(SYMMEM_VERSION_PATCH)
+#define SYMMEM_VERSION_STRING                                                                      \
+    SYMMEM__STR(SYMMEM_VERSION_MAJOR)                                                              \
+    "." SYMMEM__STR(SYMMEM_VERSION_MINOR) "." SYMMEM__STR(SYMMEM_VERSION_PATCH)
 #define SYMMEM__STR(x) SYMMEM__STR2(x)
 #define SYMMEM__STR2(x) #x
 
@@ -86,8 +86,8 @@ typedef struct {
 } symmem_unique_id_t;
 
 typedef enum {
-    SYMMEM_INIT_FROM_ENV = 0, /* launcher, torchrun, mpirun/srun, or one PE */
-    SYMMEM_INIT_WITH_UID = 1, /* attr.uid, attr.rank, attr.nranks */
+    SYMMEM_INIT_FROM_ENV = 0,     /* launcher, torchrun, mpirun/srun, or one PE */
+    SYMMEM_INIT_WITH_UID = 1,     /* attr.uid, attr.rank, attr.nranks */
     SYMMEM_INIT_WITH_MPI_COMM = 2 /* mpi backend: attr.mpi_comm, attr.rank, attr.nranks */
 } symmem_init_method_t;
 
@@ -95,13 +95,13 @@ typedef enum {
 #define SYMMEM_INIT_ATTR_VERSION 2
 
 typedef struct {
-    uint32_t version;            /* SYMMEM_INIT_ATTR_VERSION */
+    uint32_t version; /* SYMMEM_INIT_ATTR_VERSION */
     symmem_init_method_t method;
-    symmem_unique_id_t uid;      /* SYMMEM_INIT_WITH_UID only */
-    int rank;                    /* SYMMEM_INIT_WITH_UID only */
-    int nranks;                  /* SYMMEM_INIT_WITH_UID only */
-    const char *backend;         /* "cpu", "gpu", "mpi", "auto" or NULL (SYMMEM_BACKEND) */
-    int device;                  /* gpu: CUDA ordinal, -1 = LOCAL_RANK % devices */
+    symmem_unique_id_t uid; /* SYMMEM_INIT_WITH_UID only */
+    int rank;               /* SYMMEM_INIT_WITH_UID only */
+    int nranks;             /* SYMMEM_INIT_WITH_UID only */
+    const char *backend;    /* "cpu", "gpu", "mpi", "auto" or NULL (SYMMEM_BACKEND) */
+    int device;             /* gpu: CUDA ordinal, -1 = LOCAL_RANK % devices */
     /* SYMMEM_INIT_WITH_MPI_COMM: the MPI_Comm whose processes become the PEs,
      * as an integer (mpi4py's comm.handle), in the MPI the mpi backend was
      * built with; rank and nranks: this process's number in it and its size. */
@@ -121,8 +121,8 @@ SYMMEM_API symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr);
 SYMMEM_API symmem_status_t symmem_finalize(void);
 SYMMEM_API int symmem_initialized(void);
 
-SYMMEM_API int symmem_my_pe(void);   /* -1 before init */
-SYMMEM_API int symmem_n_pes(void);   /* -1 before init */
+SYMMEM_API int symmem_my_pe(void); /* -1 before init */
+SYMMEM_API int symmem_n_pes(void); /* -1 before init */
 /* The running backend's name ("cpu", "gpu" or "mpi"), NULL before init. */
 SYMMEM_API const char *symmem_backend_name(void);
 /* What the running backend can do: symmem_capability_t bits
@@ -157,21 +157,21 @@ SYMMEM_API symmem_status_t symmem_register_external(void *ptr, size_t size, void
 /* Collective: undoes symmem_register_external for the sym it returned. */
 SYMMEM_API symmem_status_t symmem_unregister_external(void *sym);
 /* Finds the live allocation holding [ptr, ptr+nbytes): its start and size. */
-SYMMEM_API symmem_status_t symmem_find_allocation(const void *ptr, size_t nbytes,
-                                       void **start_p, size_t *size_p);
+SYMMEM_API symmem_status_t symmem_find_allocation(const void *ptr, size_t nbytes, void **start_p,
+                                                  size_t *size_p);
 
 /* ---- one-sided data movement --------------------------------------------- */
 
 /* dst is symmetric; src may be any memory the backend can read. */
 SYMMEM_API symmem_status_t symmem_put(void *dst, const void *src, size_t nbytes, int pe,
-                           symmem_stream_t stream);
+                                      symmem_stream_t stream);
 SYMMEM_API symmem_status_t symmem_get(void *dst, const void *src, size_t nbytes, int pe,
-                           symmem_stream_t stream);
+                                      symmem_stream_t stream);
 /* Non-blocking forms: complete at the next symmem_quiet on the stream. */
-SYMMEM_API symmem_status_t symmem_put_nbi(void *dst, const void *src, size_t nbytes,
-                               int pe, symmem_stream_t stream);
-SYMMEM_API symmem_status_t symmem_get_nbi(void *dst, const void *src, size_t nbytes,
-                               int pe, symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_put_nbi(void *dst, const void *src, size_t nbytes, int pe,
+                                          symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_get_nbi(void *dst, const void *src, size_t nbytes, int pe,
+                                          symmem_stream_t stream);
 /* Completes every put/get issued by this PE (on the stream). */
 SYMMEM_API symmem_status_t symmem_quiet(symmem_stream_t stream);
 /* Orders puts to each PE: those before it land before those after it. */
@@ -188,22 +188,18 @@ SYMMEM_API symmem_status_t symmem_fence_on_stream(symmem_stream_t stream);
 
 /* put, then update sig on pe; a PE that sees the signal sees the data. */
 SYMMEM_API symmem_status_t symmem_put_signal(void *dst, const void *src, size_t nbytes,
-                                  uint64_t *sig, uint64_t value,
-                                  symmem_signal_op_t op, int pe,
-                                  symmem_stream_t stream);
-SYMMEM_API symmem_status_t symmem_put_signal_nbi(void *dst, const void *src,
-                                      size_t nbytes, uint64_t *sig,
-                                      uint64_t value, symmem_signal_op_t op,
-                                      int pe, symmem_stream_t stream);
-SYMMEM_API symmem_status_t symmem_signal_op(uint64_t *sig, uint64_t value,
-                                 symmem_signal_op_t op, int pe,
-                                 symmem_stream_t stream);
+                                             uint64_t *sig, uint64_t value, symmem_signal_op_t op,
+                                             int pe, symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_put_signal_nbi(void *dst, const void *src, size_t nbytes,
+                                                 uint64_t *sig, uint64_t value,
+                                                 symmem_signal_op_t op, int pe,
+                                                 symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_signal_op(uint64_t *sig, uint64_t value, symmem_signal_op_t op,
+                                            int pe, symmem_stream_t stream);
 /* Waits until (*sig cmp value) holds on this PE; its value goes to value_p
  * (may be NULL; not filled for a stream-ordered wait on the gpu backend). */
-SYMMEM_API symmem_status_t symmem_signal_wait_until(uint64_t *sig, symmem_cmp_t cmp,
-                                         uint64_t value,
-                                         symmem_stream_t stream,
-                                         uint64_t *value_p);
+SYMMEM_API symmem_status_t symmem_signal_wait_until(uint64_t *sig, symmem_cmp_t cmp, uint64_t value,
+                                                    symmem_stream_t stream, uint64_t *value_p);
 SYMMEM_API symmem_status_t symmem_signal_fetch(const uint64_t *sig, uint64_t *value_p);
 
 /* ---- point synchronisation on any integer element ------------------------ */
@@ -214,11 +210,11 @@ SYMMEM_API size_t symmem_dtype_size(symmem_dtype_t dtype);
 SYMMEM_API const char *symmem_dtype_name(symmem_dtype_t dtype);
 
 /* Waits until (*ivar cmp value) holds; ivar is local symmetric memory. */
-SYMMEM_API symmem_status_t symmem_wait_until(void *ivar, symmem_dtype_t dtype,
-                                  symmem_cmp_t cmp, int64_t value);
+SYMMEM_API symmem_status_t symmem_wait_until(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
+                                             int64_t value);
 /* Returns 1 in *result_p if (*ivar cmp value) holds now, else 0. */
 SYMMEM_API symmem_status_t symmem_test(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
-                            int64_t value, int *result_p);
+                                       int64_t value, int *result_p);
 
 /* ---- synchronisation ----------------------------------------------------- */
 
@@ -226,7 +222,6 @@ SYMMEM_API symmem_status_t symmem_test(void *ivar, symmem_dtype_t dtype, symmem_
 SYMMEM_API symmem_status_t symmem_barrier_all(symmem_stream_t stream);
 /* Waits for every PE to arrive (no completion of puts implied). */
 SYMMEM_API symmem_status_t symmem_sync_all(symmem_stream_t stream);
-
 
 /* ---- teams ----------------------------------------------------------------*/
 
@@ -239,11 +234,11 @@ SYMMEM_API symmem_status_t symmem_sync_all(symmem_stream_t stream);
 typedef int32_t symmem_team_t;
 #define SYMMEM_TEAM_INVALID (-1)
 #define SYMMEM_TEAM_WORLD 0
-#define SYMMEM_TEAM_SHARED 1          /* cpu: every PE of the host */
-#define SYMMEM_TEAM_NODE 2            /* cpu: every PE of the host */
-#define SYMMEM_TEAM_SAME_MYPE_NODE 3  /* cpu: just this PE */
-#define SYMMEM_TEAM_SAME_GPU 4        /* cpu: just this PE */
-#define SYMMEM_TEAM_GPU_LEADERS 5     /* cpu: every PE */
+#define SYMMEM_TEAM_SHARED 1         /* cpu: every PE of the host */
+#define SYMMEM_TEAM_NODE 2           /* cpu: every PE of the host */
+#define SYMMEM_TEAM_SAME_MYPE_NODE 3 /* cpu: just this PE */
+#define SYMMEM_TEAM_SAME_GPU 4       /* cpu: just this PE */
+#define SYMMEM_TEAM_GPU_LEADERS 5    /* cpu: every PE */
 #define SYMMEM_TEAM_FIRST_USER 6
 #define SYMMEM_TEAM_MAX 64
 
@@ -251,22 +246,24 @@ typedef int32_t symmem_team_t;
 SYMMEM_API int symmem_team_my_pe(symmem_team_t team);
 SYMMEM_API int symmem_team_n_pes(symmem_team_t team);
 /* src_pe of src_team as numbered in dest_team; -1 where not a member. */
-SYMMEM_API int symmem_team_translate_pe(symmem_team_t src_team, int src_pe, symmem_team_t dest_team);
+SYMMEM_API int symmem_team_translate_pe(symmem_team_t src_team, int src_pe,
+                                        symmem_team_t dest_team);
 /* The world PE number of a team's member (-1 if out of range). */
 SYMMEM_API int symmem_team_world_pe(symmem_team_t team, int team_pe);
 
 /* Collective over parent: members parent[start + i*stride], i < size.
  * PEs outside the new team get SYMMEM_TEAM_INVALID. */
 SYMMEM_API symmem_status_t symmem_team_split_strided(symmem_team_t parent, int start, int stride,
-                                          int size, symmem_team_t *new_team_p);
+                                                     int size, symmem_team_t *new_team_p);
 /* Collective over parent: x teams of xrange consecutive PEs, y teams of
  * the PEs with the same x index. */
 SYMMEM_API symmem_status_t symmem_team_split_2d(symmem_team_t parent, int xrange,
-                                     symmem_team_t *xteam_p, symmem_team_t *yteam_p);
+                                                symmem_team_t *xteam_p, symmem_team_t *yteam_p);
 /* Collective over the PEs that pass the same key (any non-zero number they
  * agreed on, e.g. a team unique id's hash): a team of npes PEs in which the
  * caller is number index (0 <= index < npes, each index taken once). */
-SYMMEM_API symmem_status_t symmem_team_init(uint64_t key, int npes, int index, symmem_team_t *new_team_p);
+SYMMEM_API symmem_status_t symmem_team_init(uint64_t key, int npes, int index,
+                                            symmem_team_t *new_team_p);
 /* Collective over the team. */
 SYMMEM_API symmem_status_t symmem_team_destroy(symmem_team_t team);
 
@@ -280,23 +277,23 @@ SYMMEM_API const char *symmem_reduce_op_name(symmem_reduce_op_t op);
 SYMMEM_API symmem_status_t symmem_team_barrier(symmem_team_t team, symmem_stream_t stream);
 SYMMEM_API symmem_status_t symmem_team_sync(symmem_team_t team, symmem_stream_t stream);
 /* All-reduce of nelems elements: dst[i] = op over members of src[i]. */
-SYMMEM_API symmem_status_t symmem_reduce(symmem_team_t team, void *dst, const void *src, size_t nelems,
-                              symmem_dtype_t dtype, symmem_reduce_op_t op,
-                              symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_reduce(symmem_team_t team, void *dst, const void *src,
+                                         size_t nelems, symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                         symmem_stream_t stream);
 /* Member k gets block k (nelems elements) of the reduction of src
  * (team_n_pes * nelems elements). */
 SYMMEM_API symmem_status_t symmem_reducescatter(symmem_team_t team, void *dst, const void *src,
-                                     size_t nelems, symmem_dtype_t dtype,
-                                     symmem_reduce_op_t op, symmem_stream_t stream);
+                                                size_t nelems, symmem_dtype_t dtype,
+                                                symmem_reduce_op_t op, symmem_stream_t stream);
 /* Block j (nbytes) of member k's src lands in block k of member j's dst. */
-SYMMEM_API symmem_status_t symmem_alltoall(symmem_team_t team, void *dst, const void *src, size_t nbytes,
-                                symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_alltoall(symmem_team_t team, void *dst, const void *src,
+                                           size_t nbytes, symmem_stream_t stream);
 /* All-gather: member k's src (nbytes) lands in block k of every dst. */
-SYMMEM_API symmem_status_t symmem_fcollect(symmem_team_t team, void *dst, const void *src, size_t nbytes,
-                                symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_fcollect(symmem_team_t team, void *dst, const void *src,
+                                           size_t nbytes, symmem_stream_t stream);
 /* root (team-relative) src's nbytes land in every member's dst. */
-SYMMEM_API symmem_status_t symmem_broadcast(symmem_team_t team, void *dst, const void *src, size_t nbytes,
-                                 int root, symmem_stream_t stream);
+SYMMEM_API symmem_status_t symmem_broadcast(symmem_team_t team, void *dst, const void *src,
+                                            size_t nbytes, int root, symmem_stream_t stream);
 
 /* ---- atomics --------------------------------------------------------------*/
 
@@ -307,7 +304,8 @@ SYMMEM_API symmem_status_t symmem_broadcast(symmem_team_t team, void *dst, const
  * the element's bits in their low bytes; fetched_p (may be NULL) gets the
  * old value's bits. Atomic against every other symmem atomic from any PE. */
 SYMMEM_API symmem_status_t symmem_atomic(symmem_atomic_op_t op, void *target, symmem_dtype_t dtype,
-                              uint64_t value, uint64_t cond, int pe, uint64_t *fetched_p);
+                                         uint64_t value, uint64_t cond, int pe,
+                                         uint64_t *fetched_p);
 SYMMEM_API const char *symmem_atomic_op_name(symmem_atomic_op_t op);
 
 #ifdef __cplusplus

@@ -18,64 +18,64 @@
  * the type NVSHMEM's collectives name it by (bool goes as uint8); KIND is
  * BOOL, INT (signed), UINT, FLOAT, or HALF (a 16-bit float, combined in
  * float). */
-#define SYMMEM_DTYPES(X)                                                                    \
-    X(BOOL, "bool", 0, 1, unsigned char, "uint8", BOOL)                                     \
-    X(INT8, "int8", 1, 1, signed char, "int8", INT)                                         \
-    X(INT16, "int16", 2, 2, short, "int16", INT)                                            \
-    X(INT32, "int32", 3, 4, int, "int32", INT)                                              \
-    X(INT64, "int64", 4, 8, long long, "int64", INT)                                        \
-    X(UINT8, "uint8", 5, 1, unsigned char, "uint8", UINT)                                   \
-    X(UINT16, "uint16", 6, 2, unsigned short, "uint16", UINT)                               \
-    X(UINT32, "uint32", 7, 4, unsigned int, "uint32", UINT)                                 \
-    X(UINT64, "uint64", 8, 8, unsigned long long, "uint64", UINT)                           \
-    X(FLOAT16, "float16", 9, 2, unsigned short, "half", HALF)                               \
-    X(BFLOAT16, "bfloat16", 10, 2, unsigned short, "bfloat16", HALF)                        \
-    X(FLOAT32, "float32", 11, 4, float, "float", FLOAT)                                     \
+#define SYMMEM_DTYPES(X)                                                                           \
+    X(BOOL, "bool", 0, 1, unsigned char, "uint8", BOOL)                                            \
+    X(INT8, "int8", 1, 1, signed char, "int8", INT)                                                \
+    X(INT16, "int16", 2, 2, short, "int16", INT)                                                   \
+    X(INT32, "int32", 3, 4, int, "int32", INT)                                                     \
+    X(INT64, "int64", 4, 8, long long, "int64", INT)                                               \
+    X(UINT8, "uint8", 5, 1, unsigned char, "uint8", UINT)                                          \
+    X(UINT16, "uint16", 6, 2, unsigned short, "uint16", UINT)                                      \
+    X(UINT32, "uint32", 7, 4, unsigned int, "uint32", UINT)                                        \
+    X(UINT64, "uint64", 8, 8, unsigned long long, "uint64", UINT)                                  \
+    X(FLOAT16, "float16", 9, 2, unsigned short, "half", HALF)                                      \
+    X(BFLOAT16, "bfloat16", 10, 2, unsigned short, "bfloat16", HALF)                               \
+    X(FLOAT32, "float32", 11, 4, float, "float", FLOAT)                                            \
     X(FLOAT64, "float64", 12, 8, double, "double", FLOAT)
 
 /* Reduce ops: X(NAME, "name", code, bitwise, combine) where combine is the
  * op on two values a and b; bitwise ops take integers and bool only. */
-#define SYMMEM_REDUCE_OPS(X)                                                                \
-    X(SUM, "sum", 0, 0, (a) + (b))                                                          \
-    X(MIN, "min", 1, 0, (b) < (a) ? (b) : (a))                                              \
-    X(MAX, "max", 2, 0, (b) > (a) ? (b) : (a))                                              \
-    X(PROD, "prod", 3, 0, (a) * (b))                                                        \
-    X(AND, "and", 4, 1, (a) & (b))                                                          \
-    X(OR, "or", 5, 1, (a) | (b))                                                            \
+#define SYMMEM_REDUCE_OPS(X)                                                                       \
+    X(SUM, "sum", 0, 0, (a) + (b))                                                                 \
+    X(MIN, "min", 1, 0, (b) < (a) ? (b) : (a))                                                     \
+    X(MAX, "max", 2, 0, (b) > (a) ? (b) : (a))                                                     \
+    X(PROD, "prod", 3, 0, (a) * (b))                                                               \
+    X(AND, "and", 4, 1, (a) & (b))                                                                 \
+    X(OR, "or", 5, 1, (a) | (b))                                                                   \
     X(XOR, "xor", 6, 1, (a) ^ (b))
 
 /* Atomic ops: X(NAME, "name", code, operands, fetches, floats): operands 0
  * (none), 1 (value) or 2 (cond and value); fetches: returns the old value;
  * floats: takes float32 and float64 besides the 32- and 64-bit integers. */
-#define SYMMEM_ATOMIC_OPS(X)                                                                \
-    X(FETCH, "atomic_fetch", 0, 0, 1, 1)                                                    \
-    X(SET, "atomic_set", 1, 1, 0, 1)                                                        \
-    X(INC, "atomic_inc", 2, 0, 0, 0)                                                        \
-    X(FETCH_INC, "atomic_fetch_inc", 3, 0, 1, 0)                                            \
-    X(ADD, "atomic_add", 4, 1, 0, 1)                                                        \
-    X(FETCH_ADD, "atomic_fetch_add", 5, 1, 1, 1)                                            \
-    X(AND, "atomic_and", 6, 1, 0, 0)                                                        \
-    X(FETCH_AND, "atomic_fetch_and", 7, 1, 1, 0)                                            \
-    X(OR, "atomic_or", 8, 1, 0, 0)                                                          \
-    X(FETCH_OR, "atomic_fetch_or", 9, 1, 1, 0)                                              \
-    X(XOR, "atomic_xor", 10, 1, 0, 0)                                                       \
-    X(FETCH_XOR, "atomic_fetch_xor", 11, 1, 1, 0)                                           \
-    X(SWAP, "atomic_swap", 12, 1, 1, 1)                                                     \
+#define SYMMEM_ATOMIC_OPS(X)                                                                       \
+    X(FETCH, "atomic_fetch", 0, 0, 1, 1)                                                           \
+    X(SET, "atomic_set", 1, 1, 0, 1)                                                               \
+    X(INC, "atomic_inc", 2, 0, 0, 0)                                                               \
+    X(FETCH_INC, "atomic_fetch_inc", 3, 0, 1, 0)                                                   \
+    X(ADD, "atomic_add", 4, 1, 0, 1)                                                               \
+    X(FETCH_ADD, "atomic_fetch_add", 5, 1, 1, 1)                                                   \
+    X(AND, "atomic_and", 6, 1, 0, 0)                                                               \
+    X(FETCH_AND, "atomic_fetch_and", 7, 1, 1, 0)                                                   \
+    X(OR, "atomic_or", 8, 1, 0, 0)                                                                 \
+    X(FETCH_OR, "atomic_fetch_or", 9, 1, 1, 0)                                                     \
+    X(XOR, "atomic_xor", 10, 1, 0, 0)                                                              \
+    X(FETCH_XOR, "atomic_fetch_xor", 11, 1, 1, 0)                                                  \
+    X(SWAP, "atomic_swap", 12, 1, 1, 1)                                                            \
     X(COMPARE_SWAP, "atomic_compare_swap", 13, 2, 1, 0)
 
 /* Signal ops (NVSHMEM's numbers): X(NAME, "name", code). */
-#define SYMMEM_SIGNAL_OPS(X)                                                                \
-    X(SET, "SIGNAL_SET", 9)                                                                 \
+#define SYMMEM_SIGNAL_OPS(X)                                                                       \
+    X(SET, "SIGNAL_SET", 9)                                                                        \
     X(ADD, "SIGNAL_ADD", 10)
 
 /* Comparisons of wait_until, test and signal_wait: X(NAME, "name", code,
  * operator), the operator between the value found and the one given. */
-#define SYMMEM_COMPARISONS(X)                                                               \
-    X(EQ, "CMP_EQ", 0, ==)                                                                  \
-    X(NE, "CMP_NE", 1, !=)                                                                  \
-    X(GT, "CMP_GT", 2, >)                                                                   \
-    X(LE, "CMP_LE", 3, <=)                                                                  \
-    X(LT, "CMP_LT", 4, <)                                                                   \
+#define SYMMEM_COMPARISONS(X)                                                                      \
+    X(EQ, "CMP_EQ", 0, ==)                                                                         \
+    X(NE, "CMP_NE", 1, !=)                                                                         \
+    X(GT, "CMP_GT", 2, >)                                                                          \
+    X(LE, "CMP_LE", 3, <=)                                                                         \
+    X(LT, "CMP_LT", 4, <)                                                                          \
     X(GE, "CMP_GE", 5, >=)
 
 /* The collectives a fingerprint names (src/core/calls.h): X(NAME, "name",
@@ -84,42 +84,43 @@
  * elements, team), ROOTED (bytes, root, team), BYTES (bytes, team), TEAM,
  * PES (PEs of a new team), OF_TEAM (the parent team). moves_data: a
  * collective that moves data, which NVSHMEM runs on NCCL. */
-#define SYMMEM_CALL_KINDS(X)                                                                \
-    X(INIT, "init", 1, PLAIN, 0)                                                            \
-    X(BARRIER_ALL, "barrier_all", 2, PLAIN, 0)                                              \
-    X(SYNC_ALL, "sync_all", 3, PLAIN, 0)                                                    \
-    X(BARRIER, "barrier", 4, TEAM, 0)                                                       \
-    X(SYNC, "sync", 5, TEAM, 0)                                                             \
-    X(REDUCE, "reduce", 6, REDUCTION, 1)                                                    \
-    X(REDUCESCATTER, "reducescatter", 7, REDUCTION, 1)                                      \
-    X(BROADCAST, "broadcast", 8, ROOTED, 1)                                                 \
-    X(ALLTOALL, "alltoall", 9, BYTES, 1)                                                    \
-    X(FCOLLECT, "fcollect", 10, BYTES, 1)                                                   \
-    X(MALLOC, "malloc", 11, PLAIN, 0)                                                       \
-    X(FREE, "free", 12, PLAIN, 0)                                                           \
-    X(TEAM_SPLIT, "team_split", 13, OF_TEAM, 0)                                             \
-    X(TEAM_DESTROY, "team_destroy", 14, TEAM, 0)                                            \
+#define SYMMEM_CALL_KINDS(X)                                                                       \
+    X(INIT, "init", 1, PLAIN, 0)                                                                   \
+    X(BARRIER_ALL, "barrier_all", 2, PLAIN, 0)                                                     \
+    X(SYNC_ALL, "sync_all", 3, PLAIN, 0)                                                           \
+    X(BARRIER, "barrier", 4, TEAM, 0)                                                              \
+    X(SYNC, "sync", 5, TEAM, 0)                                                                    \
+    X(REDUCE, "reduce", 6, REDUCTION, 1)                                                           \
+    X(REDUCESCATTER, "reducescatter", 7, REDUCTION, 1)                                             \
+    X(BROADCAST, "broadcast", 8, ROOTED, 1)                                                        \
+    X(ALLTOALL, "alltoall", 9, BYTES, 1)                                                           \
+    X(FCOLLECT, "fcollect", 10, BYTES, 1)                                                          \
+    X(MALLOC, "malloc", 11, PLAIN, 0)                                                              \
+    X(FREE, "free", 12, PLAIN, 0)                                                                  \
+    X(TEAM_SPLIT, "team_split", 13, OF_TEAM, 0)                                                    \
+    X(TEAM_DESTROY, "team_destroy", 14, TEAM, 0)                                                   \
     X(TEAM_INIT, "team_init", 15, PES, 0)
 
 /* What a backend can do (its ops table's capabilities, symmem_capabilities()):
  * X(NAME, "name", bit, "what it means"). */
-#define SYMMEM_CAPABILITIES(X)                                                              \
-    X(DEVICE_MEMORY, "device_memory", 0,                                                    \
-      "the symmetric heap is GPU memory: arrays over it are CUDA arrays")                  \
-    X(PEER_LOAD_STORE, "peer_load_store", 1,                                                \
-      "a PE can load and store its peers' heaps (symmem_ptr, peer views)")                  \
-    X(HOST_RMA, "host_rma", 2,                                                              \
-      "one-sided calls are this process's own loads and stores and never wait")            \
-    X(DEVICE_CALLS, "device_calls", 3,                                                      \
-      "GPU kernels call symmem (the CUDA device library, CUDA modules, Triton)")            \
-    X(STREAM_ORDERED, "stream_ordered", 4,                                                  \
-      "calls run in order on CUDA streams and can be captured in CUDA graphs")              \
-    X(MULTICAST, "multicast", 5, "NVLink multicast memory spans a team's GPUs")             \
+#define SYMMEM_CAPABILITIES(X)                                                                     \
+    X(DEVICE_MEMORY, "device_memory", 0,                                                           \
+      "the symmetric heap is GPU memory: arrays over it are CUDA arrays")                          \
+    X(PEER_LOAD_STORE, "peer_load_store", 1,                                                       \
+      "a PE can load and store its peers' heaps (symmem_ptr, peer views)")                         \
+    X(HOST_RMA, "host_rma", 2,                                                                     \
+      "one-sided calls are this process's own loads and stores and never wait")                    \
+    X(DEVICE_CALLS, "device_calls", 3,                                                             \
+      "GPU kernels call symmem (the CUDA device library, CUDA modules, Triton)")                   \
+    X(STREAM_ORDERED, "stream_ordered", 4,                                                         \
+      "calls run in order on CUDA streams and can be captured in CUDA graphs")                     \
+    X(MULTICAST, "multicast", 5, "NVLink multicast memory spans a team's GPUs")                    \
     X(SPANS_HOSTS, "spans_hosts", 6, "the PEs of a job may run on several hosts")
 
 /* ---- the C enums, made from the lists ---- */
 
-#define SYMMEM__VOCAB_DTYPE(NAME, name, code, size, ctype, nvshmem, kind) SYMMEM_DTYPE_##NAME = code,
+#define SYMMEM__VOCAB_DTYPE(NAME, name, code, size, ctype, nvshmem, kind)                          \
+    SYMMEM_DTYPE_##NAME = code,
 typedef enum { SYMMEM_DTYPES(SYMMEM__VOCAB_DTYPE) SYMMEM_DTYPE_COUNT } symmem_dtype_t;
 #undef SYMMEM__VOCAB_DTYPE
 
@@ -127,7 +128,7 @@ typedef enum { SYMMEM_DTYPES(SYMMEM__VOCAB_DTYPE) SYMMEM_DTYPE_COUNT } symmem_dt
 typedef enum { SYMMEM_REDUCE_OPS(SYMMEM__VOCAB_OP) SYMMEM_OP_COUNT } symmem_reduce_op_t;
 #undef SYMMEM__VOCAB_OP
 
-#define SYMMEM__VOCAB_ATOMIC(NAME, name, code, operands, fetches, floats)                   \
+#define SYMMEM__VOCAB_ATOMIC(NAME, name, code, operands, fetches, floats)                          \
     SYMMEM_ATOMIC_##NAME = code,
 typedef enum { SYMMEM_ATOMIC_OPS(SYMMEM__VOCAB_ATOMIC) SYMMEM_ATOMIC_COUNT } symmem_atomic_op_t;
 #undef SYMMEM__VOCAB_ATOMIC

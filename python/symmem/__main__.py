@@ -1,5 +1,6 @@
 """python -m symmem [info | --version | --help]: the dispatcher; each
 command lives in a module of its own (info: symmem/_info.py)."""
+
 import argparse
 import os
 import sys
@@ -8,12 +9,14 @@ from symmem import _info, _symmem
 
 PROG = "python -m symmem"
 COMMANDS = {
-    "info": (_info.info,
-             "(the default) what symmem finds on this machine: the backend init would "
-             "choose here (SYMMEM_BACKEND=auto: gpu or cpu) and why, the libraries it loads "
-             "(the gpu backend, the CUDA driver, libnvshmem) with paths and versions, the "
-             "versions of NumPy, CuPy, torch, mpi4py, numba, numba-cuda and triton, and "
-             "every environment variable symmem reads"),
+    "info": (
+        _info.info,
+        "(the default) what symmem finds on this machine: the backend init would "
+        "choose here (SYMMEM_BACKEND=auto: gpu or cpu) and why, the libraries it loads "
+        "(the gpu backend, the CUDA driver, libnvshmem) with paths and versions, the "
+        "versions of NumPy, CuPy, torch, mpi4py, numba, numba-cuda and triton, and "
+        "every environment variable symmem reads",
+    ),
 }
 EPILOG = """\
 other entry points:
@@ -24,10 +27,18 @@ other entry points:
 
 def build_parser():
     parser = argparse.ArgumentParser(
-        prog=PROG, usage="%(prog)s [-h] [--version] [info]", description="symmem: symmetric memory for Python on CPUs and GPUs.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--version", action="version", version=f"symmem {_symmem.VERSION}",
-                        help="print symmem's version and exit")
+        prog=PROG,
+        usage="%(prog)s [-h] [--version] [info]",
+        description="symmem: symmetric memory for Python on CPUs and GPUs.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"symmem {_symmem.VERSION}",
+        help="print symmem's version and exit",
+    )
     commands = parser.add_subparsers(dest="command", title="commands", metavar="{info}")
     for name, (_, help_text) in COMMANDS.items():
         commands.add_parser(name, help=help_text, description=help_text)

@@ -8,6 +8,7 @@ missing and extra arguments included), as is the table that names each op
 and what it takes (_symmem.ATOMIC_OPS). Here is only the spelling of dtypes
 that NumPy and torch accept, which the C module asks for a dtype= that is
 not a name it knows."""
+
 import numpy as np
 
 from symmem import _symmem

@@ -1,13 +1,18 @@
 """What the library offers a program and what its device calls need:
 query_thread() and ask_smem(), with NVSHMEM4Py's names. Both work before
 init(), as NVSHMEM's do. symmem.device.numba's ask_smem answers the same."""
+
 import operator
 
 from symmem._enums import SmemAmount, ThreadSupport
 from symmem._errors import invalid
 
-_ASKABLE = (SmemAmount.SMEM_RECOMMENDED, SmemAmount.SMEM_MINIMUM, SmemAmount.SMEM_BARRIERS_ONLY,
-            SmemAmount.MAX)
+_ASKABLE = (
+    SmemAmount.SMEM_RECOMMENDED,
+    SmemAmount.SMEM_MINIMUM,
+    SmemAmount.SMEM_BARRIERS_ONLY,
+    SmemAmount.MAX,
+)
 
 # What ask_smem answers for every amount, here and in device code. symmem's
 # device calls stage nothing in shared memory, but programs written for
@@ -64,8 +69,9 @@ def ask_smem(amount=SmemAmount.SMEM_RECOMMENDED):
     except TypeError:
         value = None
     if value not in _ASKABLE or isinstance(amount, bool):
-        raise invalid(f"ask_smem: amount={amount!r} is not one of "
-                      f"{', '.join(a.name for a in _ASKABLE)}")
+        raise invalid(
+            f"ask_smem: amount={amount!r} is not one of {', '.join(a.name for a in _ASKABLE)}"
+        )
     return SMEM_BYTES
 
 

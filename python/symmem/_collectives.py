@@ -7,6 +7,7 @@ split src into team_n_pes(team) equal blocks. dst may be larger.
 reduce, reducescatter, alltoall, fcollect and broadcast are the C module's
 own functions: a collective is a hot call, and every check is in C, as are
 the names of the ops (REDUCE_OPS) and of the dtypes (NVSHMEM's included)."""
+
 import time
 
 from symmem import _symmem
@@ -20,8 +21,9 @@ fcollect = _symmem.fcollect
 broadcast = _symmem.broadcast
 
 
-def collective_on_buffer(coll, team, dest, src, dtype=None, op=None, root=0, stream=None,
-                         enable_timing=False):
+def collective_on_buffer(
+    coll, team, dest, src, dtype=None, op=None, root=0, stream=None, enable_timing=False
+):
     """Run the collective named coll, on raw Buffers with an explicit dtype.
 
     NVSHMEM4Py's call: collective over team, as the named call is.

@@ -19,6 +19,7 @@ Both are counted: every init needs one finalize of the same handle, and a
 finalize of a handle with no init left raises. symmem.finalize() forgets
 them all. On the cpu backend there are no CUDA modules: NotImplementedError.
 """
+
 import enum
 import operator
 import os
@@ -45,16 +46,20 @@ class DeviceLibLanguage(enum.Enum):
         >>> symmem.DeviceLibLanguage("bc") is symmem.DeviceLibLanguage.LLVM_BITCODE
         True
     """
+
     LLVM_BITCODE = "bc"
     LTOIR = "ltoir"
     STATIC = "a"
 
 
-_LIBRARY_FILES = {DeviceLibLanguage.LTOIR: "libnvshmem_device.ltoir.fatbin",
-                  DeviceLibLanguage.STATIC: "libnvshmem_device.a"}
+_LIBRARY_FILES = {
+    DeviceLibLanguage.LTOIR: "libnvshmem_device.ltoir.fatbin",
+    DeviceLibLanguage.STATIC: "libnvshmem_device.a",
+}
 
 
 # ---- handles ----
+
 
 def _handle_of(obj, call, what):
     """(handle, kind) of a module or library: kind is "module", "library" or
@@ -69,9 +74,11 @@ def _handle_of(obj, call, what):
         return _address(index, call, what), None
     if type(obj).__name__ == "ObjectCode":  # cuda.core's: .handle, the CUlibrary it loads as
         return _handle_of(obj.handle, call, f"{what}.handle")
-    raise invalid(f"{call}: {what} of type {type(obj).__name__} ({obj!r:.60}) is not an "
-                  "NvshmemKernelObject, a cuda.core ObjectCode, a cuda.bindings CUmodule or "
-                  "CUlibrary, or an int handle")
+    raise invalid(
+        f"{call}: {what} of type {type(obj).__name__} ({obj!r:.60}) is not an "
+        "NvshmemKernelObject, a cuda.core ObjectCode, a cuda.bindings CUmodule or "
+        "CUlibrary, or an int handle"
+    )
 
 
 def _index_or_none(obj):
@@ -109,11 +116,14 @@ class NvshmemKernelObject:
         >>> k.handle, k.kind
         (32512, None)
     """
+
     __slots__ = ("handle", "kind", "_source")
 
     def __new__(cls, *args, **kwargs):
-        raise invalid("NvshmemKernelObject: make one with NvshmemKernelObject.from_handle, "
-                      "from_obj, from_obj_bytes, from_triton or from_cuda_bindings")
+        raise invalid(
+            "NvshmemKernelObject: make one with NvshmemKernelObject.from_handle, "
+            "from_obj, from_obj_bytes, from_triton or from_cuda_bindings"
+        )
 
     @classmethod
     def _make(cls, source, call, what):
@@ -139,22 +149,27 @@ class NvshmemKernelObject:
         if not isinstance(obj_bytes, (bytes, bytearray, memoryview)):
             raise invalid(f"{call}: obj_bytes of type {type(obj_bytes).__name__} is not bytes")
         if bytes(obj_bytes[:4]) != b"\x7fELF":
-            raise invalid(f"{call}: obj_bytes ({len(obj_bytes)} bytes, starting "
-                          f"{bytes(obj_bytes[:4])!r}) is not a cubin: a cubin is an ELF file")
+            raise invalid(
+                f"{call}: obj_bytes ({len(obj_bytes)} bytes, starting "
+                f"{bytes(obj_bytes[:4])!r}) is not a cubin: a cubin is an ELF file"
+            )
         try:
             from cuda.core import ObjectCode
         except ImportError:
             try:
                 from cuda.core.experimental import ObjectCode
             except ImportError:
-                raise invalid(f"{call}: loading a cubin needs cuda.core (pip install "
-                              "cuda-core)") from None
+                raise invalid(
+                    f"{call}: loading a cubin needs cuda.core (pip install cuda-core)"
+                ) from None
         try:
             obj = ObjectCode.from_cubin(bytes(obj_bytes))
-            obj.handle  # loads it: no GPU fails here (a broken cubin may pass, as with CUDA)
+            obj.handle  # noqa: B018  (loads it: no GPU fails here)
         except Exception as error:
-            raise exception(_symmem.ERR_BACKEND, f"{call}: cuda.core could not load the cubin "
-                            f"({type(error).__name__}: {error})") from error
+            raise exception(
+                _symmem.ERR_BACKEND,
+                f"{call}: cuda.core could not load the cubin ({type(error).__name__}: {error})",
+            ) from error
         return NvshmemKernelObject._make(obj, call, "obj_bytes")
 
     @staticmethod
@@ -168,14 +183,17 @@ class NvshmemKernelObject:
                 self.kind = self.kind or "module"  # Triton loads cubins as modules
                 self._source = triton_kernel
                 return self
-        raise invalid(f"{call}: triton_kernel of type {type(triton_kernel).__name__} has no "
-                      ".handle or .module (expected a compiled Triton kernel)")
+        raise invalid(
+            f"{call}: triton_kernel of type {type(triton_kernel).__name__} has no "
+            ".handle or .module (expected a compiled Triton kernel)"
+        )
 
     @staticmethod
     def from_cuda_bindings(cuda_kernel):
         """From a cuda.bindings.driver.CUmodule or CUlibrary."""
-        return NvshmemKernelObject._make(cuda_kernel, "NvshmemKernelObject.from_cuda_bindings",
-                                         "cuda_kernel")
+        return NvshmemKernelObject._make(
+            cuda_kernel, "NvshmemKernelObject.from_cuda_bindings", "cuda_kernel"
+        )
 
     def __repr__(self):
         return f"NvshmemKernelObject(handle={self.handle:#x}, kind={self.kind})"
@@ -183,21 +201,27 @@ class NvshmemKernelObject:
 
 # ---- module_init and friends ----
 
+
 def _require_gpu(call, what="CUDA modules and libraries"):
     """Initialised on the gpu backend, where what (device code) runs."""
     require_initialized(call)
     backend = _symmem.backend_name()
     if "device_calls" not in _symmem.capabilities():
-        raise exception(_symmem.ERR_UNSUPPORTED, f"{call}: {what} need the gpu backend; the "
-                        f"running backend is {backend} (device code runs there as "
-                        "@numba.njit functions: symmem.device.numba)")
+        raise exception(
+            _symmem.ERR_UNSUPPORTED,
+            f"{call}: {what} need the gpu backend; the "
+            f"running backend is {backend} (device code runs there as "
+            "@numba.njit functions: symmem.device.numba)",
+        )
 
 
 def _check(call, what, obj, kind):
     handle, known = _handle_of(obj, call, what)
     if known is not None and known != kind:
-        raise invalid(f"{call}: {what}={handle:#x} is a CU{known}, not a CU{kind}; call "
-                      f"{known}_{call.split('_', 1)[1]}")
+        raise invalid(
+            f"{call}: {what}={handle:#x} is a CU{known}, not a CU{kind}; call "
+            f"{known}_{call.split('_', 1)[1]}"
+        )
     _require_gpu(call)
     return handle
 
@@ -216,8 +240,10 @@ def _finalize(call, what, obj, kind):
     handle = _check(call, what, obj, kind)
     entry = _initialised.get((kind, handle))
     if entry is None:
-        raise invalid(f"{call}: {what}={handle:#x} is not initialised: {kind}_init was not "
-                      f"called on it, or {call} already was as often")
+        raise invalid(
+            f"{call}: {what}={handle:#x} is not initialised: {kind}_init was not "
+            f"called on it, or {call} already was as often"
+        )
     if entry[1]:
         _symmem.cuda_module(kind == "library", handle, _FINALIZE)
     entry[0] -= 1
@@ -416,12 +442,14 @@ _init_hooks.append(_attach_all_loaded)
 
 # ---- the device libraries' files ----
 
+
 def _language(language, call, choices):
     for member in choices:
         if language is member or language == member.value:
             return member
-    raise invalid(f"{call}: language={language!r} is not one of "
-                  f"{', '.join(str(m) for m in choices)}")
+    raise invalid(
+        f"{call}: language={language!r} is not one of {', '.join(str(m) for m in choices)}"
+    )
 
 
 def _arch(arch, call):
@@ -484,8 +512,11 @@ def find_device_bitcode_library(*, language=DeviceLibLanguage.LLVM_BITCODE, arch
     call = "find_device_bitcode_library"
     language = _language(language, call, list(DeviceLibLanguage))
     if language is DeviceLibLanguage.LLVM_BITCODE:
-        name = ("libnvshmem_device.bc" if arch is None
-                else f"libnvshmem_device_sm_{_arch(arch, call)}.bc")
+        name = (
+            "libnvshmem_device.bc"
+            if arch is None
+            else f"libnvshmem_device_sm_{_arch(arch, call)}.bc"
+        )
     else:
         name = _LIBRARY_FILES[language]
     dirs = _nvshmem_lib_dirs()
@@ -493,13 +524,18 @@ def find_device_bitcode_library(*, language=DeviceLibLanguage.LLVM_BITCODE, arch
         path = os.path.join(folder, name)
         if os.path.isfile(path):
             return path
-    where = (f"looked in {', '.join(dirs)}" if dirs else
-             "no NVSHMEM here: the nvidia-nvshmem wheel is not installed and "
-             "SYMMEM_NVSHMEM_LIB is not set")
-    raise invalid(f"{call}: NVSHMEM's device library {name} was not found ({where}); install "
-                  "the nvidia-nvshmem-cu13 (or -cu12) wheel, or set SYMMEM_NVSHMEM_LIB to a "
-                  "libnvshmem_host.so.3 whose directory holds it. symmem's own device "
-                  "library is CUDA C source: symmem.find_device_library()")
+    where = (
+        f"looked in {', '.join(dirs)}"
+        if dirs
+        else "no NVSHMEM here: the nvidia-nvshmem wheel is not installed and "
+        "SYMMEM_NVSHMEM_LIB is not set"
+    )
+    raise invalid(
+        f"{call}: NVSHMEM's device library {name} was not found ({where}); install "
+        "the nvidia-nvshmem-cu13 (or -cu12) wheel, or set SYMMEM_NVSHMEM_LIB to a "
+        "libnvshmem_host.so.3 whose directory holds it. symmem's own device "
+        "library is CUDA C source: symmem.find_device_library()"
+    )
 
 
 def find_device_library(language="cuda"):
@@ -526,10 +562,14 @@ def find_device_library(language="cuda"):
     """
     call = "find_device_library"
     if isinstance(language, DeviceLibLanguage):
-        raise invalid(f"{call}: language={language} is a form of NVSHMEM's device library "
-                      "(find_device_bitcode_library); symmem's is CUDA C source only: "
-                      "language='cuda'")
+        raise invalid(
+            f"{call}: language={language} is a form of NVSHMEM's device library "
+            "(find_device_bitcode_library); symmem's is CUDA C source only: "
+            "language='cuda'"
+        )
     if not isinstance(language, str) or language != "cuda":
-        raise invalid(f"{call}: language={language!r:.60} is not 'cuda' (symmem's device library "
-                      "is CUDA C source)")
+        raise invalid(
+            f"{call}: language={language!r:.60} is not 'cuda' (symmem's device library "
+            "is CUDA C source)"
+        )
     return os.path.join(_HERE, "device", "device.cuh")

@@ -12,6 +12,7 @@ device code), and also, as NVSHMEM4Py's MutableEnum-based Teams is, a
 registry of the teams this PE made by name: Teams.<name>, Teams[name],
 name in Teams, Teams.keys() / values() / items(). Iterating gives the
 predefined members, then each live team made here (each with .name)."""
+
 from enum import EnumMeta, IntEnum
 from typing import TYPE_CHECKING
 
@@ -23,9 +24,11 @@ _INT_MAX = 2**31 - 1  # NVSHMEM's enums end in INT_MAX sentinels
 class _TeamsType(EnumMeta):
     """The metaclass that adds the teams made at run time (_made) to the
     predefined members; a name never shadows a predefined one (_teams checks)."""
+
     _made: dict = {}  # name -> Team, filled and emptied by symmem._teams
 
     if not TYPE_CHECKING:  # type checkers see the members only: a misspelt one is an error
+
         def __getattr__(cls, name):
             try:
                 return super().__getattr__(name)
@@ -33,7 +36,8 @@ class _TeamsType(EnumMeta):
                 made = _TeamsType._made.get(name)
                 if made is None:
                     raise AttributeError(
-                        f"Teams has no member or live team named {name!r}") from None
+                        f"Teams has no member or live team named {name!r}"
+                    ) from None
                 return made
 
     def __getitem__(cls, key):
@@ -100,6 +104,7 @@ class Teams(IntEnum, metaclass=_TeamsType):
         >>> "TEAM_SHARED" in nvshmem.Teams
         True
     """
+
     TEAM_INVALID = -1
     TEAM_WORLD = 0
     TEAM_SHARED = 1
@@ -125,6 +130,7 @@ class SignalOp(IntEnum):
 
             nvshmem.put_signal(dst, src, flag, 1, nvshmem.SignalOp.SIGNAL_ADD, 1)
     """
+
     SIGNAL_SET = 9
     SIGNAL_ADD = 10
 
@@ -150,6 +156,7 @@ class ComparisonType(IntEnum):
 
             nvshmem.signal_wait(flag, 1, nvshmem.ComparisonType.CMP_GE)
     """
+
     CMP_EQ = 0
     CMP_NE = 1
     CMP_GT = 2
@@ -175,6 +182,7 @@ class InitStatus(IntEnum):
         >>> nvshmem.init_status() is nvshmem.InitStatus.STATUS_NOT_INITIALIZED
         True
     """
+
     STATUS_NOT_INITIALIZED = 0
     STATUS_IS_BOOTSTRAPPED = 1
     STATUS_IS_INITIALIZED = 2
@@ -199,6 +207,7 @@ class ThreadSupport(IntEnum):
         >>> nvshmem.ThreadSupport.THREAD_MULTIPLE > nvshmem.ThreadSupport.THREAD_SINGLE
         True
     """
+
     THREAD_SINGLE = 0
     THREAD_FUNNELED = 1
     THREAD_SERIALIZED = 2
@@ -221,6 +230,7 @@ class SmemAmount(IntEnum):
         >>> int(nvshmem.SmemAmount.SMEM_MINIMUM)
         1
     """
+
     SMEM_RECOMMENDED = 0
     SMEM_MINIMUM = 1
     SMEM_BARRIERS_ONLY = 2
@@ -231,9 +241,11 @@ def _check_against_c(enum, table, c_name):
     """enum's members must be the C module's table (the C library's constants)."""
     declared = {name: int(member) for name, member in enum.__members__.items()}
     if declared != dict(table):
-        raise ImportError(f"symmem._enums.{enum.__name__} declares {declared}, but the C "
-                          f"module's _symmem.{c_name} is {dict(table)}: python/symmem/_enums.py "
-                          "must follow include/symmem/symmem.h (or rebuild the C module)")
+        raise ImportError(
+            f"symmem._enums.{enum.__name__} declares {declared}, but the C "
+            f"module's _symmem.{c_name} is {dict(table)}: python/symmem/_enums.py "
+            "must follow include/symmem/symmem.h (or rebuild the C module)"
+        )
 
 
 _check_against_c(Teams, _symmem.TEAMS, "TEAMS")

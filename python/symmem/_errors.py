@@ -1,13 +1,14 @@
 """The two exception types and the helpers that build exceptions. All are
 the C module's (_symmem): it adds "[pe N] " to the message and sets .msg and
 .status, for its own errors and for the package's alike."""
+
 from symmem import _symmem
 
 NvshmemError = _symmem.NvshmemError
 NvshmemInvalid = _symmem.NvshmemInvalid
 
-invalid = _symmem.invalid              # invalid(message) -> NvshmemInvalid, to raise
-exception = _symmem.exception          # exception(_symmem.ERR_..., message) -> its exception
+invalid = _symmem.invalid  # invalid(message) -> NvshmemInvalid, to raise
+exception = _symmem.exception  # exception(_symmem.ERR_..., message) -> its exception
 require_initialized = _symmem.require_initialized  # raises NvshmemInvalid naming the call
 
 

@@ -13,6 +13,7 @@ a support question by itself.
   metadata (nothing is imported: a broken package cannot break info);
 - every environment variable symmem reads (src/core/env_vars.def).
 """
+
 import collections
 import importlib.metadata
 import importlib.util
@@ -29,11 +30,19 @@ from symmem import _symmem
 _USERS = ("all", "cpu", "gpu", "mpi")
 _SECTIONS = (
     ("set by you", _USERS, True, None),
-    ("you may set (you have not: the default applies, or what the package set)", _USERS,
-     False, None),
-    ("set by python -m symmem.run for each PE", ("launcher",), None,
-     "and, for the program's code, RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE "
-     "(torchrun's names, below; symmem reads the SYMMEM_ ones first)"),
+    (
+        "you may set (you have not: the default applies, or what the package set)",
+        _USERS,
+        False,
+        None,
+    ),
+    (
+        "set by python -m symmem.run for each PE",
+        ("launcher",),
+        None,
+        "and, for the program's code, RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE "
+        "(torchrun's names, below; symmem reads the SYMMEM_ ones first)",
+    ),
     ("read from other launchers", ("torchrun", "Open MPI", "Slurm", "MPICH"), None, None),
 )
 
@@ -58,6 +67,7 @@ Choice = collections.namedtuple("Choice", "requested backend reason job gpu_why"
 
 # ---------------------------------------------------------------- the backend
 
+
 def _message(error):
     return getattr(error, "msg", None) or str(error)
 
@@ -76,30 +86,40 @@ def backend_choice():
         return Choice(requested, None, f"init will raise: {_message(error)}", None, gpu_why)
     chosen = job["backend"]
     if requested == "cpu":
-        could = ("the gpu backend could run here" if gpu_why is None
-                 else f"the gpu backend could not: {gpu_why}")
+        could = (
+            "the gpu backend could run here"
+            if gpu_why is None
+            else f"the gpu backend could not: {gpu_why}"
+        )
         reason = f"SYMMEM_BACKEND=cpu asks for the cpu engine ({could})"
     elif requested == "gpu":
         reason = "SYMMEM_BACKEND=gpu asks for it, and the gpu backend can run here"
     elif chosen == "gpu":
-        reason = ("auto takes the gpu backend where it can run: its library, the CUDA driver "
-                  "with a device and libnvshmem load, and this host's PEs each get a GPU")
+        reason = (
+            "auto takes the gpu backend where it can run: its library, the CUDA driver "
+            "with a device and libnvshmem load, and this host's PEs each get a GPU"
+        )
     else:
-        reason = (f"auto takes the gpu backend where it can run, else the cpu engine; "
-                  f"the gpu backend cannot run here: {gpu_why}")
+        reason = (
+            f"auto takes the gpu backend where it can run, else the cpu engine; "
+            f"the gpu backend cannot run here: {gpu_why}"
+        )
     return Choice(requested, chosen, reason, job, gpu_why)
 
 
 def _describe_job(job):
     launcher = job["launcher"] or "none"
-    text = (f"launcher {launcher}, PE {job['rank']} of {job['nranks']}, "
-            f"{job['local_size']} PE(s) on this host")
+    text = (
+        f"launcher {launcher}, PE {job['rank']} of {job['nranks']}, "
+        f"{job['local_size']} PE(s) on this host"
+    )
     if job["spans_hosts"]:
         text += f", on several hosts ({job['spans_hosts']})"
     return text
 
 
 # ---------------------------------------------------------------- libraries
+
 
 def _loaded(prefix):
     """The path of the library whose file name starts with prefix, where this
@@ -173,8 +193,10 @@ def nvshmem_library():
             else:
                 tried.append(f"{name}={value}" + ("" if os.path.exists(value) else " (missing)"))
         tried.append("libnvshmem_host.so.3 on the library path")
-        return None, ("not loaded (the gpu backend looks for it once the CUDA driver has a "
-                      "device); it would try " + ", ".join(tried))
+        return None, (
+            "not loaded (the gpu backend looks for it once the CUDA driver has a "
+            "device); it would try " + ", ".join(tried)
+        )
     words = []
     try:  # asks the library the gpu backend loaded; loads nothing
         major, minor, patch = _symmem.nvshmem_version(path)
@@ -182,8 +204,10 @@ def nvshmem_library():
     except OSError as error:
         words.append(f"version unknown ({error})")
     real = os.path.realpath(path)
-    for name, what in (("SYMMEM_NVSHMEM_LIB", "SYMMEM_NVSHMEM_LIB"),
-                       ("SYMMEM_NVSHMEM_WHEEL_LIB", f"the {wheel} {wheel_version} wheel")):
+    for name, what in (
+        ("SYMMEM_NVSHMEM_LIB", "SYMMEM_NVSHMEM_LIB"),
+        ("SYMMEM_NVSHMEM_WHEEL_LIB", f"the {wheel} {wheel_version} wheel"),
+    ):
         value = os.environ.get(name)
         if value and os.path.exists(value) and os.path.realpath(value) == real:
             words.append(f"from {what}")
@@ -214,12 +238,17 @@ def python_packages():
             found = importlib.util.find_spec(module) is not None
         except (ImportError, ValueError):
             found = False
-        rows.append((shown, "installed, version unknown (no package metadata)" if found
-                     else "not installed"))
+        rows.append(
+            (
+                shown,
+                "installed, version unknown (no package metadata)" if found else "not installed",
+            )
+        )
     return rows
 
 
 # ---------------------------------------------------------------- the print-out
+
 
 def _started_with():
     """The environment this process started with, before the package set its
@@ -231,8 +260,9 @@ def _started_with():
     except OSError:
         return dict(os.environ)
     pairs = (item.partition(b"=") for item in items if item)
-    return {name.decode(errors="replace"): value.decode(errors="replace")
-            for name, _, value in pairs}
+    return {
+        name.decode(errors="replace"): value.decode(errors="replace") for name, _, value in pairs
+    }
 
 
 def _print_environment():
@@ -246,8 +276,13 @@ def _print_environment():
             if applies_to not in groups or is_set not in (None, bool(value)):
                 continue
             ours = os.environ.get(name)  # what the package set at import
-            shown = (f"{value} (set)" if value else f"{ours} (set by symmem)" if ours
-                     else default or "(unset)")
+            shown = (
+                f"{value} (set)"
+                if value
+                else f"{ours} (set by symmem)"
+                if ours
+                else default or "(unset)"
+            )
             print(f"  {name:28} {shown:12} [{applies_to}]")
             print(f"  {'':28} {help_text}")
             listed += 1
@@ -258,27 +293,34 @@ def _print_environment():
 
 
 def info():
-    print(f"symmem {_symmem.VERSION} (OpenSHMEM {_symmem.OPENSHMEM_SPEC_VERSION}), "
-          f"Python {platform.python_version()} ({sys.executable}), "
-          f"{platform.system()} {platform.release()} {platform.machine()}")
+    print(
+        f"symmem {_symmem.VERSION} (OpenSHMEM {_symmem.OPENSHMEM_SPEC_VERSION}), "
+        f"Python {platform.python_version()} ({sys.executable}), "
+        f"{platform.system()} {platform.release()} {platform.machine()}"
+    )
 
     choice = backend_choice()  # first: it loads the libraries listed below
     cuda_path, cuda_words, gpus = cuda_driver()
     set_by = "set" if os.environ.get("SYMMEM_BACKEND") else "unset: the default"
-    print(f"\nbackend: {choice.backend or '(none)'}   "
-          f"(SYMMEM_BACKEND={choice.requested}, {set_by})")
+    print(
+        f"\nbackend: {choice.backend or '(none)'}   (SYMMEM_BACKEND={choice.requested}, {set_by})"
+    )
     print(f"  why: {choice.reason}")
     if choice.job is not None:
         print(f"  for a PE started here with this environment: {_describe_job(choice.job)}")
         if choice.requested == "auto" and choice.backend == "gpu" and gpus is not None:
-            print(f"  under auto, a job with more than {gpus} PE(s) on this host (python -m "
-                  f"symmem.run -n N) gets the cpu engine: one GPU per PE")
+            print(
+                f"  under auto, a job with more than {gpus} PE(s) on this host (python -m "
+                f"symmem.run -n N) gets the cpu engine: one GPU per PE"
+            )
 
     print("\nlibraries:")
-    rows = [("symmem extension", _symmem.__file__, ""),
-            ("gpu backend", *gpu_backend_library(choice)),
-            ("CUDA driver", cuda_path, cuda_words),
-            ("libnvshmem", *nvshmem_library())]
+    rows = [
+        ("symmem extension", _symmem.__file__, ""),
+        ("gpu backend", *gpu_backend_library(choice)),
+        ("CUDA driver", cuda_path, cuda_words),
+        ("libnvshmem", *nvshmem_library()),
+    ]
     for what, path, words in rows:
         text = f"{path} ({words})" if path and words else (path or words)
         print(f"  {what:17} {text}")

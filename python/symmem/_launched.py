@@ -7,6 +7,7 @@ code answers), and a file ``stacks.<pid>`` in the launcher's status folder
 says that this PE will answer. The launcher sends SIGUSR1 before it stops a
 PE: on ``--timeout``, and to PEs still running after Ctrl-C or SIGTERM.
 """
+
 import faulthandler
 import os
 import signal

@@ -1,11 +1,13 @@
 """Where the gpu backend's libraries are, handed to the C core through the
 environment before anything initialises: the backend library this package
-ships (SYMMEM_GPU_BACKEND_LIB; the mpi backend's likewise, SYMMEM_MPI_BACKEND_LIB) and libnvshmem_host.so.3 from the
-nvidia-nvshmem wheel (SYMMEM_NVSHMEM_WHEEL_LIB; SYMMEM_NVSHMEM_LIB, set by the
-user, is tried first). For the NVSHMEM atomics the backend compiles at run
+ships (SYMMEM_GPU_BACKEND_LIB; the mpi backend's likewise,
+SYMMEM_MPI_BACKEND_LIB) and libnvshmem_host.so.3 from the nvidia-nvshmem
+wheel (SYMMEM_NVSHMEM_WHEEL_LIB; SYMMEM_NVSHMEM_LIB, set by the user, is
+tried first). For the NVSHMEM atomics the backend compiles at run
 time: NVRTC from the CUDA wheel (SYMMEM_NVRTC_LIB) and the CUDA headers
 (SYMMEM_CUDA_INCLUDE), each only where the user did not set it. Only paths
 are looked at here; nothing is loaded."""
+
 import glob
 import importlib.util
 import os
@@ -40,8 +42,10 @@ def _nvshmem_wheel_library():
 
 def _nvrtc_wheel_library():
     for folder in _nvidia_folders():
-        for path in (os.path.join(folder, "cu13", "lib", "libnvrtc.so.13"),
-                     os.path.join(folder, "cuda_nvrtc", "lib", "libnvrtc.so.12")):
+        for path in (
+            os.path.join(folder, "cu13", "lib", "libnvrtc.so.13"),
+            os.path.join(folder, "cuda_nvrtc", "lib", "libnvrtc.so.12"),
+        ):
             if os.path.exists(path):
                 return path
     return None
@@ -55,14 +59,17 @@ def _cuda_include_folders():
     for base in filter(None, bases):
         candidates += [os.path.join(base, "include"), os.path.join(base, "include", "cccl")]
     for folder in _nvidia_folders():
-        candidates += [os.path.join(folder, "cu13", "include"),
-                       os.path.join(folder, "cu13", "include", "cccl"),
-                       os.path.join(folder, "cuda_runtime", "include"),
-                       os.path.join(folder, "cuda_cccl", "include")]
+        candidates += [
+            os.path.join(folder, "cu13", "include"),
+            os.path.join(folder, "cu13", "include", "cccl"),
+            os.path.join(folder, "cuda_runtime", "include"),
+            os.path.join(folder, "cuda_cccl", "include"),
+        ]
     found = []
     for path in candidates:
-        has_headers = (os.path.exists(os.path.join(path, "cuda_runtime.h")) or
-                       os.path.exists(os.path.join(path, "cuda", "std", "cstdint")))
+        has_headers = os.path.exists(os.path.join(path, "cuda_runtime.h")) or os.path.exists(
+            os.path.join(path, "cuda", "std", "cstdint")
+        )
         if has_headers and path not in found:
             found.append(path)
     return found

@@ -1,4 +1,5 @@
 """init / finalize, unique ids, status and versions."""
+
 import warnings
 
 import numpy as np
@@ -51,8 +52,10 @@ class UniqueID:
         try:
             raw = memoryview(data).tobytes()
         except TypeError:
-            raise invalid(f"{call}: data of type {type(data).__name__} is not bytes "
-                          f"(expected the {cls.SIZE} bytes of bytes(uid))") from None
+            raise invalid(
+                f"{call}: data of type {type(data).__name__} is not bytes "
+                f"(expected the {cls.SIZE} bytes of bytes(uid))"
+            ) from None
         if len(raw) != cls.SIZE:
             raise invalid(f"{call}: expected {cls.SIZE} bytes, got {len(raw)}")
         return raw
@@ -159,9 +162,11 @@ class Version:
         self.backend = backend
 
     def __repr__(self):
-        return (f"Version(symmem_version={self.symmem_version!r}, backend={self.backend!r}, "
-                f"openshmem_spec_version={self.openshmem_spec_version!r}, "
-                f"libnvshmem_version={self.libnvshmem_version!r})")
+        return (
+            f"Version(symmem_version={self.symmem_version!r}, backend={self.backend!r}, "
+            f"openshmem_spec_version={self.openshmem_spec_version!r}, "
+            f"libnvshmem_version={self.libnvshmem_version!r})"
+        )
 
 
 def get_name():
@@ -235,8 +240,15 @@ def _device_ordinal(device):
     raise invalid(f"init: device of type {type(device).__name__} is not a Device or an ordinal")
 
 
-def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
-         initializer_method="", backend=None):
+def init(
+    device=None,
+    uid=None,
+    rank=None,
+    nranks=None,
+    mpi_comm=None,
+    initializer_method="",
+    backend=None,
+):
     """Start the runtime: collective over every PE of the job.
 
     A second call does nothing (but still refuses a malformed
@@ -291,13 +303,17 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
     if initializer_method is None:
         initializer_method = ""
     if initializer_method not in INITIALIZER_METHODS:
-        raise invalid(f"init: initializer_method={initializer_method!r} is not one of "
-                      f"{', '.join(repr(m) for m in INITIALIZER_METHODS)}")
+        raise invalid(
+            f"init: initializer_method={initializer_method!r} is not one of "
+            f"{', '.join(repr(m) for m in INITIALIZER_METHODS)}"
+        )
     ordinal = _device_ordinal(device)
     if _symmem.initialized():
         if backend is not None and backend not in BACKENDS:  # the C library's names
-            raise invalid(f"init: backend={backend!r} is not one of "
-                          f"{', '.join(repr(b) for b in BACKENDS[:4])}")
+            raise invalid(
+                f"init: backend={backend!r} is not one of "
+                f"{', '.join(repr(b) for b in BACKENDS[:4])}"
+            )
         return
     if initializer_method in ("", "auto"):
         # PEs on several hosts: NVSHMEM's id goes over the launcher's rendezvous
@@ -310,8 +326,7 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
         if _symmem.launcher(backend=backend)["backend"] == "mpi":
             # the mpi backend's PEs are the communicator's processes
             handle, rank, nranks = _rendezvous.mpi_comm_handle(mpi_comm)
-            _symmem.init(mpi_comm=handle, rank=rank, nranks=nranks, backend=backend,
-                         device=ordinal)
+            _symmem.init(mpi_comm=handle, rank=rank, nranks=nranks, backend=backend, device=ordinal)
             _state["was_initialized"] = True
             for hook in _init_hooks:
                 hook()
@@ -320,8 +335,10 @@ def init(device=None, uid=None, rank=None, nranks=None, mpi_comm=None,
         uid = UniqueID(data)
     if initializer_method == "uid" or initializer_method in ("mpi", "emulated_mpi"):
         if not isinstance(uid, UniqueID):
-            raise invalid(f"init: initializer_method='uid' needs uid=get_unique_id(), got "
-                          f"{type(uid).__name__}")
+            raise invalid(
+                f"init: initializer_method='uid' needs uid=get_unique_id(), got "
+                f"{type(uid).__name__}"
+            )
         # rank and nranks are checked by the C library.
         _symmem.init(uid=bytes(uid), rank=rank, nranks=nranks, backend=backend, device=ordinal)
     else:
@@ -401,5 +418,16 @@ def _warn(message):
     warnings.warn(message, ResourceWarning, stacklevel=3)
 
 
-__all__ = ["UniqueID", "get_unique_id", "Version", "get_name", "get_version", "init_status",
-           "init", "finalize", "my_pe", "n_pes", "NvshmemInvalid"]
+__all__ = [
+    "UniqueID",
+    "get_unique_id",
+    "Version",
+    "get_name",
+    "get_version",
+    "init_status",
+    "init",
+    "finalize",
+    "my_pe",
+    "n_pes",
+    "NvshmemInvalid",
+]

@@ -1,5 +1,6 @@
 """Symmetric memory: Buffers, and NumPy (cpu) or CuPy (gpu) arrays on them. Every allocation and
 free is collective over TEAM_WORLD; finalize() frees what was forgotten."""
+
 import itertools
 import math
 import operator
@@ -100,8 +101,12 @@ def _free_leaks():
     One whose free raises (a timeout, say) stays tracked for the next finalize."""
     for handle, (_, buf, release) in sorted(_live.items(), key=lambda item: item[1][0]):
         if not release:
-            warnings.warn(f"symmem: finalize() freed a leaked {buf!r}; free it with free(), "
-                          "free_array() or free_tensor()", RuntimeWarning, stacklevel=3)
+            warnings.warn(
+                f"symmem: finalize() freed a leaked {buf!r}; free it with free(), "
+                "free_array() or free_tensor()",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         _symmem.free(buf, call="finalize")  # "finalize: freeing the Buffer at ...: timed out"
         del _live[handle]
 
@@ -132,20 +137,25 @@ def buffer_of(obj, call, arg="array"):
     found = _symmem.find_allocation(address)
     record = None if found is None else _live.get(found[0]) or _external.get(found[0])
     if record is None:
-        raise invalid(f"{call}: {arg} at 0x{address:x} is not on the symmetric heap "
-                      "(not allocated by symmem, or already freed)")
+        raise invalid(
+            f"{call}: {arg} at 0x{address:x} is not on the symmetric heap "
+            "(not allocated by symmem, or already freed)"
+        )
     return record[1], address - found[0]
 
 
 def _free_object(obj, call):
     buf, offset = buffer_of(obj, call)
     if offset != 0:
-        raise invalid(f"{call}: the object starts {offset} bytes inside its allocation; pass "
-                      "the object that array()/tensor() returned")
+        raise invalid(
+            f"{call}: the object starts {offset} bytes inside its allocation; pass "
+            "the object that array()/tensor() returned"
+        )
     free(buf)
 
 
 # ---- NumPy arrays ----
+
 
 def _shape_tuple(shape, call):
     if isinstance(shape, (int, np.integer)):
@@ -163,6 +173,7 @@ def _numpy_dtype(dtype, call):
     if isinstance(dtype, str) and dtype == "bfloat16":
         try:  # NumPy knows bfloat16 through ml_dtypes
             import ml_dtypes
+
             return np.dtype(ml_dtypes.bfloat16)
         except ImportError:
             raise invalid(f"{call}: dtype='bfloat16' needs ml_dtypes installed") from None
@@ -182,9 +193,11 @@ def _numeric(dt, call):
     every allocation is collective."""
     if (dt.kind in "biufc" or dt.name in _symmem.DTYPES) and dt.isnative and not dt.fields:
         return dt
-    raise invalid(f"{call}: dtype={dt!s} is not numbers in native byte order (object, "
-                  "structured, void, string and datetime dtypes are refused: symmem moves and "
-                  "combines numbers)")
+    raise invalid(
+        f"{call}: dtype={dt!s} is not numbers in native byte order (object, "
+        "structured, void, string and datetime dtypes are refused: symmem moves and "
+        "combines numbers)"
+    )
 
 
 def _wrap(buf, dt, count, offset=0, shape=None, order="C"):
@@ -198,6 +211,7 @@ def _wrap(buf, dt, count, offset=0, shape=None, order="C"):
     if buf.device_id < 0:
         return np.ndarray(shape, dtype=dt, buffer=buf, offset=offset, order=order)
     import cupy
+
     memory = cupy.cuda.UnownedMemory(buf.handle, buf.size, buf, buf.device_id)
     flat = cupy.ndarray((count,), dtype=dt, memptr=cupy.cuda.MemoryPointer(memory, offset))
     return flat.reshape(shape, order=order)

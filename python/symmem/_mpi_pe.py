@@ -15,6 +15,7 @@ kills the user's and ends, so that mpirun ends too and nothing outlives it.
 Standard library only, like run.py: usage ``python -m symmem._mpi_pe
 program words...``.
 """
+
 import os
 import signal
 import subprocess
@@ -71,19 +72,33 @@ def _watch_runner(ident, proc):
 def main(argv):
     rank, size = _first(RANK_VARS), _first(SIZE_VARS)
     if rank is None or size is None or not argv:
-        sys.exit("symmem._mpi_pe: run by python -m symmem.run under mpirun only "
-                 "(no MPI rank in the environment, or no program)")
+        sys.exit(
+            "symmem._mpi_pe: run by python -m symmem.run under mpirun only "
+            "(no MPI rank in the environment, or no program)"
+        )
     env = dict(os.environ)
     local = str(_first(LOCAL_VARS, rank))
-    env.update(SYMMEM_RANK=str(rank), SYMMEM_NRANKS=str(size), SYMMEM_LOCAL_RANK=local,
-               RANK=str(rank), LOCAL_RANK=local, WORLD_SIZE=str(size),
-               LOCAL_WORLD_SIZE=str(size), PYTHONUNBUFFERED="1")
+    env.update(
+        SYMMEM_RANK=str(rank),
+        SYMMEM_NRANKS=str(size),
+        SYMMEM_LOCAL_RANK=local,
+        RANK=str(rank),
+        LOCAL_RANK=local,
+        WORLD_SIZE=str(size),
+        LOCAL_WORLD_SIZE=str(size),
+        PYTHONUNBUFFERED="1",
+    )
     me = launcher_id()
     if me is not None:  # the PE dies with this program
         env["SYMMEM_LAUNCHER"] = me
     prefix = b"" if os.environ.get("SYMMEM_RUN_NO_PREFIX") == "1" else b"[pe %d] " % rank
-    proc = subprocess.Popen(argv, stdin=None if rank == 0 else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        argv,
+        stdin=None if rank == 0 else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1):
         signal.signal(signum, lambda s, frame: proc.poll() is None and proc.send_signal(s))
     status_dir = os.environ.get("SYMMEM_STATUS_DIR", "")
@@ -96,8 +111,10 @@ def main(argv):
     runner = os.environ.get("SYMMEM_MPI_RUNNER", "")
     if runner:
         threading.Thread(target=_watch_runner, args=(runner, proc), daemon=True).start()
-    pumps = [threading.Thread(target=_pump, args=(proc.stdout, sys.stdout, prefix)),
-             threading.Thread(target=_pump, args=(proc.stderr, sys.stderr, prefix))]
+    pumps = [
+        threading.Thread(target=_pump, args=(proc.stdout, sys.stdout, prefix)),
+        threading.Thread(target=_pump, args=(proc.stderr, sys.stderr, prefix)),
+    ]
     for pump in pumps:
         pump.start()
     returncode = run.wait_exited(proc)

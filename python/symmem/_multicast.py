@@ -3,6 +3,7 @@
 Multicast needs the gpu backend on NVLink with multicast (NVLS) enabled;
 symmem never enables it itself (a misbehaving multicast program can take a
 shared host's GPUs down), so these calls explain why they cannot run."""
+
 from symmem import _symmem
 from symmem._errors import exception, require_initialized
 
@@ -16,8 +17,10 @@ def multicast_unavailable_reason(call):
     if "device_memory" not in can:  # no GPU heap: nothing to multicast into
         return f"{call}: NVLink multicast needs the gpu backend; the running backend is {backend}"
     if _symmem.env("NVSHMEM_DISABLE_NVLS"):
-        return (f"{call}: NVLink multicast is disabled in this environment "
-                "(NVSHMEM_DISABLE_NVLS is set)")
+        return (
+            f"{call}: NVLink multicast is disabled in this environment "
+            "(NVSHMEM_DISABLE_NVLS is set)"
+        )
     # no backend has the multicast capability yet
     return f"{call}: the {backend} backend does not map NVLink multicast memory yet"
 

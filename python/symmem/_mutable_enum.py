@@ -2,6 +2,7 @@
 at run time (its Teams is one). symmem's Teams is an IntEnum with the same
 lookups (_enums.py), so that numba can compile its members; MutableEnum is
 here for programs that build their own."""
+
 from symmem._errors import invalid
 
 
@@ -36,8 +37,10 @@ class MutableEnum:
     def add(self, key, value):
         """Add member key = value; NvshmemInvalid where key is a member."""
         if key in self._members:
-            raise invalid(f"MutableEnum.add: key={key!r} is already a member "
-                          f"(= {self._members[key]!r}); remove it first")
+            raise invalid(
+                f"MutableEnum.add: key={key!r} is already a member "
+                f"(= {self._members[key]!r}); remove it first"
+            )
         self._members[key] = value
 
     def remove(self, key):

@@ -10,6 +10,7 @@ naming the call and the argument, with this exception's text.
 owner_of(obj) -> the Buffer obj was made over, or None: the C module walks
 NumPy's .base chain itself and asks here for the rest (CuPy arrays, torch
 tensors), to refuse an object whose allocation was freed."""
+
 import numpy as np
 
 from symmem import _symmem
@@ -44,8 +45,11 @@ def _interface_fields(interface):
     if not (isinstance(shape, tuple) and all(isinstance(d, int) and d >= 0 for d in shape)):
         raise ValueError(f"its array interface's shape={shape!r} is not a tuple of sizes")
     strides = interface.get("strides")
-    if strides is not None and not (isinstance(strides, tuple) and len(strides) == len(shape)
-                                    and all(isinstance(s, int) for s in strides)):
+    if strides is not None and not (
+        isinstance(strides, tuple)
+        and len(strides) == len(shape)
+        and all(isinstance(s, int) for s in strides)
+    ):
         raise ValueError(f"its array interface's strides={strides!r} do not match its shape")
     return data[0], bool(data[1]), shape, interface["typestr"], strides
 
@@ -76,8 +80,10 @@ def _from_torch(tensor):
     if not tensor.is_contiguous():
         dims = list(zip(tensor.shape, tensor.stride()))
         if not _dense(dims, 1):
-            raise ValueError("it is not contiguous (pass a row-major or column-major tensor, "
-                             "or a contiguous slice)")
+            raise ValueError(
+                "it is not contiguous (pass a row-major or column-major tensor, "
+                "or a contiguous slice)"
+            )
     name = str(tensor.dtype).replace("torch.", "")
     size = tensor.element_size()
     return tensor.data_ptr(), tensor.numel() * size, size, name, False, tensor
@@ -96,8 +102,14 @@ def resolve(obj):
         view = np.from_dlpack(obj)
         if not (view.flags.c_contiguous or view.flags.f_contiguous):
             raise ValueError("it is not contiguous (pass a contiguous array or slice)")
-        return (view.__array_interface__["data"][0], view.nbytes, view.itemsize,
-                view.dtype.name, not view.flags.writeable, view)
+        return (
+            view.__array_interface__["data"][0],
+            view.nbytes,
+            view.itemsize,
+            view.dtype.name,
+            not view.flags.writeable,
+            view,
+        )
     raise TypeError(f"{type(obj).__name__} is not memory")
 
 

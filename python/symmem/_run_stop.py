@@ -14,21 +14,24 @@
 
 Standard library only, like run.py, which mixes Stopping into its Job.
 """
+
 import glob
 import os
 import re
 import signal
 import time
 
-POLL = 0.05        # the launchers' main loop period; PE exits wake it up at once
+POLL = 0.05  # the launchers' main loop period; PE exits wake it up at once
 EXIT_TIMEOUT = 124  # the launcher's exit status after --timeout
-KILL_DELAY = 2.0   # seconds from SIGTERM (or a forwarded signal) to SIGKILL
+KILL_DELAY = 2.0  # seconds from SIGTERM (or a forwarded signal) to SIGKILL
 STACK_SIGNAL = signal.SIGUSR1  # makes a PE that imported symmem print its stacks
-STACK_WAIT = 2.0   # the longest we wait for the stacks we asked for
+STACK_WAIT = 2.0  # the longest we wait for the stacks we asked for
 STACK_QUIET = 0.2  # a PE's stacks are complete once its stderr is this quiet
 # faulthandler's first line of a thread (or of the only one)
-STACK_HEADER = re.compile(r"^(Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):"
-                          r"|^Stack \(most recent call first\):")
+STACK_HEADER = re.compile(
+    r"^(Current thread|Thread) 0x[0-9a-f]+ \(most recent call first\):"
+    r"|^Stack \(most recent call first\):"
+)
 STACK_FRAME = re.compile(r'^  File "(.*)", line (\d+) in (.*)$')
 STACK_POLL = 0.05  # how often we look whether the stacks have come
 PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # symmem's own frames
@@ -111,7 +114,7 @@ def innermost_frame(stack):
             blocks[-1].append(line)
     current = [b for b in blocks if b[0].startswith("Current thread")]
     inside = None
-    for block in (current or blocks[-1:]):
+    for block in current or blocks[-1:]:
         for line in block[1:]:
             frame = STACK_FRAME.match(line)
             if frame and frame.group(1).startswith(PACKAGE):
@@ -198,19 +201,28 @@ class Stopping:
         deadline = time.monotonic() + STACK_WAIT
 
         def printed(pe):  # or will not: a stopped PE prints nothing
-            return pe.returncode is not None or is_stopped(pe.pid) or (
-                pe.stack and time.monotonic() - pe.last_stderr >= STACK_QUIET)
+            return (
+                pe.returncode is not None
+                or is_stopped(pe.pid)
+                or (pe.stack and time.monotonic() - pe.last_stderr >= STACK_QUIET)
+            )
 
-        while (time.monotonic() < deadline and len(self.signals) <= self.handled_signals
-               and not all(printed(pe) for pe in asked)):
+        while (
+            time.monotonic() < deadline
+            and len(self.signals) <= self.handled_signals
+            and not all(printed(pe) for pe in asked)
+        ):
             time.sleep(STACK_POLL)
-        lines = ["where each PE still running was (the innermost Python frame of "
-                 "the stack it printed above):"]
+        lines = [
+            "where each PE still running was (the innermost Python frame of "
+            "the stack it printed above):"
+        ]
         for pe in running:
             if pe.returncode is None and is_stopped(pe.pid):
-                lines.append("\tPE %d is stopped (SIGSTOP / state T; pid %d): it prints no "
-                             "stack until it continues (kill -CONT %d)" % (pe.rank, pe.pid,
-                                                                            pe.pid))
+                lines.append(
+                    "\tPE %d is stopped (SIGSTOP / state T; pid %d): it prints no "
+                    "stack until it continues (kill -CONT %d)" % (pe.rank, pe.pid, pe.pid)
+                )
                 continue
             if pe in asked and pe.stack:
                 where = innermost_frame(pe.stack)

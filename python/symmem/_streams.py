@@ -2,6 +2,7 @@
 __cuda_stream__ protocol; here any stream-like object works (a torch or CuPy
 stream, a cuda.core Stream, an int handle). symmem's calls take all of these
 directly; the wrapper is for programs that make one."""
+
 from typing import Protocol, Tuple, Union
 
 from symmem._errors import invalid
@@ -43,9 +44,11 @@ class NvshmemStream:
 
     def __init__(self, pt_stream):
         if _handle(pt_stream) is None:
-            raise invalid(f"NvshmemStream: pt_stream of type {type(pt_stream).__name__} is not a "
-                          "stream (expected a torch or CuPy stream, a cuda.core Stream or an "
-                          "int handle)")
+            raise invalid(
+                f"NvshmemStream: pt_stream of type {type(pt_stream).__name__} is not a "
+                "stream (expected a torch or CuPy stream, a cuda.core Stream or an "
+                "int handle)"
+            )
         self.pt_stream = pt_stream
 
     @property
@@ -74,8 +77,7 @@ class _CupyStream(Protocol):
     ptr: int
 
 
-NvshmemStreamsType = Union[NvshmemStream, _CudaStreamProtocol, _TorchStream, _CupyStream, int,
-                           None]
+NvshmemStreamsType = Union[NvshmemStream, _CudaStreamProtocol, _TorchStream, _CupyStream, int, None]
 NvshmemStreamsType.__doc__ = """What a stream= argument may be, for annotations.
 
 An NvshmemStream, an object with __cuda_stream__ (cuda.core), .cuda_stream

@@ -10,6 +10,7 @@ Each team a PE makes is also Teams.<its name> on that PE (NVSHMEM4Py's
 registry): new_team_name, or NVSHMEM4Py's default TEAM_<handle> (2-D splits:
 <name>_X and <name>_Y, or TEAM_X_<handle> and TEAM_Y_<handle>), until
 team_destroy or finalize. Names are checked before the collective starts."""
+
 import os
 import warnings
 
@@ -147,10 +148,13 @@ def _made(handle, name, config, call="team_split_strided"):
     if old is not None:
         # NVSHMEM4Py raises ValueError here, after the team exists (its handle
         # lost); symmem keeps both teams and moves the name to the new one.
-        warnings.warn(NvshmemWarning(
-            f"[pe {_symmem.my_pe()}] {call}: new_team_name={name!r} named live team {old!r}; "
-            f"Teams.{name} now names the new team {handle} ({old!r} keeps its handle)"),
-            stacklevel=3)
+        warnings.warn(
+            NvshmemWarning(
+                f"[pe {_symmem.my_pe()}] {call}: new_team_name={name!r} named live team {old!r}; "
+                f"Teams.{name} now names the new team {handle} ({old!r} keeps its handle)"
+            ),
+            stacklevel=3,
+        )
     _configs[handle] = config if config is not None else TeamConfig()
     team = Team(handle, name)
     _TeamsType._made[name] = team
@@ -163,8 +167,9 @@ def _forget(handle):
         del _TeamsType._made[name]
 
 
-def team_split_strided(parent_team, start, stride, size, config=None, config_mask=0,
-                       new_team_name=None):
+def team_split_strided(
+    parent_team, start, stride, size, config=None, config_mask=0, new_team_name=None
+):
     """A new team of every stride-th PE of parent_team: collective over it.
 
     The members are the parent's PEs start, start + stride, ..., size of
@@ -215,8 +220,15 @@ def team_split_strided(parent_team, start, stride, size, config=None, config_mas
     return _made(handle, new_team_name, config)
 
 
-def team_split_2d(parent_team, xrange, xaxis_config=None, xaxis_mask=0, yaxis_config=None,
-                  yaxis_mask=0, new_team_name=None):
+def team_split_2d(
+    parent_team,
+    xrange,
+    xaxis_config=None,
+    xaxis_mask=0,
+    yaxis_config=None,
+    yaxis_mask=0,
+    new_team_name=None,
+):
     """Split parent_team into a 2-D grid's rows and columns: collective over it.
 
     The parent's PEs, in order, fill rows of xrange PEs: this PE's x team
@@ -253,10 +265,15 @@ def team_split_2d(parent_team, xrange, xaxis_config=None, xaxis_mask=0, yaxis_co
     """
     _check_name(new_team_name, "team_split_2d")
     x, y = _symmem.team_split_2d(parent_team, xrange)
-    xname, yname = (f"{new_team_name}_X", f"{new_team_name}_Y") if new_team_name else (
-        f"TEAM_X_{x}", f"TEAM_Y_{y}")
-    return (_made(x, xname, xaxis_config, "team_split_2d"),
-            _made(y, yname, yaxis_config, "team_split_2d"))
+    xname, yname = (
+        (f"{new_team_name}_X", f"{new_team_name}_Y")
+        if new_team_name
+        else (f"TEAM_X_{x}", f"TEAM_Y_{y}")
+    )
+    return (
+        _made(x, xname, xaxis_config, "team_split_2d"),
+        _made(y, yname, yaxis_config, "team_split_2d"),
+    )
 
 
 def _team_key(uniqueid):
@@ -271,16 +288,24 @@ def _team_key(uniqueid):
     try:
         data = bytes(uniqueid)
     except TypeError:
-        raise invalid(f"team_init: config.uniqueid={uniqueid!r} is not an int, a UniqueID or "
-                      "bytes") from None
+        raise invalid(
+            f"team_init: config.uniqueid={uniqueid!r} is not an int, a UniqueID or bytes"
+        ) from None
     h = 1469598103934665603  # FNV-1a
     for byte in data:
         h = ((h ^ byte) * 1099511628211) & (2**64 - 1)
     return h
 
 
-def team_init(config=None, config_mask=0, npes=None, pe_idx_in_team=None, new_team_name=None,
-              n_pes=None, my_pe=None):
+def team_init(
+    config=None,
+    config_mask=0,
+    npes=None,
+    pe_idx_in_team=None,
+    new_team_name=None,
+    n_pes=None,
+    my_pe=None,
+):
     """A team of npes PEs from any group: collective over the group.
 
     Each member passes its place in the team, and all pass a config with
@@ -322,8 +347,7 @@ def team_init(config=None, config_mask=0, npes=None, pe_idx_in_team=None, new_te
     npes = npes if npes is not None else n_pes
     pe_idx_in_team = pe_idx_in_team if pe_idx_in_team is not None else my_pe
     key = _team_key(getattr(config, "uniqueid", None))
-    return _made(_symmem.team_init(key, npes, pe_idx_in_team), new_team_name, config,
-                 "team_init")
+    return _made(_symmem.team_init(key, npes, pe_idx_in_team), new_team_name, config, "team_init")
 
 
 def team_destroy(team):
@@ -352,8 +376,10 @@ def team_destroy(team):
     if isinstance(team, str):
         found = _TeamsType._made.get(team, Teams._member_map_.get(team))
         if found is None:
-            raise invalid(f"team_destroy: team={team!r} names no live team of this PE "
-                          f"(live: {', '.join(_TeamsType._made) or 'none'})")
+            raise invalid(
+                f"team_destroy: team={team!r} names no live team of this PE "
+                f"(live: {', '.join(_TeamsType._made) or 'none'})"
+            )
         team = found
     _symmem.team_destroy(team)
     _forget(int(team))
@@ -409,6 +435,20 @@ barrier = _symmem.barrier
 sync = _symmem.sync
 
 
-__all__ = ["Team", "TeamConfig", "TeamUniqueId", "Teams", "team_my_pe", "team_n_pes",
-           "team_translate_pe", "team_split_strided", "team_split_2d", "team_init",
-           "team_destroy", "team_get_config", "get_team_unique_id", "barrier", "sync"]
+__all__ = [
+    "Team",
+    "TeamConfig",
+    "TeamUniqueId",
+    "Teams",
+    "team_my_pe",
+    "team_n_pes",
+    "team_translate_pe",
+    "team_split_strided",
+    "team_split_2d",
+    "team_init",
+    "team_destroy",
+    "team_get_config",
+    "get_team_unique_id",
+    "barrier",
+    "sync",
+]

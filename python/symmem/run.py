@@ -43,16 +43,30 @@ import time
 
 if __package__:
     from symmem import _run_mpi
-    from symmem._run_stop import (EXIT_TIMEOUT, KILL_DELAY, POLL, STACK_HEADER, Stopping,
-                                  launcher_id, remove_job_files, signal_name)
+    from symmem._run_stop import (
+        EXIT_TIMEOUT,
+        POLL,
+        STACK_HEADER,
+        Stopping,
+        launcher_id,
+        remove_job_files,
+        signal_name,
+    )
 else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
     import _run_mpi
-    from _run_stop import (EXIT_TIMEOUT, KILL_DELAY, POLL, STACK_HEADER, Stopping, launcher_id,
-                           remove_job_files, signal_name)
+    from _run_stop import (
+        EXIT_TIMEOUT,
+        POLL,
+        STACK_HEADER,
+        Stopping,
+        launcher_id,
+        remove_job_files,
+        signal_name,
+    )
 
 PROG = "python -m symmem.run"
 SCRIPT = "symmem-run"  # the console script (pyproject.toml's [project.scripts])
-TAIL_LINES = 40    # stderr lines kept per PE for the failure report
+TAIL_LINES = 40  # stderr lines kept per PE for the failure report
 READER_JOIN = 2.0  # how long to wait for output still buffered in the pipes
 
 EXIT_USAGE = 2
@@ -69,6 +83,7 @@ OPTIONS_WITH_VALUE = NPES_OPTIONS + ("--backend", "--timeout", "--grace")
 # argparse names a converter's function in its errors ("invalid _positive_int
 # value"): these raise ArgumentTypeError, whose text it prints as it is,
 # after the option's name.
+
 
 def _positive_int(text):
     try:
@@ -94,31 +109,50 @@ def build_parser(prog=PROG):
     parser = argparse.ArgumentParser(
         prog=prog,
         usage="%(prog)s [-n N] [--backend {cpu,gpu,mpi,auto}] [--timeout S] "
-              "[--grace S] [--no-prefix]\n"
-              "       (script.py | -m module | -c code) [args ...]",
+        "[--grace S] [--no-prefix]\n"
+        "       (script.py | -m module | -c code) [args ...]",
         description="Start N symmem PEs on this host. Launcher options must "
-                    "come before the program; everything after it is passed "
-                    "to the program.",
+        "come before the program; everything after it is passed "
+        "to the program.",
         epilog="Each PE gets SYMMEM_RANK, SYMMEM_NRANKS, SYMMEM_LOCAL_RANK "
-               "and SYMMEM_JOB (python -m symmem info lists them all), and "
-               "the same numbers as RANK, LOCAL_RANK, WORLD_SIZE and "
-               "LOCAL_WORLD_SIZE for code that reads those.")
-    parser.add_argument(*NPES_OPTIONS, dest="npes", type=_positive_int, default=1,
-                        metavar="N", help="number of PEs to start (default 1); -np and "
-                                          "--nproc-per-node are other names for it")
-    parser.add_argument("--backend", choices=("cpu", "gpu", "mpi", "auto"),
-                        help="exported to the PEs as SYMMEM_BACKEND (mpi: the PEs are "
-                             "started through mpirun)")
-    parser.add_argument("--timeout", type=_seconds, default=None, metavar="S",
-                        help="wall-clock limit for the whole job; when it is "
-                             "exceeded all PEs are killed and the exit code "
-                             "is 124")
-    parser.add_argument("--grace", type=_seconds, default=5.0, metavar="S",
-                        help="after the first failure, seconds the other PEs "
-                             "get to exit by themselves before they are "
-                             "terminated (default 5)")
-    parser.add_argument("--no-prefix", action="store_true",
-                        help="do not prefix output lines with [pe K]")
+        "and SYMMEM_JOB (python -m symmem info lists them all), and "
+        "the same numbers as RANK, LOCAL_RANK, WORLD_SIZE and "
+        "LOCAL_WORLD_SIZE for code that reads those.",
+    )
+    parser.add_argument(
+        *NPES_OPTIONS,
+        dest="npes",
+        type=_positive_int,
+        default=1,
+        metavar="N",
+        help="number of PEs to start (default 1); -np and --nproc-per-node are other names for it",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("cpu", "gpu", "mpi", "auto"),
+        help="exported to the PEs as SYMMEM_BACKEND (mpi: the PEs are started through mpirun)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=None,
+        metavar="S",
+        help="wall-clock limit for the whole job; when it is "
+        "exceeded all PEs are killed and the exit code "
+        "is 124",
+    )
+    parser.add_argument(
+        "--grace",
+        type=_seconds,
+        default=5.0,
+        metavar="S",
+        help="after the first failure, seconds the other PEs "
+        "get to exit by themselves before they are "
+        "terminated (default 5)",
+    )
+    parser.add_argument(
+        "--no-prefix", action="store_true", help="do not prefix output lines with [pe K]"
+    )
     return parser
 
 
@@ -133,11 +167,11 @@ def split_argv(argv):
     while i < len(argv):
         word = argv[i]
         if word == "--":
-            return argv[:i], argv[i + 1:]
+            return argv[:i], argv[i + 1 :]
         if word in ("-m", "-c"):
             return argv[:i], argv[i:]
         if word[:2] in ("-m", "-c") and len(word) > 2:  # -mpkg.mod, -cCODE
-            return argv[:i], [word[:2], word[2:]] + argv[i + 1:]
+            return argv[:i], [word[:2], word[2:]] + argv[i + 1 :]
         if word in OPTIONS_WITH_VALUE:
             i += 2
         elif word.startswith("-") and word != "-":
@@ -153,12 +187,13 @@ def parse_args(argv, prog=PROG):
     own, program = split_argv(argv)
     args = parser.parse_args(own)
     if not program:
-        parser.error("no program given: expected script.py, -m module or "
-                     "-c code")
+        parser.error("no program given: expected script.py, -m module or -c code")
     if program[0] in ("-m", "-c"):
         if len(program) < 2:
-            parser.error("argument %s: expected %s" % (
-                program[0], "a module name" if program[0] == "-m" else "code"))
+            parser.error(
+                "argument %s: expected %s"
+                % (program[0], "a module name" if program[0] == "-m" else "code")
+            )
         kind = "module" if program[0] == "-m" else "code"
         args.program = [kind, program[1], program[2:]]
     else:
@@ -177,7 +212,6 @@ def is_native_executable(path):
         return f.read(4) == b"\x7fELF"
 
 
-
 def child_command(program):
     kind, target, prog_args = program
     if kind == "executable":
@@ -189,20 +223,24 @@ def child_command(program):
 def child_env(args, job, rank, status_dir):
     env = dict(os.environ)
     # SYMMEM_JOB_SECRET (one per job, made in Job): no other job's PE can pair with ours.
-    env.update(SYMMEM_JOB=job,
-               SYMMEM_JOB_SECRET=args.job_secret,
-               SYMMEM_RANK=str(rank),
-               SYMMEM_NRANKS=str(args.npes),
-               SYMMEM_LOCAL_RANK=str(rank),
-               SYMMEM_STATUS_DIR=status_dir,
-               PYTHONUNBUFFERED="1")
+    env.update(
+        SYMMEM_JOB=job,
+        SYMMEM_JOB_SECRET=args.job_secret,
+        SYMMEM_RANK=str(rank),
+        SYMMEM_NRANKS=str(args.npes),
+        SYMMEM_LOCAL_RANK=str(rank),
+        SYMMEM_STATUS_DIR=status_dir,
+        PYTHONUNBUFFERED="1",
+    )
     # The same numbers under torch's names, for the program's own code; they
     # replace any an outer launcher set. symmem itself reads SYMMEM_* first
     # (src/core/bootstrap.c), so this is no torchrun job to it.
-    env.update(RANK=str(rank),
-               LOCAL_RANK=str(rank),
-               WORLD_SIZE=str(args.npes),
-               LOCAL_WORLD_SIZE=str(args.npes))
+    env.update(
+        RANK=str(rank),
+        LOCAL_RANK=str(rank),
+        WORLD_SIZE=str(args.npes),
+        LOCAL_WORLD_SIZE=str(args.npes),
+    )
     if args.backend is not None:
         env["SYMMEM_BACKEND"] = args.backend
     return env
@@ -210,6 +248,7 @@ def child_env(args, job, rank, status_dir):
 
 # --------------------------------------------------------------------------
 # Exit statuses
+
 
 def describe(returncode):
     """Popen-style returncode (negative = signal) -> words for reports."""
@@ -260,6 +299,7 @@ def write_status(status_dir, rank, returncode):
 # --------------------------------------------------------------------------
 # The job
 
+
 class PE:
     """One child process and what the launcher knows about it."""
 
@@ -267,13 +307,13 @@ class PE:
         self.rank = rank
         self.proc = proc
         self.pid = proc.pid
-        self.returncode = None    # set as soon as it has exited
-        self.reaped = False       # its pid may be reused once this is True
-        self.stopped = False      # the launcher signalled it while it ran
+        self.returncode = None  # set as soon as it has exited
+        self.reaped = False  # its pid may be reused once this is True
+        self.stopped = False  # the launcher signalled it while it ran
         self.stderr_tail = collections.deque(maxlen=TAIL_LINES)
         self.threads = []
-        self.stack = None         # faulthandler's lines, once we asked
-        self.last_stderr = 0.0    # when it last wrote on stderr (monotonic)
+        self.stack = None  # faulthandler's lines, once we asked
+        self.last_stderr = 0.0  # when it last wrote on stderr (monotonic)
 
 
 class Job(Stopping):
@@ -282,16 +322,16 @@ class Job(Stopping):
         self.name = "j" + secrets.token_hex(8)
         args.job_secret = secrets.token_hex(16)
         self.pes = []
-        self.lock = threading.Lock()       # PE state, signalling, reaping
-        self.out_lock = threading.Lock()   # whole lines on our stdout/stderr
-        self.changed = threading.Event()   # a PE exited or a signal came
-        self.first_failure = None          # the PE that failed first
+        self.lock = threading.Lock()  # PE state, signalling, reaping
+        self.out_lock = threading.Lock()  # whole lines on our stdout/stderr
+        self.changed = threading.Event()  # a PE exited or a signal came
+        self.first_failure = None  # the PE that failed first
         self.failure_time = None
-        self.stop_reason = None            # "the failure", "the timeout", ...
-        self.kill_at = None                # when to escalate to SIGKILL
-        self.signals = []                  # signals the launcher received
-        self.handled_signals = 0           # how many of them the main loop handled
-        self.stacks_reported = False       # asked the PEs for stacks already
+        self.stop_reason = None  # "the failure", "the timeout", ...
+        self.kill_at = None  # when to escalate to SIGKILL
+        self.signals = []  # signals the launcher received
+        self.handled_signals = 0  # how many of them the main loop handled
+        self.stacks_reported = False  # asked the PEs for stacks already
         self.status_dir = None
 
     # ---- starting
@@ -307,8 +347,8 @@ class Job(Stopping):
             if me is not None:  # the PE dies with us
                 env["SYMMEM_LAUNCHER"] = me
             proc = subprocess.Popen(
-                cmd, stdin=stdin, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, env=env)
+                cmd, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+            )
             pe = PE(rank, proc)
             self.pes.append(pe)
             prefix = b"" if self.args.no_prefix else b"[pe %d] " % rank
@@ -356,8 +396,12 @@ class Job(Stopping):
             pe.proc.wait()  # reaps the zombie; instant
             pe.reaped = True
             # A PE that Ctrl-C ended before we could pass it on is no failure.
-            if (returncode != 0 and not pe.stopped and not self.signals
-                    and self.first_failure is None):
+            if (
+                returncode != 0
+                and not pe.stopped
+                and not self.signals
+                and self.first_failure is None
+            ):
                 self.first_failure = pe
                 self.failure_time = time.monotonic()
         self.changed.set()
@@ -381,22 +425,29 @@ class Job(Stopping):
                 self.handled_signals = len(self.signals)
                 signum = self.signals[-1]
                 if self.handled_signals == 1:
-                    self.message("got %s; stopping PEs %s" % (
-                        signal_name(signum), self.ranks(self.running())))
+                    self.message(
+                        "got %s; stopping PEs %s"
+                        % (signal_name(signum), self.ranks(self.running()))
+                    )
                     self.interrupt(signum)
                 else:  # asked twice: do not wait any longer
                     self.signal_all(signal.SIGKILL)
                     self.kill_at = None
-            elif (self.args.timeout is not None and not timed_out
-                  and now - start >= self.args.timeout):
+            elif (
+                self.args.timeout is not None and not timed_out and now - start >= self.args.timeout
+            ):
                 timed_out = True
-                self.message("timeout after %g s: PEs still running: %s; "
-                             "asking them for their stacks" % (
-                                 self.args.timeout, self.ranks(self.running())))
+                self.message(
+                    "timeout after %g s: PEs still running: %s; "
+                    "asking them for their stacks" % (self.args.timeout, self.ranks(self.running()))
+                )
                 self.report_stacks()
                 self.stop("the timeout")
-            elif (self.first_failure is not None and self.stop_reason is None
-                  and now - self.failure_time >= self.args.grace):
+            elif (
+                self.first_failure is not None
+                and self.stop_reason is None
+                and now - self.failure_time >= self.args.grace
+            ):
                 self.stop("the failure")
             if self.kill_at is not None and now >= self.kill_at:
                 if not self.stacks_reported:
@@ -428,22 +479,27 @@ class Job(Stopping):
 
     def report_failure(self):
         first = self.first_failure
-        lines = ["PE %d (pid %d) failed first: %s" % (
-            first.rank, first.pid, describe(first.returncode))]
+        lines = [
+            "PE %d (pid %d) failed first: %s" % (first.rank, first.pid, describe(first.returncode))
+        ]
         if first.stderr_tail:
             lines.append("last lines of PE %d's stderr:" % first.rank)
             # Indented, without our prefix: they read as a quote.
             lines.extend("\t" + line for line in first.stderr_tail)
         else:
             lines.append("PE %d wrote nothing on stderr" % first.rank)
-        failed = [pe for pe in self.pes
-                  if pe.returncode != 0 and not pe.stopped]
+        failed = [pe for pe in self.pes if pe.returncode != 0 and not pe.stopped]
         stopped = [pe for pe in self.pes if pe.stopped]
         summary = "%d of %d PEs failed (%s)" % (
-            len(failed), len(self.pes), self.ranks(failed, brackets=False))
+            len(failed),
+            len(self.pes),
+            self.ranks(failed, brackets=False),
+        )
         if stopped:
             summary += "; stopped %s after %s" % (
-                self.ranks(stopped, brackets=False), self.stop_reason)
+                self.ranks(stopped, brackets=False),
+                self.stop_reason,
+            )
         lines.append(summary)
         self.message("\n".join(lines))
 
@@ -481,8 +537,7 @@ def main(argv=None):
     job = Job(args)
     # Handle SIGINT/SIGTERM in the main loop: forward them to the PEs and
     # make sure none outlives the launcher.
-    old_handlers = {s: signal.signal(s, job.on_signal)
-                    for s in (signal.SIGINT, signal.SIGTERM)}
+    old_handlers = {s: signal.signal(s, job.on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         try:
             job.start()

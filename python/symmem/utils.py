@@ -1,5 +1,6 @@
 """nvshmem.core.utils: sizes of arrays and of NVSHMEM's element types
 (`symmem.core.utils` and `import symmem.core.utils` are this module)."""
+
 import math
 
 import numpy as np
@@ -10,9 +11,15 @@ from symmem._memory import _shape_tuple
 
 # NVSHMEM's type names (the C library's table, NumPy's names included) and
 # the C spellings NVSHMEM4Py also accepts.
-_NBYTES = {**_symmem.DTYPES,
-           **{name: _symmem.DTYPES[numpy] for name, numpy in _symmem.DTYPE_ALIASES.items()},
-           "fp16": 2, "int32_t": 4, "uint32_t": 4, "int64_t": 8, "uint64_t": 8}
+_NBYTES = {
+    **_symmem.DTYPES,
+    **{name: _symmem.DTYPES[numpy] for name, numpy in _symmem.DTYPE_ALIASES.items()},
+    "fp16": 2,
+    "int32_t": 4,
+    "uint32_t": 4,
+    "int64_t": 8,
+    "uint64_t": 8,
+}
 
 
 def _itemsize(dtype, call):
@@ -70,8 +77,10 @@ def dtype_nbytes(dtype):
     try:
         return _NBYTES[dtype]
     except (KeyError, TypeError):
-        raise invalid(f"dtype_nbytes: dtype={dtype!r} is not an NVSHMEM type name (one of "
-                      f"{', '.join(sorted(_NBYTES))})") from None
+        raise invalid(
+            f"dtype_nbytes: dtype={dtype!r} is not an NVSHMEM type name (one of "
+            f"{', '.join(sorted(_NBYTES))})"
+        ) from None
 
 
 __all__ = ["get_size", "dtype_nbytes"]

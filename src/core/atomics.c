@@ -25,8 +25,7 @@ static int dtype_allowed(symmem_atomic_op_t op, symmem_dtype_t dtype)
     size_t size = symmem__dtype_bytes(dtype);
     if (size != 4 && size != 8) return 0;
     if (symmem__dtype_is_integer(dtype)) return 1;
-    return symmem__dtype_is_float(dtype) && (unsigned)op < SYMMEM_ATOMIC_COUNT &&
-           takes_floats[op];
+    return symmem__dtype_is_float(dtype) && (unsigned)op < SYMMEM_ATOMIC_COUNT && takes_floats[op];
 }
 
 symmem_status_t symmem_atomic(symmem_atomic_op_t op, void *target, symmem_dtype_t dtype,
@@ -39,8 +38,8 @@ symmem_status_t symmem_atomic(symmem_atomic_op_t op, void *target, symmem_dtype_
                              (int)op);
     if (!dtype_allowed(op, dtype))
         return symmem__error(SYMMEM_ERR_INVALID,
-                             "%s: dtype %s is not supported (int32, int64, uint32, uint64%s)",
-                             call, symmem_dtype_name(dtype),
+                             "%s: dtype %s is not supported (int32, int64, uint32, uint64%s)", call,
+                             symmem_dtype_name(dtype),
                              dtype_allowed(op, SYMMEM_DTYPE_FLOAT32) ? ", float32, float64" : "");
     SYMMEM_CHECK(symmem__check_pe(call, "remote_pe", pe));
     size_t size = symmem_dtype_size(dtype);

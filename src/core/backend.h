@@ -30,23 +30,23 @@
 typedef struct {
     int rank;
     int nranks;
-    char job[96];          /* rendezvous name, the same on every PE of a job */
-    char host[64];         /* this PE's host name */
-    int device;            /* gpu: CUDA ordinal or -1 */
-    int local_rank;        /* rank among the PEs of this host */
-    int local_size;        /* PEs on this host; 0 if the launcher does not say */
-    size_t heap_size;      /* bytes of symmetric heap per PE */
-    double timeout;        /* seconds, 0 = none */
-    double spin_us;        /* spin this long before sleeping */
-    double heartbeat;      /* seconds a PE on another host may be silent; 0 = any */
-    char status_dir[256];  /* launcher's exit reports, "" if none */
+    char job[96];         /* rendezvous name, the same on every PE of a job */
+    char host[64];        /* this PE's host name */
+    int device;           /* gpu: CUDA ordinal or -1 */
+    int local_rank;       /* rank among the PEs of this host */
+    int local_size;       /* PEs on this host; 0 if the launcher does not say */
+    size_t heap_size;     /* bytes of symmetric heap per PE */
+    double timeout;       /* seconds, 0 = none */
+    double spin_us;       /* spin this long before sleeping */
+    double heartbeat;     /* seconds a PE on another host may be silent; 0 = any */
+    char status_dir[256]; /* launcher's exit reports, "" if none */
     /* Non-empty when the launcher says its PEs are on more than one host:
      * which variables say so, e.g. "LOCAL_WORLD_SIZE=2 < WORLD_SIZE=4". */
     char spans_hosts[160];
-    int have_uid;          /* uid below came from the user (gpu uses it) */
+    int have_uid; /* uid below came from the user (gpu uses it) */
     symmem_unique_id_t uid;
-    int have_mpi_comm;     /* init(initializer_method="mpi") on the mpi backend: */
-    uint64_t mpi_comm;     /* the MPI_Comm the PEs are, as an integer */
+    int have_mpi_comm; /* init(initializer_method="mpi") on the mpi backend: */
+    uint64_t mpi_comm; /* the MPI_Comm the PEs are, as an integer */
 } symmem_bootstrap_t;
 
 /* The predefined teams of PEs that all share one host and no GPU (the cpu
@@ -58,8 +58,8 @@ typedef struct {
 typedef struct {
     const int *members; /* members[i]: world PE of team PE i */
     int n;
-    int me;             /* our index in members */
-    int channel;        /* the backend's synchronisation channel for the team */
+    int me;      /* our index in members */
+    int channel; /* the backend's synchronisation channel for the team */
 } symmem_team_view_t;
 
 /* A backend's private state. */
@@ -77,8 +77,8 @@ typedef symmem_status_t symmem_team_split_strided_func_t(symmem_backend_t *be,
                                                          int start, int stride, int size,
                                                          int in_team, int *handle_p);
 typedef symmem_status_t symmem_team_split_2d_func_t(symmem_backend_t *be,
-                                                    const symmem_team_view_t *parent,
-                                                    int xrange, int *xhandle_p, int *yhandle_p);
+                                                    const symmem_team_view_t *parent, int xrange,
+                                                    int *xhandle_p, int *yhandle_p);
 typedef symmem_status_t symmem_team_destroy_func_t(symmem_backend_t *be,
                                                    const symmem_team_view_t *team);
 typedef symmem_status_t symmem_team_sync_func_t(symmem_backend_t *be,
@@ -117,8 +117,7 @@ typedef symmem_status_t symmem_put_signal_func_t(symmem_backend_t *be, void *dst
                                                  symmem_stream_t stream);
 typedef symmem_status_t symmem_signal_wait_until_func_t(symmem_backend_t *be, uint64_t *sig,
                                                         symmem_cmp_t cmp, uint64_t value,
-                                                        symmem_stream_t stream,
-                                                        uint64_t *value_p);
+                                                        symmem_stream_t stream, uint64_t *value_p);
 typedef symmem_status_t symmem_signal_fetch_func_t(symmem_backend_t *be, const uint64_t *sig,
                                                    uint64_t *value_p);
 typedef symmem_status_t symmem_wait_until_func_t(symmem_backend_t *be, void *ivar,
@@ -166,8 +165,8 @@ typedef struct symmem_backend_ops {
 
 /* unsupported.c: the slots of a backend that lacks an operation. Each
  * returns SYMMEM_ERR_UNSUPPORTED naming the call and the running backend. */
-symmem_status_t symmem__unsupported_register_external(symmem_backend_t *be, void *ptr,
-                                                      size_t size, void **sym_p);
+symmem_status_t symmem__unsupported_register_external(symmem_backend_t *be, void *ptr, size_t size,
+                                                      void **sym_p);
 symmem_status_t symmem__unsupported_unregister_external(symmem_backend_t *be, void *sym,
                                                         size_t size);
 void symmem__no_library_version(symmem_backend_t *be, char *text, size_t size);
@@ -176,8 +175,8 @@ symmem_status_t symmem__no_device_state(symmem_backend_t *be,
                                         const struct symmem_device_state *host,
                                         uint64_t *device_addr_p);
 /* cuda_module for a backend with no CUDA modules. */
-symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int library,
-                                                uint64_t handle, int op, int *links_p);
+symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int library, uint64_t handle,
+                                                int op, int *links_p);
 /* predefined_team for PEs that all share one host and no GPU (TEAMS_OF_ONE). */
 symmem_predefined_team_func_t symmem__one_host_predefined_team;
 /* device_wake for a backend built into the library whose waits watch the
@@ -198,8 +197,7 @@ typedef struct {
     /* peer_status.h, so that a backend can tell a dead peer from a slow one */
     uint64_t (*process_start_time)(pid_t pid);
     int (*process_gone)(pid_t pid, uint64_t start_time);
-    int (*exit_report)(const char *status_dir, int pe, char *how, size_t how_size,
-                       double *when_p);
+    int (*exit_report)(const char *status_dir, int pe, char *how, size_t how_size, double *when_p);
     /* env.h: a backend reads its variables through the core's one table */
     const char *(*env_string)(const char *name);
     int (*env_is_set)(const char *name);
@@ -210,8 +208,7 @@ typedef struct {
      * Every blocking loop calls it at each poll, beside its dead-peer check. */
     symmem_status_t (*interrupted)(const char *call);
     /* version 5, calls.h: what PEs called, in the cpu engine's words */
-    void (*calls_group)(const symmem_call_t *calls, const int *pes, int n, char *out,
-                        size_t size);
+    void (*calls_group)(const symmem_call_t *calls, const int *pes, int n, char *out, size_t size);
     void (*call_describe)(symmem_call_t call, char *out, size_t size);
     /* version 6, bootstrap.h: a unique id as the cpu engine makes one (the
      * mpi backend's get_unique_id: its PEs still meet through MPI) */

@@ -43,8 +43,7 @@ static void random_hex(char *out, size_t nhex)
 
 symmem_status_t symmem__cpu_unique_id(symmem_unique_id_t *uid_p)
 {
-    if (uid_p == NULL)
-        return symmem__error(SYMMEM_ERR_INVALID, "get_unique_id: uid_p is NULL");
+    if (uid_p == NULL) return symmem__error(SYMMEM_ERR_INVALID, "get_unique_id: uid_p is NULL");
     uid_layout_t id;
     memset(&id, 0, sizeof(id));
     memcpy(id.magic, UID_MAGIC, 8);
@@ -55,7 +54,6 @@ symmem_status_t symmem__cpu_unique_id(symmem_unique_id_t *uid_p)
     memcpy(uid_p->bytes, &id, sizeof(id));
     return SYMMEM_OK;
 }
-
 
 /* FNV-1a: turns a launcher's identifiers into a short rendezvous name. */
 static unsigned long long hash_text_from(unsigned long long h, const char *text)
@@ -71,8 +69,13 @@ static unsigned long long hash_text(const char *text)
 
 /* The launchers we understand, in the order their variables are tried. */
 typedef enum {
-    LAUNCHER_NONE, LAUNCHER_SYMMEM, LAUNCHER_TORCHRUN, LAUNCHER_OMPI, LAUNCHER_SLURM,
-    LAUNCHER_PMI, LAUNCHER_COUNT
+    LAUNCHER_NONE,
+    LAUNCHER_SYMMEM,
+    LAUNCHER_TORCHRUN,
+    LAUNCHER_OMPI,
+    LAUNCHER_SLURM,
+    LAUNCHER_PMI,
+    LAUNCHER_COUNT
 } launcher_t;
 
 /* rank_var: set by the launcher for its children only (a wrapper between
@@ -138,8 +141,8 @@ static symmem_status_t read_count(const char *name, int *value_p)
     SYMMEM_CHECK(symmem__env_whole("init", name, &value));
     if (value > SYMMEM_MAX_PES)
         return symmem__error(SYMMEM_ERR_INVALID,
-                             "init: %s=%lld is more than symmem runs (at most %d PEs)", name,
-                             value, SYMMEM_MAX_PES);
+                             "init: %s=%lld is more than symmem runs (at most %d PEs)", name, value,
+                             SYMMEM_MAX_PES);
     *value_p = (int)value;
     return SYMMEM_OK;
 }
@@ -153,11 +156,11 @@ static symmem_status_t read_rank_and_size(launcher_t launcher, int *rank_p, int 
     SYMMEM_CHECK(read_count(size_var, &size));
     SYMMEM_CHECK(read_count(rank_var, &rank));
     if (size < 1)
-        return symmem__error(SYMMEM_ERR_INVALID, "init: %s=%d: a job has at least 1 PE",
-                             size_var, size);
+        return symmem__error(SYMMEM_ERR_INVALID, "init: %s=%d: a job has at least 1 PE", size_var,
+                             size);
     if (rank >= size)
-        return symmem__error(SYMMEM_ERR_INVALID, "init: %s=%d is outside [0, %s=%d)",
-                             rank_var, rank, size_var, size);
+        return symmem__error(SYMMEM_ERR_INVALID, "init: %s=%d is outside [0, %s=%d)", rank_var,
+                             rank, size_var, size);
     *rank_p = rank;
     *size_p = size;
     return SYMMEM_OK;
@@ -211,9 +214,9 @@ static symmem_status_t first_count(const char *const names[], int *value_p)
 /* This PE's number on its host, where the launcher says; else fallback. */
 static symmem_status_t local_rank_from_env(int fallback, int *local_rank_p)
 {
-    static const char *const names[] = {"SYMMEM_LOCAL_RANK", "LOCAL_RANK",
-                                        "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID",
-                                        "MPI_LOCALRANKID", NULL};
+    static const char *const names[] = {
+        "SYMMEM_LOCAL_RANK", "LOCAL_RANK",      "OMPI_COMM_WORLD_LOCAL_RANK",
+        "SLURM_LOCALID",     "MPI_LOCALRANKID", NULL};
     int value;
     SYMMEM_CHECK(first_count(names, &value));
     *local_rank_p = value >= 0 ? value : fallback;
@@ -310,9 +313,8 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
             return symmem__error(SYMMEM_ERR_INVALID, "init: nranks=%d is outside [1, %d]",
                                  attr->nranks, SYMMEM_MAX_PES);
         if (attr->rank < 0 || attr->rank >= attr->nranks)
-            return symmem__error(SYMMEM_ERR_INVALID,
-                                 "init: rank=%d is outside [0, nranks=%d)", attr->rank,
-                                 attr->nranks);
+            return symmem__error(SYMMEM_ERR_INVALID, "init: rank=%d is outside [0, nranks=%d)",
+                                 attr->rank, attr->nranks);
         if (memcmp(id.magic, UID_MAGIC, 8) == 0) {
             id.job[sizeof(id.job) - 1] = '\0';
             snprintf(boot.job, sizeof(boot.job), "%s", id.job);
@@ -337,8 +339,8 @@ symmem_status_t symmem__bootstrap_from_attr(const symmem_init_attr_t *attr,
             boot.rank = 0;
             boot.nranks = 1;
         }
-        SYMMEM_CHECK(spans_hosts(launcher, boot.nranks, boot.spans_hosts,
-                                 sizeof(boot.spans_hosts)));
+        SYMMEM_CHECK(
+            spans_hosts(launcher, boot.nranks, boot.spans_hosts, sizeof(boot.spans_hosts)));
     }
     if (symmem__env_flag("SYMMEM_ONE_HOST_PER_PE")) {
         char host[sizeof(boot.host)];

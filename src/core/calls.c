@@ -15,12 +15,9 @@ static const shape_t shapes[SYMMEM_CALL_COUNT] = {SYMMEM_CALL_KINDS(CALL_SHAPE)}
 #undef CALL_SHAPE
 
 static const char *const team_names[SYMMEM_TEAM_FIRST_USER] = {
-    [SYMMEM_TEAM_WORLD] = "WORLD",
-    [SYMMEM_TEAM_SHARED] = "SHARED",
-    [SYMMEM_TEAM_NODE] = "NODE",
-    [SYMMEM_TEAM_SAME_MYPE_NODE] = "SAME_MYPE_NODE",
-    [SYMMEM_TEAM_SAME_GPU] = "SAME_GPU",
-    [SYMMEM_TEAM_GPU_LEADERS] = "GPU_LEADERS",
+    [SYMMEM_TEAM_WORLD] = "WORLD",       [SYMMEM_TEAM_SHARED] = "SHARED",
+    [SYMMEM_TEAM_NODE] = "NODE",         [SYMMEM_TEAM_SAME_MYPE_NODE] = "SAME_MYPE_NODE",
+    [SYMMEM_TEAM_SAME_GPU] = "SAME_GPU", [SYMMEM_TEAM_GPU_LEADERS] = "GPU_LEADERS",
 };
 
 void symmem__call_describe(symmem_call_t call, char *out, size_t size)
@@ -49,22 +46,14 @@ void symmem__call_describe(symmem_call_t call, char *out, size_t size)
     case BYTES:
         snprintf(out, size, "%s(%llu byte%s, %s)", name, count, count == 1 ? "" : "s", team_text);
         break;
-    case TEAM:
-        snprintf(out, size, "%s(%s)", name, team_text);
-        break;
-    case PES:
-        snprintf(out, size, "%s(%llu PEs)", name, count);
-        break;
-    case OF_TEAM:
-        snprintf(out, size, "%s(of %s)", name, team_text);
-        break;
-    case PLAIN: /* init, barrier_all, sync_all, malloc, free */
-        snprintf(out, size, "%s", name);
+    case TEAM: snprintf(out, size, "%s(%s)", name, team_text); break;
+    case PES: snprintf(out, size, "%s(%llu PEs)", name, count); break;
+    case OF_TEAM: snprintf(out, size, "%s(of %s)", name, team_text); break;
+    case PLAIN: /* init, barrier_all, sync_all, malloc, free */ snprintf(out, size, "%s", name);
     }
 }
 
-void symmem__calls_group(const symmem_call_t *calls, const int *pes, int n, char *out,
-                         size_t size)
+void symmem__calls_group(const symmem_call_t *calls, const int *pes, int n, char *out, size_t size)
 {
     char call[160];
     int done[n > 0 ? n : 1];
@@ -83,7 +72,6 @@ void symmem__calls_group(const symmem_call_t *calls, const int *pes, int n, char
             used += snprintf(out + used, size - (size_t)used, "%s %d", k++ ? "," : "", pes[j]);
         }
         symmem__call_describe(calls[i], call, sizeof(call));
-        if (used < (int)size)
-            used += snprintf(out + used, size - (size_t)used, " called %s", call);
+        if (used < (int)size) used += snprintf(out + used, size - (size_t)used, " called %s", call);
     }
 }

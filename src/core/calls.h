@@ -15,8 +15,7 @@
 #define SYMMEM__CALL_KIND(NAME, name, code, shape, moves_data) SYMMEM_CALL_##NAME = code,
 typedef enum {
     SYMMEM_CALL_NONE = 0,
-    SYMMEM_CALL_KINDS(SYMMEM__CALL_KIND)
-    SYMMEM_CALL_COUNT
+    SYMMEM_CALL_KINDS(SYMMEM__CALL_KIND) SYMMEM_CALL_COUNT
 } symmem_call_kind_t;
 #undef SYMMEM__CALL_KIND
 
@@ -24,7 +23,7 @@ typedef enum {
 static inline int symmem__call_moves_data(symmem_call_kind_t kind)
 {
     switch (kind) {
-#define SYMMEM__CALL_MOVES(NAME, name, code, shape, moves_data)                              \
+#define SYMMEM__CALL_MOVES(NAME, name, code, shape, moves_data)                                    \
     case SYMMEM_CALL_##NAME: return moves_data;
         SYMMEM_CALL_KINDS(SYMMEM__CALL_MOVES)
 #undef SYMMEM__CALL_MOVES
@@ -67,7 +66,6 @@ static inline const char *symmem__call_name(symmem_call_t call)
 void symmem__call_describe(symmem_call_t call, char *out, size_t size);
 /* "PEs 0, 2 called barrier_all, PE 1 called reduce(...)": calls[i] is what
  * PE pes[i] called, grouped by call in the order first seen. */
-void symmem__calls_group(const symmem_call_t *calls, const int *pes, int n, char *out,
-                         size_t size);
+void symmem__calls_group(const symmem_call_t *calls, const int *pes, int n, char *out, size_t size);
 
 #endif

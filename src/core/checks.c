@@ -28,8 +28,8 @@ symmem_status_t symmem__check_pe(const char *call, const char *arg, int pe)
                          symmem__rt.n_pes, symmem__pe_range_hint());
 }
 
-symmem_status_t symmem__check_symmetric(const char *call, const char *arg,
-                                        const void *ptr, size_t nbytes)
+symmem_status_t symmem__check_symmetric(const char *call, const char *arg, const void *ptr,
+                                        size_t nbytes)
 {
     uintptr_t address = (uintptr_t)ptr;
     const symmem_allocation_t *a = symmem__registry_find(&symmem__rt.registry, address);
@@ -42,9 +42,8 @@ symmem_status_t symmem__check_symmetric(const char *call, const char *arg,
         return symmem__error(SYMMEM_ERR_NOT_SYMMETRIC,
                              "%s: %s [%p, +%zu) runs %zu bytes past the end of its "
                              "symmetric allocation [%p, +%zu)",
-                             call, arg, ptr, nbytes,
-                             nbytes - (a->size - (address - a->start)), (void *)a->start,
-                             a->size);
+                             call, arg, ptr, nbytes, nbytes - (a->size - (address - a->start)),
+                             (void *)a->start, a->size);
     return SYMMEM_OK;
 }
 

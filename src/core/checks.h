@@ -14,8 +14,8 @@ symmem_status_t symmem__check_pe(const char *call, const char *arg, int pe);
  * started without a launcher, most likely), how to start more; else "". */
 const char *symmem__pe_range_hint(void);
 /* [ptr, ptr+nbytes) must lie inside one live allocation of this PE. */
-symmem_status_t symmem__check_symmetric(const char *call, const char *arg,
-                                        const void *ptr, size_t nbytes);
+symmem_status_t symmem__check_symmetric(const char *call, const char *arg, const void *ptr,
+                                        size_t nbytes);
 /* A private argument may be anywhere but in freed parts of our own heap. */
 symmem_status_t symmem__check_private(const char *call, const char *arg, const void *ptr,
                                       size_t nbytes);

@@ -49,9 +49,8 @@ static symmem_status_t checked_product(const char *call, const char *arg, size_t
                                        size_t times, const char *what, size_t *product_p)
 {
     if (!__builtin_mul_overflow(value, times, product_p)) return SYMMEM_OK;
-    return symmem__error(SYMMEM_ERR_INVALID,
-                         "%s: %s=%zu times %zu (%s) is more than 2**64 bytes", call, arg, value,
-                         times, what);
+    return symmem__error(SYMMEM_ERR_INVALID, "%s: %s=%zu times %zu (%s) is more than 2**64 bytes",
+                         call, arg, value, times, what);
 }
 
 static symmem_status_t check_reduction(const char *call, symmem_dtype_t dtype,
@@ -86,8 +85,7 @@ symmem_status_t symmem_team_sync(symmem_team_t team, symmem_stream_t stream)
 }
 
 symmem_status_t symmem_reduce(symmem_team_t team, void *dst, const void *src, size_t nelems,
-                              symmem_dtype_t dtype, symmem_reduce_op_t op,
-                              symmem_stream_t stream)
+                              symmem_dtype_t dtype, symmem_reduce_op_t op, symmem_stream_t stream)
 {
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("reduce", team, &t));
@@ -99,9 +97,9 @@ symmem_status_t symmem_reduce(symmem_team_t team, void *dst, const void *src, si
     return RT->ops->reduce(RT->be, t, dst, src, nelems, dtype, op, stream);
 }
 
-symmem_status_t symmem_reducescatter(symmem_team_t team, void *dst, const void *src,
-                                     size_t nelems, symmem_dtype_t dtype,
-                                     symmem_reduce_op_t op, symmem_stream_t stream)
+symmem_status_t symmem_reducescatter(symmem_team_t team, void *dst, const void *src, size_t nelems,
+                                     symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                     symmem_stream_t stream)
 {
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("reducescatter", team, &t));
@@ -122,8 +120,8 @@ symmem_status_t symmem_alltoall(symmem_team_t team, void *dst, const void *src, 
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("alltoall", team, &t));
     size_t total;
-    SYMMEM_CHECK(checked_product("alltoall", "nbytes", nbytes, (size_t)t->n, "PEs in the team",
-                                 &total));
+    SYMMEM_CHECK(
+        checked_product("alltoall", "nbytes", nbytes, (size_t)t->n, "PEs in the team", &total));
     SYMMEM_CHECK(check_buffers("alltoall", dst, total, src, total, 0));
     return RT->ops->alltoall(RT->be, t, dst, src, nbytes, stream);
 }
@@ -134,8 +132,8 @@ symmem_status_t symmem_fcollect(symmem_team_t team, void *dst, const void *src, 
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("fcollect", team, &t));
     size_t total;
-    SYMMEM_CHECK(checked_product("fcollect", "nbytes", nbytes, (size_t)t->n, "PEs in the team",
-                                 &total));
+    SYMMEM_CHECK(
+        checked_product("fcollect", "nbytes", nbytes, (size_t)t->n, "PEs in the team", &total));
     SYMMEM_CHECK(check_buffers("fcollect", dst, total, src, nbytes, 0));
     return RT->ops->fcollect(RT->be, t, dst, src, nbytes, stream);
 }
@@ -146,8 +144,8 @@ symmem_status_t symmem_broadcast(symmem_team_t team, void *dst, const void *src,
     const symmem_team_view_t *t;
     SYMMEM_CHECK(member_of("broadcast", team, &t));
     if (root < 0 || root >= t->n)
-        return symmem__error(SYMMEM_ERR_INVALID,
-                             "broadcast: root=%d is outside the team's [0, %d)", root, t->n);
+        return symmem__error(SYMMEM_ERR_INVALID, "broadcast: root=%d is outside the team's [0, %d)",
+                             root, t->n);
     SYMMEM_CHECK(check_buffers("broadcast", dst, nbytes, src, nbytes, 1));
     return RT->ops->broadcast(RT->be, t, dst, src, nbytes, root, stream);
 }

@@ -8,7 +8,9 @@ symmem_status_t symmem__cuda_module(int library, uint64_t handle, int op, int *l
 {
     *links_p = 0;
     if (!symmem__rt.initialized)
-        return symmem__error(SYMMEM_ERR_INVALID, "%s: symmem is not initialized (call "
-                             "symmem.init() first)", library ? "library_init" : "module_init");
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "%s: symmem is not initialized (call "
+                             "symmem.init() first)",
+                             library ? "library_init" : "module_init");
     return symmem__rt.ops->cuda_module(symmem__rt.be, library, handle, op, links_p);
 }

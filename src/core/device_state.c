@@ -17,17 +17,25 @@ _Static_assert(SYMMEM_DEV_MAX_TEAMS == SYMMEM_TEAM_MAX, "the device team table")
 static symmem_device_state_t state;
 static uint64_t gpu_state; /* the backend's device copy, 0 if none */
 
-symmem_device_state_t *symmem__device_state(void) { return &state; }
+symmem_device_state_t *symmem__device_state(void)
+{
+    return &state;
+}
 
-uint64_t symmem__device_state_gpu(void) { return gpu_state; }
+uint64_t symmem__device_state_gpu(void)
+{
+    return gpu_state;
+}
 
 symmem_status_t symmem__device_state_fill(void)
 {
     symmem_runtime_t *rt = &symmem__rt;
     uint64_t *peers = calloc((size_t)rt->n_pes, sizeof(*peers));
     if (peers == NULL)
-        return symmem__error(SYMMEM_ERR_NO_MEMORY, "init: cannot allocate the device state's "
-                             "peer table (%d PEs)", rt->n_pes);
+        return symmem__error(SYMMEM_ERR_NO_MEMORY,
+                             "init: cannot allocate the device state's "
+                             "peer table (%d PEs)",
+                             rt->n_pes);
     uintptr_t base = 0;
     size_t size = 0;
     rt->ops->heap_range(rt->be, &base, &size);
@@ -79,8 +87,7 @@ void symmem__device_state_disown(void)
 void symmem__device_state_abort(int pe)
 {
     int32_t none = -1;
-    __atomic_compare_exchange_n(&state.abort_pe, &none, pe, 0, __ATOMIC_RELAXED,
-                                __ATOMIC_RELAXED);
+    __atomic_compare_exchange_n(&state.abort_pe, &none, pe, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
     /* release: pairs with the acquire load of abort_flag in a device spin,
      * which then reads abort_pe. */
     __atomic_store_n(&state.abort_flag, 1, __ATOMIC_RELEASE);

@@ -7,16 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static const symmem_env_var_t env_table[] = {
-#define SYMMEM_ENV_VAR(name, kind, default_value, applies_to, choices, help) \
+#define SYMMEM_ENV_VAR(name, kind, default_value, applies_to, choices, help)                       \
     {name, SYMMEM_ENV_##kind, default_value, applies_to, choices, help},
 #include "env_vars.def"
 #undef SYMMEM_ENV_VAR
     {NULL, 0, NULL, NULL, NULL, NULL},
 };
 
-const symmem_env_var_t *symmem__env_table(void) { return env_table; }
+const symmem_env_var_t *symmem__env_table(void)
+{
+    return env_table;
+}
 
 /* The row of name; a name missing from the table is a bug in symmem, and
  * says so loudly rather than reading an unlisted variable. */
@@ -51,10 +53,22 @@ long long symmem__parse_size(const char *text)
     while (isspace((unsigned char)*end)) end++;
     double scale = 1;
     switch (toupper((unsigned char)*end)) {
-    case 'K': scale = 1024.0; end++; break;
-    case 'M': scale = 1024.0 * 1024; end++; break;
-    case 'G': scale = 1024.0 * 1024 * 1024; end++; break;
-    case 'T': scale = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    case 'K':
+        scale = 1024.0;
+        end++;
+        break;
+    case 'M':
+        scale = 1024.0 * 1024;
+        end++;
+        break;
+    case 'G':
+        scale = 1024.0 * 1024 * 1024;
+        end++;
+        break;
+    case 'T':
+        scale = 1024.0 * 1024 * 1024 * 1024;
+        end++;
+        break;
     default: break;
     }
     if (scale > 1 && (*end == 'i' || *end == 'I')) end++;
@@ -98,7 +112,10 @@ static double parse_duration(const char *text)
     return -1;
 }
 
-static double parse_size(const char *text) { return (double)symmem__parse_size(text); }
+static double parse_size(const char *text)
+{
+    return (double)symmem__parse_size(text);
+}
 
 /* The parser of each typed kind, and what it takes, in words. */
 static const struct {
@@ -129,17 +146,23 @@ static double read_typed(const char *name)
 
 const char *symmem__env_malformed(const symmem_env_var_t *v)
 {
-    int is_typed = (size_t)v->kind < sizeof(typed) / sizeof(typed[0]) &&
-                   typed[v->kind].parse != NULL;
+    int is_typed =
+        (size_t)v->kind < sizeof(typed) / sizeof(typed[0]) && typed[v->kind].parse != NULL;
     /* NVSHMEM's own variables: NVSHMEM judges them, in its syntax */
     if (!is_typed || strncmp(v->name, "NVSHMEM_", 8) == 0 || !symmem__env_is_set(v->name))
         return NULL;
     return typed[v->kind].parse(symmem__env_string(v->name)) < 0 ? typed[v->kind].takes : NULL;
 }
 
-size_t symmem__env_size(const char *name) { return (size_t)read_typed(name); }
+size_t symmem__env_size(const char *name)
+{
+    return (size_t)read_typed(name);
+}
 
-double symmem__env_number(const char *name) { return read_typed(name); }
+double symmem__env_number(const char *name)
+{
+    return read_typed(name);
+}
 
 int symmem__env_flag(const char *name)
 {
@@ -188,8 +211,8 @@ int symmem__env_choice_index(const char *name, char *listed, size_t size)
         int n = bar ? (int)(bar - p) : (int)strlen(p);
         if ((size_t)n == len && strncmp(p, value, len) == 0) return index;
         if (used < size)
-            used += (size_t)snprintf(listed + used, size - used, "%s'%.*s'", index ? ", " : "",
-                                     n, p);
+            used +=
+                (size_t)snprintf(listed + used, size - used, "%s'%.*s'", index ? ", " : "", n, p);
         p = bar ? bar + 1 : NULL;
     }
     return -1;

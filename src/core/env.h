@@ -12,12 +12,12 @@
 #include "symmem/symmem.h"
 
 typedef enum {
-    SYMMEM_ENV_TEXT,    /* any text */
-    SYMMEM_ENV_CHOICE,  /* one of choices, '|'-separated */
-    SYMMEM_ENV_SIZE,    /* bytes: "4096", "512M", "1.5GiB" */
-    SYMMEM_ENV_NUMBER,  /* a number >= 0 */
-    SYMMEM_ENV_COUNT,   /* an integer >= 0 */
-    SYMMEM_ENV_FLAG,    /* set and not "0" */
+    SYMMEM_ENV_TEXT,     /* any text */
+    SYMMEM_ENV_CHOICE,   /* one of choices, '|'-separated */
+    SYMMEM_ENV_SIZE,     /* bytes: "4096", "512M", "1.5GiB" */
+    SYMMEM_ENV_NUMBER,   /* a number >= 0 */
+    SYMMEM_ENV_COUNT,    /* an integer >= 0 */
+    SYMMEM_ENV_FLAG,     /* set and not "0" */
     SYMMEM_ENV_DURATION, /* seconds: "30", "1.5", "30s", "500ms", "2min" */
 } symmem_env_kind_t;
 

@@ -21,8 +21,8 @@ symmem_status_t symmem__env_check(const char *call)
 symmem_status_t symmem__env_whole(const char *call, const char *name, long long *value_p)
 {
     if (!symmem__env_whole_value(name, value_p))
-        return symmem__error(SYMMEM_ERR_INVALID, "%s: %s='%s' is not a whole number >= 0",
-                             call, name, symmem__env_string(name));
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: %s='%s' is not a whole number >= 0", call,
+                             name, symmem__env_string(name));
     return SYMMEM_OK;
 }
 

@@ -32,9 +32,15 @@ const char *symmem_status_string(symmem_status_t status)
     return status_strings[status];
 }
 
-const char *symmem_last_error(void) { return last_error; }
+const char *symmem_last_error(void)
+{
+    return last_error;
+}
 
-void symmem__error_set_pe(int pe) { error_pe = pe; }
+void symmem__error_set_pe(int pe)
+{
+    error_pe = pe;
+}
 
 symmem_status_t symmem__error(symmem_status_t status, const char *fmt, ...)
 {

@@ -13,16 +13,16 @@ symmem_status_t symmem__error(symmem_status_t status, const char *fmt, ...)
 void symmem__error_set_pe(int pe);
 
 /* Propagate a failure; the first frame that detected it wrote the message. */
-#define SYMMEM_CHECK(call)                                                    \
-    do {                                                                      \
-        symmem_status_t _st = (call);                                         \
-        if (_st != SYMMEM_OK) return _st;                                     \
+#define SYMMEM_CHECK(call)                                                                         \
+    do {                                                                                           \
+        symmem_status_t _st = (call);                                                              \
+        if (_st != SYMMEM_OK) return _st;                                                          \
     } while (0)
 
-#define SYMMEM_CHECK_GOTO(call, status, label)                                \
-    do {                                                                      \
-        (status) = (call);                                                    \
-        if ((status) != SYMMEM_OK) goto label;                                \
+#define SYMMEM_CHECK_GOTO(call, status, label)                                                     \
+    do {                                                                                           \
+        (status) = (call);                                                                         \
+        if ((status) != SYMMEM_OK) goto label;                                                     \
     } while (0)
 
 #endif

@@ -10,8 +10,8 @@ symmem_status_t symmem_register_external(void *ptr, size_t size, void **sym_p)
     SYMMEM_CHECK(symmem__check_initialized(call));
     if (sym_p == NULL) return symmem__error(SYMMEM_ERR_INVALID, "%s: sym_p is NULL", call);
     if (ptr == NULL || size == 0)
-        return symmem__error(SYMMEM_ERR_INVALID, "%s: ptr=%p, size=%zu: nothing to register",
-                             call, ptr, size);
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: ptr=%p, size=%zu: nothing to register", call,
+                             ptr, size);
     if (symmem__registry_find(&symmem__rt.registry, (uintptr_t)ptr) != NULL)
         return symmem__error(SYMMEM_ERR_INVALID,
                              "%s: %p is already symmetric memory; register only memory from "

@@ -24,7 +24,10 @@ static void on_fork_child(void)
     symmem__device_state_disown(); /* njit device code checks the state block */
 }
 
-static void register_handler(void) { pthread_atfork(NULL, NULL, on_fork_child); }
+static void register_handler(void)
+{
+    pthread_atfork(NULL, NULL, on_fork_child);
+}
 
 void symmem__forked_arm(void)
 {

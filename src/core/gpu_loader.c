@@ -70,16 +70,20 @@ static const symmem_backend_ops_t *load(backend_library_t *b, const char **why_p
 
 const symmem_backend_ops_t *symmem__gpu_backend(const char **why_p)
 {
-    static backend_library_t gpu = {
-        .path_var = "SYMMEM_GPU_BACKEND_LIB", .entry = SYMMEM_GPU_BACKEND_ENTRY, .name = "gpu",
-        .how_to_get = "the symmem Python package sets it to its libsymmem_gpu"};
+    static backend_library_t gpu = {.path_var = "SYMMEM_GPU_BACKEND_LIB",
+                                    .entry = SYMMEM_GPU_BACKEND_ENTRY,
+                                    .name = "gpu",
+                                    .how_to_get =
+                                        "the symmem Python package sets it to its libsymmem_gpu"};
     return load(&gpu, why_p);
 }
 
 const symmem_backend_ops_t *symmem__mpi_backend(const char **why_p)
 {
     static backend_library_t mpi = {
-        .path_var = "SYMMEM_MPI_BACKEND_LIB", .entry = SYMMEM_MPI_BACKEND_ENTRY, .name = "mpi",
+        .path_var = "SYMMEM_MPI_BACKEND_LIB",
+        .entry = SYMMEM_MPI_BACKEND_ENTRY,
+        .name = "mpi",
         .how_to_get = "the symmem Python package sets it to its _mpi_backend library, which it "
                       "builds where an MPI compiler (mpicc, or SYMMEM_MPICC) is found at install "
                       "time: pip install 'symmem[mpi]' with a cluster's MPI on PATH, or "

@@ -53,8 +53,10 @@ static size_t list_lower_bound(const block_list_t *list, size_t offset)
     size_t lo = 0, hi = list->count;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (list->items[mid].offset < offset) lo = mid + 1;
-        else hi = mid;
+        if (list->items[mid].offset < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -78,8 +80,8 @@ void symmem__heap_allocator_destroy(symmem_heap_allocator_t *a)
     free(a);
 }
 
-symmem_status_t symmem__heap_allocator_alloc(symmem_heap_allocator_t *a, size_t size, size_t alignment,
-                                            size_t *offset_p)
+symmem_status_t symmem__heap_allocator_alloc(symmem_heap_allocator_t *a, size_t size,
+                                             size_t alignment, size_t *offset_p)
 {
     if (alignment < ALIGNMENT) alignment = ALIGNMENT;
     if (size > SIZE_MAX - ALIGNMENT) return SYMMEM_ERR_NO_MEMORY;

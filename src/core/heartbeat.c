@@ -60,11 +60,14 @@ static void send_record(int fd, uint32_t kind, int pe)
 static void describe(char *how, size_t size, int kind, int observer, double limit)
 {
     if (kind == LOST_CLOSED)
-        snprintf(how, size, "ended without finalize: its heartbeat connection to PE %d closed "
-                            "(the process died or exited)", observer);
+        snprintf(how, size,
+                 "ended without finalize: its heartbeat connection to PE %d closed "
+                 "(the process died or exited)",
+                 observer);
     else
-        snprintf(how, size, "fell silent: PE %d heard no heartbeat from it for %.0f s (its "
-                            "host or the network is down, or the process is stopped)",
+        snprintf(how, size,
+                 "fell silent: PE %d heard no heartbeat from it for %.0f s (its "
+                 "host or the network is down, or the process is stopped)",
                  observer, limit);
 }
 
@@ -260,8 +263,10 @@ static int local_addrs(const char *ifname, uint32_t addrs[HEARTBEAT_ADDRS], char
         }
     freeifaddrs(list);
     if (n == 0 && ifname[0] != '\0') {
-        snprintf(why, why_size, "no interface named %s... has an IPv4 address "
-                                "(NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME)", ifname);
+        snprintf(why, why_size,
+                 "no interface named %s... has an IPv4 address "
+                 "(NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME)",
+                 ifname);
         return -1;
     }
     if (n == 0) addrs[0] = htonl(INADDR_LOOPBACK);
@@ -275,13 +280,14 @@ static int enough_files(int n_pes, char *why, size_t why_size)
     struct rlimit files;
     rlim_t needed = (rlim_t)n_pes + 256; /* and what the program opens itself */
     if (getrlimit(RLIMIT_NOFILE, &files) != 0 || files.rlim_cur >= needed) return 0;
-    files.rlim_cur = files.rlim_max == RLIM_INFINITY || files.rlim_max >= needed
-                         ? needed : files.rlim_max;
+    files.rlim_cur =
+        files.rlim_max == RLIM_INFINITY || files.rlim_max >= needed ? needed : files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
     if (files.rlim_cur >= needed) return 0;
-    snprintf(why, why_size, "PE 0 keeps a heartbeat connection to each of %d PEs, but may open "
-             "only %llu files (ulimit -n; the hard limit); raise it to at least %llu", n_pes,
-             (unsigned long long)files.rlim_cur, (unsigned long long)needed);
+    snprintf(why, why_size,
+             "PE 0 keeps a heartbeat connection to each of %d PEs, but may open "
+             "only %llu files (ulimit -n; the hard limit); raise it to at least %llu",
+             n_pes, (unsigned long long)files.rlim_cur, (unsigned long long)needed);
     return -1;
 }
 
@@ -310,8 +316,8 @@ int symmem__heartbeat_serve(heartbeat_t *h, int n_pes, double silence_limit, con
 static int connect_within(uint32_t addr, uint16_t port, double seconds)
 {
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(port),
-                             .sin_addr.s_addr = addr};
+    struct sockaddr_in to = {
+        .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = addr};
     if (fd < 0) return -1;
     if (connect(fd, (struct sockaddr *)&to, sizeof(to)) != 0 && errno != EINPROGRESS) {
         int saved = errno;
@@ -347,9 +353,11 @@ int symmem__heartbeat_join(heartbeat_t *h, int me, int n_pes, double silence_lim
         fd = connect_within(hub->addrs[i], hub->port, CONNECT_SECONDS);
     }
     if (fd < 0) {
-        snprintf(why, why_size, "cannot reach PE 0's heartbeat at %s (%s); set "
+        snprintf(why, why_size,
+                 "cannot reach PE 0's heartbeat at %s (%s); set "
                  "NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME to the interface the hosts reach each "
-                 "other on", where, strerror(errno));
+                 "other on",
+                 where, strerror(errno));
         return fail(h, why, why_size, NULL);
     }
     hello_t hello = {htonl(HELLO_MAGIC), (int32_t)htonl((uint32_t)me), hub->token};

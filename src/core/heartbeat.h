@@ -28,15 +28,15 @@ typedef struct heartbeat_peer heartbeat_peer_t;
 
 typedef struct {
     int me, n_pes;
-    double silence_limit;     /* seconds without a beat before a peer counts as lost; 0: never */
+    double silence_limit; /* seconds without a beat before a peer counts as lost; 0: never */
     heartbeat_hub_t hub;
-    int listen_fd;            /* PE 0's; -1 elsewhere */
-    heartbeat_peer_t *peers;  /* PE 0: one per PE; elsewhere: [0] is PE 0 */
-    int wake[2];              /* a pipe: a byte stops the thread */
+    int listen_fd;           /* PE 0's; -1 elsewhere */
+    heartbeat_peer_t *peers; /* PE 0: one per PE; elsewhere: [0] is PE 0 */
+    int wake[2];             /* a pipe: a byte stops the thread */
     pthread_t thread;
     int running;
-    _Atomic int lost_pe;      /* the first PE lost; -1 while none */
-    char how[200];            /* how it was lost: written before lost_pe */
+    _Atomic int lost_pe; /* the first PE lost; -1 while none */
+    char how[200];       /* how it was lost: written before lost_pe */
 } heartbeat_t;
 
 /* PE 0: listens on the IPv4 addresses of this host (those of interfaces

@@ -17,6 +17,5 @@ symmem_status_t symmem__interrupted(const char *call)
 {
     symmem_interrupt_check_func_t check = atomic_load_explicit(&installed, memory_order_relaxed);
     if (check == NULL || !check()) return SYMMEM_OK;
-    return symmem__error(SYMMEM_ERR_INTERRUPTED,
-                         "%s: interrupted by a signal while waiting", call);
+    return symmem__error(SYMMEM_ERR_INTERRUPTED, "%s: interrupted by a signal while waiting", call);
 }

@@ -21,8 +21,7 @@ void symmem__launcher_link(void)
     unsigned long long start;
     char extra;
     const char *text = symmem__env_string("SYMMEM_LAUNCHER");
-    if (sscanf(text, "%lld:%llu%c", &pid, &start, &extra) != 2 || pid <= 1 || start == 0)
-        return;
+    if (sscanf(text, "%lld:%llu%c", &pid, &start, &extra) != 2 || pid <= 1 || start == 0) return;
     if (getppid() == (pid_t)pid) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         /* Had it died before the prctl, we would have been re-parented and

@@ -66,8 +66,8 @@ static symmem_status_t choose_backend(const char *call, const char *requested,
             why = reason;
         }
         if (*ops_p == NULL)
-            return symmem__error(SYMMEM_ERR_BACKEND, "%s: backend='%s' cannot run here: %s",
-                                 call, name, why);
+            return symmem__error(SYMMEM_ERR_BACKEND, "%s: backend='%s' cannot run here: %s", call,
+                                 name, why);
     } else {
         return symmem__error(SYMMEM_ERR_INVALID,
                              "%s: backend='%s' is not one of 'cpu', 'gpu', 'mpi', 'auto'", call,
@@ -78,8 +78,7 @@ static symmem_status_t choose_backend(const char *call, const char *requested,
 
 symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p)
 {
-    if (uid_p == NULL)
-        return symmem__error(SYMMEM_ERR_INVALID, "get_unique_id: uid_p is NULL");
+    if (uid_p == NULL) return symmem__error(SYMMEM_ERR_INVALID, "get_unique_id: uid_p is NULL");
     const symmem_backend_ops_t *ops = NULL;
     SYMMEM_CHECK(choose_backend("get_unique_id", NULL, NULL, &ops));
     return ops->get_unique_id(uid_p);
@@ -122,8 +121,7 @@ symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
                              attr ? attr->version : 0, SYMMEM_INIT_ATTR_VERSION);
     symmem_init_attr_t full; /* a version 1 attr ends before mpi_comm */
     symmem_init_attr_default(&full);
-    memcpy(&full, attr, attr->version == 1 ? offsetof(symmem_init_attr_t, mpi_comm)
-                                           : sizeof(full));
+    memcpy(&full, attr, attr->version == 1 ? offsetof(symmem_init_attr_t, mpi_comm) : sizeof(full));
     attr = &full;
     if (attr->method == SYMMEM_INIT_WITH_MPI_COMM && attr->version < 2)
         return symmem__error(SYMMEM_ERR_INVALID,
@@ -176,14 +174,23 @@ symmem_status_t symmem_finalize(void)
     return status;
 }
 
-int symmem_initialized(void) { return symmem__rt.initialized; }
+int symmem_initialized(void)
+{
+    return symmem__rt.initialized;
+}
 
 int symmem_device(void)
 {
     return symmem__rt.initialized ? symmem__rt.ops->device(symmem__rt.be) : -1;
 }
-int symmem_my_pe(void) { return symmem__rt.my_pe; }
-int symmem_n_pes(void) { return symmem__rt.n_pes; }
+int symmem_my_pe(void)
+{
+    return symmem__rt.my_pe;
+}
+int symmem_n_pes(void)
+{
+    return symmem__rt.n_pes;
+}
 
 const char *symmem_library_version(void)
 {

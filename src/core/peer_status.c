@@ -27,8 +27,9 @@ uint64_t symmem__process_start_time(pid_t pid)
     char state = 0;
     unsigned long long start = 0;
     if (fields == NULL ||
-        sscanf(fields, "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
-                       "%*d %*d %llu",
+        sscanf(fields,
+               "%c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+               "%*d %*d %llu",
                &state, &start) != 2)
         return 0;
     return state == 'Z' || state == 'X' ? 0 : start;
@@ -40,8 +41,7 @@ int symmem__process_gone(pid_t pid, uint64_t start_time)
     return symmem__process_start_time(pid) != start_time;
 }
 
-int symmem__exit_report(const char *status_dir, int pe, char *how, size_t how_size,
-                        double *when_p)
+int symmem__exit_report(const char *status_dir, int pe, char *how, size_t how_size, double *when_p)
 {
     if (status_dir == NULL || status_dir[0] == '\0') return 0;
     char path[512];

@@ -20,7 +20,6 @@ int symmem__process_gone(pid_t pid, uint64_t start_time);
 
 /* The launcher's exit report for PE pe in status_dir ("" if none): a line
  * such as "was killed by signal 9", and when it was written. 0 if none. */
-int symmem__exit_report(const char *status_dir, int pe, char *how, size_t how_size,
-                        double *when_p);
+int symmem__exit_report(const char *status_dir, int pe, char *how, size_t how_size, double *when_p);
 
 #endif

@@ -16,20 +16,20 @@ static size_t upper_bound(const symmem_registry_t *reg, uintptr_t address)
     size_t lo = 0, hi = reg->count;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (reg->items[mid].start <= address) lo = mid + 1;
-        else hi = mid;
+        if (reg->items[mid].start <= address)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
     return lo;
 }
 
-symmem_status_t symmem__registry_add(symmem_registry_t *reg, void *start, size_t size,
-                                     int external)
+symmem_status_t symmem__registry_add(symmem_registry_t *reg, void *start, size_t size, int external)
 {
     if (reg->count == reg->capacity) {
         size_t capacity = reg->capacity ? reg->capacity * 2 : 64;
         symmem_allocation_t *items = realloc(reg->items, capacity * sizeof(*items));
-        if (items == NULL)
-            return symmem__error(SYMMEM_ERR_NO_MEMORY, "malloc: out of host memory");
+        if (items == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "malloc: out of host memory");
         reg->items = items;
         reg->capacity = capacity;
     }
@@ -40,8 +40,7 @@ symmem_status_t symmem__registry_add(symmem_registry_t *reg, void *start, size_t
     return SYMMEM_OK;
 }
 
-const symmem_allocation_t *symmem__registry_find(const symmem_registry_t *reg,
-                                                 uintptr_t address)
+const symmem_allocation_t *symmem__registry_find(const symmem_registry_t *reg, uintptr_t address)
 {
     size_t at = upper_bound(reg, address);
     if (at == 0) return NULL;

@@ -17,7 +17,7 @@
 typedef struct {
     uintptr_t start;
     size_t size;
-    int external; /* registered with register_external, not malloc'd */
+    int external;        /* registered with register_external, not malloc'd */
     uint64_t generation; /* > 0, unique for the life of the process */
 } symmem_allocation_t;
 
@@ -32,8 +32,7 @@ symmem_status_t symmem__registry_add(symmem_registry_t *reg, void *start, size_t
 /* Removes the allocation starting at start; SYMMEM_ERR_NOT_SYMMETRIC if none. */
 symmem_status_t symmem__registry_remove(symmem_registry_t *reg, void *start);
 /* The allocation containing address, or NULL. */
-const symmem_allocation_t *symmem__registry_find(const symmem_registry_t *reg,
-                                                 uintptr_t address);
+const symmem_allocation_t *symmem__registry_find(const symmem_registry_t *reg, uintptr_t address);
 /* A generation for an allocation with no address (size 0, which the
  * registry does not hold): never reused, and retired by the next finalize
  * like the others. */

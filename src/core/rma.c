@@ -21,14 +21,12 @@ const char *symmem_dtype_name(symmem_dtype_t dtype)
 
 /* Checks shared by put and get: symmetric side, private side, PE. */
 static symmem_status_t check_rma(const char *call, const char *sym_arg, const void *sym,
-                                 const char *other_arg, const void *other, size_t nbytes,
-                                 int pe)
+                                 const char *other_arg, const void *other, size_t nbytes, int pe)
 {
     SYMMEM_CHECK(symmem__check_initialized(call));
     SYMMEM_CHECK(symmem__check_pe(call, "pe", pe));
     if (nbytes == 0) return SYMMEM_OK;
-    if (other == NULL)
-        return symmem__error(SYMMEM_ERR_INVALID, "%s: %s is NULL", call, other_arg);
+    if (other == NULL) return symmem__error(SYMMEM_ERR_INVALID, "%s: %s is NULL", call, other_arg);
     SYMMEM_CHECK(symmem__check_private(call, other_arg, other, nbytes));
     return symmem__check_symmetric(call, sym_arg, sym, nbytes);
 }
@@ -99,8 +97,8 @@ static symmem_status_t check_signal(const char *call, const uint64_t *sig)
 {
     SYMMEM_CHECK(symmem__check_symmetric(call, "signal_var", sig, sizeof(*sig)));
     if ((uintptr_t)sig % sizeof(*sig) != 0)
-        return symmem__error(SYMMEM_ERR_INVALID,
-                             "%s: signal_var %p is not 8-byte aligned", call, (void *)sig);
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: signal_var %p is not 8-byte aligned", call,
+                             (void *)sig);
     return SYMMEM_OK;
 }
 
@@ -120,10 +118,9 @@ static symmem_status_t check_cmp(const char *call, symmem_cmp_t cmp)
                          (int)cmp);
 }
 
-static symmem_status_t put_signal(const char *call, void *dst, const void *src,
-                                  size_t nbytes, uint64_t *sig, uint64_t value,
-                                  symmem_signal_op_t op, int pe, int nbi,
-                                  symmem_stream_t stream)
+static symmem_status_t put_signal(const char *call, void *dst, const void *src, size_t nbytes,
+                                  uint64_t *sig, uint64_t value, symmem_signal_op_t op, int pe,
+                                  int nbi, symmem_stream_t stream)
 {
     SYMMEM_CHECK(check_rma(call, "dst", dst, "src", src, nbytes, pe));
     SYMMEM_CHECK(check_signal(call, sig));
@@ -138,15 +135,15 @@ symmem_status_t symmem_put_signal(void *dst, const void *src, size_t nbytes, uin
     return put_signal("put_signal", dst, src, nbytes, sig, value, op, pe, 0, stream);
 }
 
-symmem_status_t symmem_put_signal_nbi(void *dst, const void *src, size_t nbytes,
-                                      uint64_t *sig, uint64_t value, symmem_signal_op_t op,
-                                      int pe, symmem_stream_t stream)
+symmem_status_t symmem_put_signal_nbi(void *dst, const void *src, size_t nbytes, uint64_t *sig,
+                                      uint64_t value, symmem_signal_op_t op, int pe,
+                                      symmem_stream_t stream)
 {
     return put_signal("put_signal_nbi", dst, src, nbytes, sig, value, op, pe, 1, stream);
 }
 
-symmem_status_t symmem_signal_op(uint64_t *sig, uint64_t value, symmem_signal_op_t op,
-                                 int pe, symmem_stream_t stream)
+symmem_status_t symmem_signal_op(uint64_t *sig, uint64_t value, symmem_signal_op_t op, int pe,
+                                 symmem_stream_t stream)
 {
     static const char zero = 0;
     return put_signal("signal_op", NULL, &zero, 0, sig, value, op, pe, 0, stream);
@@ -180,20 +177,19 @@ static symmem_status_t check_ivar(const char *call, const void *ivar, symmem_dty
     size_t size = symmem_dtype_size(dtype);
     SYMMEM_CHECK(symmem__check_symmetric(call, "ivar", ivar, size));
     if ((uintptr_t)ivar % size != 0)
-        return symmem__error(SYMMEM_ERR_INVALID, "%s: ivar %p is not %zu-byte aligned", call,
-                             ivar, size);
+        return symmem__error(SYMMEM_ERR_INVALID, "%s: ivar %p is not %zu-byte aligned", call, ivar,
+                             size);
     return check_cmp(call, cmp);
 }
 
-symmem_status_t symmem_wait_until(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
-                                  int64_t value)
+symmem_status_t symmem_wait_until(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp, int64_t value)
 {
     SYMMEM_CHECK(check_ivar("wait_until", ivar, dtype, cmp));
     return RT->ops->wait_until(RT->be, ivar, dtype, cmp, value);
 }
 
-symmem_status_t symmem_test(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
-                            int64_t value, int *result_p)
+symmem_status_t symmem_test(void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp, int64_t value,
+                            int *result_p)
 {
     SYMMEM_CHECK(check_ivar("test", ivar, dtype, cmp));
     return RT->ops->test(RT->be, ivar, dtype, cmp, value, result_p);

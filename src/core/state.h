@@ -20,7 +20,7 @@ typedef struct {
     int n_pes;
     const symmem_backend_ops_t *ops;
     symmem_backend_t *be;
-    symmem_registry_t registry; /* live allocations of this PE */
+    symmem_registry_t registry;                 /* live allocations of this PE */
     symmem_team_entry_t teams[SYMMEM_TEAM_MAX]; /* indexed by handle */
 } symmem_runtime_t;
 

@@ -123,8 +123,10 @@ static symmem_status_t adopt(const char *call, int handle, int *members, int siz
         free(members);
         *team_p = SYMMEM_TEAM_INVALID;
         if (handle == SYMMEM_TEAM_INVALID) return SYMMEM_OK; /* not a member */
-        return symmem__error(SYMMEM_ERR_BACKEND, "%s: the backend returned team handle %d, "
-                             "which is out of range or in use", call, handle);
+        return symmem__error(SYMMEM_ERR_BACKEND,
+                             "%s: the backend returned team handle %d, "
+                             "which is out of range or in use",
+                             call, handle);
     }
     team_store(handle, members, size, handle);
     *team_p = handle;

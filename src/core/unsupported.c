@@ -8,8 +8,8 @@
 #include "error.h"
 #include "state.h"
 
-symmem_status_t symmem__unsupported_register_external(symmem_backend_t *be, void *ptr,
-                                                      size_t size, void **sym_p)
+symmem_status_t symmem__unsupported_register_external(symmem_backend_t *be, void *ptr, size_t size,
+                                                      void **sym_p)
 {
     (void)be, (void)ptr, (void)size, (void)sym_p;
     return symmem__error(SYMMEM_ERR_UNSUPPORTED,
@@ -48,8 +48,8 @@ void symmem__no_wake(symmem_backend_t *be, int pe)
     (void)pe;
 }
 
-symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int library,
-                                                uint64_t handle, int op, int *links_p)
+symmem_status_t symmem__unsupported_cuda_module(symmem_backend_t *be, int library, uint64_t handle,
+                                                int op, int *links_p)
 {
     (void)be, (void)handle, (void)op;
     *links_p = 0;

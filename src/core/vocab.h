@@ -26,7 +26,7 @@ typedef struct {
     symmem__dtype_kind_t kind;
 } symmem__dtype_info_t;
 
-#define SYMMEM__DTYPE_INFO(NAME, name, code, size, ctype, nvshmem, kind)                    \
+#define SYMMEM__DTYPE_INFO(NAME, name, code, size, ctype, nvshmem, kind)                           \
     [code] = {name, size, nvshmem, SYMMEM__KIND_##kind},
 static const symmem__dtype_info_t symmem__dtype_info[SYMMEM_DTYPE_COUNT] = {
     SYMMEM_DTYPES(SYMMEM__DTYPE_INFO)};
@@ -91,21 +91,24 @@ static inline int symmem__signal_op_valid(int op)
 
 /* *holds_p = whether (found cmp given) holds, both compared as T; 0 for no
  * comparison. */
-#define SYMMEM__COMPARE_AS(T, found, cmp, given, holds_p)                                    \
-    do {                                                                                     \
-        T symmem__a = (T)(found), symmem__b = (T)(given);                                    \
-        int symmem__holds = 0;                                                               \
-        switch (cmp) { SYMMEM_COMPARISONS(SYMMEM__COMPARE_CASE) default: break; }             \
-        *(holds_p) = symmem__holds;                                                          \
+#define SYMMEM__COMPARE_AS(T, found, cmp, given, holds_p)                                          \
+    do {                                                                                           \
+        T symmem__a = (T)(found), symmem__b = (T)(given);                                          \
+        int symmem__holds = 0;                                                                     \
+        switch (cmp) {                                                                             \
+            SYMMEM_COMPARISONS(SYMMEM__COMPARE_CASE) default : break;                              \
+        }                                                                                          \
+        *(holds_p) = symmem__holds;                                                                \
     } while (0)
-#define SYMMEM__COMPARE_CASE(NAME, name, code, op)                                           \
+#define SYMMEM__COMPARE_CASE(NAME, name, code, op)                                                 \
     case code: symmem__holds = symmem__a op symmem__b; break;
 
 /* "==" for SYMMEM_CMP_EQ, ...; "?" for no comparison. */
 static inline const char *symmem__cmp_operator(int cmp)
 {
     switch (cmp) {
-#define SYMMEM__CMP_TEXT(NAME, name, code, op) case code: return #op;
+#define SYMMEM__CMP_TEXT(NAME, name, code, op)                                                     \
+    case code: return #op;
         SYMMEM_COMPARISONS(SYMMEM__CMP_TEXT)
 #undef SYMMEM__CMP_TEXT
     default: return "?";

@@ -12,16 +12,15 @@ static int name_matches(const char *spec, const char *key)
     return 0;
 }
 
-int symmem__ext_parse(module_state_t *st, const symmem__ext_params_t *params,
-                      PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                      PyObject **out)
+int symmem__ext_parse(module_state_t *st, const symmem__ext_params_t *params, PyObject *const *args,
+                      Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     const char *call = params->call;
     int nnames = 0;
     while (params->names[nnames] != NULL) out[nnames++] = NULL;
     if (nargs > params->positional) {
-        symmem__ext_raise_invalid(st, "%s: takes at most %d positional arguments (%zd given)",
-                                  call, params->positional, nargs);
+        symmem__ext_raise_invalid(st, "%s: takes at most %d positional arguments (%zd given)", call,
+                                  params->positional, nargs);
         return -1;
     }
     for (Py_ssize_t i = 0; i < nargs; i++) out[i] = args[i];
@@ -65,9 +64,11 @@ int symmem__ext_as_long(module_state_t *st, PyObject *obj, const char *call, con
         /* Too large, or an __index__ that failed (a NumPy array of several values). */
         int overflow = PyErr_ExceptionMatches(PyExc_OverflowError);
         PyErr_Clear();
-        if (overflow) symmem__ext_raise_invalid(st, "%s: %s is out of range", call, arg);
-        else symmem__ext_raise_invalid(st, "%s: %s must be an int, got %s", call, arg,
-                                       Py_TYPE(obj)->tp_name);
+        if (overflow)
+            symmem__ext_raise_invalid(st, "%s: %s is out of range", call, arg);
+        else
+            symmem__ext_raise_invalid(st, "%s: %s must be an int, got %s", call, arg,
+                                      Py_TYPE(obj)->tp_name);
         return -1;
     }
     *value_p = value;
@@ -156,8 +157,8 @@ int symmem__ext_as_team(module_state_t *st, PyObject *obj, const char *call, con
 {
     if (obj == NULL) return 0;
     if (obj == Py_None) {
-        symmem__ext_raise_invalid(st, "%s: %s is None (this PE is not a member of that team)",
-                                  call, arg);
+        symmem__ext_raise_invalid(st, "%s: %s is None (this PE is not a member of that team)", call,
+                                  arg);
         return -1;
     }
     if (PyBool_Check(obj) || !PyLong_Check(obj)) {
@@ -175,8 +176,8 @@ int symmem__ext_as_team(module_state_t *st, PyObject *obj, const char *call, con
     return 0;
 }
 
-int symmem__ext_as_member_team(module_state_t *st, PyObject *obj, const char *call,
-                               const char *arg, symmem_team_t *team_p)
+int symmem__ext_as_member_team(module_state_t *st, PyObject *obj, const char *call, const char *arg,
+                               symmem_team_t *team_p)
 {
     symmem_team_t team = *team_p;
     const symmem_team_view_t *view;
@@ -199,8 +200,10 @@ int symmem__ext_as_cmp(module_state_t *st, PyObject *obj, const char *call, symm
     }
     if (symmem__ext_as_long(st, obj, call, "cmp", &value) < 0) return -1;
     if (value < 0 || value >= SYMMEM_CMP_COUNT) {
-        symmem__ext_raise_invalid(st, "%s: cmp=%lld is not a ComparisonType (CMP_EQ=%d .. "
-                                      "CMP_GE=%d)", call, value, SYMMEM_CMP_EQ, SYMMEM_CMP_GE);
+        symmem__ext_raise_invalid(st,
+                                  "%s: cmp=%lld is not a ComparisonType (CMP_EQ=%d .. "
+                                  "CMP_GE=%d)",
+                                  call, value, SYMMEM_CMP_EQ, SYMMEM_CMP_GE);
         return -1;
     }
     *cmp_p = (symmem_cmp_t)value;
@@ -213,9 +216,10 @@ int symmem__ext_as_signal_op(module_state_t *st, PyObject *obj, const char *call
     long long value = *op_p; /* kept when obj is NULL (not given) */
     if (symmem__ext_as_long(st, obj, call, "signal_op", &value) < 0) return -1;
     if (!symmem__signal_op_valid((int)value)) {
-        symmem__ext_raise_invalid(st, "%s: signal_op=%lld is not SignalOp.SIGNAL_SET (%d) or "
-                                      "SIGNAL_ADD (%d)", call, value, SYMMEM_SIGNAL_SET,
-                                  SYMMEM_SIGNAL_ADD);
+        symmem__ext_raise_invalid(st,
+                                  "%s: signal_op=%lld is not SignalOp.SIGNAL_SET (%d) or "
+                                  "SIGNAL_ADD (%d)",
+                                  call, value, SYMMEM_SIGNAL_SET, SYMMEM_SIGNAL_ADD);
         return -1;
     }
     *op_p = (symmem_signal_op_t)value;

@@ -12,7 +12,7 @@
 
 /* A method table entry in the one style; doc starts with a text signature
  * ("put($module, dst, src, ...)\n--\n\n"), which inspect.signature reads. */
-#define SYMMEM__EXT_METHOD(name, func, doc) \
+#define SYMMEM__EXT_METHOD(name, func, doc)                                                        \
     {name, (PyCFunction)(void (*)(void))func, METH_FASTCALL | METH_KEYWORDS, doc}
 /* For functions without arguments ("my_pe($module, /)\n--\n\n"). */
 #define SYMMEM__EXT_NOARGS(name, func, doc) {name, (PyCFunction)func, METH_NOARGS, doc}
@@ -26,9 +26,8 @@ typedef struct {
 } symmem__ext_params_t;
 
 /* Fills out[i] with the argument for names[i], NULL where not given. */
-int symmem__ext_parse(module_state_t *st, const symmem__ext_params_t *params,
-                      PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                      PyObject **out);
+int symmem__ext_parse(module_state_t *st, const symmem__ext_params_t *params, PyObject *const *args,
+                      Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 
 /* Converters: 0 with the value in *value_p, or -1 with NvshmemInvalid. A
  * NULL obj (an optional argument not given) leaves *value_p, the default. */
@@ -52,8 +51,8 @@ int symmem__ext_as_team(module_state_t *st, PyObject *obj, const char *call, con
                         symmem_team_t *team_p);
 /* as_team, and the team must exist with this PE a member (the core's lookup),
  * for the calls the core answers without an error (the team queries). */
-int symmem__ext_as_member_team(module_state_t *st, PyObject *obj, const char *call,
-                               const char *arg, symmem_team_t *team_p);
+int symmem__ext_as_member_team(module_state_t *st, PyObject *obj, const char *call, const char *arg,
+                               symmem_team_t *team_p);
 /* A str (a name: the backend, or the call= and arg= by which the package
  * has errors name its own functions); None only where allow_none. */
 int symmem__ext_as_text(module_state_t *st, PyObject *obj, const char *call, const char *arg,

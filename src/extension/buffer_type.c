@@ -10,8 +10,8 @@
 #include "errors.h"
 #include "../core/internal.h"
 
-PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe,
-                                 int owner, PyObject *base)
+PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe, int owner,
+                                 PyObject *base)
 {
     buffer_object_t *buf = PyObject_GC_New(buffer_object_t, st->buffer_type);
     if (buf == NULL) return NULL;
@@ -24,8 +24,9 @@ PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size,
     buf->base = Py_XNewRef(base);
     if (base != NULL) buf->generation = ((buffer_object_t *)base)->generation;
     /* Size 0 has no address: a generation of its own, which finalize retires. */
-    else buf->generation = ptr != NULL ? symmem__allocation_generation(ptr)
-                                       : symmem__registry_new_generation();
+    else
+        buf->generation =
+            ptr != NULL ? symmem__allocation_generation(ptr) : symmem__registry_new_generation();
     PyObject_GC_Track(buf);
     return (PyObject *)buf;
 }
@@ -61,14 +62,15 @@ static int buffer_getbuffer(buffer_object_t *self, Py_buffer *view, int flags)
 {
     if (!symmem__ext_buffer_usable(self)) {
         symmem__ext_raise_invalid(state_of(self), "Buffer: the memory at 0x%llx was freed",
-                      (unsigned long long)(uintptr_t)self->ptr);
+                                  (unsigned long long)(uintptr_t)self->ptr);
         return -1;
     }
     if (self->device >= 0) {
         /* The CPU must never touch GPU memory through a memoryview. */
         PyErr_Format(PyExc_BufferError,
                      "symmem.Buffer: device memory (cuda:%d) has no buffer protocol; use "
-                     "__cuda_array_interface__ or __dlpack__ (CuPy, torch)", self->device);
+                     "__cuda_array_interface__ or __dlpack__ (CuPy, torch)",
+                     self->device);
         return -1;
     }
     return PyBuffer_FillInfo(view, (PyObject *)self, self->ptr, self->size, 0, flags);
@@ -112,8 +114,8 @@ static PyObject *buffer_get_cai(buffer_object_t *self, void *closure)
         return symmem__ext_raise_invalid(state_of(self),
                                          "__cuda_array_interface__: the Buffer was freed");
     return Py_BuildValue("{s:(n),s:s,s:(KO),s:i,s:O,s:O}", "shape", self->size, "typestr", "|u1",
-                         "data", (unsigned long long)(uintptr_t)self->ptr, Py_False, "version",
-                         3, "strides", Py_None, "stream", Py_None);
+                         "data", (unsigned long long)(uintptr_t)self->ptr, Py_False, "version", 3,
+                         "strides", Py_None, "stream", Py_None);
 }
 
 static PyObject *buffer_get_pe(buffer_object_t *self, void *closure)
@@ -193,8 +195,7 @@ static void capsule_destructor(PyObject *capsule)
     }
 }
 
-static PyObject *buffer_dlpack_impl(buffer_object_t *self, PyObject *max_version,
-                                    PyObject *copy)
+static PyObject *buffer_dlpack_impl(buffer_object_t *self, PyObject *max_version, PyObject *copy)
 {
     module_state_t *st = state_of(self);
     if (!symmem__ext_buffer_usable(self))
@@ -203,8 +204,10 @@ static PyObject *buffer_dlpack_impl(buffer_object_t *self, PyObject *max_version
         return symmem__ext_raise_invalid(st, "__dlpack__: copy=True is not supported: a copy "
                                              "would not be symmetric memory");
     if (copy != Py_None && copy != Py_False)
-        return symmem__ext_raise_invalid(st, "__dlpack__: copy must be None, True or False, "
-                                             "got %s", Py_TYPE(copy)->tp_name);
+        return symmem__ext_raise_invalid(st,
+                                         "__dlpack__: copy must be None, True or False, "
+                                         "got %s",
+                                         Py_TYPE(copy)->tp_name);
     int versioned = 0;
     if (max_version != Py_None) {
         /* DLPack: a (major, minor) tuple of ints, the newest the consumer reads. */
@@ -216,8 +219,9 @@ static PyObject *buffer_dlpack_impl(buffer_object_t *self, PyObject *max_version
         PyErr_Clear();
         if (major < 0) {
             PyObject *repr = PyObject_Repr(max_version);
-            symmem__ext_raise_invalid(st, "__dlpack__: max_version=%.60s is not None or a "
-                                          "(major, minor) tuple of ints >= 0",
+            symmem__ext_raise_invalid(st,
+                                      "__dlpack__: max_version=%.60s is not None or a "
+                                      "(major, minor) tuple of ints >= 0",
                                       repr ? PyUnicode_AsUTF8(repr) : "?");
             Py_XDECREF(repr);
             return NULL;
@@ -297,50 +301,48 @@ static PyGetSetDef buffer_getset[] = {
 };
 
 static PyMethodDef buffer_methods[] = {
-    SYMMEM__EXT_METHOD("__dlpack__", buffer_dlpack,
+    SYMMEM__EXT_METHOD(
+        "__dlpack__", buffer_dlpack,
         "__dlpack__($self, /, *, stream=None, max_version=None, dl_device=None, copy=None)\n"
         "--\n\nA DLPack capsule over the bytes (a 1-D uint8 tensor)."),
-    SYMMEM__EXT_NOARGS("__dlpack_device__", buffer_dlpack_device,
+    SYMMEM__EXT_NOARGS(
+        "__dlpack_device__", buffer_dlpack_device,
         "__dlpack_device__($self, /)\n--\n\n(device_type, device_id) of the memory."),
     {NULL, NULL, 0, NULL},
 };
 
 PyDoc_STRVAR(buffer_doc,
-    "Buffer()\n--\n\n"
-    "A block of symmetric memory, or a view of a peer's copy of one.\n\n"
-    "Made by symmem.buffer() (and under every array and tensor symmem makes),\n"
-    "get_peer_buffer() and register_external_buffer(); never directly.\n"
-    ".handle is its address on this PE, .size its bytes, .device where it is\n"
-    "('cpu' or 'cuda:N'). Host memory (the cpu backend) has the buffer\n"
-    "protocol, so memoryview() and np.frombuffer() read it; every Buffer has\n"
-    "__dlpack__, and device memory __cuda_array_interface__, for\n"
-    "torch.from_dlpack() and CuPy. Any call that takes memory takes a Buffer\n"
-    "(as bytes: give dtype= where the call needs elements). Using one after\n"
-    "free() raises NvshmemInvalid; it never touches unmapped memory.\n\n"
-    "Example:\n"
-    "    >>> buf = symmem.buffer(16)\n"
-    "    >>> buf.size, buf.pe == symmem.my_pe()\n"
-    "    (16, True)\n"
-    "    >>> words = np.frombuffer(buf, dtype=np.int32)  # cpu backend\n"
-    "    >>> words[:] = 7\n"
-    "    >>> symmem.atomic_add(buf, 1, offset=2, dtype=\"int32\")\n"
-    "    >>> words.tolist()\n"
-    "    [7, 7, 8, 7]\n"
-    "    >>> del words\n"
-    "    >>> symmem.free(buf)\n"
-    "    >>> buf.freed\n"
-    "    True\n");
+             "Buffer()\n--\n\n"
+             "A block of symmetric memory, or a view of a peer's copy of one.\n\n"
+             "Made by symmem.buffer() (and under every array and tensor symmem makes),\n"
+             "get_peer_buffer() and register_external_buffer(); never directly.\n"
+             ".handle is its address on this PE, .size its bytes, .device where it is\n"
+             "('cpu' or 'cuda:N'). Host memory (the cpu backend) has the buffer\n"
+             "protocol, so memoryview() and np.frombuffer() read it; every Buffer has\n"
+             "__dlpack__, and device memory __cuda_array_interface__, for\n"
+             "torch.from_dlpack() and CuPy. Any call that takes memory takes a Buffer\n"
+             "(as bytes: give dtype= where the call needs elements). Using one after\n"
+             "free() raises NvshmemInvalid; it never touches unmapped memory.\n\n"
+             "Example:\n"
+             "    >>> buf = symmem.buffer(16)\n"
+             "    >>> buf.size, buf.pe == symmem.my_pe()\n"
+             "    (16, True)\n"
+             "    >>> words = np.frombuffer(buf, dtype=np.int32)  # cpu backend\n"
+             "    >>> words[:] = 7\n"
+             "    >>> symmem.atomic_add(buf, 1, offset=2, dtype=\"int32\")\n"
+             "    >>> words.tolist()\n"
+             "    [7, 7, 8, 7]\n"
+             "    >>> del words\n"
+             "    >>> symmem.free(buf)\n"
+             "    >>> buf.freed\n"
+             "    True\n");
 
 static PyType_Slot buffer_slots[] = {
     {Py_tp_doc, (void *)buffer_doc}, /* PyType_FromSpec copies it */
-    {Py_tp_dealloc, buffer_dealloc},
-    {Py_tp_traverse, buffer_traverse},
-    {Py_tp_clear, buffer_clear},
-    {Py_tp_repr, buffer_repr},
-    {Py_tp_getset, buffer_getset},
-    {Py_tp_methods, buffer_methods},
-    {Py_bf_getbuffer, buffer_getbuffer},
-    {0, NULL},
+    {Py_tp_dealloc, buffer_dealloc},     {Py_tp_traverse, buffer_traverse},
+    {Py_tp_clear, buffer_clear},         {Py_tp_repr, buffer_repr},
+    {Py_tp_getset, buffer_getset},       {Py_tp_methods, buffer_methods},
+    {Py_bf_getbuffer, buffer_getbuffer}, {0, NULL},
 };
 
 static PyType_Spec buffer_spec = {

@@ -34,8 +34,8 @@ static int as_reduce_op(module_state_t *st, PyObject *obj, const char *call, int
                 return 0;
             }
     PyObject *name = PyUnicode_Check(obj) ? Py_NewRef(obj) : PyObject_GetAttrString(obj, "name");
-    PyObject *lower = name && PyUnicode_Check(name) ? PyObject_CallMethod(name, "lower", NULL)
-                                                   : NULL;
+    PyObject *lower =
+        name && PyUnicode_Check(name) ? PyObject_CallMethod(name, "lower", NULL) : NULL;
     const char *text = lower ? PyUnicode_AsUTF8(lower) : NULL;
     int found = -1;
     for (int op = 0; text && op < SYMMEM_OP_COUNT; op++)
@@ -84,8 +84,8 @@ static PyObject *collective_impl(module_state_t *st, int kind, symmem_team_t tea
     int sdt = ddt < 0 ? -1 : symmem__ext_element_type(st, src, dtype, call, "src");
     if (sdt < 0) return NULL;
     if (ddt != sdt)
-        return symmem__ext_raise_invalid(st, "%s: dst is %s but src is %s; they must match",
-                                         call, symmem_dtype_name(ddt), symmem_dtype_name(sdt));
+        return symmem__ext_raise_invalid(st, "%s: dst is %s but src is %s; they must match", call,
+                                         symmem_dtype_name(ddt), symmem_dtype_name(sdt));
     symmem_status_t status = symmem__team_lookup(call, team, &view);
     if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
     size_t n = (size_t)view->n, size = symmem_dtype_size(sdt);
@@ -93,27 +93,28 @@ static PyObject *collective_impl(module_state_t *st, int kind, symmem_team_t tea
     size_t block = src_elems, need = src_elems;
     if (kind == ALLTOALL || kind == REDUCESCATTER) {
         if (src_elems % n != 0)
-            return symmem__ext_raise_invalid(st, "%s: src has %zu elements, not a multiple of "
-                                                 "the team's %zu PEs", call, src_elems, n);
+            return symmem__ext_raise_invalid(st,
+                                             "%s: src has %zu elements, not a multiple of "
+                                             "the team's %zu PEs",
+                                             call, src_elems, n);
         block = src_elems / n;
         need = kind == ALLTOALL ? src_elems : block;
     } else if (kind == FCOLLECT) {
         need = src_elems * n;
     }
     if (dst_elems < need)
-        return symmem__ext_raise_invalid(st, "%s: dst has %zu elements but needs %zu (src has "
-                                             "%zu, team of %zu PEs)", call, dst_elems, need,
-                                         src_elems, n);
-    Py_BEGIN_ALLOW_THREADS
-    status = launch(kind, team, dst, src, block, sdt, op, root, stream);
-    Py_END_ALLOW_THREADS
-    return symmem__ext_done(st, status);
+        return symmem__ext_raise_invalid(st,
+                                         "%s: dst has %zu elements but needs %zu (src has "
+                                         "%zu, team of %zu PEs)",
+                                         call, dst_elems, need, src_elems, n);
+    Py_BEGIN_ALLOW_THREADS status = launch(kind, team, dst, src, block, sdt, op, root, stream);
+    Py_END_ALLOW_THREADS return symmem__ext_done(st, status);
 }
 
 /* Converts what every collective takes; then the memory, then the call. */
-static PyObject *collective_run(module_state_t *st, int kind, PyObject *team_obj,
-                                PyObject *dst_obj, PyObject *src_obj, PyObject *op_obj,
-                                PyObject *root_obj, PyObject *stream_obj, PyObject *dtype_obj)
+static PyObject *collective_run(module_state_t *st, int kind, PyObject *team_obj, PyObject *dst_obj,
+                                PyObject *src_obj, PyObject *op_obj, PyObject *root_obj,
+                                PyObject *stream_obj, PyObject *dtype_obj)
 {
     const char *call = kind_names[kind];
     symmem_team_t team = 0;
@@ -142,11 +143,11 @@ static PyObject *collective_run(module_state_t *st, int kind, PyObject *team_obj
 static PyObject *collective_call(PyObject *module, int kind, PyObject *const *args,
                                  Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const with_op[] = {"team", "dst|dst_array", "src|src_array", "op", "stream",
-                                          NULL};
+    static const char *const with_op[] = {"team", "dst|dst_array", "src|src_array",
+                                          "op",   "stream",        NULL};
     static const char *const plain[] = {"team", "dst|dst_array", "src|src_array", "stream", NULL};
-    static const char *const rooted[] = {"team", "dst|dst_array", "src|src_array", "root",
-                                         "stream", NULL};
+    static const char *const rooted[] = {"team", "dst|dst_array", "src|src_array",
+                                         "root", "stream",        NULL};
     module_state_t *st = symmem__ext_state(module);
     int reduction = kind == REDUCE || kind == REDUCESCATTER;
     const char *const *names = reduction ? with_op : kind == BROADCAST ? rooted : plain;
@@ -158,10 +159,10 @@ static PyObject *collective_call(PyObject *module, int kind, PyObject *const *ar
                           kind == BROADCAST ? v[3] : NULL, v[nnames - 1], NULL);
 }
 
-#define COLLECTIVE(name, kind)                                                              \
-    static PyObject *name(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)      \
-    {                                                                                       \
-        return collective_call(m, kind, a, n, k);                                           \
+#define COLLECTIVE(name, kind)                                                                     \
+    static PyObject *name(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)              \
+    {                                                                                              \
+        return collective_call(m, kind, a, n, k);                                                  \
     }
 COLLECTIVE(reduce, REDUCE)
 COLLECTIVE(reducescatter, REDUCESCATTER)
@@ -174,8 +175,8 @@ COLLECTIVE(broadcast, BROADCAST)
 static PyObject *collective(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
-    static const char *const names[] = {"coll", "team", "dest", "src", "dtype", "op", "root",
-                                        "stream", NULL};
+    static const char *const names[] = {"coll", "team", "dest",   "src", "dtype",
+                                        "op",   "root", "stream", NULL};
     static const symmem__ext_params_t params = {"collective_on_buffer", names, 4, 8};
     module_state_t *st = symmem__ext_state(module);
     PyObject *v[8];
@@ -195,39 +196,40 @@ static PyObject *collective(PyObject *module, PyObject *const *args, Py_ssize_t 
 
 /* ---- docstrings ---- */
 
-#define COLL_ARGS(dst, src)                                                                  \
-    "Args:\n"                                                                                \
-    SYMMEM__DOC_TEAM                                                                         \
-    "    dst: symmetric memory this PE's result lands in (dst_array= is\n"                   \
-    "        NVSHMEM4Py's name); " dst "\n"                                                   \
-    "    src: symmetric memory of the same dtype (src_array= is NVSHMEM4Py's\n"              \
+#define COLL_ARGS(dst, src)                                                                        \
+    "Args:\n" SYMMEM__DOC_TEAM                                                                     \
+    "    dst: symmetric memory this PE's result lands in (dst_array= is\n"                         \
+    "        NVSHMEM4Py's name); " dst "\n"                                                        \
+    "    src: symmetric memory of the same dtype (src_array= is NVSHMEM4Py's\n"                    \
     "        name); " src "\n"
 
-#define COLL_INVALID(why)                                                                    \
-    SYMMEM__DOC_INVALID(                                                                     \
-        "team is None, not a team, or this PE is not a member;\n"                           \
-        "        dst or src is not on the symmetric heap, dst is read-only, or\n"            \
-        "        their dtypes differ or are not symmem's; " why "; dst and\n"                 \
-        "        src overlap (reduce and broadcast may run in place); the members\n"         \
-        "        disagree on the call (another collective, size, dtype, op or\n"             \
+#define COLL_INVALID(why)                                                                          \
+    SYMMEM__DOC_INVALID(                                                                           \
+        "team is None, not a team, or this PE is not a member;\n"                                  \
+        "        dst or src is not on the symmetric heap, dst is read-only, or\n"                  \
+        "        their dtypes differ or are not symmem's; " why "; dst and\n"                      \
+        "        src overlap (reduce and broadcast may run in place); the members\n"               \
+        "        disagree on the call (another collective, size, dtype, op or\n"                   \
         "        root: the cpu backend checks).")
 
-#define COLL_NOTE                                                                            \
-    "Every member of team calls it, in the same order as its other\n"                       \
+#define COLL_NOTE                                                                                  \
+    "Every member of team calls it, in the same order as its other\n"                              \
     "collectives. Element counts come from src; dst may be larger.\n\n"
 
-PyDoc_STRVAR(reduce_doc,
+PyDoc_STRVAR(
+    reduce_doc,
     "reduce($module, team, dst, src, op, stream=None)\n--\n\n"
-    "All-reduce: every member's dst gets the elementwise op of all their srcs.\n\n"
-    COLL_NOTE
-    COLL_ARGS("its first len(src) elements\n        are written.",
-              "its elements are the operands.")
-    "    op: 'sum', 'min', 'max', 'prod', 'and', 'or' or 'xor' (the bitwise\n"
-    "        ones for integer and bool dtypes), or an enum member of that name.\n"
-    SYMMEM__DOC_STREAM
-    "\n" COLL_INVALID("op is not one of the\n"
-                      "        seven, or bitwise on floats; dst has fewer elements than src")
-    SYMMEM__DOC_RAISES_WAIT
+    "All-reduce: every member's dst gets the elementwise op of all their srcs.\n\n" COLL_NOTE
+        COLL_ARGS(
+            "its first len(src) elements\n        are written.",
+            "its elements are the operands.") "    op: 'sum', 'min', 'max', 'prod', 'and', 'or' or "
+                                              "'xor' (the bitwise\n"
+                                              "        ones for integer and bool dtypes), or an "
+                                              "enum member of that name.\n" SYMMEM__DOC_STREAM
+                                              "\n" COLL_INVALID(
+                                                  "op is not one of the\n"
+                                                  "        seven, or bitwise on floats; dst has "
+                                                  "fewer elements than src") SYMMEM__DOC_RAISES_WAIT
     "\nExample:\n"
     "    >>> src = symmem.array(3, dtype=\"float32\")\n"
     "    >>> dst = symmem.array(3, dtype=\"float32\")\n"
@@ -238,20 +240,21 @@ PyDoc_STRVAR(reduce_doc,
     "    True\n"
     "    >>> symmem.free_array(src); symmem.free_array(dst)\n");
 
-PyDoc_STRVAR(reducescatter_doc,
+PyDoc_STRVAR(
+    reducescatter_doc,
     "reducescatter($module, team, dst, src, op, stream=None)\n--\n\n"
-    "Reduce, then scatter: member k's dst gets block k of the reduction.\n\n"
-    COLL_NOTE
-    COLL_ARGS("it needs len(src) / team_n_pes(team)\n        elements.",
-              "team_n_pes(team) equal blocks, one per\n"
-              "        member.")
-    "    op: 'sum', 'min', 'max', 'prod', 'and', 'or' or 'xor' (the bitwise\n"
-    "        ones for integer and bool dtypes), or an enum member of that name.\n"
-    SYMMEM__DOC_STREAM
-    "\n" COLL_INVALID("op is not one of the\n"
-                      "        seven, or bitwise on floats; src's length is not a multiple of\n"
-                      "        the team's size; dst is smaller than a block")
-    SYMMEM__DOC_RAISES_WAIT
+    "Reduce, then scatter: member k's dst gets block k of the reduction.\n\n" COLL_NOTE COLL_ARGS(
+        "it needs len(src) / team_n_pes(team)\n        elements.",
+        "team_n_pes(team) equal blocks, one per\n"
+        "        member.") "    op: 'sum', 'min', 'max', 'prod', 'and', 'or' or 'xor' (the "
+                           "bitwise\n"
+                           "        ones for integer and bool dtypes), or an enum member of that "
+                           "name.\n" SYMMEM__DOC_STREAM
+                           "\n" COLL_INVALID("op is not one of the\n"
+                                             "        seven, or bitwise on floats; src's length is "
+                                             "not a multiple of\n"
+                                             "        the team's size; dst is smaller than a block")
+                               SYMMEM__DOC_RAISES_WAIT
     "\nExample:\n"
     "    >>> n = symmem.n_pes()\n"
     "    >>> src = symmem.array(2 * n, dtype=\"int32\")\n"
@@ -263,17 +266,15 @@ PyDoc_STRVAR(reducescatter_doc,
     "    True\n"
     "    >>> symmem.free_array(src); symmem.free_array(dst)\n");
 
-PyDoc_STRVAR(alltoall_doc,
+PyDoc_STRVAR(
+    alltoall_doc,
     "alltoall($module, team, dst, src, stream=None)\n--\n\n"
-    "All-to-all: block j of member k's src lands in block k of member j's dst.\n\n"
-    COLL_NOTE
-    COLL_ARGS("it needs as many elements as src.",
-              "team_n_pes(team) equal blocks, one per\n"
-              "        member.")
-    SYMMEM__DOC_STREAM
+    "All-to-all: block j of member k's src lands in block k of member j's dst.\n\n" COLL_NOTE
+        COLL_ARGS("it needs as many elements as src.", "team_n_pes(team) equal blocks, one per\n"
+                                                       "        member.") SYMMEM__DOC_STREAM
     "\n" COLL_INVALID("src's length is not a\n"
                       "        multiple of the team's size; dst is smaller than src")
-    SYMMEM__DOC_RAISES_WAIT
+        SYMMEM__DOC_RAISES_WAIT
     "\nExample:\n"
     "    >>> n, me = symmem.n_pes(), symmem.my_pe()\n"
     "    >>> src = symmem.array(n, dtype=\"int64\")\n"
@@ -285,36 +286,33 @@ PyDoc_STRVAR(alltoall_doc,
     "    >>> symmem.free_array(src); symmem.free_array(dst)\n");
 
 PyDoc_STRVAR(fcollect_doc,
-    "fcollect($module, team, dst, src, stream=None)\n--\n\n"
-    "All-gather: member k's src lands in block k of every member's dst.\n\n"
-    COLL_NOTE
-    COLL_ARGS("it needs team_n_pes(team) * len(src)\n        elements.",
-              "the block this PE contributes.")
-    SYMMEM__DOC_STREAM
-    "\n" COLL_INVALID("dst has fewer than\n"
-                      "        team_n_pes(team) * len(src) elements")
-    SYMMEM__DOC_RAISES_WAIT
-    "\nExample:\n"
-    "    >>> n = symmem.n_pes()\n"
-    "    >>> src = symmem.array(2, dtype=\"int32\")\n"
-    "    >>> dst = symmem.array(2 * n, dtype=\"int32\")\n"
-    "    >>> src[:] = symmem.my_pe()\n"
-    "    >>> symmem.fcollect(symmem.Teams.TEAM_WORLD, dst, src)\n"
-    "    >>> dst.tolist() == [k for k in range(n) for _ in range(2)]\n"
-    "    True\n"
-    "    >>> symmem.free_array(src); symmem.free_array(dst)\n");
+             "fcollect($module, team, dst, src, stream=None)\n--\n\n"
+             "All-gather: member k's src lands in block k of every member's dst.\n\n" COLL_NOTE
+                 COLL_ARGS("it needs team_n_pes(team) * len(src)\n        elements.",
+                           "the block this PE contributes.") SYMMEM__DOC_STREAM
+             "\n" COLL_INVALID("dst has fewer than\n"
+                               "        team_n_pes(team) * len(src) elements")
+                 SYMMEM__DOC_RAISES_WAIT
+             "\nExample:\n"
+             "    >>> n = symmem.n_pes()\n"
+             "    >>> src = symmem.array(2, dtype=\"int32\")\n"
+             "    >>> dst = symmem.array(2 * n, dtype=\"int32\")\n"
+             "    >>> src[:] = symmem.my_pe()\n"
+             "    >>> symmem.fcollect(symmem.Teams.TEAM_WORLD, dst, src)\n"
+             "    >>> dst.tolist() == [k for k in range(n) for _ in range(2)]\n"
+             "    True\n"
+             "    >>> symmem.free_array(src); symmem.free_array(dst)\n");
 
-PyDoc_STRVAR(broadcast_doc,
+PyDoc_STRVAR(
+    broadcast_doc,
     "broadcast($module, team, dst, src, root=0, stream=None)\n--\n\n"
-    "Copy the root's src into every member's dst (the root's own included).\n\n"
-    COLL_NOTE
-    COLL_ARGS("its first len(src) elements\n        are written.",
-              "read on the root only.")
-    "    root: the root's number in team (not in TEAM_WORLD).\n"
-    SYMMEM__DOC_STREAM
-    "\n" COLL_INVALID("root is outside the\n"
-                      "        team; dst has fewer elements than src")
-    SYMMEM__DOC_RAISES_WAIT
+    "Copy the root's src into every member's dst (the root's own included).\n\n" COLL_NOTE
+        COLL_ARGS("its first len(src) elements\n        are written.",
+                  "read on the root only.") "    root: the root's number in team (not in "
+                                            "TEAM_WORLD).\n" SYMMEM__DOC_STREAM "\n" COLL_INVALID(
+                                                "root is outside the\n"
+                                                "        team; dst has fewer elements than src")
+                                                SYMMEM__DOC_RAISES_WAIT
     "\nExample:\n"
     "    >>> src = symmem.array(4, dtype=\"float64\")\n"
     "    >>> dst = symmem.array(4, dtype=\"float64\")\n"
@@ -330,7 +328,8 @@ static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("alltoall", alltoall, alltoall_doc),
     SYMMEM__EXT_METHOD("fcollect", fcollect, fcollect_doc),
     SYMMEM__EXT_METHOD("broadcast", broadcast, broadcast_doc),
-    SYMMEM__EXT_METHOD("collective", collective,
+    SYMMEM__EXT_METHOD(
+        "collective", collective,
         "collective($module, coll, team, dest, src, dtype=None, op=None, root=0, stream=None)\n"
         "--\n\nThe collective named coll; dtype (a library or NVSHMEM name) reads raw Buffers."),
     {NULL, NULL, 0, NULL},

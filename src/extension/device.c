@@ -17,7 +17,10 @@ static _Thread_local symmem_status_t last_status = SYMMEM_OK;
 
 /* Waits run without the GIL where the njit caller holds it (the default),
  * so other threads run; a nogil caller holds none. */
-static PyThreadState *drop_gil(void) { return PyGILState_Check() ? PyEval_SaveThread() : NULL; }
+static PyThreadState *drop_gil(void)
+{
+    return PyGILState_Check() ? PyEval_SaveThread() : NULL;
+}
 
 static int32_t finish(PyThreadState *saved, symmem_status_t status)
 {
@@ -109,8 +112,14 @@ static int32_t device_broadcast(int32_t team, void *dst, const void *src, uint64
     return finish(saved, symmem_broadcast(team, dst, src, nbytes, root, 0));
 }
 
-static int32_t device_team_my_pe(int32_t team) { return symmem_team_my_pe(team); }
-static int32_t device_team_n_pes(int32_t team) { return symmem_team_n_pes(team); }
+static int32_t device_team_my_pe(int32_t team)
+{
+    return symmem_team_my_pe(team);
+}
+static int32_t device_team_n_pes(int32_t team)
+{
+    return symmem_team_n_pes(team);
+}
 
 /* The module state device_freed reads: njit code calls it with no module
  * at hand, so, like the state block, it serves the whole process: the first
@@ -177,10 +186,9 @@ static PyObject *cuda_module(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "pKi:cuda_module", &library, &handle, &op)) return NULL;
     int links = 0;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS
-    status = symmem__cuda_module(library, (uint64_t)handle, op, &links);
-    Py_END_ALLOW_THREADS
-    if (status != SYMMEM_OK) return symmem__ext_raise_status(symmem__ext_state(module), status);
+    Py_BEGIN_ALLOW_THREADS status = symmem__cuda_module(library, (uint64_t)handle, op, &links);
+    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status(
+        symmem__ext_state(module), status);
     return PyBool_FromLong(links);
 }
 
@@ -241,25 +249,40 @@ static int add_table(PyObject *module, const char *name, const char *const *keys
 static int add_device_layout(PyObject *module)
 {
     static const char *const keys[] = {
-        "team_size", "team_n", "team_me", "team_members", "max_teams",
-        "error_size", "error_set", "error_what", "error_pe", "error_arg", "error_value",
-        "error_call", "error_call_bytes", "sync_word", "spins",
-        "ERR_BAD_PE", "ERR_NOT_SYMMETRIC", "ERR_PEER_DEAD", "ERR_TIMEOUT",
-        "ERR_NOT_INITIALIZED", "ERR_NOT_CONTIGUOUS", "ERR_BAD_TEAM", "ERR_TOO_SMALL",
-        "ERR_BAD_ROOT", "ERR_BAD_ARG", "ERR_UNREACHABLE", "ERR_OVERLAP"};
-    const long long values[] = {
-        sizeof(symmem_device_team_t), offsetof(symmem_device_team_t, n),
-        offsetof(symmem_device_team_t, me), offsetof(symmem_device_team_t, members),
-        SYMMEM_DEV_MAX_TEAMS,
-        sizeof(symmem_device_error_t), offsetof(symmem_device_error_t, set),
-        offsetof(symmem_device_error_t, what), offsetof(symmem_device_error_t, pe),
-        offsetof(symmem_device_error_t, arg), offsetof(symmem_device_error_t, value),
-        offsetof(symmem_device_error_t, call), sizeof(((symmem_device_error_t *)0)->call),
-        SYMMEM_DEVICE_SYNC_WORD, SYMMEM_DEV_SPINS,
-        SYMMEM_DEV_ERR_BAD_PE, SYMMEM_DEV_ERR_NOT_SYMMETRIC, SYMMEM_DEV_ERR_PEER_DEAD,
-        SYMMEM_DEV_ERR_TIMEOUT, SYMMEM_DEV_ERR_NOT_INITIALIZED, SYMMEM_DEV_ERR_NOT_CONTIGUOUS,
-        SYMMEM_DEV_ERR_BAD_TEAM, SYMMEM_DEV_ERR_TOO_SMALL, SYMMEM_DEV_ERR_BAD_ROOT,
-        SYMMEM_DEV_ERR_BAD_ARG, SYMMEM_DEV_ERR_UNREACHABLE, SYMMEM_DEV_ERR_OVERLAP};
+        "team_size",          "team_n",          "team_me",       "team_members",
+        "max_teams",          "error_size",      "error_set",     "error_what",
+        "error_pe",           "error_arg",       "error_value",   "error_call",
+        "error_call_bytes",   "sync_word",       "spins",         "ERR_BAD_PE",
+        "ERR_NOT_SYMMETRIC",  "ERR_PEER_DEAD",   "ERR_TIMEOUT",   "ERR_NOT_INITIALIZED",
+        "ERR_NOT_CONTIGUOUS", "ERR_BAD_TEAM",    "ERR_TOO_SMALL", "ERR_BAD_ROOT",
+        "ERR_BAD_ARG",        "ERR_UNREACHABLE", "ERR_OVERLAP"};
+    const long long values[] = {sizeof(symmem_device_team_t),
+                                offsetof(symmem_device_team_t, n),
+                                offsetof(symmem_device_team_t, me),
+                                offsetof(symmem_device_team_t, members),
+                                SYMMEM_DEV_MAX_TEAMS,
+                                sizeof(symmem_device_error_t),
+                                offsetof(symmem_device_error_t, set),
+                                offsetof(symmem_device_error_t, what),
+                                offsetof(symmem_device_error_t, pe),
+                                offsetof(symmem_device_error_t, arg),
+                                offsetof(symmem_device_error_t, value),
+                                offsetof(symmem_device_error_t, call),
+                                sizeof(((symmem_device_error_t *)0)->call),
+                                SYMMEM_DEVICE_SYNC_WORD,
+                                SYMMEM_DEV_SPINS,
+                                SYMMEM_DEV_ERR_BAD_PE,
+                                SYMMEM_DEV_ERR_NOT_SYMMETRIC,
+                                SYMMEM_DEV_ERR_PEER_DEAD,
+                                SYMMEM_DEV_ERR_TIMEOUT,
+                                SYMMEM_DEV_ERR_NOT_INITIALIZED,
+                                SYMMEM_DEV_ERR_NOT_CONTIGUOUS,
+                                SYMMEM_DEV_ERR_BAD_TEAM,
+                                SYMMEM_DEV_ERR_TOO_SMALL,
+                                SYMMEM_DEV_ERR_BAD_ROOT,
+                                SYMMEM_DEV_ERR_BAD_ARG,
+                                SYMMEM_DEV_ERR_UNREACHABLE,
+                                SYMMEM_DEV_ERR_OVERLAP};
     _Static_assert(sizeof(keys) / sizeof(keys[0]) == sizeof(values) / sizeof(values[0]),
                    "a name for every value");
     return add_table(module, "DEVICE_LAYOUT", keys, values, sizeof(values) / sizeof(values[0]));
@@ -268,46 +291,58 @@ static int add_device_layout(PyObject *module)
 int symmem__ext_device_exec(PyObject *module)
 {
     static const char *const layout_keys[] = {
-        "size", "magic", "version", "flags", "my_pe", "n_pes", "heap_base", "heap_size",
-        "peer_base", "abort_flag", "abort_pe", "abort_word", "sync_base", "timeout_ns", "error",
-        "teams", "consts_copy",
-        "MAGIC", "VERSION", "HOST_MAPPED"};
-    const long long layout[] = {
-        sizeof(symmem_device_state_t),
-        offsetof(symmem_device_state_t, magic), offsetof(symmem_device_state_t, version),
-        offsetof(symmem_device_state_t, flags), offsetof(symmem_device_state_t, my_pe),
-        offsetof(symmem_device_state_t, n_pes), offsetof(symmem_device_state_t, heap_base),
-        offsetof(symmem_device_state_t, heap_size), offsetof(symmem_device_state_t, peer_base),
-        offsetof(symmem_device_state_t, abort_flag), offsetof(symmem_device_state_t, abort_pe),
-        offsetof(symmem_device_state_t, abort_word), offsetof(symmem_device_state_t, sync_base),
-        offsetof(symmem_device_state_t, timeout_ns), offsetof(symmem_device_state_t, error),
-        offsetof(symmem_device_state_t, teams), SYMMEM_DEVICE_CONSTS_COPY_OFFSET,
-        (long long)SYMMEM_DEVICE_STATE_MAGIC, SYMMEM_DEVICE_STATE_VERSION,
-        SYMMEM_DEVICE_HOST_MAPPED};
+        "size",     "magic",       "version",   "flags",      "my_pe",
+        "n_pes",    "heap_base",   "heap_size", "peer_base",  "abort_flag",
+        "abort_pe", "abort_word",  "sync_base", "timeout_ns", "error",
+        "teams",    "consts_copy", "MAGIC",     "VERSION",    "HOST_MAPPED"};
+    const long long layout[] = {sizeof(symmem_device_state_t),
+                                offsetof(symmem_device_state_t, magic),
+                                offsetof(symmem_device_state_t, version),
+                                offsetof(symmem_device_state_t, flags),
+                                offsetof(symmem_device_state_t, my_pe),
+                                offsetof(symmem_device_state_t, n_pes),
+                                offsetof(symmem_device_state_t, heap_base),
+                                offsetof(symmem_device_state_t, heap_size),
+                                offsetof(symmem_device_state_t, peer_base),
+                                offsetof(symmem_device_state_t, abort_flag),
+                                offsetof(symmem_device_state_t, abort_pe),
+                                offsetof(symmem_device_state_t, abort_word),
+                                offsetof(symmem_device_state_t, sync_base),
+                                offsetof(symmem_device_state_t, timeout_ns),
+                                offsetof(symmem_device_state_t, error),
+                                offsetof(symmem_device_state_t, teams),
+                                SYMMEM_DEVICE_CONSTS_COPY_OFFSET,
+                                (long long)SYMMEM_DEVICE_STATE_MAGIC,
+                                SYMMEM_DEVICE_STATE_VERSION,
+                                SYMMEM_DEVICE_HOST_MAPPED};
     static const char *const function_keys[] = {
-        "signal_wait", "wait_until", "barrier_all", "sync_all", "wake", "barrier", "sync",
-        "reduce", "reducescatter", "fcollect", "alltoall", "broadcast", "team_my_pe",
-        "team_n_pes", "freed"};
+        "signal_wait", "wait_until", "barrier_all", "sync_all",      "wake",
+        "barrier",     "sync",       "reduce",      "reducescatter", "fcollect",
+        "alltoall",    "broadcast",  "team_my_pe",  "team_n_pes",    "freed"};
     const long long functions[] = {
-        (long long)(uintptr_t)device_signal_wait, (long long)(uintptr_t)device_wait_until,
-        (long long)(uintptr_t)device_barrier_all, (long long)(uintptr_t)device_sync_all,
-        (long long)(uintptr_t)symmem__device_wake,
-        (long long)(uintptr_t)device_team_barrier, (long long)(uintptr_t)device_team_sync,
-        (long long)(uintptr_t)device_reduce, (long long)(uintptr_t)device_reducescatter,
-        (long long)(uintptr_t)device_fcollect, (long long)(uintptr_t)device_alltoall,
-        (long long)(uintptr_t)device_broadcast, (long long)(uintptr_t)device_team_my_pe,
-        (long long)(uintptr_t)device_team_n_pes, (long long)(uintptr_t)device_freed};
+        (long long)(uintptr_t)device_signal_wait,   (long long)(uintptr_t)device_wait_until,
+        (long long)(uintptr_t)device_barrier_all,   (long long)(uintptr_t)device_sync_all,
+        (long long)(uintptr_t)symmem__device_wake,  (long long)(uintptr_t)device_team_barrier,
+        (long long)(uintptr_t)device_team_sync,     (long long)(uintptr_t)device_reduce,
+        (long long)(uintptr_t)device_reducescatter, (long long)(uintptr_t)device_fcollect,
+        (long long)(uintptr_t)device_alltoall,      (long long)(uintptr_t)device_broadcast,
+        (long long)(uintptr_t)device_team_my_pe,    (long long)(uintptr_t)device_team_n_pes,
+        (long long)(uintptr_t)device_freed};
     if (PyModule_AddFunctions(module, methods) < 0) return -1;
     if (owner_state == NULL) owner_state = symmem__ext_state(Py_NewRef(module));
-    static const char *const consts_keys[] = {
-        "size", "magic", "my_pe", "n_pes", "heap_base", "heap_end", "sync_base", "peers",
-        "delta", "PEERS"};
-    const long long consts[] = {
-        sizeof(symmem_device_consts_t), offsetof(symmem_device_consts_t, magic),
-        offsetof(symmem_device_consts_t, my_pe), offsetof(symmem_device_consts_t, n_pes),
-        offsetof(symmem_device_consts_t, heap_base), offsetof(symmem_device_consts_t, heap_end),
-        offsetof(symmem_device_consts_t, sync_base), offsetof(symmem_device_consts_t, peers),
-        offsetof(symmem_device_consts_t, delta), SYMMEM_DEVICE_CONST_PEERS};
+    static const char *const consts_keys[] = {"size",      "magic",    "my_pe",     "n_pes",
+                                              "heap_base", "heap_end", "sync_base", "peers",
+                                              "delta",     "PEERS"};
+    const long long consts[] = {sizeof(symmem_device_consts_t),
+                                offsetof(symmem_device_consts_t, magic),
+                                offsetof(symmem_device_consts_t, my_pe),
+                                offsetof(symmem_device_consts_t, n_pes),
+                                offsetof(symmem_device_consts_t, heap_base),
+                                offsetof(symmem_device_consts_t, heap_end),
+                                offsetof(symmem_device_consts_t, sync_base),
+                                offsetof(symmem_device_consts_t, peers),
+                                offsetof(symmem_device_consts_t, delta),
+                                SYMMEM_DEVICE_CONST_PEERS};
     if (add_table(module, "DEVICE_STATE_LAYOUT", layout_keys, layout,
                   sizeof(layout) / sizeof(layout[0])) < 0 ||
         add_table(module, "DEVICE_CONSTS_LAYOUT", consts_keys, consts,

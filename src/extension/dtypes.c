@@ -44,8 +44,8 @@ static int integer(Py_ssize_t size, int is_signed)
 
 /* Names the package's resolver gives for numbers that are not symmem dtypes
  * (put and get copy them as bytes). */
-static const char *const other_numbers[] = {"complex64", "complex128", "complex256",
-                                            "clongdouble", "float128", "longdouble", NULL};
+static const char *const other_numbers[] = {"complex64", "complex128", "complex256", "clongdouble",
+                                            "float128",  "longdouble", NULL};
 
 static int is_numeric(const char *f)
 {
@@ -60,15 +60,19 @@ static int is_numeric(const char *f)
 int symmem__ext_check_format(module_state_t *st, const char *format, const char *call,
                              const char *arg)
 {
-    static const union { uint16_t word; char first; } probe = {1};
+    static const union {
+        uint16_t word;
+        char first;
+    } probe = {1};
     const int little = probe.first == 1;
     const char *f = format != NULL && format[0] != '\0' ? format : "B";
     if (*f == '<' || *f == '>' || *f == '!') {
         if ((*f == '<') != little) {
-            symmem__ext_raise_invalid(st, "%s: %s has byte order '%c' (format '%.40s'), not this "
-                                          "machine's: its bytes would be read as other values; "
-                                          "pass a copy in native order "
-                                          "(a.astype(a.dtype.newbyteorder('=')))",
+            symmem__ext_raise_invalid(st,
+                                      "%s: %s has byte order '%c' (format '%.40s'), not this "
+                                      "machine's: its bytes would be read as other values; "
+                                      "pass a copy in native order "
+                                      "(a.astype(a.dtype.newbyteorder('=')))",
                                       call, arg, *f, format);
             return -1;
         }
@@ -77,9 +81,10 @@ int symmem__ext_check_format(module_state_t *st, const char *format, const char 
         f++;
     }
     if (is_numeric(f)) return 0;
-    symmem__ext_raise_invalid(st, "%s: %s has element format '%.40s', which is not numbers "
-                                  "(object, structured, void and string data are refused: "
-                                  "their bytes are not values symmem can move or combine)",
+    symmem__ext_raise_invalid(st,
+                              "%s: %s has element format '%.40s', which is not numbers "
+                              "(object, structured, void and string data are refused: "
+                              "their bytes are not values symmem can move or combine)",
                               call, arg, format);
     return -1;
 }
@@ -94,8 +99,18 @@ int symmem__ext_memory_dtype(const memory_t *mem)
     case 'e': return SYMMEM_DTYPE_FLOAT16;
     case 'f': return SYMMEM_DTYPE_FLOAT32;
     case 'd': return SYMMEM_DTYPE_FLOAT64;
-    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n': return integer(mem->itemsize, 1);
-    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N': return integer(mem->itemsize, 0);
+    case 'b':
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+    case 'n': return integer(mem->itemsize, 1);
+    case 'B':
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
+    case 'N': return integer(mem->itemsize, 0);
     default: return -1;
     }
 }
@@ -109,10 +124,10 @@ static const char *element_name(const memory_t *mem, char *buf, size_t size)
     int dtype = symmem__ext_memory_dtype(mem);
     if (dtype >= 0) return symmem_dtype_name(dtype);
     const char *f = mem->format;
-    int complex = (f[0] == 'Z' && f[1] != '\0' && f[2] == '\0') ||
-                  strcmp(f, "clongdouble") == 0 || strncmp(f, "complex", 7) == 0;
-    int extended = strcmp(f, "g") == 0 || strcmp(f, "longdouble") == 0 ||
-                   strcmp(f, "float128") == 0;
+    int complex = (f[0] == 'Z' && f[1] != '\0' && f[2] == '\0') || strcmp(f, "clongdouble") == 0 ||
+                  strncmp(f, "complex", 7) == 0;
+    int extended =
+        strcmp(f, "g") == 0 || strcmp(f, "longdouble") == 0 || strcmp(f, "float128") == 0;
     if (!complex && !extended) return f;
     snprintf(buf, size, "%s%zd", complex ? "complex" : "float", mem->itemsize * 8);
     return buf;
@@ -124,18 +139,19 @@ static int is_raw_bytes(const char *name)
     return strcmp(name, "uint8") == 0 || strcmp(name, "int8") == 0;
 }
 
-int symmem__ext_check_same_elements(module_state_t *st, const memory_t *dst,
-                                    const memory_t *src, const char *call)
+int symmem__ext_check_same_elements(module_state_t *st, const memory_t *dst, const memory_t *src,
+                                    const char *call)
 {
     if (strcmp(dst->format, src->format) == 0) return 0; /* the common case: one spelling */
     char dbuf[32], sbuf[32];
     const char *d = element_name(dst, dbuf, sizeof(dbuf));
     const char *s = element_name(src, sbuf, sizeof(sbuf));
     if (strcmp(d, s) == 0 || is_raw_bytes(d) || is_raw_bytes(s)) return 0;
-    symmem__ext_raise_invalid(st, "%s: dst is %s but src is %s: symmem copies bytes, so src's %s "
-                                  "values would arrive as other %s values; use src.view('%s') "
-                                  "to copy the bytes as they are, or convert src first "
-                                  "(src.astype('%s'))",
+    symmem__ext_raise_invalid(st,
+                              "%s: dst is %s but src is %s: symmem copies bytes, so src's %s "
+                              "values would arrive as other %s values; use src.view('%s') "
+                              "to copy the bytes as they are, or convert src first "
+                              "(src.astype('%s'))",
                               call, d, s, s, d, d, d);
     return -1;
 }
@@ -154,8 +170,7 @@ int symmem__ext_as_dtype(module_state_t *st, PyObject *obj, const char *call, in
     return 0;
 }
 
-int symmem__ext_as_library_dtype(module_state_t *st, PyObject *obj, const char *call,
-                                 int *dtype_p)
+int symmem__ext_as_library_dtype(module_state_t *st, PyObject *obj, const char *call, int *dtype_p)
 {
     if (obj == NULL || obj == Py_None) return 0;
     for (int d = 0; PyUnicode_Check(obj) && d < SYMMEM_DTYPE_COUNT; d++)
@@ -188,21 +203,24 @@ static PyObject *set_dtype_namer(PyObject *module, PyObject *const *args, Py_ssi
 }
 
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("_set_dtype_namer", set_dtype_namer,
+    SYMMEM__EXT_METHOD(
+        "_set_dtype_namer", set_dtype_namer,
         "_set_dtype_namer($module, namer)\n--\n\n"
         "namer(obj) -> the name of the dtype obj spells (np.int64, 'i8', torch.int64), for\n"
         "dtype= arguments that are not a name symmem knows."),
     {NULL, NULL, 0, NULL},
 };
 
-int symmem__ext_element_type(module_state_t *st, const memory_t *mem, int given,
-                             const char *call, const char *arg)
+int symmem__ext_element_type(module_state_t *st, const memory_t *mem, int given, const char *call,
+                             const char *arg)
 {
     if (given >= 0) return given;
     int dtype = symmem__ext_memory_dtype(mem);
     if (dtype < 0)
-        symmem__ext_raise_invalid(st, "%s: %s has element format '%s', which is not a dtype "
-                                      "symmem knows", call, arg, mem->format);
+        symmem__ext_raise_invalid(st,
+                                  "%s: %s has element format '%s', which is not a dtype "
+                                  "symmem knows",
+                                  call, arg, mem->format);
     return dtype;
 }
 

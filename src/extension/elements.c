@@ -42,8 +42,7 @@ static int pack_integer(int dtype, PyObject *value, unsigned char *out)
         PyObject *number = PyNumber_Index(value);
         unsigned long long v = number ? PyLong_AsUnsignedLongLong(number) : 0;
         Py_XDECREF(number);
-        if (PyErr_Occurred())
-            return PyErr_ExceptionMatches(PyExc_OverflowError) ? 1 : -1;
+        if (PyErr_Occurred()) return PyErr_ExceptionMatches(PyExc_OverflowError) ? 1 : -1;
         if (size < 8 && v >> (8 * size)) return 1;
         memcpy(out, &v, size);
     }
@@ -81,9 +80,16 @@ int symmem__ext_element_pack(module_state_t *st, const char *call, const char *a
 PyObject *symmem__ext_element_unpack(int dtype, const unsigned char *in)
 {
     union {
-        int8_t i8; int16_t i16; int32_t i32; int64_t i64;
-        uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
-        float f32; double f64;
+        int8_t i8;
+        int16_t i16;
+        int32_t i32;
+        int64_t i64;
+        uint8_t u8;
+        uint16_t u16;
+        uint32_t u32;
+        uint64_t u64;
+        float f32;
+        double f64;
     } v;
     memcpy(&v, in, symmem_dtype_size(dtype));
     switch (dtype) {

@@ -101,8 +101,8 @@ PyObject *symmem__ext_raise_status(module_state_t *st, symmem_status_t status)
     return raise_core_text(st, status, msg[0] ? msg : symmem_status_string(status));
 }
 
-PyObject *symmem__ext_raise_status_as(module_state_t *st, symmem_status_t status,
-                                      const char *inner, const char *outer)
+PyObject *symmem__ext_raise_status_as(module_state_t *st, symmem_status_t status, const char *inner,
+                                      const char *outer)
 {
     const char *msg = symmem_last_error();
     if (!msg[0]) msg = symmem_status_string(status);
@@ -206,10 +206,10 @@ int symmem__ext_errors_exec(PyObject *module)
 {
     symmem__interrupt_set_check(python_interrupted);
     module_state_t *st = symmem__ext_state(module);
-    st->error_type = exception_type("symmem.NvshmemError", "NvshmemError(*args)", error_doc,
-                                    PyExc_RuntimeError);
-    st->invalid_type = exception_type("symmem.NvshmemInvalid", "NvshmemInvalid(*args)",
-                                      invalid_doc, PyExc_ValueError);
+    st->error_type =
+        exception_type("symmem.NvshmemError", "NvshmemError(*args)", error_doc, PyExc_RuntimeError);
+    st->invalid_type = exception_type("symmem.NvshmemInvalid", "NvshmemInvalid(*args)", invalid_doc,
+                                      PyExc_ValueError);
     if (st->error_type == NULL || st->invalid_type == NULL ||
         PyModule_AddObjectRef(module, "NvshmemError", st->error_type) < 0 ||
         PyModule_AddObjectRef(module, "NvshmemInvalid", st->invalid_type) < 0)

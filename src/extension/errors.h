@@ -9,8 +9,8 @@
 PyObject *symmem__ext_raise_status(module_state_t *st, symmem_status_t status);
 /* raise_status for a call the core knows under another name: the message's
  * "inner: " (the core's name, e.g. put) becomes "outer: " (e.g. p). */
-PyObject *symmem__ext_raise_status_as(module_state_t *st, symmem_status_t status,
-                                      const char *inner, const char *outer);
+PyObject *symmem__ext_raise_status_as(module_state_t *st, symmem_status_t status, const char *inner,
+                                      const char *outer);
 /* Raises NvshmemInvalid with "[pe N] " and the formatted text; returns NULL. */
 PyObject *symmem__ext_raise_invalid(module_state_t *st, const char *fmt, ...);
 /* The exception for status (not raised): message (a str) after "[pe N] "

@@ -6,8 +6,7 @@
 #include "errors.h"
 
 /* The exception, once message is known to be a str. */
-static PyObject *exception_impl(module_state_t *st, const char *call, int status,
-                                PyObject *message)
+static PyObject *exception_impl(module_state_t *st, const char *call, int status, PyObject *message)
 {
     const char *text;
     if (symmem__ext_as_text(st, message, call, "message", 0, &text) < 0) return NULL;
@@ -55,17 +54,22 @@ static PyObject *require_initialized(PyObject *module, PyObject *const *args, Py
 }
 
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("exception", exception,
+    SYMMEM__EXT_METHOD(
+        "exception", exception,
         "exception($module, status, message)\n--\n\n"
         "The exception status maps to (ERR_INVALID: NvshmemInvalid, ERR_UNSUPPORTED:\n"
         "NotImplementedError, others NvshmemError), its message prefixed with\n"
         "'[pe N] ', with .msg and .status set. Returned, not raised."),
-    SYMMEM__EXT_METHOD("invalid", invalid,
+    SYMMEM__EXT_METHOD(
+        "invalid", invalid,
         "invalid($module, message)\n--\n\nexception(ERR_INVALID, message): an NvshmemInvalid."),
     SYMMEM__EXT_METHOD("require_initialized", require_initialized,
-        "require_initialized($module, call)\n--\n\n"
-        "Raise NvshmemInvalid naming call unless symmem is initialized."),
+                       "require_initialized($module, call)\n--\n\n"
+                       "Raise NvshmemInvalid naming call unless symmem is initialized."),
     {NULL, NULL, 0, NULL},
 };
 
-int symmem__ext_exceptions_exec(PyObject *module) { return PyModule_AddFunctions(module, methods); }
+int symmem__ext_exceptions_exec(PyObject *module)
+{
+    return PyModule_AddFunctions(module, methods);
+}

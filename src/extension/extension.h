@@ -43,13 +43,13 @@ typedef struct {
     PyObject *error_type;   /* NvshmemError(RuntimeError) */
     PyObject *invalid_type; /* NvshmemInvalid(ValueError) */
     PyTypeObject *buffer_type;
-    PyObject *resolver;     /* Python fallback for objects without the buffer protocol */
-    PyObject *owner_of;     /* obj -> the Buffer it was made over, or None (package's) */
-    PyObject *dtype_namer;  /* obj -> the name of the dtype it spells (package's) */
+    PyObject *resolver;         /* Python fallback for objects without the buffer protocol */
+    PyObject *owner_of;         /* obj -> the Buffer it was made over, or None (package's) */
+    PyObject *dtype_namer;      /* obj -> the name of the dtype it spells (package's) */
     PyTypeObject *ndarray_type; /* numpy.ndarray, whose .base resolve.c reads in C */
-    int ndarray_base_in_c;  /* 1 where NumPy's array struct has the layout resolve.c reads */
-    object_cache_t arrays;  /* device arrays read through __cuda_array_interface__ */
-    object_cache_t streams; /* stream objects and their handles */
+    int ndarray_base_in_c;      /* 1 where NumPy's array struct has the layout resolve.c reads */
+    object_cache_t arrays;      /* device arrays read through __cuda_array_interface__ */
+    object_cache_t streams;     /* stream objects and their handles */
 } module_state_t;
 
 static inline module_state_t *symmem__ext_state(PyObject *module)
@@ -67,15 +67,14 @@ static inline int symmem__ext_keep_gil(size_t nbytes)
 }
 
 /* Runs statement, a call into the library, with the GIL released unless keep. */
-#define SYMMEM__EXT_CALL(keep, statement) \
-    do {                                  \
-        if (keep) {                       \
-            statement;                    \
-        } else {                          \
-            Py_BEGIN_ALLOW_THREADS        \
-            statement;                    \
-            Py_END_ALLOW_THREADS          \
-        }                                 \
+#define SYMMEM__EXT_CALL(keep, statement)                                                          \
+    do {                                                                                           \
+        if (keep) {                                                                                \
+            statement;                                                                             \
+        } else {                                                                                   \
+            Py_BEGIN_ALLOW_THREADS statement;                                                      \
+            Py_END_ALLOW_THREADS                                                                   \
+        }                                                                                          \
     } while (0)
 
 #endif

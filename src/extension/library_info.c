@@ -37,17 +37,17 @@ typedef struct {
 
 /* What the driver said; filled without the GIL, turned into a dict with it. */
 typedef struct {
-    int loaded;        /* libcuda.so.1 opened */
-    char path[4096];   /* the file the loader opened for it ("" where unknown) */
-    int version;       /* cuDriverGetVersion's, e.g. 13000; -1 where unknown */
-    int count;         /* devices; -1 where the driver could not say */
+    int loaded;                      /* libcuda.so.1 opened */
+    char path[4096];                 /* the file the loader opened for it ("" where unknown) */
+    int version;                     /* cuDriverGetVersion's, e.g. 13000; -1 where unknown */
+    int count;                       /* devices; -1 where the driver could not say */
     char (*names)[DEVICE_NAME_SIZE]; /* count names, malloc'd ("?" for a failed one) */
-    char why[1024];    /* why the library, or its devices, are missing */
+    char why[1024];                  /* why the library, or its devices, are missing */
 } driver_report_t;
 
 /* "cuInit failed: CUDA_ERROR_NO_DEVICE (100)" into why. */
-static void driver_failed(const driver_calls_t *cu, const char *call, cu_result_t result,
-                          char *why, size_t why_size)
+static void driver_failed(const driver_calls_t *cu, const char *call, cu_result_t result, char *why,
+                          size_t why_size)
 {
     const char *name = NULL;
     if (cu->cuGetErrorName == NULL || cu->cuGetErrorName(result, &name) != 0 || name == NULL)
@@ -140,8 +140,10 @@ static PyObject *driver_names(const driver_report_t *report)
     for (int i = 0; list != NULL && i < report->count; i++) {
         const char *text = report->names[i];
         PyObject *name = PyUnicode_DecodeUTF8(text, (Py_ssize_t)strlen(text), "replace");
-        if (name == NULL) Py_CLEAR(list);
-        else PyList_SET_ITEM(list, i, name);
+        if (name == NULL)
+            Py_CLEAR(list);
+        else
+            PyList_SET_ITEM(list, i, name);
     }
     return list;
 }
@@ -159,8 +161,9 @@ static PyObject *driver_report_dict(const driver_report_t *report)
     }
     const char *path = !report->loaded ? NULL : report->path[0] ? report->path : "libcuda.so.1";
     PyObject *dict = version == NULL ? NULL
-        : Py_BuildValue("{s:z,s:O,s:O,s:z}", "path", path, "version", version, "devices",
-                        devices, "error", report->why[0] ? report->why : NULL);
+                                     : Py_BuildValue("{s:z,s:O,s:O,s:z}", "path", path, "version",
+                                                     version, "devices", devices, "error",
+                                                     report->why[0] ? report->why : NULL);
     Py_XDECREF(version);
     Py_DECREF(devices);
     return dict;
@@ -174,9 +177,8 @@ static PyObject *cuda_driver_info(PyObject *module, PyObject *unused)
     report->version = -1;
     report->count = -1;
     Py_BEGIN_ALLOW_THREADS /* cuInit can take seconds on a machine with GPUs */
-    driver_query(report);
-    Py_END_ALLOW_THREADS
-    PyObject *dict = driver_report_dict(report);
+        driver_query(report);
+    Py_END_ALLOW_THREADS PyObject *dict = driver_report_dict(report);
     free(report->names);
     free(report);
     return dict;
@@ -196,8 +198,9 @@ static int nvshmem_version_query(const char *path, int version_p[3], char *why, 
     *(void **)&get = dlsym(handle, "nvshmemx_vendor_get_version_info");
     if (get == NULL) {
         const char *error = dlerror();
-        snprintf(why, why_size, "nvshmem_version: path='%s' has no "
-                                "nvshmemx_vendor_get_version_info (%s)",
+        snprintf(why, why_size,
+                 "nvshmem_version: path='%s' has no "
+                 "nvshmemx_vendor_get_version_info (%s)",
                  path, error ? error : "no such symbol");
         dlclose(handle);
         return -1;
@@ -225,14 +228,14 @@ static PyObject *nvshmem_version(PyObject *module, PyObject *const *args, Py_ssi
     char why[1024];
     int rc;
     Py_BEGIN_ALLOW_THREADS /* the loader's lock may be held by a thread loading a library */
-    rc = nvshmem_version_query(path, version, why, sizeof(why));
-    Py_END_ALLOW_THREADS
-    if (rc != 0) return PyErr_Format(PyExc_OSError, "%s", why);
+        rc = nvshmem_version_query(path, version, why, sizeof(why));
+    Py_END_ALLOW_THREADS if (rc != 0) return PyErr_Format(PyExc_OSError, "%s", why);
     return Py_BuildValue("(iii)", version[0], version[1], version[2]);
 }
 
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_NOARGS("cuda_driver_info", cuda_driver_info,
+    SYMMEM__EXT_NOARGS(
+        "cuda_driver_info", cuda_driver_info,
         "cuda_driver_info($module, /)\n--\n\n"
         "The CUDA driver as the gpu backend finds it (libcuda.so.1): {path, version,\n"
         "devices, error}. path: the file loaded, None where it does not load; version:\n"
@@ -240,7 +243,8 @@ static PyMethodDef methods[] = {
         "None where cuInit or cuDeviceGetCount failed; error: why the library or its\n"
         "devices are missing (dlerror's text, or the failed call and its CUDA error), else\n"
         "None. Loads libcuda.so.1 for the question only, and unloads it after."),
-    SYMMEM__EXT_METHOD("nvshmem_version", nvshmem_version,
+    SYMMEM__EXT_METHOD(
+        "nvshmem_version", nvshmem_version,
         "nvshmem_version($module, path)\n--\n\n"
         "(major, minor, patch) of the libnvshmem_host this process has loaded from path\n"
         "(nvshmemx_vendor_get_version_info). Loads nothing: OSError where path is not\n"

@@ -14,11 +14,12 @@ static PyObject *init_impl(module_state_t *st, const Py_buffer *uid, int rank, i
     attr.backend = backend;
     attr.device = device;
     if (mpi_comm != NULL && mpi_comm != Py_None) {
-        unsigned long long handle = PyLong_Check(mpi_comm)
-                                        ? PyLong_AsUnsignedLongLongMask(mpi_comm) : 0;
+        unsigned long long handle =
+            PyLong_Check(mpi_comm) ? PyLong_AsUnsignedLongLongMask(mpi_comm) : 0;
         if (!PyLong_Check(mpi_comm) || PyErr_Occurred())
-            return symmem__ext_raise_invalid(st, "init: mpi_comm of type %s is not a "
-                                                 "communicator handle (an int)",
+            return symmem__ext_raise_invalid(st,
+                                             "init: mpi_comm of type %s is not a "
+                                             "communicator handle (an int)",
                                              Py_TYPE(mpi_comm)->tp_name);
         attr.method = SYMMEM_INIT_WITH_MPI_COMM;
         attr.mpi_comm = handle;
@@ -35,17 +36,14 @@ static PyObject *init_impl(module_state_t *st, const Py_buffer *uid, int rank, i
         attr.nranks = nranks;
     }
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS
-    status = symmem_init_attr(&attr);
-    Py_END_ALLOW_THREADS
-    return symmem__ext_done(st, status);
+    Py_BEGIN_ALLOW_THREADS status = symmem_init_attr(&attr);
+    Py_END_ALLOW_THREADS return symmem__ext_done(st, status);
 }
 
-static PyObject *init(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                      PyObject *kwnames)
+static PyObject *init(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = {"uid", "rank", "nranks", "backend", "device", "mpi_comm",
-                                        NULL};
+    static const char *const names[] = {"uid",    "rank",     "nranks", "backend",
+                                        "device", "mpi_comm", NULL};
     static const symmem__ext_params_t params = {"init", names, 0, 6};
     module_state_t *st = symmem__ext_state(module);
     PyObject *v[6];
@@ -74,10 +72,8 @@ static PyObject *finalize(PyObject *module, PyObject *unused)
 {
     (void)unused;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS
-    status = symmem_finalize();
-    Py_END_ALLOW_THREADS
-    return symmem__ext_done(symmem__ext_state(module), status);
+    Py_BEGIN_ALLOW_THREADS status = symmem_finalize();
+    Py_END_ALLOW_THREADS return symmem__ext_done(symmem__ext_state(module), status);
 }
 
 static PyObject *initialized(PyObject *module, PyObject *unused)
@@ -127,9 +123,9 @@ static PyObject *get_unique_id(PyObject *module, PyObject *unused)
     symmem_unique_id_t uid;
     symmem_status_t status;
     Py_BEGIN_ALLOW_THREADS /* may load the gpu backend to ask it */
-    status = symmem_get_unique_id(&uid);
-    Py_END_ALLOW_THREADS
-    if (status != SYMMEM_OK) return symmem__ext_raise_status(symmem__ext_state(module), status);
+        status = symmem_get_unique_id(&uid);
+    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status(
+        symmem__ext_state(module), status);
     return PyBytes_FromStringAndSize((const char *)uid.bytes, SYMMEM_UNIQUE_ID_SIZE);
 }
 
@@ -150,16 +146,14 @@ static PyObject *launcher(PyObject *module, PyObject *const *args, Py_ssize_t na
     uint32_t capabilities = 0;
     symmem_status_t status;
     Py_BEGIN_ALLOW_THREADS /* may load the gpu backend to ask it */
-    status = symmem__init_preview(backend, &boot, &id, &chosen, &capabilities);
-    Py_END_ALLOW_THREADS
-    if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
+        status = symmem__init_preview(backend, &boot, &id, &chosen, &capabilities);
+    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
     PyObject *can = symmem__ext_capability_names(capabilities);
     if (can == NULL) return NULL;
     return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:s,s:s,s:N}", "launcher", id.launcher,
-                         "rank", boot.rank, "nranks", boot.nranks, "local_rank",
-                         boot.local_rank, "local_size", boot.local_size, "job", boot.job,
-                         "host", boot.host, "spans_hosts", boot.spans_hosts, "backend", chosen,
-                         "capabilities", can);
+                         "rank", boot.rank, "nranks", boot.nranks, "local_rank", boot.local_rank,
+                         "local_size", boot.local_size, "job", boot.job, "host", boot.host,
+                         "spans_hosts", boot.spans_hosts, "backend", chosen, "capabilities", can);
 }
 
 static PyObject *env_table(PyObject *module, PyObject *unused)
@@ -167,8 +161,7 @@ static PyObject *env_table(PyObject *module, PyObject *unused)
     (void)module, (void)unused;
     PyObject *list = PyList_New(0);
     for (const symmem_env_var_t *v = symmem__env_table(); list && v->name; v++) {
-        PyObject *row = Py_BuildValue("(ssss)", v->name, v->default_value, v->applies_to,
-                                      v->help);
+        PyObject *row = Py_BuildValue("(ssss)", v->name, v->default_value, v->applies_to, v->help);
         if (row == NULL || PyList_Append(list, row) != 0) Py_CLEAR(list);
         Py_XDECREF(row);
     }
@@ -191,8 +184,7 @@ static PyObject *env_impl(const symmem_env_var_t *var)
     }
 }
 
-static PyObject *env(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                     PyObject *kwnames)
+static PyObject *env(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"name", NULL};
     static const symmem__ext_params_t params = {"env", names, 1, 1};
@@ -204,14 +196,17 @@ static PyObject *env(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
         if (strcmp(v->name, text) == 0) return env_impl(v);
     PyErr_Clear();
     PyObject *repr = PyObject_Repr(name);
-    symmem__ext_raise_invalid(st, "env: %s is not a variable symmem reads (python -m symmem "
-                                  "info lists them)", repr ? PyUnicode_AsUTF8(repr) : "?");
+    symmem__ext_raise_invalid(st,
+                              "env: %s is not a variable symmem reads (python -m symmem "
+                              "info lists them)",
+                              repr ? PyUnicode_AsUTF8(repr) : "?");
     Py_XDECREF(repr);
     return NULL;
 }
 
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("init", init,
+    SYMMEM__EXT_METHOD(
+        "init", init,
         "init($module, uid=None, rank=-1, nranks=-1, backend=None, device=-1, mpi_comm=None)\n"
         "--\n\n"
         "Collective: start the runtime; from the environment, with uid (the bytes of\n"
@@ -220,31 +215,37 @@ static PyMethodDef methods[] = {
         "'mpi', 'auto' or None (SYMMEM_BACKEND); device: the CUDA ordinal, -1 for\n"
         "LOCAL_RANK % devices."),
     SYMMEM__EXT_NOARGS("finalize", finalize,
-        "finalize($module, /)\n--\n\nCollective: end the runtime."),
+                       "finalize($module, /)\n--\n\nCollective: end the runtime."),
     SYMMEM__EXT_NOARGS("initialized", initialized,
-        "initialized($module, /)\n--\n\nTrue between init and finalize."),
-    SYMMEM__EXT_NOARGS("my_pe", my_pe,
+                       "initialized($module, /)\n--\n\nTrue between init and finalize."),
+    SYMMEM__EXT_NOARGS(
+        "my_pe", my_pe,
         "my_pe($module, /)\n--\n\n"
         "This PE's number (-1 before init; NvshmemError in a child forked after init)."),
-    SYMMEM__EXT_NOARGS("n_pes", n_pes,
+    SYMMEM__EXT_NOARGS(
+        "n_pes", n_pes,
         "n_pes($module, /)\n--\n\nThe number of PEs (-1 before init; NvshmemError in a child\n"
         "forked after init)."),
     SYMMEM__EXT_NOARGS("backend_name", backend_name,
-        "backend_name($module, /)\n--\n\n'cpu', 'gpu', 'mpi', or None before init."),
-    SYMMEM__EXT_NOARGS("library_version", library_version,
+                       "backend_name($module, /)\n--\n\n'cpu', 'gpu', 'mpi', or None before init."),
+    SYMMEM__EXT_NOARGS(
+        "library_version", library_version,
         "library_version($module, /)\n--\n\n"
         "The backend library's version ('3.4.5' for NVSHMEM); '' on cpu and before init."),
-    SYMMEM__EXT_NOARGS("get_unique_id", get_unique_id,
+    SYMMEM__EXT_NOARGS(
+        "get_unique_id", get_unique_id,
         "get_unique_id($module, /)\n--\n\nFresh unique id bytes (UNIQUE_ID_SIZE of them)."),
-    SYMMEM__EXT_METHOD("launcher", launcher,
+    SYMMEM__EXT_METHOD(
+        "launcher", launcher,
         "launcher($module, backend=None)\n--\n\n"
         "What init would find, starting nothing: {launcher, rank, nranks, local_rank,\n"
         "local_size, job, host, spans_hosts, backend, capabilities} ('' spans_hosts: one\n"
         "host; capabilities: the chosen backend's, as capabilities() names them)."),
     SYMMEM__EXT_NOARGS("env_table", env_table,
-        "env_table($module, /)\n--\n\n"
-        "[(name, default, applies_to, help)] of every variable symmem reads."),
-    SYMMEM__EXT_METHOD("env", env,
+                       "env_table($module, /)\n--\n\n"
+                       "[(name, default, applies_to, help)] of every variable symmem reads."),
+    SYMMEM__EXT_METHOD(
+        "env", env,
         "env($module, name)\n--\n\n"
         "The variable's value as the library reads it (its default where unset): a str,\n"
         "an int for sizes and counts (None for an unset count), a float (durations in seconds),\n"

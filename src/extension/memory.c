@@ -13,11 +13,10 @@ static PyObject *malloc_impl(module_state_t *st, Py_ssize_t size, size_t alignme
 {
     void *ptr = NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS
-    status = alignment ? symmem_align(alignment, (size_t)size, &ptr)
-                       : symmem_malloc((size_t)size, &ptr);
-    Py_END_ALLOW_THREADS
-    if (status != SYMMEM_OK) return symmem__ext_raise_status_as(st, status, "malloc", call);
+    Py_BEGIN_ALLOW_THREADS status =
+        alignment ? symmem_align(alignment, (size_t)size, &ptr) : symmem_malloc((size_t)size, &ptr);
+    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status_as(
+        st, status, "malloc", call);
     return symmem__ext_buffer_new(st, ptr, size, symmem_my_pe(), 1, NULL);
 }
 
@@ -60,8 +59,7 @@ static const ending_t UNREGISTER = {"unregister_external", "unregistering", "unr
 /* Collective: ends buf as how says; call names the call in errors (finalize
  * ends what the program left: "finalize: freeing the Buffer at ...: timed
  * out", never a free the program did not make). */
-static PyObject *end_impl(module_state_t *st, PyObject *obj, const char *call,
-                          const ending_t *how)
+static PyObject *end_impl(module_state_t *st, PyObject *obj, const char *call, const ending_t *how)
 {
     if (symmem__ext_require_initialized(st, call) < 0) return NULL;
     if (!PyObject_TypeCheck(obj, st->buffer_type))
@@ -69,21 +67,22 @@ static PyObject *end_impl(module_state_t *st, PyObject *obj, const char *call,
                                          Py_TYPE(obj)->tp_name);
     buffer_object_t *buf = (buffer_object_t *)obj;
     if (!buf->owner)
-        return symmem__ext_raise_invalid(st, "%s: this Buffer is a view of PE %d's memory; pass "
-                                             "the Buffer it came from", call, buf->pe);
+        return symmem__ext_raise_invalid(st,
+                                         "%s: this Buffer is a view of PE %d's memory; pass "
+                                         "the Buffer it came from",
+                                         call, buf->pe);
     /* Not usable: freed through it, or its runtime ended (finalize); its
      * address may belong to a newer allocation by now. */
     if (buf->freed || !symmem__ext_buffer_usable(buf))
         return symmem__ext_raise_invalid(st, "%s: Buffer at 0x%llx (%zd bytes) was already %s",
-                                         call, (unsigned long long)(uintptr_t)buf->ptr,
-                                         buf->size, how->done);
+                                         call, (unsigned long long)(uintptr_t)buf->ptr, buf->size,
+                                         how->done);
     if (buf->ptr != NULL) {
         symmem_status_t status;
-        Py_BEGIN_ALLOW_THREADS
-        status = how->end(buf->ptr);
-        Py_END_ALLOW_THREADS
-        if (status != SYMMEM_OK && strcmp(call, how->name) == 0)
-            return symmem__ext_raise_status(st, status);
+        Py_BEGIN_ALLOW_THREADS status = how->end(buf->ptr);
+        Py_END_ALLOW_THREADS if (status != SYMMEM_OK &&
+                                 strcmp(call, how->name) ==
+                                     0) return symmem__ext_raise_status(st, status);
         if (status != SYMMEM_OK) {
             char outer[192];
             snprintf(outer, sizeof(outer), "%s: %s the Buffer at 0x%llx (%zd bytes)", call,
@@ -122,11 +121,10 @@ static PyObject *register_impl(module_state_t *st, uint64_t address, Py_ssize_t 
 {
     void *sym = NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS
-    status = symmem_register_external((void *)(uintptr_t)address, (size_t)size, &sym);
-    Py_END_ALLOW_THREADS
-    if (status != SYMMEM_OK)
-        return symmem__ext_raise_status_as(st, status, "register_external", call);
+    Py_BEGIN_ALLOW_THREADS status =
+        symmem_register_external((void *)(uintptr_t)address, (size_t)size, &sym);
+    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status_as(
+        st, status, "register_external", call);
     return symmem__ext_buffer_new(st, sym, size, symmem_my_pe(), 1, NULL);
 }
 
@@ -164,8 +162,8 @@ static PyObject *peer_buffer_impl(module_state_t *st, PyObject *obj, int pe, con
     if (peer != NULL) return symmem__ext_buffer_new(st, peer, buf->size, pe, 0, obj);
     /* symmem_ptr sets no message: say here why (the last one is another call's). */
     PyObject *text = PyUnicode_FromFormat("%s: PE %d's copy cannot be reached with loads and "
-                                          "stores from this PE on the %s backend", call, pe,
-                                          symmem_backend_name());
+                                          "stores from this PE on the %s backend",
+                                          call, pe, symmem_backend_name());
     PyObject *exc = text ? symmem__ext_exception(st, SYMMEM_ERR_UNSUPPORTED, text) : NULL;
     Py_XDECREF(text);
     if (exc != NULL) PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
@@ -215,28 +213,35 @@ static PyObject *find_allocation(PyObject *module, PyObject *const *args, Py_ssi
 }
 
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("malloc", py_malloc,
+    SYMMEM__EXT_METHOD(
+        "malloc", py_malloc,
         "malloc($module, size, call='malloc', alignment=None)\n--\n\n"
         "Collective: a Buffer of size bytes on every PE's symmetric heap, at a multiple\n"
         "of alignment (a power of two) where one is given; errors name call."),
-    SYMMEM__EXT_METHOD("free", py_free,
+    SYMMEM__EXT_METHOD(
+        "free", py_free,
         "free($module, buffer, call='free')\n--\n\n"
         "Collective: free a Buffer that malloc made; errors name call (finalize: \"finalize:\n"
         "freeing the Buffer at ...\")."),
-    SYMMEM__EXT_METHOD("register_external", register_external,
+    SYMMEM__EXT_METHOD(
+        "register_external", register_external,
         "register_external($module, address, size, call='register_external')\n--\n\n"
         "Collective: external memory [address, address+size) as a Buffer on the symmetric\n"
         "heap (gpu: CUDA VMM memory); errors name call."),
-    SYMMEM__EXT_METHOD("unregister_external", unregister_external,
+    SYMMEM__EXT_METHOD(
+        "unregister_external", unregister_external,
         "unregister_external($module, buffer, call='unregister_external')\n--\n\n"
         "Collective: undo register_external for the Buffer it returned; errors name call."),
     SYMMEM__EXT_METHOD("peer_buffer", peer_buffer,
-        "peer_buffer($module, buffer, pe, call='get_peer_buffer', arg='pe')\n--\n\n"
-        "A Buffer over PE pe's copy of buffer's memory; errors name call and arg."),
+                       "peer_buffer($module, buffer, pe, call='get_peer_buffer', arg='pe')\n--\n\n"
+                       "A Buffer over PE pe's copy of buffer's memory; errors name call and arg."),
     SYMMEM__EXT_METHOD("find_allocation", find_allocation,
-        "find_allocation($module, address)\n--\n\n"
-        "(start, size) of the live allocation holding address, or None."),
+                       "find_allocation($module, address)\n--\n\n"
+                       "(start, size) of the live allocation holding address, or None."),
     {NULL, NULL, 0, NULL},
 };
 
-int symmem__ext_memory_exec(PyObject *module) { return PyModule_AddFunctions(module, methods); }
+int symmem__ext_memory_exec(PyObject *module)
+{
+    return PyModule_AddFunctions(module, methods);
+}

@@ -9,12 +9,12 @@ static int module_exec(PyObject *module)
     symmem__launcher_link(); /* a PE of symmem.run dies with it, even before init */
     /* The exception types first: every other part may raise them. */
     static int (*const parts[])(PyObject *) = {
-        symmem__ext_errors_exec,      symmem__ext_exceptions_exec, symmem__ext_buffer_exec,
-        symmem__ext_resolve_exec,     symmem__ext_vocabulary_exec,  symmem__ext_dtypes_exec,     symmem__ext_lifecycle_exec,
-        symmem__ext_memory_exec,      symmem__ext_rma_exec,        symmem__ext_p_g_exec,
-        symmem__ext_signals_exec,     symmem__ext_sync_exec,       symmem__ext_teams_exec,
-        symmem__ext_atomics_exec,     symmem__ext_collectives_exec, symmem__ext_device_exec,
-        symmem__ext_raw_memory_exec,  symmem__ext_library_info_exec,
+        symmem__ext_errors_exec,    symmem__ext_exceptions_exec, symmem__ext_buffer_exec,
+        symmem__ext_resolve_exec,   symmem__ext_vocabulary_exec, symmem__ext_dtypes_exec,
+        symmem__ext_lifecycle_exec, symmem__ext_memory_exec,     symmem__ext_rma_exec,
+        symmem__ext_p_g_exec,       symmem__ext_signals_exec,    symmem__ext_sync_exec,
+        symmem__ext_teams_exec,     symmem__ext_atomics_exec,    symmem__ext_collectives_exec,
+        symmem__ext_device_exec,    symmem__ext_raw_memory_exec, symmem__ext_library_info_exec,
     };
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
         if (parts[i](module) < 0) return -1;
@@ -49,7 +49,10 @@ static int module_clear(PyObject *module)
     return 0;
 }
 
-static void module_free(void *module) { module_clear((PyObject *)module); }
+static void module_free(void *module)
+{
+    module_clear((PyObject *)module);
+}
 
 static PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, module_exec},
@@ -67,4 +70,7 @@ static PyModuleDef module_def = {
     .m_free = module_free,
 };
 
-PyMODINIT_FUNC PyInit__symmem(void) { return PyModuleDef_Init(&module_def); }
+PyMODINIT_FUNC PyInit__symmem(void)
+{
+    return PyModuleDef_Init(&module_def);
+}

@@ -17,8 +17,10 @@ int symmem__ext_owner_ask(module_state_t *st, PyObject *obj, PyObject **owner_p)
     if (st->owner_of == NULL) return 0;
     PyObject *owner = PyObject_CallOneArg(st->owner_of, obj);
     if (owner == NULL) return -1;
-    if (Py_IS_TYPE(owner, st->buffer_type)) *owner_p = owner;
-    else Py_DECREF(owner);
+    if (Py_IS_TYPE(owner, st->buffer_type))
+        *owner_p = owner;
+    else
+        Py_DECREF(owner);
     return 0;
 }
 
@@ -27,10 +29,11 @@ int symmem__ext_owner_ask(module_state_t *st, PyObject *obj, PyObject **owner_p)
 int symmem__ext_owner_refuse(module_state_t *st, const buffer_object_t *buf, const char *call,
                              const char *arg)
 {
-    symmem__ext_raise_invalid(st, "%s: %s refers to symmetric memory that was freed (free, "
-                                  "free_array, free_tensor or finalize freed its allocation at "
-                                  "0x%llx, %zd bytes); its address may now belong to a newer "
-                                  "allocation, so symmem refuses it",
+    symmem__ext_raise_invalid(st,
+                              "%s: %s refers to symmetric memory that was freed (free, "
+                              "free_array, free_tensor or finalize freed its allocation at "
+                              "0x%llx, %zd bytes); its address may now belong to a newer "
+                              "allocation, so symmem refuses it",
                               call, arg, (unsigned long long)(uintptr_t)buf->ptr, buf->size);
     return -1;
 }
@@ -41,11 +44,10 @@ static int ndarray_layout_known(PyTypeObject *ndarray)
 {
     PyObject *owner = PyBytes_FromStringAndSize("12345678", 8);
     PyObject *probe = owner ? PyObject_CallMethod((PyObject *)ndarray, "__new__", "O(n)sO",
-                                                  (PyObject *)ndarray, (Py_ssize_t)8, "u1",
-                                                  owner)
+                                                  (PyObject *)ndarray, (Py_ssize_t)8, "u1", owner)
                             : NULL;
-    PyObject *base = probe && PyObject_TypeCheck(probe, ndarray)
-                         ? PyObject_GetAttrString(probe, "base") : NULL;
+    PyObject *base =
+        probe && PyObject_TypeCheck(probe, ndarray) ? PyObject_GetAttrString(probe, "base") : NULL;
     int known = base != NULL && base == ((symmem__ext_ndarray_head_t *)probe)->base;
     PyErr_Clear();
     Py_XDECREF(base);

@@ -16,8 +16,7 @@
  * NumPy compiles PyArray_BASE into, the same from NumPy 1.7 through 2.x.
  * symmem__ext_owner_set_ndarray checks it against ndarray.base first. */
 typedef struct {
-    PyObject_HEAD
-    char *data;
+    PyObject_HEAD char *data;
     int nd;
     Py_ssize_t *dimensions;
     Py_ssize_t *strides;

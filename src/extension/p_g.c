@@ -83,52 +83,45 @@ static PyObject *g(PyObject *module, PyObject *const *args, Py_ssize_t nargs, Py
     return result;
 }
 
-PyDoc_STRVAR(p_doc,
-    "p($module, dst, value, pe, stream=None)\n--\n\n"
-    "Store value as the first element of PE pe's copy of the symmetric dst.\n\n"
-    "The value is converted to dst's dtype first; PE pe is sure to see it\n"
-    "after this PE's quiet() or a barrier.\n\n"
-    "Args:\n"
-    "    dst: a symmetric array, tensor or slice of one (its dtype is the\n"
-    "        element's).\n"
-    "    value: a number that fits dst's dtype (an int for integer dtypes, a\n"
-    "        float for floating ones, any object for bool: its truth).\n"
-    "    pe: the PE to store on, in [0, n_pes()).\n"
-    SYMMEM__DOC_STREAM
-    "\n" SYMMEM__DOC_INVALID(
-        "pe is outside [0, n_pes()); dst is empty, read-only,\n"
-        "        not of a dtype symmem knows, or not on the symmetric heap; value\n"
-        "        does not fit dst's dtype.")
-    SYMMEM__DOC_RAISES_BACKEND
-    "\nExample:\n"
-    "    >>> x = symmem.array(1, dtype=\"float64\")\n"
-    "    >>> symmem.p(x, 2.5, (symmem.my_pe() + 1) % symmem.n_pes())\n"
-    "    >>> symmem.barrier_all()\n"
-    "    >>> float(x[0])\n"
-    "    2.5\n"
-    "    >>> symmem.free_array(x)\n");
+PyDoc_STRVAR(p_doc, "p($module, dst, value, pe, stream=None)\n--\n\n"
+                    "Store value as the first element of PE pe's copy of the symmetric dst.\n\n"
+                    "The value is converted to dst's dtype first; PE pe is sure to see it\n"
+                    "after this PE's quiet() or a barrier.\n\n"
+                    "Args:\n"
+                    "    dst: a symmetric array, tensor or slice of one (its dtype is the\n"
+                    "        element's).\n"
+                    "    value: a number that fits dst's dtype (an int for integer dtypes, a\n"
+                    "        float for floating ones, any object for bool: its truth).\n"
+                    "    pe: the PE to store on, in [0, n_pes()).\n" SYMMEM__DOC_STREAM
+                    "\n" SYMMEM__DOC_INVALID(
+                        "pe is outside [0, n_pes()); dst is empty, read-only,\n"
+                        "        not of a dtype symmem knows, or not on the symmetric heap; value\n"
+                        "        does not fit dst's dtype.") SYMMEM__DOC_RAISES_BACKEND
+             "\nExample:\n"
+             "    >>> x = symmem.array(1, dtype=\"float64\")\n"
+             "    >>> symmem.p(x, 2.5, (symmem.my_pe() + 1) % symmem.n_pes())\n"
+             "    >>> symmem.barrier_all()\n"
+             "    >>> float(x[0])\n"
+             "    2.5\n"
+             "    >>> symmem.free_array(x)\n");
 
 PyDoc_STRVAR(g_doc,
-    "g($module, src, pe, stream=None)\n--\n\n"
-    "Load the first element of PE pe's copy of the symmetric src.\n\n"
-    "Args:\n"
-    "    src: a symmetric array, tensor or slice of one.\n"
-    "    pe: the PE to load from, in [0, n_pes()).\n"
-    SYMMEM__DOC_STREAM
-    "\nReturns:\n"
-    "    The element as a Python bool, int or float (by src's dtype).\n"
-    "\n" SYMMEM__DOC_INVALID(
-        "pe is outside [0, n_pes()); src is empty, not of a\n"
-        "        dtype symmem knows, or not on the symmetric heap.")
-    SYMMEM__DOC_RAISES_BACKEND
-    "\nExample:\n"
-    "    >>> x = symmem.array(1, dtype=\"int32\")\n"
-    "    >>> x[0] = 10 * symmem.my_pe()\n"
-    "    >>> symmem.barrier_all()\n"
-    "    >>> symmem.g(x, 0)  # PE 0's element\n"
-    "    0\n"
-    "    >>> symmem.barrier_all()\n"
-    "    >>> symmem.free_array(x)\n");
+             "g($module, src, pe, stream=None)\n--\n\n"
+             "Load the first element of PE pe's copy of the symmetric src.\n\n"
+             "Args:\n"
+             "    src: a symmetric array, tensor or slice of one.\n"
+             "    pe: the PE to load from, in [0, n_pes()).\n" SYMMEM__DOC_STREAM "\nReturns:\n"
+             "    The element as a Python bool, int or float (by src's dtype).\n"
+             "\n" SYMMEM__DOC_INVALID("pe is outside [0, n_pes()); src is empty, not of a\n"
+                                      "        dtype symmem knows, or not on the symmetric heap.")
+                 SYMMEM__DOC_RAISES_BACKEND "\nExample:\n"
+                                            "    >>> x = symmem.array(1, dtype=\"int32\")\n"
+                                            "    >>> x[0] = 10 * symmem.my_pe()\n"
+                                            "    >>> symmem.barrier_all()\n"
+                                            "    >>> symmem.g(x, 0)  # PE 0's element\n"
+                                            "    0\n"
+                                            "    >>> symmem.barrier_all()\n"
+                                            "    >>> symmem.free_array(x)\n");
 
 static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("p", p, p_doc),
@@ -136,4 +129,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int symmem__ext_p_g_exec(PyObject *module) { return PyModule_AddFunctions(module, methods); }
+int symmem__ext_p_g_exec(PyObject *module)
+{
+    return PyModule_AddFunctions(module, methods);
+}

@@ -38,14 +38,14 @@ static int as_address(module_state_t *st, PyObject *obj, const char *call, uintp
     if (value == NULL) return -1;
     int overflow = 0; /* +1: past a long long (an address of 2**63 or more), -1: below */
     long long small = PyLong_AsLongLongAndOverflow(value, &overflow);
-    unsigned long long address = overflow > 0 ? PyLong_AsUnsignedLongLong(value)
-                                              : (unsigned long long)small;
+    unsigned long long address =
+        overflow > 0 ? PyLong_AsUnsignedLongLong(value) : (unsigned long long)small;
     const char *why = overflow < 0 || (overflow == 0 && small < 0)
                           ? "is negative (expected the address of mapped memory)"
                       : overflow == 0 && small == 0
                           ? "is NULL (expected the address of mapped memory)"
                       : PyErr_Occurred() || address > UINTPTR_MAX ? "is wider than a pointer"
-                                                                   : NULL;
+                                                                  : NULL;
     if (why != NULL) {
         PyErr_Clear();
         PyObject *repr = PyObject_Repr(value);
@@ -100,17 +100,20 @@ static PyObject *memory_at_impl(module_state_t *st, const char *call, uintptr_t 
     if (nbytes < 0)
         return symmem__ext_raise_invalid(st, "%s: nbytes=%lld must be >= 0", call, nbytes);
     if ((uintptr_t)nbytes > UINTPTR_MAX - address)
-        return symmem__ext_raise_invalid(st, "%s: address=0x%llx with nbytes=%lld runs "
-                                             "past the end of the address space",
+        return symmem__ext_raise_invalid(st,
+                                         "%s: address=0x%llx with nbytes=%lld runs "
+                                         "past the end of the address space",
                                          call, (unsigned long long)address, nbytes);
     if (nbytes > 0 && !is_mapped(address, (size_t)nbytes))
-        return symmem__ext_raise_invalid(st, "%s: [0x%llx, +%lld) is not memory this process "
-                                             "has mapped (a junk or stale address)",
+        return symmem__ext_raise_invalid(st,
+                                         "%s: [0x%llx, +%lld) is not memory this process "
+                                         "has mapped (a junk or stale address)",
                                          call, (unsigned long long)address, nbytes);
     if (nbytes > 0 && writable && is_writable(address, (size_t)nbytes) == 0)
-        return symmem__ext_raise_invalid(st, "%s: [0x%llx, +%lld) is mapped read-only: the call "
-                                             "writes there (expected the address of writable "
-                                             "memory)",
+        return symmem__ext_raise_invalid(st,
+                                         "%s: [0x%llx, +%lld) is mapped read-only: the call "
+                                         "writes there (expected the address of writable "
+                                         "memory)",
                                          call, (unsigned long long)address, nbytes);
     return PyMemoryView_FromMemory((char *)address, (Py_ssize_t)nbytes,
                                    writable ? PyBUF_WRITE : PyBUF_READ);
@@ -134,15 +137,16 @@ static PyObject *memory_at(PyObject *module, PyObject *const *args, Py_ssize_t n
         return NULL;
     if (v[2] != NULL) {
         if (!PyBool_Check(v[2]))
-            return symmem__ext_raise_invalid(st, "%s: writable must be True or False, got %s",
-                                             call, Py_TYPE(v[2])->tp_name);
+            return symmem__ext_raise_invalid(st, "%s: writable must be True or False, got %s", call,
+                                             Py_TYPE(v[2])->tp_name);
         writable = v[2] == Py_True;
     }
     return memory_at_impl(st, call, address, nbytes, writable);
 }
 
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("memory_at", memory_at,
+    SYMMEM__EXT_METHOD(
+        "memory_at", memory_at,
         "memory_at($module, address, nbytes, writable=False, *, call='memory_at')\n--\n\n"
         "A memoryview (format 'B') of the nbytes bytes at address, read-only unless\n"
         "writable: the raw pointer contract of symmem.bindings. The caller vouches that\n"
@@ -154,4 +158,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int symmem__ext_raw_memory_exec(PyObject *module) { return PyModule_AddFunctions(module, methods); }
+int symmem__ext_raw_memory_exec(PyObject *module)
+{
+    return PyModule_AddFunctions(module, methods);
+}

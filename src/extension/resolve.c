@@ -15,8 +15,8 @@
 static void set_format(memory_t *mem, const char *format)
 {
     /* Byte order and alignment prefixes carry no dtype information here. */
-    while (format && (*format == '@' || *format == '=' || *format == '<' || *format == '>' ||
-                      *format == '!'))
+    while (format &&
+           (*format == '@' || *format == '=' || *format == '<' || *format == '>' || *format == '!'))
         format++;
     if (format == NULL || *format == '\0') format = "B";
     /* A plain copy: snprintf would cost a quarter of a small put. */
@@ -77,8 +77,8 @@ static int unsupported(module_state_t *st, PyObject *obj, const char *call, cons
 
 /* The package's resolver (_resolver.py): (address, nbytes, itemsize,
  * format, readonly[, keep]); a TypeError means "not memory". */
-static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable,
-                                 const char *call, const char *arg, memory_t *mem)
+static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable, const char *call,
+                                 const char *arg, memory_t *mem)
 {
     if (st->resolver == NULL) return unsupported(st, obj, call, arg);
     PyObject *result = PyObject_CallOneArg(st->resolver, obj);
@@ -92,9 +92,8 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     const char *format;
     int readonly;
     PyObject *keep;
-    if (!PyTuple_Check(result) ||
-        !PyArg_ParseTuple(result, "Knnsp|O", &address, &nbytes, &itemsize, &format, &readonly,
-                          &keep)) {
+    if (!PyTuple_Check(result) || !PyArg_ParseTuple(result, "Knnsp|O", &address, &nbytes, &itemsize,
+                                                    &format, &readonly, &keep)) {
         Py_DECREF(result);
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "the resolver gave no tuple");
         return resolver_failed(st, obj, call, arg);
@@ -108,8 +107,8 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     }
     if (writable && readonly) {
         Py_DECREF(result);
-        symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it", call,
-                                  arg, Py_TYPE(obj)->tp_name);
+        symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it", call, arg,
+                                  Py_TYPE(obj)->tp_name);
         return -1;
     }
     mem->ptr = (char *)(uintptr_t)address;
@@ -159,8 +158,7 @@ static int contiguous(PyObject *shape, PyObject *strides, Py_ssize_t itemsize)
         Py_ssize_t f_dim = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
         if (c_dim > 1 && PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, ndim - 1 - i)) != c_expected)
             c_order = 0;
-        if (f_dim > 1 && PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i)) != f_expected)
-            f_order = 0;
+        if (f_dim > 1 && PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i)) != f_expected) f_order = 0;
         c_expected *= c_dim;
         f_expected *= f_dim;
     }
@@ -198,8 +196,8 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int w
         Py_ssize_t count = 1;
         for (Py_ssize_t i = 0; count >= 0 && i < PyTuple_GET_SIZE(shape); i++) {
             Py_ssize_t dim = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i));
-            count = dim < 0 || (dim > 0 && count > PY_SSIZE_T_MAX / itemsize / dim) ? -1
-                                                                                    : count * dim;
+            count =
+                dim < 0 || (dim > 0 && count > PY_SSIZE_T_MAX / itemsize / dim) ? -1 : count * dim;
         }
         unsigned long long address = PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
         int readonly = PyObject_IsTrue(PyTuple_GET_ITEM(data, 1));
@@ -207,8 +205,8 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int w
         if (PyErr_Occurred() || count < 0 || readonly < 0) {
             PyErr_Clear(); /* malformed: the resolver says what is wrong */
         } else if (writable && readonly) {
-            symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it",
-                                      call, arg, Py_TYPE(obj)->tp_name);
+            symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it", call,
+                                      arg, Py_TYPE(obj)->tp_name);
             taken = -1;
         } else if (symmem__ext_owner_ask(st, obj, &owner) < 0) {
             taken = resolver_failed(st, obj, call, arg);
@@ -221,8 +219,8 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int w
             set_format(mem, format);
             mem->keep = Py_NewRef(obj);
             taken = 1;
-            cache_entry_t entry = {NULL, mem->ptr, mem->nbytes, mem->itemsize, {0}, readonly,
-                                   owner};
+            cache_entry_t entry = {NULL, mem->ptr, mem->nbytes, mem->itemsize,
+                                   {0},  readonly, owner};
             memcpy(entry.format, mem->format, sizeof(entry.format));
             symmem__ext_object_cache_store(&st->arrays, obj, &entry);
         }
@@ -233,8 +231,8 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int w
 }
 
 /* __cuda_array_interface__ in C, else the Python resolver. */
-static int resolve_device_array(module_state_t *st, PyObject *obj, int writable,
-                                const char *call, const char *arg, memory_t *mem)
+static int resolve_device_array(module_state_t *st, PyObject *obj, int writable, const char *call,
+                                const char *arg, memory_t *mem)
 {
     int found = resolve_cuda_array_interface(st, obj, writable, call, arg, mem);
     if (found != 0) return found > 0 ? 0 : -1;
@@ -263,8 +261,8 @@ static int export_refused(module_state_t *st, PyObject *obj, int writable, const
             Py_XDECREF(value);
             Py_XDECREF(tb);
             if (!contiguous) return not_contiguous(st, call, arg);
-            symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it",
-                                      call, arg, Py_TYPE(obj)->tp_name);
+            symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it", call,
+                                      arg, Py_TYPE(obj)->tp_name);
             return -1;
         }
     } else {
@@ -281,7 +279,7 @@ static int export_refused(module_state_t *st, PyObject *obj, int writable, const
 }
 
 int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *call,
-                   const char *arg, memory_t *mem)
+                               const char *arg, memory_t *mem)
 {
     memset(mem, 0, sizeof(*mem));
     if (Py_IS_TYPE(obj, st->buffer_type)) {
@@ -297,8 +295,8 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
     if (known != NULL) {
         if (symmem__ext_owner_check(st, (buffer_object_t *)known->owner, call, arg) < 0) return -1;
         if (writable && known->readonly) {
-            symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it",
-                                      call, arg, Py_TYPE(obj)->tp_name);
+            symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it", call,
+                                      arg, Py_TYPE(obj)->tp_name);
             return -1;
         }
         mem->ptr = known->ptr;
@@ -377,16 +375,21 @@ static PyObject *extent(PyObject *module, PyObject *const *args, Py_ssize_t narg
 }
 
 static PyMethodDef methods[] = {
-    SYMMEM__EXT_METHOD("_set_resolver", set_resolver,
+    SYMMEM__EXT_METHOD(
+        "_set_resolver", set_resolver,
         "_set_resolver($module, resolver, owner_of=None, ndarray=None)\n--\n\n"
         "resolver(obj) -> (address, nbytes, itemsize, format, readonly[, keep]) for memory\n"
         "without the buffer protocol or __cuda_array_interface__; TypeError if not memory.\n"
         "owner_of(obj) -> the Buffer obj was made over, or None (for what C cannot walk).\n"
         "ndarray: numpy.ndarray, whose .base chain C walks to find an array's Buffer."),
-    SYMMEM__EXT_METHOD("extent", extent,
+    SYMMEM__EXT_METHOD(
+        "extent", extent,
         "extent($module, obj, call, arg='array')\n--\n\n"
         "(address, nbytes) of the contiguous memory obj names; errors name call and arg."),
     {NULL, NULL, 0, NULL},
 };
 
-int symmem__ext_resolve_exec(PyObject *module) { return PyModule_AddFunctions(module, methods); }
+int symmem__ext_resolve_exec(PyObject *module)
+{
+    return PyModule_AddFunctions(module, methods);
+}

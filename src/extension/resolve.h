@@ -10,15 +10,15 @@ typedef struct {
     char *ptr;
     Py_ssize_t nbytes;
     Py_ssize_t itemsize;
-    char format[16];    /* struct-module code of one element ("B" for raw bytes) or a dtype name */
-    Py_buffer view;     /* held while the memory is used; view.obj NULL if none */
-    PyObject *keep;     /* a reference held while the memory is used */
+    char format[16]; /* struct-module code of one element ("B" for raw bytes) or a dtype name */
+    Py_buffer view;  /* held while the memory is used; view.obj NULL if none */
+    PyObject *keep;  /* a reference held while the memory is used */
 } memory_t;
 
 /* Resolves obj; writable asks for memory we may write locally. On failure
  * raises NvshmemInvalid naming call and arg and returns -1. */
-int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable,
-                               const char *call, const char *arg, memory_t *mem);
+int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, const char *call,
+                               const char *arg, memory_t *mem);
 void symmem__ext_memory_release(memory_t *mem);
 
 /* stream: None (or not given: SYMMEM_STREAM_NONE), an int handle, or an

@@ -46,9 +46,10 @@ static PyObject *rma_impl(module_state_t *st, const rma_kind_t *kind, const memo
             char total[48];
             bytes_text(total, sizeof(total), (unsigned long long)count, (size_t)dst->itemsize);
             return symmem__ext_raise_invalid(
-                st, "%s: count=%lld elements of %zd bytes (%s bytes) exceeds dst (%zd bytes) "
-                    "or src (%zd bytes)", kind->call, count, dst->itemsize, total, dst->nbytes,
-                src->nbytes);
+                st,
+                "%s: count=%lld elements of %zd bytes (%s bytes) exceeds dst (%zd bytes) "
+                "or src (%zd bytes)",
+                kind->call, count, dst->itemsize, total, dst->nbytes, src->nbytes);
         }
         nbytes = (Py_ssize_t)count * dst->itemsize;
     }
@@ -144,8 +145,7 @@ static int stream_only(module_state_t *st, const symmem__ext_params_t *params,
     return symmem__ext_stream_resolve(st, stream_obj, params->call, stream_p);
 }
 
-static PyObject *quiet(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kwnames)
+static PyObject *quiet(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"stream", NULL};
     static const symmem__ext_params_t params = {"quiet", names, 0, 1};
@@ -159,8 +159,7 @@ static PyObject *quiet(PyObject *module, PyObject *const *args, Py_ssize_t nargs
 
 /* stream=None: the puts issued so far; a stream: those queued on it, in the
  * stream's order (what each backend does there: symmem_fence_on_stream). */
-static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                       PyObject *kwnames)
+static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     static const char *const names[] = {"stream", NULL};
     static const symmem__ext_params_t params = {"fence", names, 0, 1};
@@ -175,140 +174,152 @@ static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs
 /* ---- docstrings ---- */
 
 /* The arguments put, get and their nbi forms share. */
-#define RMA_ARGS(dst, src)                                                                   \
-    "Args:\n"                                                                                \
-    dst src                                                                                  \
-    "    remote_pe: the other PE, in [0, n_pes()); pe= is its other name.\n"                  \
-    SYMMEM__DOC_STREAM                                                                       \
-    "    count: how many elements of dst's dtype to copy (bytes for a Buffer);\n"             \
-    "        default: as many bytes as dst and src both hold.\n"                              \
+#define RMA_ARGS(dst, src)                                                                         \
+    "Args:\n" dst src                                                                              \
+    "    remote_pe: the other PE, in [0, n_pes()); pe= is its other name.\n" SYMMEM__DOC_STREAM    \
+    "    count: how many elements of dst's dtype to copy (bytes for a Buffer);\n"                  \
+    "        default: as many bytes as dst and src both hold.\n"                                   \
     "    pe: NVSHMEM4Py's name for remote_pe.\n"
 
-#define RMA_FORMS(name)                                                                      \
-    "Two call forms: " name "(dst, src, remote_pe, stream=None), and NVSHMEM4Py's\n"         \
-    name "(dst, src, count, pe, stream=None), taken when the 4th positional\n"                \
+#define RMA_FORMS(name)                                                                            \
+    "Two call forms: " name "(dst, src, remote_pe, stream=None), and NVSHMEM4Py's\n" name          \
+    "(dst, src, count, pe, stream=None), taken when the 4th positional\n"                          \
     "argument is an int (or there are 3 positional arguments and pe=).\n\n"
 
-#define RMA_SIGNATURE(name)                                                                  \
+#define RMA_SIGNATURE(name)                                                                        \
     name "($module, dst, src, remote_pe=None, stream=None, *, count=None, pe=None)\n--\n\n"
 
-#define PUT_ARGS                                                                             \
-    RMA_ARGS("    dst: symmetric memory (a Buffer, or an array or tensor that symmem made,\n" \
-             "        or a contiguous slice of one): PE remote_pe's copy is written.\n",     \
-             "    src: local memory to read: any contiguous array, tensor, Buffer or\n"      \
+#define PUT_ARGS                                                                                   \
+    RMA_ARGS("    dst: symmetric memory (a Buffer, or an array or tensor that symmem made,\n"      \
+             "        or a contiguous slice of one): PE remote_pe's copy is written.\n",           \
+             "    src: local memory to read: any contiguous array, tensor, Buffer or\n"            \
              "        object with the buffer protocol.\n")
 
-#define GET_ARGS                                                                             \
-    RMA_ARGS("    dst: local memory to write: any writable contiguous array, tensor,\n"      \
-             "        Buffer or object with the buffer protocol.\n",                         \
-             "    src: symmetric memory (a Buffer, or an array or tensor that symmem made,\n" \
+#define GET_ARGS                                                                                   \
+    RMA_ARGS("    dst: local memory to write: any writable contiguous array, tensor,\n"            \
+             "        Buffer or object with the buffer protocol.\n",                               \
+             "    src: symmetric memory (a Buffer, or an array or tensor that symmem made,\n"      \
              "        or a contiguous slice of one): PE remote_pe's copy is read.\n")
 
-#define RMA_RAISES(symmetric)                                                                \
-    SYMMEM__DOC_INVALID(                                                                     \
-        "remote_pe is missing or outside [0, n_pes()); dst or\n"                             \
-        "        src is not contiguous memory, or dst is read-only; " symmetric " is not\n"   \
-        "        on the symmetric heap (or was freed); dst and src are typed\n"              \
-        "        arrays of different dtypes (use src.view(dst's dtype) to copy\n"             \
-        "        the bytes); count is negative or larger than dst or src.")                  \
+#define RMA_RAISES(symmetric)                                                                      \
+    SYMMEM__DOC_INVALID("remote_pe is missing or outside [0, n_pes()); dst or\n"                   \
+                        "        src is not contiguous memory, or dst is read-only; " symmetric    \
+                        " is not\n"                                                                \
+                        "        on the symmetric heap (or was freed); dst and src are typed\n"    \
+                        "        arrays of different dtypes (use src.view(dst's dtype) to copy\n"  \
+                        "        the bytes); count is negative or larger than dst or src.")        \
     SYMMEM__DOC_RAISES_BACKEND
 
-PyDoc_STRVAR(put_doc,
-    RMA_SIGNATURE("put")
-    "Copy local src into PE remote_pe's copy of the symmetric dst.\n\n"
-    RMA_FORMS("put")
-    "When it returns, src may be reused; PE remote_pe is sure to see the data\n"
-    "after this PE's quiet() or a barrier.\n\n"
-    PUT_ARGS
-    "\n" RMA_RAISES("dst") "\n"
-    "Example:\n"
-    "    >>> me, n = symmem.my_pe(), symmem.n_pes()\n"
-    "    >>> dst = symmem.array(4, dtype=\"int32\")\n"
-    "    >>> symmem.put(dst, np.full(4, me, dtype=np.int32), (me + 1) % n)\n"
-    "    >>> symmem.barrier_all()  # every put has landed\n"
-    "    >>> bool((dst == (me - 1) % n).all())  # the previous PE's number\n"
-    "    True\n"
-    "    >>> symmem.put(dst, np.zeros(4, dtype=np.int32), 2, me)  # count 2, PE me\n"
-    "    >>> dst.tolist()[:2]\n"
-    "    [0, 0]\n"
-    "    >>> symmem.free_array(dst)\n");
+PyDoc_STRVAR(
+    put_doc,
+    RMA_SIGNATURE("put") "Copy local src into PE remote_pe's copy of the symmetric "
+                         "dst.\n\n" RMA_FORMS(
+                             "put") "When it returns, src may be reused; PE remote_pe is sure to "
+                                    "see the data\n"
+                                    "after this PE's quiet() or a barrier.\n\n" PUT_ARGS
+                                    "\n" RMA_RAISES(
+                                        "dst") "\n"
+                                               "Example:\n"
+                                               "    >>> me, n = symmem.my_pe(), symmem.n_pes()\n"
+                                               "    >>> dst = symmem.array(4, dtype=\"int32\")\n"
+                                               "    >>> symmem.put(dst, np.full(4, me, "
+                                               "dtype=np.int32), (me + 1) % n)\n"
+                                               "    >>> symmem.barrier_all()  # every put has "
+                                               "landed\n"
+                                               "    >>> bool((dst == (me - 1) % n).all())  # the "
+                                               "previous PE's number\n"
+                                               "    True\n"
+                                               "    >>> symmem.put(dst, np.zeros(4, "
+                                               "dtype=np.int32), 2, me)  # count 2, PE me\n"
+                                               "    >>> dst.tolist()[:2]\n"
+                                               "    [0, 0]\n"
+                                               "    >>> symmem.free_array(dst)\n");
 
-PyDoc_STRVAR(get_doc,
-    RMA_SIGNATURE("get")
-    "Copy PE remote_pe's copy of the symmetric src into local dst.\n\n"
-    RMA_FORMS("get")
-    "When it returns, dst holds the data.\n\n"
-    GET_ARGS
-    "\n" RMA_RAISES("src") "\n"
-    "Example:\n"
-    "    >>> me, n = symmem.my_pe(), symmem.n_pes()\n"
-    "    >>> src = symmem.array(4, dtype=\"int32\")\n"
-    "    >>> src[:] = me\n"
-    "    >>> symmem.barrier_all()  # every PE has filled its src\n"
-    "    >>> out = np.empty(4, dtype=np.int32)\n"
-    "    >>> symmem.get(out, src, (me + 1) % n)\n"
-    "    >>> bool((out == (me + 1) % n).all())\n"
-    "    True\n"
-    "    >>> symmem.barrier_all()  # no PE frees src while another reads it\n"
-    "    >>> symmem.free_array(src)\n");
+PyDoc_STRVAR(
+    get_doc,
+    RMA_SIGNATURE("get") "Copy PE remote_pe's copy of the symmetric src into local "
+                         "dst.\n\n" RMA_FORMS(
+                             "get") "When it returns, dst holds the data.\n\n" GET_ARGS
+                                    "\n" RMA_RAISES(
+                                        "src") "\n"
+                                               "Example:\n"
+                                               "    >>> me, n = symmem.my_pe(), symmem.n_pes()\n"
+                                               "    >>> src = symmem.array(4, dtype=\"int32\")\n"
+                                               "    >>> src[:] = me\n"
+                                               "    >>> symmem.barrier_all()  # every PE has "
+                                               "filled its src\n"
+                                               "    >>> out = np.empty(4, dtype=np.int32)\n"
+                                               "    >>> symmem.get(out, src, (me + 1) % n)\n"
+                                               "    >>> bool((out == (me + 1) % n).all())\n"
+                                               "    True\n"
+                                               "    >>> symmem.barrier_all()  # no PE frees src "
+                                               "while another reads it\n"
+                                               "    >>> symmem.free_array(src)\n");
 
 PyDoc_STRVAR(put_nbi_doc,
-    RMA_SIGNATURE("put_nbi")
-    "Start copying local src into PE remote_pe's copy of dst; quiet() ends it.\n\n"
-    RMA_FORMS("put_nbi")
-    "src must not change until this PE's next quiet(), after which the data\n"
-    "is in PE remote_pe's dst.\n\n"
-    PUT_ARGS
-    "\n" RMA_RAISES("dst") "\n"
-    "Example:\n"
-    "    >>> me, n = symmem.my_pe(), symmem.n_pes()\n"
-    "    >>> dst = symmem.array(8, dtype=\"float32\")\n"
-    "    >>> src = np.arange(8, dtype=np.float32)\n"
-    "    >>> symmem.put_nbi(dst[:4], src[:4], (me + 1) % n)\n"
-    "    >>> symmem.put_nbi(dst[4:], src[4:], (me + 1) % n)\n"
-    "    >>> symmem.quiet()  # both copies are complete\n"
-    "    >>> symmem.barrier_all()\n"
-    "    >>> dst.tolist() == src.tolist()\n"
-    "    True\n"
-    "    >>> symmem.free_array(dst)\n");
+             RMA_SIGNATURE(
+                 "put_nbi") "Start copying local src into PE remote_pe's copy of dst; quiet() "
+                            "ends it.\n\n" RMA_FORMS(
+                                "put_nbi") "src must not change until this PE's next quiet(), "
+                                           "after which the data\n"
+                                           "is in PE remote_pe's dst.\n\n" PUT_ARGS "\n" RMA_RAISES(
+                                               "dst") "\n"
+                                                      "Example:\n"
+                                                      "    >>> me, n = symmem.my_pe(), "
+                                                      "symmem.n_pes()\n"
+                                                      "    >>> dst = symmem.array(8, "
+                                                      "dtype=\"float32\")\n"
+                                                      "    >>> src = np.arange(8, "
+                                                      "dtype=np.float32)\n"
+                                                      "    >>> symmem.put_nbi(dst[:4], src[:4], "
+                                                      "(me + 1) % n)\n"
+                                                      "    >>> symmem.put_nbi(dst[4:], src[4:], "
+                                                      "(me + 1) % n)\n"
+                                                      "    >>> symmem.quiet()  # both copies are "
+                                                      "complete\n"
+                                                      "    >>> symmem.barrier_all()\n"
+                                                      "    >>> dst.tolist() == src.tolist()\n"
+                                                      "    True\n"
+                                                      "    >>> symmem.free_array(dst)\n");
 
-PyDoc_STRVAR(get_nbi_doc,
-    RMA_SIGNATURE("get_nbi")
-    "Start copying PE remote_pe's copy of src into local dst; quiet() ends it.\n\n"
-    RMA_FORMS("get_nbi")
-    "dst holds the data after this PE's next quiet().\n\n"
-    GET_ARGS
-    "\n" RMA_RAISES("src") "\n"
-    "Example:\n"
-    "    >>> src = symmem.array(4, dtype=\"int64\")\n"
-    "    >>> src[:] = symmem.my_pe()\n"
-    "    >>> symmem.barrier_all()\n"
-    "    >>> out = np.empty(4, dtype=np.int64)\n"
-    "    >>> symmem.get_nbi(out, src, 0)  # PE 0's copy\n"
-    "    >>> symmem.quiet()  # out is ready\n"
-    "    >>> out.tolist()\n"
-    "    [0, 0, 0, 0]\n"
-    "    >>> symmem.barrier_all()\n"
-    "    >>> symmem.free_array(src)\n");
+PyDoc_STRVAR(
+    get_nbi_doc,
+    RMA_SIGNATURE("get_nbi") "Start copying PE remote_pe's copy of src into local dst; quiet() "
+                             "ends it.\n\n" RMA_FORMS(
+                                 "get_nbi") "dst holds the data after this PE's next "
+                                            "quiet().\n\n" GET_ARGS "\n" RMA_RAISES(
+                                                "src") "\n"
+                                                       "Example:\n"
+                                                       "    >>> src = symmem.array(4, "
+                                                       "dtype=\"int64\")\n"
+                                                       "    >>> src[:] = symmem.my_pe()\n"
+                                                       "    >>> symmem.barrier_all()\n"
+                                                       "    >>> out = np.empty(4, dtype=np.int64)\n"
+                                                       "    >>> symmem.get_nbi(out, src, 0)  # PE "
+                                                       "0's copy\n"
+                                                       "    >>> symmem.quiet()  # out is ready\n"
+                                                       "    >>> out.tolist()\n"
+                                                       "    [0, 0, 0, 0]\n"
+                                                       "    >>> symmem.barrier_all()\n"
+                                                       "    >>> symmem.free_array(src)\n");
 
 PyDoc_STRVAR(quiet_doc,
-    "quiet($module, stream=None)\n--\n\n"
-    "Complete every put, get, put_signal and atomic this PE has issued.\n\n"
-    "After it, the data of this PE's puts is in the other PEs' memory and\n"
-    "its gets' destinations hold theirs. flush() is the same call\n"
-    "(NVSHMEM's name).\n\n"
-    "Args:\n"
-    SYMMEM__DOC_STREAM
-    "\n" SYMMEM__DOC_INVALID("stream is not None or a stream.")
-    SYMMEM__DOC_RAISES_BACKEND
-    "\nExample:\n"
-    "    >>> dst = symmem.array(2, dtype=\"int32\")\n"
-    "    >>> symmem.put_nbi(dst, np.array([1, 2], dtype=np.int32), 0)\n"
-    "    >>> symmem.quiet()  # the put is in PE 0's dst now\n"
-    "    >>> symmem.barrier_all()\n"
-    "    >>> symmem.free_array(dst)\n");
+             "quiet($module, stream=None)\n--\n\n"
+             "Complete every put, get, put_signal and atomic this PE has issued.\n\n"
+             "After it, the data of this PE's puts is in the other PEs' memory and\n"
+             "its gets' destinations hold theirs. flush() is the same call\n"
+             "(NVSHMEM's name).\n\n"
+             "Args:\n" SYMMEM__DOC_STREAM
+             "\n" SYMMEM__DOC_INVALID("stream is not None or a stream.") SYMMEM__DOC_RAISES_BACKEND
+             "\nExample:\n"
+             "    >>> dst = symmem.array(2, dtype=\"int32\")\n"
+             "    >>> symmem.put_nbi(dst, np.array([1, 2], dtype=np.int32), 0)\n"
+             "    >>> symmem.quiet()  # the put is in PE 0's dst now\n"
+             "    >>> symmem.barrier_all()\n"
+             "    >>> symmem.free_array(dst)\n");
 
-PyDoc_STRVAR(fence_doc,
+PyDoc_STRVAR(
+    fence_doc,
     "fence($module, stream=None)\n--\n\n"
     "Order this PE's puts: to each PE, those before land before those after.\n\n"
     "Unlike quiet(), it does not wait for them to complete.\n\n"
@@ -318,8 +329,7 @@ PyDoc_STRVAR(fence_doc,
     "        the puts queued on that stream before it; there it is\n"
     "        quiet(stream=stream), which completes them (no library has a\n"
     "        fence on a stream), so it costs what a quiet costs.\n"
-    "\n" SYMMEM__DOC_INVALID("stream is not None or a stream.")
-    SYMMEM__DOC_RAISES_BACKEND
+    "\n" SYMMEM__DOC_INVALID("stream is not None or a stream.") SYMMEM__DOC_RAISES_BACKEND
     "\nExample:\n"
     "    >>> data, flag = symmem.array(4, dtype=\"int32\"), symmem.array(1, dtype=\"int32\")\n"
     "    >>> flag[0] = 0\n"
@@ -344,4 +354,7 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-int symmem__ext_rma_exec(PyObject *module) { return PyModule_AddFunctions(module, methods); }
+int symmem__ext_rma_exec(PyObject *module)
+{
+    return PyModule_AddFunctions(module, methods);
+}

@@ -54,7 +54,8 @@ int symmem__ext_stream_resolve(module_state_t *st, PyObject *obj, const char *ca
             symmem__ext_raise_invalid(st,
                                       "%s: stream of type %s is not a stream (expected None, an "
                                       "int handle, or an object with __cuda_stream__, "
-                                      ".cuda_stream or .ptr)", call, Py_TYPE(obj)->tp_name);
+                                      ".cuda_stream or .ptr)",
+                                      call, Py_TYPE(obj)->tp_name);
             return -1;
         }
     }

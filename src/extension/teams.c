@@ -94,10 +94,8 @@ static PyObject *team_split_strided(PyObject *module, PyObject *const *args, Py_
         symmem__ext_as_int(st, v[3], call, "size", &size) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS
-    status = symmem_team_split_strided(parent, start, stride, size, &team);
-    Py_END_ALLOW_THREADS
-    return made(st, status, team);
+    Py_BEGIN_ALLOW_THREADS status = symmem_team_split_strided(parent, start, stride, size, &team);
+    Py_END_ALLOW_THREADS return made(st, status, team);
 }
 
 static PyObject *team_split_2d(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -114,10 +112,8 @@ static PyObject *team_split_2d(PyObject *module, PyObject *const *args, Py_ssize
         symmem__ext_as_int(st, v[1], "team_split_2d", "xrange", &xrange) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS
-    status = symmem_team_split_2d(parent, xrange, &x, &y);
-    Py_END_ALLOW_THREADS
-    if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
+    Py_BEGIN_ALLOW_THREADS status = symmem_team_split_2d(parent, xrange, &x, &y);
+    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
     return Py_BuildValue("(ii)", x, y);
 }
 
@@ -137,10 +133,8 @@ static PyObject *team_init(PyObject *module, PyObject *const *args, Py_ssize_t n
         symmem__ext_as_int(st, v[2], "team_init", "pe_idx_in_team", &index) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS
-    status = symmem_team_init(key, npes, index, &team);
-    Py_END_ALLOW_THREADS
-    return made(st, status, team);
+    Py_BEGIN_ALLOW_THREADS status = symmem_team_init(key, npes, index, &team);
+    Py_END_ALLOW_THREADS return made(st, status, team);
 }
 
 static PyObject *team_destroy(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -155,43 +149,40 @@ static PyObject *team_destroy(PyObject *module, PyObject *const *args, Py_ssize_
         symmem__ext_as_team(st, obj, "team_destroy", "team", &team) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS
-    status = symmem_team_destroy(team);
-    Py_END_ALLOW_THREADS
-    return symmem__ext_done(st, status);
+    Py_BEGIN_ALLOW_THREADS status = symmem_team_destroy(team);
+    Py_END_ALLOW_THREADS return symmem__ext_done(st, status);
 }
 
 /* ---- docstrings of the public queries ---- */
 
-#define TEAM_INVALID_DOC                                                                 \
-    "team is None (this PE was outside the split that made\n"                            \
+#define TEAM_INVALID_DOC                                                                           \
+    "team is None (this PE was outside the split that made\n"                                      \
     "        it), not a team, or a team this PE is not a member of."
 
-PyDoc_STRVAR(team_my_pe_doc,
+PyDoc_STRVAR(
+    team_my_pe_doc,
     "team_my_pe($module, team)\n--\n\n"
     "This PE's number in team, from 0.\n\n"
-    "Args:\n"
-    SYMMEM__DOC_TEAM
-    "\nReturns:\n"
+    "Args:\n" SYMMEM__DOC_TEAM "\nReturns:\n"
     "    An int in [0, team_n_pes(team)).\n"
-    "\n" SYMMEM__DOC_INVALID(TEAM_INVALID_DOC)
-    "\nExample:\n"
-    "    >>> symmem.team_my_pe(symmem.Teams.TEAM_WORLD) == symmem.my_pe()\n"
-    "    True\n");
+    "\n" SYMMEM__DOC_INVALID(
+        TEAM_INVALID_DOC) "\nExample:\n"
+                          "    >>> symmem.team_my_pe(symmem.Teams.TEAM_WORLD) == symmem.my_pe()\n"
+                          "    True\n");
 
-PyDoc_STRVAR(team_n_pes_doc,
+PyDoc_STRVAR(
+    team_n_pes_doc,
     "team_n_pes($module, team)\n--\n\n"
     "The number of PEs in team.\n\n"
-    "Args:\n"
-    SYMMEM__DOC_TEAM
-    "\nReturns:\n"
+    "Args:\n" SYMMEM__DOC_TEAM "\nReturns:\n"
     "    An int, 1 or more.\n"
-    "\n" SYMMEM__DOC_INVALID(TEAM_INVALID_DOC)
-    "\nExample:\n"
-    "    >>> symmem.team_n_pes(symmem.Teams.TEAM_WORLD) == symmem.n_pes()\n"
-    "    True\n");
+    "\n" SYMMEM__DOC_INVALID(
+        TEAM_INVALID_DOC) "\nExample:\n"
+                          "    >>> symmem.team_n_pes(symmem.Teams.TEAM_WORLD) == symmem.n_pes()\n"
+                          "    True\n");
 
-PyDoc_STRVAR(team_translate_pe_doc,
+PyDoc_STRVAR(
+    team_translate_pe_doc,
     "team_translate_pe($module, src_team, src_pe, dest_team)\n--\n\n"
     "The number in dest_team of the PE that is number src_pe in src_team.\n\n"
     "Args:\n"
@@ -200,37 +191,45 @@ PyDoc_STRVAR(team_translate_pe_doc,
     "    dest_team: the team to number it in (this PE a member).\n"
     "\nReturns:\n"
     "    Its number in dest_team, or -1 where it is not a member of dest_team.\n"
-    "\n" SYMMEM__DOC_INVALID(
-        "src_team or dest_team is None, not a team, or a team\n"
-        "        this PE is not a member of; src_pe is outside [0, team_n_pes(src_team)).")
-    "\nExample:\n"
-    "    >>> world = symmem.Teams.TEAM_WORLD\n"
-    "    >>> last = symmem.team_split_strided(world, symmem.n_pes() - 1, 1, 1)\n"
-    "    >>> if last is not None:  # on the last PE only\n"
-    "    ...     assert symmem.team_translate_pe(last, 0, world) == symmem.my_pe()\n"
-    "    ...     symmem.team_destroy(last)\n");
+    "\n" SYMMEM__DOC_INVALID("src_team or dest_team is None, not a team, or a team\n"
+                             "        this PE is not a member of; src_pe is outside [0, "
+                             "team_n_pes(src_team)).") "\nExample:\n"
+                                                       "    >>> world = symmem.Teams.TEAM_WORLD\n"
+                                                       "    >>> last = "
+                                                       "symmem.team_split_strided(world, "
+                                                       "symmem.n_pes() - 1, 1, 1)\n"
+                                                       "    >>> if last is not None:  # on the "
+                                                       "last PE only\n"
+                                                       "    ...     assert "
+                                                       "symmem.team_translate_pe(last, 0, world) "
+                                                       "== symmem.my_pe()\n"
+                                                       "    ...     symmem.team_destroy(last)\n");
 
 static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD("team_my_pe", team_my_pe, team_my_pe_doc),
     SYMMEM__EXT_METHOD("team_n_pes", team_n_pes, team_n_pes_doc),
     SYMMEM__EXT_METHOD("team_translate_pe", team_translate_pe, team_translate_pe_doc),
-    SYMMEM__EXT_METHOD("check_team", check_team,
+    SYMMEM__EXT_METHOD(
+        "check_team", check_team,
         "check_team($module, team, call, arg='team')\n--\n\n"
         "team as an int if it exists with this PE a member; else NvshmemInvalid naming call."),
-    SYMMEM__EXT_METHOD("team_split_strided", team_split_strided,
+    SYMMEM__EXT_METHOD(
+        "team_split_strided", team_split_strided,
         "team_split_strided($module, parent_team, start, stride, size)\n--\n\n"
         "Collective over parent_team: the handle of the team parent[start + i*stride],\n"
         "i < size; TEAM_INVALID (-1) on PEs outside it."),
-    SYMMEM__EXT_METHOD("team_split_2d", team_split_2d,
+    SYMMEM__EXT_METHOD(
+        "team_split_2d", team_split_2d,
         "team_split_2d($module, parent_team, xrange)\n--\n\n"
         "Collective over parent_team: (x team of xrange consecutive PEs, y team of the PEs\n"
         "with the same x index), as handles."),
-    SYMMEM__EXT_METHOD("team_init", team_init,
+    SYMMEM__EXT_METHOD(
+        "team_init", team_init,
         "team_init($module, key, npes, pe_idx_in_team)\n--\n\n"
         "Collective over the PEs that pass the same key: the handle of a team of npes PEs\n"
         "in which this PE is number pe_idx_in_team."),
     SYMMEM__EXT_METHOD("team_destroy", team_destroy,
-        "team_destroy($module, team)\n--\n\nCollective over the team: destroy it."),
+                       "team_destroy($module, team)\n--\n\nCollective over the team: destroy it."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -21,7 +21,7 @@ static PyObject *dtypes_table(void)
 {
     PyObject *table = PyDict_New();
     int rc = table ? 0 : -1;
-#define ROW(NAME, name, code, size, ctype, nvshmem, kind) \
+#define ROW(NAME, name, code, size, ctype, nvshmem, kind)                                          \
     if (rc == 0) rc = add_row(table, name, size);
     SYMMEM_DTYPES(ROW)
 #undef ROW
@@ -33,7 +33,7 @@ static PyObject *dtype_codes_table(void)
 {
     PyObject *table = PyDict_New();
     int rc = table ? 0 : -1;
-#define ROW(NAME, name, code, size, ctype, nvshmem, kind) \
+#define ROW(NAME, name, code, size, ctype, nvshmem, kind)                                          \
     if (rc == 0) rc = add_row(table, name, code);
     SYMMEM_DTYPES(ROW)
 #undef ROW
@@ -44,11 +44,13 @@ static PyObject *dtype_codes_table(void)
 static PyObject *reduce_ops_table(void)
 {
     PyObject *table = PyTuple_New(SYMMEM_OP_COUNT);
-#define ROW(NAME, name, code, bitwise, combine)                        \
-    if (table != NULL) {                                               \
-        PyObject *text = PyUnicode_FromString(name);                   \
-        if (text == NULL) Py_CLEAR(table);                             \
-        else PyTuple_SET_ITEM(table, code, text);                      \
+#define ROW(NAME, name, code, bitwise, combine)                                                    \
+    if (table != NULL) {                                                                           \
+        PyObject *text = PyUnicode_FromString(name);                                               \
+        if (text == NULL)                                                                          \
+            Py_CLEAR(table);                                                                       \
+        else                                                                                       \
+            PyTuple_SET_ITEM(table, code, text);                                                   \
     }
     SYMMEM_REDUCE_OPS(ROW)
 #undef ROW
@@ -59,7 +61,8 @@ static PyObject *signal_ops_table(void)
 {
     PyObject *table = PyDict_New();
     int rc = table ? 0 : -1;
-#define ROW(NAME, name, code) if (rc == 0) rc = add_row(table, name, code);
+#define ROW(NAME, name, code)                                                                      \
+    if (rc == 0) rc = add_row(table, name, code);
     SYMMEM_SIGNAL_OPS(ROW)
 #undef ROW
     if (rc < 0) Py_CLEAR(table);
@@ -70,7 +73,8 @@ static PyObject *comparisons_table(void)
 {
     PyObject *table = PyDict_New();
     int rc = table ? 0 : -1;
-#define ROW(NAME, name, code, op) if (rc == 0) rc = add_row(table, name, code);
+#define ROW(NAME, name, code, op)                                                                  \
+    if (rc == 0) rc = add_row(table, name, code);
     SYMMEM_COMPARISONS(ROW)
 #undef ROW
     if (rc < 0) Py_CLEAR(table);
@@ -81,7 +85,8 @@ static PyObject *call_kinds_table(void)
 {
     PyObject *table = PyDict_New();
     int rc = table ? 0 : -1;
-#define ROW(NAME, name, code, shape, moves_data) if (rc == 0) rc = add_row(table, name, code);
+#define ROW(NAME, name, code, shape, moves_data)                                                   \
+    if (rc == 0) rc = add_row(table, name, code);
     SYMMEM_CALL_KINDS(ROW)
 #undef ROW
     if (rc < 0) Py_CLEAR(table);
@@ -92,7 +97,8 @@ static PyObject *capabilities_table(void)
 {
     PyObject *table = PyDict_New();
     int rc = table ? 0 : -1;
-#define ROW(NAME, name, bit, help) if (rc == 0) rc = add_row(table, name, SYMMEM_CAP_##NAME);
+#define ROW(NAME, name, bit, help)                                                                 \
+    if (rc == 0) rc = add_row(table, name, SYMMEM_CAP_##NAME);
     SYMMEM_CAPABILITIES(ROW)
 #undef ROW
     if (rc < 0) Py_CLEAR(table);
@@ -103,11 +109,11 @@ PyObject *symmem__ext_capability_names(uint32_t bits)
 {
     PyObject *names = PyList_New(0);
     int rc = names ? 0 : -1;
-#define ROW(NAME, name, bit, help)                                         \
-    if (rc == 0 && (bits & SYMMEM_CAP_##NAME)) {                           \
-        PyObject *text = PyUnicode_FromString(name);                       \
-        rc = text ? PyList_Append(names, text) : -1;                       \
-        Py_XDECREF(text);                                                  \
+#define ROW(NAME, name, bit, help)                                                                 \
+    if (rc == 0 && (bits & SYMMEM_CAP_##NAME)) {                                                   \
+        PyObject *text = PyUnicode_FromString(name);                                               \
+        rc = text ? PyList_Append(names, text) : -1;                                               \
+        Py_XDECREF(text);                                                                          \
     }
     SYMMEM_CAPABILITIES(ROW)
 #undef ROW
@@ -124,9 +130,9 @@ static PyObject *capabilities(PyObject *module, PyObject *unused)
 
 static PyMethodDef methods[] = {
     SYMMEM__EXT_NOARGS("capabilities", capabilities,
-        "capabilities($module, /)\n--\n\n"
-        "What the running backend can do: a tuple of CAPABILITIES' names, in their\n"
-        "order ('peer_load_store', 'host_rma' on cpu); () before init."),
+                       "capabilities($module, /)\n--\n\n"
+                       "What the running backend can do: a tuple of CAPABILITIES' names, in their\n"
+                       "order ('peer_load_store', 'host_rma' on cpu); () before init."),
     {NULL, NULL, 0, NULL},
 };
 
@@ -136,10 +142,13 @@ int symmem__ext_vocabulary_exec(PyObject *module)
         const char *name;
         PyObject *(*make)(void);
     } tables[] = {
-        {"DTYPES", dtypes_table},           {"DTYPE_CODES", dtype_codes_table},
+        {"DTYPES", dtypes_table},
+        {"DTYPE_CODES", dtype_codes_table},
         {"REDUCE_OPS", reduce_ops_table},
-        {"SIGNAL_OPS", signal_ops_table},   {"COMPARISONS", comparisons_table},
-        {"CALL_KINDS", call_kinds_table},   {"CAPABILITIES", capabilities_table},
+        {"SIGNAL_OPS", signal_ops_table},
+        {"COMPARISONS", comparisons_table},
+        {"CALL_KINDS", call_kinds_table},
+        {"CAPABILITIES", capabilities_table},
     };
     for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
         PyObject *table = tables[i].make();

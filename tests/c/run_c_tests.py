@@ -1,5 +1,6 @@
 """Runs every C test program at 1, 2, 3 and 4 PEs through the launcher; the
 programs that make their own processes and use no PE run once."""
+
 import os
 import subprocess
 import sys
@@ -17,9 +18,19 @@ def main(test_dir):
     for program in programs:
         for n in (1,) if program.name in RUN_ONCE else PE_COUNTS:
             result = subprocess.run(
-                [sys.executable, "-m", "symmem.run", "-n", str(n), "--timeout", "120",
-                 str(program)],
-                capture_output=True, text=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "symmem.run",
+                    "-n",
+                    str(n),
+                    "--timeout",
+                    "120",
+                    str(program),
+                ],
+                capture_output=True,
+                text=True,
+            )
             ok = result.returncode == 0
             passed += ok
             failed += not ok

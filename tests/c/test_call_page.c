@@ -52,8 +52,7 @@ static const int world[N] = {0, 1, 2};
 
 static symmem_call_t reduce(uint64_t count, int handle)
 {
-    return symmem__call(SYMMEM_CALL_REDUCE, handle, count, SYMMEM_DTYPE_FLOAT32, SYMMEM_OP_SUM,
-                        0);
+    return symmem__call(SYMMEM_CALL_REDUCE, handle, count, SYMMEM_DTYPE_FLOAT32, SYMMEM_OP_SUM, 0);
 }
 
 static int verdict(gpu_calls_t *c, gpu_call_ref_t *ref, int check, int *n_p, int *culprit_p,
@@ -81,8 +80,9 @@ static void run(void)
     barrier();
     for (int pe = 0; pe < N; pe++)
         if (pe != me)
-            CHECK(symmem__gpu_calls_open_peer(&c, pe, S->pid[pe], S->start[pe], why,
-                                              sizeof(why)) == 0, "%s", why);
+            CHECK(symmem__gpu_calls_open_peer(&c, pe, S->pid[pe], S->start[pe], why, sizeof(why)) ==
+                      0,
+                  "%s", why);
     barrier();
     symmem__gpu_calls_unlink(&c);
     CHECK(access(path, F_OK) != 0 && errno == ENOENT, "%s is still there", path);
@@ -94,16 +94,15 @@ static void run(void)
     symmem_call_t barrier_all = symmem__call(SYMMEM_CALL_BARRIER_ALL, 0, 0, 0, 0, 0);
     if (me == 0) {
         symmem__gpu_calls_publish(&c, 0, world, N, barrier_all, &ref);
-        CHECK(ref.seq == 1 && ref.npeers == 2, "seq %llu, %d peers",
-              (unsigned long long)ref.seq, ref.npeers);
-        CHECK(verdict(&c, &ref, 1, &n, &culprit, text, sizeof(text)) == GPU_VERDICT_WAITING,
-              "%s", text);
+        CHECK(ref.seq == 1 && ref.npeers == 2, "seq %llu, %d peers", (unsigned long long)ref.seq,
+              ref.npeers);
+        CHECK(verdict(&c, &ref, 1, &n, &culprit, text, sizeof(text)) == GPU_VERDICT_WAITING, "%s",
+              text);
     }
     barrier();
     if (me != 0) symmem__gpu_calls_publish(&c, 0, world, N, barrier_all, &ref);
     barrier();
-    CHECK(verdict(&c, &ref, 1, &n, &culprit, text, sizeof(text)) == GPU_VERDICT_MATCH, "%s",
-          text);
+    CHECK(verdict(&c, &ref, 1, &n, &culprit, text, sizeof(text)) == GPU_VERDICT_MATCH, "%s", text);
     CHECK(n == N && strcmp(text, "PEs 0, 1, 2 called barrier_all") == 0, "%d: %s", n, text);
 
     /* B: PE 1 reduces 4 elements, the others 8: a mismatch on every PE */
@@ -127,12 +126,13 @@ static void run(void)
         symmem_call_t got;
         CHECK(symmem__gpu_calls_find(&c, 1, 0, key, 3, &got) == GPU_RECORD_GONE, "seq 3");
         CHECK(symmem__gpu_calls_find(&c, 1, 0, key, 22, &got) == GPU_RECORD_FOUND &&
-                  symmem__call_same(&got, &barrier_all), "seq 22");
+                  symmem__call_same(&got, &barrier_all),
+              "seq 22");
         CHECK(symmem__gpu_calls_find(&c, 1, 0, key, 23, &got) == GPU_RECORD_NOT_YET, "seq 23");
         /* a gone record counts as matching, never as a mismatch */
         ref.seq = 3;
-        CHECK(verdict(&c, &ref, 1, &n, &culprit, text, sizeof(text)) != GPU_VERDICT_MISMATCH,
-              "%s", text);
+        CHECK(verdict(&c, &ref, 1, &n, &culprit, text, sizeof(text)) != GPU_VERDICT_MISMATCH, "%s",
+              text);
         /* the first one this PE never entered (seq 3) is gone: named "a collective" */
         CHECK(symmem__gpu_calls_ahead(&c, 1, &got) && got.what == 0, "PE 1 is ahead on WORLD");
     }
@@ -146,8 +146,8 @@ static void run(void)
     if (me == 1) {
         /* until each reader has read records while they were rewritten
          * (the readers may start late on a busy machine) */
-        for (uint64_t i = 1; i <= 200000 || atomic_load(&S->found[0]) < 1000 ||
-                             atomic_load(&S->found[2]) < 1000;
+        for (uint64_t i = 1;
+             i <= 200000 || atomic_load(&S->found[0]) < 1000 || atomic_load(&S->found[2]) < 1000;
              i++) {
             CHECK(i < 2000000000, "the readers never read");
             symmem_call_t call = symmem__call(SYMMEM_CALL_FCOLLECT, 7, i * 3, 0, 0, 0);
@@ -160,8 +160,7 @@ static void run(void)
             uint64_t latest = atomic_load(&c.peers[1]->team_seq[7]);
             for (uint64_t seq = latest > 20 ? latest - 20 : 1; seq <= latest + 1; seq++) {
                 symmem_call_t got;
-                if (symmem__gpu_calls_find(&c, 1, 7, key7, seq, &got) != GPU_RECORD_FOUND)
-                    continue;
+                if (symmem__gpu_calls_find(&c, 1, 7, key7, seq, &got) != GPU_RECORD_FOUND) continue;
                 atomic_store(&S->found[me], ++found);
                 CHECK(got.count == seq * 3 && (got.what & 0xff) == SYMMEM_CALL_FCOLLECT,
                       "torn: seq %llu has count %llu", (unsigned long long)seq,
@@ -178,11 +177,15 @@ static void run(void)
     }
     barrier();
     if (me != 1) {
-        gpu_call_ref_t mine = {.handle = 7, .team_key = key7, .seq = 200000, .npeers = 1,
+        gpu_call_ref_t mine = {.handle = 7,
+                               .team_key = key7,
+                               .seq = 200000,
+                               .npeers = 1,
                                .peers = {1},
                                .call = symmem__call(SYMMEM_CALL_FCOLLECT, 7, 600000, 0, 0, 0)};
         CHECK(verdict(&c, &mine, 1, &n, &culprit, text, sizeof(text)) == GPU_VERDICT_MATCH &&
-                  n == 1, "%s", text);
+                  n == 1,
+              "%s", text);
     }
     barrier();
 
@@ -195,9 +198,11 @@ static void run(void)
     if (me == 0) {
         symmem__gpu_calls_publish(&c, 8, team8, N, reduce(8, 8), &ref);
         CHECK(verdict(&c, &ref, 1, &n, &culprit, text, sizeof(text)) == GPU_VERDICT_LEFT &&
-                  culprit == 1, "culprit %d: %s", culprit, text);
+                  culprit == 1,
+              "culprit %d: %s", culprit, text);
         CHECK(symmem__gpu_calls_state(&c, 2) == GPU_PE_FINALIZING &&
-                  symmem__gpu_calls_state(&c, 1) == GPU_PE_FINALIZING, "states");
+                  symmem__gpu_calls_state(&c, 1) == GPU_PE_FINALIZING,
+              "states");
     }
     barrier();
 
@@ -244,8 +249,8 @@ static void run(void)
     if (me == 2) {
         CHECK(len == 0, "PE 2 is in a cycle of %d", len);
     } else {
-        CHECK(len == 2 && cycle[0] == me && cycle[1] == 1 - me, "cycle of %d: %d %d", len,
-              cycle[0], cycle[1]);
+        CHECK(len == 2 && cycle[0] == me && cycle[1] == 1 - me, "cycle of %d: %d %d", len, cycle[0],
+              cycle[1]);
         symmem_call_t want0 = reduce(8, 10), want1 = reduce(4, 11);
         CHECK(symmem__call_same(&waiting_in[0], me == 0 ? &want0 : &want1) &&
                   symmem__call_same(&waiting_in[1], me == 0 ? &want1 : &want0),
@@ -273,8 +278,9 @@ static void run(void)
     /* one of them finalizing breaks it (finalize has checks of its own) */
     if (me == 2) symmem__gpu_calls_set_state(&c, GPU_PE_FINALIZING);
     barrier();
-    if (me != 2) CHECK(symmem__gpu_calls_cycle(&c, cycle, waiting_in, N) == 0, "ring with "
-                       "PE 2 finalizing");
+    if (me != 2)
+        CHECK(symmem__gpu_calls_cycle(&c, cycle, waiting_in, N) == 0, "ring with "
+                                                                      "PE 2 finalizing");
     barrier();
 
     /* I: a team destroyed before a peer checked its last call (issue 34):
@@ -303,7 +309,8 @@ static void run(void)
         /* one more on the team, which PEs 1 and 2 never entered: they left */
         symmem__gpu_calls_publish(&c, 20, team20, N, reduce(8, 20), &ref);
         CHECK(verdict(&c, &ref, 1, &n, &culprit, text, sizeof(text)) == GPU_VERDICT_LEFT &&
-                  culprit == 1, "culprit %d: %s", culprit, text);
+                  culprit == 1,
+              "culprit %d: %s", culprit, text);
         symmem__gpu_calls_forget_team(&c, 20);
     }
     barrier();
@@ -325,11 +332,10 @@ static void run(void)
         char bad[200];
         /* No real pid, and one per run: the C tests run side by side. */
         pid_t fake = (pid_t)(900000000 + getpid() % 90000000);
-        snprintf(bad, sizeof(bad), "/dev/shm/symmem-%u-gpu-%ld-1", (unsigned)geteuid(),
-                 (long)fake);
+        snprintf(bad, sizeof(bad), "/dev/shm/symmem-%u-gpu-%ld-1", (unsigned)geteuid(), (long)fake);
         gpu_calls_t other;
-        CHECK(symmem__gpu_calls_create(&other, 2, 0, S->start[0] + 1, why, sizeof(why)) == 0,
-              "%s", why);
+        CHECK(symmem__gpu_calls_create(&other, 2, 0, S->start[0] + 1, why, sizeof(why)) == 0, "%s",
+              why);
         struct {
             const char *what;
             int mode;
@@ -348,14 +354,16 @@ static void run(void)
             } else {
                 int fd = open(bad, O_RDWR | O_CREAT | O_EXCL, 0600);
                 CHECK(fd >= 0 && fchmod(fd, (mode_t)cases[k].mode) == 0 &&
-                          ftruncate(fd, (off_t)cases[k].size) == 0, "%s", strerror(errno));
+                          ftruncate(fd, (off_t)cases[k].size) == 0,
+                      "%s", strerror(errno));
                 if (cases[k].size >= sizeof(uint64_t))
                     CHECK(pwrite(fd, &cases[k].magic, 8, 0) == 8, "write");
                 close(fd);
             }
             why[0] = '\0';
             CHECK(symmem__gpu_calls_open_peer(&other, 1, fake, 1, why, sizeof(why)) != 0 &&
-                      strstr(why, cases[k].what) && strstr(why, bad), "case %zu: %s", k, why);
+                      strstr(why, cases[k].what) && strstr(why, bad),
+                  "case %zu: %s", k, why);
         }
         /* a page in the right form with nonsense inside */
         unlink(bad);
@@ -403,7 +411,9 @@ int main(void)
         waitpid(kids[i], &status, 0);
         failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
     }
-    if (failed) fprintf(stderr, "a process of the test failed\n");
-    else printf("call pages: every case passed\n");
+    if (failed)
+        fprintf(stderr, "a process of the test failed\n");
+    else
+        printf("call pages: every case passed\n");
     return failed;
 }

@@ -6,7 +6,7 @@
 
 #include "c_test.h"
 
-#define N 1000     /* elements per reduce / block */
+#define N 1000      /* elements per reduce / block */
 #define HITS 200000 /* fetch_adds per PE (enough for the PEs to overlap) */
 
 int main(void)
@@ -57,8 +57,7 @@ int main(void)
     EXPECT_EQ((int64_t)power, dst[0]);
     int32_t *small = (int32_t *)all;
     for (int i = 0; i < N; i++) small[i] = INT32_MAX;
-    OK(symmem_reduce(SYMMEM_TEAM_WORLD, small + N, small, N, SYMMEM_DTYPE_INT32, SYMMEM_OP_SUM,
-                     S));
+    OK(symmem_reduce(SYMMEM_TEAM_WORLD, small + N, small, N, SYMMEM_DTYPE_INT32, SYMMEM_OP_SUM, S));
     EXPECT_EQ((int32_t)((uint32_t)INT32_MAX * (uint32_t)n), small[N + 7]);
 
     /* reduce over the odd PEs (1, 3, ...): a strided team */
@@ -145,8 +144,8 @@ int main(void)
     *counter = 0;
     OK(symmem_barrier_all(S));
     uint64_t old = 99;
-    OK(symmem_atomic(SYMMEM_ATOMIC_COMPARE_SWAP, counter, SYMMEM_DTYPE_INT64, (uint64_t)me + 1,
-                     0, 0, &old));
+    OK(symmem_atomic(SYMMEM_ATOMIC_COMPARE_SWAP, counter, SYMMEM_DTYPE_INT64, (uint64_t)me + 1, 0,
+                     0, &old));
     tickets[0] = old == 0;
     OK(symmem_fcollect(SYMMEM_TEAM_WORLD, gathered, tickets, sizeof(int64_t), S));
     int winners = 0;

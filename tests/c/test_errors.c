@@ -39,8 +39,7 @@ int main(void)
     expect_message("aligned");
     FAILS(symmem_signal_op((uint64_t *)buf, 1, (symmem_signal_op_t)3, 0, SYMMEM_STREAM_NONE),
           SYMMEM_ERR_INVALID);
-    FAILS(symmem_signal_wait_until((uint64_t *)buf, (symmem_cmp_t)9, 0, SYMMEM_STREAM_NONE,
-                                   NULL),
+    FAILS(symmem_signal_wait_until((uint64_t *)buf, (symmem_cmp_t)9, 0, SYMMEM_STREAM_NONE, NULL),
           SYMMEM_ERR_INVALID);
     FAILS(symmem_wait_until(buf, SYMMEM_DTYPE_FLOAT32, SYMMEM_CMP_EQ, 0), SYMMEM_ERR_INVALID);
 
@@ -56,8 +55,8 @@ int main(void)
     /* A count whose bytes pass 2**64 is refused; wrapped around, it passed
      * the buffer checks with a few bytes. */
     size_t quarter = ((size_t)1 << 62) + 1; /* 4 bytes each: 2**64 + 4, 4 once wrapped */
-    FAILS(symmem_reduce(SYMMEM_TEAM_WORLD, buf, buf, quarter, SYMMEM_DTYPE_INT32,
-                        SYMMEM_OP_SUM, SYMMEM_STREAM_NONE),
+    FAILS(symmem_reduce(SYMMEM_TEAM_WORLD, buf, buf, quarter, SYMMEM_DTYPE_INT32, SYMMEM_OP_SUM,
+                        SYMMEM_STREAM_NONE),
           SYMMEM_ERR_INVALID);
     expect_message("reduce: nelems=4611686018427387905 times 4 (bytes per element) is more "
                    "than 2**64 bytes");

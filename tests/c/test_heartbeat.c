@@ -52,8 +52,8 @@ static void wait_for(_Atomic int *counter, int value)
 static void stranger(const heartbeat_hub_t *hub)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons(hub->port),
-                             .sin_addr.s_addr = hub->addrs[0]};
+    struct sockaddr_in to = {
+        .sin_family = AF_INET, .sin_port = htons(hub->port), .sin_addr.s_addr = hub->addrs[0]};
     CHECK(connect(fd, (struct sockaddr *)&to, sizeof(to)) == 0, "the stranger cannot connect");
     struct {
         uint32_t magic;
@@ -86,15 +86,13 @@ static void pe_main(int scenario)
     } else {
         wait_for(&S->hub_ready, 1);
         if (me == 1 && scenario == KILL) stranger(&S->hub);
-        CHECK(symmem__heartbeat_join(&h, me, N, LIMIT, &S->hub, why, sizeof(why)) == 0, "%s",
-              why);
+        CHECK(symmem__heartbeat_join(&h, me, N, LIMIT, &S->hub, why, sizeof(why)) == 0, "%s", why);
     }
     atomic_fetch_add(&S->joined, 1);
     wait_for(&S->joined, N);
     usleep((useconds_t)(1.5 * LIMIT * 1e6));
     char how[200];
-    CHECK(symmem__heartbeat_lost(&h, how, sizeof(how)) == -1, "lost a PE while all ran: %s",
-          how);
+    CHECK(symmem__heartbeat_lost(&h, how, sizeof(how)) == -1, "lost a PE while all ran: %s", how);
     atomic_fetch_add(&S->quiet, 1);
     if (scenario == GOODBYE) {
         wait_for(&S->quiet, N);
@@ -161,8 +159,8 @@ static int run_case(int scenario)
             failed = 1;
         }
     }
-    printf("%s %s: PE 2 says PE %d %s\n", failed ? "FAIL" : "ok", case_names[scenario],
-           S->lost[2], S->lost[2] >= 0 ? S->how[2] : "(none lost)");
+    printf("%s %s: PE 2 says PE %d %s\n", failed ? "FAIL" : "ok", case_names[scenario], S->lost[2],
+           S->lost[2] >= 0 ? S->how[2] : "(none lost)");
     return failed;
 }
 
@@ -179,7 +177,8 @@ static int serve_under_file_limit(rlim_t hard, char *why, size_t why_size)
         heartbeat_t h;
         char text[400] = "";
         int rc = setrlimit(RLIMIT_NOFILE, &files) == 0
-                     ? symmem__heartbeat_serve(&h, N, LIMIT, "", text, sizeof(text)) : -2;
+                     ? symmem__heartbeat_serve(&h, N, LIMIT, "", text, sizeof(text))
+                     : -2;
         if (rc == 0) {
             getrlimit(RLIMIT_NOFILE, &files);
             snprintf(text, sizeof(text), "soft limit now %llu", (unsigned long long)files.rlim_cur);

@@ -44,8 +44,7 @@ int main(void)
     OK(symmem_barrier_all(SYMMEM_STREAM_NONE));
     OK(symmem_signal_op(sig, 1, SYMMEM_SIGNAL_ADD, 0, SYMMEM_STREAM_NONE));
     if (me == 0) {
-        OK(symmem_signal_wait_until(sig, SYMMEM_CMP_EQ, 1 + (uint64_t)n, SYMMEM_STREAM_NONE,
-                                    NULL));
+        OK(symmem_signal_wait_until(sig, SYMMEM_CMP_EQ, 1 + (uint64_t)n, SYMMEM_STREAM_NONE, NULL));
         OK(symmem_signal_fetch(sig, &value));
         EXPECT_EQ(1 + n, value);
     }
@@ -58,8 +57,8 @@ int main(void)
         OK(round == 1 ? symmem_fence() : symmem_fence_on_stream(SYMMEM_STREAM_NONE));
         OK(symmem_signal_op(sig, (uint64_t)(100 + round), SYMMEM_SIGNAL_SET, next,
                             SYMMEM_STREAM_NONE));
-        OK(symmem_signal_wait_until(sig, SYMMEM_CMP_EQ, (uint64_t)(100 + round),
-                                    SYMMEM_STREAM_NONE, NULL));
+        OK(symmem_signal_wait_until(sig, SYMMEM_CMP_EQ, (uint64_t)(100 + round), SYMMEM_STREAM_NONE,
+                                    NULL));
         for (int i = 0; i < N; i++) EXPECT_EQ(round * 1000000 + prev * 1000 + i, got[i]);
     }
     for (int i = 0; i < N; i++) data[i] = -(me + 1) * i;
@@ -67,7 +66,10 @@ int main(void)
     /* symmem_ptr gives a direct view of the peer's copy */
     OK(symmem_barrier_all(SYMMEM_STREAM_NONE));
     int *peer = symmem_ptr(data, next);
-    if (peer == NULL) { fprintf(stderr, "symmem_ptr returned NULL\n"); return 1; }
+    if (peer == NULL) {
+        fprintf(stderr, "symmem_ptr returned NULL\n");
+        return 1;
+    }
     EXPECT_EQ(-(next + 1) * 7, peer[7]);
 
     OK(symmem_free(sig));

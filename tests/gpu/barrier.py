@@ -4,6 +4,7 @@ storing through the peer view), crosses a barrier, and checks that what
 its previous PE wrote has arrived. A barrier that let a PE through early
 would show a stale round.
 Run: python -m symmem.run -n 2 tests/gpu/barrier.py"""
+
 import cupy as cp
 
 import symmem as nvshmem
@@ -45,8 +46,9 @@ for r in range(ROUNDS):
     with stream:
         got = inbox[prv].copy()
     stream.synchronize()
-    assert bool((got == r * 1000 + prv).all()), \
+    assert bool((got == r * 1000 + prv).all()), (
         f"PE {me}: round {r} ({how}, {which}, stream={on is not None}) saw {int(got[0])}"
+    )
     # nobody writes the next round's values before everyone has read these
     nvshmem.barrier_all(stream=on)
     if on is not None:

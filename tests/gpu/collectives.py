@@ -17,6 +17,7 @@ the staging buffer): every PE checks what it received against NumPy.
     call to call, out of place and in place, checked at the end;
   - a CUDA graph of 100 collectives, replayed 1,000 times with new input.
 Run: python -m symmem.run -n 2 tests/gpu/collectives.py"""
+
 import os
 
 import cupy as cp
@@ -55,19 +56,28 @@ def reference(dtype, op, count, members=None, part=None):
         parts = np.stack([values(dtype, pe, count) for pe in members])
     else:
         whole = len(members) * count
-        parts = np.stack([values(dtype, pe, whole)[part * count:(part + 1) * count]
-                          for pe in members])
+        parts = np.stack(
+            [values(dtype, pe, whole)[part * count : (part + 1) * count] for pe in members]
+        )
     if dtype == "bool":
         parts = parts.astype(np.uint8)
-        fold = {"sum": np.max, "max": np.max, "or": np.max, "prod": np.min, "min": np.min,
-                "and": np.min, "xor": np.bitwise_xor.reduce}[op]
+        fold = {
+            "sum": np.max,
+            "max": np.max,
+            "or": np.max,
+            "prod": np.min,
+            "min": np.min,
+            "and": np.min,
+            "xor": np.bitwise_xor.reduce,
+        }[op]
         return fold(parts, axis=0).astype(bool)
     if op in BITS:
         parts = parts.astype(np.int64)
         fold = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[op]
         return fold.reduce(parts, axis=0)
-    return {"sum": parts.sum(0), "prod": parts.prod(0), "min": parts.min(0),
-            "max": parts.max(0)}[op]
+    return {"sum": parts.sum(0), "prod": parts.prod(0), "min": parts.min(0), "max": parts.max(0)}[
+        op
+    ]
 
 
 def make(dtype, count, extra=0):
@@ -108,9 +118,11 @@ def check(dtype, op, count, got, what, members=None, part=None):
         ok = np.array_equal(got.astype(np.float64), want.astype(np.float64))
     if not ok:
         bad = np.flatnonzero(got.astype(np.float64) != want.astype(np.float64))[:6]
-        raise AssertionError(f"PE {me} ({mode}): reduce {dtype} {op} count {count} {what}: "
-                             f"wrong at {bad.tolist()}: got {got[bad].tolist()}, expected "
-                             f"{want[bad].tolist()}")
+        raise AssertionError(
+            f"PE {me} ({mode}): reduce {dtype} {op} count {count} {what}: "
+            f"wrong at {bad.tolist()}: got {got[bad].tolist()}, expected "
+            f"{want[bad].tolist()}"
+        )
     checks += 1
 
 
@@ -184,26 +196,32 @@ def moves(team, nbytes, skew, s=None, salt=0):
             s.synchronize()
         got[name] = cp.asnumpy(view)
 
-    nvshmem.fcollect(team, dst[skew:], src[skew:skew + nbytes], stream=s)
+    nvshmem.fcollect(team, dst[skew:], src[skew : skew + nbytes], stream=s)
     done("fcollect", dst[skew:])
     want = np.concatenate([byte_values(pe, m * nbytes, salt)[:nbytes] for pe in members])
     cases = [("fcollect", want)]
     nvshmem.alltoall(team, dst[skew:], src[skew:], stream=s)
     done("alltoall", dst[skew:])
-    want = np.concatenate([byte_values(pe, m * nbytes, salt)[k * nbytes:(k + 1) * nbytes]
-                           for pe in members])
+    want = np.concatenate(
+        [byte_values(pe, m * nbytes, salt)[k * nbytes : (k + 1) * nbytes] for pe in members]
+    )
     cases.append(("alltoall", want))
     for root in sorted({0, m - 1}):
-        nvshmem.broadcast(team, dst[skew:skew + nbytes], src[skew:skew + nbytes], root, stream=s)
-        done(f"broadcast from {root}", dst[skew:skew + nbytes])
-        cases.append((f"broadcast from {root}", byte_values(members[root], m * nbytes,
-                                                            salt)[:nbytes]))
+        nvshmem.broadcast(
+            team, dst[skew : skew + nbytes], src[skew : skew + nbytes], root, stream=s
+        )
+        done(f"broadcast from {root}", dst[skew : skew + nbytes])
+        cases.append(
+            (f"broadcast from {root}", byte_values(members[root], m * nbytes, salt)[:nbytes])
+        )
     for name, want in cases:
         if not np.array_equal(got[name], want):
             bad = np.flatnonzero(got[name] != want)[:6]
-            raise AssertionError(f"PE {me}: {name} on team {int(team)}, {nbytes} bytes, skew "
-                                 f"{skew}: wrong at {bad.tolist()}: got {got[name][bad].tolist()}"
-                                 f", expected {want[bad].tolist()}")
+            raise AssertionError(
+                f"PE {me}: {name} on team {int(team)}, {nbytes} bytes, skew "
+                f"{skew}: wrong at {bad.tolist()}: got {got[name][bad].tolist()}"
+                f", expected {want[bad].tolist()}"
+            )
         checks += 1
     nvshmem.free_array(src)
     nvshmem.free_array(dst)
@@ -250,7 +268,7 @@ stream.synchronize()
 other.synchronize()
 check("float32", "sum", 4096, to_numpy(b), "two streams")
 want = np.concatenate([np.arange(256) + 1000 * pe for pe in members_of(yteam)])
-assert np.array_equal(cp.asnumpy(d)[:want.size], want), f"PE {me}: fcollect beside a reduce"
+assert np.array_equal(cp.asnumpy(d)[: want.size], want), f"PE {me}: fcollect beside a reduce"
 checks += 1
 
 # 10,000 back-to-back collectives on one stream: the flags never get out of step.
@@ -263,8 +281,9 @@ for k in range(10000):
         nvshmem.barrier_all(stream=stream)
 stream.synchronize()
 check("float32", "sum", 4096, to_numpy(b), "after 10,000 back to back")
-assert np.array_equal(cp.asnumpy(d), np.concatenate([np.arange(256) + 1000 * pe
-                                                     for pe in range(n)]))
+assert np.array_equal(
+    cp.asnumpy(d), np.concatenate([np.arange(256) + 1000 * pe for pe in range(n)])
+)
 checks += 1
 
 # Back to back at changing sizes: each call's grid, slot and rounds differ
@@ -312,7 +331,8 @@ for replay in range(1000):
         want = np.arange(4096, dtype=np.float32) % 11 + replay * 10 + (n - 1)
         got = cp.asnumpy(a)
         assert np.array_equal(got, want), (
-            f"PE {me}: graph replay {replay}: got {got[:4]}, expected {want[:4]}")
+            f"PE {me}: graph replay {replay}: got {got[:4]}, expected {want[:4]}"
+        )
         want = np.concatenate([np.arange(256) + replay + 1000 * pe for pe in range(n)])
         assert np.array_equal(cp.asnumpy(d), want), f"PE {me}: graph replay {replay}: fcollect"
         checks += 2

@@ -18,6 +18,7 @@ library_init) and launched once per (call, scope) with the call's number.
 Mode "dead_peer" (argv[1]): PE 1 exits; PE 0's kernel waits for its signal
 and must end, naming the call (symmem's engine).
 Run: SYMMEM_CUTE_ENGINE=symmem python -m symmem.run -n 2 tests/gpu/cute_device.py all"""
+
 import os
 import sys
 import time
@@ -36,16 +37,40 @@ import cutlass.cute as cute  # noqa: E402
 from cutlass.cute.runtime import from_dlpack  # noqa: E402
 
 import symmem.device.cute as dev  # noqa: E402
-from dsl_expect import (ATOMIC_AFTER, ATOMIC_INTS, ATOMIC_START, ATOMICS, FLOAT_ATOMICS,  # noqa: E402
-                        FLOATS, RETURNS_OLD, device, host, numpy_dtype, pattern, storage)
+from dsl_expect import (
+    ATOMIC_AFTER,
+    ATOMIC_INTS,
+    ATOMIC_START,
+    ATOMICS,
+    FLOAT_ATOMICS,  # noqa: E402
+    FLOATS,
+    RETURNS_OLD,
+    device,
+    host,
+    numpy_dtype,
+    pattern,
+    storage,
+)
 import dsl_expect  # noqa: E402
 import symmem.interop.cute as scute  # noqa: E402
 from symmem.device.cute import _values  # noqa: E402  (dtype names of CuTe's types)
 
 N = 999
 THREADS = 128
-DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
-          "bfloat16", "float32", "float64"]
+DTYPES = [
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+]
 # DSL_DTYPES=int8,float32 runs some (a GPU call holds 10 minutes; each dtype compiles a kernel)
 DTYPES = [d for d in os.environ.get("DSL_DTYPES", ",".join(DTYPES)).split(",") if d]
 COPIES = ["put", "put_nbi", "get", "get_nbi"]
@@ -54,11 +79,15 @@ COLLECTIVES = ["reduce", "reducescatter", "fcollect", "alltoall", "broadcast"]
 SYNCS = ["barrier_all", "sync_all", "barrier", "sync"]
 OPS = ["sum", "min", "max", "and", "or", "xor"]
 # the kernel's calls, by number: (kind, name, argument)
-CALLS = ([("copy", n, None) for n in COPIES] + [("signal", n, None) for n in SIGNALS]
-         + [("collective", n, None) for n in COLLECTIVES if n != "reduce"]
-         + [("reduce", "reduce", op) for op in OPS] + [("sync", n, None) for n in SYNCS]
-         + [("point", "p_g", None), ("point", "flag", None), ("point", "queries", None)]
-         + [("atomic", n, None) for n in ATOMICS])
+CALLS = (
+    [("copy", n, None) for n in COPIES]
+    + [("signal", n, None) for n in SIGNALS]
+    + [("collective", n, None) for n in COLLECTIVES if n != "reduce"]
+    + [("reduce", "reduce", op) for op in OPS]
+    + [("sync", n, None) for n in SYNCS]
+    + [("point", "p_g", None), ("point", "flag", None), ("point", "queries", None)]
+    + [("atomic", n, None) for n in ATOMICS]
+)
 SCOPES = ("", "_warp", "_block")
 LANES = (1, 32, THREADS)  # the threads that make a call of each scope
 
@@ -107,12 +136,20 @@ def emit(number, scope, dst, src, got, part, sig, flag, word, pe):
         dev.wait_until(flag, dev.CMP_EQ, 9)
     elif name == "queries":
         peer = dev.get_peer_tensor(word, pe)
-        peer[0] = cutlass.Int64(dev.my_pe() * 1000 + dev.n_pes() * 100
-                                + dev.team_my_pe(world) * 10 + dev.team_n_pes(world))
+        peer[0] = cutlass.Int64(
+            dev.my_pe() * 1000
+            + dev.n_pes() * 100
+            + dev.team_my_pe(world) * 10
+            + dev.team_n_pes(world)
+        )
         dev.quiet()
     else:
-        args = {"atomic_fetch": (), "atomic_inc": (), "atomic_fetch_inc": (),
-                "atomic_compare_swap": (5, 3)}.get(name, (3,))
+        args = {
+            "atomic_fetch": (),
+            "atomic_inc": (),
+            "atomic_fetch_inc": (),
+            "atomic_compare_swap": (5, 3),
+        }.get(name, (3,))
         old = getattr(dev, name)(dst, *args, pe)
         if old is not None:
             got[0] = old
@@ -120,9 +157,18 @@ def emit(number, scope, dst, src, got, part, sig, flag, word, pe):
 
 
 @cute.kernel
-def kernel(number: cutlass.Int32, scope: cutlass.Int32, pe: cutlass.Int32, dst: cute.Tensor,
-           src: cute.Tensor, got: cute.Tensor, part: cute.Tensor, sig: cute.Tensor,
-           flag: cute.Tensor, word: cute.Tensor):
+def kernel(
+    number: cutlass.Int32,
+    scope: cutlass.Int32,
+    pe: cutlass.Int32,
+    dst: cute.Tensor,
+    src: cute.Tensor,
+    got: cute.Tensor,
+    part: cute.Tensor,
+    sig: cute.Tensor,
+    flag: cute.Tensor,
+    word: cute.Tensor,
+):
     tid, _, _ = cute.arch.thread_idx()
     for k in cutlass.range_constexpr(len(CALLS)):
         for s in cutlass.range_constexpr(len(SCOPES)):
@@ -134,11 +180,21 @@ def kernel(number: cutlass.Int32, scope: cutlass.Int32, pe: cutlass.Int32, dst: 
 
 
 @cute.jit
-def launch(number: cutlass.Int32, scope: cutlass.Int32, pe: cutlass.Int32, dst: cute.Tensor,
-           src: cute.Tensor, got: cute.Tensor, part: cute.Tensor, sig: cute.Tensor,
-           flag: cute.Tensor, word: cute.Tensor):
+def launch(
+    number: cutlass.Int32,
+    scope: cutlass.Int32,
+    pe: cutlass.Int32,
+    dst: cute.Tensor,
+    src: cute.Tensor,
+    got: cute.Tensor,
+    part: cute.Tensor,
+    sig: cute.Tensor,
+    flag: cute.Tensor,
+    word: cute.Tensor,
+):
     kernel(number, scope, pe, dst, src, got, part, sig, flag, word).launch(
-        grid=(1, 1, 1), block=(THREADS, 1, 1))
+        grid=(1, 1, 1), block=(THREADS, 1, 1)
+    )
 
 
 def runs(dtype, kind, name, arg):
@@ -156,13 +212,17 @@ def runs(dtype, kind, name, arg):
 
 def run_dtype(dtype):
     st = storage(dtype)
-    arrays = {k: nvshmem.array((N * (npes if k in ("src", "got") else 1),), dtype=st)
-              for k in ("dst", "src", "got", "part")}
+    arrays = {
+        k: nvshmem.array((N * (npes if k in ("src", "got") else 1),), dtype=st)
+        for k in ("dst", "src", "got", "part")
+    }
     sig = nvshmem.array((1,), dtype="uint64")
     flag = nvshmem.array((1,), dtype="int32")
     word = nvshmem.array((1,), dtype="int64")
-    tensors = [from_dlpack(a, assumed_align=16) for a in (arrays["dst"], arrays["src"],
-                                                         arrays["got"], arrays["part"])]
+    tensors = [
+        from_dlpack(a, assumed_align=16)
+        for a in (arrays["dst"], arrays["src"], arrays["got"], arrays["part"])
+    ]
     if dtype == "bfloat16":
         for t in tensors:
             t.element_type = cutlass.BFloat16
@@ -178,8 +238,9 @@ def run_dtype(dtype):
             for k in ("dst", "got"):
                 arrays[k][:] = 0
             if kind == "atomic":
-                arrays["dst"][:1] = device(np.array([ATOMIC_START]).astype(numpy_dtype(dtype)),
-                                           dtype)
+                arrays["dst"][:1] = device(
+                    np.array([ATOMIC_START]).astype(numpy_dtype(dtype)), dtype
+                )
             sig[:] = 0
             flag[:] = 0
             word[:] = 0
@@ -215,13 +276,14 @@ def verify(what, kind, name, arg, dtype, arrays, word):
     elif name == "fcollect":
         check(what, got, np.concatenate([pattern(p, dtype, N) for p in range(npes)]))
     elif name == "alltoall":
-        want = np.concatenate([pattern(p, dtype, N * npes)[me * N:(me + 1) * N]
-                               for p in range(npes)])
+        want = np.concatenate(
+            [pattern(p, dtype, N * npes)[me * N : (me + 1) * N] for p in range(npes)]
+        )
         check(what, got, want)
     elif name == "broadcast":
         check(what, got, pattern(1, dtype, N * npes))
     elif name == "reducescatter":
-        check(what, dst, reduced("sum", dtype, N * npes)[me * N:(me + 1) * N])
+        check(what, dst, reduced("sum", dtype, N * npes)[me * N : (me + 1) * N])
     elif kind == "reduce":
         check(what, got, reduced(arg, dtype, N * npes))
     elif name == "p_g":

@@ -10,6 +10,7 @@ CUDA error (the kernel trapped once the device watch set the abort word).
 'blocking': PE 0 makes it with stream=None, which raises NvshmemError
 naming PE 1. PE 0 prints 'PE 0 ended after S s: ERROR' and exits 0; PE 1
 exits 5 (the launcher then reports it)."""
+
 import faulthandler
 import os
 import sys
@@ -44,13 +45,16 @@ def call(stream):
 call(s)  # compiled and run once by every PE
 s.synchronize()
 nv.barrier_all()
-SPIN = cp.RawKernel(r'''
+SPIN = cp.RawKernel(
+    r'''
 extern "C" __global__ void spin(unsigned long long ns)
 {
     unsigned long long t0, t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
     do asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); while (t - t0 < ns);
-}''', "spin")
+}''',
+    "spin",
+)
 
 if me == 1:
     SPIN((1,), (1,), (cp.uint64(3_000_000_000),), stream=s)
@@ -63,8 +67,10 @@ try:
     call(s if MODE == "stream" else None)
     s.synchronize()
 except Exception as error:  # noqa: BLE001 (a CUDA error from CuPy, or NvshmemError)
-    print(f"PE {me} ended after {time.monotonic() - started:.1f} s: "
-          f"{type(error).__name__}: {error}", flush=True)
+    print(
+        f"PE {me} ended after {time.monotonic() - started:.1f} s: {type(error).__name__}: {error}",
+        flush=True,
+    )
     os._exit(0)
 print(f"PE {me}: {CALL} ({MODE}) returned though PE 1 died in it", flush=True)
 os._exit(3)

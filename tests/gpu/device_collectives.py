@@ -4,6 +4,7 @@ staging names and get_multicast_array's compile error inside
 received. Run: python -m symmem.run -n 2 tests/gpu/device_collectives.py all|bad_team|overlap|
 empty_p|empty_atomic|unreachable_put|unreachable_barrier (the last two with
 SYMMEM_GPU_UNMAPPED_PE=1)"""
+
 import os
 import sys
 import time
@@ -35,8 +36,10 @@ def check(what, got, want):
     got, want = cp.asnumpy(got), np.asarray(want)
     if got.shape != want.shape or not np.array_equal(got, want):
         bad = np.flatnonzero(got.ravel() != want.ravel())
-        raise AssertionError(f"PE {me} {what}: {bad.size} elements differ, first at {bad[:5]}: "
-                             f"got {got.ravel()[bad[:5]]}, want {want.ravel()[bad[:5]]}")
+        raise AssertionError(
+            f"PE {me} {what}: {bad.size} elements differ, first at {bad[:5]}: "
+            f"got {got.ravel()[bad[:5]]}, want {want.ravel()[bad[:5]]}"
+        )
 
 
 def source(pe, size, dtype):
@@ -48,6 +51,7 @@ def source(pe, size, dtype):
 
 
 # ---- team syncs between phases ----
+
 
 @cuda.jit
 def team_phases(team, box, rounds, leader, errors):
@@ -70,8 +74,11 @@ def team_syncs(rounds=1000):
     # odd PEs (PE 0 alone at 1 PE); PEs outside a team skip it.
     everyone = nvshmem.team_split_strided(WORLD, 0, 1, n)
     odd = nvshmem.team_split_strided(WORLD, 1 if n > 1 else 0, 2, max(n // 2, 1))
-    for what, team, first in (("world", WORLD, 0), ("split", everyone, 0),
-                              ("odd", odd, 1 if n > 1 else 0)):
+    for what, team, first in (
+        ("world", WORLD, 0),
+        ("split", everyone, 0),
+        ("odd", odd, 1 if n > 1 else 0),
+    ):
         if team is None:
             continue
         box[:] = 0
@@ -99,18 +106,25 @@ def team_query(team, out):
 
 # ---- reduce, reducescatter, fcollect, alltoall, broadcast at every scope ----
 
+
 def _reduce_kernel(name, op):
     fn = getattr(dev, name)
 
     @cuda.jit
     def kernel(team, dst, src):
         fn(team, dst, src, op)  # noqa: B023 (op is the kernel's constant)
+
     return kernel
 
 
-EVERY_OP = (("int32", ("sum", "min", "max", "and", "or", "xor")), ("int64", ("sum", "prod")),
-            ("uint8", ("max", "xor")), ("float32", ("sum", "min", "max", "prod")),
-            ("float64", ("sum",)), ("float16", ("sum", "max")))
+EVERY_OP = (
+    ("int32", ("sum", "min", "max", "and", "or", "xor")),
+    ("int64", ("sum", "prod")),
+    ("uint8", ("max", "xor")),
+    ("float32", ("sum", "min", "max", "prod")),
+    ("float64", ("sum",)),
+    ("float16", ("sum", "max")),
+)
 SOME_OPS = (("int32", ("sum",)), ("float32", ("max",)))  # each kernel is a compile
 
 
@@ -120,9 +134,15 @@ def reductions(size=1000):
             src = nvshmem.array((n * size,), dtype=dtype)
             dst = nvshmem.array((n * size,), dtype=dtype)
             every = [source(pe, n * size, dtype) for pe in range(n)]
-            numpy_op = {"sum": np.add, "prod": np.multiply, "min": np.minimum,
-                        "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
-                        "xor": np.bitwise_xor}
+            numpy_op = {
+                "sum": np.add,
+                "prod": np.multiply,
+                "min": np.minimum,
+                "max": np.maximum,
+                "and": np.bitwise_and,
+                "or": np.bitwise_or,
+                "xor": np.bitwise_xor,
+            }
             for op in ops:
                 want = every[0].copy()
                 for pe in range(1, n):  # member order, as the device combines
@@ -133,20 +153,26 @@ def reductions(size=1000):
                     out = src if in_place else dst
                     nvshmem.barrier_all()
                     _reduce_kernel("reduce" + scope, op)[1, threads](
-                        int(WORLD), view(out)[:size], view(src)[:size])
+                        int(WORLD), view(out)[:size], view(src)[:size]
+                    )
                     cuda.synchronize()
-                    check(f"reduce{scope} {dtype} {op} in_place={in_place}", out[:size],
-                          want[:size])
+                    check(
+                        f"reduce{scope} {dtype} {op} in_place={in_place}", out[:size], want[:size]
+                    )
                     if not in_place:
                         check(f"reduce{scope} left the rest of dst", dst[size:], 0 * want[size:])
                 src[:] = cp.asarray(every[me])
                 dst[:] = 0
                 nvshmem.barrier_all()
                 _reduce_kernel("reducescatter" + scope, op)[1, threads](
-                    int(WORLD), view(dst)[:size], view(src))
+                    int(WORLD), view(dst)[:size], view(src)
+                )
                 cuda.synchronize()
-                check(f"reducescatter{scope} {dtype} {op}", dst[:size],
-                      want[me * size:(me + 1) * size])
+                check(
+                    f"reducescatter{scope} {dtype} {op}",
+                    dst[:size],
+                    want[me * size : (me + 1) * size],
+                )
             nvshmem.barrier_all()
             nvshmem.free_array(src)
             nvshmem.free_array(dst)
@@ -158,6 +184,7 @@ def _move_kernel(name):
     @cuda.jit
     def kernel(team, dst, src):
         fn(team, dst, src)
+
     return kernel
 
 
@@ -167,6 +194,7 @@ def _broadcast_kernel(name):
     @cuda.jit
     def kernel(team, dst, src, root):
         fn(team, dst, src, root)
+
     return kernel
 
 
@@ -179,34 +207,47 @@ def moves(size=777):
             src[:] = cp.asarray(every[me])
             dst[:] = 9
             nvshmem.barrier_all()
-            _move_kernel("fcollect" + scope)[1, threads](int(WORLD), view(dst)[:n * size],
-                                                        view(src)[:size])
+            _move_kernel("fcollect" + scope)[1, threads](
+                int(WORLD), view(dst)[: n * size], view(src)[:size]
+            )
             cuda.synchronize()
-            check(f"fcollect{scope} {dtype}", dst,
-                  np.concatenate([e[:size] for e in every] + [np.full(5, 9, dtype)]))
+            check(
+                f"fcollect{scope} {dtype}",
+                dst,
+                np.concatenate([e[:size] for e in every] + [np.full(5, 9, dtype)]),
+            )
             dst[:] = 9
             nvshmem.barrier_all()
-            _move_kernel("alltoall" + scope)[1, threads](int(WORLD), view(dst)[:n * size],
-                                                        view(src))
+            _move_kernel("alltoall" + scope)[1, threads](
+                int(WORLD), view(dst)[: n * size], view(src)
+            )
             cuda.synchronize()
-            check(f"alltoall{scope} {dtype}", dst,
-                  np.concatenate([e[me * size:(me + 1) * size] for e in every]
-                                 + [np.full(5, 9, dtype)]))
+            check(
+                f"alltoall{scope} {dtype}",
+                dst,
+                np.concatenate(
+                    [e[me * size : (me + 1) * size] for e in every] + [np.full(5, 9, dtype)]
+                ),
+            )
             for root in sorted({0, n - 1}):
                 dst[:] = 9
                 nvshmem.barrier_all()
                 _broadcast_kernel("broadcast" + scope)[1, threads](
-                    int(WORLD), view(dst)[:size], view(src)[:size], root)
+                    int(WORLD), view(dst)[:size], view(src)[:size], root
+                )
                 cuda.synchronize()
-                check(f"broadcast{scope} {dtype} root {root}", dst,
-                      np.concatenate([every[root][:size], np.full(n * size - size + 5, 9,
-                                                                  dtype)]))
+                check(
+                    f"broadcast{scope} {dtype} root {root}",
+                    dst,
+                    np.concatenate([every[root][:size], np.full(n * size - size + 5, 9, dtype)]),
+                )
             nvshmem.barrier_all()
             nvshmem.free_array(src)
             nvshmem.free_array(dst)
 
 
 # ---- bfloat16 (numba-cuda's, from ml_dtypes): reduce, p and g ----
+
 
 @cuda.jit
 def bf16_sum_then_p_g(team, dst, src, flag, pe, out):
@@ -219,6 +260,7 @@ def bf16_sum_then_p_g(team, dst, src, flag, pe, out):
 
 def bfloat16s(size=1000):
     import ml_dtypes
+
     bf16 = ml_dtypes.bfloat16
     src, dst, flag = (nvshmem.array((k,), dtype="uint16") for k in (size, size, 1))
     every = [source(pe, size, "float32").astype(bf16) for pe in range(n)]  # exact in bf16
@@ -227,8 +269,14 @@ def bfloat16s(size=1000):
     flag[:] = 0
     out = cp.zeros(1, dtype="uint16")
     nvshmem.barrier_all()
-    bf16_sum_then_p_g[1, 256](int(WORLD), view(dst).view(bf16), view(src).view(bf16),
-                              view(flag).view(bf16), (me + 1) % n, view(out).view(bf16))
+    bf16_sum_then_p_g[1, 256](
+        int(WORLD),
+        view(dst).view(bf16),
+        view(src).view(bf16),
+        view(flag).view(bf16),
+        (me + 1) % n,
+        view(out).view(bf16),
+    )
     cuda.synchronize()
     want = sum(e.astype("float32") for e in every).astype(bf16)
     check("bfloat16 reduce_block sum", dst, want.view("uint16"))
@@ -239,6 +287,7 @@ def bfloat16s(size=1000):
 
 
 # ---- get_peer_array and float atomics ----
+
 
 @cuda.jit
 def write_through_peer(a, pe):
@@ -283,6 +332,7 @@ def peer_arrays_and_float_atomics(size=4096, blocks=16, threads=256):
 
 # ---- NVSHMEM4Py's shared-memory staging names and get_multicast_array ----
 
+
 @cuda.jit
 def staged_put(dst, src, pe, sizes):
     """NVSHMEM4Py's TMA kernel shape: give the dynamic shared memory, put, release."""
@@ -301,6 +351,7 @@ def staged_put(dst, src, pe, sizes):
 
 def staging_and_multicast(size=4096):
     from numba.core.errors import TypingError
+
     src, dst = nvshmem.array((size,), dtype="int32"), nvshmem.array((size,), dtype="int32")
     src[:] = cp.arange(size, dtype="int32") + 1000 * me
     dst[:] = -1
@@ -321,8 +372,10 @@ def staging_and_multicast(size=4096):
     try:
         multicast_store[1, 1](WORLD, view(dst))
     except TypingError as error:
-        if ("get_multicast_array: NVLink multicast is disabled in this environment "
-                "(NVSHMEM_DISABLE_NVLS is set)") not in str(error):
+        if (
+            "get_multicast_array: NVLink multicast is disabled in this environment "
+            "(NVSHMEM_DISABLE_NVLS is set)"
+        ) not in str(error):
             raise AssertionError(f"PE {me}: the TypingError does not say why: {error}")
     else:
         raise AssertionError(f"PE {me}: get_multicast_array compiled with multicast off")
@@ -331,6 +384,7 @@ def staging_and_multicast(size=4096):
 
 
 # ---- kernels that must end with the reason ----
+
 
 def ends_on_pe_0(launch):
     """PE 0 launches a kernel that must trap; it prints that the kernel
@@ -401,19 +455,28 @@ def pe_must_be_an_integer():
 
 
 # Under SYMMEM_GPU_UNMAPPED_PE=1, PE 0's kernels see PE 1 as on another node.
-MODES = {"bad_team": lambda: sync_bad_team[1, 1](37),
-         "empty_p": lambda: p_into[1, 1](view(a64)[4:]),
-         "empty_atomic": lambda: add_into[1, 1](view(a64)[:0]),
-         "overlap": lambda: reduce_shifted[1, 32](view(a32)),
-         "unreachable_put": lambda: put_to[1, 1](view(a64), 1),
-         "unreachable_barrier": lambda: barrier_once[1, 1]()}
+MODES = {
+    "bad_team": lambda: sync_bad_team[1, 1](37),
+    "empty_p": lambda: p_into[1, 1](view(a64)[4:]),
+    "empty_atomic": lambda: add_into[1, 1](view(a64)[:0]),
+    "overlap": lambda: reduce_shifted[1, 32](view(a32)),
+    "unreachable_put": lambda: put_to[1, 1](view(a64), 1),
+    "unreachable_barrier": lambda: barrier_once[1, 1](),
+}
 if sys.argv[1] in MODES:
     a32 = nvshmem.array((64,), dtype="int32")  # collective: every PE allocates
     a64 = nvshmem.array((4,), dtype="int64")
     ends_on_pe_0(MODES[sys.argv[1]])
 started = time.monotonic()
-for step in (team_syncs, reductions, moves, bfloat16s, peer_arrays_and_float_atomics,
-             pe_must_be_an_integer, staging_and_multicast):
+for step in (
+    team_syncs,
+    reductions,
+    moves,
+    bfloat16s,
+    peer_arrays_and_float_atomics,
+    pe_must_be_an_integer,
+    staging_and_multicast,
+):
     t0 = time.monotonic()
     step()
     print(f"PE {me} {step.__name__} ok ({time.monotonic() - t0:.1f} s)", flush=True)

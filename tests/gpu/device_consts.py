@@ -13,7 +13,6 @@ checks the data its kernels delivered:
 - a user's cubin over device.cuh gets it from library_init, and keeps the
   last copy after library_finalize (it is no longer written).
 Run: python -m symmem.run -n 2 tests/gpu/device_consts.py"""
-import os
 
 import symmem.device.numba as dev  # before numba.cuda: puts back np.row_stack on NumPy 2.5
 
@@ -27,7 +26,7 @@ from symmem import _device_host, _symmem
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 cuda.select_device(_symmem.launcher()["local_rank"] % len(cuda.gpus))
-MAGIC = 0x3156454d4d4d5953
+MAGIC = 0x3156454D4D4D5953
 
 attached = []  # what numba-cuda's load hook passed (it may call a hook twice a load)
 _attach = _device_host.attach_loaded
@@ -53,9 +52,15 @@ def consts(library, handle):
     assert err == driver.CUresult.CUDA_SUCCESS, err
     pes = words[1:2].view(np.int32)
     peers = int(words[5:6].view(np.int32)[0])
-    return {"magic": int(words[0]), "my_pe": int(pes[0]), "n_pes": int(pes[1]),
-            "heap_base": int(words[2]), "heap_end": int(words[3]), "peers": peers,
-            "delta": [int(d) for d in words[6:6 + peers]]}
+    return {
+        "magic": int(words[0]),
+        "my_pe": int(pes[0]),
+        "n_pes": int(pes[1]),
+        "heap_base": int(words[2]),
+        "heap_end": int(words[3]),
+        "peers": peers,
+        "delta": [int(d) for d in words[6 : 6 + peers]],
+    }
 
 
 def check_consts(library, handle, arrays, tag):
@@ -65,12 +70,14 @@ def check_consts(library, handle, arrays, tag):
     for a in arrays:
         start = a.data.ptr
         span = f"[{c['heap_base']:#x}, {c['heap_end']:#x})"
-        assert c["heap_base"] <= start and start + a.nbytes <= c["heap_end"], \
+        assert c["heap_base"] <= start and start + a.nbytes <= c["heap_end"], (
             f"PE {me} {tag}: [{start:#x}, +{a.nbytes}) not in {span}"
+        )
         for pe in range(n):
             peer = nvshmem.get_peer_array(a, pe).data.ptr
-            assert c["delta"][pe] == peer - start, \
+            assert c["delta"][pe] == peer - start, (
                 f"PE {me} {tag}: delta[{pe}] {c['delta'][pe]:#x}, host says {peer - start:#x}"
+            )
     return c
 
 
@@ -125,10 +132,13 @@ try:
 except ImportError:  # cuda.core before 0.4
     from cuda.core.experimental import Device, Program, ProgramOptions
 arch = "sm_{}{}".format(*Device().compute_capability)
-code = open(nvshmem.find_device_library()).read() + r"""
+code = (
+    open(nvshmem.find_device_library()).read()
+    + r"""
 extern "C" __global__ void p_next(symmem_u64 st, symmem_u64 dst, long long v, int pe)
 { symmem_dev_p(st, dst, (symmem_u64)v, 8, pe); }
 """
+)
 obj = Program(code, code_type="c++", options=ProgramOptions(arch=arch)).compile("cubin")
 user = int(obj.handle)
 assert consts(True, user)["magic"] == 0, f"PE {me}: a module nobody attached has the state"

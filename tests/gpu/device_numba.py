@@ -1,6 +1,7 @@
 """symmem.device.numba inside @numba.cuda.jit kernels on 2+ GPUs: every PE
 checks what it received and the bytes around it.
 Run: python -m symmem.run -n 2 tests/gpu/device_numba.py all|dead_peer"""
+
 import os
 import sys
 import time
@@ -46,11 +47,14 @@ def check(what, got, want):
     got, want = cp.asnumpy(got), np.asarray(want)
     if not np.array_equal(got, want):
         bad = np.flatnonzero(got.ravel() != want.ravel())
-        raise AssertionError(f"PE {me} {what}: {bad.size} elements differ, first at {bad[:5]}: "
-                             f"got {got.ravel()[bad[:5]]}, want {want.ravel()[bad[:5]]}")
+        raise AssertionError(
+            f"PE {me} {what}: {bad.size} elements differ, first at {bad[:5]}: "
+            f"got {got.ravel()[bad[:5]]}, want {want.ravel()[bad[:5]]}"
+        )
 
 
 # ---- p and g, every dtype ----
+
 
 @cuda.jit
 def p_g_kernel(dst, value, out, pe):
@@ -61,8 +65,18 @@ def p_g_kernel(dst, value, out, pe):
 
 
 def p_and_g():
-    for dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-                  "float32", "float64"):
+    for dtype in (
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float32",
+        "float64",
+    ):
         a = nvshmem.array((4,), dtype=dtype)
         a[:] = 0
         out = cp.zeros(1, dtype=dtype)
@@ -79,12 +93,14 @@ def p_and_g():
 
 # ---- put and get: every scope, blocking and nbi + quiet, sizes, alignments ----
 
+
 def _copy_kernel(fn, blocking):
     @cuda.jit
     def kernel(dst, src, start, count, pe):
-        fn(dst[start:start + count], src[start:start + count], pe)
+        fn(dst[start : start + count], src[start : start + count], pe)
         if not blocking:
             dev.quiet()
+
     return kernel
 
 
@@ -92,8 +108,9 @@ COPIES = {}
 for scope in ("", "_warp", "_block"):
     for base in ("put", "get"):
         COPIES[(base + scope, True)] = _copy_kernel(getattr(dev, base + scope), True)
-        COPIES[(base + "_nbi" + scope, False)] = _copy_kernel(getattr(dev, base + "_nbi" + scope),
-                                                              False)
+        COPIES[(base + "_nbi" + scope, False)] = _copy_kernel(
+            getattr(dev, base + "_nbi" + scope), False
+        )
 
 
 def put_and_get():
@@ -105,8 +122,9 @@ def put_and_get():
         src = nvshmem.array((length,), dtype=dtype)
         pattern = (np.arange(length) % 251 + 1).astype(dtype)
         for (name, blocking), kernel in COPIES.items():
-            threads = 1 if "warp" not in name and "block" not in name else (
-                32 if "warp" in name else 256)
+            threads = (
+                1 if "warp" not in name and "block" not in name else (32 if "warp" in name else 256)
+            )
             for count in sizes + [big // np.dtype(dtype).itemsize]:
                 for start in (0, 1, 3):
                     if start + count > length:
@@ -120,7 +138,7 @@ def put_and_get():
                     want = np.zeros(length, dtype=dtype)
                     # put: prv wrote its src into my dst; get: I read nxt's src into my dst
                     sender = prv if name.startswith("put") else nxt
-                    want[start:start + count] = (pattern + sender)[start:start + count]
+                    want[start : start + count] = (pattern + sender)[start : start + count]
                     check(f"{name} {dtype} count {count} start {start}", dst, want)
             if dtype != "uint8":
                 break  # every size and alignment once per dtype beyond the first
@@ -128,13 +146,12 @@ def put_and_get():
         nvshmem.free_array(dst)
 
 
-
 @cuda.jit
 def shifted_copies(dst, src, dst_at, src_at, count, pe, get):
     if get:
-        dev.get_block(dst[dst_at:dst_at + count], src[src_at:src_at + count], pe)
+        dev.get_block(dst[dst_at : dst_at + count], src[src_at : src_at + count], pe)
     else:
-        dev.put_block(dst[dst_at:dst_at + count], src[src_at:src_at + count], pe)
+        dev.put_block(dst[dst_at : dst_at + count], src[src_at : src_at + count], pe)
 
 
 def put_and_get_between_offsets():
@@ -155,13 +172,18 @@ def put_and_get_between_offsets():
                 nvshmem.barrier_all()
                 want = np.zeros(length, dtype="uint8")
                 sender = nxt if get else prv
-                want[dst_at:dst_at + count] = (pattern + sender)[src_at:src_at + count]
-                check(f"{'get' if get else 'put'}_block +{dst_at} from +{src_at} count {count}",
-                      dst, want)
+                want[dst_at : dst_at + count] = (pattern + sender)[src_at : src_at + count]
+                check(
+                    f"{'get' if get else 'put'}_block +{dst_at} from +{src_at} count {count}",
+                    dst,
+                    want,
+                )
     nvshmem.free_array(src)
     nvshmem.free_array(dst)
 
+
 # ---- put_signal ping-pong ----
+
 
 @cuda.jit
 def ping_pong(buf, src, sig, rounds, me, peer):
@@ -200,11 +222,18 @@ def put_signal_ping_pong(rounds=10000):
 
 # ---- message passing: many blocks write, then signal; the reader sees no stale data ----
 
+
 @cuda.jit
 def writers(data, src, sig, chunk, peer):
     b = cuda.blockIdx.x
-    dev.put_signal_block(data[b * chunk:(b + 1) * chunk], src[b * chunk:(b + 1) * chunk], sig,
-                         1, dev.SIGNAL_ADD, peer)
+    dev.put_signal_block(
+        data[b * chunk : (b + 1) * chunk],
+        src[b * chunk : (b + 1) * chunk],
+        sig,
+        1,
+        dev.SIGNAL_ADD,
+        peer,
+    )
 
 
 @cuda.jit
@@ -247,6 +276,7 @@ def message_passing(rounds=20, blocks=64, chunk=4096):
 
 
 # ---- atomics under contention ----
+
 
 @cuda.jit
 def add_everywhere(counter, fetched):
@@ -294,6 +324,7 @@ def atomics_under_contention(blocks=32, threads=256):
 
 # ---- device barriers between phases ----
 
+
 @cuda.jit
 def phases(box, rounds, peer, errors):
     for r in range(1, rounds + 1):
@@ -333,6 +364,7 @@ def barriers(rounds=1000):
 
 # ---- a dead peer ends a waiting kernel ----
 
+
 @cuda.jit
 def wait_forever(sig):
     dev.signal_wait(sig, dev.CMP_EQ, 12345)
@@ -350,8 +382,11 @@ def dead_peer():
     try:
         cuda.synchronize()
     except Exception as error:
-        print(f"PE {me} kernel ended after {time.monotonic() - started:.1f} s: "
-              f"{type(error).__name__}", flush=True)
+        print(
+            f"PE {me} kernel ended after {time.monotonic() - started:.1f} s: "
+            f"{type(error).__name__}",
+            flush=True,
+        )
         os._exit(0)
     print(f"PE {me}: the kernel did not end", flush=True)
     os._exit(3)
@@ -360,8 +395,15 @@ def dead_peer():
 if sys.argv[1] == "dead_peer":
     dead_peer()
 started = time.monotonic()
-for step in (p_and_g, put_and_get, put_and_get_between_offsets, put_signal_ping_pong,
-             message_passing, atomics_under_contention, barriers):
+for step in (
+    p_and_g,
+    put_and_get,
+    put_and_get_between_offsets,
+    put_signal_ping_pong,
+    message_passing,
+    atomics_under_contention,
+    barriers,
+):
     t0 = time.monotonic()
     step()
     print(f"PE {me} {step.__name__} ok ({time.monotonic() - t0:.1f} s)", flush=True)

@@ -2,6 +2,7 @@
 device current and says so; a stream of another GPU is refused by every
 stream-taking call, naming both devices, and the PE works on afterwards.
 Run: python -m symmem.run -n 2 tests/gpu/devices.py  (2 GPUs or more)"""
+
 import torch
 
 import symmem as nv
@@ -39,8 +40,11 @@ for name, call in calls.items():
         call()
     except nv.NvshmemInvalid as error:
         text = str(error)
-        assert f"{name}: stream=" in text and f"belongs to cuda:{other}" in text and \
-            f"heap is on cuda:{local}" in text, text
+        assert (
+            f"{name}: stream=" in text
+            and f"belongs to cuda:{other}" in text
+            and f"heap is on cuda:{local}" in text
+        ), text
         assert text.count("[pe ") == 1, text
     else:
         raise AssertionError(f"PE {me}: {name} on a stream of cuda:{other} was accepted")
@@ -55,5 +59,7 @@ assert bool((y == (me - 1) % n + 1).all()), (me, y[:4])
 nv.free_tensor(x)
 nv.free_tensor(y)
 nv.finalize()
-print(f"PE {me} OK (devices: heap on cuda:{local}, {len(calls)} foreign-stream calls refused)",
-      flush=True)
+print(
+    f"PE {me} OK (devices: heap on cuda:{local}, {len(calls)} foreign-stream calls refused)",
+    flush=True,
+)

@@ -11,6 +11,7 @@ alive. finalize must return (bounded by SYMMEM_TIMEOUT, which the test sets)
 on every PE; each PE prints 'PE k OK (finalize with live graphs: MODE)'.
 'stuck': PE 0 replays a signal_wait no one satisfies; finalize must raise on
 every PE within SYMMEM_TIMEOUT, saying what it waited for."""
+
 import os
 import sys
 import time
@@ -76,29 +77,42 @@ elif MODE == "every":
 
     # name: (what the graph holds, what every PE then checks)
     every = {
-        "put": (lambda: nv.put(dst[me], src, nxt, stream=s),
-                lambda: bool((dst[prv] == prv + 1).all())),
-        "get": (lambda: (nv.get(got, src, nxt, stream=s), nv.quiet(stream=s)),
-                lambda: bool((got == nxt + 1).all())),
-        "put_signal": (lambda: nv.put_signal(dst[me], src, sig, 1, nv.SignalOp.SIGNAL_ADD,
-                                             nxt, stream=s),
-                       lambda: int(sig[0]) == REPLAYS),
-        "signal_wait": (lambda: nv.signal_wait(sig, REPLAYS, nv.ComparisonType.CMP_GE,
-                                               stream=s), None),
-        "signal_op": (lambda: nv.signal_op(sig, 1, nv.SignalOp.SIGNAL_ADD, nxt, stream=s),
-                      None),
+        "put": (
+            lambda: nv.put(dst[me], src, nxt, stream=s),
+            lambda: bool((dst[prv] == prv + 1).all()),
+        ),
+        "get": (
+            lambda: (nv.get(got, src, nxt, stream=s), nv.quiet(stream=s)),
+            lambda: bool((got == nxt + 1).all()),
+        ),
+        "put_signal": (
+            lambda: nv.put_signal(dst[me], src, sig, 1, nv.SignalOp.SIGNAL_ADD, nxt, stream=s),
+            lambda: int(sig[0]) == REPLAYS,
+        ),
+        "signal_wait": (
+            lambda: nv.signal_wait(sig, REPLAYS, nv.ComparisonType.CMP_GE, stream=s),
+            None,
+        ),
+        "signal_op": (lambda: nv.signal_op(sig, 1, nv.SignalOp.SIGNAL_ADD, nxt, stream=s), None),
         "quiet": (lambda: nv.quiet(stream=s), None),
         "barrier_all": (lambda: nv.barrier_all(stream=s), None),
         "sync_all": (lambda: nv.sync_all(stream=s), None),
-        "reduce": (lambda: nv.reduce(W, red, src, "sum", stream=s),
-                   lambda: bool((red == n * (n + 1) / 2).all())),
-        "fcollect": (lambda: nv.fcollect(W, col, src, stream=s),
-                     lambda: all(bool((col[k * 1024:(k + 1) * 1024] == k + 1).all())
-                                 for k in range(n))),
-        "broadcast": (lambda: nv.broadcast(W, got, src, root=0, stream=s),
-                      lambda: bool((got == 1).all())),
-        "alltoall": (lambda: nv.alltoall(W, a2a, col[:n * 16], stream=s),
-                     lambda: bool((a2a[me * 16:(me + 1) * 16] == 1).all())),
+        "reduce": (
+            lambda: nv.reduce(W, red, src, "sum", stream=s),
+            lambda: bool((red == n * (n + 1) / 2).all()),
+        ),
+        "fcollect": (
+            lambda: nv.fcollect(W, col, src, stream=s),
+            lambda: all(bool((col[k * 1024 : (k + 1) * 1024] == k + 1).all()) for k in range(n)),
+        ),
+        "broadcast": (
+            lambda: nv.broadcast(W, got, src, root=0, stream=s),
+            lambda: bool((got == 1).all()),
+        ),
+        "alltoall": (
+            lambda: nv.alltoall(W, a2a, col[: n * 16], stream=s),
+            lambda: bool((a2a[me * 16 : (me + 1) * 16] == 1).all()),
+        ),
     }
     chosen = os.environ.get("GRAPHS", ",".join(every)).split(",")  # a subset, to bisect
     for name in chosen:
@@ -133,8 +147,9 @@ if MODE == "every":
     # holding one lives: finalize refuses, naming them, and stays usable.
     # symmem's own collective kernels (the default) hold nothing of NCCL's.
     on_nccl = os.environ.get("SYMMEM_GPU_COLLECTIVES") == "nvshmem"
-    collectives = [c for c in ("reduce", "fcollect", "broadcast", "alltoall")
-                   if c in chosen and on_nccl]
+    collectives = [
+        c for c in ("reduce", "fcollect", "broadcast", "alltoall") if c in chosen and on_nccl
+    ]
     try:
         nv.finalize()
     except nv.NvshmemInvalid as error:
@@ -151,5 +166,8 @@ if MODE == "every":
 started = time.monotonic()
 nv.finalize()
 took = time.monotonic() - started
-print(f"PE {me} OK (finalize with live graphs: {MODE}{refused}, {len(graphs)} graphs, "
-      f"finalize took {took:.1f} s)", flush=True)
+print(
+    f"PE {me} OK (finalize with live graphs: {MODE}{refused}, {len(graphs)} graphs, "
+    f"finalize took {took:.1f} s)",
+    flush=True,
+)

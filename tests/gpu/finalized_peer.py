@@ -15,6 +15,7 @@ package's, which first frees the arrays left alive: collectively, so PE 1's
 free would meet PE 0's barrier_all (a mismatch, not this test's subject).
 
 Run: SYMMEM_TIMEOUT=60 python -m symmem.run -n 2 tests/gpu/finalized_peer.py CASE"""
+
 import os
 import sys
 import time
@@ -46,12 +47,17 @@ if me == 1:
         text = str(error)
         check(CASE == "reduce_soon", f"finalize raised: {text}")
         check("reduce(sum, float32, 8 elements, team WORLD)" in text or "PE 0" in text, text)
-        print(f"PE 1 OK (finalized peer: {CASE}, finalize raised after "
-              f"{time.monotonic() - started:.1f} s: {text})", flush=True)
+        print(
+            f"PE 1 OK (finalized peer: {CASE}, finalize raised after "
+            f"{time.monotonic() - started:.1f} s: {text})",
+            flush=True,
+        )
         os._exit(0)
     check(CASE == "barrier_all", "finalize returned while PE 0 was in reduce")
-    print(f"PE 1 OK (finalized peer: {CASE}, finalize took {time.monotonic() - started:.1f} s)",
-          flush=True)
+    print(
+        f"PE 1 OK (finalized peer: {CASE}, finalize took {time.monotonic() - started:.1f} s)",
+        flush=True,
+    )
     sys.exit(0)
 
 if CASE == "barrier_all":

@@ -6,6 +6,7 @@ replay; every PE then checks what it received and the signals' counts.
     python -m symmem.run -n 2 tests/gpu/graph_capture.py torch|cupy|cuda.core
 
 Each PE prints 'PE k OK (graph capture: LIB, N replays)'."""
+
 import faulthandler
 import sys
 
@@ -65,11 +66,13 @@ def every_call(s):
 
 def inputs(replay):
     """This PE's input for a replay, and a peer's."""
+
     def of(pe):
         return (np.arange(COUNT, dtype=np.float32) % 7 + pe * 100 + replay).astype(np.float32)
 
     def wide(pe):
         return (np.arange(n * COUNT, dtype=np.float32) % 5 + pe * 10 + replay).astype(np.float32)
+
     return of, wide
 
 
@@ -77,6 +80,7 @@ def capture_and_replay():
     """(graph launcher, stream sync, a 'with stream' context maker)."""
     if LIB == "torch":
         import torch
+
         torch.cuda.set_device(cp.cuda.Device().id)
         s = torch.cuda.Stream()
         every_call(s)  # kernels compiled before capture
@@ -133,12 +137,13 @@ expect = {
     "get": (got, of(nxt)),
     "put_signal": (signalled, of(prv)),
     "reduce": (red, sum(of(pe) for pe in range(n))),
-    "reducescatter": (scattered, np.max([wide(pe)[me * COUNT:(me + 1) * COUNT]
-                                         for pe in range(n)], axis=0)),
+    "reducescatter": (
+        scattered,
+        np.max([wide(pe)[me * COUNT : (me + 1) * COUNT] for pe in range(n)], axis=0),
+    ),
     "fcollect": (col, np.concatenate([of(pe) for pe in range(n)])),
     "broadcast": (bcast, of(0)),
-    "alltoall": (a2a, np.concatenate([wide(pe)[me * COUNT:(me + 1) * COUNT]
-                                      for pe in range(n)])),
+    "alltoall": (a2a, np.concatenate([wide(pe)[me * COUNT : (me + 1) * COUNT] for pe in range(n)])),
 }
 for name, (array, want) in expect.items():
     have = cp.asnumpy(array)

@@ -11,7 +11,6 @@ modules: every PE checks what its kernels did.
   one with another NVSHMEM version is refused with NvshmemError.
 - finalize counts: a second finalize of a handle raises.
 Run: python -m symmem.run -n 2 tests/gpu/host_helpers.py"""
-import os
 
 import numpy as np
 
@@ -55,13 +54,16 @@ def as_module(obj):
 
 
 # ---- symmem's device library ----
-KERNEL = open(nvshmem.find_device_library()).read() + r"""
+KERNEL = (
+    open(nvshmem.find_device_library()).read()
+    + r"""
 extern "C" __global__ void p_next(symmem_u64 st, symmem_u64 dst, long long value, int pe)
 {
     symmem_dev_p(st, dst, (symmem_u64)value, 8, pe);
     symmem_dev_quiet(st);
 }
 """
+)
 obj = compile_cubin(KERNEL)
 lib = K.from_obj(obj)
 assert lib.kind == "library", lib
@@ -71,24 +73,42 @@ dst = nvshmem.array((1,), dtype="int64")
 dst[:] = -1
 nvshmem.barrier_all()
 stream = device.create_stream()
-launch(stream, LaunchConfig(grid=1, block=1), obj.get_kernel("p_next"),
-       np.uint64(symmem.device.state_address()), np.uint64(dst.data.ptr), np.int64(100 + me),
-       np.int32(nxt))
+launch(
+    stream,
+    LaunchConfig(grid=1, block=1),
+    obj.get_kernel("p_next"),
+    np.uint64(symmem.device.state_address()),
+    np.uint64(dst.data.ptr),
+    np.int64(100 + me),
+    np.int32(nxt),
+)
 stream.sync()
 nvshmem.barrier_all()
 assert int(dst.get()[0]) == 100 + prv, f"PE {me}: got {dst.get()}, expected {100 + prv}"
 nvshmem.library_finalize(lib)
 nvshmem.library_finalize(lib)
-expect(nvshmem.NvshmemInvalid, ["library_finalize: lib=", "is not initialised"],
-       nvshmem.library_finalize, lib)
-expect(nvshmem.NvshmemInvalid, ["module_init: mod=", "is a CUlibrary, not a CUmodule"],
-       nvshmem.module_init, obj)
+expect(
+    nvshmem.NvshmemInvalid,
+    ["library_finalize: lib=", "is not initialised"],
+    nvshmem.library_finalize,
+    lib,
+)
+expect(
+    nvshmem.NvshmemInvalid,
+    ["module_init: mod=", "is a CUlibrary, not a CUmodule"],
+    nvshmem.module_init,
+    obj,
+)
 
 module = as_module(obj)
 nvshmem.module_init(K.from_cuda_bindings(module))
 nvshmem.module_finalize(int(module))  # the same handle, as a plain int
-expect(nvshmem.NvshmemInvalid, ["module_finalize: mod=", "is not initialised"],
-       nvshmem.module_finalize, module)
+expect(
+    nvshmem.NvshmemInvalid,
+    ["module_finalize: mod=", "is not initialised"],
+    nvshmem.module_finalize,
+    module,
+)
 
 # ---- NVSHMEM's device library: module_init copies NVSHMEM's device state in ----
 major, minor, patch = (int(x) for x in nvshmem.get_version().libnvshmem_version.split("."))
@@ -121,14 +141,19 @@ nvshmem.module_finalize(K.from_cuda_bindings(nv_module))
 expect(nvshmem.NvshmemInvalid, ["is not initialised"], nvshmem.module_finalize, nv_module)
 
 other = as_module(compile_cubin(NVSHMEM_LIKE % (major + 1, 0, 0)))
-expect(nvshmem.NvshmemError, ["module_init: mod=", "links NVSHMEM's device library",
-                              "nvshmemx_cumodule_init failed"], nvshmem.module_init, other)
+expect(
+    nvshmem.NvshmemError,
+    ["module_init: mod=", "links NVSHMEM's device library", "nvshmemx_cumodule_init failed"],
+    nvshmem.module_init,
+    other,
+)
 expect(nvshmem.NvshmemInvalid, ["is not initialised"], nvshmem.module_finalize, other)
 
 for m in (module, nv_module, other):
     driver.cuModuleUnload(m)
 nvshmem.free_array(dst)
 nvshmem.finalize()
-expect(nvshmem.NvshmemInvalid, ["library_init: symmem is not initialized"],
-       nvshmem.library_init, obj)
+expect(
+    nvshmem.NvshmemInvalid, ["library_init: symmem is not initialized"], nvshmem.library_init, obj
+)
 print(f"PE {me} OK (host helpers)", flush=True)

@@ -1,6 +1,7 @@
 """Peer views that GPU kernels store into: a CuPy or a Numba kernel writes
 straight into the next PE's symmetric array through get_peer_array.
 Run: python -m symmem.run -n 2 tests/gpu/kernel_stores.py cupy|numba"""
+
 import sys
 
 import cupy as cp
@@ -33,8 +34,9 @@ else:
     fill[16, 256](cuda.as_cuda_array(peer), np.float32(500 * me))
     cuda.synchronize()
 nvshmem.barrier_all()
-assert np.array_equal(cp.asnumpy(a), 500 * prv - np.arange(4096, dtype=np.float32)), \
+assert np.array_equal(cp.asnumpy(a), 500 * prv - np.arange(4096, dtype=np.float32)), (
     f"{sys.argv[1]} kernel stores did not land"
+)
 nvshmem.free_array(a)
 nvshmem.finalize()
 print(f"PE {me} OK ({sys.argv[1]} kernel stores)")

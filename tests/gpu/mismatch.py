@@ -14,6 +14,7 @@ stderr and stops its GPU work, so the synchronize raises instead of hanging.
 Run: python -m symmem.run -n 2 tests/gpu/mismatch.py CASE
 CASE: reduce_count reduce_dtype reduce_op broadcast_root team reduce_vs_barrier
       stream matched team_stream"""
+
 import os
 import random
 import sys
@@ -51,30 +52,56 @@ def then_barrier(first):
     def both():
         first()
         nvshmem.barrier_all()  # a stream call's mismatch may surface here
+
     return both
 
 
 # (what PE 0 calls, what the others call, how the message names each)
 CASES = {
-    "reduce_count": (red(8), red(4), "reduce(sum, float32, 8 elements, team WORLD)",
-                     "reduce(sum, float32, 4 elements, team WORLD)"),
-    "reduce_dtype": (red(8, src=i32), red(8), "reduce(sum, int32, 8 elements, team WORLD)",
-                     "reduce(sum, float32, 8 elements, team WORLD)"),
-    "reduce_op": (red(8, op="max"), red(8), "reduce(max, float32, 8 elements, team WORLD)",
-                  "reduce(sum, float32, 8 elements, team WORLD)"),
-    "broadcast_root": (lambda: nvshmem.broadcast(W, dst[:8], f32[:8], root=1),
-                       lambda: nvshmem.broadcast(W, dst[:8], f32[:8], root=0),
-                       "broadcast(32 bytes, root 1, team WORLD)",
-                       "broadcast(32 bytes, root 0, team WORLD)"),
+    "reduce_count": (
+        red(8),
+        red(4),
+        "reduce(sum, float32, 8 elements, team WORLD)",
+        "reduce(sum, float32, 4 elements, team WORLD)",
+    ),
+    "reduce_dtype": (
+        red(8, src=i32),
+        red(8),
+        "reduce(sum, int32, 8 elements, team WORLD)",
+        "reduce(sum, float32, 8 elements, team WORLD)",
+    ),
+    "reduce_op": (
+        red(8, op="max"),
+        red(8),
+        "reduce(max, float32, 8 elements, team WORLD)",
+        "reduce(sum, float32, 8 elements, team WORLD)",
+    ),
+    "broadcast_root": (
+        lambda: nvshmem.broadcast(W, dst[:8], f32[:8], root=1),
+        lambda: nvshmem.broadcast(W, dst[:8], f32[:8], root=0),
+        "broadcast(32 bytes, root 1, team WORLD)",
+        "broadcast(32 bytes, root 0, team WORLD)",
+    ),
     # different teams: each PE waits in its own, for the other
-    "team": (red(8, team=split), red(8), f"reduce(sum, float32, 8 elements, team {S})",
-             "reduce(sum, float32, 8 elements, team WORLD)"),
-    "reduce_vs_barrier": (red(8), nvshmem.barrier_all,
-                          "reduce(sum, float32, 8 elements, team WORLD)", "barrier_all"),
+    "team": (
+        red(8, team=split),
+        red(8),
+        f"reduce(sum, float32, 8 elements, team {S})",
+        "reduce(sum, float32, 8 elements, team WORLD)",
+    ),
+    "reduce_vs_barrier": (
+        red(8),
+        nvshmem.barrier_all,
+        "reduce(sum, float32, 8 elements, team WORLD)",
+        "barrier_all",
+    ),
     # on a stream: seen at enqueue, or by the blocking call after it
-    "stream": (then_barrier(red(8, on=stream)), then_barrier(red(4, on=stream)),
-               "reduce(sum, float32, 8 elements, team WORLD)",
-               "reduce(sum, float32, 4 elements, team WORLD)"),
+    "stream": (
+        then_barrier(red(8, on=stream)),
+        then_barrier(red(4, on=stream)),
+        "reduce(sum, float32, 8 elements, team WORLD)",
+        "reduce(sum, float32, 4 elements, team WORLD)",
+    ),
 }
 
 
@@ -90,8 +117,7 @@ if CASE == "matched":
     for step in range(200):
         team = W if rng.random() < 0.5 else split
         on = stream if rng.random() < 0.5 else None
-        kind = rng.choice(["reduce", "broadcast", "fcollect", "barrier", "barrier_all",
-                           "sync_all"])
+        kind = rng.choice(["reduce", "broadcast", "fcollect", "barrier", "barrier_all", "sync_all"])
         count = rng.choice([1, 8, 64])
         if on is None:
             stream.synchronize()
@@ -104,9 +130,9 @@ if CASE == "matched":
             want = cp.full(count, step % n + 1, dtype="float32")
             got = dst[:count]
         elif kind == "fcollect":
-            nvshmem.fcollect(team, dst[:count * n], f32[:count], stream=on)
+            nvshmem.fcollect(team, dst[: count * n], f32[:count], stream=on)
             want = cp.repeat(cp.arange(1, n + 1, dtype="float32"), count)
-            got = dst[:count * n]
+            got = dst[: count * n]
         elif kind == "barrier":
             nvshmem.barrier(team, stream=on)
             want = got = None
@@ -119,8 +145,10 @@ if CASE == "matched":
         if on is not None:
             stream.synchronize()
         if want is not None:
-            check(bool((got == want).all()), f"step {step}: {kind} on team {int(team)}, "
-                                             f"stream={on is not None}: {got[:4]}")
+            check(
+                bool((got == want).all()),
+                f"step {step}: {kind} on team {int(team)}, stream={on is not None}: {got[:4]}",
+            )
             # nobody overwrites dst (a broadcast's or fcollect's target) before all read it
             nvshmem.barrier_all()
     nvshmem.team_destroy(split)
@@ -136,16 +164,24 @@ if CASE == "team_stream":
     for team in (W, split):
         nvshmem.reduce(team, dst[:8], f32[:8], "sum")
     # a guard, should the stop not end the GPU's wait
-    threading.Timer(45, lambda: (print(f"PE {me} FAILED: still in synchronize after 45 s",
-                                       flush=True), os._exit(1))).start()
+    threading.Timer(
+        45,
+        lambda: (
+            print(f"PE {me} FAILED: still in synchronize after 45 s", flush=True),
+            os._exit(1),
+        ),
+    ).start()
     started = time.monotonic()
     red(8, team=split if me == 0 else W, on=stream)()
     try:
         stream.synchronize()
     except Exception as error:  # CuPy's CUDA error: the context was stopped
         took = time.monotonic() - started
-        print(f"PE {me} OK (mismatch: team_stream, after {took:.1f} s: "
-              f"{type(error).__name__}: {error})", flush=True)
+        print(
+            f"PE {me} OK (mismatch: team_stream, after {took:.1f} s: "
+            f"{type(error).__name__}: {error})",
+            flush=True,
+        )
         os._exit(0)
     check(False, "the stream's synchronize returned")
 
@@ -157,8 +193,12 @@ except nvshmem.NvshmemInvalid as error:
     took = time.monotonic() - started
     text = str(error)
     check(error.status == _symmem.ERR_MISMATCH, f"status {error.status}: {text}")
-    for part in (f"[pe {me}] ", "PEs disagree", f"PE 0 called {first_text}",
-                 f"PE 1 called {rest_text}"):
+    for part in (
+        f"[pe {me}] ",
+        "PEs disagree",
+        f"PE 0 called {first_text}",
+        f"PE 1 called {rest_text}",
+    ):
         check(part in text, f"{part!r} not in {text!r}")
     check(text.count("[pe ") == 1, f"one PE prefix in {text!r}")
     print(f"PE {me} OK (mismatch: {CASE}, after {took:.1f} s: {text})", flush=True)

@@ -15,6 +15,7 @@ every scope:
 A few kernels per dtype, each taking the call's number and scope (one
 compile each per dtype), launched once per (call, scope).
 Run: python -m symmem.run -n 2 tests/gpu/mlir_device.py"""
+
 import os
 import time
 
@@ -31,18 +32,56 @@ from numba_cuda_mlir import cuda  # noqa: E402
 
 import dsl_expect  # noqa: E402
 import symmem.device.numba_cuda_mlir as dev  # noqa: E402
-from dsl_expect import (ATOMIC_AFTER, ATOMIC_INTS, ATOMIC_START, ATOMICS,  # noqa: E402
-                        FLOAT_ATOMICS, FLOATS, RETURNS_OLD, device, host, numpy_dtype, pattern)
+from dsl_expect import (
+    ATOMIC_AFTER,
+    ATOMIC_INTS,
+    ATOMIC_START,
+    ATOMICS,  # noqa: E402
+    FLOAT_ATOMICS,
+    FLOATS,
+    RETURNS_OLD,
+    device,
+    host,
+    numpy_dtype,
+    pattern,
+)
 
 N = 999
 THREADS = 128
-DTYPES = ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
-          "float32", "float64"]
+DTYPES = [
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+]
 # DSL_DTYPES=int8,float32 runs some (a GPU call holds 10 minutes; each dtype compiles a kernel)
 DTYPES = [d for d in os.environ.get("DSL_DTYPES", ",".join(DTYPES)).split(",") if d]
-MOVES = ["put", "put_nbi", "get", "get_nbi", "put_signal", "put_signal_nbi", "reducescatter",
-         "fcollect", "alltoall", "broadcast", "sum", "min", "max", "barrier_all", "sync_all",
-         "barrier", "sync"]
+MOVES = [
+    "put",
+    "put_nbi",
+    "get",
+    "get_nbi",
+    "put_signal",
+    "put_signal_nbi",
+    "reducescatter",
+    "fcollect",
+    "alltoall",
+    "broadcast",
+    "sum",
+    "min",
+    "max",
+    "barrier_all",
+    "sync_all",
+    "barrier",
+    "sync",
+]
 BITWISE = ["and", "or", "xor"]
 POINTS = ["p_g", "flag", "queries"]
 LANES = (1, 32, THREADS)
@@ -218,8 +257,12 @@ def points(number, pe, dst, src, flag, word):
         dev.p(flag, 9, pe)
         dev.wait_until(flag, dev.CMP_EQ, 9)
     else:
-        value = (dev.my_pe() * 1000 + dev.n_pes() * 100 + dev.team_my_pe(0) * 10
-                 + dev.team_n_pes(dev.Teams.TEAM_WORLD))
+        value = (
+            dev.my_pe() * 1000
+            + dev.n_pes() * 100
+            + dev.team_my_pe(0) * 10
+            + dev.team_n_pes(dev.Teams.TEAM_WORLD)
+        )
         dev.p(word, value, pe)  # into the next PE's word
         dev.quiet()
 
@@ -286,8 +329,10 @@ def sync():
 
 
 def run_dtype(dtype):
-    a = {k: nvshmem.array((N * (npes if k in ("src", "got") else 1),), dtype=dtype)
-         for k in ("dst", "src", "got", "part")}
+    a = {
+        k: nvshmem.array((N * (npes if k in ("src", "got") else 1),), dtype=dtype)
+        for k in ("dst", "src", "got", "part")
+    }
     sig = nvshmem.array((1,), dtype="uint64")
     flag = nvshmem.array((1,), dtype="int32")
     word = nvshmem.array((1,), dtype="int64")
@@ -316,13 +361,21 @@ def run_dtype(dtype):
             elif name in ("get", "get_nbi"):
                 check(what, got, pattern(nxt, dtype, N * npes))
             elif name == "reducescatter":
-                check(what, dst, dsl_expect.reduced("sum", dtype, N * npes, npes)
-                      [me * N:(me + 1) * N])
+                check(
+                    what,
+                    dst,
+                    dsl_expect.reduced("sum", dtype, N * npes, npes)[me * N : (me + 1) * N],
+                )
             elif name == "fcollect":
                 check(what, got, np.concatenate([pattern(p, dtype, N) for p in range(npes)]))
             elif name == "alltoall":
-                check(what, got, np.concatenate([pattern(p, dtype, N * npes)[me * N:(me + 1) * N]
-                                                 for p in range(npes)]))
+                check(
+                    what,
+                    got,
+                    np.concatenate(
+                        [pattern(p, dtype, N * npes)[me * N : (me + 1) * N] for p in range(npes)]
+                    ),
+                )
             elif name == "broadcast":
                 check(what, got, pattern(1, dtype, N * npes))
             elif name in ("sum", "min", "max"):
@@ -334,8 +387,11 @@ def run_dtype(dtype):
                 reset()
                 bitwise[1, THREADS](number, scope, nxt, a["got"], a["src"])
                 sync()
-                check(f"{dtype} reduce {op} at scope {scope}", host(a["got"], dtype),
-                      dsl_expect.reduced(op, dtype, N * npes, npes))
+                check(
+                    f"{dtype} reduce {op} at scope {scope}",
+                    host(a["got"], dtype),
+                    dsl_expect.reduced(op, dtype, N * npes, npes),
+                )
                 checked += 1
     for number, name in enumerate(POINTS):
         reset()

@@ -5,6 +5,7 @@ or 1 bytes, with tails), SET and ADD, on a stream, blocking and nbi, from
 symmetric and from private device memory. Each PE checks the bytes and the
 signal it received, and that the bytes around them are untouched.
 Run: python -m symmem.run -n 2 tests/gpu/put_signal.py"""
+
 import cupy as cp
 
 import symmem as nvshmem
@@ -17,9 +18,19 @@ SET, ADD = nvshmem.SignalOp.SIGNAL_SET, nvshmem.SignalOp.SIGNAL_ADD
 EQ = nvshmem.ComparisonType.CMP_EQ
 
 CASES = [  # (bytes, src offset, dst offset)
-    (1, 0, 0), (7, 1, 3), (8, 0, 0), (20, 0, 0), (4099, 0, 0), (4096, 4, 4), (4096, 8, 8),
-    (4096, 2, 6), (128 << 10, 0, 0), ((128 << 10) + 1, 0, 0), ((1 << 20) + 3, 1, 2),
-    ((4 << 20) + 5, 0, 0), (4 << 20, 16, 16),
+    (1, 0, 0),
+    (7, 1, 3),
+    (8, 0, 0),
+    (20, 0, 0),
+    (4099, 0, 0),
+    (4096, 4, 4),
+    (4096, 8, 8),
+    (4096, 2, 6),
+    (128 << 10, 0, 0),
+    ((128 << 10) + 1, 0, 0),
+    ((1 << 20) + 3, 1, 2),
+    ((4 << 20) + 5, 0, 0),
+    (4 << 20, 16, 16),
 ]
 SPAN = (4 << 20) + 64
 
@@ -48,7 +59,7 @@ for mode in ("stream", "blocking", "nbi"):
                 cp.cuda.Device().synchronize()
                 nvshmem.barrier_all()
                 origin = src if source == "symmetric" else private
-                d, s = dst[d_off:d_off + nbytes], origin[s_off:s_off + nbytes]
+                d, s = dst[d_off : d_off + nbytes], origin[s_off : s_off + nbytes]
                 on = None if mode == "blocking" else stream
                 put = nvshmem.put_signal_nbi if mode == "nbi" else nvshmem.put_signal
                 value = 1000 + case
@@ -66,8 +77,8 @@ for mode in ("stream", "blocking", "nbi"):
                 sent = pattern(prv).get()
                 where = f"PE {me}: {mode} {op.name} {source} {nbytes} B at +{s_off}->+{d_off}"
                 assert int(sig_array.get()[0]) == expect, where + " signal"
-                assert (got[d_off:d_off + nbytes] == sent[s_off:s_off + nbytes]).all(), where
-                assert not got[:d_off].any() and not got[d_off + nbytes:].any(), where + " spill"
+                assert (got[d_off : d_off + nbytes] == sent[s_off : s_off + nbytes]).all(), where
+                assert not got[:d_off].any() and not got[d_off + nbytes :].any(), where + " spill"
                 checked += 1
                 nvshmem.barrier_all()
 

@@ -3,6 +3,7 @@ allocated itself becomes symmetric; a put into it lands on the peer, and
 memory NVSHMEM cannot map is refused with a clear error. NVSHMEM maps it in
 granules of NVSHMEM_CUMEM_GRANULARITY bytes (512 MiB unless set).
 Run: NVSHMEM_CUMEM_GRANULARITY=2097152 python -m symmem.run -n 2 tests/gpu/register_external.py"""
+
 import os
 
 import cupy as cp
@@ -28,9 +29,14 @@ def vmm_alloc(nbytes, device):
     prop.type = cu.CUmemAllocationType.CU_MEM_ALLOCATION_TYPE_PINNED
     prop.location.type = cu.CUmemLocationType.CU_MEM_LOCATION_TYPE_DEVICE
     prop.location.id = device
-    prop.requestedHandleTypes = cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
-    granularity = checked(cu.cuMemGetAllocationGranularity(
-        prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_RECOMMENDED))
+    prop.requestedHandleTypes = (
+        cu.CUmemAllocationHandleType.CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+    )
+    granularity = checked(
+        cu.cuMemGetAllocationGranularity(
+            prop, cu.CUmemAllocationGranularity_flags.CU_MEM_ALLOC_GRANULARITY_RECOMMENDED
+        )
+    )
     size = -(-nbytes // granularity) * granularity
     handle = checked(cu.cuMemCreate(size, prop, 0))
     address = checked(cu.cuMemAddressReserve(size, granularity, 0, 0))
@@ -55,8 +61,11 @@ device = cp.cuda.runtime.getDevice()
 granule = int(os.environ.get("NVSHMEM_CUMEM_GRANULARITY", 512 << 20))
 address, size, handle = vmm_alloc(granule, device)
 count = size // 4
-mine = cp.ndarray((count,), dtype=cp.float32,
-                  memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(address, size, None), 0))
+mine = cp.ndarray(
+    (count,),
+    dtype=cp.float32,
+    memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(address, size, None), 0),
+)
 mine[:] = -1
 
 # an array: the result is a CuPy array over the symmetric address
@@ -72,8 +81,9 @@ assert np.array_equal(cp.asnumpy(mine), expected), "the put did not land in the 
 assert np.array_equal(cp.asnumpy(sym), expected)
 # collectives take it too
 nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, sym[:256], src[:256], "sum")
-assert np.array_equal(cp.asnumpy(mine[:256]),
-                      sum(np.arange(256, dtype=np.float32) + 1000 * p for p in range(n)))
+assert np.array_equal(
+    cp.asnumpy(mine[:256]), sum(np.arange(256, dtype=np.float32) + 1000 * p for p in range(n))
+)
 # free() refuses it; unregister ends it
 try:
     nvshmem.free(nvshmem.array_get_buffer(sym)[0])
@@ -111,13 +121,17 @@ except nvshmem.NvshmemInvalid:
     pass
 
 # NVSHMEM4Py's bindings: the same registration by address
-for register in (lambda: bindings.buffer_register_symmetric(address, size, 0),
-                 lambda: bindings.buffer_register_symmetric_at_preferred_address(
-                     address, size, address, 0)):
+for register in (
+    lambda: bindings.buffer_register_symmetric(address, size, 0),
+    lambda: bindings.buffer_register_symmetric_at_preferred_address(address, size, address, 0),
+):
     mine[:] = -1
     at = register()
-    over = cp.ndarray((count,), dtype=cp.float32,
-                      memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(at, size, None), 0))
+    over = cp.ndarray(
+        (count,),
+        dtype=cp.float32,
+        memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(at, size, None), 0),
+    )
     nvshmem.barrier_all()
     nvshmem.put(over, src, nxt)
     nvshmem.barrier_all()
@@ -132,8 +146,10 @@ for register in (lambda: bindings.buffer_register_symmetric(address, size, 0),
 # memory from cudaMalloc is not VMM memory, and NVSHMEM maps whole granules:
 # both are refused on every PE, before NVSHMEM sees them
 plain = cp.zeros(size, dtype=cp.uint8)
-for bad, words in ((plain, ["register_external_array", "not CUDA VMM memory"]),
-                   (mine[:count // 2], ["register_external_array", "NVSHMEM_CUMEM_GRANULARITY"])):
+for bad, words in (
+    (plain, ["register_external_array", "not CUDA VMM memory"]),
+    (mine[: count // 2], ["register_external_array", "NVSHMEM_CUMEM_GRANULARITY"]),
+):
     try:
         nvshmem.register_external_array(bad)
         raise AssertionError(f"registering {words[1]} did not raise")

@@ -1,5 +1,6 @@
 """A first end-to-end check of the gpu backend on 2+ GPUs: every PE checks
 what it received. Run: python -m symmem.run -n 2 tests/gpu/smoke.py"""
+
 import cupy as cp
 import numpy as np
 import torch
@@ -13,9 +14,11 @@ nxt, prv = (me + 1) % n, (me - 1) % n
 stream = cp.cuda.Stream(non_blocking=True)
 checks = []
 
+
 def check(name, cond):
     assert cond, f"PE {me}: {name} failed"
     checks.append(name)
+
 
 # put / get, blocking and on a stream
 a = nvshmem.array((1000,), dtype="float32")
@@ -27,7 +30,7 @@ nvshmem.barrier_all()
 nvshmem.put(b, a, nxt)
 nvshmem.barrier_all()
 check("put blocking", bool((b == cp.arange(1000, dtype=cp.float32) + 1000 * prv).all()))
-nvshmem.put(b, a, 10, nxt, stream=stream)          # the seeds' form
+nvshmem.put(b, a, 10, nxt, stream=stream)  # the seeds' form
 nvshmem.quiet(stream=stream)
 nvshmem.barrier_all(stream=stream)
 stream.synchronize()
@@ -35,7 +38,7 @@ got = cp.empty(1000, dtype=cp.float32)
 nvshmem.get(got, a, nxt)
 check("get", bool((got == cp.arange(1000, dtype=cp.float32) + 1000 * nxt).all()))
 host = np.zeros(1000, dtype=np.float32)
-nvshmem.get(host, a, prv)                          # host destination is staged
+nvshmem.get(host, a, prv)  # host destination is staged
 check("get to host", np.array_equal(host, np.arange(1000, dtype=np.float32) + 1000 * prv))
 nvshmem.p(b, 7.5, nxt)
 nvshmem.barrier_all()
@@ -79,7 +82,9 @@ y = nvshmem.array((2 * n,), dtype="int64")
 y[:] = cp.arange(2 * n) + 100 * me
 z = nvshmem.array((2 * n,), dtype="int64")
 nvshmem.alltoall(W, z, y)
-check("alltoall", cp.asnumpy(z).tolist() == [p * 100 + me * 2 + k for p in range(n) for k in range(2)])
+check(
+    "alltoall", cp.asnumpy(z).tolist() == [p * 100 + me * 2 + k for p in range(n) for k in range(2)]
+)
 nvshmem.broadcast(W, z, y, root=n - 1)
 check("broadcast", cp.asnumpy(z).tolist() == list(range(100 * (n - 1), 100 * (n - 1) + 2 * n)))
 
@@ -112,8 +117,12 @@ ints = nvshmem.array((512,), dtype="int32")
 out = nvshmem.array((512,), dtype="int32")
 ints[:] = (cp.arange(512) % 7 + me + 1).astype(cp.int32)
 parts = np.stack([(np.arange(512) % 7 + p + 1).astype(np.int32) for p in range(n)])
-for op, ref in (("prod", parts.prod(0)), ("and", np.bitwise_and.reduce(parts, 0)),
-                ("or", np.bitwise_or.reduce(parts, 0)), ("xor", np.bitwise_xor.reduce(parts, 0))):
+for op, ref in (
+    ("prod", parts.prod(0)),
+    ("and", np.bitwise_and.reduce(parts, 0)),
+    ("or", np.bitwise_or.reduce(parts, 0)),
+    ("xor", np.bitwise_xor.reduce(parts, 0)),
+):
     nvshmem.reduce(W, out, ints, op)
     check(f"reduce int32 {op}", np.array_equal(cp.asnumpy(out), ref.astype(np.int32)))
 bsrc = nvshmem.tensor((256,), dtype=torch.bfloat16)
@@ -131,8 +140,12 @@ device = Device(cp.cuda.runtime.getDevice())
 device.set_current()
 core_stream = device.create_stream()
 torch_stream = torch.cuda.Stream()
-for label, st in (("cuda.core", core_stream), ("torch", torch_stream), ("cupy", stream),
-                  ("int", stream.ptr)):
+for label, st in (
+    ("cuda.core", core_stream),
+    ("torch", torch_stream),
+    ("cupy", stream),
+    ("int", stream.ptr),
+):
     b[:] = -1
     nvshmem.barrier_all()
     nvshmem.put(b, a, nxt, stream=st)
@@ -144,7 +157,10 @@ for label, st in (("cuda.core", core_stream), ("torch", torch_stream), ("cupy", 
         st.sync()  # cuda.core
     else:
         st.synchronize()  # torch, CuPy
-    check(f"put on a {label} stream", bool((b == cp.arange(1000, dtype=cp.float32) + 1000 * prv).all()))
+    check(
+        f"put on a {label} stream",
+        bool((b == cp.arange(1000, dtype=cp.float32) + 1000 * prv).all()),
+    )
 
 # the caller's current device is left as it was
 before = cp.cuda.runtime.getDevice()
@@ -164,6 +180,7 @@ buf, nbytes, _ = nvshmem.array_get_buffer(a)
 check("dlpack", cp.from_dlpack(buf).size == 4000 and torch.from_dlpack(buf).is_cuda)
 # NVSHMEM4Py's bindings.align: nvshmem_align, at the same offset on every PE
 import symmem.bindings as bindings
+
 made = [(bindings.align(alignment, 4096), alignment) for alignment in (1 << 12, 1 << 16, 1 << 21)]
 check("align's addresses", all(at % alignment == 0 for at, alignment in made))
 for i, (at, _) in enumerate(made):
@@ -172,8 +189,11 @@ for i, (at, _) in enumerate(made):
 cp.cuda.runtime.deviceSynchronize()  # the puts ran on stream 0; the barrier is the host's
 nvshmem.barrier_all()
 for i, (at, _) in enumerate(made):
-    got = cp.ndarray((4096,), dtype=cp.uint8,
-                     memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(at, 4096, None), 0))
+    got = cp.ndarray(
+        (4096,),
+        dtype=cp.uint8,
+        memptr=cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(at, 4096, None), 0),
+    )
     check(f"a put into align's block {i}", bool((got == i + 10 * prv).all()))
 for at, _ in made:
     bindings.free(at)

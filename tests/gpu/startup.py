@@ -16,6 +16,7 @@ must sum its members' numbers.
 With uid, the PEs meet through the file (uid_init.py). Under torchrun and
 mpirun the job then starts a second time in the same processes.
 """
+
 import ctypes
 import os
 import sys
@@ -29,6 +30,7 @@ from uid_init import init_from_file
 method = sys.argv[1]
 if method in ("mpi", "emulated_mpi"):
     from mpi4py import MPI
+
     nvshmem.init(mpi_comm=MPI.COMM_WORLD, initializer_method=method)
 elif method == "uid":
     init_from_file(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
@@ -56,13 +58,20 @@ def nvshmem_library():
 
 lib = nvshmem_library()
 teams = {}
-for team in (nvshmem.Teams.TEAM_WORLD, nvshmem.Teams.TEAM_SHARED, nvshmem.Teams.TEAM_NODE,
-             nvshmem.Teams.TEAM_SAME_MYPE_NODE, nvshmem.Teams.TEAM_SAME_GPU,
-             nvshmem.Teams.TEAM_GPU_LEADERS):
+for team in (
+    nvshmem.Teams.TEAM_WORLD,
+    nvshmem.Teams.TEAM_SHARED,
+    nvshmem.Teams.TEAM_NODE,
+    nvshmem.Teams.TEAM_SAME_MYPE_NODE,
+    nvshmem.Teams.TEAM_SAME_GPU,
+    nvshmem.Teams.TEAM_GPU_LEADERS,
+):
     size = nvshmem.team_n_pes(team)
     members = [nvshmem.team_translate_pe(team, i, nvshmem.Teams.TEAM_WORLD) for i in range(size)]
-    theirs = [lib.nvshmem_team_translate_pe(int(team), i, 0)
-              for i in range(lib.nvshmem_team_n_pes(int(team)))]
+    theirs = [
+        lib.nvshmem_team_translate_pe(int(team), i, 0)
+        for i in range(lib.nvshmem_team_n_pes(int(team)))
+    ]
     assert members == theirs, f"PE {me}: {team.name} holds {members}, NVSHMEM's {theirs}"
     assert nvshmem.team_my_pe(team) == lib.nvshmem_team_my_pe(int(team)) >= 0, team.name
     src = nvshmem.array((3,), dtype="int64")

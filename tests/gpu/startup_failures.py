@@ -22,6 +22,7 @@ Each PE reports every problem it finds and carries on through the steps
 with the others (init is collective), then fails at the end naming them all;
 between rounds, while symmem is down, the PEs meet through files in /dev/shm.
 """
+
 import ctypes
 import os
 import shutil
@@ -33,13 +34,24 @@ import cupy as cp
 import symmem as nvshmem
 from symmem import _symmem  # the launcher's placement, whichever launcher
 
-STEPS = ["context", "nvshmem", "stream", "scratch", "agree_buffers", "watch_peers",
-         "heartbeat", "teams", "call_pages", "atomics_module", "put_signal_module"]
+STEPS = [
+    "context",
+    "nvshmem",
+    "stream",
+    "scratch",
+    "agree_buffers",
+    "watch_peers",
+    "heartbeat",
+    "teams",
+    "call_pages",
+    "atomics_module",
+    "put_signal_module",
+]
 # What each step takes, for messages that say what a failed unwind left held.
 HOLDS = {
     "context": "a retain of the device's primary context",
     "nvshmem": "NVSHMEM itself: its symmetric heap (NVSHMEM_SYMMETRIC_SIZE), its internal "
-               "buffers and its bootstrap",
+    "buffers and its bootstrap",
     "stream": "the backend's CUDA stream",
     "scratch": "the 1 MiB scratch buffer (cuMemAlloc)",
     "agree_buffers": "two small nvshmem_malloc buffers",
@@ -66,8 +78,13 @@ PAGE = 2 << 20
 REPEAT = 2
 SETTLE_SECONDS = 5.0  # memory a peer still maps is freed once it unmaps it
 MiB = float(1 << 20)
-NVSHMEM_STATUS = {0: "NOT_INITIALIZED", 1: "IS_BOOTSTRAPPED", 2: "IS_INITIALIZED",
-                  3: "LIMITED_MPG", 4: "FULL_MPG"}
+NVSHMEM_STATUS = {
+    0: "NOT_INITIALIZED",
+    1: "IS_BOOTSTRAPPED",
+    2: "IS_INITIALIZED",
+    3: "LIMITED_MPG",
+    4: "FULL_MPG",
+}
 
 placement = _symmem.launcher()  # whichever launcher started the job, if one did
 cp.cuda.Device(placement["local_rank"]).use()  # the GPU symmem picks for this PE
@@ -98,11 +115,13 @@ def meet(timeout=120.0):
     mine = os.path.join(MEETING, f"{meetings[0]}.{me}")
     open(mine, "w").close()
     deadline = time.monotonic() + timeout
-    while not all(os.path.exists(os.path.join(MEETING, f"{meetings[0]}.{pe}"))
-                  for pe in range(n)):
+    while not all(os.path.exists(os.path.join(MEETING, f"{meetings[0]}.{pe}")) for pe in range(n)):
         if time.monotonic() > deadline:
-            print(f"PE {me} FAILED: the other PEs did not reach meeting {meetings[0]} within "
-                  f"{timeout:.0f} s", flush=True)
+            print(
+                f"PE {me} FAILED: the other PEs did not reach meeting {meetings[0]} within "
+                f"{timeout:.0f} s",
+                flush=True,
+            )
             sys.exit(1)
         time.sleep(0.01)
     if meetings[0] > 1:  # every PE is past the previous meeting
@@ -124,8 +143,11 @@ def free_memory():
 def nvshmem_host_library():
     """The libnvshmem_host.so.3 the backend loaded (found, not loaded again,
     with RTLD_NOLOAD), or None."""
-    names = [os.environ.get("SYMMEM_NVSHMEM_LIB"), os.environ.get("SYMMEM_NVSHMEM_WHEEL_LIB"),
-             "libnvshmem_host.so.3"]
+    names = [
+        os.environ.get("SYMMEM_NVSHMEM_LIB"),
+        os.environ.get("SYMMEM_NVSHMEM_WHEEL_LIB"),
+        "libnvshmem_host.so.3",
+    ]
     for name in names:
         if not name:
             continue
@@ -145,8 +167,11 @@ def put_round(tag):
     try:
         nvshmem.init()
     except Exception as error:  # the other PE would wait for us: stop the job
-        print(f"PE {me} FAILED: {tag}: init without SYMMEM_GPU_FAIL_AT raised "
-              f"{type(error).__name__}: {error}", flush=True)
+        print(
+            f"PE {me} FAILED: {tag}: init without SYMMEM_GPU_FAIL_AT raised "
+            f"{type(error).__name__}: {error}",
+            flush=True,
+        )
         sys.exit(1)
     me, n = nvshmem.my_pe(), nvshmem.n_pes()
     if MEETING is None:
@@ -163,8 +188,10 @@ def put_round(tag):
     expected = list(range(1000 * prv, 1000 * prv + 1024))
     if got.tolist() != expected:
         wrong = [i for i in range(1024) if got[i] != expected[i]]
-        problem(f"{tag}: the put from PE {prv} delivered wrong data at {len(wrong)} of 1024 "
-                f"elements (first: [{wrong[0]}] = {got[wrong[0]]}, expected {expected[wrong[0]]})")
+        problem(
+            f"{tag}: the put from PE {prv} delivered wrong data at {len(wrong)} of 1024 "
+            f"elements (first: [{wrong[0]}] = {got[wrong[0]]}, expected {expected[wrong[0]]})"
+        )
     nvshmem.free_array(a)
     nvshmem.free_array(b)
     try:
@@ -179,14 +206,15 @@ def check_memory(tag, before, starts, what):
     meet()
     tolerance = PAGE * (1 + starts)
     deadline = time.monotonic() + SETTLE_SECONDS
-    while (held := before - free_memory()) > tolerance and \
-            time.monotonic() < deadline:
+    while (held := before - free_memory()) > tolerance and time.monotonic() < deadline:
         time.sleep(0.1)
     if held > tolerance:
-        problem(f"{tag}: GPU {local} has {held / MiB:.1f} MiB less free memory than before "
-                f"(tolerance {tolerance / MiB:.0f} MiB, {SETTLE_SECONDS:.0f} s to settle): "
-                f"{what}. NVSHMEM maps the peers' heaps, so a peer that still holds this GPU's "
-                "memory shows here too: see the other PEs' lines")
+        problem(
+            f"{tag}: GPU {cp.cuda.runtime.getDevice()} has {held / MiB:.1f} MiB less free memory than before "
+            f"(tolerance {tolerance / MiB:.0f} MiB, {SETTLE_SECONDS:.0f} s to settle): "
+            f"{what}. NVSHMEM maps the peers' heaps, so a peer that still holds this GPU's "
+            "memory shows here too: see the other PEs' lines"
+        )
     return held
 
 
@@ -195,9 +223,11 @@ def check_nvshmem_stopped(lib, tag):
         return
     status = lib.nvshmemx_init_status()
     if status != 0:
-        problem(f"{tag}: NVSHMEM still runs after the failed init (nvshmemx_init_status() = "
-                f"{status}, {NVSHMEM_STATUS.get(status, '?')}): the unwind did not call "
-                "nvshmemx_hostlib_finalize")
+        problem(
+            f"{tag}: NVSHMEM still runs after the failed init (nvshmemx_init_status() = "
+            f"{status}, {NVSHMEM_STATUS.get(status, '?')}): the unwind did not call "
+            "nvshmemx_hostlib_finalize"
+        )
 
 
 # One full round first: what stays loaded for the life of the process
@@ -205,8 +235,11 @@ def check_nvshmem_stopped(lib, tag):
 put_round("warm-up")
 lib = nvshmem_host_library()
 if lib is None:
-    print(f"PE {me} NOTE: libnvshmem_host.so.3 with nvshmemx_init_status not found: "
-          "NVSHMEM's state is judged by memory and by the next init alone", flush=True)
+    print(
+        f"PE {me} NOTE: libnvshmem_host.so.3 with nvshmemx_init_status not found: "
+        "NVSHMEM's state is judged by memory and by the next init alone",
+        flush=True,
+    )
 
 # An unknown step is refused before anything starts, naming every step.
 os.environ["SYMMEM_GPU_FAIL_AT"] = "bogus"
@@ -216,8 +249,10 @@ try:
     nvshmem.finalize()
 except nvshmem.NvshmemInvalid as error:
     listed = str(error).split("is not one of ")[-1]
-    if "SYMMEM_GPU_FAIL_AT='bogus'" not in str(error) or \
-            [name.strip(" '") for name in listed.split(",")] != STEPS:
+    if (
+        "SYMMEM_GPU_FAIL_AT='bogus'" not in str(error)
+        or [name.strip(" '") for name in listed.split(",")] != STEPS
+    ):
         problem(f"SYMMEM_GPU_FAIL_AT=bogus: the error does not list exactly {STEPS}: {error}")
 finally:
     del os.environ["SYMMEM_GPU_FAIL_AT"]
@@ -234,8 +269,7 @@ for index, step in enumerate(STEPS):
             nvshmem.init()
         except nvshmem.NvshmemError as error:
             if f"init: failing at {step} (SYMMEM_GPU_FAIL_AT)" not in str(error):
-                problem(f"{tag}: init raised an NvshmemError that does not name the step: "
-                        f"{error}")
+                problem(f"{tag}: init raised an NvshmemError that does not name the step: {error}")
         except Exception as error:
             problem(f"{tag}: init raised {type(error).__name__}, not NvshmemError: {error}")
         else:
@@ -244,15 +278,25 @@ for index, step in enumerate(STEPS):
         finally:
             del os.environ["SYMMEM_GPU_FAIL_AT"]
         check_nvshmem_stopped(lib, tag)
-    failed = check_memory(f"{tag}, after {REPEAT} failed inits", before, starts,
-                          f"the unwind left some of what the steps before '{step}' took "
-                          f"({taken})")
+    failed = check_memory(
+        f"{tag}, after {REPEAT} failed inits",
+        before,
+        starts,
+        f"the unwind left some of what the steps before '{step}' took ({taken})",
+    )
     put_round(f"{tag}, the init after it")
-    again = check_memory(f"{tag}, after the next init's finalize", before, starts + 1,
-                         "a whole init, put and finalize did not give back all it took "
-                         "(finalize's part, or NVSHMEM's)")
-    print(f"PE {me} {step}: {failed / MiB:+.1f} MiB held after {REPEAT} failed "
-          f"inits, {again / MiB:+.1f} MiB after the next init and finalize", flush=True)
+    again = check_memory(
+        f"{tag}, after the next init's finalize",
+        before,
+        starts + 1,
+        "a whole init, put and finalize did not give back all it took "
+        "(finalize's part, or NVSHMEM's)",
+    )
+    print(
+        f"PE {me} {step}: {failed / MiB:+.1f} MiB held after {REPEAT} failed "
+        f"inits, {again / MiB:+.1f} MiB after the next init and finalize",
+        flush=True,
+    )
 
 meet()
 if me == 0:  # the others stopped looking at the files within milliseconds

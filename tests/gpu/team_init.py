@@ -1,6 +1,7 @@
 """team_init on the gpu backend: a team whose members number themselves in
 reverse order, made from a unique id, reduces and broadcasts in that order.
 Run: python -m symmem.run -n 2 tests/gpu/team_init.py"""
+
 import cupy as cp
 import numpy as np
 

@@ -15,6 +15,7 @@ two engines' bytes can be compared (tests/python/test_gpu.py does).
 Mode "dead_peer" (argv[1]): PE 1 exits; PE 0's kernel waits for its signal
 and must end, naming the call (symmem engine).
 Run: python -m symmem.run -n 2 tests/gpu/triton_device.py"""
+
 import os
 import sys
 import time
@@ -29,9 +30,20 @@ from symmem import _symmem  # the launcher's placement, whichever launcher
 import symmem.device.triton as sdt
 
 torch.cuda.set_device(_symmem.launcher()["local_rank"] % torch.cuda.device_count())
-DTYPES = [torch.int8, torch.uint8, torch.int16, torch.uint16, torch.int32, torch.uint32,
-          torch.int64, torch.uint64, torch.float16, torch.bfloat16, torch.float32,
-          torch.float64]
+DTYPES = [
+    torch.int8,
+    torch.uint8,
+    torch.int16,
+    torch.uint16,
+    torch.int32,
+    torch.uint32,
+    torch.int64,
+    torch.uint64,
+    torch.float16,
+    torch.bfloat16,
+    torch.float32,
+    torch.float64,
+]
 SIZES = (1, 3, 1000, 4099)
 
 
@@ -120,8 +132,9 @@ def atomics(words, out, value, pe):
 
 @sdt.requires_symmem
 @triton.jit
-def collectives(a2a_dst, a2a_src, fc_dst, fc_src, bc_dst, bc_src, red_dst, red_src, inplace,
-                mx_dst, n):
+def collectives(
+    a2a_dst, a2a_src, fc_dst, fc_src, bc_dst, bc_src, red_dst, red_src, inplace, mx_dst, n
+):
     sdt.alltoall(sdt.TEAM_WORLD, a2a_dst, a2a_src, n)
     sdt.fcollect(sdt.TEAM_WORLD, fc_dst, fc_src, n)
     sdt.broadcast(sdt.TEAM_WORLD, bc_dst, bc_src, n, 1)
@@ -157,8 +170,9 @@ def raw(t):
 
 def expect(what, got, want):
     if got.dtype != want.dtype or not np.array_equal(raw(got), raw(want)):
-        raise AssertionError(f"PE {me}: {what}: got {got.cpu()[:8]} ... expected "
-                             f"{want.cpu()[:8]} ...")
+        raise AssertionError(
+            f"PE {me}: {what}: got {got.cpu()[:8]} ... expected {want.cpu()[:8]} ..."
+        )
 
 
 def check_put_get(results):
@@ -180,18 +194,22 @@ def check_put_get(results):
                     put_get[(1,)](dst, src, got, size, peer)
                 else:
                     at = offset * src.element_size()
-                    putmem_getmem[(1,)](dst.data_ptr() + at, src.data_ptr() + at,
-                                        got.data_ptr() + at, size * src.element_size(), peer)
+                    putmem_getmem[(1,)](
+                        dst.data_ptr() + at,
+                        src.data_ptr() + at,
+                        got.data_ptr() + at,
+                        size * src.element_size(),
+                        peer,
+                    )
                 torch.cuda.synchronize()
                 nvshmem.barrier_all()
-                want = pattern(peer, count + 1, dtype)[offset:offset + size]
-                expect(f"put {dtype} x{size} +{offset}", dst[offset:offset + size], want)
-                expect(f"get {dtype} x{size} +{offset}", got[offset:offset + size], want)
+                want = pattern(peer, count + 1, dtype)[offset : offset + size]
+                expect(f"put {dtype} x{size} +{offset}", dst[offset : offset + size], want)
+                expect(f"get {dtype} x{size} +{offset}", got[offset : offset + size], want)
                 results[f"put_{dtype}_{size}_{offset}"] = raw(dst)
                 results[f"get_{dtype}_{size}_{offset}"] = raw(got)
         nvshmem.free_tensor(dst)
         nvshmem.free_tensor(src)
-
 
 
 def check_alignments(results):
@@ -212,12 +230,17 @@ def check_alignments(results):
             got.zero_()
             torch.cuda.synchronize()
             nvshmem.barrier_all()
-            putmem_getmem[(1,)](dst.data_ptr() + dst_at, src.data_ptr() + src_at,
-                                got.data_ptr() + dst_at, nbytes, peer)
+            putmem_getmem[(1,)](
+                dst.data_ptr() + dst_at,
+                src.data_ptr() + src_at,
+                got.data_ptr() + dst_at,
+                nbytes,
+                peer,
+            )
             torch.cuda.synchronize()
             nvshmem.barrier_all()
             want = torch.zeros(count, dtype=torch.uint8)
-            want[dst_at:dst_at + nbytes] = theirs[src_at:src_at + nbytes]
+            want[dst_at : dst_at + nbytes] = theirs[src_at : src_at + nbytes]
             where = f"+{dst_at} from +{src_at}, {nbytes} bytes"
             expect(f"putmem_block {where}", dst, want)  # and not a byte around it
             expect(f"getmem_block {where}", got, want)
@@ -225,6 +248,7 @@ def check_alignments(results):
             results[f"getmem_{dst_at}_{src_at}_{nbytes}"] = raw(got)
     nvshmem.free_tensor(dst)
     nvshmem.free_tensor(src)
+
 
 def check_signals(results):
     n = 1027
@@ -242,10 +266,14 @@ def check_signals(results):
             ping[(1,)](dst, src, sig, seen, n, value, sdt.SIGNAL_SET, peer, nbi)
             torch.cuda.synchronize()
             nvshmem.barrier_all()
-            expect(f"putmem_signal nbi={nbi} round {rnd}", dst,
-                   pattern(peer, n, torch.float32) + rnd)
-            expect(f"read in the kernel after signal_wait_until, nbi={nbi} round {rnd}", seen,
-                   pattern(peer, n, torch.float32) + rnd)
+            expect(
+                f"putmem_signal nbi={nbi} round {rnd}", dst, pattern(peer, n, torch.float32) + rnd
+            )
+            expect(
+                f"read in the kernel after signal_wait_until, nbi={nbi} round {rnd}",
+                seen,
+                pattern(peer, n, torch.float32) + rnd,
+            )
             expect("signal value", sig, torch.tensor([value], dtype=torch.uint64))
     # ADD, with NVSHMEM4Py's SignalOp member: the signal goes 6 -> 6 + 4
     nvshmem.barrier_all()
@@ -286,8 +314,11 @@ def check_point_ops(results):
     want[0] = mine[0] + 1  # the peer's p of my own src[0] (its g) + 1
     want[1:9] = pattern(peer, 16, torch.int64)[:8]
     expect("p / g / remote_ptr", dst, want)
-    expect("my_pe, n_pes, team_my_pe, team_n_pes", out,
-           torch.tensor([me, npes, me, npes], dtype=torch.int32))
+    expect(
+        "my_pe, n_pes, team_my_pe, team_n_pes",
+        out,
+        torch.tensor([me, npes, me, npes], dtype=torch.int32),
+    )
     results["point_ops"] = raw(dst)
     nvshmem.free_tensor(dst)
     nvshmem.free_tensor(src)
@@ -307,11 +338,13 @@ def check_atomics(results):
             total = sum(2 * (pe + 1) + 2 for pe in range(npes))
             expect(f"{dtype} counter", words[:1], torch.tensor([total], dtype=dtype))
         # my word at the peer: 40, swap 12, cas 12->15, cas(99) fails, |48 = 63, &60 = 60, ^5 = 57
-        expect(f"{dtype} fetched", out[2:], torch.tensor([40, 40, 12, 15, 15, 63, 60],
-                                                        dtype=dtype))
+        expect(f"{dtype} fetched", out[2:], torch.tensor([40, 40, 12, 15, 15, 63, 60], dtype=dtype))
         at = 1 + 8 * peer
-        expect(f"{dtype} peer's words here", words[at:at + 2],
-               torch.tensor([57, (6 & 3) ^ 9], dtype=dtype))
+        expect(
+            f"{dtype} peer's words here",
+            words[at : at + 2],
+            torch.tensor([57, (6 & 3) ^ 9], dtype=dtype),
+        )
         results[f"atomics_{dtype}"] = raw(words)
         nvshmem.free_tensor(words)
 
@@ -319,22 +352,52 @@ def check_atomics(results):
 def check_collectives(results):
     n = 513
     for dtype in (torch.float32, torch.int32, torch.bfloat16):
-        t = {name: nvshmem.tensor(n * npes, dtype=dtype)
-             for name in ("a2a_dst", "a2a_src", "fc_dst", "fc_src", "bc_dst", "bc_src",
-                          "red_dst", "red_src", "inplace", "mx_dst", "in_place")}
+        t = {
+            name: nvshmem.tensor(n * npes, dtype=dtype)
+            for name in (
+                "a2a_dst",
+                "a2a_src",
+                "fc_dst",
+                "fc_src",
+                "bc_dst",
+                "bc_src",
+                "red_dst",
+                "red_src",
+                "inplace",
+                "mx_dst",
+                "in_place",
+            )
+        }
         for name, x in t.items():
-            x.copy_(pattern(me, n * npes, dtype).cuda() if "src" in name or "place" in name
-                    else torch.zeros(n * npes, dtype=dtype))
+            x.copy_(
+                pattern(me, n * npes, dtype).cuda()
+                if "src" in name or "place" in name
+                else torch.zeros(n * npes, dtype=dtype)
+            )
         torch.cuda.synchronize()
         nvshmem.barrier_all()
-        collectives[(1,)](t["a2a_dst"], t["a2a_src"], t["fc_dst"], t["fc_src"], t["bc_dst"],
-                          t["bc_src"], t["red_dst"], t["red_src"], t["inplace"], t["mx_dst"], n)
+        collectives[(1,)](
+            t["a2a_dst"],
+            t["a2a_src"],
+            t["fc_dst"],
+            t["fc_src"],
+            t["bc_dst"],
+            t["bc_src"],
+            t["red_dst"],
+            t["red_src"],
+            t["inplace"],
+            t["mx_dst"],
+            n,
+        )
         reduce_in_place[(1,)](t["in_place"], n * npes)  # more than one block of 1024
         torch.cuda.synchronize()
         nvshmem.barrier_all()
         every = [pattern(pe, n * npes, dtype) for pe in range(npes)]
-        expect(f"alltoall {dtype}", t["a2a_dst"],
-               torch.cat([every[pe][me * n:(me + 1) * n] for pe in range(npes)]))
+        expect(
+            f"alltoall {dtype}",
+            t["a2a_dst"],
+            torch.cat([every[pe][me * n : (me + 1) * n] for pe in range(npes)]),
+        )
         expect(f"fcollect {dtype}", t["fc_dst"], torch.cat([every[pe][:n] for pe in range(npes)]))
         expect(f"broadcast {dtype}", t["bc_dst"][:n], every[1][:n])
         total = every[0][:n]
@@ -346,8 +409,11 @@ def check_collectives(results):
         for pe in range(1, npes):
             whole = whole + every[pe]
         expect(f"reduce sum in place {dtype}", t["in_place"], whole)
-        expect(f"reduce max {dtype}", t["mx_dst"][:n],
-               torch.stack([every[pe][:n] for pe in range(npes)]).max(0).values)
+        expect(
+            f"reduce max {dtype}",
+            t["mx_dst"][:n],
+            torch.stack([every[pe][:n] for pe in range(npes)]).max(0).values,
+        )
         for name, x in t.items():
             results[f"{name}_{dtype}"] = raw(x)
             nvshmem.free_tensor(x)
@@ -378,11 +444,21 @@ if len(sys.argv) > 1 and sys.argv[1] == "dead_peer":
     dead_peer()
 results = {}
 started = time.monotonic()
-for check in (check_put_get, check_alignments, check_signals, check_point_ops, check_atomics, check_collectives):
+for check in (
+    check_put_get,
+    check_alignments,
+    check_signals,
+    check_point_ops,
+    check_atomics,
+    check_collectives,
+):
     check(results)
     # progress (compiling against NVSHMEM's bitcode takes seconds a kernel)
-    print(f"PE {me}: {check.__name__} passed at {time.monotonic() - started:.0f} s",
-          file=sys.stderr, flush=True)
+    print(
+        f"PE {me}: {check.__name__} passed at {time.monotonic() - started:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
 where = os.environ.get("TRITON_RESULTS")
 if where:
     np.savez(os.path.join(where, f"{engine}-pe{me}.npz"), **results)

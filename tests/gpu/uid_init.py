@@ -3,6 +3,7 @@ launcher does: rank 0 makes the id (NVSHMEM's id names a socket of the
 process that made it) and writes it; the others wait for it. Each init of
 the process has a file of its own (path.<k> for the k-th), so that a
 second init never reads the first one's id."""
+
 import itertools
 import os
 import pickle

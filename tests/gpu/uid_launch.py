@@ -7,6 +7,7 @@ SYMMEM_TEST_LAUNCHER=uid starts one process per PE:
 
 It sets LOCAL_RANK to the rank: the GPU the PE takes, as symmem's init and
 the scripts (through _symmem.launcher()) read it."""
+
 import os
 import runpy
 import sys
@@ -23,8 +24,7 @@ plain_init = symmem.init
 def init(device=None, uid=None, initializer_method="", **others):
     """A plain init() meets the other PEs through the file; any other goes on as asked."""
     if uid is not None or initializer_method not in ("", "auto", None):
-        return plain_init(device=device, uid=uid, initializer_method=initializer_method,
-                          **others)
+        return plain_init(device=device, uid=uid, initializer_method=initializer_method, **others)
     return init_from_file(my_rank, my_nranks, path, device=device, **others)
 
 

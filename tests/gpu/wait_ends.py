@@ -5,6 +5,7 @@ KeyboardInterrupt, with no SYMMEM_TIMEOUT and no peer dead).
 Run: python -m symmem.run -n 2 tests/gpu/wait_ends.py barrier_all|signal_wait peer_dies|ctrl_c
 or, the PEs meeting through a unique id (uid_init.py), as two processes:
      python tests/gpu/wait_ends.py <wait> <how> uid <rank> 2 <uid file>"""
+
 import os
 import signal
 import sys

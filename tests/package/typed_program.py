@@ -7,6 +7,7 @@ Python functions are not annotated (their results are Any). The enums'
 members are declared in symmem/_enums.py, so mypy knows them (and finds a
 misspelt one), and `import symmem` exports what its literal __all__ lists
 (mypy --strict re-exports nothing else)."""
+
 from typing import TYPE_CHECKING
 
 import symmem as nvshmem

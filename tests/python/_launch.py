@@ -6,11 +6,14 @@ reference (check_equal copies CuPy arrays to the host first: see conftest),
 raises on the first difference, and prints "PE k OK" at the end.
 The test then asserts rc == 0 and that every PE printed its OK line once.
 """
+
 import textwrap
 
 from conftest import PRELUDE, assert_all_ok, launch  # noqa: F401  (assert_all_ok is re-exported)
 
-HEADER = PRELUDE + '''\
+HEADER = (
+    PRELUDE
+    + '''\
 import functools
 from symmem import Teams
 
@@ -57,6 +60,7 @@ def ok(pe=None):
     print(f"PE {nvshmem.my_pe() if pe is None else pe} OK", flush=True)
 
 '''
+)
 
 
 def run_pes(tmp_path, n, code, timeout=60, env=None, name="prog.py"):

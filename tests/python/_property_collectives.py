@@ -4,6 +4,7 @@ drawn from the shared stream only, so that every PE calls the same thing
 A PE outside the team passes the handle it holds (None) and must raise.
 Each member fills its src with values every PE knows before the call; the
 model computes what each member's dst must then hold."""
+
 import numpy as np
 
 import symmem as nvshmem
@@ -11,8 +12,15 @@ from _property_onesided import MALFORMED, bad_memory
 from _property_world import BF16, bad, draw_values, ok, skip
 
 REDUCE = ("sum", "min", "max", "prod", "and", "or", "xor")
-NUMPY_OPS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
-             "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+NUMPY_OPS = {
+    "sum": np.add,
+    "prod": np.multiply,
+    "min": np.minimum,
+    "max": np.maximum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
 KINDS = ("reduce", "reducescatter", "alltoall", "fcollect", "broadcast")
 
 
@@ -82,8 +90,8 @@ def expected(kind, op, dtype, root, group, vals, p):
         return np.concatenate(blocks)
     b = len(blocks[0]) // k
     if kind == "alltoall":
-        return np.concatenate([blk[i * b:(i + 1) * b] for blk in blocks])
-    return fold(op, dtype, blocks)[i * b:(i + 1) * b]
+        return np.concatenate([blk[i * b : (i + 1) * b] for blk in blocks])
+    return fold(op, dtype, blocks)[i * b : (i + 1) * b]
 
 
 def collective(w, r):
@@ -107,14 +115,20 @@ def collective(w, r):
     if in_place:
         dlo, dhi = slo, slo + m
     else:
-        room = [lo for lo in range(dst_sym.count - need + 1)
-                if dst_sym is not src_sym or lo + need <= slo or lo >= slo + m]
+        room = [
+            lo
+            for lo in range(dst_sym.count - need + 1)
+            if dst_sym is not src_sym or lo + need <= slo or lo >= slo + m
+        ]
         if not room:
             return [skip()] * w.n
         dlo = r.choice(room)
         dhi = dlo + need
-        spare = [hi for hi in range(dhi, dst_sym.count + 1)
-                 if dst_sym is not src_sym or hi <= slo or dlo >= slo + m]
+        spare = [
+            hi
+            for hi in range(dhi, dst_sym.count + 1)
+            if dst_sym is not src_sym or hi <= slo or dlo >= slo + m
+        ]
         dhi = r.choice(spare)  # dst may be larger than needed
     op = r.choice(REDUCE) if kind in ("reduce", "reducescatter") else None
     root = r.randrange(k) if kind == "broadcast" else None
@@ -126,9 +140,13 @@ def collective(w, r):
     src, dst = src_sym.view(slo, slo + m), dst_sym.view(dlo, dhi)
     if src_sym.is_buffer and slo == 0 and m == src_sym.count and r.random() < 0.5:
         src = src_sym.whole()
-    what = (f"{kind}({team.label}, {dst_sym.label}[{dlo}:{dhi}], {src_sym.label}[{slo}:"
-            f"{slo + m}] ({dt})" + (f", {op}" if op else "") +
-            (f", root={root}" if root is not None else "") + ")")
+    what = (
+        f"{kind}({team.label}, {dst_sym.label}[{dlo}:{dhi}], {src_sym.label}[{slo}:"
+        f"{slo + m}] ({dt})"
+        + (f", {op}" if op else "")
+        + (f", root={root}" if root is not None else "")
+        + ")"
+    )
     op_arg = r.choice([op, op.upper() if op else op, Op(op.upper()) if op else op])
     extra = ([op_arg] if op else []) + ([root] if root is not None else [])
     words = [f"{kind}:"]  # a call that looks valid but is not: sizes, root or op
@@ -145,8 +163,9 @@ def collective(w, r):
     bitwise_float = op in ("and", "or", "xor") and (dt.kind == "f" or dt == BF16)
     malformed = r.random() < MALFORMED and len(ks) == 1  # the same mistake for every row
     if malformed:
-        how, arg, thunk = malformed_collective(w, r, kind, fn, dst, src_sym, slo, extra, k, m,
-                                               need, dt, dst_sym, dlo)
+        how, arg, thunk = malformed_collective(
+            w, r, kind, fn, dst, src_sym, slo, extra, k, m, need, dt, dst_sym, dlo
+        )
     calls = []
     for pe in range(w.n):
         group = team.group(pe)
@@ -161,13 +180,22 @@ def collective(w, r):
         if malformed:  # (a bitwise op on floats may be named first)
             said = f"{kind}: " if bitwise_float else f"{kind}: {arg}"
             calls.append(bad(f"{what} with {how}", thunk(handle), [said]))
-        elif bitwise_float or uneven or need_p > dhi - dlo or (kind == "broadcast" and
-                                                                root >= kp):
-            calls.append(bad(f"{what}: bitwise op on floats, or sizes or root do not fit a "
-                             f"team of {kp}", thunk_for(handle), words))
+        elif bitwise_float or uneven or need_p > dhi - dlo or (kind == "broadcast" and root >= kp):
+            calls.append(
+                bad(
+                    f"{what}: bitwise op on floats, or sizes or root do not fit a team of {kp}",
+                    thunk_for(handle),
+                    words,
+                )
+            )
         else:
-            calls.append(ok(what, thunk_for(handle), effect=store(
-                dst_sym, dlo, pe, expected(kind, op, dt, root, group, vals, pe))))
+            calls.append(
+                ok(
+                    what,
+                    thunk_for(handle),
+                    effect=store(dst_sym, dlo, pe, expected(kind, op, dt, root, group, vals, pe)),
+                )
+            )
     return calls
 
 
@@ -177,20 +205,23 @@ def store(sym, lo, pe, values):
     data = np.frombuffer(np.ascontiguousarray(values).astype(sym.dtype).tobytes(), np.uint8)
 
     def effect():
-        sym.model[pe][at:at + len(data)] = data
+        sym.model[pe][at : at + len(data)] = data
+
     return effect
 
 
-def malformed_collective(w, r, kind, fn, dst, src_sym, slo, extra, k, m, need, dt, dst_sym,
-                         dlo):
+def malformed_collective(w, r, kind, fn, dst, src_sym, slo, extra, k, m, need, dt, dst_sym, dlo):
     """(what, what the message names, handle -> thunk) for one argument made
     wrong the same way on every PE."""
     src = src_sym.view(slo, slo + m)
     choices = ["team", "dst", "src", "args", "stream"]
     # dst over part of src (only reduce and broadcast may have them the very same)
     exact = kind in ("reduce", "broadcast")
-    shifts = [d for d in range(-need + 1, m) if 0 <= slo + d and slo + d + need <= src_sym.count
-              and not (d == 0 and exact)]
+    shifts = [
+        d
+        for d in range(-need + 1, m)
+        if 0 <= slo + d and slo + d + need <= src_sym.count and not (d == 0 and exact)
+    ]
     if need and m and shifts:
         choices.append("overlap")
     if need > 0:
@@ -206,7 +237,7 @@ def malformed_collective(w, r, kind, fn, dst, src_sym, slo, extra, k, m, need, d
     kind_of = r.choice(choices)
     if kind_of == "team":
         value = bad_team(w, r)
-        return f"team={value!r}", "team", lambda h: (lambda: fn(value, dst, src, *extra))
+        return f"team={value!r}", "team", lambda h: lambda: fn(value, dst, src, *extra)
     if kind_of in ("dst", "src"):
         if r.random() < 0.3 and (m if kind_of == "src" else need):
             obj = np.zeros(m if kind_of == "src" else need, dt)
@@ -217,37 +248,44 @@ def malformed_collective(w, r, kind, fn, dst, src_sym, slo, extra, k, m, need, d
         else:
             how, obj = bad_memory(w, r, kind_of == "dst")
         d, s = (obj, src) if kind_of == "dst" else (dst, obj)
-        return f"{kind_of} {how}", kind_of, lambda h: (lambda: fn(h, d, s, *extra))
+        return f"{kind_of} {how}", kind_of, lambda h: lambda: fn(h, d, s, *extra)
     if kind_of == "overlap":
         d = r.choice(shifts)
         over = src_sym.view(slo + d, slo + d + need)
-        return f"dst {src_sym.label}[{slo + d}:{slo + d + need}] over src", "dst", lambda h: (
-            lambda: fn(h, over, src, *extra))
+        return (
+            f"dst {src_sym.label}[{slo + d}:{slo + d + need}] over src",
+            "dst",
+            lambda h: lambda: fn(h, over, src, *extra),
+        )
     if kind_of == "small":
         small = dst_sym.view(dlo, dlo + need - 1)
-        return f"dst of {need - 1} elements", "dst", lambda h: (
-            lambda: fn(h, small, src, *extra))
+        return f"dst of {need - 1} elements", "dst", lambda h: lambda: fn(h, small, src, *extra)
     if kind_of == "op":
         value = r.choice(["avg", None, 3, "", Op("mean"), "summ"])
-        return f"op={value!r}", "op=", lambda h: (lambda: fn(h, dst, src, value))
+        return f"op={value!r}", "op=", lambda h: lambda: fn(h, dst, src, value)
     if kind_of == "root":
         value = r.choice([k, -1, 2**31, None, "0", 1.5, 2**63])
-        return f"root={value!r}", "root", lambda h: (lambda: fn(h, dst, src, value))
+        return f"root={value!r}", "root", lambda h: lambda: fn(h, dst, src, value)
     if kind_of == "uneven":
-        return f"src of {m - 1} elements", "src", lambda h: (
-            lambda: fn(h, dst, src[:m - 1], *extra))
+        return f"src of {m - 1} elements", "src", lambda h: lambda: fn(h, dst, src[: m - 1], *extra)
     if kind_of == "mismatch":
         other = {1: "int8", 2: "int16", 4: "float32", 8: "float64"}[dt.itemsize]
         other = "uint" + str(8 * dt.itemsize) if np.dtype(other) == dt else other
-        return f"dst as {other}", "dst", lambda h: (lambda: fn(h, dst.view(other), src, *extra))
+        return f"dst as {other}", "dst", lambda h: lambda: fn(h, dst.view(other), src, *extra)
     if kind_of == "stream":
         value = r.choice(["x", -1, object()])
-        return f"stream={value!r}", "stream", lambda h: (
-            lambda: fn(h, dst, src, *extra, stream=value))
-    how, said, a = r.choice([("too few arguments", "missing required argument 'src'", (dst,)),
-                             ("too many arguments", "takes at most",
-                              (dst, src, *extra, None, 1, 2))])
-    return how, said, lambda h: (lambda: fn(h, *a))
+        return (
+            f"stream={value!r}",
+            "stream",
+            lambda h: lambda: fn(h, dst, src, *extra, stream=value),
+        )
+    how, said, a = r.choice(
+        [
+            ("too few arguments", "missing required argument 'src'", (dst,)),
+            ("too many arguments", "takes at most", (dst, src, *extra, None, 1, 2)),
+        ]
+    )
+    return how, said, lambda h: lambda: fn(h, *a)
 
 
 def symmetric_bad(r, view, written):
@@ -274,10 +312,10 @@ def sync(w, r):
         if r.random() < MALFORMED:
             value = r.choice(["x", -1, object()])
             if r.random() < 0.5:
-                return [bad(f"{name}(stream={value!r})", lambda: fn(stream=value),
-                            [f"{name}: stream"])] * w.n
-            return [bad(f"{name}(None, 1)", lambda: fn(None, 1), [f"{name}: takes at most"])
-                    ] * w.n
+                return [
+                    bad(f"{name}(stream={value!r})", lambda: fn(stream=value), [f"{name}: stream"])
+                ] * w.n
+            return [bad(f"{name}(None, 1)", lambda: fn(None, 1), [f"{name}: takes at most"])] * w.n
         return [ok(f"{name}(stream={stream!r})", lambda: fn(stream=stream))] * w.n
     team = pick_team(w, r)
     if r.random() < MALFORMED:
@@ -287,11 +325,13 @@ def sync(w, r):
     for pe in range(w.n):
         handle = team.handle(pe)
         if team.group(pe) is None:
-            calls.append(bad(f"{name}({team.label}) outside it", lambda: fn(None),
-                             [f"{name}: team is None"]))
+            calls.append(
+                bad(f"{name}({team.label}) outside it", lambda: fn(None), [f"{name}: team is None"])
+            )
         else:
-            calls.append(ok(f"{name}({team.label}, stream={stream!r})",
-                            lambda h=handle: fn(h, stream)))
+            calls.append(
+                ok(f"{name}({team.label}, stream={stream!r})", lambda h=handle: fn(h, stream))
+            )
     return calls
 
 
@@ -302,8 +342,14 @@ def on_buffers(w, r):
         return collective(w, r)
     src_sym, dst_sym = r.sample(bufs, 2)
     dt = np.dtype(r.choice(["int32", "uint8", "float32", "int64", "float64", "int16"]))
-    alias = {"int32": "int", "float32": "float", "float64": "double", "int64": "long",
-             "int16": "short", "uint8": "uchar"}[dt.name]
+    alias = {
+        "int32": "int",
+        "float32": "float",
+        "float64": "double",
+        "int64": "long",
+        "int16": "short",
+        "uint8": "uchar",
+    }[dt.name]
     coll = r.choice(["reduce", "broadcast", "fcollect"])
     n = w.n
     m = src_sym.nbytes // dt.itemsize
@@ -311,25 +357,34 @@ def on_buffers(w, r):
     op = r.choice(REDUCE) if coll == "reduce" else None
     vals = [draw_values(w.pe_random(pe), dt, m, nice=True) for pe in range(n)]
     w.fill(src_sym, 0, m * dt.itemsize, [np.frombuffer(v.tobytes(), np.uint8) for v in vals])
-    what = (f"collective_on_buffer({coll!r}, WORLD, {dst_sym.label}, {src_sym.label}, {alias}, "
-            f"{op})")
-    thunk = (lambda: nvshmem.collective_on_buffer(coll, nvshmem.Teams.TEAM_WORLD, dst_sym.whole(),
-                                                 src_sym.whole(), alias, op, 0))
+    what = f"collective_on_buffer({coll!r}, WORLD, {dst_sym.label}, {src_sym.label}, {alias}, {op})"
+    thunk = lambda: nvshmem.collective_on_buffer(
+        coll, nvshmem.Teams.TEAM_WORLD, dst_sym.whole(), src_sym.whole(), alias, op, 0
+    )
     if r.random() < MALFORMED:
         value = r.choice(["allreduce", None, 3])
-        return [bad(f"{what} with coll={value!r}", lambda: nvshmem.collective_on_buffer(
-            value, 0, dst_sym.whole(), src_sym.whole(), alias, op), ["collective_on_buffer:"])
+        return [
+            bad(
+                f"{what} with coll={value!r}",
+                lambda: nvshmem.collective_on_buffer(
+                    value, 0, dst_sym.whole(), src_sym.whole(), alias, op
+                ),
+                ["collective_on_buffer:"],
+            )
         ] * n
     if need * dt.itemsize > dst_sym.nbytes or (op in ("and", "or", "xor") and dt.kind == "f"):
         return [bad(f"{what}: dst too small or bitwise on floats", thunk, [f"{coll}:"])] * n
     group = list(range(n))
-    return [ok(what, thunk, effect=store_bytes(dst_sym, pe, expected(
-        coll, op, dt, 0, group, vals, pe))) for pe in range(n)]
+    return [
+        ok(what, thunk, effect=store_bytes(dst_sym, pe, expected(coll, op, dt, 0, group, vals, pe)))
+        for pe in range(n)
+    ]
 
 
 def store_bytes(sym, pe, values):
     data = np.frombuffer(np.ascontiguousarray(values).tobytes(), np.uint8)
 
     def effect():
-        sym.model[pe][:len(data)] = data
+        sym.model[pe][: len(data)] = data
+
     return effect

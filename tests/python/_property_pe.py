@@ -10,6 +10,7 @@ the model, compares this PE's memory with it and passes a second barrier
 raises Failure naming the seed, the step and every PE's call; TRAIL.<pe> (a
 file) gets each step's call as it starts, so a crash or a hang can be placed.
 """
+
 import random
 import sys
 import time
@@ -27,9 +28,16 @@ C = nvshmem.ComparisonType
 POLL_SECONDS = 30  # a poll loop that sees nothing for this long is a hang
 
 # One-sided generators, drawn per PE, and their weights.
-ONE_SIDED = [(onesided.rma, 30), (onesided.p_g, 12), (onesided.atomic, 25),
-             (signals.put_signal, 15), (signals.local_wait, 8), (signals.peer_view, 6),
-             (signals.query, 6), (sequences.in_a_row, 8)]
+ONE_SIDED = [
+    (onesided.rma, 30),
+    (onesided.p_g, 12),
+    (onesided.atomic, 25),
+    (signals.put_signal, 15),
+    (signals.local_wait, 8),
+    (signals.peer_view, 6),
+    (signals.query, 6),
+    (sequences.in_a_row, 8),
+]
 
 
 class Reach:
@@ -44,13 +52,15 @@ class Reach:
 
 def one_sided(w, r):
     X = w.pick(r)
-    S = w.pick(r, lambda s: s is not X and s.count and (
-        s.dtype == U64 or (s.is_buffer and s.nbytes >= 8)))
+    S = w.pick(
+        r, lambda s: s is not X and s.count and (s.dtype == U64 or (s.is_buffer and s.nbytes >= 8))
+    )
     perm = list(range(w.n))
     r.shuffle(perm)
     w.reach = Reach(X, S, perm)
-    table = [(gen, weight) for gen, weight in ONE_SIDED if S is not None or
-             gen is not signals.put_signal]
+    table = [
+        (gen, weight) for gen, weight in ONE_SIDED if S is not None or gen is not signals.put_signal
+    ]
     calls = []
     for p in range(w.n):
         pr = w.pe_random(p)
@@ -60,9 +70,16 @@ def one_sided(w, r):
 
 
 # Step kinds, drawn from the shared stream, and their weights.
-STEPS = [(one_sided, 55), (collectives.collective, 14), (collectives.sync, 4),
-         (collectives.on_buffers, 2), (sequences.crowd, 5), (pool.memory, 10), (pool.teams, 6),
-         (pool.lifecycle, 0.2)]
+STEPS = [
+    (one_sided, 55),
+    (collectives.collective, 14),
+    (collectives.sync, 4),
+    (collectives.on_buffers, 2),
+    (sequences.crowd, 5),
+    (pool.memory, 10),
+    (pool.teams, 6),
+    (pool.lifecycle, 0.2),
+]
 
 
 def await_incoming(w, calls):
@@ -84,19 +101,31 @@ def await_incoming(w, calls):
         while not seen():
             if time.monotonic() > deadline:
                 return f"{how}: {sym.label}[{e}] never became {value}"
-    thunk = {"signal_wait": lambda: nvshmem.signal_wait(word, value, C.CMP_EQ),
-             "signal_wait cmp=": lambda: nvshmem.signal_wait(word, value, cmp=C.CMP_EQ),
-             "wait_until": lambda: nvshmem.wait_until(word, C.CMP_EQ, value),
-             "poll signal_fetch": lambda: poll(lambda: nvshmem.signal_fetch(word) == value),
-             "poll test": lambda: poll(lambda: nvshmem.test(word, C.CMP_EQ, value))}[how]
-    w.execute(ok(f"{how}({sym.label}[{e}] == {value}) for: {call.desc}", thunk,
-                 check=lambda problem: problem), calls)
+
+    thunk = {
+        "signal_wait": lambda: nvshmem.signal_wait(word, value, C.CMP_EQ),
+        "signal_wait cmp=": lambda: nvshmem.signal_wait(word, value, cmp=C.CMP_EQ),
+        "wait_until": lambda: nvshmem.wait_until(word, C.CMP_EQ, value),
+        "poll signal_fetch": lambda: poll(lambda: nvshmem.signal_fetch(word) == value),
+        "poll test": lambda: poll(lambda: nvshmem.test(word, C.CMP_EQ, value)),
+    }[how]
+    w.execute(
+        ok(
+            f"{how}({sym.label}[{e}] == {value}) for: {call.desc}",
+            thunk,
+            check=lambda problem: problem,
+        ),
+        calls,
+    )
     if data:
         X, at, expected = data
-        got = X.local()[at:at + len(expected)]
+        got = X.local()[at : at + len(expected)]
         if not (got == expected).all():
-            w.fail(f"{X.label} bytes [{at}, +{len(expected)}) after the signal: got "
-                   f"{got.tolist()}, expected {expected.tolist()}", calls)
+            w.fail(
+                f"{X.label} bytes [{at}, +{len(expected)}) after the signal: got "
+                f"{got.tolist()}, expected {expected.tolist()}",
+                calls,
+            )
 
 
 def main():
@@ -131,8 +160,12 @@ def main():
     trail("done")
     print(f"PE {w.me} OK calls={w.calls} steps={steps}", flush=True)
     if w.me == 0:
-        print("outcomes (name: succeeded/raised): " + ", ".join(
-            f"{name}: {ok}/{raised}" for name, (ok, raised) in sorted(w.outcomes.items())))
+        print(
+            "outcomes (name: succeeded/raised): "
+            + ", ".join(
+                f"{name}: {ok}/{raised}" for name, (ok, raised) in sorted(w.outcomes.items())
+            )
+        )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the pool's last arrays: finalize frees them
         nvshmem.finalize()

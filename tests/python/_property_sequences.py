@@ -2,6 +2,7 @@
 one peer (what quiet completes, what a later get or g must see), and every
 PE at once on one element (atomics and signal adds must not lose updates;
 the PE that owns the element waits for the last one)."""
+
 import numpy as np
 
 import symmem as nvshmem
@@ -51,14 +52,17 @@ def in_a_row(w, ctx, p, r):
         nvshmem.quiet()
         results = [got, nvshmem.g(target, t)]
         if atomics:
-            results += [nvshmem.atomic_fetch_add(target, v1, t),
-                        nvshmem.atomic_fetch_add(target, v2, t),
-                        nvshmem.atomic_compare_swap(target, int(end), new, t)]
+            results += [
+                nvshmem.atomic_fetch_add(target, v1, t),
+                nvshmem.atomic_fetch_add(target, v2, t),
+                nvshmem.atomic_compare_swap(target, int(end), new, t),
+            ]
         return results
 
     def check(results):
-        if not np.array_equal(np.frombuffer(results[0].tobytes(), np.uint8),
-                              np.frombuffer(data.tobytes(), np.uint8)):
+        if not np.array_equal(
+            np.frombuffer(results[0].tobytes(), np.uint8), np.frombuffer(data.tobytes(), np.uint8)
+        ):
             return f"get after {finish.__name__} saw {results[0]!r}, expected {data!r}"
         if not same_value(results[1], as_bytes([value], dt), dt):
             return f"g after p({value!r}) and quiet returned {results[1]!r}"
@@ -66,13 +70,17 @@ def in_a_row(w, ctx, p, r):
             return f"the atomics returned {results[2:]}, expected {[int(old), int(mid), int(end)]}"
 
     def effect():
-        X.model[t][lo * size:hi * size] = after
+        X.model[t][lo * size : hi * size] = after
+
     return ok(what, run, check=check, effect=effect)
 
 
-FAMILIES = {"add": ("atomic_add", "atomic_fetch_add", "atomic_inc", "atomic_fetch_inc"),
-            "or": ("atomic_or", "atomic_fetch_or"), "xor": ("atomic_xor", "atomic_fetch_xor"),
-            "and": ("atomic_and", "atomic_fetch_and")}
+FAMILIES = {
+    "add": ("atomic_add", "atomic_fetch_add", "atomic_inc", "atomic_fetch_inc"),
+    "or": ("atomic_or", "atomic_fetch_or"),
+    "xor": ("atomic_xor", "atomic_fetch_xor"),
+    "and": ("atomic_and", "atomic_fetch_and"),
+}
 
 
 def crowd(w, r):
@@ -85,7 +93,7 @@ def crowd(w, r):
     owner, e = r.randrange(w.n), r.randrange(X.count)
     dt, size = X.dtype, X.dtype.itemsize
     family = r.choice(list(FAMILIES) + (["signal"] if dt == U64 else []))
-    value = X.model[owner][e * size:(e + 1) * size].view(dt)[0]
+    value = X.model[owner][e * size : (e + 1) * size].view(dt)[0]
     plans = []
     for pe in range(w.n):
         pr = w.pe_random(pe)
@@ -101,6 +109,7 @@ def crowd(w, r):
     word = X.view(e, e + 1)
     calls = []
     for pe, plan in enumerate(plans):
+
         def run(plan=plan, pe=pe):
             for name, operand in plan:
                 if name == "signal_op":
@@ -117,8 +126,16 @@ def crowd(w, r):
 
         def effect(pe=pe):
             if pe == owner:
-                X.model[owner][e * size:(e + 1) * size] = np.frombuffer(
-                    np.array([final], dt).tobytes(), np.uint8)
-        calls.append(ok(f"every PE on {X.label}[{e}] of pe {owner} ({family}): "
-                        f"{plans[pe]}, then {final} is awaited", run, effect=effect))
+                X.model[owner][e * size : (e + 1) * size] = np.frombuffer(
+                    np.array([final], dt).tobytes(), np.uint8
+                )
+
+        calls.append(
+            ok(
+                f"every PE on {X.label}[{e}] of pe {owner} ({family}): "
+                f"{plans[pe]}, then {final} is awaited",
+                run,
+                effect=effect,
+            )
+        )
     return calls

@@ -11,6 +11,7 @@ Steps keep one-sided calls free of races: each PE reaches at most one peer
 (a permutation of the PEs), and only in two allocations, X (data) and S
 (signals), which no PE uses as private memory in that step.
 """
+
 import random
 import sys
 import traceback
@@ -22,12 +23,28 @@ import symmem as nvshmem
 INV, ERR = nvshmem.NvshmemInvalid, nvshmem.NvshmemError
 try:  # bfloat16 arrays need ml_dtypes
     import ml_dtypes
+
     BF16 = np.dtype(ml_dtypes.bfloat16)
 except ImportError:
     BF16 = None
 
-DTYPES = [np.dtype(d) for d in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                                "uint32", "uint64", "float16", "float32", "float64")]
+DTYPES = [
+    np.dtype(d)
+    for d in (
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+    )
+]
 DTYPES += [BF16] if BF16 is not None else []
 U64 = np.dtype("uint64")
 # What new allocations are made of: every dtype, and more of those signals and atomics take.
@@ -44,6 +61,7 @@ class Call:
     set) lets the peer it reached wait for it. raises=an exception type: the
     call must raise exactly that, its message holding every one of words,
     and nothing changes."""
+
     __slots__ = ("desc", "thunk", "raises", "words", "check", "effect", "wake")
 
     def __init__(self, desc, thunk, raises=None, words=(), check=None, effect=None, wake=None):
@@ -96,7 +114,7 @@ class Sym:
     def bytes(self, pe, lo, hi):
         """The model of PE pe's elements [lo, hi), as bytes."""
         size = self.dtype.itemsize
-        return self.model[pe][lo * size:hi * size]
+        return self.model[pe][lo * size : hi * size]
 
     def values(self, pe, lo, hi):
         return self.bytes(pe, lo, hi).view(self.dtype)
@@ -105,7 +123,7 @@ class Sym:
         """This PE's copy, as bytes (what the model must equal)."""
         if self.nbytes == 0:
             return np.zeros(0, np.uint8)
-        return np.frombuffer(self.buf, np.uint8)[:self.nbytes]
+        return np.frombuffer(self.buf, np.uint8)[: self.nbytes]
 
 
 class Interface:
@@ -114,9 +132,12 @@ class Interface:
 
     def __init__(self, view):
         self.dtype = view.dtype
-        self.__array_interface__ = {"data": (view.__array_interface__["data"][0], False),
-                                    "shape": (len(view),), "typestr": view.dtype.str,
-                                    "version": 3}
+        self.__array_interface__ = {
+            "data": (view.__array_interface__["data"][0], False),
+            "shape": (len(view),),
+            "typestr": view.dtype.str,
+            "version": 3,
+        }
 
     def __repr__(self):
         return f"Interface({self.dtype}[{self.__array_interface__['shape'][0]}])"
@@ -164,8 +185,13 @@ def draw_values(r, dtype, count, nice=False):
         out = []
         for _ in range(count):
             x = r.random()
-            out.append(r.choice(small) if x < 0.7 else r.choice(edges) if x < 0.85
-                       else r.randint(int(info.min), int(info.max)))
+            out.append(
+                r.choice(small)
+                if x < 0.7
+                else r.choice(edges)
+                if x < 0.85
+                else r.randint(int(info.min), int(info.max))
+            )
         return np.array(out, dtype=dt)
     span = 4 if nice else 32
     return np.array([r.randint(-span, span) / 2 for _ in range(count)]).astype(dt)
@@ -192,10 +218,14 @@ class World:
         self.syms, self.freed, self.teams, self.dead_teams = [], [], [], []
         everyone = [list(range(n))] * n
         T = nvshmem.Teams
-        self.predefined = [TeamRec(t.name, everyone, t, me) for t in (
-            T.TEAM_WORLD, T.TEAM_SHARED, T.TEAM_NODE, T.TEAM_GPU_LEADERS)]
-        self.predefined += [TeamRec(t.name, [[pe] for pe in range(n)], t, me) for t in (
-            T.TEAM_SAME_MYPE_NODE, T.TEAM_SAME_GPU)]
+        self.predefined = [
+            TeamRec(t.name, everyone, t, me)
+            for t in (T.TEAM_WORLD, T.TEAM_SHARED, T.TEAM_NODE, T.TEAM_GPU_LEADERS)
+        ]
+        self.predefined += [
+            TeamRec(t.name, [[pe] for pe in range(n)], t, me)
+            for t in (T.TEAM_SAME_MYPE_NODE, T.TEAM_SAME_GPU)
+        ]
         self.labels = 0
         self.step = 0
         self.shared = random.Random(f"{seed}")
@@ -241,7 +271,7 @@ class World:
         size = sym.dtype.itemsize
         for pe, data in enumerate(per_pe):
             if data is not None:
-                sym.model[pe][lo * size:hi * size] = np.frombuffer(data.tobytes(), np.uint8)
+                sym.model[pe][lo * size : hi * size] = np.frombuffer(data.tobytes(), np.uint8)
         if per_pe[self.me] is not None and hi > lo:
             sym.view(lo, hi)[:] = per_pe[self.me]
 
@@ -269,19 +299,27 @@ class World:
         if r.random() < 0.05 and sym.dtype != BF16 and hi > lo:  # bfloat16 has no typestr
             return Interface(sym.view(lo, hi))
         if sym.is_buffer and r.random() < 0.3:
-            return r.choice([lambda: np.frombuffer(memoryview(sym.buf)[lo:hi], np.uint8),
-                             lambda: memoryview(sym.buf)[lo:hi],
-                             lambda: np.from_dlpack(sym.buf)[lo:hi]])()
+            return r.choice(
+                [
+                    lambda: np.frombuffer(memoryview(sym.buf)[lo:hi], np.uint8),
+                    lambda: memoryview(sym.buf)[lo:hi],
+                    lambda: np.from_dlpack(sym.buf)[lo:hi],
+                ]
+            )()
         return sym.view(lo, hi)
 
     # ---- checking
     def fail(self, what, calls=None):
-        lines = [f"PROPERTY FAILURE seed={self.seed} n_pes={self.n} step={self.step} "
-                 f"pe={self.me}: {what}"]
+        lines = [
+            f"PROPERTY FAILURE seed={self.seed} n_pes={self.n} step={self.step} "
+            f"pe={self.me}: {what}"
+        ]
         for pe, call in enumerate(calls or ()):
             lines.append(f"  pe {pe} called: {call.desc}")
-        lines.append(f"  replay: SYMMEM_PROPERTY_SEED={self.seed} SYMMEM_PROPERTY_PES={self.n} "
-                     "pytest tests/python/test_property.py")
+        lines.append(
+            f"  replay: SYMMEM_PROPERTY_SEED={self.seed} SYMMEM_PROPERTY_PES={self.n} "
+            "pytest tests/python/test_property.py"
+        )
         raise Failure("\n".join(lines))
 
     def execute(self, call, calls):
@@ -303,20 +341,32 @@ class World:
                     return
                 prefixes = msg.count("[pe ")
                 if lacking or prefixes > 1 or (prefixes == 0 and nvshmem.my_pe() >= 0):
-                    self.fail(f"{call.desc}: {type(error).__name__} message {msg!r} lacks "
-                              f"{lacking} or has not one [pe N] prefix", calls)
-                if getattr(error, "msg", None) != msg or type(getattr(error, "status", None)) \
-                        is not int:
-                    self.fail(f"{call.desc}: {type(error).__name__} {msg!r} has .msg="
-                              f"{getattr(error, 'msg', None)!r}, .status="
-                              f"{getattr(error, 'status', None)!r}", calls)
+                    self.fail(
+                        f"{call.desc}: {type(error).__name__} message {msg!r} lacks "
+                        f"{lacking} or has not one [pe N] prefix",
+                        calls,
+                    )
+                if (
+                    getattr(error, "msg", None) != msg
+                    or type(getattr(error, "status", None)) is not int
+                ):
+                    self.fail(
+                        f"{call.desc}: {type(error).__name__} {msg!r} has .msg="
+                        f"{getattr(error, 'msg', None)!r}, .status="
+                        f"{getattr(error, 'status', None)!r}",
+                        calls,
+                    )
                 return
             want = call.raises.__name__ if call.raises else "success"
-            self.fail(f"{call.desc}: expected {want}, got {type(error).__name__}: {error}\n"
-                      + "".join(traceback.format_exception(error)), calls)
+            self.fail(
+                f"{call.desc}: expected {want}, got {type(error).__name__}: {error}\n"
+                + "".join(traceback.format_exception(error)),
+                calls,
+            )
         if call.raises is not None:
-            self.fail(f"{call.desc}: expected {call.raises.__name__}, but it returned "
-                      f"{result!r}", calls)
+            self.fail(
+                f"{call.desc}: expected {call.raises.__name__}, but it returned {result!r}", calls
+            )
         if call.check is not None:
             problem = call.check(result)
             if problem:
@@ -327,16 +377,21 @@ class World:
         package tracks exactly the live allocations (no failed call left one)."""
         tracked = len(nvshmem._memory._live)
         if tracked != sum(1 for s in self.syms if s.nbytes):
-            self.fail(f"the package tracks {tracked} allocations, the pool has "
-                      f"{[s.label for s in self.syms if s.nbytes]}", calls)
+            self.fail(
+                f"the package tracks {tracked} allocations, the pool has "
+                f"{[s.label for s in self.syms if s.nbytes]}",
+                calls,
+            )
         for sym in self.syms:
             got, want = sym.local(), sym.model[self.me]
             if not np.array_equal(got, want):
                 bad_at = np.flatnonzero(got != want)
-                self.fail(f"{sym.label} ({sym.dtype}, {sym.count} elements) differs from the "
-                          f"model at bytes {bad_at[:12].tolist()}: got "
-                          f"{got[bad_at[:12]].tolist()}, expected {want[bad_at[:12]].tolist()}",
-                          calls)
+                self.fail(
+                    f"{sym.label} ({sym.dtype}, {sym.count} elements) differs from the "
+                    f"model at bytes {bad_at[:12].tolist()}: got "
+                    f"{got[bad_at[:12]].tolist()}, expected {want[bad_at[:12]].tolist()}",
+                    calls,
+                )
 
 
 def trail_writer(path):
@@ -348,6 +403,7 @@ def trail_writer(path):
 
     def write(text):
         fd.write(text + "\n")
+
     return write
 
 

@@ -14,6 +14,7 @@ xp() and host() let one program serve both: fill a symmetric array with
 Tests of what only the cpu engine does carry @cpu_only(reason); a test that
 starts more PEs than there are GPUs is skipped on the gpu backend.
 """
+
 import functools
 import os
 import re
@@ -30,7 +31,8 @@ import pytest
 LAUNCHER_VARS = re.compile(
     r"^(SYMMEM_(JOB|RANK|NRANKS|LOCAL_RANK|STATUS_DIR|TIMEOUT)|RANK|WORLD_SIZE|"
     r"LOCAL_RANK|LOCAL_WORLD_SIZE|MASTER_ADDR|MASTER_PORT|TORCHELASTIC_.*|OMPI_.*|PMIX_.*|"
-    r"SLURM_.*|PMI_.*|MPI_LOCALRANKID)$")
+    r"SLURM_.*|PMI_.*|MPI_LOCALRANKID)$"
+)
 
 # SYMMEM_BACKEND=gpu runs the PEs on the gpu backend; anything else (unset,
 # "cpu", "auto") on the cpu engine, also on a machine with GPUs: see
@@ -73,8 +75,11 @@ def not_on_mpi(reason):
 def not_through_rma(reason):
     """Marks a test that needs the peers' heaps mapped, which the mpi backend
     does only for PEs of one node: skipped with SYMMEM_ONE_HOST_PER_PE=1."""
-    return pytest.mark.skipif(ON_MPI_RMA, reason="not with SYMMEM_ONE_HOST_PER_PE=1 on the mpi "
-                                                 f"backend (every PE a host of its own): {reason}")
+    return pytest.mark.skipif(
+        ON_MPI_RMA,
+        reason="not with SYMMEM_ONE_HOST_PER_PE=1 on the mpi "
+        f"backend (every PE a host of its own): {reason}",
+    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -83,6 +88,7 @@ def gpu_count():
     if not ON_GPU:
         return 0
     import cupy
+
     return cupy.cuda.runtime.getDeviceCount()
 
 
@@ -213,22 +219,35 @@ class Result:
         """The lines PE pe wrote (launcher prefix removed)."""
         prefix = f"[pe {pe}] "
         text = self.stdout if stream == "stdout" else self.stderr
-        return [line[len(prefix):] for line in text.splitlines() if line.startswith(prefix)]
+        return [line[len(prefix) :] for line in text.splitlines() if line.startswith(prefix)]
 
     def __repr__(self):
-        return (f"rc={self.rc} elapsed={self.elapsed:.1f}s\n--- stdout ---\n{self.stdout}"
-                f"\n--- stderr ---\n{self.stderr}")
+        return (
+            f"rc={self.rc} elapsed={self.elapsed:.1f}s\n--- stdout ---\n{self.stdout}"
+            f"\n--- stderr ---\n{self.stderr}"
+        )
 
 
 def launch(n, program, timeout=60, env=None, args=(), launcher_args=()):
     """Runs program (a path) on n PEs through the launcher (skips the test on the
     gpu backend where there are fewer than n GPUs)."""
     require_gpus(n)
-    cmd = [sys.executable, "-m", "symmem.run", "-n", str(n), "--timeout", str(timeout),
-           *map(str, launcher_args), str(program), *map(str, args)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "symmem.run",
+        "-n",
+        str(n),
+        "--timeout",
+        str(timeout),
+        *map(str, launcher_args),
+        str(program),
+        *map(str, args),
+    ]
     start = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout + 30,
-                          env=clean_env(env))
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout + 30, env=clean_env(env)
+    )
     return Result(proc, time.monotonic() - start)
 
 
@@ -241,13 +260,15 @@ def run_pes(tmp_path):
 
     def run(n, code_or_script, timeout=60, env=None, args=(), launcher_args=()):
         if isinstance(code_or_script, os.PathLike) or (
-                isinstance(code_or_script, str) and "\n" not in code_or_script
-                and code_or_script.endswith(".py") and os.path.isfile(code_or_script)):
+            isinstance(code_or_script, str)
+            and "\n" not in code_or_script
+            and code_or_script.endswith(".py")
+            and os.path.isfile(code_or_script)
+        ):
             program = code_or_script
         else:
             program = write_program(tmp_path, code_or_script)
-        return launch(n, program, timeout=timeout, env=env, args=args,
-                      launcher_args=launcher_args)
+        return launch(n, program, timeout=timeout, env=env, args=args, launcher_args=launcher_args)
 
     return run
 
@@ -269,9 +290,14 @@ def _default_sigint():
 def run_plain(program, args=(), env=None, timeout=60):
     """Starts `python program args` without any launcher, SIGINT as in a
     terminal; returns the Popen."""
-    return subprocess.Popen([sys.executable, str(program), *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=clean_env(env), preexec_fn=_default_sigint)
+    return subprocess.Popen(
+        [sys.executable, str(program), *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(env),
+        preexec_fn=_default_sigint,
+    )
 
 
 def wait_all(procs, timeout=60):

@@ -16,6 +16,7 @@ function they call is looked up among the bitcode's definitions
 
 Prints "compiled N kernels" (or "traced N kernels ...") and exits 0, or the
 error and exits 1."""
+
 import os
 import sys
 import time
@@ -128,6 +129,7 @@ _externs.nvshmem = _recording
 
 def missing_from_bitcode(path):
     import llvmlite.binding as llvm
+
     with open(path, "rb") as f:
         module = llvm.parse_bitcode(f.read())
     defined = {fn.name for fn in module.functions if not fn.is_declaration}
@@ -154,8 +156,10 @@ def main():
         if missing:
             print(f"not in {sys.argv[2]}: {missing}")
             return 1
-        print(f"traced {count} kernels on the {ENGINE} engine: all {len(CALLED)} NVSHMEM "
-              f"functions they call are in its bitcode ({time.time() - t0:.0f} s)")
+        print(
+            f"traced {count} kernels on the {ENGINE} engine: all {len(CALLED)} NVSHMEM "
+            f"functions they call are in its bitcode ({time.time() - t0:.0f} s)"
+        )
         return 0
     print(f"compiled {count} kernels on the {ENGINE} engine in {time.time() - t0:.0f} s")
     return 0

@@ -11,6 +11,7 @@ names, types and the link, not behaviour (tests/gpu/mlir_device.py does).
     python tests/python/mlir_compile.py
 
 Prints "compiled and linked N kernels" and exits 0, or the error and exits 1."""
+
 import sys
 import time
 
@@ -104,8 +105,10 @@ def int_atomics(dst, src, sig, i64):
 def build(kernel, dtype):
     sig = (dtype[::1], dtype[::1], types.uint64[::1], types.int64[::1])
     code, _ = cuda.compile(kernel, sig, device=False, abi="numba", output="ltoir", cc=(9, 0))
-    objects = [ObjectCode.from_ltoir(code, name="kernel"),
-               ObjectCode.from_ltoir(ltoir("sm_90"), name="symmem_device")]
+    objects = [
+        ObjectCode.from_ltoir(code, name="kernel"),
+        ObjectCode.from_ltoir(ltoir("sm_90"), name="symmem_device"),
+    ]
     options = LinkerOptions(arch="sm_90", link_time_optimization=True)
     return len(bytes(Linker(*objects, options=options).link("cubin").code))
 

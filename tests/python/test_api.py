@@ -2,6 +2,7 @@
 read (IDEs and Jupyter show it), the tables the package reads come from the
 C module, the call forms of put/get are exactly the documented ones, and
 the package builds its exceptions through the C module."""
+
 import inspect
 
 import pytest
@@ -38,22 +39,27 @@ def test_every_function_of_the_c_module_has_a_signature():
         inspect.signature(getattr(symmem.Buffer, name))
 
 
-@pytest.mark.parametrize("name, params", [
-    ("put", ["dst", "src", "remote_pe", "stream", "count", "pe"]),
-    ("get", ["dst", "src", "remote_pe", "stream", "count", "pe"]),
-    ("put_nbi", ["dst", "src", "remote_pe", "stream", "count", "pe"]),
-    ("put_signal", ["dst", "src", "signal_var", "signal_val", "signal_op", "remote_pe",
-                    "stream"]),
-    ("signal_wait", ["signal_var", "signal_val", "signal_op", "stream", "cmp"]),
-    ("reduce", ["team", "dst", "src", "op", "stream"]),
-    ("broadcast", ["team", "dst", "src", "root", "stream"]),
-    ("barrier", ["team", "stream"]),
-    ("barrier_all", ["stream"]),
-    ("p", ["dst", "value", "pe", "stream"]),
-    ("g", ["src", "pe", "stream"]),
-    ("atomic_compare_swap", ["target", "cond", "value", "remote_pe", "offset", "dtype"]),
-    ("team_translate_pe", ["src_team", "src_pe", "dest_team"]),
-])
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("put", ["dst", "src", "remote_pe", "stream", "count", "pe"]),
+        ("get", ["dst", "src", "remote_pe", "stream", "count", "pe"]),
+        ("put_nbi", ["dst", "src", "remote_pe", "stream", "count", "pe"]),
+        (
+            "put_signal",
+            ["dst", "src", "signal_var", "signal_val", "signal_op", "remote_pe", "stream"],
+        ),
+        ("signal_wait", ["signal_var", "signal_val", "signal_op", "stream", "cmp"]),
+        ("reduce", ["team", "dst", "src", "op", "stream"]),
+        ("broadcast", ["team", "dst", "src", "root", "stream"]),
+        ("barrier", ["team", "stream"]),
+        ("barrier_all", ["stream"]),
+        ("p", ["dst", "value", "pe", "stream"]),
+        ("g", ["src", "pe", "stream"]),
+        ("atomic_compare_swap", ["target", "cond", "value", "remote_pe", "offset", "dtype"]),
+        ("team_translate_pe", ["src_team", "src_pe", "dest_team"]),
+    ],
+)
 def test_parameter_names(name, params):
     assert list(inspect.signature(getattr(symmem, name)).parameters) == params
 
@@ -70,26 +76,29 @@ def test_put_keywords():
 def test_unknown_keywords_are_refused(call, keyword):
     # put/get once took made-up keywords a=, b=, c=: none is accepted now.
     import numpy as np
+
     with pytest.raises(symmem.NvshmemInvalid) as info:
         getattr(symmem, call)(np.zeros(2), np.zeros(2), 0, **{keyword: 1})
     assert f"{call}: unexpected keyword argument '{keyword}'" in str(info.value)
 
 
 def test_tables_come_from_the_c_module():
-    assert symmem._collectives.REDUCE_OPS == _symmem.REDUCE_OPS == (
-        "sum", "min", "max", "prod", "and", "or", "xor")
+    assert (
+        symmem._collectives.REDUCE_OPS
+        == _symmem.REDUCE_OPS
+        == ("sum", "min", "max", "prod", "and", "or", "xor")
+    )
     names = [name for name, _ in _symmem.ATOMIC_OPS]
     assert names[0] == "atomic_fetch" and names[-1] == "atomic_compare_swap"
     for name, operands in _symmem.ATOMIC_OPS:
         assert callable(getattr(symmem, name)), name
         params = list(inspect.signature(getattr(symmem, name)).parameters)
-        assert params[1:1 + len(operands)] == list(operands), name
+        assert params[1 : 1 + len(operands)] == list(operands), name
     assert _symmem.DTYPES["float32"] == 4 and _symmem.DTYPES["bfloat16"] == 2
     assert _symmem.DTYPE_ALIASES["float"] == "float32"
     assert dict(symmem.Teams.__members__) == _symmem.TEAMS
     assert {k: int(v) for k, v in symmem.SignalOp.__members__.items()} == _symmem.SIGNAL_OPS
-    assert ({k: int(v) for k, v in symmem.ComparisonType.__members__.items()}
-            == _symmem.COMPARISONS)
+    assert {k: int(v) for k, v in symmem.ComparisonType.__members__.items()} == _symmem.COMPARISONS
     assert symmem.Teams.TEAM_WORLD == 0 and symmem.SignalOp.SIGNAL_ADD == 10
 
 

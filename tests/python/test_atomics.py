@@ -4,6 +4,7 @@ dtypes and arguments each one refuses, and hammering from all PEs at once
 (fetch_add, inc, float add, fetch_inc, a compare_swap spin lock around a
 non-atomic read-modify-write, bit operations, swap, one compare_swap winner).
 One launch per PE count and section; each PE prints "PE k OK"."""
+
 import pytest
 
 from _launch import assert_all_ok, run_pes
@@ -11,10 +12,22 @@ from conftest import ON_GPU
 
 N_PES = (1, 2, 3, 4)
 
-ATOMIC_OPS = ["atomic_fetch", "atomic_set", "atomic_inc", "atomic_fetch_inc", "atomic_add",
-              "atomic_fetch_add", "atomic_and", "atomic_fetch_and", "atomic_or",
-              "atomic_fetch_or", "atomic_xor", "atomic_fetch_xor", "atomic_swap",
-              "atomic_compare_swap"]
+ATOMIC_OPS = [
+    "atomic_fetch",
+    "atomic_set",
+    "atomic_inc",
+    "atomic_fetch_inc",
+    "atomic_add",
+    "atomic_fetch_add",
+    "atomic_and",
+    "atomic_fetch_and",
+    "atomic_or",
+    "atomic_fetch_or",
+    "atomic_xor",
+    "atomic_fetch_xor",
+    "atomic_swap",
+    "atomic_compare_swap",
+]
 
 # Each PE works on element `me` of the next PE's array (and, with
 # remote_pe=-1, on element `me` of its own second array), so that the PEs do
@@ -388,5 +401,4 @@ def test_atomic_hammer(tmp_path, n):
 @pytest.mark.parametrize("section", ["semantics", "hammer"])
 def test_atomics_on_a_pe_outside_the_nvlink_domain_go_through_nvshmem(tmp_path, section):
     code = {"semantics": SEMANTICS, "hammer": HAMMER}[section]
-    assert_all_ok(run_pes(tmp_path, 2, code, timeout=120, env={"SYMMEM_GPU_UNMAPPED_PE": "1"}),
-                  2)
+    assert_all_ok(run_pes(tmp_path, 2, code, timeout=120, env={"SYMMEM_GPU_UNMAPPED_PE": "1"}), 2)

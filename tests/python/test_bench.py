@@ -3,6 +3,7 @@ every operation's records, the tables, the JSON and the plots; the mpi4py
 comparison (put through an MPI window, Allreduce, Barrier) with its ratios;
 what is printed with and without -v; and the C program of the gpu
 comparison, shipped inside an installed package."""
+
 import importlib.util
 import json
 import os
@@ -23,12 +24,28 @@ HAVE_MPI = importlib.util.find_spec("mpi4py") is not None
 
 def test_one_command_compares_symmem_with_numpy(tmp_path):
     out = tmp_path / "bench"
-    result = subprocess.run([sys.executable, "-m", "symmem.bench", "--backend", "cpu", "-n", "2",
-                             "--max-size", "64K", "--out", str(out)],
-                            capture_output=True, text=True, timeout=240)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "symmem.bench",
+            "--backend",
+            "cpu",
+            "-n",
+            "2",
+            "--max-size",
+            "64K",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "libraries: symmem, symmem njit, numpy" + (", mpi4py" if HAVE_MPI else "") \
-        in result.stdout
+    assert (
+        "libraries: symmem, symmem njit, numpy" + (", mpi4py" if HAVE_MPI else "") in result.stdout
+    )
     for op in plan.OPS:
         assert f"== {op}: " in result.stdout, op
     data = json.loads((out / "results.json").read_text())
@@ -36,8 +53,13 @@ def test_one_command_compares_symmem_with_numpy(tmp_path):
     rows = data["rows"]
     for op in plan.OPS:
         sizes = {r["bytes"] for r in rows if r["op"] == op and r["lib"] == "symmem"}
-        expected = {8} if op == "call_cost" else {0} if op == "barrier" else \
-            set(plan.sizes(op, 8, 64 << 10, 2))
+        expected = (
+            {8}
+            if op == "call_cost"
+            else {0}
+            if op == "barrier"
+            else set(plan.sizes(op, 8, 64 << 10, 2))
+        )
         assert sizes == expected, (op, sizes)
     for op in plan.OPS:  # the device calls from njit loops: every op, every size
         sizes = {r["bytes"] for r in rows if r["op"] == op and r["lib"] == "symmem njit"}
@@ -60,28 +82,50 @@ def test_one_command_compares_symmem_with_numpy(tmp_path):
         assert (out / name).read_bytes()[:4] == b"\x89PNG", name
     assert "| size | library | latency us |" in (out / "report.md").read_text()
     # the report again from the saved records, without running anything
-    again = subprocess.run([sys.executable, "-m", "symmem.bench", "--load",
-                            str(out / "results.json"), "--out", str(tmp_path / "again"),
-                            "--no-plots"], capture_output=True, text=True, timeout=60)
+    again = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "symmem.bench",
+            "--load",
+            str(out / "results.json"),
+            "--out",
+            str(tmp_path / "again"),
+            "--no-plots",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert again.returncode == 0, again.stdout + again.stderr
     assert "symmem.bench:" not in again.stdout  # nothing ran
     assert json.loads((tmp_path / "again" / "results.json").read_text())["rows"] == rows
 
 
 def test_bad_options_are_refused_by_name():
-    result = subprocess.run([sys.executable, "-m", "symmem.bench", "--ops", "put,teleport"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "symmem.bench", "--ops", "put,teleport"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and "--ops: unknown teleport" in result.stderr
-    result = subprocess.run([sys.executable, "-m", "symmem.bench", "--min-size", "1M",
-                             "--max-size", "4K"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "symmem.bench", "--min-size", "1M", "--max-size", "4K"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and "--min-size" in result.stderr
 
 
 def test_gpu_libraries_that_cannot_run_say_why():
     from types import SimpleNamespace
     from symmem.bench import libraries
-    opts = SimpleNamespace(out="/tmp", ops="put", min_bytes=8, max_bytes=64, pes=2,
-                           backend="gpu", timeout=60)
+
+    opts = SimpleNamespace(
+        out="/tmp", ops="put", min_bytes=8, max_bytes=64, pes=2, backend="gpu", timeout=60
+    )
     try:
         import nvshmem.core  # noqa: F401
     except Exception:
@@ -94,14 +138,15 @@ def test_gpu_libraries_that_cannot_run_say_why():
 
 def test_rounds_keep_the_fastest_and_mark_what_is_within_noise():
     from symmem.bench import report
+
     records = [  # two rounds; symmem's second put round is 4% slower than its first
         dict(lib="symmem", op="put", bytes=8, us=10.0, round=1),
         dict(lib="symmem", op="put", bytes=8, us=10.4, round=2),
-        dict(lib="other", op="put", bytes=8, us=9.8, round=1),   # 2% ahead: noise
+        dict(lib="other", op="put", bytes=8, us=9.8, round=1),  # 2% ahead: noise
         dict(lib="other", op="put", bytes=8, us=9.9, round=2),
         dict(lib="symmem", op="get", bytes=8, us=10.0, round=1),
         dict(lib="symmem", op="get", bytes=8, us=10.1, round=2),
-        dict(lib="other", op="get", bytes=8, us=9.0, round=1),   # 10% ahead: real
+        dict(lib="other", op="get", bytes=8, us=9.0, round=1),  # 10% ahead: real
         dict(lib="other", op="get", bytes=8, us=9.0, round=2),
         dict(lib="symmem", op="init", seconds=1.5, round=1),
         dict(lib="symmem", op="init", seconds=1.2, round=2),
@@ -118,8 +163,12 @@ def test_rounds_keep_the_fastest_and_mark_what_is_within_noise():
 
 
 def test_rounds_must_be_positive():
-    result = subprocess.run([sys.executable, "-m", "symmem.bench", "--backend", "cpu",
-                             "--rounds", "0"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "symmem.bench", "--backend", "cpu", "--rounds", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2 and "--rounds: need at least 1, got 0" in result.stderr
 
 
@@ -128,28 +177,66 @@ def test_three_pes_against_mpi(tmp_path):
     """Not only powers of two: collective sizes are whole float32 blocks of 3;
     put into the window of rank 1 of 3."""
     out = tmp_path / "bench"
-    result = subprocess.run([sys.executable, "-m", "symmem.bench", "--backend", "cpu", "-n", "3",
-                             "--ops", "put,put_signal,reducescatter,alltoall,barrier", "--libs",
-                             "symmem,mpi4py", "--max-size", "1K", "--out", str(out), "--no-plots"],
-                            capture_output=True, text=True, timeout=240)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "symmem.bench",
+            "--backend",
+            "cpu",
+            "-n",
+            "3",
+            "--ops",
+            "put,put_signal,reducescatter,alltoall,barrier",
+            "--libs",
+            "symmem,mpi4py",
+            "--max-size",
+            "1K",
+            "--out",
+            str(out),
+            "--no-plots",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     rows = json.loads((out / "results.json").read_text())["rows"]
     for lib in ("symmem", "mpi4py"):
         got = {(r["op"], r["bytes"]) for r in rows if r["lib"] == lib}
-        assert got == {(op, s) for op in ("put", "put_signal") for s in (8, 32, 128, 512, 1024)} \
-            | {(op, s) for op in ("reducescatter", "alltoall") for s in (12, 24, 120, 504, 1020)} \
-            | {("barrier", 0)}, (lib, got)
+        assert got == {(op, s) for op in ("put", "put_signal") for s in (8, 32, 128, 512, 1024)} | {
+            (op, s) for op in ("reducescatter", "alltoall") for s in (12, 24, 120, 504, 1020)
+        } | {("barrier", 0)}, (lib, got)
 
 
 def _quick_mpi_run(tmp_path, *flags):
     """The bench on the cpu backend, symmem against mpi4py for put, reduce
     and barrier, 8 B to 1 KiB: (its stdout, its rows)."""
     out = tmp_path / "bench"
-    result = subprocess.run([sys.executable, "-m", "symmem.bench", "--backend", "cpu",
-                             "--ops", "put,reduce,barrier", "--libs", "symmem,mpi4py",
-                             "--max-size", "1K", "--rounds", "1", "--no-plots",
-                             "--out", str(out), *flags],
-                            capture_output=True, text=True, timeout=240)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "symmem.bench",
+            "--backend",
+            "cpu",
+            "--ops",
+            "put,reduce,barrier",
+            "--libs",
+            "symmem,mpi4py",
+            "--max-size",
+            "1K",
+            "--rounds",
+            "1",
+            "--no-plots",
+            "--out",
+            str(out),
+            *flags,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout, json.loads((out / "results.json").read_text())["rows"]
 
@@ -170,7 +257,7 @@ def test_mpi4py_put_allreduce_and_barrier_get_numbers_and_ratios(tmp_path):
             assert row["us"] > 0 and mine[size]["us"] > 0, row
             assert row["symmem_speedup"] == pytest.approx(row["us"] / mine[size]["us"]), row
     # each table prints a line per mpi4py row: size, library, time, ratio (then the summary)
-    tables = stdout[:stdout.index("== summary")]
+    tables = stdout[: stdout.index("== summary")]
     printed = [line.split() for line in tables.splitlines() if " mpi4py " in line]
     assert len(printed) == sum(r["lib"] == "mpi4py" for r in rows)
     for cells in printed:
@@ -198,12 +285,14 @@ def test_verbose_prints_progress_size_by_size(tmp_path):
 
 def test_npes_is_spelled_as_the_launcher_spells_it(capsys):
     from symmem.run import build_parser
+
     launcher = {s for a in build_parser()._actions for s in a.option_strings}
     assert {"-n", "--npes"} <= launcher
     for argv in (("-n", "3"), ("--npes", "3"), ("--npes=3",), ("--pes", "3")):
         assert _parse("--backend", "cpu", *argv).pes == 3, argv
     assert _parse("--backend", "cpu").pes == 2
     from symmem.bench.__main__ import parse_args
+
     with pytest.raises(SystemExit):
         parse_args(["--help"])
     help_text = capsys.readouterr().out
@@ -217,6 +306,7 @@ def test_npes_is_spelled_as_the_launcher_spells_it(capsys):
 
 def test_the_earlier_name_of_the_mpi_library_still_picks_it():
     from symmem.bench.__main__ import choose_libraries
+
     chosen, skipped = choose_libraries(_parse("--backend", "cpu", "--libs", "mpi"))
     names = [name for name, _ in chosen] + list(skipped)
     assert names == ["mpi4py"], names  # chosen, or left out saying why
@@ -242,13 +332,34 @@ def test_an_installed_symmem_ships_the_nvshmem_c_program(tmp_path):
     # A copy without build outputs: setuptools builds in the source tree and
     # would install whatever an earlier build left in its build/ folder.
     source, target = tmp_path / "source", tmp_path / "site"
-    shutil.copytree(REPO, source, symlinks=True, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "build", "dist", "*.egg-info", "*.so", "__pycache__", ".pytest_cache"))
-    build = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                            *_can_build_here(), "--target", str(target), str(source)],
-                           capture_output=True, text=True, timeout=280)
-    if build.returncode != 0 and ("No matching distribution" in build.stderr
-                                  or "Could not find a version" in build.stderr):
+    shutil.copytree(
+        REPO,
+        source,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(
+            ".git", ".venv", "build", "dist", "*.egg-info", "*.so", "__pycache__", ".pytest_cache"
+        ),
+    )
+    build = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            *_can_build_here(),
+            "--target",
+            str(target),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    if build.returncode != 0 and (
+        "No matching distribution" in build.stderr or "Could not find a version" in build.stderr
+    ):
         pytest.skip(f"the build tools cannot be had here: {build.stderr.strip()[-300:]}")
     assert build.returncode == 0, build.stdout + build.stderr
     shipped = target / "symmem" / "bench"
@@ -256,19 +367,32 @@ def test_an_installed_symmem_ships_the_nvshmem_c_program(tmp_path):
         assert (shipped / name).is_file() and not (shipped / name).is_symlink(), name
     assert "NV_UNIQUEID_VERSION" in (shipped / "nvshmem_abi.h").read_text()
     assert "uid_file_share" in (shipped / "launched.h").read_text()
-    found = subprocess.run([sys.executable, "-c", "import symmem.bench.libraries as lib; "
-                            "print(lib.FLOOR_SOURCE); print(lib.DEVICE_SOURCE)"], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=60,
-                           env=dict(os.environ, PYTHONPATH=str(target)))
+    found = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import symmem.bench.libraries as lib; "
+            "print(lib.FLOOR_SOURCE); print(lib.DEVICE_SOURCE)",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, PYTHONPATH=str(target)),
+    )
     assert found.returncode == 0, found.stderr
-    assert [Path(p) for p in found.stdout.split()] == [shipped / "nvshmem_floor.c",
-                                                       shipped / "nvshmem_device.cu"]
+    assert [Path(p) for p in found.stdout.split()] == [
+        shipped / "nvshmem_floor.c",
+        shipped / "nvshmem_device.cu",
+    ]
 
 
 # ---- the device operations (gpu backend): what can be checked without a GPU ----
 
+
 def _parse(*argv):
     from symmem.bench.__main__ import parse_args
+
     return parse_args(list(argv))
 
 
@@ -287,15 +411,24 @@ def test_device_operations_join_the_default_run_on_gpus_with_two_pes():
     assert opts.device_ops == "device_barrier"
 
 
-@pytest.mark.parametrize("argv, message", [
-    (("--backend", "cpu", "--ops", "put,device_put"),
-     "--ops: device_put: device operations run on the gpu backend (on the cpu backend the "
-     "device calls are the 'symmem njit' library"),
-    (("--backend", "gpu", "-n", "1", "--ops", "device_p_lat"),
-     "--ops: device_p_lat: device operations need 2 PEs or more (PE 0 puts to PE 1); got -n 1"),
-    (("--backend", "gpu", "--ops", "device,teleport"),
-     "--ops: unknown teleport; choose from host, device, triton, put,"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ("--backend", "cpu", "--ops", "put,device_put"),
+            "--ops: device_put: device operations run on the gpu backend (on the cpu backend the "
+            "device calls are the 'symmem njit' library",
+        ),
+        (
+            ("--backend", "gpu", "-n", "1", "--ops", "device_p_lat"),
+            "--ops: device_p_lat: device operations need 2 PEs or more (PE 0 puts to PE 1); got -n 1",
+        ),
+        (
+            ("--backend", "gpu", "--ops", "device,teleport"),
+            "--ops: unknown teleport; choose from host, device, triton, put,",
+        ),
+    ],
+)
 def test_device_operations_where_they_cannot_run_are_refused(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
         _parse(*argv)
@@ -305,15 +438,24 @@ def test_device_operations_where_they_cannot_run_are_refused(capsys, argv, messa
 
 def test_device_put_sizes_keep_within_1k_to_64m():
     assert plan.sizes("device_put", 8, 1 << 30, 2) == [1 << s for s in range(10, 27, 2)]
-    assert plan.sizes("device_put_grid", 3000, 1 << 20, 2) == [3000, 12000, 48000, 192000,
-                                                               768000, 1 << 20]
+    assert plan.sizes("device_put_grid", 3000, 1 << 20, 2) == [
+        3000,
+        12000,
+        48000,
+        192000,
+        768000,
+        1 << 20,
+    ]
     assert plan.sizes("device_put", 128 << 20, 1 << 30, 2) == []
     assert plan.sizes("device_put_signal", 64, 1 << 20, 2) == [8]
     assert plan.sizes("device_barrier_block", 64, 1 << 20, 2) == [0]
     # a put kernel moves 1 GiB, in at most 16384 puts
-    assert [plan.device_reps(s) for s in (1 << 10, 1 << 16, 1 << 20, 64 << 20)] == \
-        [16384, 16384, 1024, 16]
-
+    assert [plan.device_reps(s) for s in (1 << 10, 1 << 16, 1 << 20, 64 << 20)] == [
+        16384,
+        16384,
+        1024,
+        16,
+    ]
 
 
 @pytest.mark.parametrize("size", [1 << 10, 3000, 1 << 20, 16 << 20, 64 << 20])
@@ -324,6 +466,7 @@ def test_a_grid_put_s_slices_start_16_byte_aligned_and_cover_the_size(size):
     covered = sum(max(0, min(chunk, size - i * chunk)) for i in range(programs))
     assert covered == size
     assert chunk - size / programs < 16  # an even share, give or take the rounding
+
 
 # What the two device workers print (PE 0), two rounds, with other output between.
 CANNED_DEVICE_OUTPUT = [
@@ -346,26 +489,64 @@ CANNED_DEVICE_OUTPUT = [
 
 def test_the_device_table_has_one_line_per_operation_with_both_ratios(tmp_path):
     from symmem.bench import libraries, report
+
     script = "import sys; sys.stdout.write(sys.argv[1])"
     with open(tmp_path / "log", "w") as log:
-        records = list(libraries.stream_records(
-            [sys.executable, "-c", script, "\n".join(CANNED_DEVICE_OUTPUT) + "\n"],
-            dict(os.environ), log))
+        records = list(
+            libraries.stream_records(
+                [sys.executable, "-c", script, "\n".join(CANNED_DEVICE_OUTPUT) + "\n"],
+                dict(os.environ),
+                log,
+            )
+        )
     assert len(records) == len(CANNED_DEVICE_OUTPUT) - 1  # the other line went to the log
     assert "some line a worker printed" in (tmp_path / "log").read_text()
     lines = report.text_tables(records, 2).splitlines()
     title = next(i for i, line in enumerate(lines) if line.startswith("== device (2 PEs): "))
-    assert lines[title + 1].split() == ["operation", "size", "symmem", "device", "us",
-                                        "nvshmem", "device", "us", "symmem", "host", "us",
-                                        "device", "GB/s", "nvshmem", "/", "device", "host", "/",
-                                        "device"]
+    assert lines[title + 1].split() == [
+        "operation",
+        "size",
+        "symmem",
+        "device",
+        "us",
+        "nvshmem",
+        "device",
+        "us",
+        "symmem",
+        "host",
+        "us",
+        "device",
+        "GB/s",
+        "nvshmem",
+        "/",
+        "device",
+        "host",
+        "/",
+        "device",
+    ]
     # each library's fastest round; GB/s of symmem's device put; the other's time over
     # symmem device's: NVSHMEM's put 1.05x slower, the host's put 0.43x (faster)
-    assert lines[title + 2].split() == ["device_put", "1M", "23.300", "24.465", "10.000",
-                                        "45.00", "1.05x", "0.43x"]
+    assert lines[title + 2].split() == [
+        "device_put",
+        "1M",
+        "23.300",
+        "24.465",
+        "10.000",
+        "45.00",
+        "1.05x",
+        "0.43x",
+    ]
     # symmem's ping-pong 3.6% behind NVSHMEM's, within its own 4.1% spread between rounds
-    assert lines[title + 3].split() == ["device_put_signal", "8", "2.900", "2.800", "11.600",
-                                        "0.97x", "~", "4.00x"]
+    assert lines[title + 3].split() == [
+        "device_put_signal",
+        "8",
+        "2.900",
+        "2.800",
+        "11.600",
+        "0.97x",
+        "~",
+        "4.00x",
+    ]
     # no nvshmem device line for the barrier: "-", and no ratio
     assert lines[title + 4].split() == ["device_barrier", "3.490", "-", "12.330", "3.53x"]
     assert "== device_put" not in "\n".join(lines)  # no per-library table for device ops
@@ -380,6 +561,7 @@ def test_the_device_table_has_one_line_per_operation_with_both_ratios(tmp_path):
 
 def test_the_triton_table_puts_the_two_engines_side_by_side():
     from symmem.bench import report
+
     records = [
         dict(lib="symmem triton", op="triton_put", bytes=1 << 20, us=20.0, round=1),
         dict(lib="nvshmem triton", op="triton_put", bytes=1 << 20, us=21.0, round=1),
@@ -389,12 +571,24 @@ def test_the_triton_table_puts_the_two_engines_side_by_side():
     ]
     lines = report.text_tables(records, 2).splitlines()
     title = next(i for i, line in enumerate(lines) if line.startswith("== triton (2 PEs): "))
-    assert lines[title + 1].split() == ["operation", "size", "symmem", "triton", "us",
-                                        "nvshmem", "triton", "us", "symmem", "triton", "GB/s",
-                                        "nvshmem", "/", "symmem"]
+    assert lines[title + 1].split() == [
+        "operation",
+        "size",
+        "symmem",
+        "triton",
+        "us",
+        "nvshmem",
+        "triton",
+        "us",
+        "symmem",
+        "triton",
+        "GB/s",
+        "nvshmem",
+        "/",
+        "symmem",
+    ]
     # symmem's engine's bandwidth; NVSHMEM's time over symmem's
-    assert lines[title + 2].split() == ["triton_put", "1M", "20.000", "21.000", "52.43",
-                                        "1.05x"]
+    assert lines[title + 2].split() == ["triton_put", "1M", "20.000", "21.000", "52.43", "1.05x"]
     assert lines[title + 3].split() == ["triton_put_signal", "8", "2.000", "1.900", "0.95x"]
     # the Numba kernels keep their own table, without the Triton rows
     device = next(i for i, line in enumerate(lines) if line.startswith("== device (2 PEs): "))
@@ -406,11 +600,13 @@ def test_the_triton_table_puts_the_two_engines_side_by_side():
 def test_each_device_library_gets_only_the_operations_it_runs():
     from symmem.bench import libraries
     from symmem.bench.__main__ import choose_libraries
+
     opts = _parse("--backend", "gpu", "-n", "2", "--ops", "triton_put,device_barrier")
     assert libraries.device_ops("symmem triton", opts) == "triton_put"
     assert libraries.device_ops("nvshmem device", opts) == "device_barrier"
-    opts = _parse("--backend", "gpu", "-n", "2", "--ops", "triton",
-                  "--libs", "symmem device,symmem triton")
+    opts = _parse(
+        "--backend", "gpu", "-n", "2", "--ops", "triton", "--libs", "symmem device,symmem triton"
+    )
     chosen, skipped = choose_libraries(opts)
     assert skipped["symmem device"] == "--ops has no device operation"
     assert [name for name, _ in chosen] in ([], ["symmem triton"])  # [] where it cannot run
@@ -429,36 +625,61 @@ def _fake_toolchain(tmp_path, nvcc_body):
     nvcc.write_text("#!/bin/sh\n" + nvcc_body)
     nvcc.chmod(0o755)
     path = os.pathsep.join([str(tmp_path / "wheel"), os.environ.get("PYTHONPATH", "")])
-    return dict(os.environ, NVCC=str(nvcc), PYTHONPATH=path,
-                XDG_CACHE_HOME=str(tmp_path / "cache"))
+    return dict(os.environ, NVCC=str(nvcc), PYTHONPATH=path, XDG_CACHE_HOME=str(tmp_path / "cache"))
 
 
 def _device_bench(tmp_path, env):
-    return subprocess.run([sys.executable, "-m", "symmem.bench", "--backend", "gpu", "-n", "2",
-                           "--ops", "device", "--libs", "nvshmem device", "--rounds", "1",
-                           "--max-size", "64K", "--no-plots", "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=120, env=env)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "symmem.bench",
+            "--backend",
+            "gpu",
+            "-n",
+            "2",
+            "--ops",
+            "device",
+            "--libs",
+            "nvshmem device",
+            "--rounds",
+            "1",
+            "--max-size",
+            "64K",
+            "--no-plots",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
 
 
 def test_a_device_program_that_cannot_be_built_is_left_out_saying_why(tmp_path, monkeypatch):
     from symmem.bench import libraries
+
     monkeypatch.setenv("NVCC", str(tmp_path / "no-nvcc"))
-    with pytest.raises(libraries.Unavailable, match=f"^NVCC={tmp_path}/no-nvcc is not an "
-                                                     "executable$"):
+    with pytest.raises(
+        libraries.Unavailable, match=f"^NVCC={tmp_path}/no-nvcc is not an executable$"
+    ):
         libraries.build_device_program(tmp_path)
     try:
         import nvidia.nvshmem  # noqa: F401
     except ImportError:
         monkeypatch.setenv("NVCC", sys.executable)  # found, so the wheel is looked for next
-        with pytest.raises(libraries.Unavailable, match="^the nvidia-nvshmem wheel is not "
-                                                        "installed"):
+        with pytest.raises(
+            libraries.Unavailable, match="^the nvidia-nvshmem wheel is not installed"
+        ):
             libraries.build_device_program(tmp_path)
     # nvcc fails: the run goes on without the library, and says why
-    env = _fake_toolchain(tmp_path, 'echo "nvshmem_device.cu(1): error: no GPU compiler"\n'
-                                    'exit 1\n')
+    env = _fake_toolchain(tmp_path, 'echo "nvshmem_device.cu(1): error: no GPU compiler"\nexit 1\n')
     result = _device_bench(tmp_path, env)
-    assert "left out nvshmem device: compiling nvshmem_device.cu failed: " \
-           "nvshmem_device.cu(1): error: no GPU compiler" in result.stdout, result.stdout
+    assert (
+        "left out nvshmem device: compiling nvshmem_device.cu failed: "
+        "nvshmem_device.cu(1): error: no GPU compiler" in result.stdout
+    ), result.stdout
     assert "libraries: none" in result.stdout
     assert result.returncode == 1  # nothing measured
 
@@ -490,8 +711,9 @@ def test_the_device_program_is_built_once_and_run_under_the_launcher(tmp_path):
         assert "libraries: nvshmem device" in result.stdout
         lines = result.stdout.splitlines()
         title = next(i for i, line in enumerate(lines) if line.startswith("== device"))
-        assert [line.split()[:3] for line in lines[title + 2:title + 6]] == \
-            [["device_put", size, "-"] for size in ("1K", "4K", "16K", "64K")]
+        assert [line.split()[:3] for line in lines[title + 2 : title + 6]] == [
+            ["device_put", size, "-"] for size in ("1K", "4K", "16K", "64K")
+        ]
     assert (tmp_path / "builds").read_text() == "built\n"  # the second run found it built
     built = [p.name for p in (tmp_path / "cache" / "symmem" / "bench").iterdir()]
     assert len(built) == 1 and built[0].startswith("nvshmem_device-"), built
@@ -499,21 +721,33 @@ def test_the_device_program_is_built_once_and_run_under_the_launcher(tmp_path):
     assert f"ops={','.join(plan.NUMBA_DEVICE_OPS)} runs=5 loop=10000 reps=16384" in log
 
 
-@pytest.mark.parametrize("mode", ["nvshmem", "one_shot", "two_shot", "push_one_shot",
-                                  "push_two_shot"])
+@pytest.mark.parametrize(
+    "mode", ["nvshmem", "one_shot", "two_shot", "push_one_shot", "push_two_shot"]
+)
 def test_the_symmem_collectives_libraries_run_the_worker_under_their_mode(mode, monkeypatch):
     """symmem/<mode> runs the collectives asked for, labelled so, with
     SYMMEM_GPU_COLLECTIVES=<mode>; the rest of --ops is left out."""
     from types import SimpleNamespace
 
     from symmem.bench import libraries
+
     seen = []
-    monkeypatch.setattr(libraries, "stream_records",
-                        lambda command, env, log: iter(seen.append((command, env)) or []))
-    opts = SimpleNamespace(ops="put,reduce,fcollect", min_bytes=8, max_bytes=64, graph=False,
-                           pes=2, timeout=30, backend="gpu")
+    monkeypatch.setattr(
+        libraries,
+        "stream_records",
+        lambda command, env, log: iter(seen.append((command, env)) or []),
+    )
+    opts = SimpleNamespace(
+        ops="put,reduce,fcollect",
+        min_bytes=8,
+        max_bytes=64,
+        graph=False,
+        pes=2,
+        timeout=30,
+        backend="gpu",
+    )
     list(libraries.GPU_LIBRARIES[f"symmem/{mode}"](opts)(None))
-    (command, env), = seen
+    ((command, env),) = seen
     assert env["SYMMEM_GPU_COLLECTIVES"] == mode
     assert command[command.index("--label") + 1] == f"symmem/{mode}"
     assert command[command.index("--ops") + 1] == "reduce,fcollect"
@@ -521,16 +755,27 @@ def test_the_symmem_collectives_libraries_run_the_worker_under_their_mode(mode, 
         libraries.GPU_LIBRARIES[f"symmem/{mode}"](SimpleNamespace(ops="put"))
 
 
-
 @cpu_only("the gpu backend's first use is measured on GPUs (docs/gpu.md)")
 def test_first_use_times_init_and_each_first_call_on_every_pe():
-    result = subprocess.run([sys.executable, "-m", "symmem.run", "-n", "2", "-m",
-                             "symmem.bench.first_use"], capture_output=True, text=True,
-                            timeout=120, env=clean_env())
+    result = subprocess.run(
+        [sys.executable, "-m", "symmem.run", "-n", "2", "-m", "symmem.bench.first_use"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=clean_env(),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     timed = re.findall(r"^\[pe (\d)\] (\S.*?)\s+(\d+\.\d\d) ms", result.stdout, re.M)
     for pe in "01":
         assert [label for p, label, _ in timed if p == pe] == [
-            "init", "reduce float32 sum", "reduce float32 sum", "reduce float16 sum",
-            "reduce int64 max", "reduce float64 prod", "fcollect", "fcollect", "barrier",
-            "barrier"], result.stdout
+            "init",
+            "reduce float32 sum",
+            "reduce float32 sum",
+            "reduce float16 sum",
+            "reduce int64 max",
+            "reduce float64 prod",
+            "fcollect",
+            "fcollect",
+            "barrier",
+            "barrier",
+        ], result.stdout

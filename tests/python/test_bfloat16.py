@@ -1,5 +1,6 @@
 """bfloat16 on the cpu backend, where NumPy has it through ml_dtypes: arrays,
 put, and every reduction op, with every PE's data checked."""
+
 import pytest
 
 from conftest import assert_all_ok, not_on_gpu

@@ -1,7 +1,7 @@
 """Ways to start PEs other than the launcher: a unique id handed around by the
 test, mpi4py (initializer_method "mpi" and "emulated_mpi", and plain init()
 under mpirun), torchrun's variables, and no launcher at all (one PE)."""
-import os
+
 import pickle
 import random
 import subprocess
@@ -12,14 +12,23 @@ import numpy as np
 import pytest
 
 import symmem
-from conftest import (clean_env, cpu_only, not_on_mpi, require_gpus, run_plain, wait_all,
-                      write_program)
+from conftest import (
+    clean_env,
+    cpu_only,
+    not_on_mpi,
+    require_gpus,
+    run_plain,
+    wait_all,
+    write_program,
+)
 
 # The mpi backend's PEs are the processes of one MPI job: these start plain
 # processes under torchrun's variables, a unique id or none, and check the
 # cpu engine's start-up; test_mpi_backend.py tests the mpi backend's.
-pytestmark = not_on_mpi("plain processes under launchers' variables are no MPI job; "
-                        "test_mpi_backend.py starts the mpi backend's")
+pytestmark = not_on_mpi(
+    "plain processes under launchers' variables are no MPI job; "
+    "test_mpi_backend.py starts the mpi backend's"
+)
 
 # After init, every PE checks who it is, then puts into the next PE and
 # checks what it got from the previous one.
@@ -60,8 +69,9 @@ def check_outputs(results, n):
 
 # ---------------------------------------------------------------- unique ids
 
+
 def test_unique_id_round_trips():
-    uid = symmem.get_unique_id()     # needs no init
+    uid = symmem.get_unique_id()  # needs no init
     assert isinstance(uid, symmem.UniqueID)
     raw = bytes(uid)
     assert len(raw) == symmem.UniqueID.SIZE and raw != bytes(len(raw))
@@ -83,7 +93,7 @@ def test_unique_id_round_trips():
     assert isinstance(data, np.ndarray) and data.dtype == np.uint8
     assert data.flags.writeable and data.nbytes == symmem.UniqueID.SIZE
     as_int8 = data.view(np.int8)
-    as_int8[:] = np.frombuffer(raw, dtype=np.int8)      # what comm.Bcast does
+    as_int8[:] = np.frombuffer(raw, dtype=np.int8)  # what comm.Bcast does
     assert bytes(empty) == raw and empty == uid
     empty._data[0] ^= 0xFF
     assert bytes(empty)[0] == raw[0] ^ 0xFF
@@ -94,8 +104,10 @@ def test_unique_id_round_trips():
 # These tests make the uid in the test process and hand it to the PEs; NVSHMEM's
 # uid names a socket of the process that made it (tests/gpu/startup.py covers
 # uid start-up on GPUs, with PE 0 making the uid).
-uid_made_by_the_test = cpu_only("the test process makes the uid for PEs it starts itself, and "
-                                "NVSHMEM's uid names a socket of the process that made it")
+uid_made_by_the_test = cpu_only(
+    "the test process makes the uid for PEs it starts itself, and "
+    "NVSHMEM's uid names a socket of the process that made it"
+)
 
 UID_PROGRAM = """
 rank, nranks, uid_file, how = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
@@ -136,6 +148,7 @@ def test_two_uid_jobs_side_by_side(tmp_path):
 
 # ---------------------------------------------------------------- MPI
 
+
 def mpiexec_path():
     path = Path(sys.executable).parent / "mpiexec"
     if not path.exists():
@@ -169,9 +182,13 @@ def test_mpi_bootstrap(tmp_path, how):
     mpiexec = mpiexec_path()
     prog = write_program(tmp_path, RING_CHECK + MPI_PROGRAM)
     env = clean_env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
-    proc = subprocess.run([str(mpiexec), "-n", "2", "--oversubscribe", sys.executable,
-                           str(prog), how], capture_output=True, text=True, timeout=120,
-                          env=env)
+    proc = subprocess.run(
+        [str(mpiexec), "-n", "2", "--oversubscribe", sys.executable, str(prog), how],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     check_outputs([(proc.returncode, proc.stdout, proc.stderr)], 2)
 
 
@@ -188,20 +205,35 @@ def test_torchrun_environment(tmp_path, n):
     require_gpus(n)
     prog = write_program(tmp_path, RING_CHECK + TORCHRUN_PROGRAM)
     port = str(random.randint(20000, 60000))
-    procs = [run_plain(prog, env={"RANK": str(rank), "WORLD_SIZE": str(n),
-                                  "LOCAL_RANK": str(rank), "LOCAL_WORLD_SIZE": str(n),
-                                  "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port})
-             for rank in range(n)]
+    procs = [
+        run_plain(
+            prog,
+            env={
+                "RANK": str(rank),
+                "WORLD_SIZE": str(n),
+                "LOCAL_RANK": str(rank),
+                "LOCAL_WORLD_SIZE": str(n),
+                "MASTER_ADDR": "127.0.0.1",
+                "MASTER_PORT": port,
+            },
+        )
+        for rank in range(n)
+    ]
     check_outputs(wait_all(procs, timeout=60), n)
 
 
 # ---------------------------------------------------------------- no launcher
 
+
 def test_no_launcher_is_one_pe(tmp_path):
-    prog = write_program(tmp_path, RING_CHECK + """
+    prog = write_program(
+        tmp_path,
+        RING_CHECK
+        + """
 nvshmem.init()
 ring_check(0, 1)
-""")
+""",
+    )
     [(rc, out, err)] = wait_all([run_plain(prog)], timeout=60)
     assert rc == 0, err
     assert out.splitlines() == ["PE 0 received from PE 0", "PE 0 OK"], out + err
@@ -209,10 +241,14 @@ ring_check(0, 1)
 
 def test_launcher_with_one_pe(run_pes):
     # device= takes an ordinal; the cpu backend has nothing to choose
-    result = run_pes(1, RING_CHECK + """
+    result = run_pes(
+        1,
+        RING_CHECK
+        + """
 nvshmem.init(device=0)
 ring_check(0, 1)
-""")
+""",
+    )
     assert result.rc == 0, str(result)
     assert result.lines(0) == ["PE 0 received from PE 0", "PE 0 OK"], str(result)
 
@@ -226,29 +262,55 @@ print(json.dumps(_symmem.launcher(backend="cpu")))
 """
 
 
-@pytest.mark.parametrize("variables, launcher, spans", [
-    ({}, "", ""),
-    ({"RANK": "1", "WORLD_SIZE": "4", "LOCAL_WORLD_SIZE": "2"}, "torchrun",
-     "LOCAL_WORLD_SIZE=2 < WORLD_SIZE=4"),
-    ({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2"}, "torchrun", ""),
-    ({"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "8",
-      "OMPI_COMM_WORLD_LOCAL_SIZE": "4"}, "mpirun", "OMPI_COMM_WORLD_LOCAL_SIZE=4 < "
-                                                    "OMPI_COMM_WORLD_SIZE=8"),
-    ({"SLURM_PROCID": "3", "SLURM_NTASKS": "4", "SLURM_STEP_NUM_NODES": "2"}, "srun",
-     "SLURM_STEP_NUM_NODES=2"),
-    ({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2", "SYMMEM_ONE_HOST_PER_PE": "1"},
-     "torchrun", "SYMMEM_ONE_HOST_PER_PE=1"),
-])
-def test_init_knows_when_the_launcher_spreads_pes_over_hosts(tmp_path, variables, launcher,
-                                                             spans):
+@pytest.mark.parametrize(
+    "variables, launcher, spans",
+    [
+        ({}, "", ""),
+        (
+            {"RANK": "1", "WORLD_SIZE": "4", "LOCAL_WORLD_SIZE": "2"},
+            "torchrun",
+            "LOCAL_WORLD_SIZE=2 < WORLD_SIZE=4",
+        ),
+        ({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "2"}, "torchrun", ""),
+        (
+            {
+                "OMPI_COMM_WORLD_RANK": "0",
+                "OMPI_COMM_WORLD_SIZE": "8",
+                "OMPI_COMM_WORLD_LOCAL_SIZE": "4",
+            },
+            "mpirun",
+            "OMPI_COMM_WORLD_LOCAL_SIZE=4 < OMPI_COMM_WORLD_SIZE=8",
+        ),
+        (
+            {"SLURM_PROCID": "3", "SLURM_NTASKS": "4", "SLURM_STEP_NUM_NODES": "2"},
+            "srun",
+            "SLURM_STEP_NUM_NODES=2",
+        ),
+        (
+            {
+                "RANK": "1",
+                "WORLD_SIZE": "2",
+                "LOCAL_WORLD_SIZE": "2",
+                "SYMMEM_ONE_HOST_PER_PE": "1",
+            },
+            "torchrun",
+            "SYMMEM_ONE_HOST_PER_PE=1",
+        ),
+    ],
+)
+def test_init_knows_when_the_launcher_spreads_pes_over_hosts(tmp_path, variables, launcher, spans):
     import json
+
     prog = write_program(tmp_path, PLACEMENT, prelude=False)
     [(rc, out, err)] = wait_all([run_plain(prog, env=variables)], timeout=60)
     assert rc == 0, err
     job = json.loads(out)
     assert (job["launcher"], job["spans_hosts"]) == (launcher, spans), job
-    assert job["rank"] == int(variables.get("RANK", variables.get(
-        "OMPI_COMM_WORLD_RANK", variables.get("SLURM_PROCID", 0)))), job
+    assert job["rank"] == int(
+        variables.get(
+            "RANK", variables.get("OMPI_COMM_WORLD_RANK", variables.get("SLURM_PROCID", 0))
+        )
+    ), job
     assert job["backend"] == "cpu", job
     if "SYMMEM_ONE_HOST_PER_PE" in variables:  # a host of its own, for symmem's logic
         assert job["host"].endswith(f"/pe{job['rank']}"), job
@@ -256,14 +318,19 @@ def test_init_knows_when_the_launcher_spreads_pes_over_hosts(tmp_path, variables
 
 @cpu_only("the gpu backend starts across hosts (test_gpu.py)")
 def test_the_cpu_backend_refuses_pes_on_several_hosts_at_once(run_pes):
-    result = run_pes(2, """
+    result = run_pes(
+        2,
+        """
 try:
     nvshmem.init()
 except nvshmem.NvshmemError as error:
     check("the cpu backend runs on one host" in str(error), str(error))
     check("SYMMEM_ONE_HOST_PER_PE=1" in str(error), str(error))
     print(f"PE {os.environ['SYMMEM_RANK']} OK", flush=True)  # no PE number without init
-""", env={"SYMMEM_ONE_HOST_PER_PE": "1"}, timeout=30)
+""",
+        env={"SYMMEM_ONE_HOST_PER_PE": "1"},
+        timeout=30,
+    )
     assert result.rc == 0, str(result)
     assert result.elapsed < 20, str(result)  # at once, not after the 120 s start-up wait
     for pe in range(2):
@@ -296,10 +363,20 @@ def test_the_unique_id_crosses_hosts_over_mpi(tmp_path):
     # mpirun's job on "several hosts": PE 0's id reaches every PE through MPI
     mpiexec = mpiexec_path()
     prog = write_program(tmp_path, RENDEZVOUS)
-    env = clean_env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-                     "SYMMEM_ONE_HOST_PER_PE": "1"})
-    proc = subprocess.run([str(mpiexec), "-n", "3", "--oversubscribe", sys.executable,
-                           str(prog)], capture_output=True, text=True, timeout=120, env=env)
+    env = clean_env(
+        {
+            "OMPI_ALLOW_RUN_AS_ROOT": "1",
+            "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+            "SYMMEM_ONE_HOST_PER_PE": "1",
+        }
+    )
+    proc = subprocess.run(
+        [str(mpiexec), "-n", "3", "--oversubscribe", sys.executable, str(prog)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     check_outputs([(proc.returncode, proc.stdout, proc.stderr)], 3)
 
 
@@ -309,15 +386,38 @@ def test_the_unique_id_crosses_hosts_over_torchruns_store(tmp_path):
     pytest.importorskip("torch.distributed")
     prog = write_program(tmp_path, RENDEZVOUS)
     env = clean_env({"SYMMEM_ONE_HOST_PER_PE": "1"})
-    proc = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node",
-                           "2", "--master-port", str(random.randint(20000, 60000)), str(prog)],
-                          capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "torch.distributed.run",
+            "--nproc-per-node",
+            "2",
+            "--master-port",
+            str(random.randint(20000, 60000)),
+            str(prog),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     check_outputs([(proc.returncode, proc.stdout, proc.stderr)], 2)
     port = str(random.randint(20000, 60000))
-    procs = [run_plain(prog, env={"RANK": str(rank), "WORLD_SIZE": "2", "LOCAL_RANK": "0",
-                                  "LOCAL_WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1",
-                                  "MASTER_PORT": port})
-             for rank in range(2)]
+    procs = [
+        run_plain(
+            prog,
+            env={
+                "RANK": str(rank),
+                "WORLD_SIZE": "2",
+                "LOCAL_RANK": "0",
+                "LOCAL_WORLD_SIZE": "1",
+                "MASTER_ADDR": "127.0.0.1",
+                "MASTER_PORT": port,
+            },
+        )
+        for rank in range(2)
+    ]
     results = wait_all(procs, timeout=60)
     check_outputs(results, 2)
 
@@ -325,41 +425,76 @@ def test_the_unique_id_crosses_hosts_over_torchruns_store(tmp_path):
 # Each launcher's variables, malformed: init refuses them naming the variable
 # and its value, where it used to start a world of one PE in each process.
 MALFORMED_LAUNCHES = [
-    ({"SYMMEM_RANK": "-1", "SYMMEM_NRANKS": "2", "SYMMEM_JOB": "j"},
-     "init: SYMMEM_RANK='-1' is not a whole number >= 0"),
-    ({"SYMMEM_RANK": "x", "SYMMEM_NRANKS": "2", "SYMMEM_JOB": "j"},
-     "init: SYMMEM_RANK='x' is not a whole number >= 0"),
-    ({"SYMMEM_RANK": "0", "SYMMEM_NRANKS": "-3", "SYMMEM_JOB": "j"},
-     "init: SYMMEM_NRANKS='-3' is not a whole number >= 0"),
-    ({"SYMMEM_NRANKS": "-3"},
-     "SYMMEM_NRANKS='-3' and SYMMEM_JOB='': python -m symmem.run sets all three"),
-    ({"SYMMEM_RANK": "0", "SYMMEM_NRANKS": "2"},
-     "init: SYMMEM_RANK='0', SYMMEM_NRANKS='2' and SYMMEM_JOB=''"),
-    ({"SYMMEM_RANK": "2", "SYMMEM_NRANKS": "2", "SYMMEM_JOB": "j"},
-     "init: SYMMEM_RANK=2 is outside [0, SYMMEM_NRANKS=2)"),
+    (
+        {"SYMMEM_RANK": "-1", "SYMMEM_NRANKS": "2", "SYMMEM_JOB": "j"},
+        "init: SYMMEM_RANK='-1' is not a whole number >= 0",
+    ),
+    (
+        {"SYMMEM_RANK": "x", "SYMMEM_NRANKS": "2", "SYMMEM_JOB": "j"},
+        "init: SYMMEM_RANK='x' is not a whole number >= 0",
+    ),
+    (
+        {"SYMMEM_RANK": "0", "SYMMEM_NRANKS": "-3", "SYMMEM_JOB": "j"},
+        "init: SYMMEM_NRANKS='-3' is not a whole number >= 0",
+    ),
+    (
+        {"SYMMEM_NRANKS": "-3"},
+        "SYMMEM_NRANKS='-3' and SYMMEM_JOB='': python -m symmem.run sets all three",
+    ),
+    (
+        {"SYMMEM_RANK": "0", "SYMMEM_NRANKS": "2"},
+        "init: SYMMEM_RANK='0', SYMMEM_NRANKS='2' and SYMMEM_JOB=''",
+    ),
+    (
+        {"SYMMEM_RANK": "2", "SYMMEM_NRANKS": "2", "SYMMEM_JOB": "j"},
+        "init: SYMMEM_RANK=2 is outside [0, SYMMEM_NRANKS=2)",
+    ),
     ({"RANK": "-1", "WORLD_SIZE": "2"}, "init: RANK='-1' is not a whole number >= 0"),
-    ({"RANK": "0", "WORLD_SIZE": "1000000000"},
-     "init: WORLD_SIZE=1000000000 is more than symmem runs (at most 1048576 PEs)"),
+    (
+        {"RANK": "0", "WORLD_SIZE": "1000000000"},
+        "init: WORLD_SIZE=1000000000 is more than symmem runs (at most 1048576 PEs)",
+    ),
     ({"RANK": "0", "WORLD_SIZE": "0"}, "init: WORLD_SIZE=0: a job has at least 1 PE"),
-    ({"RANK": "0", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "two"},
-     "init: LOCAL_WORLD_SIZE='two' is not a whole number >= 0"),
-    ({"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "-1"},
-     "init: LOCAL_RANK='-1' is not a whole number >= 0"),
-    ({"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2x"},
-     "init: OMPI_COMM_WORLD_SIZE='2x' is not a whole number >= 0"),
-    ({"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "2"},
-     "init: OMPI_COMM_WORLD_RANK=3 is outside [0, OMPI_COMM_WORLD_SIZE=2)"),
-    ({"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2",
-      "OMPI_COMM_WORLD_LOCAL_SIZE": "-2"},
-     "init: OMPI_COMM_WORLD_LOCAL_SIZE='-2' is not a whole number >= 0"),
-    ({"SLURM_PROCID": "0", "SLURM_NTASKS": "-2"},
-     "init: SLURM_NTASKS='-2' is not a whole number >= 0"),
-    ({"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_STEP_NUM_NODES": "x"},
-     "init: SLURM_STEP_NUM_NODES='x' is not a whole number >= 0"),
-    ({"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_NTASKS_PER_NODE": "1.5"},
-     "init: SLURM_NTASKS_PER_NODE='1.5' is not a whole number >= 0"),
-    ({"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_LOCALID": "a"},
-     "init: SLURM_LOCALID='a' is not a whole number >= 0"),
+    (
+        {"RANK": "0", "WORLD_SIZE": "2", "LOCAL_WORLD_SIZE": "two"},
+        "init: LOCAL_WORLD_SIZE='two' is not a whole number >= 0",
+    ),
+    (
+        {"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "-1"},
+        "init: LOCAL_RANK='-1' is not a whole number >= 0",
+    ),
+    (
+        {"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2x"},
+        "init: OMPI_COMM_WORLD_SIZE='2x' is not a whole number >= 0",
+    ),
+    (
+        {"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "2"},
+        "init: OMPI_COMM_WORLD_RANK=3 is outside [0, OMPI_COMM_WORLD_SIZE=2)",
+    ),
+    (
+        {
+            "OMPI_COMM_WORLD_RANK": "0",
+            "OMPI_COMM_WORLD_SIZE": "2",
+            "OMPI_COMM_WORLD_LOCAL_SIZE": "-2",
+        },
+        "init: OMPI_COMM_WORLD_LOCAL_SIZE='-2' is not a whole number >= 0",
+    ),
+    (
+        {"SLURM_PROCID": "0", "SLURM_NTASKS": "-2"},
+        "init: SLURM_NTASKS='-2' is not a whole number >= 0",
+    ),
+    (
+        {"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_STEP_NUM_NODES": "x"},
+        "init: SLURM_STEP_NUM_NODES='x' is not a whole number >= 0",
+    ),
+    (
+        {"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_NTASKS_PER_NODE": "1.5"},
+        "init: SLURM_NTASKS_PER_NODE='1.5' is not a whole number >= 0",
+    ),
+    (
+        {"SLURM_PROCID": "0", "SLURM_NTASKS": "2", "SLURM_LOCALID": "a"},
+        "init: SLURM_LOCALID='a' is not a whole number >= 0",
+    ),
     ({"PMI_RANK": "0", "PMI_SIZE": "1e3"}, "init: PMI_SIZE='1e3' is not a whole number >= 0"),
 ]
 
@@ -390,7 +525,9 @@ def test_init_refuses_malformed_launcher_variables(tmp_path):
     import json
 
     from conftest import LAUNCHER_VARS
+
     prog = write_program(tmp_path, MALFORMED_LAUNCH)
-    [(rc, out, err)] = wait_all([run_plain(prog, args=[
-        LAUNCHER_VARS.pattern, json.dumps(MALFORMED_LAUNCHES)])], timeout=60)
+    [(rc, out, err)] = wait_all(
+        [run_plain(prog, args=[LAUNCHER_VARS.pattern, json.dumps(MALFORMED_LAUNCHES)])], timeout=60
+    )
     assert rc == 0 and out.strip() == "OK", out + err

@@ -1,5 +1,6 @@
 """The build: one version everywhere, only the public API exported from
 every object we build, and an install that compiles afresh."""
+
 import glob
 import importlib.metadata
 import os
@@ -18,8 +19,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 def header_version():
     header = open(os.path.join(ROOT, "include", "symmem", "symmem.h")).read()
-    return ".".join(re.search(rf"#define SYMMEM_VERSION_{part} (\d+)", header).group(1)
-                    for part in ("MAJOR", "MINOR", "PATCH"))
+    return ".".join(
+        re.search(rf"#define SYMMEM_VERSION_{part} (\d+)", header).group(1)
+        for part in ("MAJOR", "MINOR", "PATCH")
+    )
 
 
 def test_one_version():
@@ -28,8 +31,9 @@ def test_one_version():
     assert symmem.__version__ == version
     assert importlib.metadata.version("symmem") == version
     assert symmem.get_version().symmem_version == version
-    assert "version" not in re.findall(r'^(\w+) =', open(os.path.join(ROOT, "pyproject.toml")).read(),
-                                       re.M), "pyproject.toml must read the version from the header"
+    assert "version" not in re.findall(
+        r'^(\w+) =', open(os.path.join(ROOT, "pyproject.toml")).read(), re.M
+    ), "pyproject.toml must read the version from the header"
 
 
 def defined_symbols(path, dynamic):
@@ -37,8 +41,7 @@ def defined_symbols(path, dynamic):
     archive, every member's global symbols)."""
     args = ["nm", "--defined-only", "-D" if dynamic else "-g", path]
     out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
-    return {fields[2] for fields in (line.split() for line in out.splitlines())
-            if len(fields) == 3}
+    return {fields[2] for fields in (line.split() for line in out.splitlines()) if len(fields) == 3}
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +75,10 @@ def test_the_shared_library_exports_only_the_public_api(make_lib):
     public = public_functions()
     assert len(public) > 40
     exported = defined_symbols(os.path.join(make_lib, "libsymmem.so"), dynamic=True)
-    assert exported == public, (f"exported but not public: {sorted(exported - public)}; "
-                                f"public but not exported: {sorted(public - exported)}")
+    assert exported == public, (
+        f"exported but not public: {sorted(exported - public)}; "
+        f"public but not exported: {sorted(public - exported)}"
+    )
 
 
 def test_the_gpu_backend_exports_only_its_entry_point(make_lib):
@@ -86,8 +91,9 @@ def test_the_gpu_backend_needs_no_name_of_the_core(make_lib):
     # it is lent (symmem_core_services_t): a core name it took would be
     # undefined at load time, and the gpu backend would not load at all.
     for path in (os.path.join(make_lib, "libsymmem_gpu.so"), extension_module("_gpu_backend")):
-        out = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True,
-                             text=True, check=True).stdout
+        out = subprocess.run(
+            ["nm", "-D", "--undefined-only", path], capture_output=True, text=True, check=True
+        ).stdout
         taken = sorted(line.split()[-1] for line in out.splitlines() if "symmem" in line)
         assert not taken, f"{path} needs {taken} from elsewhere"
 
@@ -95,8 +101,7 @@ def test_the_gpu_backend_needs_no_name_of_the_core(make_lib):
 def mpi_backends(make_lib):
     """The mpi backend as make and setup.py built it; skips where no MPI
     compiler was found (neither builds it then)."""
-    paths = [p for p in (os.path.join(make_lib, "libsymmem_mpi.so"),)
-             if os.path.exists(p)]
+    paths = [p for p in (os.path.join(make_lib, "libsymmem_mpi.so"),) if os.path.exists(p)]
     here = os.path.dirname(symmem.__file__)
     paths += glob.glob(os.path.join(here, "_mpi_backend*.so"))
     if not paths:
@@ -107,8 +112,9 @@ def mpi_backends(make_lib):
 def test_the_mpi_backend_exports_only_its_entry_point_and_needs_no_core_name(make_lib):
     for path in mpi_backends(make_lib):
         assert defined_symbols(path, dynamic=True) == {"symmem_mpi_backend_open"}, path
-        out = subprocess.run(["nm", "-D", "--undefined-only", path], capture_output=True,
-                             text=True, check=True).stdout
+        out = subprocess.run(
+            ["nm", "-D", "--undefined-only", path], capture_output=True, text=True, check=True
+        ).stdout
         taken = sorted(line.split()[-1] for line in out.splitlines() if "symmem" in line)
         assert not taken, f"{path} needs {taken} from elsewhere"
 
@@ -124,9 +130,23 @@ def test_an_install_with_a_broken_compiler_fails(tmp_path):
     # by an earlier build (make's or its own) never stand in for a compile.
     env = dict(os.environ, CC="false", CXX="false")
     result = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation",
-         "--no-cache-dir", "--target", str(tmp_path / "site"), ROOT],
-        capture_output=True, text=True, env=env, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-cache-dir",
+            "--target",
+            str(tmp_path / "site"),
+            ROOT,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert result.returncode != 0, "pip install succeeded with CC=false:\n" + result.stdout
     # It failed where it compiles, not before (setuptools too old, say). Older
     # setuptools say "Command '['false', ...", newer "command '/usr/bin/false' failed".
@@ -139,10 +159,24 @@ def build_wheel(tree, env=None, out="wheels"):
     """pip wheel in tree, in place (as `pip install .` builds): its
     build-python/ is kept from one build to the next."""
     return subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-         "--no-cache-dir", "-w", str(tree / out), "."],
-        cwd=tree, capture_output=True, text=True, env=dict(os.environ, **(env or {})),
-        timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-cache-dir",
+            "-w",
+            str(tree / out),
+            ".",
+        ],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, **(env or {})),
+        timeout=600,
+    )
 
 
 @pytest.mark.timeout(900)
@@ -154,8 +188,7 @@ def test_a_used_tree_compiles_afresh_with_its_current_compiler_and_flags(tmp_pat
     # one the compiler refuses, so reaching it shows as a failed build.
     tree = tmp_path / "tree"
     tree.mkdir()
-    for name in ("setup.py", "pyproject.toml", "cflags.txt", "README.md", "LICENSE",
-                 "MANIFEST.in"):
+    for name in ("setup.py", "pyproject.toml", "cflags.txt", "README.md", "LICENSE", "MANIFEST.in"):
         shutil.copy2(os.path.join(ROOT, name), tree / name)
     keep = shutil.ignore_patterns("*.so", "__pycache__", "*.egg-info")
     for name in ("include", "src", "python", "tools"):

@@ -5,6 +5,7 @@ predefined teams, for every dtype, at 1..4 PEs. Every PE checks every element
 of what it got against a NumPy reference built from what each member
 contributed (contributions are functions of the world PE and the index).
 One launch per PE count and section; each PE prints "PE k OK"."""
+
 import os
 
 import pytest
@@ -16,8 +17,9 @@ from _launch import assert_all_ok, run_pes
 node_teams_of_one_host = pytest.mark.skipif(
     os.environ.get("SYMMEM_BACKEND") == "mpi" and os.environ.get("SYMMEM_ONE_HOST_PER_PE") == "1",
     reason="not on the mpi backend with SYMMEM_ONE_HOST_PER_PE=1: the test expects TEAM_NODE "
-           "and TEAM_SHARED to hold every PE of the host, and each PE is then a host of its own "
-           "(run it on the node path)")
+    "and TEAM_SHARED to hold every PE of the host, and each PE is then a host of its own "
+    "(run it on the node path)",
+)
 
 N_PES = (1, 2, 3, 4)
 
@@ -107,7 +109,9 @@ def expected_members(name, me, n):
 
 # Every collective x dtype x op x team; dst views are larger than needed and
 # what lies past the result must be left alone.
-ALL_COLLECTIVES = COMMON + """
+ALL_COLLECTIVES = (
+    COMMON
+    + """
 nvshmem.init()
 me, n = nvshmem.my_pe(), nvshmem.n_pes()
 teams = make_teams()
@@ -263,6 +267,7 @@ print(f"checked {done} collectives", flush=True)
 nvshmem.finalize()
 ok(me)
 """
+)
 
 
 @node_teams_of_one_host
@@ -275,7 +280,9 @@ def test_every_collective_dtype_op_team(tmp_path, n):
 
 # barrier/sync/barrier_all/sync_all: a put to the next member is visible after
 # barrier(team); sync keeps members in step; the all-forms work on the world.
-BARRIERS = COMMON + """
+BARRIERS = (
+    COMMON
+    + """
 nvshmem.init()
 me, n = nvshmem.my_pe(), nvshmem.n_pes()
 teams = make_teams()
@@ -311,6 +318,7 @@ nvshmem.free_array(box)
 nvshmem.finalize()
 ok(me)
 """
+)
 
 
 @pytest.mark.timeout(60)
@@ -320,7 +328,9 @@ def test_barrier_and_sync(tmp_path, n):
 
 
 # collective_on_buffer on raw Buffers with NumPy and NVSHMEM dtype names.
-ON_BUFFER = COMMON + """
+ON_BUFFER = (
+    COMMON
+    + """
 nvshmem.init()
 me, n = nvshmem.my_pe(), nvshmem.n_pes()
 W = Teams.TEAM_WORLD
@@ -388,6 +398,7 @@ check(runs >= len(NAMES), f"only {runs} runs")
 nvshmem.finalize()
 ok(me)
 """
+)
 
 
 @pytest.mark.timeout(60)
@@ -398,7 +409,9 @@ def test_collective_on_buffer(tmp_path, n):
 
 # Errors: each is raised by every PE that makes the call (on its own, before
 # any communication), as NvshmemInvalid naming the call and the PE.
-ERRORS = COMMON + """
+ERRORS = (
+    COMMON
+    + """
 nvshmem.init()
 me, n = nvshmem.my_pe(), nvshmem.n_pes()
 W = Teams.TEAM_WORLD
@@ -497,6 +510,7 @@ nvshmem.free_array(src)
 nvshmem.finalize()
 ok(me)
 """
+)
 
 
 @pytest.mark.timeout(60)

@@ -5,14 +5,14 @@ every PE of the deadlock, naming each PE and its call, instead of waiting
 for SYMMEM_TIMEOUT; the job can go on. PEs that only wait for a peer busy
 elsewhere (it will come), PEs of disjoint teams, and a PE that waits for a
 deadlock it is not in, raise nothing (src/backends/cpu/crossed.c)."""
+
 import pytest
 
 from conftest import assert_all_ok, cpu_only
 
 crossed_only = cpu_only("the crossed check reads the cpu engine's control segment")
 
-RULE = ("(every PE must make the same collective calls, with the same arguments, in the "
-        "same order)")
+RULE = "(every PE must make the same collective calls, with the same arguments, in the same order)"
 
 # PE 0 makes one call and every other PE another, on two teams of every PE:
 # each PE raises the same words (but its own call first), and then matched

@@ -5,6 +5,7 @@ signatures, and, where the DSL is installed, every call compiled for sm_90
 on each engine (cute_compile.py, mlir_compile.py). CI installs neither DSL:
 there the layout and message tests run and the rest skip, saying why. On
 GPUs: tests/gpu/cute_device.py and mlir_device.py (test_gpu.py)."""
+
 import importlib.util
 import os
 import re
@@ -18,47 +19,175 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 HERE = os.path.dirname(os.path.abspath(__file__))
 HAVE_CUTE = importlib.util.find_spec("cutlass") is not None
 HAVE_MLIR = importlib.util.find_spec("numba_cuda_mlir") is not None
-needs_cute = pytest.mark.skipif(not HAVE_CUTE, reason="nvidia-cutlass-dsl is not installed "
-                                "(pip install 'symmem[cute]')")
-needs_mlir = pytest.mark.skipif(not HAVE_MLIR, reason="numba-cuda-mlir is not installed "
-                                "(pip install 'symmem[mlir]')")
+needs_cute = pytest.mark.skipif(
+    not HAVE_CUTE, reason="nvidia-cutlass-dsl is not installed (pip install 'symmem[cute]')"
+)
+needs_mlir = pytest.mark.skipif(
+    not HAVE_MLIR, reason="numba-cuda-mlir is not installed (pip install 'symmem[mlir]')"
+)
 
 # NVSHMEM4Py 0.4.1's nvshmem.core.device.cute.__all__ and
 # nvshmem.core.device.numba_cuda_mlir.__all__ (their modules' lists, sorted)
 NVSHMEM4PY_CUTE = [
-    "SmemAmount", "alltoall", "alltoall_block", "alltoall_warp", "ask_smem", "atomic_add",
-    "atomic_and", "atomic_compare_swap", "atomic_fetch", "atomic_fetch_add",
-    "atomic_fetch_and", "atomic_fetch_inc", "atomic_fetch_or", "atomic_fetch_xor",
-    "atomic_inc", "atomic_or", "atomic_set", "atomic_swap", "atomic_xor", "barrier",
-    "barrier_all", "barrier_all_block", "barrier_all_warp", "barrier_block", "barrier_warp",
-    "broadcast", "broadcast_block", "broadcast_warp", "fcollect", "fcollect_block",
-    "fcollect_warp", "fence", "g", "get", "get_block", "get_multicast_tensor", "get_nbi",
-    "get_nbi_block", "get_nbi_warp", "get_peer_tensor", "get_warp", "give_smem", "my_pe",
-    "n_pes", "p", "put", "put_block", "put_nbi", "put_nbi_block", "put_nbi_warp", "put_signal",
-    "put_signal_block", "put_signal_nbi", "put_signal_nbi_block", "put_signal_nbi_warp",
-    "put_signal_warp", "put_warp", "quiet", "reduce", "reduce_block", "reduce_warp",
-    "reducescatter", "reducescatter_block", "reducescatter_warp", "release_smem", "signal_op",
-    "signal_wait", "sync", "sync_all", "sync_all_block", "sync_all_warp", "sync_block",
-    "sync_warp", "team_my_pe", "team_n_pes"
+    "SmemAmount",
+    "alltoall",
+    "alltoall_block",
+    "alltoall_warp",
+    "ask_smem",
+    "atomic_add",
+    "atomic_and",
+    "atomic_compare_swap",
+    "atomic_fetch",
+    "atomic_fetch_add",
+    "atomic_fetch_and",
+    "atomic_fetch_inc",
+    "atomic_fetch_or",
+    "atomic_fetch_xor",
+    "atomic_inc",
+    "atomic_or",
+    "atomic_set",
+    "atomic_swap",
+    "atomic_xor",
+    "barrier",
+    "barrier_all",
+    "barrier_all_block",
+    "barrier_all_warp",
+    "barrier_block",
+    "barrier_warp",
+    "broadcast",
+    "broadcast_block",
+    "broadcast_warp",
+    "fcollect",
+    "fcollect_block",
+    "fcollect_warp",
+    "fence",
+    "g",
+    "get",
+    "get_block",
+    "get_multicast_tensor",
+    "get_nbi",
+    "get_nbi_block",
+    "get_nbi_warp",
+    "get_peer_tensor",
+    "get_warp",
+    "give_smem",
+    "my_pe",
+    "n_pes",
+    "p",
+    "put",
+    "put_block",
+    "put_nbi",
+    "put_nbi_block",
+    "put_nbi_warp",
+    "put_signal",
+    "put_signal_block",
+    "put_signal_nbi",
+    "put_signal_nbi_block",
+    "put_signal_nbi_warp",
+    "put_signal_warp",
+    "put_warp",
+    "quiet",
+    "reduce",
+    "reduce_block",
+    "reduce_warp",
+    "reducescatter",
+    "reducescatter_block",
+    "reducescatter_warp",
+    "release_smem",
+    "signal_op",
+    "signal_wait",
+    "sync",
+    "sync_all",
+    "sync_all_block",
+    "sync_all_warp",
+    "sync_block",
+    "sync_warp",
+    "team_my_pe",
+    "team_n_pes",
 ]
 NVSHMEM4PY_MLIR = [
-    "alltoall", "alltoall_block", "alltoall_warp", "atomic_add", "atomic_and",
-    "atomic_compare_swap", "atomic_fetch", "atomic_fetch_add", "atomic_fetch_and",
-    "atomic_fetch_inc", "atomic_fetch_or", "atomic_fetch_xor", "atomic_inc", "atomic_or",
-    "atomic_set", "atomic_swap", "atomic_xor", "barrier", "barrier_all", "barrier_all_block",
-    "barrier_all_warp", "barrier_block", "barrier_warp", "broadcast", "broadcast_block",
-    "broadcast_warp", "fcollect", "fcollect_block", "fcollect_warp", "g", "get", "get_block",
-    "get_multicast_array", "get_nbi", "get_nbi_block", "get_nbi_warp", "get_peer_array",
-    "get_warp", "my_pe", "n_pes", "p", "put", "put_block", "put_nbi", "put_nbi_block",
-    "put_nbi_warp", "put_signal", "put_signal_block", "put_signal_nbi", "put_signal_nbi_block",
-    "put_signal_nbi_warp", "put_signal_warp", "put_warp", "reduce", "reduce_block",
-    "reduce_warp", "reducescatter", "reducescatter_block", "reducescatter_warp", "signal_op",
-    "signal_wait", "sync", "sync_all", "sync_all_block", "sync_all_warp", "sync_block",
-    "sync_warp", "team_my_pe", "team_n_pes"
+    "alltoall",
+    "alltoall_block",
+    "alltoall_warp",
+    "atomic_add",
+    "atomic_and",
+    "atomic_compare_swap",
+    "atomic_fetch",
+    "atomic_fetch_add",
+    "atomic_fetch_and",
+    "atomic_fetch_inc",
+    "atomic_fetch_or",
+    "atomic_fetch_xor",
+    "atomic_inc",
+    "atomic_or",
+    "atomic_set",
+    "atomic_swap",
+    "atomic_xor",
+    "barrier",
+    "barrier_all",
+    "barrier_all_block",
+    "barrier_all_warp",
+    "barrier_block",
+    "barrier_warp",
+    "broadcast",
+    "broadcast_block",
+    "broadcast_warp",
+    "fcollect",
+    "fcollect_block",
+    "fcollect_warp",
+    "g",
+    "get",
+    "get_block",
+    "get_multicast_array",
+    "get_nbi",
+    "get_nbi_block",
+    "get_nbi_warp",
+    "get_peer_array",
+    "get_warp",
+    "my_pe",
+    "n_pes",
+    "p",
+    "put",
+    "put_block",
+    "put_nbi",
+    "put_nbi_block",
+    "put_nbi_warp",
+    "put_signal",
+    "put_signal_block",
+    "put_signal_nbi",
+    "put_signal_nbi_block",
+    "put_signal_nbi_warp",
+    "put_signal_warp",
+    "put_warp",
+    "reduce",
+    "reduce_block",
+    "reduce_warp",
+    "reducescatter",
+    "reducescatter_block",
+    "reducescatter_warp",
+    "signal_op",
+    "signal_wait",
+    "sync",
+    "sync_all",
+    "sync_all_block",
+    "sync_all_warp",
+    "sync_block",
+    "sync_warp",
+    "team_my_pe",
+    "team_n_pes",
 ]
-NVSHMEM4PY_INTEROP_CUTE = ["bytetensor", "tensor", "free_tensor", "tensor_get_buffer",
-                           "get_peer_tensor", "get_multicast_tensor", "register_external_tensor",
-                           "unregister_external_tensor", "cleanup_cute", "cute_compile_helper"]
+NVSHMEM4PY_INTEROP_CUTE = [
+    "bytetensor",
+    "tensor",
+    "free_tensor",
+    "tensor_get_buffer",
+    "get_peer_tensor",
+    "get_multicast_tensor",
+    "register_external_tensor",
+    "unregister_external_tensor",
+    "cleanup_cute",
+    "cute_compile_helper",
+]
 
 
 def test_the_reference_lists_have_nvshmem4pys_sizes():
@@ -67,11 +196,22 @@ def test_the_reference_lists_have_nvshmem4pys_sizes():
 
 def test_module_layout():
     device = os.path.join(ROOT, "python", "symmem", "device")
-    for path in ("cute/__init__.py", "cute/_engine.py", "cute/_externs.py", "cute/_rma.py",
-                 "cute/_collectives.py", "cute/_atomics.py", "cute/_memory.py",
-                 "numba_cuda_mlir/__init__.py", "numba_cuda_mlir/_library.py",
-                 "numba_cuda_mlir/_calls.py", "numba_cuda_mlir/_collectives.py",
-                 "_library_calls.py", "_ltoir.py", "_dsl_docs.py"):
+    for path in (
+        "cute/__init__.py",
+        "cute/_engine.py",
+        "cute/_externs.py",
+        "cute/_rma.py",
+        "cute/_collectives.py",
+        "cute/_atomics.py",
+        "cute/_memory.py",
+        "numba_cuda_mlir/__init__.py",
+        "numba_cuda_mlir/_library.py",
+        "numba_cuda_mlir/_calls.py",
+        "numba_cuda_mlir/_collectives.py",
+        "_library_calls.py",
+        "_ltoir.py",
+        "_dsl_docs.py",
+    ):
         assert os.path.isfile(os.path.join(device, path)), path
     assert os.path.isfile(os.path.join(ROOT, "python", "symmem", "interop", "cute.py"))
     text = open(os.path.join(ROOT, "pyproject.toml")).read()
@@ -79,25 +219,32 @@ def test_module_layout():
     assert re.search(r'^mlir = \["numba-cuda-mlir', text, re.M)
 
 
-@pytest.mark.parametrize("module,extra", [("symmem.device.cute", "cute"),
-                                          ("symmem.core.device.cute", "cute"),
-                                          ("symmem.device.numba_cuda_mlir", "mlir"),
-                                          ("symmem.core.device.numba_cuda_mlir", "mlir")])
+@pytest.mark.parametrize(
+    "module,extra",
+    [
+        ("symmem.device.cute", "cute"),
+        ("symmem.core.device.cute", "cute"),
+        ("symmem.device.numba_cuda_mlir", "mlir"),
+        ("symmem.core.device.numba_cuda_mlir", "mlir"),
+    ],
+)
 def test_a_missing_dsl_names_the_extra(module, extra):
     """With the DSL hidden (as where it is not installed), importing the
     module raises ImportError naming pip install 'symmem[extra]'."""
     hide = "cutlass" if extra == "cute" else "numba_cuda_mlir"
-    code = (f"import sys; sys.modules[{hide!r}] = None\n"
-            "import symmem.core\n"
-            f"try:\n    import {module}\nexcept ImportError as e:\n    print(e)\n"
-            "else:\n    print('imported')\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120)
+    code = (
+        f"import sys; sys.modules[{hide!r}] = None\n"
+        "import symmem.core\n"
+        f"try:\n    import {module}\nexcept ImportError as e:\n    print(e)\n"
+        "else:\n    print('imported')\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert f"pip install 'symmem[{extra}]'" in out.stdout, out.stdout + out.stderr
 
 
 def test_interop_cute_imports_without_the_dsl():
     import symmem.interop.cute as scute
+
     for name in NVSHMEM4PY_INTEROP_CUTE:
         assert callable(getattr(scute, name)), name
 
@@ -106,6 +253,7 @@ def test_interop_cute_imports_without_the_dsl():
 def test_cute_names_cover_nvshmem4py():
     import symmem.core.device.cute as alias
     import symmem.device.cute as dev
+
     assert alias is dev
     missing = sorted(n for n in NVSHMEM4PY_CUTE if not hasattr(dev, n))
     assert not missing, f"symmem.device.cute lacks {missing}"
@@ -117,6 +265,7 @@ def test_cute_names_cover_nvshmem4py():
 def test_mlir_names_cover_nvshmem4py():
     import symmem.core.device.numba_cuda_mlir as alias
     import symmem.device.numba_cuda_mlir as dev
+
     assert alias is dev
     missing = sorted(n for n in NVSHMEM4PY_MLIR if not hasattr(dev, n))
     assert not missing, f"symmem.device.numba_cuda_mlir lacks {missing}"
@@ -131,8 +280,10 @@ def _documented(module, names):
     Raises (unless it never raises) and an Example code block (test_docs.py's
     rules)."""
     import inspect
+
     sys.path.insert(0, HERE)
     from test_docs import entries, sections
+
     for name in names:
         fn = getattr(module, name)
         if isinstance(fn, type) or not callable(fn):
@@ -148,17 +299,20 @@ def _documented(module, names):
 @needs_cute
 def test_cute_calls_are_documented():
     import symmem.device.cute as dev
+
     _documented(dev, dev.__all__)
 
 
 @needs_mlir
 def test_mlir_calls_are_documented():
     import symmem.device.numba_cuda_mlir as dev
+
     _documented(dev, dev.__all__)
 
 
 def test_interop_cute_is_documented():
     import symmem.interop.cute as scute
+
     _documented(scute, NVSHMEM4PY_INTEROP_CUTE)
 
 
@@ -180,12 +334,18 @@ def test_library_signatures_match_the_bitcode(tmp_path):
     if shutil.which("llvm-dis") is None:
         pytest.skip("llvm-dis is not installed")
     from symmem.device import _library_calls as L
-    text = subprocess.run(["llvm-dis", _device_bitcode(tmp_path), "-o", "-"], check=True,
-                          capture_output=True, text=True).stdout
+
+    text = subprocess.run(
+        ["llvm-dis", _device_bitcode(tmp_path), "-o", "-"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     llvm = {"u64": "i64", "i64": "i64", "i32": "i32", "u32": "i32"}
-    found = {m.group(2): (m.group(1), [a.split()[0] for a in m.group(3).split(",") if a.strip()])
-             for m in re.finditer(r"^define .*?(i32|i64|void) @symmem_dev_(\w+)\((.*?)\)",
-                                  text, re.M)}
+    found = {
+        m.group(2): (m.group(1), [a.split()[0] for a in m.group(3).split(",") if a.strip()])
+        for m in re.finditer(r"^define .*?(i32|i64|void) @symmem_dev_(\w+)\((.*?)\)", text, re.M)
+    }
     for name, (ret, *params) in L.SIGNATURES.items():
         assert name in found, f"device.bc has no symmem_dev_{name}"
         got_ret, got_params = found[name]
@@ -195,8 +355,9 @@ def test_library_signatures_match_the_bitcode(tmp_path):
 
 def _run(args, timeout=1200):
     env = dict(os.environ, CUTE_DSL_ARCH="sm_90a")
-    out = subprocess.run([sys.executable, *args], capture_output=True, text=True,
-                         timeout=timeout, env=env, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=ROOT
+    )
     return out.returncode, out.stdout + out.stderr
 
 
@@ -217,10 +378,13 @@ def _nvshmem_bitcode():
         return path
     try:
         import symmem
+
         return symmem.find_device_bitcode_library()
     except Exception as error:  # noqa: BLE001
-        pytest.skip(f"no NVSHMEM device bitcode ({error}); SYMMEM_TEST_NVSHMEM_BITCODE "
-                    "names one (libnvshmem_device_sm_90.bc of the nvidia-nvshmem wheel)")
+        pytest.skip(
+            f"no NVSHMEM device bitcode ({error}); SYMMEM_TEST_NVSHMEM_BITCODE "
+            "names one (libnvshmem_device_sm_90.bc of the nvidia-nvshmem wheel)"
+        )
 
 
 @needs_cute
@@ -230,8 +394,9 @@ def test_cute_calls_nvshmem_functions_its_bitcode_has():
     libnvshmem_device.bc defines (traced only: linking that bitcode takes
     minutes a kernel; tests/gpu/cute_device.py links and runs it)."""
     pytest.importorskip("llvmlite")
-    rc, out = _run([os.path.join(HERE, "cute_compile.py"), "nvshmem", _nvshmem_bitcode(),
-                    "--names"])
+    rc, out = _run(
+        [os.path.join(HERE, "cute_compile.py"), "nvshmem", _nvshmem_bitcode(), "--names"]
+    )
     assert rc == 0 and "traced 13 kernels" in out, out[-3000:]
 
 
@@ -241,6 +406,7 @@ def test_mlir_compiles_and_links_every_call():
     try:
         from cuda.core import Linker  # noqa: F401
         from symmem.device._ltoir import ltoir
+
         ltoir("sm_90")
     except Exception as error:  # noqa: BLE001
         pytest.skip(f"NVRTC or cuda.core is not usable here: {error}")

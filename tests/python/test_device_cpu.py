@@ -3,14 +3,19 @@ runs njit code that moves data, signals, waits and does atomics itself, and
 checks what it received (and the elements around it). Each program compiles
 its njit functions once per PE process; the programs are few and grouped to
 keep numba's compile time (seconds per PE) small."""
+
 import pytest
 
 from conftest import assert_all_ok, not_on_gpu, not_through_rma
 
 pytest.importorskip("numba")
-pytestmark = [not_on_gpu("@numba.njit device code runs on the host heap (the cpu and mpi backends)"),
-              not_through_rma("njit device calls reach the PEs of this node only (to others "
-                              "they raise: test_mpi_backend.py's njit test)")]
+pytestmark = [
+    not_on_gpu("@numba.njit device code runs on the host heap (the cpu and mpi backends)"),
+    not_through_rma(
+        "njit device calls reach the PEs of this node only (to others "
+        "they raise: test_mpi_backend.py's njit test)"
+    ),
+]
 
 DEVICE = """
     import numba
@@ -21,7 +26,9 @@ DEVICE = """
 # put/get (blocking, and nbi + quiet), p/g: several dtypes, sizes with odd
 # lengths, into a slice one element in (odd byte offsets), with a guard
 # element either side that must not change.
-RMA = DEVICE + """
+RMA = (
+    DEVICE
+    + """
     @numba.njit
     def move(dst, src, gdst, gsrc, pe, nbi):
         if nbi:
@@ -73,18 +80,23 @@ RMA = DEVICE + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 # Every dtype at 2 PEs; at 1 and 4 PEs two (each dtype is a compilation per PE).
-@pytest.mark.parametrize("n, dtypes", [
-    (1, "int8,float64"), (2, "int8,uint16,int32,int64,float32,float64"), (4, "uint16,float32")])
+@pytest.mark.parametrize(
+    "n, dtypes",
+    [(1, "int8,float64"), (2, "int8,uint16,int32,int64,float32,float64"), (4, "uint16,float32")],
+)
 def test_put_get_p_g(run_pes, n, dtypes):
     assert_all_ok(run_pes(n, RMA, timeout=240, args=[dtypes]), n)
 
 
 # PE 0 and PE 1 bounce a payload with put_signal (and put_signal_nbi) for a
 # few thousand rounds; each side checks the whole payload of every round.
-PING_PONG = DEVICE + """
+PING_PONG = (
+    DEVICE
+    + """
     ROUNDS = 3000
 
     @numba.njit
@@ -120,6 +132,7 @@ PING_PONG = DEVICE + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 def test_put_signal_ping_pong(run_pes):
@@ -131,7 +144,9 @@ def test_put_signal_ping_pong(run_pes):
 # writers' signals and checks every element, then lets the writers go on. A
 # missing release (stores sinking below the signal) or acquire (loads hoisted
 # above the wait) shows up as a stale element.
-LITMUS = DEVICE + """
+LITMUS = (
+    DEVICE
+    + """
     ROUNDS, PART = 1500, 512
 
     @numba.njit
@@ -174,6 +189,7 @@ LITMUS = DEVICE + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 @pytest.mark.parametrize("n", [2, 3])
@@ -184,7 +200,9 @@ def test_message_passing_litmus(run_pes, n):
 # Atomics under contention (every PE adds to one counter on PE 0; a
 # compare_swap lock guards a plain get-modify-put of another counter), every
 # one of the 14 on its own values, and barriers between phases.
-ATOMICS = DEVICE + """
+ATOMICS = (
+    DEVICE
+    + """
     ROUNDS, PHASES = 1000, 50
 
     @numba.njit
@@ -263,6 +281,7 @@ ATOMICS = DEVICE + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 @pytest.mark.parametrize("n", [2, 4])
@@ -271,7 +290,9 @@ def test_atomics_and_barriers(run_pes, n):
 
 
 # The calls the misuse programs below make, each in an njit function.
-CALLS = DEVICE + """
+CALLS = (
+    DEVICE
+    + """
     from numba.core.errors import TypingError
 
     @numba.njit
@@ -286,10 +307,13 @@ CALLS = DEVICE + """
     def p(dst, v, pe):
         dev.p(dst, v, pe)
 """
+)
 
 # Misuse raises the host calls' exceptions, naming the call, the value and the
 # PE, before any byte moves.
-ERRORS = CALLS + """
+ERRORS = (
+    CALLS
+    + """
 
     @numba.njit
     def add(dst, v, pe):
@@ -359,6 +383,7 @@ ERRORS = CALLS + """
     nvshmem.finalize()
     invalid(["put: symmem is not initialised"], put, private, src, 0)
 """
+)
 
 
 def test_errors(run_pes):
@@ -370,7 +395,9 @@ def test_errors(run_pes):
 # case: free_array(a); b = symmem.array(same size)), so nothing lands in b;
 # an array the call writes must be writable (a read-only view is refused
 # when the function compiles). Reads of a read-only array still work.
-FREED_AND_READ_ONLY = CALLS + """
+FREED_AND_READ_ONLY = (
+    CALLS
+    + """
     @numba.njit(nogil=True)
     def put_nogil(dst, src, pe):
         dev.put(dst, src, pe)
@@ -486,6 +513,7 @@ FREED_AND_READ_ONLY = CALLS + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 def test_freed_and_read_only_arrays_are_refused(run_pes):
@@ -494,7 +522,9 @@ def test_freed_and_read_only_arrays_are_refused(run_pes):
 
 # SYMMEM_TIMEOUT ends an njit wait with the C engine's message; the runtime
 # works on afterwards.
-TIMEOUT = DEVICE + """
+TIMEOUT = (
+    DEVICE
+    + """
     @numba.njit
     def wait(sig, ivar):
         dev.signal_wait(sig, CMP.CMP_EQ, 1)
@@ -519,6 +549,7 @@ TIMEOUT = DEVICE + """
     nvshmem.free_array(ivar)
     nvshmem.finalize()
 """
+)
 
 
 def test_timeout_ends_njit_wait(run_pes):
@@ -528,7 +559,9 @@ def test_timeout_ends_njit_wait(run_pes):
 
 # A PE dies while the others wait in njit signal_wait: the wait ends with an
 # NvshmemError naming the dead PE, and the state block's abort word is set.
-DEAD_PEER = DEVICE + """
+DEAD_PEER = (
+    DEVICE
+    + """
     import ctypes
     from symmem import _symmem
 
@@ -556,6 +589,7 @@ DEAD_PEER = DEVICE + """
     print(f"PE {me} was not told that PE 2 died", flush=True)
     sys.exit(3)
 """
+)
 
 
 def test_dead_peer_ends_njit_wait(run_pes):
@@ -576,16 +610,20 @@ def test_the_gpu_target_loads_where_numba_cuda_is_and_says_why_where_not():
     import importlib.util
     import subprocess
     import sys
-    code = ("import numpy as np\n"
-            "if hasattr(np, 'row_stack'): del np.row_stack  # as on NumPy 2.5\n"
-            "import symmem.device.numba as dev\n"
-            "print('UNAVAILABLE', dev.GPU_UNAVAILABLE)\n"
-            "print('ROW_STACK', getattr(np, 'row_stack', None) is np.vstack)\n"
-            "if dev.GPU_UNAVAILABLE is None:\n"
-            "    from numba import cuda\n"
-            "    print('DECLARED', sorted(dev._cuda.DEVICE))\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=120)
+
+    code = (
+        "import numpy as np\n"
+        "if hasattr(np, 'row_stack'): del np.row_stack  # as on NumPy 2.5\n"
+        "import symmem.device.numba as dev\n"
+        "print('UNAVAILABLE', dev.GPU_UNAVAILABLE)\n"
+        "print('ROW_STACK', getattr(np, 'row_stack', None) is np.vstack)\n"
+        "if dev.GPU_UNAVAILABLE is None:\n"
+        "    from numba import cuda\n"
+        "    print('DECLARED', sorted(dev._cuda.DEVICE))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     if importlib.util.find_spec("numba_cuda") is None:
         assert "UNAVAILABLE numba-cuda is not installed" in result.stdout, result.stdout
@@ -600,7 +638,9 @@ def test_the_gpu_target_loads_where_numba_cuda_is_and_says_why_where_not():
 # orders), on TEAM_WORLD and on a split team of the even PEs, each checked
 # against NumPy; the _block forms run the same code; a mismatch and a bad op
 # raise the host calls' exceptions.
-COLLECTIVES = DEVICE + """
+COLLECTIVES = (
+    DEVICE
+    + """
     from numba.core.errors import TypingError
 
     @numba.njit
@@ -673,6 +713,7 @@ COLLECTIVES = DEVICE + """
     ok()
     os._exit(0)  # after a mismatch the PEs are out of step: no finalize
 """
+)
 
 
 @pytest.mark.parametrize("n", [1, 3, 4])

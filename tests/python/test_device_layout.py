@@ -3,6 +3,7 @@ the numbers the extension exports for the code that cannot include the
 header (symmem.device.triton's engine, Numba's njit checks) are the
 header's as C, nvcc and NVRTC compile it, and that code takes them from the
 extension instead of writing them down."""
+
 import ast
 import ctypes
 import json
@@ -23,8 +24,10 @@ HEADER = ROOT / "include" / "symmem" / "device_layout.h"
 # table key -> (C type, field) for the offsets, "sizeof" for sizes; the rest
 # are macros of the header.
 STRUCTS = {
-    "DEVICE_STATE_LAYOUT": ("symmem_device_state_t", {"consts_copy": None, "MAGIC": None,
-                                                      "VERSION": None, "HOST_MAPPED": None}),
+    "DEVICE_STATE_LAYOUT": (
+        "symmem_device_state_t",
+        {"consts_copy": None, "MAGIC": None, "VERSION": None, "HOST_MAPPED": None},
+    ),
     "DEVICE_CONSTS_LAYOUT": ("symmem_device_consts_t", {"PEERS": None}),
 }
 MACROS = {
@@ -52,29 +55,49 @@ def expressions():
                 found[table, key] = "SYMMEM_DEV_" + key
             elif table == "DEVICE_LAYOUT":
                 prefix = next(p for p in PREFIXES if key.startswith(p))
-                field = key[len(prefix):]
-                found[table, key] = (f"sizeof({PREFIXES[prefix]})" if field == "size" else
-                                     f"__builtin_offsetof({PREFIXES[prefix]}, {field})")
+                field = key[len(prefix) :]
+                found[table, key] = (
+                    f"sizeof({PREFIXES[prefix]})"
+                    if field == "size"
+                    else f"__builtin_offsetof({PREFIXES[prefix]}, {field})"
+                )
             else:
                 struct = STRUCTS[table][0]
-                found[table, key] = (f"sizeof({struct})" if key == "size" else
-                                     f"__builtin_offsetof({struct}, {key})")
+                found[table, key] = (
+                    f"sizeof({struct})" if key == "size" else f"__builtin_offsetof({struct}, {key})"
+                )
     return found
 
 
 def test_every_exported_number_is_the_header_s_as_c_compiles_it(tmp_path):
     found = expressions()
-    prints = "".join(f'    printf("{"," if i else ""}%llu", (unsigned long long)({expr}));\n'
-                     for i, expr in enumerate(found.values()))
+    prints = "".join(
+        f'    printf("{"," if i else ""}%llu", (unsigned long long)({expr}));\n'
+        for i, expr in enumerate(found.values())
+    )
     program = tmp_path / "layout.c"
-    program.write_text('#include <stdio.h>\n#include "symmem/device_layout.h"\n'
-                       'int main(void)\n{\n    printf("[");\n' + prints +
-                       '    printf("]");\n    return 0;\n}\n')
+    program.write_text(
+        '#include <stdio.h>\n#include "symmem/device_layout.h"\n'
+        'int main(void)\n{\n    printf("[");\n' + prints + '    printf("]");\n    return 0;\n}\n'
+    )
     cc = sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc"
-    subprocess.run([cc, "-std=gnu11", "-I", str(ROOT / "include"), "-o", str(tmp_path / "layout"),
-                    str(program)], check=True)
-    values = json.loads(subprocess.run([str(tmp_path / "layout")], capture_output=True,
-                                       text=True, check=True).stdout)
+    subprocess.run(
+        [
+            cc,
+            "-std=gnu11",
+            "-I",
+            str(ROOT / "include"),
+            "-o",
+            str(tmp_path / "layout"),
+            str(program),
+        ],
+        check=True,
+    )
+    values = json.loads(
+        subprocess.run(
+            [str(tmp_path / "layout")], capture_output=True, text=True, check=True
+        ).stdout
+    )
     assert len(values) == len(found) > 40
     for ((table, key), expr), value in zip(found.items(), values):
         assert getattr(_symmem, table)[key] == value, f"_symmem.{table}[{key!r}]: {expr}"
@@ -100,11 +123,26 @@ def asserts(found, sizes_only):
 @pytest.mark.skipif(_nvcc() is None, reason="no nvcc here (a CUDA toolkit)")
 def test_nvcc_sees_the_exported_layout_on_the_host_and_the_device(tmp_path):
     source = tmp_path / "layout.cu"
-    source.write_text('#include "symmem/device_layout.h"\n' + asserts(expressions(), False) +
-                      "__global__ void k() {}\n")
-    result = subprocess.run([_nvcc(), "-arch=sm_90", "-c", "-I", str(ROOT / "include"), "-o",
-                             str(tmp_path / "layout.o"), str(source)],
-                            capture_output=True, text=True, timeout=300)
+    source.write_text(
+        '#include "symmem/device_layout.h"\n'
+        + asserts(expressions(), False)
+        + "__global__ void k() {}\n"
+    )
+    result = subprocess.run(
+        [
+            _nvcc(),
+            "-arch=sm_90",
+            "-c",
+            "-I",
+            str(ROOT / "include"),
+            "-o",
+            str(tmp_path / "layout.o"),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -120,8 +158,10 @@ def test_nvrtc_sees_the_exported_sizes():
     # check the offsets it can.
     text = HEADER.read_text() + asserts(expressions(), True)
     program = ctypes.c_void_p()
-    assert nvrtc.nvrtcCreateProgram(ctypes.byref(program), text.encode(), b"layout.cu", 0,
-                                    None, None) == 0
+    assert (
+        nvrtc.nvrtcCreateProgram(ctypes.byref(program), text.encode(), b"layout.cu", 0, None, None)
+        == 0
+    )
     options = (ctypes.c_char_p * 2)(b"-arch=compute_90", b"-std=c++17")
     status = nvrtc.nvrtcCompileProgram(program, 2, options)
     size = ctypes.c_size_t()
@@ -141,9 +181,13 @@ def test_the_triton_engine_writes_no_layout_number():
     tree = ast.parse(path.read_text())
     written = []
     for node in tree.body:
-        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
-                and ast.unparse(node.value.func) == "tl.constexpr" and node.value.args
-                and isinstance(node.value.args[0], ast.Constant)):
+        if (
+            isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Call)
+            and ast.unparse(node.value.func) == "tl.constexpr"
+            and node.value.args
+            and isinstance(node.value.args[0], ast.Constant)
+        ):
             written += [t.id for t in node.targets if t.id not in TRITON_OWN_NUMBERS]
     assert not written, f"read these from _symmem's layout tables: {written}"
     # fail()'s PTX writes the error record at the exported offsets.

@@ -2,14 +2,19 @@
 peer's copy, read and written straight through the mapping (a store that
 nothing reads afterwards included: numba must not drop it as dead); off-heap
 memory and a bad PE raise the host call's exceptions."""
+
 import pytest
 
 from conftest import assert_all_ok, not_on_gpu, not_through_rma
 
 pytest.importorskip("numba")
-pytestmark = [not_on_gpu("@numba.njit device code runs on the host heap (the cpu and mpi backends)"),
-              not_through_rma("njit device calls reach the PEs of this node only (to others "
-                              "they raise: test_mpi_backend.py's njit test)")]
+pytestmark = [
+    not_on_gpu("@numba.njit device code runs on the host heap (the cpu and mpi backends)"),
+    not_through_rma(
+        "njit device calls reach the PEs of this node only (to others "
+        "they raise: test_mpi_backend.py's njit test)"
+    ),
+]
 
 PEER_ARRAY = """
     import numba

@@ -4,6 +4,7 @@ CUDA thread is a Python thread and each device call symmem's host call
 (python/symmem/device/numba/_simulator.py). Every PE checks what it got
 and the elements around it. Skipped where numba-cuda is not installed (CI
 installs only the test extras)."""
+
 import importlib.util
 
 import pytest
@@ -25,7 +26,9 @@ nxt, prv = (me + 1) % n, (me - 1) % n
 check(dev.GPU_UNAVAILABLE is None, dev.GPU_UNAVAILABLE)
 """
 
-RMA = HEAD + """
+RMA = (
+    HEAD
+    + """
 N = 64  # two warps
 def src_of(pe):
     return np.arange(N + 50, dtype=np.int64) * 3 + 1000 * pe
@@ -70,8 +73,11 @@ for a in (src, dst, pdst):
 ok()
 nvshmem.finalize()
 """
+)
 
-RING = HEAD + """
+RING = (
+    HEAD
+    + """
 R = 40
 src = nvshmem.array((R + 1,), dtype="int64")
 dst = nvshmem.array((R + 1,), dtype="int64")
@@ -113,8 +119,11 @@ check((big_dst[0] == -1).all(), f"row 0: {big_dst[0]}")
 ok()
 nvshmem.finalize()
 """
+)
 
-ATOMICS = HEAD + """
+ATOMICS = (
+    HEAD
+    + """
 T = 32
 counter = nvshmem.array((1,), dtype="int64")
 tickets = nvshmem.array((1,), dtype="int64")
@@ -157,8 +166,11 @@ if me == 0:
 ok()
 nvshmem.finalize()
 """
+)
 
-BARRIERS = HEAD + """
+BARRIERS = (
+    HEAD
+    + """
 P, T = 15, 8
 slots = nvshmem.array((T,), dtype="int64")
 slots[:] = -1
@@ -188,8 +200,11 @@ nvshmem.barrier_all()
 ok()
 nvshmem.finalize()
 """
+)
 
-MISUSE = HEAD + """
+MISUSE = (
+    HEAD
+    + """
 a = nvshmem.array((4,), dtype="int64")
 f = nvshmem.array((4,), dtype="float64")
 
@@ -224,10 +239,13 @@ check_equal(a, [5, 5, 7, 8], "put with keywords")
 ok()
 nvshmem.finalize()
 """
+)
 
 # Team collectives with the device calls' counts, team queries and
 # get_peer_array, against NumPy.
-COLLECTIVES = HEAD + """
+COLLECTIVES = (
+    HEAD
+    + """
 W = dev.Teams.TEAM_WORLD
 src = nvshmem.array((2 * n,), dtype="int64")
 red = nvshmem.array((3,), dtype="int64")
@@ -260,8 +278,11 @@ nvshmem.barrier_all()
 ok()
 nvshmem.finalize()
 """
+)
 
-EVERY_NAME = HEAD + """
+EVERY_NAME = (
+    HEAD
+    + """
 from symmem.device.numba import _stubs
 names = [x for x in dev.__all__
          if callable(getattr(dev, x)) and not isinstance(getattr(dev, x), type)]
@@ -271,10 +292,12 @@ check(not missing, f"no simulated function for {missing}")
 ok()
 nvshmem.finalize()
 """
+)
 
 
-@pytest.mark.parametrize("program", ["RMA", "RING", "ATOMICS", "BARRIERS", "MISUSE",
-                                     "COLLECTIVES", "EVERY_NAME"])
+@pytest.mark.parametrize(
+    "program", ["RMA", "RING", "ATOMICS", "BARRIERS", "MISUSE", "COLLECTIVES", "EVERY_NAME"]
+)
 def test_an_unchanged_cuda_jit_program_runs_in_the_simulator_at_2_pes(run_pes, program):
     result = run_pes(2, globals()[program], env=SIM, timeout=120)
     assert_all_ok(result, 2)

@@ -3,6 +3,7 @@ release_smem) and the device-side get_multicast_array in @numba.njit code
 on the cpu backend (issue 34: the two names NVSHMEM4Py's own device tests
 needed). A kernel that gives its staging memory and puts from it delivers
 the data; get_multicast_array fails the compile, naming the call and why."""
+
 import pytest
 
 from conftest import assert_all_ok, cpu_only

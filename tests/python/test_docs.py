@@ -5,6 +5,7 @@ it is one of the few calls that never raise); every name has a place in
 docs/reference/; and the Examples run, as doctests, on 2 PEs of the cpu
 backend. `make docs` builds the pages themselves (Sphinx, warnings as errors).
 """
+
 import builtins
 import enum
 import inspect
@@ -56,17 +57,21 @@ def is_function(obj):
 def test_every_public_name_has_a_summary_and_an_example(name):
     doc = doc_of(name)
     assert doc.strip(), f"symmem.{name} has no docstring"
-    assert not doc.startswith(("Enum where", "int(", "Create and return")), \
+    assert not doc.startswith(("Enum where", "int(", "Create and return")), (
         f"symmem.{name}'s docstring is inherited"
+    )
     found = sections(doc)
     assert "Example" in found or "Examples" in found, f"symmem.{name} has no Example section"
     example = found.get("Example", found.get("Examples"))
-    assert any(">>>" in line or line.endswith("::") for line in example), \
+    assert any(">>>" in line or line.endswith("::") for line in example), (
         f"symmem.{name}'s Example shows no code"
+    )
 
 
-@pytest.mark.parametrize("name", [n for n in symmem.__all__
-                                  if callable(getattr(symmem, n)) and n != "NvshmemStreamsType"])
+@pytest.mark.parametrize(
+    "name",
+    [n for n in symmem.__all__ if callable(getattr(symmem, n)) and n != "NvshmemStreamsType"],
+)
 def test_args_name_exactly_the_parameters(name):
     obj = getattr(symmem, name)
     if isinstance(obj, type) and issubclass(obj, enum.Enum):
@@ -76,8 +81,10 @@ def test_args_name_exactly_the_parameters(name):
     required = {p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
     documented = set(entries(sections(doc_of(name)).get("Args", [])))
     assert required <= documented, f"symmem.{name}: Args lacks {sorted(required - documented)}"
-    assert documented <= every, f"symmem.{name}: Args names {sorted(documented - every)}, " \
-                                f"which are not parameters of {inspect.signature(obj)}"
+    assert documented <= every, (
+        f"symmem.{name}: Args names {sorted(documented - every)}, "
+        f"which are not parameters of {inspect.signature(obj)}"
+    )
 
 
 @pytest.mark.parametrize("name", [n for n in symmem.__all__ if is_function(getattr(symmem, n))])
@@ -89,8 +96,9 @@ def test_raises_sections_name_real_exceptions(name):
     assert raises, f"symmem.{name} has no Raises section"
     for exc in raises:
         found = getattr(symmem, exc, getattr(builtins, exc, None))
-        assert isinstance(found, type) and issubclass(found, BaseException), \
+        assert isinstance(found, type) and issubclass(found, BaseException), (
             f"symmem.{name}: Raises names {exc!r}, which is no exception"
+        )
 
 
 def test_the_calls_that_never_raise_do_not():
@@ -99,8 +107,11 @@ def test_the_calls_that_never_raise_do_not():
 
 
 def test_every_public_name_is_in_the_reference():
-    text = "".join(open(os.path.join(REFERENCE, page)).read()
-                   for page in sorted(os.listdir(REFERENCE)) if page.endswith(".md"))
+    text = "".join(
+        open(os.path.join(REFERENCE, page)).read()
+        for page in sorted(os.listdir(REFERENCE))
+        if page.endswith(".md")
+    )
     documented = set(re.findall(r"^\.\. (?:auto\w+|py:\w+):: symmem\.(\w+)", text, re.M))
     missing = sorted(set(symmem.__all__) - documented)
     assert not missing, f"docs/reference/ has no entry for {missing}"
@@ -175,20 +186,30 @@ def test_examples_run_on_2_pes(tmp_path):
 # its parameters, a Raises section and an Example showing code.
 def device_functions():
     import symmem.device.numba as dev_numba
-    found = [(f"symmem.device.numba.{n}", getattr(dev_numba, n)) for n in dev_numba.__all__
-             if callable(getattr(dev_numba, n)) and not isinstance(getattr(dev_numba, n), type)]
+
+    found = [
+        (f"symmem.device.numba.{n}", getattr(dev_numba, n))
+        for n in dev_numba.__all__
+        if callable(getattr(dev_numba, n)) and not isinstance(getattr(dev_numba, n), type)
+    ]
     try:
         import triton  # noqa: F401
     except ImportError:
         return found
     import symmem.device.triton as dev_triton
-    return found + [(f"symmem.device.triton.{n}", getattr(dev_triton, n))
-                    for n in dev_triton.__all__
-                    if n in vars(dev_triton._api) and not isinstance(getattr(dev_triton, n), type)
-                    and hasattr(getattr(dev_triton, n), "fn")]
+
+    return found + [
+        (f"symmem.device.triton.{n}", getattr(dev_triton, n))
+        for n in dev_triton.__all__
+        if n in vars(dev_triton._api)
+        and not isinstance(getattr(dev_triton, n), type)
+        and hasattr(getattr(dev_triton, n), "fn")
+    ]
 
 
-@pytest.mark.parametrize("name,obj", device_functions(), ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    "name,obj", device_functions(), ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_device_functions_are_documented(name, obj):
     fn = getattr(obj, "fn", obj)  # a triton.jit function's Python function
     doc = inspect.getdoc(fn) or ""
@@ -196,8 +217,9 @@ def test_device_functions_are_documented(name, obj):
     found = sections(doc)
     params = [p.name for p in inspect.signature(fn).parameters.values()]
     if params:
-        assert set(entries(found.get("Args", []))) == set(params), \
+        assert set(entries(found.get("Args", []))) == set(params), (
             f"{name}: Args {entries(found.get('Args', []))} != parameters {params}"
+        )
     assert entries(found.get("Raises", [])), f"{name} has no Raises section"
     example = found.get("Example", [])
     assert any(line.endswith("::") for line in example), f"{name}'s Example shows no code block"

@@ -1,6 +1,7 @@
 """The environment table: python -m symmem info lists every variable with
 its default and where it applies; init refuses a malformed size, number or
 duration, naming it; durations take a unit."""
+
 import json
 import os
 import subprocess
@@ -12,8 +13,13 @@ from conftest import run_plain, wait_all, write_program
 
 
 def test_info_lists_every_variable_with_its_default_and_backend():
-    out = subprocess.run([sys.executable, "-m", "symmem", "info"], capture_output=True,
-                         text=True, check=True, env=dict(os.environ, SYMMEM_TIMEOUT="7")).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "symmem", "info"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=dict(os.environ, SYMMEM_TIMEOUT="7"),
+    ).stdout
     rows = _symmem.env_table()
     assert len(rows) > 30
     for name, default, applies_to, help_text in rows:
@@ -25,9 +31,18 @@ def test_info_lists_every_variable_with_its_default_and_backend():
             assert "7 (set)" in line, line
         elif default and not os.environ.get(name):
             assert default in line, line
-    for name in ("SYMMEM_BACKEND", "SYMMEM_SYMMETRIC_SIZE", "SYMMEM_GPU_KERNELS",
-                 "SYMMEM_GPU_BACKEND_LIB", "SYMMEM_NVSHMEM_WHEEL_LIB", "SYMMEM_LOCAL_RANK",
-                 "RANK", "OMPI_COMM_WORLD_RANK", "SLURM_PROCID", "PMI_RANK"):
+    for name in (
+        "SYMMEM_BACKEND",
+        "SYMMEM_SYMMETRIC_SIZE",
+        "SYMMEM_GPU_KERNELS",
+        "SYMMEM_GPU_BACKEND_LIB",
+        "SYMMEM_NVSHMEM_WHEEL_LIB",
+        "SYMMEM_LOCAL_RANK",
+        "RANK",
+        "OMPI_COMM_WORLD_RANK",
+        "SLURM_PROCID",
+        "PMI_RANK",
+    ):
         assert name in {row[0] for row in rows}, name
 
 
@@ -46,7 +61,9 @@ MALFORMED = [
 
 
 def test_malformed_values_are_refused_at_init(tmp_path):
-    prog = write_program(tmp_path, """
+    prog = write_program(
+        tmp_path,
+        """
         import json
         for name, value, takes in json.loads(sys.argv[1]):
             os.environ[name] = value
@@ -54,16 +71,20 @@ def test_malformed_values_are_refused_at_init(tmp_path):
                           nvshmem.init)
             del os.environ[name]
         print("ok")
-    """)
-    [(rc, out, err)] = wait_all([run_plain(prog, args=[json.dumps(MALFORMED)],
-                                           env={"SYMMEM_BACKEND": "cpu"})])
+    """,
+    )
+    [(rc, out, err)] = wait_all(
+        [run_plain(prog, args=[json.dumps(MALFORMED)], env={"SYMMEM_BACKEND": "cpu"})]
+    )
     assert rc == 0 and out.strip() == "ok", out + err
     assert "ignoring" not in err, err
 
 
 def test_durations_take_a_unit(tmp_path):
     # seconds by default; s, ms and min; the timeout then holds (300ms)
-    prog = write_program(tmp_path, """
+    prog = write_program(
+        tmp_path,
+        """
         for text, seconds in [("30s", 30), ("1.5", 1.5), ("250 ms", 0.25), ("2min", 120),
                               ("0", 0)]:
             os.environ["SYMMEM_TIMEOUT"] = text
@@ -80,17 +101,22 @@ def test_durations_take_a_unit(tmp_path):
         nvshmem.free_array(sig)
         nvshmem.finalize()
         print("ok")
-    """)
+    """,
+    )
     [(rc, out, err)] = wait_all([run_plain(prog, env={"SYMMEM_BACKEND": "cpu"})])
     assert rc == 0 and out.strip() == "ok", out + err
 
 
 def test_a_zero_heap_is_refused(tmp_path):
-    prog = write_program(tmp_path, """
+    prog = write_program(
+        tmp_path,
+        """
         msg = expect_raises(nvshmem.NvshmemInvalid, ["init:", "SYMMEM_SYMMETRIC_SIZE=0"],
                             nvshmem.init)
         print("raised:", msg)
-    """)
-    [(rc, out, err)] = wait_all([run_plain(prog, env={"SYMMEM_BACKEND": "cpu",
-                                                      "SYMMEM_SYMMETRIC_SIZE": "0"})])
+    """,
+    )
+    [(rc, out, err)] = wait_all(
+        [run_plain(prog, env={"SYMMEM_BACKEND": "cpu", "SYMMEM_SYMMETRIC_SIZE": "0"})]
+    )
     assert rc == 0 and "raised: " in out, out + err

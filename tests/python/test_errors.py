@@ -1,11 +1,11 @@
 """Every documented misuse raises NvshmemInvalid (a ValueError) and every
 runtime failure NvshmemError (a RuntimeError), with a message that names the
 PE and the call; and the library keeps working afterwards."""
+
 import pytest
 
 import symmem
-from conftest import (assert_all_ok, clean_env, cpu_only, not_on_gpu, run_plain, wait_all,
-                      write_program)
+from conftest import assert_all_ok, cpu_only, not_on_gpu, run_plain, wait_all, write_program
 
 
 def test_exception_types():
@@ -14,29 +14,34 @@ def test_exception_types():
     assert not issubclass(symmem.NvshmemInvalid, RuntimeError)
     assert not issubclass(symmem.NvshmemError, ValueError)
     import symmem.core as core
+
     assert core.NvshmemInvalid is symmem.NvshmemInvalid
     assert core.NvshmemError is symmem.NvshmemError
 
 
-@pytest.mark.parametrize("call, args", [
-    ("put", lambda np: (np.zeros(4), np.zeros(4), 0)),
-    ("get", lambda np: (np.zeros(4), np.zeros(4), 0)),
-    ("put_nbi", lambda np: (np.zeros(4), np.zeros(4), 0)),
-    ("get_nbi", lambda np: (np.zeros(4), np.zeros(4), 0)),
-    ("p", lambda np: (np.zeros(1), 1.0, 0)),
-    ("g", lambda np: (np.zeros(1), 0)),
-    ("barrier_all", lambda np: ()),
-    ("sync_all", lambda np: ()),
-    ("quiet", lambda np: ()),
-    ("fence", lambda np: ()),
-    ("array", lambda np: ((4,),)),
-    ("buffer", lambda np: (16,)),
-    ("signal_fetch", lambda np: (np.zeros(1, dtype="uint64"),)),
-    ("signal_op", lambda np: (np.zeros(1, dtype="uint64"), 1, 9, 0)),
-])
+@pytest.mark.parametrize(
+    "call, args",
+    [
+        ("put", lambda np: (np.zeros(4), np.zeros(4), 0)),
+        ("get", lambda np: (np.zeros(4), np.zeros(4), 0)),
+        ("put_nbi", lambda np: (np.zeros(4), np.zeros(4), 0)),
+        ("get_nbi", lambda np: (np.zeros(4), np.zeros(4), 0)),
+        ("p", lambda np: (np.zeros(1), 1.0, 0)),
+        ("g", lambda np: (np.zeros(1), 0)),
+        ("barrier_all", lambda np: ()),
+        ("sync_all", lambda np: ()),
+        ("quiet", lambda np: ()),
+        ("fence", lambda np: ()),
+        ("array", lambda np: ((4,),)),
+        ("buffer", lambda np: (16,)),
+        ("signal_fetch", lambda np: (np.zeros(1, dtype="uint64"),)),
+        ("signal_op", lambda np: (np.zeros(1, dtype="uint64"), 1, 9, 0)),
+    ],
+)
 def test_calls_before_init_raise(call, args):
     # This process never initialises symmem.
     import numpy as np
+
     assert not symmem._symmem.initialized()
     with pytest.raises(symmem.NvshmemInvalid) as info:
         getattr(symmem, call)(*args(np))
@@ -314,8 +319,10 @@ HEAP_FULL = """
 """
 
 
-@not_on_gpu("sizes the cpu engine's heap with SYMMEM_SYMMETRIC_SIZE (NVSHMEM's heap is sized by "
-          "NVSHMEM_SYMMETRIC_SIZE)")
+@not_on_gpu(
+    "sizes the cpu engine's heap with SYMMEM_SYMMETRIC_SIZE (NVSHMEM's heap is sized by "
+    "NVSHMEM_SYMMETRIC_SIZE)"
+)
 def test_heap_full(run_pes):
     assert_all_ok(run_pes(2, HEAP_FULL, env={"SYMMEM_SYMMETRIC_SIZE": "1M"}), 2)
 
@@ -376,10 +383,13 @@ def test_init_errors(tmp_path):
 
 def test_bad_backend_env(tmp_path):
     # SYMMEM_BACKEND names a backend that does not exist: init() says so.
-    prog = write_program(tmp_path, """
+    prog = write_program(
+        tmp_path,
+        """
         msg = expect_raises(nvshmem.NvshmemInvalid, ["init:", "tpu"], nvshmem.init)
         print("raised:", msg)
-    """)
+    """,
+    )
     [(rc, out, err)] = wait_all([run_plain(prog, env={"SYMMEM_BACKEND": "tpu"})])
     assert rc == 0, err
     assert out.startswith("raised: "), out + err
@@ -389,7 +399,9 @@ def test_bad_backend_env(tmp_path):
 def test_a_freed_array_on_the_private_side_raises(run_pes):
     """put's src and get's dst are private, but memory of a freed symmetric
     array must not be read or written through them."""
-    result = run_pes(2, """
+    result = run_pes(
+        2,
+        """
 import symmem as nvshmem
 nvshmem.init()
 me = nvshmem.my_pe()
@@ -403,14 +415,16 @@ expect_raises(nvshmem.NvshmemInvalid, ["get:", "dst", "freed", f"[pe {me}]"],
 nvshmem.free_array(kept)
 ok()
 nvshmem.finalize()
-""")
+""",
+    )
     assert_all_ok(result, 2)
 
 
-@cpu_only("checks the cpu backend's refusals of multicast, external registration and "
-          "interop.cupy")
+@cpu_only("checks the cpu backend's refusals of multicast, external registration and interop.cupy")
 def test_multicast_and_external_registration_say_why_they_cannot_run(run_pes):
-    result = run_pes(1, """
+    result = run_pes(
+        1,
+        """
 import symmem as nvshmem
 nvshmem.init()
 a = nvshmem.array((4,), dtype="float32")
@@ -431,7 +445,8 @@ expect_raises(NotImplementedError, ["interop.cupy.empty", "cpu"],
 nvshmem.free_array(a)
 ok()
 nvshmem.finalize()
-""")
+""",
+    )
     assert_all_ok(result, 1)
 
 
@@ -469,10 +484,12 @@ def test_symmem_debug_prints_each_error_once_where_it_is_found(run_pes, debug):
         if debug == "0":
             assert printed == [], result
             continue
-        wanted = [f"[pe {pe}] put: remote_pe=7 is outside [0, 2)",
-                  f"[pe {pe}] malloc: size=4398046511104 does not fit in the symmetric heap",
-                  f"[pe {pe}] ask_smem: amount='bogus' is not one of",
-                  f"[pe {pe}] team_split_strided: "]
+        wanted = [
+            f"[pe {pe}] put: remote_pe=7 is outside [0, 2)",
+            f"[pe {pe}] malloc: size=4398046511104 does not fit in the symmetric heap",
+            f"[pe {pe}] ask_smem: amount='bogus' is not one of",
+            f"[pe {pe}] team_split_strided: ",
+        ]
         assert len(printed) == len(wanted), result
         for line, start in zip(printed, wanted):
             assert line.startswith("symmem: " + start), (line, result)

@@ -1,12 +1,15 @@
 """A dead or stuck PE turns into an NvshmemError naming it, never a hang."""
+
 import re
 
 from conftest import ON_MPI, assert_all_ok, cpu_only, not_on_gpu
 
 # The cpu engine watches the other PEs while it waits; the gpu backend waits on
 # the GPU, where only SYMMEM_TIMEOUT bounds a wait.
-dead_peer_detection = not_on_gpu("relies on the host noticing, while it waits, that a peer "
-                                 "has died (the cpu engine and the mpi backend)")
+dead_peer_detection = not_on_gpu(
+    "relies on the host noticing, while it waits, that a peer "
+    "has died (the cpu engine and the mpi backend)"
+)
 
 # The PEs that survive catch the error, print it and exit 0; the launcher then
 # exits with the dead PE's status (137 = killed by SIGKILL).
@@ -127,8 +130,9 @@ TIMEOUT_IN_BARRIER = """
 
 @cpu_only("checks the cpu engine's barrier timeout, which names the PEs that have not arrived")
 def test_timeout_in_barrier(run_pes, tmp_path):
-    result = run_pes(2, TIMEOUT_IN_BARRIER, env={"SYMMEM_TIMEOUT": "1"}, timeout=40,
-                     args=[tmp_path / "done"])
+    result = run_pes(
+        2, TIMEOUT_IN_BARRIER, env={"SYMMEM_TIMEOUT": "1"}, timeout=40, args=[tmp_path / "done"]
+    )
     assert result.rc == 0, str(result)
     assert result.elapsed < 20, str(result)
     caught = [line for line in result.lines(0) if line.startswith("PE 0 caught: ")]
@@ -168,8 +172,13 @@ TIMEOUT_IN_FINALIZE = """
 
 @cpu_only("times the cpu engine's free in finalize")
 def test_timeout_in_finalize_names_finalize(run_pes, tmp_path):
-    result = run_pes(2, TIMEOUT_IN_FINALIZE, env={"SYMMEM_TIMEOUT": "1"}, timeout=40,
-                     args=[tmp_path / "timed_out"])
+    result = run_pes(
+        2,
+        TIMEOUT_IN_FINALIZE,
+        env={"SYMMEM_TIMEOUT": "1"},
+        timeout=40,
+        args=[tmp_path / "timed_out"],
+    )
     assert_all_ok(result, 2)
 
 
@@ -199,8 +208,10 @@ TIMEOUT_IN_WAITS = """
 """
 
 
-@not_on_gpu("after a timed-out wait the cpu engine works on; on the gpu backend the wait stays "
-          "queued on the stream, ahead of everything after it")
+@not_on_gpu(
+    "after a timed-out wait the cpu engine works on; on the gpu backend the wait stays "
+    "queued on the stream, ahead of everything after it"
+)
 def test_timeout_in_waits(run_pes):
     result = run_pes(1, TIMEOUT_IN_WAITS, env={"SYMMEM_TIMEOUT": "0.3"}, timeout=30)
     assert_all_ok(result, 1)

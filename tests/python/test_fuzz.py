@@ -7,6 +7,7 @@ ModuleNotFoundError for a missing torch), naming the call. Every PE makes the
 same calls (one seed), so collectives stay matched. Each bug this found
 (an ndarray taken for a module handle, a junk struct address read, ...) has
 its own test too."""
+
 import pytest
 
 from conftest import assert_all_ok, not_on_gpu

@@ -4,17 +4,20 @@ tests/gpu/mlir_device.py at 2 and 4 PEs, checking on every PE what it
 received for every call, dtype and scope; a dead peer during a CuTe wait;
 the four examples. Skipped without 2 GPUs or without the DSL (the CPU
 checks are test_cute_mlir.py). The helpers are test_gpu.py's."""
+
 import importlib.util
 
 import pytest
 
 from test_gpu import GPU_DIR, _assert_all_ok, _example_runs, _gpus_for, _launch, needs_gpus
 
-needs_cute = pytest.mark.skipif(importlib.util.find_spec("cutlass") is None,
-                                reason="nvidia-cutlass-dsl is not installed "
-                                       "(docs/testing.md: CuTe and numba-cuda-mlir)")
-needs_mlir = pytest.mark.skipif(importlib.util.find_spec("numba_cuda_mlir") is None,
-                                reason="numba-cuda-mlir is not installed")
+needs_cute = pytest.mark.skipif(
+    importlib.util.find_spec("cutlass") is None,
+    reason="nvidia-cutlass-dsl is not installed (docs/testing.md: CuTe and numba-cuda-mlir)",
+)
+needs_mlir = pytest.mark.skipif(
+    importlib.util.find_spec("numba_cuda_mlir") is None, reason="numba-cuda-mlir is not installed"
+)
 
 
 @needs_gpus
@@ -24,17 +27,26 @@ needs_mlir = pytest.mark.skipif(importlib.util.find_spec("numba_cuda_mlir") is N
 @pytest.mark.parametrize("engine", ["symmem", "nvshmem"])
 def test_cute_kernels_deliver_every_call_dtype_and_scope(engine, n):
     _gpus_for(n)
-    result = _launch(n, GPU_DIR / "cute_device.py", "all", timeout=1200,
-                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_CUTE_ENGINE": engine})
+    result = _launch(
+        n,
+        GPU_DIR / "cute_device.py",
+        "all",
+        timeout=1200,
+        env={"SYMMEM_BACKEND": "gpu", "SYMMEM_CUTE_ENGINE": engine},
+    )
     _assert_all_ok(result, n, f"OK (cute {engine}:")
 
 
 @needs_gpus
 @needs_cute
 def test_a_dead_peer_ends_a_waiting_cute_kernel():
-    result = _launch(2, GPU_DIR / "cute_device.py", "dead_peer", timeout=300,
-                     env={"SYMMEM_BACKEND": "gpu", "SYMMEM_CUTE_ENGINE": "symmem",
-                          "SYMMEM_TIMEOUT": "60"})
+    result = _launch(
+        2,
+        GPU_DIR / "cute_device.py",
+        "dead_peer",
+        timeout=300,
+        env={"SYMMEM_BACKEND": "gpu", "SYMMEM_CUTE_ENGINE": "symmem", "SYMMEM_TIMEOUT": "60"},
+    )
     out = result.stdout + result.stderr
     assert "PE 0 OK (cute dead peer" in out, out
     assert "a kernel stopped in the device call signal_wait: PE 1 died" in out, out

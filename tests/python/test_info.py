@@ -2,6 +2,7 @@
 init would choose here and why (as the C library decides it), the libraries
 that choice loads, the versions of the Python packages symmem works with, and
 the environment table; and python -m symmem's --version, --help and usage."""
+
 import ctypes
 import importlib.metadata
 import json
@@ -25,8 +26,13 @@ def symmem_cli(*args, env=None, drop=("SYMMEM_BACKEND",)):
     env sets it, without SYMMEM_BACKEND: the choice is auto's)."""
     full = {k: v for k, v in clean_env().items() if k not in drop}
     full.update(env or {})
-    return subprocess.run([sys.executable, "-m", "symmem", *args], capture_output=True,
-                          text=True, timeout=120, env=full)
+    return subprocess.run(
+        [sys.executable, "-m", "symmem", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=full,
+    )
 
 
 def info(env=None, **kw):
@@ -50,8 +56,14 @@ def ask_the_library(env=None, drop=("SYMMEM_BACKEND",)):
     """)
     full = {k: v for k, v in clean_env().items() if k not in drop}
     full.update(env or {})
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=120, env=full, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=full,
+        check=True,
+    ).stdout
     (chosen, error), (gpu, gpu_error) = json.loads(out)
     return chosen, error, gpu_error
 
@@ -68,6 +80,7 @@ def line_of(out, start):
 
 # ---------------------------------------------------------------- the backend
 
+
 def test_info_names_autos_choice_and_the_reason():
     out = info()
     chosen, error, gpu_error = ask_the_library()
@@ -80,8 +93,10 @@ def test_info_names_autos_choice_and_the_reason():
     else:
         assert gpu_error is None
         assert "a job with more than" in out
-    assert ("for a PE started here with this environment: launcher none, PE 0 of 1, "
-            "1 PE(s) on this host") in out
+    assert (
+        "for a PE started here with this environment: launcher none, PE 0 of 1, "
+        "1 PE(s) on this host"
+    ) in out
 
 
 def test_info_names_the_backend_the_user_asked_for():
@@ -112,8 +127,9 @@ def test_info_says_when_gpu_cannot_run():
 def test_info_reports_a_malformed_backend():
     out = info(env={"SYMMEM_BACKEND": "tpu"})
     assert "backend: (none)   (SYMMEM_BACKEND=tpu, set)" in out, out
-    assert ("why: init will raise: init: SYMMEM_BACKEND='tpu' is not one of 'cpu', 'gpu', "
-            "'mpi', 'auto'") in out, out
+    assert (
+        "why: init will raise: init: SYMMEM_BACKEND='tpu' is not one of 'cpu', 'gpu', 'mpi', 'auto'"
+    ) in out, out
 
 
 def test_info_describes_the_launchers_job():
@@ -121,14 +137,17 @@ def test_info_describes_the_launchers_job():
     # GPUs, so auto takes the cpu engine and says why.
     env = {"RANK": "5", "WORLD_SIZE": "64", "LOCAL_RANK": "5", "LOCAL_WORLD_SIZE": "64"}
     out = info(env=env)
-    assert ("for a PE started here with this environment: launcher torchrun, PE 5 of 64, "
-            "64 PE(s) on this host") in out, out
+    assert (
+        "for a PE started here with this environment: launcher torchrun, PE 5 of 64, "
+        "64 PE(s) on this host"
+    ) in out, out
     chosen, error, gpu_error = ask_the_library(env)
-    assert chosen == "cpu" and f"backend: cpu" in out, out
+    assert chosen == "cpu" and "backend: cpu" in out, out
     assert line_of(out, "why:").endswith(gpu_why(gpu_error))
 
 
 # ---------------------------------------------------------------- libraries
+
 
 def libcuda_loads():
     return ctypes_libcuda_error() is None
@@ -144,14 +163,16 @@ def test_info_lists_the_libraries():
     cuda = line_of(out, "CUDA driver")
     nvshmem = line_of(out, "libnvshmem")
     if libcuda_loads():
-        assert re.search(r"libcuda\.so[^ ]* \(CUDA \d+\.\d+; .*(\d+ device\(s\)|no devices)",
-                         cuda), cuda
+        assert re.search(
+            r"libcuda\.so[^ ]* \(CUDA \d+\.\d+; .*(\d+ device\(s\)|no devices)", cuda
+        ), cuda
     else:
         assert cuda.startswith("CUDA driver       not found (libcuda.so.1:"), cuda
     _, _, gpu_error = ask_the_library()
     if gpu_error is None:  # the gpu backend loaded libnvshmem: its path and version
-        assert re.search(r"libnvshmem_host\.so[^ ]* \(NVSHMEM \d+\.\d+\.\d+; from ", nvshmem), \
+        assert re.search(r"libnvshmem_host\.so[^ ]* \(NVSHMEM \d+\.\d+\.\d+; from ", nvshmem), (
             nvshmem
+        )
     else:
         assert "libnvshmem_host" in nvshmem, nvshmem
 
@@ -177,11 +198,11 @@ def test_cuda_driver_info_answers_as_the_loader_does():
     assert "libcuda.so" in driver["path"], driver
     assert isinstance(driver["version"], int) and driver["version"] >= 1000, driver
     if driver["devices"] is None:  # a driver without a GPU: cuInit's own error
-        assert re.match(r"^(cuInit|cuDeviceGetCount) failed: \S+ \(\d+\)$", driver["error"]), \
-            driver
+        assert re.match(r"^(cuInit|cuDeviceGetCount) failed: \S+ \(\d+\)$", driver["error"]), driver
     else:
-        assert driver["error"] is None and all(isinstance(n, str) and n
-                                               for n in driver["devices"]), driver
+        assert driver["error"] is None and all(
+            isinstance(n, str) and n for n in driver["devices"]
+        ), driver
 
 
 def test_info_prints_the_driver_lines_words():
@@ -220,28 +241,40 @@ def test_nvshmem_version_asks_only_a_loaded_library():
             print(error)
         print(loaded(path))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60, env=clean_env(), check=True).stdout.splitlines()
-    assert re.match(r"^nvshmem_version: path='.*\.so' is not loaded in this process$", out[0]), \
-        out
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=clean_env(),
+        check=True,
+    ).stdout.splitlines()
+    assert re.match(r"^nvshmem_version: path='.*\.so' is not loaded in this process$", out[0]), out
     assert out[1] == "False", out
     # Loaded, but not libnvshmem: the symbol is missing, named.
-    with pytest.raises(OSError, match=r"^nvshmem_version: path='.*' has no "
-                                      r"nvshmemx_vendor_get_version_info \("):
+    with pytest.raises(
+        OSError,
+        match=r"^nvshmem_version: path='.*' has no "
+        r"nvshmemx_vendor_get_version_info \(",
+    ):
         _symmem.nvshmem_version(_symmem.__file__)
 
 
-@pytest.mark.parametrize("path, words", [
-    ("", "nvshmem_version: path='' is empty"),
-    (None, "nvshmem_version: path of type NoneType is not a str"),
-    (b"/lib/libnvshmem_host.so.3", "nvshmem_version: path of type bytes is not a str"),
-])
+@pytest.mark.parametrize(
+    "path, words",
+    [
+        ("", "nvshmem_version: path='' is empty"),
+        (None, "nvshmem_version: path of type NoneType is not a str"),
+        (b"/lib/libnvshmem_host.so.3", "nvshmem_version: path of type bytes is not a str"),
+    ],
+)
 def test_nvshmem_version_refuses_what_is_no_path(path, words):
     with pytest.raises(ValueError, match="^" + re.escape(words)):
         _symmem.nvshmem_version(path)
 
 
 # ---------------------------------------------------------------- packages
+
 
 def installed_version(distribution):
     try:
@@ -254,12 +287,17 @@ def test_info_lists_the_python_packages():
     out = info()
     section = out.split("\nPython packages:\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert [line.split()[0] for line in section] == list(PACKAGES), section
-    for shown, distribution in (("NumPy", "numpy"), ("mpi4py", "mpi4py"),
-                                ("numba", "numba"), ("numba-cuda", "numba-cuda"),
-                                ("torch", "torch")):
+    for shown, distribution in (
+        ("NumPy", "numpy"),
+        ("mpi4py", "mpi4py"),
+        ("numba", "numba"),
+        ("numba-cuda", "numba-cuda"),
+        ("torch", "torch"),
+    ):
         version = installed_version(distribution) or "not installed"
         assert line_of(out, shown + " ").split(None, 1)[1] == version, section
     import numpy
+
     assert line_of(out, "NumPy").split()[1] == numpy.__version__
 
 
@@ -279,25 +317,34 @@ def test_info_imports_no_package(tmp_path):
     assert "broken" not in result.stdout + result.stderr
     assert line_of(result.stdout, "torch ") == "torch             9.8.7"
     if installed_version("cupy") is None and not any(
-            installed_version(f"cupy-cuda{v}x") for v in (11, 12, 13)):
-        assert line_of(result.stdout, "CuPy") == \
-            "CuPy              installed, version unknown (no package metadata)"
+        installed_version(f"cupy-cuda{v}x") for v in (11, 12, 13)
+    ):
+        assert (
+            line_of(result.stdout, "CuPy")
+            == "CuPy              installed, version unknown (no package metadata)"
+        )
 
 
 # ---------------------------------------------------------------- the table
 
+
 def test_info_prints_the_environment_table():
     out = info(env={"SYMMEM_SPIN_US": "33"})
-    for heading in ("set by you", "set by python -m symmem.run for each PE",
-                    "read from other launchers"):
+    for heading in (
+        "set by you",
+        "set by python -m symmem.run for each PE",
+        "read from other launchers",
+    ):
         assert f"\nenvironment variables {heading}:\n" in out, heading
     assert re.search(r"^  SYMMEM_SPIN_US +33 \(set\) +\[cpu\]$", out, re.M), out
     assert re.search(r"^  SYMMEM_RANK +\(unset\) +\[launcher\]$", out, re.M), out
-    assert ("and, for the program's code, RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE"
-            in out)
+    assert "and, for the program's code, RANK, LOCAL_RANK, WORLD_SIZE and LOCAL_WORLD_SIZE" in out
     rows = _symmem.env_table()
-    assert sum(1 for line in out.splitlines() if re.match(r"  [A-Z]", line)
-               and line.split()[0] in {row[0] for row in rows}) == len(rows)
+    assert sum(
+        1
+        for line in out.splitlines()
+        if re.match(r"  [A-Z]", line) and line.split()[0] in {row[0] for row in rows}
+    ) == len(rows)
 
 
 def test_only_what_you_set_is_set_by_you():
@@ -313,11 +360,13 @@ def test_only_what_you_set_is_set_by_you():
             assert section == "  (none)", section
         rest = out.split("\nenvironment variables you may set", 1)[1].split("\n\n", 1)[0]
         assert re.search(r"^  SYMMEM_BACKEND +auto +\[all\]$", rest, re.M), rest
-        assert re.search(r"^  SYMMEM_GPU_BACKEND_LIB +\S+ \(set by symmem\) +\[gpu\]$", rest,
-                         re.M), rest
+        assert re.search(
+            r"^  SYMMEM_GPU_BACKEND_LIB +\S+ \(set by symmem\) +\[gpu\]$", rest, re.M
+        ), rest
 
 
 # ---------------------------------------------------------------- the command line
+
 
 def test_no_command_is_info():
     result = symmem_cli()
@@ -328,8 +377,11 @@ def test_no_command_is_info():
 
 def test_version():
     result = symmem_cli("--version")
-    assert (result.returncode, result.stdout, result.stderr) == \
-        (0, f"symmem {_symmem.VERSION}\n", "")
+    assert (result.returncode, result.stdout, result.stderr) == (
+        0,
+        f"symmem {_symmem.VERSION}\n",
+        "",
+    )
 
 
 @pytest.mark.parametrize("flag", ["--help", "-h"])
@@ -338,18 +390,25 @@ def test_help_explains_the_commands(flag):
     assert result.returncode == 0 and result.stderr == "", result.stderr
     text = " ".join(result.stdout.split())
     assert text.startswith("usage: python -m symmem [-h] [--version] [info]"), text
-    for words in ("--version", "info (the default) what symmem finds on this machine",
-                  "the backend init would choose here", "python -m symmem.run -n N prog.py",
-                  "python -m symmem.bench"):
+    for words in (
+        "--version",
+        "info (the default) what symmem finds on this machine",
+        "the backend init would choose here",
+        "python -m symmem.run -n N prog.py",
+        "python -m symmem.bench",
+    ):
         assert words in text, words
 
 
-@pytest.mark.parametrize("args, words", [
-    (["bogus"], "invalid choice: 'bogus'"),
-    (["info", "extra"], "unrecognized arguments: extra"),
-    (["--nope"], "unrecognized arguments: --nope"),
-    (["info", "--verbose"], "unrecognized arguments: --verbose"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["bogus"], "invalid choice: 'bogus'"),
+        (["info", "extra"], "unrecognized arguments: extra"),
+        (["--nope"], "unrecognized arguments: --nope"),
+        (["info", "--verbose"], "unrecognized arguments: --verbose"),
+    ],
+)
 def test_bad_arguments_give_usage_and_exit_2(args, words):
     result = symmem_cli(*args)
     assert result.returncode == 2, result

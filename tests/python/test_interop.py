@@ -1,6 +1,7 @@
 """The interop factories (numpy; torch where installed, column-major tensors
 included; cupy's refusal on cpu, and its arrays on the gpu backend) and the
 seed notebook's examples in examples/."""
+
 import re
 from pathlib import Path
 
@@ -72,8 +73,10 @@ NUMPY_INTEROP = """
 """
 
 
-@not_on_gpu("symmem.interop.numpy, memoryviews of symmetric arrays and interop.cupy's refusal "
-          "are the cpu backend's")
+@not_on_gpu(
+    "symmem.interop.numpy, memoryviews of symmetric arrays and interop.cupy's refusal "
+    "are the cpu backend's"
+)
 @not_through_rma("it reads the peers' arrays through get_peer_array")
 @pytest.mark.parametrize("n", (1, 3))
 def test_numpy_interop(run_pes, n):
@@ -221,18 +224,28 @@ def test_resolver_takes_dense_tensors_in_either_order():
     column-major as NumPy arrays are taken; a tensor with gaps is refused."""
     torch = pytest.importorskip("torch")
     from symmem import _resolver
-    dense = [torch.arange(6.).reshape(3, 2).t(),                      # column-major 2-D
-             torch.arange(24).reshape(4, 3, 2).permute(2, 1, 0),      # column-major 3-D
-             torch.arange(24.).reshape(4, 6).t()[:, 1:3],             # its columns 1 and 2
-             torch.arange(6, dtype=torch.bfloat16).reshape(2, 3)]     # row-major
+
+    dense = [
+        torch.arange(6.0).reshape(3, 2).t(),  # column-major 2-D
+        torch.arange(24).reshape(4, 3, 2).permute(2, 1, 0),  # column-major 3-D
+        torch.arange(24.0).reshape(4, 6).t()[:, 1:3],  # its columns 1 and 2
+        torch.arange(6, dtype=torch.bfloat16).reshape(2, 3),
+    ]  # row-major
     for t in dense:
         address, nbytes, itemsize, name, readonly, keep = _resolver.resolve(t)
         assert (address, nbytes, itemsize, readonly, keep) == (
-            t.data_ptr(), t.numel() * t.element_size(), t.element_size(), False, t), t.stride()
+            t.data_ptr(),
+            t.numel() * t.element_size(),
+            t.element_size(),
+            False,
+            t,
+        ), t.stride()
         assert name == str(t.dtype).replace("torch.", "")
-    gaps = [torch.arange(24.).reshape(4, 6)[:, ::2],                   # every other column
-            torch.arange(24.).reshape(2, 3, 4).permute(0, 2, 1),      # neither order
-            torch.arange(24.).reshape(4, 6).t()[1:3]]                 # two rows of a column-major
+    gaps = [
+        torch.arange(24.0).reshape(4, 6)[:, ::2],  # every other column
+        torch.arange(24.0).reshape(2, 3, 4).permute(0, 2, 1),  # neither order
+        torch.arange(24.0).reshape(4, 6).t()[1:3],
+    ]  # two rows of a column-major
     for t in gaps:
         with pytest.raises(ValueError, match="not contiguous"):
             _resolver.resolve(t)

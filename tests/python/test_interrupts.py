@@ -10,6 +10,7 @@
   symmem when it died.
 Every wait here is bounded by SYMMEM_TIMEOUT and the launcher's --timeout.
 """
+
 import glob
 import os
 import pty
@@ -21,8 +22,16 @@ import time
 
 import pytest
 
-from conftest import (ON_MPI, clean_env, not_on_gpu, not_on_mpi, require_gpus, run_plain,
-                      wait_all, write_program)
+from conftest import (
+    ON_MPI,
+    clean_env,
+    not_on_gpu,
+    not_on_mpi,
+    require_gpus,
+    run_plain,
+    wait_all,
+    write_program,
+)
 
 # The PEs here wait on the cpu engine's futex loop; the gpu backend's waits
 # poll the GPU and are not covered here.
@@ -82,14 +91,16 @@ INTERRUPTED_WAIT = """
 
 
 @cpu_waits
-@pytest.mark.parametrize("wait", ["init", "signal_wait", "wait_until", "barrier_all", "reduce",
-                                  "finalize"])
+@pytest.mark.parametrize(
+    "wait", ["init", "signal_wait", "wait_until", "barrier_all", "reduce", "finalize"]
+)
 def test_sigint_interrupts_a_wait(run_pes, tmp_path, wait):
     if ON_MPI and wait == "init":
-        pytest.skip("not on the mpi backend: init waits inside MPI's own start-up "
-                    "(MPI_Init_thread, the windows), which Ctrl-C cannot interrupt")
-    result = run_pes(2, INTERRUPTED_WAIT, env=BOUND, timeout=60,
-                     args=[wait, tmp_path / "done"])
+        pytest.skip(
+            "not on the mpi backend: init waits inside MPI's own start-up "
+            "(MPI_Init_thread, the windows), which Ctrl-C cannot interrupt"
+        )
+    result = run_pes(2, INTERRUPTED_WAIT, env=BOUND, timeout=60, args=[wait, tmp_path / "done"])
     assert result.rc == 0, str(result)
     [line] = result.lines(0)
     assert line.startswith(f"PE 0 {wait}: KeyboardInterrupt() after "), str(result)
@@ -149,8 +160,11 @@ OWN_HANDLERS = """
 def test_own_signal_handlers_during_a_wait(run_pes, tmp_path):
     result = run_pes(2, OWN_HANDLERS, env=BOUND, timeout=60, args=[tmp_path / "flag"])
     assert result.rc == 0, str(result)
-    assert result.lines(0) == ["PE 0 raising handler: from the handler",
-                               "PE 0 quiet handler ran during the wait", "PE 0 OK"], str(result)
+    assert result.lines(0) == [
+        "PE 0 raising handler: from the handler",
+        "PE 0 quiet handler ran during the wait",
+        "PE 0 OK",
+    ], str(result)
     assert result.lines(1) == ["PE 1 OK"], str(result)
 
 
@@ -168,8 +182,9 @@ ALONE_IN_SIGNAL_WAIT = """
 
 @cpu_waits
 def test_sigint_ends_a_pe_without_launcher(tmp_path):
-    proc = run_plain(write_program(tmp_path, ALONE_IN_SIGNAL_WAIT),
-                     env=dict(BOUND, SYMMEM_BACKEND="cpu"))
+    proc = run_plain(
+        write_program(tmp_path, ALONE_IN_SIGNAL_WAIT), env=dict(BOUND, SYMMEM_BACKEND="cpu")
+    )
     try:
         assert proc.stdout.readline() == "waiting\n"
         time.sleep(0.3)  # into the wait's sleep
@@ -229,14 +244,18 @@ def where_reported(stderr, pe):
 
 
 @cpu_waits
-@not_on_mpi("symmem.run --backend mpi stops a job at its timeout without asking the PEs for "
-            "their stacks (_run_mpi.py)")
+@not_on_mpi(
+    "symmem.run --backend mpi stops a job at its timeout without asking the PEs for "
+    "their stacks (_run_mpi.py)"
+)
 def test_timeout_reports_where_each_pe_was(run_pes, tmp_path):
     program = write_program(tmp_path, THREE_STUCK_PES, prelude=False)
     result = run_pes(3, program, timeout=3, env=BOUND)
     assert result.rc == 124, str(result)
-    assert "symmem.run: timeout after 3 s: PEs still running: [0, 1, 2]; asking them for " \
-           "their stacks" in result.stderr, str(result)
+    assert (
+        "symmem.run: timeout after 3 s: PEs still running: [0, 1, 2]; asking them for "
+        "their stacks" in result.stderr
+    ), str(result)
     assert "symmem.run: where each PE still running was" in result.stderr, str(result)
     for pe, function in [(0, "in_barrier"), (1, "in_signal_wait"), (2, "sleeping")]:
         line = line_of(program, f"# PE {pe} stuck here")
@@ -244,23 +263,29 @@ def test_timeout_reports_where_each_pe_was(run_pes, tmp_path):
         # faulthandler's dump, prefixed like all the PE's output, then the report
         assert any(text.startswith("Current thread 0x") for text in err), str(result)
         assert f'  File "{program}", line {line} in {function}' in err, str(result)
-        assert where_reported(result.stderr, pe) == f"{program}, line {line} in {function}", \
-            str(result)
+        assert where_reported(result.stderr, pe) == f"{program}, line {line} in {function}", str(
+            result
+        )
 
 
 @cpu_waits
-@not_on_mpi("symmem.run --backend mpi stops a job at its timeout without asking the PEs for "
-            "their stacks (_run_mpi.py)")
+@not_on_mpi(
+    "symmem.run --backend mpi stops a job at its timeout without asking the PEs for "
+    "their stacks (_run_mpi.py)"
+)
 def test_timeout_names_a_pe_that_cannot_print_its_stack(run_pes, tmp_path):
     program = write_program(tmp_path, THREE_STUCK_PES, prelude=False)
     result = run_pes(3, program, timeout=3, env=dict(BOUND, STACKLESS="1"))
     assert result.rc == 124, str(result)
     line = line_of(program, "# PEs 0 and 1 stuck here")
     for pe in (0, 1):
-        assert where_reported(result.stderr, pe) == \
-            f"{program}, line {line} in <module> (in symmem's init)", str(result)
-    assert where_reported(result.stderr, 2) == \
-        "cannot print its stack (it has not imported symmem)", str(result)
+        assert (
+            where_reported(result.stderr, pe)
+            == f"{program}, line {line} in <module> (in symmem's init)"
+        ), str(result)
+    assert (
+        where_reported(result.stderr, 2) == "cannot print its stack (it has not imported symmem)"
+    ), str(result)
     # PEs 0 and 1, stopped in init, made the control segment and their heaps
     # (1 GiB files, sparse); the launcher removes them once they have exited
     [job] = [line.split()[1] for line in result.lines(2) if line.startswith("job ")]
@@ -270,10 +295,25 @@ def test_timeout_names_a_pe_that_cannot_print_its_stack(run_pes, tmp_path):
 def start_launcher(n, program, args=(), env=None, timeout=60):
     """Starts the launcher on program in a session of its own (no terminal:
     a SIGINT it gets comes from us alone); returns the Popen."""
-    cmd = [sys.executable, "-m", "symmem.run", "-n", str(n), "--timeout", str(timeout),
-           str(program), *map(str, args)]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=clean_env(dict(BOUND, **(env or {}))), start_new_session=True)
+    cmd = [
+        sys.executable,
+        "-m",
+        "symmem.run",
+        "-n",
+        str(n),
+        "--timeout",
+        str(timeout),
+        str(program),
+        *map(str, args),
+    ]
+    return subprocess.Popen(
+        cmd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(dict(BOUND, **(env or {}))),
+        start_new_session=True,
+    )
 
 
 def wait_for_files(paths, timeout=30):
@@ -309,8 +349,10 @@ CTRL_C = """
 
 
 @cpu_waits
-@not_on_mpi("symmem.run --backend mpi hands a Ctrl-C to mpirun as SIGTERM: the PEs end "
-            "without the KeyboardInterrupt tracebacks and stacks this test reads (_run_mpi.py)")
+@not_on_mpi(
+    "symmem.run --backend mpi hands a Ctrl-C to mpirun as SIGTERM: the PEs end "
+    "without the KeyboardInterrupt tracebacks and stacks this test reads (_run_mpi.py)"
+)
 def test_sigint_to_the_launcher(tmp_path):
     program = write_program(tmp_path, CTRL_C)
     proc = start_launcher(2, program, args=[tmp_path])
@@ -328,14 +370,16 @@ def test_sigint_to_the_launcher(tmp_path):
     assert "symmem.run: got SIGINT; stopping PEs [0, 1]" in err, report
     # PE 0: the KeyboardInterrupt traceback, raised in barrier_all
     assert "[pe 0] Traceback (most recent call last):" in err, report
-    assert f'[pe 0]   File "{program}", line {line_of(program, "# PE 0 here")}, in in_barrier' \
-        in err, report
+    assert (
+        f'[pe 0]   File "{program}", line {line_of(program, "# PE 0 here")}, in in_barrier' in err
+    ), report
     assert "[pe 0] KeyboardInterrupt" in err, report
     # PE 1 outlived the SIGINT: its stack, then SIGKILL
     assert "[pe 1] PE 1 ignores Ctrl-C" in out, report
     assert "[pe 1] Current thread 0x" in err, report
-    assert where_reported(err, 1) == f"{program}, line {line_of(program, '# PE 1 here')} in " \
-                                     "stubborn", report
+    assert (
+        where_reported(err, 1) == f"{program}, line {line_of(program, '# PE 1 here')} in stubborn"
+    ), report
     assert "    PE 0 (pid " not in err, report  # PE 0 had exited
 
 
@@ -371,12 +415,23 @@ def read_until_closed(fd, timeout):
 
 
 @cpu_waits
-@not_on_mpi("symmem.run --backend mpi hands a Ctrl-C to mpirun as SIGTERM: the PEs end "
-            "without the KeyboardInterrupt tracebacks and stacks this test reads (_run_mpi.py)")
+@not_on_mpi(
+    "symmem.run --backend mpi hands a Ctrl-C to mpirun as SIGTERM: the PEs end "
+    "without the KeyboardInterrupt tracebacks and stacks this test reads (_run_mpi.py)"
+)
 def test_ctrl_c_in_a_terminal(tmp_path):
     program = write_program(tmp_path, IN_A_TERMINAL)
-    cmd = [sys.executable, "-m", "symmem.run", "-n", "2", "--timeout", "60", str(program),
-           str(tmp_path)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "symmem.run",
+        "-n",
+        "2",
+        "--timeout",
+        "60",
+        str(program),
+        str(tmp_path),
+    ]
     try:
         pid, master = pty.fork()  # the child's controlling terminal is a new pty
     except OSError as error:
@@ -394,13 +449,17 @@ def test_ctrl_c_in_a_terminal(tmp_path):
     assert os.waitstatus_to_exitcode(status) == 128 + signal.SIGINT, out
     assert "symmem.run: got SIGINT; stopping PEs [0, 1]" in out, out
     for pe in (0, 1):
-        err = [line[len(f"[pe {pe}] "):] for line in out.splitlines()
-               if line.startswith(f"[pe {pe}] ")]
+        err = [
+            line[len(f"[pe {pe}] ") :]
+            for line in out.splitlines()
+            if line.startswith(f"[pe {pe}] ")
+        ]
         # one traceback, ending in one KeyboardInterrupt raised where the PE waited
         assert err.count("Traceback (most recent call last):") == 1, out
         assert err[-1] == "KeyboardInterrupt" and err.count("KeyboardInterrupt") == 1, out
-        assert f'  File "{program}", line {line_of(program, f"# PE {pe} here")}, in <module>' \
-            in err, out
+        assert (
+            f'  File "{program}", line {line_of(program, f"# PE {pe} here")}, in <module>' in err
+        ), out
     assert "failed first" not in out, out  # stopped by Ctrl-C, not failed
 
 

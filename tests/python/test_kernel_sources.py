@@ -9,6 +9,7 @@ includes it (nvcc). Needs no GPU: a small C program prints the strings the
 backend would pass, and NVRTC (of a CUDA toolkit or the CUDA wheel), ptxas
 and nvcc compile them. Each test skips, saying why, where its compiler is
 missing (docs/testing.md)."""
+
 import ctypes
 import glob
 import importlib.util
@@ -29,7 +30,8 @@ FLOATS = range(9, 13)
 OPS = 7  # symmem_reduce_op_t: sum, min, max, prod, and, or, xor (the last 3 bitwise)
 PROGRAMS = ("atomics_ptx", "put_signal_ptx", "move_cu", "nvshmem_atomics_cu", "reduce_cu")
 
-PRINTER = r"""
+PRINTER = (
+    r"""
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +44,15 @@ int main(int argc, char **argv)
         fputs(out, stdout);
         return 0;
     }
-""" + "".join(f'    if (strcmp(argv[1], "{name}") == 0) fputs(symmem__gpu_kernel_{name}, stdout);\n'
-              for name in PROGRAMS) + """    return 0;
+"""
+    + "".join(
+        f'    if (strcmp(argv[1], "{name}") == 0) fputs(symmem__gpu_kernel_{name}, stdout);\n'
+        for name in PROGRAMS
+    )
+    + """    return 0;
 }
 """
+)
 
 
 def _tool(name):
@@ -94,13 +101,28 @@ def printer(tmp_path_factory):
     (folder / "print_source.c").write_text(PRINTER)
     (folder / "kernel_sources.c").write_text(embed.kernel_sources())
     cc = sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc"
-    subprocess.run([cc, "-std=gnu11", "-Wall", "-Werror", "-I", str(ROOT / "include"),
-                    "-I", str(KERNELS), "-o", str(exe), str(folder / "print_source.c"),
-                    str(KERNELS / "programs.c"), str(folder / "kernel_sources.c")], check=True)
+    subprocess.run(
+        [
+            cc,
+            "-std=gnu11",
+            "-Wall",
+            "-Werror",
+            "-I",
+            str(ROOT / "include"),
+            "-I",
+            str(KERNELS),
+            "-o",
+            str(exe),
+            str(folder / "print_source.c"),
+            str(KERNELS / "programs.c"),
+            str(folder / "kernel_sources.c"),
+        ],
+        check=True,
+    )
 
     def source(*args):
-        return subprocess.run([str(exe), *map(str, args)], capture_output=True,
-                              check=True).stdout
+        return subprocess.run([str(exe), *map(str, args)], capture_output=True, check=True).stdout
+
     return source
 
 
@@ -140,8 +162,11 @@ def test_every_program_is_embedded_as_its_file_reads(printer):
         name = os.path.basename(path).replace(".", "_")
         text = printer(name).decode()
         assert text == embed.flatten(path), name
-        assert not [line for line in text.splitlines()
-                    if line.startswith('#include "') and "nvshmem" not in line], name
+        assert not [
+            line
+            for line in text.splitlines()
+            if line.startswith('#include "') and "nvshmem" not in line
+        ], name
 
 
 @needs_nvrtc
@@ -159,8 +184,9 @@ def test_the_own_reduce_compiles_for_every_op_of_a_dtype(printer, dtype):
 @needs_nvrtc
 @pytest.mark.skipif(PTXAS is None, reason="no ptxas here (a CUDA toolkit)")
 @pytest.mark.parametrize("dtype, op", [(11, 0), (10, 0), (9, 2), (12, 3), (1, 6), (8, 1), (0, 5)])
-def test_the_own_reduce_kernels_fit_their_launch_bounds_without_spills(printer, tmp_path,
-                                                                       dtype, op):
+def test_the_own_reduce_kernels_fit_their_launch_bounds_without_spills(
+    printer, tmp_path, dtype, op
+):
     # 512 threads a block (SYMMEM_COLL_THREADS): at most 128 registers a
     # thread, and what does not fit spills to local memory, which the loops
     # over up to 8 PEs' packs must not.
@@ -168,8 +194,18 @@ def test_the_own_reduce_kernels_fit_their_launch_bounds_without_spills(printer, 
     log = compile_with_nvrtc(printer(dtype, op), OWN_OPTIONS, ptx=ptx)
     assert log == "", log
     (tmp_path / "reduce.ptx").write_bytes(ptx[0])
-    result = subprocess.run([PTXAS, f"-arch={ARCH}", "-v", str(tmp_path / "reduce.ptx"), "-o",
-                             str(tmp_path / "reduce.cubin")], capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            PTXAS,
+            f"-arch={ARCH}",
+            "-v",
+            str(tmp_path / "reduce.ptx"),
+            "-o",
+            str(tmp_path / "reduce.cubin"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     kernels = {}
     for part in result.stderr.split("Compiling entry function '")[1:]:
@@ -177,11 +213,17 @@ def test_the_own_reduce_kernels_fit_their_launch_bounds_without_spills(printer, 
         spills = [int(x) for x in re.findall(r"(\d+) bytes spill (?:stores|loads)", part)]
         registers = re.search(r"Used (\d+) registers", part)
         kernels[name] = (sum(spills), int(registers.group(1)) if registers else 0)
-    assert set(kernels) == {"one_shot", "two_shot", "ll_reduce", "push_one_shot",
-                            "push_two_shot"}, result.stderr
+    assert set(kernels) == {
+        "one_shot",
+        "two_shot",
+        "ll_reduce",
+        "push_one_shot",
+        "push_two_shot",
+    }, result.stderr
     for name, (spilled, registers) in kernels.items():
-        assert spilled == 0 and registers <= 128, f"{name}: {spilled} bytes spilled, " \
-            f"{registers} registers\n{result.stderr}"
+        assert spilled == 0 and registers <= 128, (
+            f"{name}: {spilled} bytes spilled, {registers} registers\n{result.stderr}"
+        )
 
 
 @needs_nvrtc
@@ -194,27 +236,44 @@ def test_the_own_byte_movers_and_sync_compile(printer):
 
 
 @pytest.mark.skipif(PTXAS is None, reason="no ptxas here (a CUDA toolkit)")
-@pytest.mark.parametrize("name, kernels", [
-    ("atomics_ptx", 14), ("put_signal_ptx", 4)])
+@pytest.mark.parametrize("name, kernels", [("atomics_ptx", 14), ("put_signal_ptx", 4)])
 def test_the_ptx_modules_assemble(printer, tmp_path, name, kernels):
     source = printer(name)
     assert source.count(b".visible .entry ") == kernels
     (tmp_path / "module.ptx").write_bytes(source)
-    result = subprocess.run([PTXAS, f"-arch={ARCH}", str(tmp_path / "module.ptx"), "-o",
-                             str(tmp_path / "module.cubin")], capture_output=True, text=True)
+    result = subprocess.run(
+        [
+            PTXAS,
+            f"-arch={ARCH}",
+            str(tmp_path / "module.ptx"),
+            "-o",
+            str(tmp_path / "module.cubin"),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
 
 
 @needs_nvrtc
 def test_the_nvshmem_atomics_compile_against_nvshmem_s_headers(printer):
-    headers = [p for p in glob.glob(str(Path(sysconfig.get_paths()["purelib"]) / "nvidia" /
-                                        "nvshmem" / "include"))]
-    cuda = [d for d in ("/usr/local/cuda/include", "/usr/local/cuda/include/cccl")
-            if os.path.isdir(d)]
+    headers = [
+        p
+        for p in glob.glob(
+            str(Path(sysconfig.get_paths()["purelib"]) / "nvidia" / "nvshmem" / "include")
+        )
+    ]
+    cuda = [
+        d for d in ("/usr/local/cuda/include", "/usr/local/cuda/include/cccl") if os.path.isdir(d)
+    ]
     if not headers or len(cuda) < 2:
         pytest.skip("needs the nvidia-nvshmem wheel's headers and a CUDA toolkit's")
-    options = [f"-arch={ARCH}".encode(), b"-rdc=true", b"-std=c++17",
-               f"-I{headers[0]}".encode()] + [f"-I{d}".encode() for d in cuda]
+    options = [
+        f"-arch={ARCH}".encode(),
+        b"-rdc=true",
+        b"-std=c++17",
+        f"-I{headers[0]}".encode(),
+    ] + [f"-I{d}".encode() for d in cuda]
     log = compile_with_nvrtc(printer("nvshmem_atomics_cu"), options)
     assert log == "", log
 
@@ -224,8 +283,10 @@ def test_the_package_s_device_library_compiles_with_no_include_path():
     # symmem.device.numba's options (_library.py), and the plain ones a
     # CuPy RawKernel user's NVRTC takes.
     text = embed.package_copy(os.path.join("include", "symmem", "device.cuh")).encode()
-    for options in ([f"-arch={ARCH}".encode(), b"-rdc=true", b"-dlto"],
-                    [f"-arch={ARCH}".encode(), b"-rdc=true"]):
+    for options in (
+        [f"-arch={ARCH}".encode(), b"-rdc=true", b"-dlto"],
+        [f"-arch={ARCH}".encode(), b"-rdc=true"],
+    ):
         log = compile_with_nvrtc(text, options, b"symmem_device.cu")
         assert log == "", f"{options}:\n{log}"
 
@@ -235,10 +296,25 @@ def test_nvcc_compiles_a_kernel_including_symmem_device_cuh(tmp_path):
     # A CUDA C user's way: -I include, #include <symmem/device.cuh>; nvcc
     # checks device_layout.h's offsets on the host and the device.
     source = tmp_path / "user.cu"
-    source.write_text('#include <symmem/device.cuh>\n'
-                      'extern "C" __global__ void k(symmem_u64 st, symmem_u64 x)\n'
-                      '{ symmem_dev_put_block(st, x, x + 8, 8, 1); symmem_dev_barrier_all(st); }\n')
-    result = subprocess.run([NVCC, f"-arch={ARCH}", "-rdc=true", "-c", "-I", str(ROOT / "include"),
-                             "-o", str(tmp_path / "user.o"), str(source)],
-                            capture_output=True, text=True, timeout=300)
+    source.write_text(
+        '#include <symmem/device.cuh>\n'
+        'extern "C" __global__ void k(symmem_u64 st, symmem_u64 x)\n'
+        '{ symmem_dev_put_block(st, x, x + 8, 8, 1); symmem_dev_barrier_all(st); }\n'
+    )
+    result = subprocess.run(
+        [
+            NVCC,
+            f"-arch={ARCH}",
+            "-rdc=true",
+            "-c",
+            "-I",
+            str(ROOT / "include"),
+            "-o",
+            str(tmp_path / "user.o"),
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stdout + result.stderr

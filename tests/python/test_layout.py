@@ -1,5 +1,6 @@
 """The shape of the source tree: short files, no include circles, no
 symbolic links, and every environment variable read through the one table."""
+
 import os
 import re
 import subprocess
@@ -30,7 +31,7 @@ SOURCE_FOLDERS = ("src", "include", "python")
 # Files no one edits, each with why (the parts they are made of are checked).
 GENERATED = {
     "python/symmem/device/device.cuh": "the package's copy of include/symmem/device.cuh with "
-                                       "its parts inlined, written by setup.py (tools/embed.py)",
+    "its parts inlined, written by setup.py (tools/embed.py)",
 }
 
 
@@ -54,8 +55,9 @@ def long_source_files(root):
 
 def test_no_source_file_is_past_600_lines():
     long = {rel: n for rel, n in long_source_files(ROOT).items() if rel not in GENERATED}
-    assert not long, (f"past {LINE_LIMIT} lines, split by concept: "
-                      + ", ".join(f"{rel} ({n} lines)" for rel, n in sorted(long.items())))
+    assert not long, f"past {LINE_LIMIT} lines, split by concept: " + ", ".join(
+        f"{rel} ({n} lines)" for rel, n in sorted(long.items())
+    )
 
 
 def test_the_line_limit_covers_every_source_language(tmp_path):
@@ -77,16 +79,19 @@ def test_no_symbolic_link_in_the_tree():
     # A file needed in two places (include/symmem/device.cuh in the package)
     # is copied by the build (tools/embed.py), never linked.
     try:
-        listing = subprocess.run(["git", "ls-files", "-s"], cwd=ROOT, capture_output=True,
-                                 text=True, check=True).stdout
+        listing = subprocess.run(
+            ["git", "ls-files", "-s"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
     except (OSError, subprocess.CalledProcessError):
         listing = ""
-    links = [line.split("\t", 1)[1] for line in listing.splitlines()
-             if line.startswith("120000 ")]
+    links = [line.split("\t", 1)[1] for line in listing.splitlines() if line.startswith("120000 ")]
     for folder, dirs, names in os.walk(ROOT):
         dirs[:] = [d for d in dirs if not d.startswith((".", "build"))]
-        links += [os.path.relpath(os.path.join(folder, n), ROOT) for n in names + dirs
-                  if os.path.islink(os.path.join(folder, n))]
+        links += [
+            os.path.relpath(os.path.join(folder, n), ROOT)
+            for n in names + dirs
+            if os.path.islink(os.path.join(folder, n))
+        ]
     assert not links, f"copy these at build time instead: {sorted(set(links))}"
 
 
@@ -111,7 +116,8 @@ def test_no_include_circle():
         if state.get(node) == "done":
             return
         assert state.get(node) != "open", "include circle: " + " -> ".join(
-            os.path.relpath(p, ROOT) for p in trail + [node])
+            os.path.relpath(p, ROOT) for p in trail + [node]
+        )
         state[node] = "open"
         for child in graph.get(node, ()):
             visit(child, trail + [node])
@@ -139,8 +145,11 @@ def test_layers_include_only_what_they_may():
                 continue  # include/symmem: public
             to = layer_of(target)
             rel = os.path.relpath(target, SRC)
-            allowed = (to == layer or (layer == "extension" and rel == "core/internal.h")
-                       or (layer.startswith("backends/") and to == "core"))
+            allowed = (
+                to == layer
+                or (layer == "extension" and rel == "core/internal.h")
+                or (layer.startswith("backends/") and to == "core")
+            )
             if not allowed:
                 wrong.append(f"{os.path.relpath(path, ROOT)} includes {rel}")
     assert not wrong, wrong
@@ -148,8 +157,9 @@ def test_layers_include_only_what_they_may():
 
 def test_only_the_environment_table_calls_getenv():
     # Every variable symmem reads is listed (python -m symmem info shows it).
-    readers = sorted(os.path.relpath(p, ROOT) for p in c_files()
-                     if re.search(r"\bgetenv\s*\(", open(p).read()))
+    readers = sorted(
+        os.path.relpath(p, ROOT) for p in c_files() if re.search(r"\bgetenv\s*\(", open(p).read())
+    )
     assert readers == ["src/core/env.c"], readers
 
 
@@ -164,6 +174,7 @@ def ffi_uses(path):
     an import (also through __import__ or importlib.import_module), or an
     attribute named ctypes or ctypeslib (NumPy's arr.ctypes.data, np.ctypeslib)."""
     import ast
+
     found = []
     for node in ast.walk(ast.parse(open(path).read(), path)):
         names = []
@@ -171,15 +182,22 @@ def ffi_uses(path):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module:
             names = [node.module]
-        elif (isinstance(node, ast.Call) and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-              and getattr(node.func, "id", getattr(node.func, "attr", None))
-              in ("__import__", "import_module")):
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+            and getattr(node.func, "id", getattr(node.func, "attr", None))
+            in ("__import__", "import_module")
+        ):
             names = [node.args[0].value]
         elif isinstance(node, ast.Attribute) and node.attr in ("ctypes", "ctypeslib"):
             found.append(f"line {node.lineno}: .{node.attr}")
-        found += [f"line {node.lineno}: imports {name}" for name in names
-                  if name.split(".")[0] in FFI_MODULES]
+        found += [
+            f"line {node.lineno}: imports {name}"
+            for name in names
+            if name.split(".")[0] in FFI_MODULES
+        ]
     return found
 
 
@@ -195,10 +213,16 @@ def test_the_package_uses_no_ctypes_or_cffi():
 
 
 def test_the_ffi_check_finds_each_form(tmp_path):
-    forms = ["import ctypes", "import os, ctypes.util", "from ctypes import c_int",
-             "from cffi import FFI", "__import__('ctypes')",
-             "importlib.import_module('cffi')", "x = arr.ctypes.data",
-             "np.ctypeslib.as_array(x)"]
+    forms = [
+        "import ctypes",
+        "import os, ctypes.util",
+        "from ctypes import c_int",
+        "from cffi import FFI",
+        "__import__('ctypes')",
+        "importlib.import_module('cffi')",
+        "x = arr.ctypes.data",
+        "np.ctypeslib.as_array(x)",
+    ]
     for form in forms:
         path = tmp_path / "m.py"
         path.write_text(f'"""ctypes in a docstring is fine."""\n{form}\n')
@@ -223,10 +247,10 @@ def backend_name_tests(path):
     import ast
 
     def is_name(node):
-        return ((isinstance(node, ast.Constant) and node.value in BACKEND_NAMES)
-                or (isinstance(node, ast.Call)
-                    and getattr(node.func, "attr", getattr(node.func, "id", None))
-                    == "backend_name"))
+        return (isinstance(node, ast.Constant) and node.value in BACKEND_NAMES) or (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "backend_name"
+        )
 
     found = []
     for node in ast.walk(ast.parse(open(path).read(), path)):
@@ -241,8 +265,9 @@ def test_the_package_decides_by_capability_not_by_backend_name():
         for name in names:
             path = os.path.join(folder, name)
             rel = os.path.relpath(path, ROOT)
-            if not name.endswith(".py") or any(rel == r or rel.startswith(r + os.sep)
-                                               for r in NAME_REPORTS):
+            if not name.endswith(".py") or any(
+                rel == r or rel.startswith(r + os.sep) for r in NAME_REPORTS
+            ):
                 continue
             if found := backend_name_tests(path):
                 uses[rel] = found
@@ -250,20 +275,29 @@ def test_the_package_decides_by_capability_not_by_backend_name():
 
 
 def test_the_extension_decides_by_capability_not_by_backend_name():
-    found = [f"{os.path.relpath(p, ROOT)}: {line.strip()}"
-             for p in c_files(os.path.join(SRC, "extension"))
-             for line in open(p) if re.search(r'strcmp\([^;]*"(cpu|gpu)"', line)]
+    found = [
+        f"{os.path.relpath(p, ROOT)}: {line.strip()}"
+        for p in c_files(os.path.join(SRC, "extension"))
+        for line in open(p)
+        if re.search(r'strcmp\([^;]*"(cpu|gpu)"', line)
+    ]
     assert not found, found
 
 
 def test_the_backend_name_check_finds_each_form(tmp_path):
-    forms = ['_symmem.backend_name() == "gpu"', 'x = backend != "cpu"',
-             '"gpu" == name', 'b = _symmem.backend_name() in ("cpu",)',
-             'job["backend"] == "gpu"']
+    forms = [
+        '_symmem.backend_name() == "gpu"',
+        'x = backend != "cpu"',
+        '"gpu" == name',
+        'b = _symmem.backend_name() in ("cpu",)',
+        'job["backend"] == "gpu"',
+    ]
     for form in forms:
         path = tmp_path / "m.py"
         path.write_text(f'"""backend == "gpu" in a docstring is fine."""\n{form}\n')
         assert backend_name_tests(str(path)), form
-    path.write_text('"""Prints the name."""\nprint(f"backend {_symmem.backend_name()}")\n'
-                    'ok = "device_memory" in _symmem.capabilities()\n')
+    path.write_text(
+        '"""Prints the name."""\nprint(f"backend {_symmem.backend_name()}")\n'
+        'ok = "device_memory" in _symmem.capabilities()\n'
+    )
     assert backend_name_tests(str(path)) == []

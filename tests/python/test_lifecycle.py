@@ -1,5 +1,6 @@
 """init/finalize, init_status, get_version, my_pe/n_pes, Teams, barriers, and the
 symmem.core alias, at 1..4 PEs."""
+
 import pytest
 
 import symmem
@@ -11,33 +12,68 @@ N_PES = (1, 2, 3, 4)
 def test_enum_values():
     Teams, S = symmem.Teams, symmem.InitStatus
     assert [(t.name, int(t)) for t in Teams] == [
-        ("TEAM_INVALID", -1), ("TEAM_WORLD", 0), ("TEAM_SHARED", 1), ("TEAM_NODE", 2),
-        ("TEAM_SAME_MYPE_NODE", 3), ("TEAM_SAME_GPU", 4), ("TEAM_GPU_LEADERS", 5)]
-    assert (S.STATUS_NOT_INITIALIZED, S.STATUS_IS_BOOTSTRAPPED, S.STATUS_IS_INITIALIZED,
-            S.STATUS_LIMITED_MPG, S.STATUS_FULL_MPG) == (0, 1, 2, 3, 4)
+        ("TEAM_INVALID", -1),
+        ("TEAM_WORLD", 0),
+        ("TEAM_SHARED", 1),
+        ("TEAM_NODE", 2),
+        ("TEAM_SAME_MYPE_NODE", 3),
+        ("TEAM_SAME_GPU", 4),
+        ("TEAM_GPU_LEADERS", 5),
+    ]
+    assert (
+        S.STATUS_NOT_INITIALIZED,
+        S.STATUS_IS_BOOTSTRAPPED,
+        S.STATUS_IS_INITIALIZED,
+        S.STATUS_LIMITED_MPG,
+        S.STATUS_FULL_MPG,
+    ) == (0, 1, 2, 3, 4)
     assert hasattr(S, "STATUS_INVALID")
     assert int(S.STATUS_INVALID) not in (0, 1, 2, 3, 4)
     assert (int(symmem.SignalOp.SIGNAL_SET), int(symmem.SignalOp.SIGNAL_ADD)) == (9, 10)
     C = symmem.ComparisonType
     assert [(c.name, int(c)) for c in C] == [
-        ("CMP_EQ", 0), ("CMP_NE", 1), ("CMP_GT", 2), ("CMP_LE", 3), ("CMP_LT", 4), ("CMP_GE", 5)]
+        ("CMP_EQ", 0),
+        ("CMP_NE", 1),
+        ("CMP_GT", 2),
+        ("CMP_LE", 3),
+        ("CMP_LT", 4),
+        ("CMP_GE", 5),
+    ]
 
 
 def test_status_and_version_before_init():
     # Only queries here: this process never initialises symmem.
     assert symmem.init_status() == symmem.InitStatus.STATUS_NOT_INITIALIZED
     v = symmem.get_version()
-    for field in ("openshmem_spec_version", "nvshmem4py_version", "libnvshmem_version",
-                  "symmem_version", "backend"):
+    for field in (
+        "openshmem_spec_version",
+        "nvshmem4py_version",
+        "libnvshmem_version",
+        "symmem_version",
+        "backend",
+    ):
         assert isinstance(getattr(v, field), str), field
     assert v.symmem_version == symmem.__version__
 
 
 def test_core_alias_module():
     import symmem.core as core
+
     assert core.core is core
-    for name in ("array", "put", "get", "init", "finalize", "signal_wait", "Teams",
-                 "NvshmemError", "NvshmemInvalid", "interop", "get_unique_id", "barrier_all"):
+    for name in (
+        "array",
+        "put",
+        "get",
+        "init",
+        "finalize",
+        "signal_wait",
+        "Teams",
+        "NvshmemError",
+        "NvshmemInvalid",
+        "interop",
+        "get_unique_id",
+        "barrier_all",
+    ):
         assert hasattr(core, name), name
         assert hasattr(core.core, name), name
     assert core.core.array is symmem.array

@@ -1,5 +1,6 @@
 """buffer/free, array/bytearray/free_array/array_get_buffer, get_peer_buffer/
 get_peer_array, and what finalize() does with leaks, at 1..4 PEs."""
+
 import pytest
 
 from conftest import assert_all_ok, not_on_gpu, not_through_rma
@@ -80,8 +81,10 @@ BUFFERS = """
 """
 
 
-@not_on_gpu("checks the buffer protocol and host DLPack of Buffers in host memory (a Buffer in "
-          "device memory refuses the buffer protocol)")
+@not_on_gpu(
+    "checks the buffer protocol and host DLPack of Buffers in host memory (a Buffer in "
+    "device memory refuses the buffer protocol)"
+)
 @pytest.mark.parametrize("n", N_PES)
 def test_buffers(run_pes, n):
     assert_all_ok(run_pes(n, BUFFERS), n)

@@ -3,6 +3,7 @@ other arguments, or another collective, raises NvshmemInvalid (status
 ERR_MISMATCH) on every PE, naming each PE and what it called; a PE that has
 called finalize() makes the others' collectives raise at once, naming it,
 even while it keeps running."""
+
 import pytest
 
 from conftest import assert_all_ok, cpu_only
@@ -202,16 +203,22 @@ nvshmem.finalize()
 @pytest.mark.parametrize("order", ("first", "during"))
 @pytest.mark.parametrize("n", (2, 3))
 def test_finalize_while_others_call_collectives(run_pes, tmp_path, n, order):
-    result = run_pes(n, FINALIZE_EARLY, timeout=60, env={"SYMMEM_TIMEOUT": "20"},
-                     args=[tmp_path, order])
+    result = run_pes(
+        n, FINALIZE_EARLY, timeout=60, env={"SYMMEM_TIMEOUT": "20"}, args=[tmp_path, order]
+    )
     assert_all_ok(result, n)
 
 
 @fingerprints
 def test_finalize_detected_without_the_fingerprint_check(run_pes, tmp_path):
     # SYMMEM_CHECK=0 takes out the fingerprints, not the finalize() rule
-    result = run_pes(2, FINALIZE_EARLY, timeout=60,
-                     env={"SYMMEM_TIMEOUT": "20", "SYMMEM_CHECK": "0"}, args=[tmp_path, "first"])
+    result = run_pes(
+        2,
+        FINALIZE_EARLY,
+        timeout=60,
+        env={"SYMMEM_TIMEOUT": "20", "SYMMEM_CHECK": "0"},
+        args=[tmp_path, "first"],
+    )
     assert_all_ok(result, 2)
 
 
@@ -260,5 +267,6 @@ nvshmem.finalize()
 
 @fingerprints
 def test_symmem_check_0_turns_the_check_off(run_pes):
-    assert_all_ok(run_pes(2, UNCHECKED, timeout=60, env={"SYMMEM_CHECK": "0",
-                                                         "SYMMEM_TIMEOUT": "20"}), 2)
+    assert_all_ok(
+        run_pes(2, UNCHECKED, timeout=60, env={"SYMMEM_CHECK": "0", "SYMMEM_TIMEOUT": "20"}), 2
+    )

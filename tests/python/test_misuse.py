@@ -13,6 +13,7 @@ argument, once prefixed with the PE, and leaves every PE's memory as it was.
    arguments, the atomics' missing arguments, UniqueID.from_bytes, the seeds'
    put form with a NumPy integer, test()'s comparison value, the prefix.
 """
+
 import pytest
 
 from conftest import assert_all_ok, cpu_only, not_on_gpu, not_through_rma
@@ -36,7 +37,9 @@ COMMON = """
 
 # ---------------------------------------------------------------- item 1
 
-FREED = COMMON + """
+FREED = (
+    COMMON
+    + """
     FREED = "refers to symmetric memory that was freed"
     a = nvshmem.array((8,), dtype="int64")
     sig = nvshmem.array((1,), dtype="uint64")
@@ -116,6 +119,7 @@ FREED = COMMON + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 @not_through_rma("it reads the peers' arrays through get_peer_array")
@@ -124,7 +128,9 @@ def test_freed_arrays_are_refused_after_reuse(run_pes, n):
     assert_all_ok(run_pes(n, FREED), n)
 
 
-FINALIZED = COMMON + """
+FINALIZED = (
+    COMMON
+    + """
     FREED = "refers to symmetric memory that was freed (free, free_array, free_tensor or finalize"
     kept = nvshmem._symmem.malloc(64)       # not tracked: finalize does not free it
     arr = nvshmem.array((8,), dtype="int64")
@@ -164,6 +170,7 @@ FINALIZED = COMMON + """
         warnings.simplefilter("ignore")  # arr: finalize reports the leak
         nvshmem.finalize()
 """
+)
 
 
 @not_on_gpu("reads NumPy arrays' .base and re-initialises the cpu backend")
@@ -171,7 +178,9 @@ def test_memory_kept_across_finalize_is_refused(run_pes):
     assert_all_ok(run_pes(2, FINALIZED), 2)
 
 
-TORCH = COMMON + """
+TORCH = (
+    COMMON
+    + """
     import torch
     t = nvshmem.tensor((8,), dtype=torch.int64)
     view = t[2:]
@@ -191,6 +200,7 @@ TORCH = COMMON + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 @not_on_gpu("torch CPU tensors over the cpu backend's heap")
@@ -198,10 +208,13 @@ def test_freed_tensors_are_refused_after_reuse(run_pes):
     pytest.importorskip("torch")
     assert_all_ok(run_pes(2, TORCH), 2)
 
+
 # ---------------------------------------------------------------- item 2
 
 
-FORMATS = COMMON + """
+FORMATS = (
+    COMMON
+    + """
     NOT_NUMBERS, SWAPPED = "which is not numbers", "not this machine's"
     READ_ONLY = "is read-only, and the call writes it"
     a = nvshmem.array((8,), dtype="int64")
@@ -284,6 +297,7 @@ FORMATS = COMMON + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 @not_on_gpu("NumPy's object, structured, void and read-only host arrays")
@@ -292,7 +306,9 @@ def test_formats_byte_order_and_read_only(run_pes, n):
     assert_all_ok(run_pes(n, FORMATS), n)
 
 
-DTYPES_REFUSED = COMMON + """
+DTYPES_REFUSED = (
+    COMMON
+    + """
     # array() and bytearray() refuse a dtype that is not numbers before they
     # allocate (collectively): nothing is left live, finalize finds no leak.
     pair = np.dtype([("x", "i4"), ("y", "i4")])
@@ -313,16 +329,20 @@ DTYPES_REFUSED = COMMON + """
         nvshmem.finalize()
     check(not caught, f"finalize found leaks: {[str(w.message) for w in caught]}")
 """
+)
 
 
 @pytest.mark.parametrize("n", (1, 2))
 def test_array_refuses_dtypes_before_allocating(run_pes, n):
     assert_all_ok(run_pes(n, DTYPES_REFUSED), n)
 
+
 # ---------------------------------------------------------------- item 3
 
 
-OFFSETS = COMMON + """
+OFFSETS = (
+    COMMON
+    + """
     a = nvshmem.array((8,), dtype="int64")
     a[:] = xp().asarray(values(me, "int64"))
     nvshmem.barrier_all()
@@ -346,16 +366,20 @@ OFFSETS = COMMON + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 @pytest.mark.parametrize("n", (1, 2))
 def test_atomic_offsets_are_checked_exactly(run_pes, n):
     assert_all_ok(run_pes(n, OFFSETS), n)
 
+
 # ---------------------------------------------------------------- item 4
 
 
-CONTRACT = COMMON + """
+CONTRACT = (
+    COMMON
+    + """
     a = nvshmem.array((8,), dtype="int64")
     a[:] = 0
     buf = nvshmem.buffer(16)
@@ -464,6 +488,7 @@ CONTRACT = COMMON + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 @not_on_gpu("NumPy host arrays and objects with the buffer protocol")
@@ -488,10 +513,13 @@ UNCOMMITTED = """
 def test_a_carried_reason_gets_one_prefix(run_pes):
     assert_all_ok(run_pes(1, UNCOMMITTED, env={"SYMMEM_SYMMETRIC_SIZE": "8T"}), 1)
 
+
 # ---------------------------------------------------------------- found by test_property.py
 
 
-FOUND = COMMON + """
+FOUND = (
+    COMMON
+    + """
     # A peer view of a size-0 allocation is empty (it raised NotImplementedError
     # with the text of an earlier call's error).
     empty, nothing = nvshmem.array((0,), dtype="int32"), nvshmem.buffer(0)
@@ -530,6 +558,7 @@ FOUND = COMMON + """
     ok()
     nvshmem.finalize()
 """
+)
 
 
 @pytest.mark.parametrize("n", (2, 3))

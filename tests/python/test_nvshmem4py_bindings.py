@@ -5,6 +5,7 @@ signals on a stream, the typed atomics and collectives, and teams through
 config and handle addresses. Each PE reads what it received through host
 addresses (ctypes), so these run on the cpu backend; every error the calls
 document is raised on each PE by itself, naming the call and the PE."""
+
 import re
 import subprocess
 import sys
@@ -14,8 +15,16 @@ import pytest
 
 import symmem
 from _launch import assert_all_ok, run_pes
-from conftest import (PRELUDE, clean_env, cpu_only, not_on_gpu, not_on_mpi, run_plain,
-                      wait_all, write_program)
+from conftest import (
+    PRELUDE,
+    clean_env,
+    cpu_only,
+    not_on_gpu,
+    not_on_mpi,
+    run_plain,
+    wait_all,
+    write_program,
+)
 
 host_addresses = not_on_gpu("the PEs read symmetric memory through host addresses")
 
@@ -29,7 +38,9 @@ def at(address, count, ctype=ctypes.c_int64):
     return np.ctypeslib.as_array((ctype * count).from_address(address))
 """
 
-BINDINGS = COMMON + """
+BINDINGS = (
+    COMMON
+    + """
 attr = B.InitAttr()
 B.hostlib_init_attr(0, attr.ptr)                  # 0: the launcher's environment
 check(B.init_status() == int(nvshmem.InitStatus.STATUS_IS_INITIALIZED), "init_status")
@@ -263,6 +274,7 @@ B.hostlib_finalize()
 check(B.init_status() != int(nvshmem.InitStatus.STATUS_IS_INITIALIZED), "finalized")
 ok(me)
 """
+)
 
 
 @host_addresses
@@ -275,7 +287,10 @@ def test_bindings_on_pes(tmp_path, n):
 # The test makes the unique id (as test_bootstrap.py's uid tests do) and each
 # PE starts through NVSHMEM4Py's own sequence: uniqueid, set_attr_uniqueid_args,
 # hostlib_init_attr(INIT_WITH_UNIQUEID).
-UID = PRELUDE + COMMON + """
+UID = (
+    PRELUDE
+    + COMMON
+    + """
 rank, nranks, uid_file = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 uid = B.uniqueid()
 raw = open(uid_file, "rb").read()
@@ -293,11 +308,14 @@ B.free(box)
 B.hostlib_finalize()
 print(f"PE {rank} OK", flush=True)
 """
+)
 
 
 @host_addresses
-@not_on_mpi("plain processes that meet by a unique id are no MPI job; the mpi backend's PEs "
-            "are the processes of one (mpirun, srun)")
+@not_on_mpi(
+    "plain processes that meet by a unique id are no MPI job; the mpi backend's PEs "
+    "are the processes of one (mpirun, srun)"
+)
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("n", (2, 3))
 def test_bindings_unique_id_start(tmp_path, n):
@@ -310,7 +328,9 @@ def test_bindings_unique_id_start(tmp_path, n):
         assert rc == 0 and f"PE {rank} OK" in out, f"PE {rank}: rc={rc}\n{out}\n{err}"
 
 
-MPI = COMMON + """
+MPI = (
+    COMMON
+    + """
 from mpi4py import MPI
 comm = MPI.COMM_WORLD
 handle = (ctypes.c_int if MPI._sizeof(MPI.Comm) == ctypes.sizeof(ctypes.c_int) else
@@ -330,6 +350,7 @@ B.free(dst)
 B.hostlib_finalize()
 print(f"PE {comm.Get_rank()} OK", flush=True)
 """
+)
 
 
 @host_addresses
@@ -341,17 +362,22 @@ def test_bindings_mpi_start(tmp_path):
     pytest.importorskip("mpi4py")
     prog = write_program(tmp_path, MPI)
     env = clean_env({"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"})
-    proc = subprocess.run([str(mpiexec), "-n", "2", "--oversubscribe", sys.executable,
-                           str(prog)], capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [str(mpiexec), "-n", "2", "--oversubscribe", sys.executable, str(prog)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
     for rank in range(2):
         assert f"PE {rank} OK" in proc.stdout, proc.stdout
 
 
-
 # ---------------------------------------------------------------- memory_at
 # The raw pointer contract the bindings read and write addresses through
 # (_symmem.memory_at), in this process, before any init.
+
 
 def address_of(array):
     return array.__array_interface__["data"][0]
@@ -362,36 +388,41 @@ def test_memory_at_round_trip_on_a_real_buffer():
 
     import numpy as np
     from symmem import _symmem
+
     buf = np.zeros(4, dtype=np.int64)
     view = _symmem.memory_at(address_of(buf) + 8, 16, writable=True)
     assert (view.nbytes, view.format, view.readonly) == (16, "B", False)
-    struct.pack_into("=qq", view, 0, -5, 2**40)           # write through the view...
-    assert buf.tolist() == [0, -5, 2**40, 0]               # ...lands in the buffer
-    buf[3] = 77                                            # and the buffer's writes show
+    struct.pack_into("=qq", view, 0, -5, 2**40)  # write through the view...
+    assert buf.tolist() == [0, -5, 2**40, 0]  # ...lands in the buffer
+    buf[3] = 77  # and the buffer's writes show
     back = np.frombuffer(_symmem.memory_at(address_of(buf), 32), dtype=np.int64)
     assert back.tolist() == [0, -5, 2**40, 77] and not back.flags.writeable
     assert _symmem.memory_at(address_of(buf), 0).nbytes == 0
-    with pytest.raises(TypeError):                         # read-only unless writable=True
+    with pytest.raises(TypeError):  # read-only unless writable=True
         _symmem.memory_at(address_of(buf), 8)[0] = 1
 
 
-@pytest.mark.parametrize("args, kw, words", [
-    ((0, 8), {}, "memory_at: address=0 is NULL"),
-    ((-8, 8), {}, "memory_at: address=-8 is negative"),
-    ((2**64, 1), {}, "memory_at: address=18446744073709551616 is wider than a pointer"),
-    ((2**64 - 8, 16), {}, "memory_at: address=0xfffffffffffffff8 with nbytes=16 runs past"),
-    ((4096, -1), {}, "memory_at: nbytes=-1 must be >= 0"),
-    (("0x1000", 8), {}, "memory_at: address must be an int, got str"),
-    ((True, 8), {}, "memory_at: address must be an int, got bool"),
-    ((4096, 8.0), {}, "memory_at: nbytes must be an int, got float"),
-    ((4096, 8), {"writable": 1}, "memory_at: writable must be True or False, got int"),
-    ((4096, 8), {}, "memory_at: [0x1000, +8) is not memory this process has mapped"),
-    ((4096, 8), {"call": "team_init"}, "team_init: [0x1000, +8) is not memory this process"),
-    ((4096, 8), {"call": 5}, "memory_at: call of type int is not a str"),
-    ((4096,), {}, "memory_at: missing required argument 'nbytes'"),
-])
+@pytest.mark.parametrize(
+    "args, kw, words",
+    [
+        ((0, 8), {}, "memory_at: address=0 is NULL"),
+        ((-8, 8), {}, "memory_at: address=-8 is negative"),
+        ((2**64, 1), {}, "memory_at: address=18446744073709551616 is wider than a pointer"),
+        ((2**64 - 8, 16), {}, "memory_at: address=0xfffffffffffffff8 with nbytes=16 runs past"),
+        ((4096, -1), {}, "memory_at: nbytes=-1 must be >= 0"),
+        (("0x1000", 8), {}, "memory_at: address must be an int, got str"),
+        ((True, 8), {}, "memory_at: address must be an int, got bool"),
+        ((4096, 8.0), {}, "memory_at: nbytes must be an int, got float"),
+        ((4096, 8), {"writable": 1}, "memory_at: writable must be True or False, got int"),
+        ((4096, 8), {}, "memory_at: [0x1000, +8) is not memory this process has mapped"),
+        ((4096, 8), {"call": "team_init"}, "team_init: [0x1000, +8) is not memory this process"),
+        ((4096, 8), {"call": 5}, "memory_at: call of type int is not a str"),
+        ((4096,), {}, "memory_at: missing required argument 'nbytes'"),
+    ],
+)
 def test_memory_at_refuses_what_is_no_address(args, kw, words):
     from symmem import NvshmemInvalid, _symmem
+
     with pytest.raises(ValueError, match="^" + re.escape(words)) as info:
         _symmem.memory_at(*args, **kw)
     assert isinstance(info.value, NvshmemInvalid)
@@ -402,6 +433,7 @@ def test_memory_at_refuses_a_stale_address():
     # its address is then stale, and reading it would crash the process.
     import numpy as np
     from symmem import NvshmemInvalid, _symmem
+
     big = np.ones(64 << 20, dtype=np.uint8)
     address = address_of(big)
     assert bytes(_symmem.memory_at(address + (32 << 20), 4)) == b"\x01" * 4
@@ -416,13 +448,14 @@ def test_bindings_write_their_out_parameters_through_memory_at():
     import numpy as np
     import symmem.bindings as B
     from symmem import _symmem
+
     ints = np.full(3, -7, dtype=np.int32)
     at = [address_of(ints) + 4 * k for k in range(3)]
     B.vendor_get_version_info(*at)
     assert ints.tolist() == [int(p) for p in _symmem.VERSION.split(".")]
     B.info_get_version(at[0], at[1])
     assert ints[:2].tolist() == [int(p) for p in _symmem.OPENSHMEM_SPEC_VERSION.split(".")]
-    name = np.full(256, 0xff, dtype=np.uint8)
+    name = np.full(256, 0xFF, dtype=np.uint8)
     B.info_get_name(address_of(name))
     assert name.tobytes().split(b"\0")[0].decode() == symmem.get_name()
     key = np.zeros(1, dtype=np.uint64)
@@ -444,19 +477,27 @@ def read_only_page():
     import mmap
 
     import numpy as np
+
     page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ)
     return page, address_of(np.frombuffer(page, dtype=np.uint8))
 
 
-@pytest.mark.parametrize("name, args, words", [
-    ("query_thread", lambda ro, ok: (ro,), "query_thread: provided: "),
-    ("info_get_name", lambda ro, ok: (ro,), "info_get_name: name: "),
-    ("team_get_uniqueid", lambda ro, ok: (ro,), "team_get_uniqueid: uniqueid: "),
-    ("get_uniqueid", lambda ro, ok: (ro,), "get_uniqueid: uniqueid: "),
-    ("info_get_version", lambda ro, ok: (ok, ro), "info_get_version: minor: "),
-    ("vendor_get_version_info", lambda ro, ok: (ok, ok, ro), "vendor_get_version_info: patch: "),
-    ("set_attr_uniqueid_args", lambda ro, ok: (0, 1, ok, ro), "set_attr_uniqueid_args: "),
-])
+@pytest.mark.parametrize(
+    "name, args, words",
+    [
+        ("query_thread", lambda ro, ok: (ro,), "query_thread: provided: "),
+        ("info_get_name", lambda ro, ok: (ro,), "info_get_name: name: "),
+        ("team_get_uniqueid", lambda ro, ok: (ro,), "team_get_uniqueid: uniqueid: "),
+        ("get_uniqueid", lambda ro, ok: (ro,), "get_uniqueid: uniqueid: "),
+        ("info_get_version", lambda ro, ok: (ok, ro), "info_get_version: minor: "),
+        (
+            "vendor_get_version_info",
+            lambda ro, ok: (ok, ok, ro),
+            "vendor_get_version_info: patch: ",
+        ),
+        ("set_attr_uniqueid_args", lambda ro, ok: (0, 1, ok, ro), "set_attr_uniqueid_args: "),
+    ],
+)
 def test_bindings_refuse_a_read_only_out_parameter(name, args, words):
     # Mapped, so msync's check passes; writing there would crash the process.
     # Every out-parameter is checked before any is written.
@@ -465,6 +506,7 @@ def test_bindings_refuse_a_read_only_out_parameter(name, args, words):
     import numpy as np
     import symmem.bindings as B
     from symmem import NvshmemInvalid
+
     page, ro = read_only_page()
     ints = np.full(64, -7, dtype=np.int32)
     with pytest.raises(NvshmemInvalid, match="^" + re.escape(words)) as info:
@@ -481,14 +523,18 @@ def test_memory_at_refuses_to_write_a_range_with_a_read_only_page():
     import mmap
     import numpy as np
     from symmem import NvshmemInvalid, _symmem
+
     size = mmap.PAGESIZE
     pages = mmap.mmap(-1, 2 * size)
     start = address_of(np.frombuffer(pages, dtype=np.uint8))
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
     assert libc.mprotect(start + size, size, mmap.PROT_READ) == 0, ctypes.get_errno()
-    with pytest.raises(NvshmemInvalid, match=rf"^memory_at: \[{start + 8:#x}, \+{2 * size - 16}\) "
-                                             r"is mapped read-only"):
+    with pytest.raises(
+        NvshmemInvalid,
+        match=rf"^memory_at: \[{start + 8:#x}, \+{2 * size - 16}\) "
+        r"is mapped read-only",
+    ):
         _symmem.memory_at(start + 8, 2 * size - 16, writable=True)
     _symmem.memory_at(start, size, writable=True)[:8] = b"12345678"
     assert bytes(_symmem.memory_at(start, 2 * size))[:8] == b"12345678"

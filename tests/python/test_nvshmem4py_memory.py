@@ -2,6 +2,7 @@
 deallocate and get_peer_buffer, an NvshmemStream as a call's stream, the
 queries after init, and torch tensors made with morder="F" (put into,
 viewed on a peer and freed). Each PE checks the data it received."""
+
 import pytest
 
 from _launch import assert_all_ok, run_pes

@@ -3,12 +3,20 @@ made, Teams.keys(), team_destroy by name, NVSHMEM4Py's default names, a
 name given twice, refused names, TeamUniqueId as NVSHMEM4Py's teams_test
 reads it, and a strided split reaching beyond a split parent. Each PE
 checks the data a collective over the named team gives it."""
+
 import pytest
 
 from _launch import assert_all_ok, run_pes
 
-PREDEFINED = ["TEAM_INVALID", "TEAM_WORLD", "TEAM_SHARED", "TEAM_NODE", "TEAM_SAME_MYPE_NODE",
-              "TEAM_SAME_GPU", "TEAM_GPU_LEADERS"]
+PREDEFINED = [
+    "TEAM_INVALID",
+    "TEAM_WORLD",
+    "TEAM_SHARED",
+    "TEAM_NODE",
+    "TEAM_SAME_MYPE_NODE",
+    "TEAM_SAME_GPU",
+    "TEAM_GPU_LEADERS",
+]
 
 NAMES = f"""
 W = Teams.TEAM_WORLD

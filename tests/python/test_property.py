@@ -24,6 +24,7 @@ Each run draws a fresh seed (printed on failure). Replay one with
 SYMMEM_PROPERTY_SEED=<seed> SYMMEM_PROPERTY_PES=<n> (SYMMEM_PROPERTY_STEPS
 sets the steps of each run).
 """
+
 import os
 import random
 
@@ -55,36 +56,53 @@ def run_seed(n, run):
 def report(result, seed, n, steps, trail):
     """What a failed run says: the seed and how to replay it, the failure the
     PEs printed, the launcher's report, and each PE's last steps."""
-    lines = [f"seed={seed} on {n} PEs, {steps} steps: replay with SYMMEM_PROPERTY_SEED={seed} "
-             f"SYMMEM_PROPERTY_PES={n} SYMMEM_PROPERTY_STEPS={steps} "
-             "pytest tests/python/test_property.py", f"rc={result.rc}"]
+    lines = [
+        f"seed={seed} on {n} PEs, {steps} steps: replay with SYMMEM_PROPERTY_SEED={seed} "
+        f"SYMMEM_PROPERTY_PES={n} SYMMEM_PROPERTY_STEPS={steps} "
+        "pytest tests/python/test_property.py",
+        f"rc={result.rc}",
+    ]
     text = result.stderr.splitlines()
     failures = [i for i, line in enumerate(text) if "PROPERTY FAILURE" in line]
     if failures:  # the first PE's failure, with every PE's call
         first = text[failures[0]]
-        prefix = first[:first.index("] ") + 2] if first.startswith("[pe ") else ""
-        lines.append(first[first.index("PROPERTY FAILURE"):])
-        lines += [line for line in text[failures[0] + 1:failures[0] + 3 * n + 6]
-                  if line.startswith(prefix + "  ")]
+        prefix = first[: first.index("] ") + 2] if first.startswith("[pe ") else ""
+        lines.append(first[first.index("PROPERTY FAILURE") :])
+        lines += [
+            line
+            for line in text[failures[0] + 1 : failures[0] + 3 * n + 6]
+            if line.startswith(prefix + "  ")
+        ]
     for pe in range(n):
         path = f"{trail}.{pe}"
         last = open(path).read().splitlines()[-3:] if os.path.exists(path) else []
         lines.append(f"PE {pe}'s last steps: " + " | ".join(last))
-    lines += ["--- stdout (end) ---", result.stdout[-6000:], "--- stderr (end) ---",
-              result.stderr[-8000:]]
+    lines += [
+        "--- stdout (end) ---",
+        result.stdout[-6000:],
+        "--- stderr (end) ---",
+        result.stderr[-8000:],
+    ]
     return "\n".join(lines)
 
 
-@not_on_mpi("its model expects the cpu backend's answers: get_version().backend, the words "
-            "of its refusals, get_peer_array reaching every PE")
+@not_on_mpi(
+    "its model expects the cpu backend's answers: get_version().backend, the words "
+    "of its refusals, get_peer_array reaching every PE"
+)
 @not_on_gpu("a model of the cpu backend's NumPy arrays; PEs outnumber GPUs")
 @pytest.mark.parametrize("n, run", RUNS, ids=[f"{n}pes-{run}" for n, run in RUNS])
 def test_random_calls_keep_the_contract(tmp_path, n, run):
     seed = run_seed(n, run)
     steps = int(os.environ.get("SYMMEM_PROPERTY_STEPS", STEPS // 2 if SANITIZED else STEPS))
     trail = tmp_path / "trail"
-    result = launch(n, PROGRAM, timeout=LIMIT, args=(seed, steps, trail),
-                    env={"SYMMEM_TIMEOUT": "20", "SYMMEM_SYMMETRIC_SIZE": "256M"})
+    result = launch(
+        n,
+        PROGRAM,
+        timeout=LIMIT,
+        args=(seed, steps, trail),
+        env={"SYMMEM_TIMEOUT": "20", "SYMMEM_SYMMETRIC_SIZE": "256M"},
+    )
     assert result.rc == 0, report(result, seed, n, steps, trail)
     for pe in range(n):
         done = [line for line in result.lines(pe) if line.startswith(f"PE {pe} OK calls=")]

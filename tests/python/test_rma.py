@@ -1,6 +1,7 @@
 """put/get/put_nbi/get_nbi in all call forms, slices, p/g, quiet/flush/fence,
 at 1..4 PEs and for every dtype NumPy has from the contract. Each PE checks
 what it received and prints "PE k OK"."""
+
 import pytest
 
 from conftest import assert_all_ok, not_on_gpu
@@ -379,8 +380,10 @@ STREAMS = """
 """
 
 
-@not_on_gpu("passes made-up stream handles (7, and objects that name it), which only the "
-          "cpu engine may ignore; tests/gpu/smoke.py puts on real CUDA streams")
+@not_on_gpu(
+    "passes made-up stream handles (7, and objects that name it), which only the "
+    "cpu engine may ignore; tests/gpu/smoke.py puts on real CUDA streams"
+)
 def test_stream_forms(run_pes):
     assert_all_ok(run_pes(2, STREAMS), 2)
 
@@ -513,7 +516,10 @@ TORCH_DTYPES = """
 
 
 def test_torch_copies_between_two_dtypes_are_refused(run_pes):
-    pytest.importorskip("torch", reason="torch is not installed: NumPy (and CuPy on the gpu "
-                                        "backend) cover the same check in "
-                                        "test_copies_between_two_dtypes_are_refused")
+    pytest.importorskip(
+        "torch",
+        reason="torch is not installed: NumPy (and CuPy on the gpu "
+        "backend) cover the same check in "
+        "test_copies_between_two_dtypes_are_refused",
+    )
     assert_all_ok(run_pes(2, TORCH_DTYPES), 2)

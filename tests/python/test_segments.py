@@ -6,6 +6,7 @@ bytes of the control segment's header.
 The PEs here start without the launcher, from torchrun's variables, with a
 MASTER_PORT of their own per test: that names their files (job_name), which
 the tests then look at, plant or remove."""
+
 import functools
 import glob
 import mmap
@@ -116,8 +117,13 @@ def port():
 
 
 def torch_env(port, rank=None, n=2, **extra):
-    env = {"SYMMEM_BACKEND": "cpu", "WORLD_SIZE": str(n), "MASTER_ADDR": "127.0.0.1",
-           "MASTER_PORT": str(port), "SYMMEM_TIMEOUT": "30"}
+    env = {
+        "SYMMEM_BACKEND": "cpu",
+        "WORLD_SIZE": str(n),
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": str(port),
+        "SYMMEM_TIMEOUT": "30",
+    }
     if rank is not None:
         env["RANK"] = str(rank)
     env.update(extra)
@@ -131,8 +137,13 @@ def start(program, env, args=(), command=None):
     full.pop("SYMMEM_JOB_SECRET", None)
     full.update(env)
     command = command or [sys.executable, str(program)]
-    return subprocess.Popen([*command, *map(str, args)], env=full, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [*command, *map(str, args)],
+        env=full,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def wait_for(paths, proc, timeout=30):
@@ -147,7 +158,7 @@ def wait_for(paths, proc, timeout=30):
 def start_time(pid):
     """/proc/<pid>/stat field 22, as the library records it."""
     text = Path(f"/proc/{pid}/stat").read_text()
-    return int(text[text.rindex(")") + 2:].split()[19])
+    return int(text[text.rindex(")") + 2 :].split()[19])
 
 
 def raised(result):
@@ -167,15 +178,18 @@ def check_ring(results, n):
 
 # ---------------------------------------------------------------- 6: a full /dev/shm
 
+
 @functools.lru_cache(maxsize=None)
 def private_shm_refusal():
     """Why a private tmpfs cannot be mounted over /dev/shm here ("" if it can)."""
     if shutil.which("unshare") is None:
         return "no unshare command"
-    probe = subprocess.run(["unshare", "-Urm", "sh", "-c", "mount -t tmpfs -o size=64k "
-                            "tmpfs /dev/shm"], capture_output=True, text=True)
-    return "" if probe.returncode == 0 else ("unshare -Urm + mount tmpfs: "
-                                             + probe.stderr.strip())
+    probe = subprocess.run(
+        ["unshare", "-Urm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs /dev/shm"],
+        capture_output=True,
+        text=True,
+    )
+    return "" if probe.returncode == 0 else ("unshare -Urm + mount tmpfs: " + probe.stderr.strip())
 
 
 FULL_SHM = """
@@ -204,13 +218,18 @@ def test_a_nearly_full_dev_shm_is_an_error_not_a_signal(tmp_path, n, fails_in, r
     if private_shm_refusal():
         pytest.skip(private_shm_refusal())
     prog = write_program(tmp_path, FULL_SHM)
-    fill = (f"{sys.executable} -c \"import os; fd = os.open('/dev/shm/filler', os.O_CREAT | "
-            f"os.O_WRONLY, 0o600); os.posix_fallocate(fd, 0, {128 - room_kib} * 1024)\"")
-    script = (f"mount -t tmpfs -o size=128k tmpfs /dev/shm && {fill} && exec {sys.executable} "
-              f"-m symmem.run -n {n} --timeout 60 {prog}")
+    fill = (
+        f"{sys.executable} -c \"import os; fd = os.open('/dev/shm/filler', os.O_CREAT | "
+        f"os.O_WRONLY, 0o600); os.posix_fallocate(fd, 0, {128 - room_kib} * 1024)\""
+    )
+    script = (
+        f"mount -t tmpfs -o size=128k tmpfs /dev/shm && {fill} && exec {sys.executable} "
+        f"-m symmem.run -n {n} --timeout 60 {prog}"
+    )
     env = clean_env({"SYMMEM_BACKEND": "cpu", "SYMMEM_TIMEOUT": "20"})
-    proc = subprocess.run(["unshare", "-Urm", "sh", "-c", script], capture_output=True,
-                          text=True, timeout=90, env=env)
+    proc = subprocess.run(
+        ["unshare", "-Urm", "sh", "-c", script], capture_output=True, text=True, timeout=90, env=env
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "SIGBUS" not in proc.stderr
     for pe in range(n):
@@ -221,12 +240,15 @@ def test_a_nearly_full_dev_shm_is_an_error_not_a_signal(tmp_path, n, fails_in, r
             assert "No space left on device" in line, line
         else:
             assert line.startswith(f"[pe {pe}] array raised: [pe {pe}] "), line
-            assert re.search(r"array: (cannot commit 65536 bytes of shared memory in /dev/shm: "
-                             r"No space left on device|PE \d could not commit 65536 bytes)",
-                             line), line
+            assert re.search(
+                r"array: (cannot commit 65536 bytes of shared memory in /dev/shm: "
+                r"No space left on device|PE \d could not commit 65536 bytes)",
+                line,
+            ), line
 
 
 # ---------------------------------------------------------------- 7: stale files
+
 
 def test_a_job_killed_during_init_leaves_nothing_that_blocks_the_next(tmp_path, port):
     prog = write_program(tmp_path, RING)
@@ -250,8 +272,9 @@ def test_a_pe_whose_init_times_out_leaves_no_files(tmp_path, port, rank):
     # heap, and removes both, whichever PE it is (PE 0 alone used to)
     prog = write_program(tmp_path, INIT_FAILS)
     [result] = wait_all([start(prog, torch_env(port, rank, SYMMEM_TIMEOUT="1"))], 30)
-    assert f"[pe {rank}] init: timed out after 1.0 s; PEs that never started: {1 - rank}" \
-        in raised(result), result
+    assert f"[pe {rank}] init: timed out after 1.0 s; PEs that never started: {1 - rank}" in raised(
+        result
+    ), result
     assert job_files(port) == []
 
 
@@ -260,10 +283,11 @@ def test_a_live_job_is_not_stale_and_a_lost_claim_changes_nothing(tmp_path, port
     first = start(prog, torch_env(port, 0))
     wait_for([ctl_path(port), ctl_path(port)[:-3] + "*-heap0"], first)
     # A second PE 0 of the same launcher: the slot is taken by a running process.
-    second = raised(wait_all([start(write_program(tmp_path, INIT_FAILS),
-                                     torch_env(port, 0))])[0])
-    assert (f"init: PE 0 of job {job_name(port)} is already taken by process {first.pid} "
-            "(running): two processes were started as PE 0") in second, second
+    second = raised(wait_all([start(write_program(tmp_path, INIT_FAILS), torch_env(port, 0))])[0])
+    assert (
+        f"init: PE 0 of job {job_name(port)} is already taken by process {first.pid} "
+        "(running): two processes were started as PE 0"
+    ) in second, second
     # The first one's slot is intact: with PE 1 the job runs.
     check_ring(wait_all([first, start(prog, torch_env(port, 1))], 60), 2)
     assert job_files(port) == []
@@ -272,20 +296,48 @@ def test_a_live_job_is_not_stale_and_a_lost_claim_changes_nothing(tmp_path, port
 # ---------------------------------------------------------------- 12: several hosts
 
 SPANNING = {
-    "torchrun": ({"RANK": "0", "WORLD_SIZE": "4", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "2",
-                  "MASTER_ADDR": "10.0.0.1", "MASTER_PORT": "29500"},
-                 "LOCAL_WORLD_SIZE=2 < WORLD_SIZE=4"),
-    "mpirun": ({"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "4",
-                "OMPI_COMM_WORLD_LOCAL_RANK": "1", "OMPI_COMM_WORLD_LOCAL_SIZE": "2",
-                "PMIX_NAMESPACE": "prterun-x-1@1"},
-               "OMPI_COMM_WORLD_LOCAL_SIZE=2 < OMPI_COMM_WORLD_SIZE=4"),
-    "srun": ({"SLURM_PROCID": "0", "SLURM_NTASKS": "4", "SLURM_LOCALID": "0",
-              "SLURM_STEP_NUM_NODES": "2", "SLURM_JOB_ID": "77", "SLURM_STEP_ID": "0"},
-             "SLURM_STEP_NUM_NODES=2"),
-    "srun --ntasks-per-node": ({"SLURM_PROCID": "3", "SLURM_NTASKS": "4",
-                                "SLURM_NTASKS_PER_NODE": "2", "SLURM_JOB_ID": "78",
-                                "SLURM_STEP_ID": "0"},
-                               "SLURM_NTASKS_PER_NODE=2 < SLURM_NTASKS=4"),
+    "torchrun": (
+        {
+            "RANK": "0",
+            "WORLD_SIZE": "4",
+            "LOCAL_RANK": "0",
+            "LOCAL_WORLD_SIZE": "2",
+            "MASTER_ADDR": "10.0.0.1",
+            "MASTER_PORT": "29500",
+        },
+        "LOCAL_WORLD_SIZE=2 < WORLD_SIZE=4",
+    ),
+    "mpirun": (
+        {
+            "OMPI_COMM_WORLD_RANK": "1",
+            "OMPI_COMM_WORLD_SIZE": "4",
+            "OMPI_COMM_WORLD_LOCAL_RANK": "1",
+            "OMPI_COMM_WORLD_LOCAL_SIZE": "2",
+            "PMIX_NAMESPACE": "prterun-x-1@1",
+        },
+        "OMPI_COMM_WORLD_LOCAL_SIZE=2 < OMPI_COMM_WORLD_SIZE=4",
+    ),
+    "srun": (
+        {
+            "SLURM_PROCID": "0",
+            "SLURM_NTASKS": "4",
+            "SLURM_LOCALID": "0",
+            "SLURM_STEP_NUM_NODES": "2",
+            "SLURM_JOB_ID": "77",
+            "SLURM_STEP_ID": "0",
+        },
+        "SLURM_STEP_NUM_NODES=2",
+    ),
+    "srun --ntasks-per-node": (
+        {
+            "SLURM_PROCID": "3",
+            "SLURM_NTASKS": "4",
+            "SLURM_NTASKS_PER_NODE": "2",
+            "SLURM_JOB_ID": "78",
+            "SLURM_STEP_ID": "0",
+        },
+        "SLURM_NTASKS_PER_NODE=2 < SLURM_NTASKS=4",
+    ),
 }
 
 
@@ -296,12 +348,15 @@ def test_a_job_over_several_hosts_fails_at_once(tmp_path, launcher):
     env, why = SPANNING[launcher]
     prog = write_program(tmp_path, INIT_FAILS)
     msg = raised(wait_all([start(prog, dict(env, SYMMEM_BACKEND="cpu"))], timeout=60)[0])
-    assert ("init: the cpu backend runs on one host, but the launcher starts this job's 4 PEs "
-            f"on several ({why}).") in msg, msg
+    assert (
+        "init: the cpu backend runs on one host, but the launcher starts this job's 4 PEs "
+        f"on several ({why})."
+    ) in msg, msg
     assert "use the gpu backend (SYMMEM_BACKEND=gpu, NVSHMEM) for PEs on several hosts" in msg
 
 
 # ---------------------------------------------------------------- 13: planted files
+
 
 def plant(path, kind, target):
     """Puts something at path that symmem must not use."""
@@ -353,8 +408,8 @@ def play_pe_1(port, proc, kind, target):
         plant(heap1, kind, target)
         slot = HEADER + (len(ctl) - HEADER) // 2
         struct.pack_into("<iQ", ctl, slot + 4, os.getpid(), start_time(os.getpid()))
-        ctl[slot + 16:slot + 80] = socket.gethostname().encode().ljust(64, b"\0")
-        struct.pack_into("<I", ctl, slot, PE_JOINED)    # last, as the library publishes
+        ctl[slot + 16 : slot + 80] = socket.gethostname().encode().ljust(64, b"\0")
+        struct.pack_into("<I", ctl, slot, PE_JOINED)  # last, as the library publishes
     return heap1
 
 
@@ -368,8 +423,7 @@ PLANTED_HEAP = {
 @pytest.mark.parametrize("kind", sorted(PLANTED_HEAP))
 def test_a_planted_peer_heap_is_refused(tmp_path, port, kind):
     # PE 0 is real; this test plays PE 1, whose heap is something planted.
-    pe0 = start(write_program(tmp_path, INIT_FAILS),
-                torch_env(port, 0, SYMMEM_SYMMETRIC_SIZE="1M"))
+    pe0 = start(write_program(tmp_path, INIT_FAILS), torch_env(port, 0, SYMMEM_SYMMETRIC_SIZE="1M"))
     heap1 = play_pe_1(port, pe0, kind, tmp_path / "target")
     msg = raised(wait_all([pe0])[0])
     assert f"init: PE 1's heap {heap1} {PLANTED_HEAP[kind]}" in msg, msg
@@ -399,8 +453,12 @@ def run_jobs(launcher, prog, envs, ranks=("0,1", "0,1"), tags=(1, 2)):
     return wait_all(procs, 90)
 
 
-CLEAR_FAILURES = ("another job with the same name", "is already taken by process",
-                  "failed to start", "PEs that never started")
+CLEAR_FAILURES = (
+    "another job with the same name",
+    "is already taken by process",
+    "failed to start",
+    "PEs that never started",
+)
 
 
 def test_two_jobs_with_the_same_variables_never_mix(tmp_path, port):
@@ -421,8 +479,9 @@ def test_two_jobs_with_the_same_variables_never_mix(tmp_path, port):
 def test_jobs_with_different_secrets_run_side_by_side(tmp_path, port):
     prog = write_program(tmp_path, RING)
     launcher = write_program(tmp_path, LAUNCHER, name="launcher.py", prelude=False)
-    results = run_jobs(launcher, prog, [torch_env(port, SYMMEM_JOB_SECRET=secret)
-                                        for secret in ("one", "two")])
+    results = run_jobs(
+        launcher, prog, [torch_env(port, SYMMEM_JOB_SECRET=secret) for secret in ("one", "two")]
+    )
     for rc, out, err in results:
         assert rc == 0, out + err
         assert "[rank 0] PE 0 OK" in out and "[rank 1] PE 1 OK" in out, out
@@ -435,12 +494,14 @@ def test_one_job_from_two_launchers_needs_a_shared_secret(tmp_path, port):
     results = run_jobs(launcher, prog, [torch_env(port, SYMMEM_TIMEOUT="5")] * 2, ("0", "1"))
     text = "".join(out for _, out, _ in results)
     assert all(rc != 0 for rc, _, _ in results) and "OK" not in text, results
-    assert f"init: another job with the same name {job_name(port)} is starting on this host" \
-        in text, text
+    assert (
+        f"init: another job with the same name {job_name(port)} is starting on this host" in text
+    ), text
     assert "set the same SYMMEM_JOB_SECRET in all of them" in text, text
     # ... unless they share a secret.
-    results = run_jobs(launcher, prog, [torch_env(port, SYMMEM_JOB_SECRET="s3")] * 2,
-                       ("0", "1"), tags=(7, 7))
+    results = run_jobs(
+        launcher, prog, [torch_env(port, SYMMEM_JOB_SECRET="s3")] * 2, ("0", "1"), tags=(7, 7)
+    )
     assert [rc for rc, _, _ in results] == [0, 0], results
 
 
@@ -453,6 +514,7 @@ def test_the_launcher_gives_each_job_a_secret(run_pes):
 
 # ---------------------------------------------------------------- 14: the header's bytes
 
+
 def test_the_control_segment_header_has_no_stray_bytes(tmp_path, port):
     pe0 = start(write_program(tmp_path, RING), torch_env(port, 0, 3))
     wait_for([ctl_path(port), ctl_path(port)[:-3] + "*-heap0"], pe0)
@@ -464,16 +526,16 @@ def test_the_control_segment_header_has_no_stray_bytes(tmp_path, port):
     assert re.fullmatch(rb"[0-9a-f]{32}\0{8}", data[32:72]), data[32:72]
     key = data[72:HEADER_FIELDS]
     assert re.fullmatch(rb"launcher \d+ \d+\0+", key), key
-    if "RANK" not in os.environ:    # then this process started the PE
+    if "RANK" not in os.environ:  # then this process started the PE
         assert key.startswith(f"launcher {os.getpid()} {start_time(os.getpid())}\0".encode())
     assert data[HEADER_FIELDS:HEADER] == bytes(HEADER - HEADER_FIELDS)
     slot_size = (len(data) - HEADER) // 3
-    slot0 = data[HEADER:HEADER + 128]
+    slot0 = data[HEADER : HEADER + 128]
     assert struct.unpack_from("<Ii", slot0) == (PE_JOINED, pe0.pid)
     assert slot0[16:128] == socket.gethostname().encode().ljust(112, b"\0")
-    for pe in (1, 2):    # not claimed: zeros up to the doorbell (which PE 0 rang)
+    for pe in (1, 2):  # not claimed: zeros up to the doorbell (which PE 0 rang)
         at = HEADER + pe * slot_size
-        assert data[at:at + 128] == bytes(128), pe
+        assert data[at : at + 128] == bytes(128), pe
 
 
 def test_valgrind_finds_no_uninitialised_bytes_written(tmp_path, port):
@@ -484,9 +546,14 @@ def test_valgrind_finds_no_uninitialised_bytes_written(tmp_path, port):
         pytest.skip(f"{program} is not built (make builds it)")
     # LD_PRELOAD="": valgrind cannot run a process with the AddressSanitizer
     # runtime make test-sanitize preloads (ring is the plain build anyway).
-    procs = [start(None, torch_env(port, rank, LD_PRELOAD=""),
-                   command=["valgrind", "-q", "--error-exitcode=99", str(program)])
-             for rank in (0, 1)]
+    procs = [
+        start(
+            None,
+            torch_env(port, rank, LD_PRELOAD=""),
+            command=["valgrind", "-q", "--error-exitcode=99", str(program)],
+        )
+        for rank in (0, 1)
+    ]
     for rc, out, err in wait_all(procs, 120):
         assert rc == 0 and "uninitialised" not in err, f"rc={rc}\n{out}\n{err}"
         assert re.match(r"PE [01] of 2 received [01] from PE [01]", out), out

@@ -1,5 +1,6 @@
 """put_signal/put_signal_nbi/signal_op/signal_wait/signal_fetch and
 wait_until/test, at 1..4 PEs."""
+
 import pytest
 
 from conftest import assert_all_ok

@@ -3,6 +3,7 @@ split of the world (and of a split), 2-D splits for every xrange, translation
 between all of them, configs, names, destroy, channel reuse, and every misuse
 (raised on each PE, naming the call and the PE). One launch per PE count and
 section; each PE prints "PE k OK"."""
+
 import pytest
 
 from _launch import assert_all_ok, run_pes
@@ -59,7 +60,9 @@ def same_handle_everywhere(team, want, what):
 
 # Predefined teams, every strided split of the world, splits of splits, 2-D
 # splits for every xrange (of the world and of a strided team), configs.
-SPLITS = COMMON + """
+SPLITS = (
+    COMMON
+    + """
 # ---- predefined teams ----
 check([int(t) for t in Teams] == [-1, 0, 1, 2, 3, 4, 5], "Teams values")
 for t in (Teams.TEAM_WORLD, Teams.TEAM_SHARED, Teams.TEAM_NODE, Teams.TEAM_GPU_LEADERS, 0, 1, 2, 5):
@@ -214,10 +217,13 @@ print(f"checked {made} strided splits", flush=True)
 nvshmem.finalize()
 ok(me)
 """
+)
 
 
-@not_through_rma("its first part expects TEAM_SHARED and TEAM_NODE to hold every PE of "
-                 "the host; the node path runs it")
+@not_through_rma(
+    "its first part expects TEAM_SHARED and TEAM_NODE to hold every PE of "
+    "the host; the node path runs it"
+)
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("n", N_PES)
 def test_splits_translate_destroy(tmp_path, n):
@@ -227,7 +233,9 @@ def test_splits_translate_destroy(tmp_path, n):
 # Team slots are reused after team_destroy; running out is an error on every
 # PE that leaves the library working; a split of a one-PE team is local;
 # channels that served a subset's splits can serve a new team.
-CHANNELS = COMMON + """
+CHANNELS = (
+    COMMON
+    + """
 # The cpu engine keeps 58 user teams; NVSHMEM (gpu) as many as
 # NVSHMEM_MAX_TEAMS allows (32 by default, some taken by its own teams).
 ON_GPU = nvshmem.get_version().backend == "gpu"
@@ -317,11 +325,14 @@ nvshmem.barrier_all()
 nvshmem.finalize()
 ok(me)
 """
+)
 
 
-@cpu_only("NVSHMEM 3.4 hangs (2 PEs, 2 x H200) in a world split made after teams that "
-          "only some PEs created and destroyed; the team slots themselves are checked on "
-          "the gpu by tests/gpu/smoke.py and team_init.py")
+@cpu_only(
+    "NVSHMEM 3.4 hangs (2 PEs, 2 x H200) in a world split made after teams that "
+    "only some PEs created and destroyed; the team slots themselves are checked on "
+    "the gpu by tests/gpu/smoke.py and team_init.py"
+)
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("n", N_PES)
 def test_team_slots_and_channels(tmp_path, n):
@@ -330,7 +341,9 @@ def test_team_slots_and_channels(tmp_path, n):
 
 # Misuse: raised on each PE by itself (no PE waits for another), as
 # NvshmemInvalid naming the call and the PE.
-ERRORS = COMMON + """
+ERRORS = (
+    COMMON
+    + """
 dead = nvshmem.team_split_strided(W, 0, 1, n)
 nvshmem.team_destroy(dead)
 for turn in range(n):
@@ -388,10 +401,12 @@ expect_raises(nvshmem.NvshmemInvalid, ["team_split_strided"], nvshmem.team_split
               W, 0, 1, 1)
 ok(me)
 """
+)
 
 
-@not_through_rma("it expects TEAM_SAME_MYPE_NODE to hold this PE alone, as on one host; "
-                 "the node path runs it")
+@not_through_rma(
+    "it expects TEAM_SAME_MYPE_NODE to hold this PE alone, as on one host; the node path runs it"
+)
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("n", N_PES)
 def test_team_errors(tmp_path, n):
@@ -452,6 +467,7 @@ def test_finalize_after_collectives_on_split_teams_never_fails(tmp_path, n):
     """Eight runs of the program shape above, half of them destroying the
     teams first: every PE of every run gets its data and finalizes."""
     for run in range(8):
-        result = run_pes(tmp_path, n, SPLIT_THEN_FINALIZE, timeout=60,
-                         env={"DESTROY_TEAMS": str(run % 2)})
+        result = run_pes(
+            tmp_path, n, SPLIT_THEN_FINALIZE, timeout=60, env={"DESTROY_TEAMS": str(run % 2)}
+        )
         assert_all_ok(result, n)

@@ -2,6 +2,7 @@
 extension exports is the header's list as C compiles it, the codes are the
 ABI they always were, and what a backend can do is a capability, never a
 comparison with its name."""
+
 import json
 import subprocess
 import sysconfig
@@ -17,12 +18,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # The codes are ABI: the library's, device code's and Python's numbers.
 ABI = {
-    "DTYPE_CODES": {"bool": 0, "int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5,
-                    "uint16": 6, "uint32": 7, "uint64": 8, "float16": 9, "bfloat16": 10,
-                    "float32": 11, "float64": 12},
+    "DTYPE_CODES": {
+        "bool": 0,
+        "int8": 1,
+        "int16": 2,
+        "int32": 3,
+        "int64": 4,
+        "uint8": 5,
+        "uint16": 6,
+        "uint32": 7,
+        "uint64": 8,
+        "float16": 9,
+        "bfloat16": 10,
+        "float32": 11,
+        "float64": 12,
+    },
     "SIGNAL_OPS": {"SIGNAL_SET": 9, "SIGNAL_ADD": 10},
-    "COMPARISONS": {"CMP_EQ": 0, "CMP_NE": 1, "CMP_GT": 2, "CMP_LE": 3, "CMP_LT": 4,
-                    "CMP_GE": 5},
+    "COMPARISONS": {"CMP_EQ": 0, "CMP_NE": 1, "CMP_GT": 2, "CMP_LE": 3, "CMP_LT": 4, "CMP_GE": 5},
 }
 
 # Each list's rows printed as JSON [name, code, ...] by a C program over the header.
@@ -71,8 +83,20 @@ def header_lists(tmp_path_factory):
     folder = tmp_path_factory.mktemp("vocabulary")
     (folder / "lists.c").write_text(PROGRAM)
     cc = sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc"
-    subprocess.run([cc, "-std=gnu11", "-Wall", "-Werror", "-I", str(ROOT / "include"), "-o",
-                    str(folder / "lists"), str(folder / "lists.c")], check=True)
+    subprocess.run(
+        [
+            cc,
+            "-std=gnu11",
+            "-Wall",
+            "-Werror",
+            "-I",
+            str(ROOT / "include"),
+            "-o",
+            str(folder / "lists"),
+            str(folder / "lists.c"),
+        ],
+        check=True,
+    )
     out = subprocess.run([str(folder / "lists")], capture_output=True, text=True, check=True)
     lists = json.loads(out.stdout)
     for title, rows in lists.items():  # each enum constant is its row's code
@@ -83,13 +107,16 @@ def header_lists(tmp_path_factory):
 def test_every_exported_table_is_the_header_s_list(header_lists):
     lists = header_lists
     assert _symmem.DTYPES == {name: size for name, _, size, _ in lists["DTYPES"]}
-    assert list(_symmem.DTYPES) == [name for name, *_ in sorted(lists["DTYPES"],
-                                                                key=lambda r: r[1])]
+    assert list(_symmem.DTYPES) == [
+        name for name, *_ in sorted(lists["DTYPES"], key=lambda r: r[1])
+    ]
     assert _symmem.DTYPE_CODES == {name: code for name, code, *_ in lists["DTYPES"]}
-    assert _symmem.REDUCE_OPS == tuple(name for name, *_ in sorted(lists["REDUCE_OPS"],
-                                                                   key=lambda r: r[1]))
+    assert _symmem.REDUCE_OPS == tuple(
+        name for name, *_ in sorted(lists["REDUCE_OPS"], key=lambda r: r[1])
+    )
     assert [name for name, _ in _symmem.ATOMIC_OPS] == [
-        name for name, *_ in sorted(lists["ATOMIC_OPS"], key=lambda r: r[1])]
+        name for name, *_ in sorted(lists["ATOMIC_OPS"], key=lambda r: r[1])
+    ]
     for table in ("SIGNAL_OPS", "COMPARISONS", "CALL_KINDS", "CAPABILITIES"):
         assert getattr(_symmem, table) == {name: code for name, code, _ in lists[table]}, table
 
@@ -99,9 +126,21 @@ def test_the_codes_are_the_abi_they_always_were():
         assert getattr(_symmem, table) == codes, table
     assert _symmem.REDUCE_OPS == ("sum", "min", "max", "prod", "and", "or", "xor")
     assert [name for name, _ in _symmem.ATOMIC_OPS] == [
-        "atomic_fetch", "atomic_set", "atomic_inc", "atomic_fetch_inc", "atomic_add",
-        "atomic_fetch_add", "atomic_and", "atomic_fetch_and", "atomic_or", "atomic_fetch_or",
-        "atomic_xor", "atomic_fetch_xor", "atomic_swap", "atomic_compare_swap"]
+        "atomic_fetch",
+        "atomic_set",
+        "atomic_inc",
+        "atomic_fetch_inc",
+        "atomic_add",
+        "atomic_fetch_add",
+        "atomic_and",
+        "atomic_fetch_and",
+        "atomic_or",
+        "atomic_fetch_or",
+        "atomic_xor",
+        "atomic_fetch_xor",
+        "atomic_swap",
+        "atomic_compare_swap",
+    ]
     # the Python enums are made from the same tables
     assert {m.name: m.value for m in symmem.SignalOp} == _symmem.SIGNAL_OPS
     assert {m.name: m.value for m in symmem.ComparisonType} == _symmem.COMPARISONS
@@ -110,15 +149,26 @@ def test_the_codes_are_the_abi_they_always_were():
 def test_every_capability_is_one_bit_with_a_name():
     bits = list(_symmem.CAPABILITIES.values())
     assert all(b > 0 and b & (b - 1) == 0 for b in bits) and len(set(bits)) == len(bits)
-    assert set(_symmem.CAPABILITIES) >= {"device_memory", "peer_load_store", "host_rma",
-                                         "device_calls", "stream_ordered", "multicast",
-                                         "spans_hosts"}
+    assert set(_symmem.CAPABILITIES) >= {
+        "device_memory",
+        "peer_load_store",
+        "host_rma",
+        "device_calls",
+        "stream_ordered",
+        "multicast",
+        "spans_hosts",
+    }
 
 
 # in CAPABILITIES' order
 CPU_CAPABILITIES = ("peer_load_store", "host_rma")
-GPU_CAPABILITIES = ("device_memory", "peer_load_store", "device_calls", "stream_ordered",
-                    "spans_hosts")
+GPU_CAPABILITIES = (
+    "device_memory",
+    "peer_load_store",
+    "device_calls",
+    "stream_ordered",
+    "spans_hosts",
+)
 
 
 def test_before_init_no_backend_can_anything():

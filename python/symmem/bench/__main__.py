@@ -19,6 +19,7 @@ prints perftest-style tables with symmem's ratio to each library and a
 summary of where symmem is ahead, level or behind; writes results.json,
 report.md and PNG plots to --out.
 """
+
 import argparse
 import datetime
 import json
@@ -106,50 +107,92 @@ own --out.
 
 
 def parse_args(argv):
-    ops, device_ops = ("\n".join(f"  {op:22}{what}" for op, what in table.items())
-                       for table in (plan.OPS, plan.DEVICE_OPS))
-    parser = argparse.ArgumentParser(prog="python -m symmem.bench",
-                                     description=__doc__.split("\n\n")[0],
-                                     epilog=EPILOG.format(ops=ops, device_ops=device_ops),
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--backend", choices=("auto", "cpu", "gpu", "mpi"), default="auto",
-                        help="default auto: gpu where there is a GPU for every PE, else cpu; "
-                             "mpi: the mpi backend through RMA and on the node path, beside "
-                             "the cpu backend and mpi4py")
-    parser.add_argument("-n", "--npes", dest="pes", type=int, default=2, metavar="N",
-                        help="PEs, one process each (on GPUs one per GPU); default 2")
-    parser.add_argument("--pes", dest="pes", type=int, default=argparse.SUPPRESS,
-                        help=argparse.SUPPRESS)  # the earlier spelling of --npes
+    ops, device_ops = (
+        "\n".join(f"  {op:22}{what}" for op, what in table.items())
+        for table in (plan.OPS, plan.DEVICE_OPS)
+    )
+    parser = argparse.ArgumentParser(
+        prog="python -m symmem.bench",
+        description=__doc__.split("\n\n")[0],
+        epilog=EPILOG.format(ops=ops, device_ops=device_ops),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("auto", "cpu", "gpu", "mpi"),
+        default="auto",
+        help="default auto: gpu where there is a GPU for every PE, else cpu; "
+        "mpi: the mpi backend through RMA and on the node path, beside "
+        "the cpu backend and mpi4py",
+    )
+    parser.add_argument(
+        "-n",
+        "--npes",
+        dest="pes",
+        type=int,
+        default=2,
+        metavar="N",
+        help="PEs, one process each (on GPUs one per GPU); default 2",
+    )
+    parser.add_argument(
+        "--pes", dest="pes", type=int, default=argparse.SUPPRESS, help=argparse.SUPPRESS
+    )  # the earlier spelling of --npes
     shown = parser.add_mutually_exclusive_group()
-    shown.add_argument("-v", "--verbose", action="store_true",
-                       help="also print each library's rounds and every size's time as it "
-                            "is measured")
-    shown.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress display: only the tables, the summary and errors")
-    parser.add_argument("--ops", default=None,
-                        help="comma-separated operations or groups (listed below)")
-    parser.add_argument("--libs", default=None,
-                        help="comma-separated libraries (listed below)")
+    shown.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also print each library's rounds and every size's time as it is measured",
+    )
+    shown.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress display: only the tables, the summary and errors",
+    )
+    parser.add_argument(
+        "--ops", default=None, help="comma-separated operations or groups (listed below)"
+    )
+    parser.add_argument("--libs", default=None, help="comma-separated libraries (listed below)")
     parser.add_argument("--min-size", default="8", help="smallest message in bytes (default 8)")
-    parser.add_argument("--max-size", default=None,
-                        help="largest message (default 1G on GPUs, 64M on the cpu backend)")
-    parser.add_argument("--out", default="symmem-bench",
-                        help="folder for results.json, report.md, run.log and the plots "
-                             "(default symmem-bench)")
-    parser.add_argument("--rounds", type=int, default=None,
-                        help="times every library runs, in alternating order; each size "
-                             "keeps its fastest round (default 2 on GPUs, 1 on the cpu)")
-    parser.add_argument("--timeout", type=float, default=900,
-                        help="seconds one library's run under symmem's launcher may take "
-                             "(default 900)")
-    parser.add_argument("--graph", action="store_true",
-                        help="also time the collectives replayed from a CUDA graph of up to "
-                             "100 calls (gpu: symmem, nccl, torch symm-mem), as LIB (graph)")
-    parser.add_argument("--no-plots", action="store_true",
-                        help="write no PNG plots (they need matplotlib)")
-    parser.add_argument("--load", nargs="+", metavar="RESULTS_JSON",
-                        help="run nothing: report on the records of earlier runs' "
-                             "results.json files together")
+    parser.add_argument(
+        "--max-size",
+        default=None,
+        help="largest message (default 1G on GPUs, 64M on the cpu backend)",
+    )
+    parser.add_argument(
+        "--out",
+        default="symmem-bench",
+        help="folder for results.json, report.md, run.log and the plots (default symmem-bench)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=None,
+        help="times every library runs, in alternating order; each size "
+        "keeps its fastest round (default 2 on GPUs, 1 on the cpu)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=900,
+        help="seconds one library's run under symmem's launcher may take (default 900)",
+    )
+    parser.add_argument(
+        "--graph",
+        action="store_true",
+        help="also time the collectives replayed from a CUDA graph of up to "
+        "100 calls (gpu: symmem, nccl, torch symm-mem), as LIB (graph)",
+    )
+    parser.add_argument(
+        "--no-plots", action="store_true", help="write no PNG plots (they need matplotlib)"
+    )
+    parser.add_argument(
+        "--load",
+        nargs="+",
+        metavar="RESULTS_JSON",
+        help="run nothing: report on the records of earlier runs' results.json files together",
+    )
     opts = parser.parse_args(argv)
     if opts.pes < 1:
         parser.error(f"-n/--npes: need at least 1 PE, got {opts.pes}")
@@ -163,8 +206,9 @@ def parse_args(argv):
     opts.min_bytes = plan.parse_size(opts.min_size)
     opts.max_bytes = plan.parse_size(opts.max_size or ("1G" if opts.backend == "gpu" else "64M"))
     if not 0 < opts.min_bytes <= opts.max_bytes:
-        parser.error(f"sizes: need 0 < --min-size ({opts.min_bytes}) <= --max-size "
-                     f"({opts.max_bytes})")
+        parser.error(
+            f"sizes: need 0 < --min-size ({opts.min_bytes}) <= --max-size ({opts.max_bytes})"
+        )
     return opts
 
 
@@ -173,23 +217,32 @@ def split_ops(parser, opts):
     --ops (names and groups) or the default for the backend and PE count."""
     if opts.ops is None:
         both = opts.backend == "gpu" and opts.pes >= 2
-        names = list(plan.OPS) + (list(plan.DEVICE_OPS) if both else []) \
+        names = (
+            list(plan.OPS)
+            + (list(plan.DEVICE_OPS) if both else [])
             + (list(plan.ATOMIC_OPS) if opts.backend == "mpi" else [])
+        )
     else:
         words = opts.ops.split(",")
         unknown = [w for w in words if w not in plan.ALL_OPS and w not in plan.OP_GROUPS]
         if unknown:
-            parser.error(f"--ops: unknown {', '.join(unknown)}; choose from "
-                         f"{', '.join([*plan.OP_GROUPS, *plan.ALL_OPS])}")
+            parser.error(
+                f"--ops: unknown {', '.join(unknown)}; choose from "
+                f"{', '.join([*plan.OP_GROUPS, *plan.ALL_OPS])}"
+            )
         names = [op for w in words for op in plan.OP_GROUPS.get(w, (w,))]
     device = [op for op in dict.fromkeys(names) if op in plan.DEVICE_OPS]
     if device and opts.backend != "gpu":
-        parser.error(f"--ops: {', '.join(device)}: device operations run on the gpu backend "
-                     "(on the cpu backend the device calls are the 'symmem njit' library, "
-                     "which runs the host operations)")
+        parser.error(
+            f"--ops: {', '.join(device)}: device operations run on the gpu backend "
+            "(on the cpu backend the device calls are the 'symmem njit' library, "
+            "which runs the host operations)"
+        )
     if device and opts.pes < 2:
-        parser.error(f"--ops: {', '.join(device)}: device operations need 2 PEs or more "
-                     f"(PE 0 puts to PE 1); got -n {opts.pes}")
+        parser.error(
+            f"--ops: {', '.join(device)}: device operations need 2 PEs or more "
+            f"(PE 0 puts to PE 1); got -n {opts.pes}"
+        )
     host = [op for op in dict.fromkeys(names) if op in plan.HOST_OPS]
     return ",".join(host), ",".join(device)
 
@@ -199,7 +252,8 @@ def choose_libraries(opts):
     A library with no operation of its kind (host or device) in --ops is
     left out, saying so only if --libs named it."""
     table = {"gpu": libraries.GPU_LIBRARIES, "mpi": libraries.MPI_LIBRARIES}.get(
-        opts.backend, libraries.CPU_LIBRARIES)
+        opts.backend, libraries.CPU_LIBRARIES
+    )
     wanted = opts.libs.split(",") if opts.libs else list(table)
     chosen, skipped = [], {}
     for name in wanted:
@@ -229,6 +283,7 @@ def versions():
             pass
     try:
         import nvshmem.core
+
         found["libnvshmem"] = nvshmem.core.get_version().libnvshmem_version
     except Exception:
         pass
@@ -240,6 +295,7 @@ def machine():
     if libraries.gpu_count():
         try:
             import cupy
+
             name = cupy.cuda.runtime.getDeviceProperties(0)["name"].decode()
             text += f", {libraries.gpu_count()} x {name}"
         except Exception:
@@ -271,17 +327,28 @@ def main(argv=None):
         opts.pes, opts.rounds, opts.backend = meta["n_pes"], meta.get("rounds", 1), meta["backend"]
         return finish(opts, records, meta)
     chosen, skipped = choose_libraries(opts)
-    meta = dict(command="python -m symmem.bench " + " ".join(argv or sys.argv[1:]),
-                date=datetime.datetime.now().isoformat(timespec="seconds"), rounds=opts.rounds,
-                machine=machine(), backend=opts.backend, n_pes=opts.pes, versions=versions(),
-                skipped=skipped, load_average=os.getloadavg()[0],
-                setup={name: setups.setup(name, opts.backend) for name, _ in chosen})
+    meta = dict(
+        command="python -m symmem.bench " + " ".join(argv or sys.argv[1:]),
+        date=datetime.datetime.now().isoformat(timespec="seconds"),
+        rounds=opts.rounds,
+        machine=machine(),
+        backend=opts.backend,
+        n_pes=opts.pes,
+        versions=versions(),
+        skipped=skipped,
+        load_average=os.getloadavg()[0],
+        setup={name: setups.setup(name, opts.backend) for name, _ in chosen},
+    )
     # Other work on the machine slows every library; the load says how busy it was.
-    print(f"symmem.bench: {opts.backend} backend, {opts.pes} PEs, {meta['machine']}, "
-          f"load average {meta['load_average']:.2f}")
+    print(
+        f"symmem.bench: {opts.backend} backend, {opts.pes} PEs, {meta['machine']}, "
+        f"load average {meta['load_average']:.2f}"
+    )
     if opts.backend in ("cpu", "mpi") and opts.pes > os.cpu_count():
-        print(f"  note: {opts.pes} PEs share {os.cpu_count()} CPUs: barriers and small "
-              "messages measure time slicing as much as the operation")
+        print(
+            f"  note: {opts.pes} PEs share {os.cpu_count()} CPUs: barriers and small "
+            "messages measure time slicing as much as the operation"
+        )
     print(f"  libraries: {', '.join(name for name, _ in chosen) or 'none'}")
     for name, why in skipped.items():
         print(f"  left out {name}: {why}")
@@ -294,11 +361,18 @@ def measure(opts, chosen, meta):
     """Every library's records, round after round, with the progress display."""
     # Alternate the order: a library that always ran first or last would
     # meet the machine in the same state every time.
-    runs = [(name, round_, run) for round_ in range(opts.rounds)
-            for name, run in (chosen if round_ % 2 == 0 else chosen[::-1])]
+    runs = [
+        (name, round_, run)
+        for round_ in range(opts.rounds)
+        for name, run in (chosen if round_ % 2 == 0 else chosen[::-1])
+    ]
     shown = progress.Progress(
-        [(name, round_, progress.planned(getattr(run, "ops", opts.ops), opts))
-         for name, round_, run in runs], progress.mode_for(sys.stderr, opts.quiet))
+        [
+            (name, round_, progress.planned(getattr(run, "ops", opts.ops), opts))
+            for name, round_, run in runs
+        ],
+        progress.mode_for(sys.stderr, opts.quiet),
+    )
     # each size's time only with -v; errors always
     say = shown.say if opts.verbose else (lambda line: None)
     records = []
@@ -332,12 +406,16 @@ def finish(opts, records, meta):
     report.write_json(os.path.join(opts.out, "results.json"), records, meta, opts.pes)
     with open(os.path.join(opts.out, "report.md"), "w") as f:
         load = f", load average {meta['load_average']:.2f}" if "load_average" in meta else ""
-        f.write(f"`{meta['command']}` on {meta['machine']}{load}, {meta['date']}, "
-                f"{opts.backend} backend, {opts.pes} PEs, {opts.rounds} round(s)\n\n")
+        f.write(
+            f"`{meta['command']}` on {meta['machine']}{load}, {meta['date']}, "
+            f"{opts.backend} backend, {opts.pes} PEs, {opts.rounds} round(s)\n\n"
+        )
         f.write(report.markdown(records, opts.pes, setup=meta.get("setup")))
     written = [] if opts.no_plots else plot_or_explain(opts, records)
-    print(f"\nwrote {opts.out}/results.json, {opts.out}/report.md"
-          + "".join(f", {path}" for path in written))
+    print(
+        f"\nwrote {opts.out}/results.json, {opts.out}/report.md"
+        + "".join(f", {path}" for path in written)
+    )
     return 0 if records else 1
 
 
@@ -349,8 +427,9 @@ def describe(record):
 
 def plot_or_explain(opts, records):
     try:
-        return report.plots(opts.out, records, opts.pes,
-                            f"symmem.bench, {opts.backend} backend, {opts.pes} PEs")
+        return report.plots(
+            opts.out, records, opts.pes, f"symmem.bench, {opts.backend} backend, {opts.pes} PEs"
+        )
     except ImportError:
         print("no plots: matplotlib is not installed (pip install matplotlib)")
         return []

@@ -23,6 +23,7 @@ warm-up run (which also compiles). PE 0 prints one JSON record per line:
 - device_barrier, device_barrier_block: barrier_all from a one-thread kernel,
   barrier_all_block from one block of 1024 threads, in a loop. Host:
   barrier_all on a stream."""
+
 import symmem.device.numba as dev  # before numba.cuda (NumPy 2.5 compat)
 
 import time
@@ -130,9 +131,11 @@ class Worker:
         chunk = plan.device_chunk(size, blocks)
         device = best_seconds(lambda: put_chunks[blocks, THREADS](dv, sv, chunk, 1, reps))
         if size not in self.host_put:
+
             def host():
                 for _ in range(reps):
                     symmem.put(d, s, 1, stream=self.stream)
+
             self.host_put[size] = best_seconds(host)
         return {DEVICE: device / reps, HOST: self.host_put[size] / reps}
 
@@ -158,6 +161,7 @@ class Worker:
                 for _ in range(calls):
                     symmem.put(d8, s8, 1, stream=stream)
                     symmem.quiet(stream=stream)
+
         return {DEVICE: device / count, HOST: best_seconds(host) / calls}
 
     def put_signal(self):
@@ -185,9 +189,12 @@ class Worker:
                 else:
                     symmem.signal_wait(self.sig, r, ge, stream=stream)
                     symmem.put_signal(self.buf, self.one, self.sig, r, set_, peer, stream=stream)
+
         # One way of the round trip: half of each round's time.
-        times = {DEVICE: best_seconds(device, reset) / rounds / 2,
-                 HOST: best_seconds(host, reset) / calls / 2}
+        times = {
+            DEVICE: best_seconds(device, reset) / rounds / 2,
+            HOST: best_seconds(host, reset) / calls / 2,
+        }
         return times if me == 0 else {}
 
     def barrier(self, op):
@@ -197,9 +204,11 @@ class Worker:
         else:
             device = best_seconds(lambda: barrier_loop[1, 1](count), line_up)
         if self.host_barrier is None:
+
             def host():
                 for _ in range(calls):
                     symmem.barrier_all(stream=stream)
+
             self.host_barrier = best_seconds(host, line_up)
         return {DEVICE: device / count, HOST: self.host_barrier / calls}
 

@@ -2,6 +2,7 @@
 their command line and start-up, and how they time a kernel: CUDA events
 around it on the current stream, the fastest of plan.DEVICE_RUNS runs after
 a warm-up, every PE lined up before each run."""
+
 import cupy as cp
 
 import symmem

@@ -24,6 +24,7 @@ warm-up run (which also compiles); PE 0 prints one JSON record per line:
 - triton_put_signal: a ping-pong of 8-byte putmem_signal_block (SIGNAL_SET)
   and signal_wait_until (CMP_GE) between kernels of 32 threads on PE 0 and
   PE 1; half a round trip."""
+
 import os
 import time
 
@@ -77,8 +78,11 @@ class Worker:
     def latency(self, get):
         slots = max(1, self.put_bytes // LINE.value) if get else 1
         count = plan.DEVICE_LOOP
-        seconds = best_seconds(lambda: latency_loop[(1,)](
-            self.dst, self.src, 1, count, slots, get, num_warps=LATENCY_WARPS))
+        seconds = best_seconds(
+            lambda: latency_loop[(1,)](
+                self.dst, self.src, 1, count, slots, get, num_warps=LATENCY_WARPS
+            )
+        )
         return seconds / count
 
     def copy(self, op, size):
@@ -87,8 +91,11 @@ class Worker:
         reps = plan.device_reps(size)
         programs = 2 * self.sms if op.endswith("_grid") else 1
         chunk = plan.device_chunk(size, programs)
-        seconds = best_seconds(lambda: copy_chunks[(programs,)](
-            self.dst, self.src, chunk, size, 1, reps, slots, get, num_warps=BLOCK_WARPS))
+        seconds = best_seconds(
+            lambda: copy_chunks[(programs,)](
+                self.dst, self.src, chunk, size, 1, reps, slots, get, num_warps=BLOCK_WARPS
+            )
+        )
         return seconds / reps
 
     def put_signal(self):
@@ -100,8 +107,10 @@ class Worker:
 
         def run():
             if me < 2:
-                ping_pong[(1,)](self.dst, self.src, self.sig, rounds, 1 - me, me == 0,
-                                num_warps=LATENCY_WARPS)
+                ping_pong[(1,)](
+                    self.dst, self.src, self.sig, rounds, 1 - me, me == 0, num_warps=LATENCY_WARPS
+                )
+
         seconds = best_seconds(run, reset) / rounds / 2  # one way of the round trip
         return seconds if me == 0 else None
 

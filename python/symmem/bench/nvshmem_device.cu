@@ -44,14 +44,14 @@
 #define UID_PREFIX "nvshmem-device"
 #define PUT_THREADS 1024 /* one block's threads, as device_numba's kernels */
 
-#define CUDA_CHECK(call)                                                                     \
-    do {                                                                                     \
-        cudaError_t err_ = (call);                                                           \
-        if (err_ != cudaSuccess) {                                                           \
-            fprintf(stderr, "PE %d: %s failed: %s (%s:%d)\n", rank, #call,                   \
-                    cudaGetErrorString(err_), __FILE__, __LINE__);                           \
-            exit(1);                                                                         \
-        }                                                                                    \
+#define CUDA_CHECK(call)                                                                           \
+    do {                                                                                           \
+        cudaError_t err_ = (call);                                                                 \
+        if (err_ != cudaSuccess) {                                                                 \
+            fprintf(stderr, "PE %d: %s failed: %s (%s:%d)\n", rank, #call,                         \
+                    cudaGetErrorString(err_), __FILE__, __LINE__);                                 \
+            exit(1);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static int rank, nranks;
@@ -60,8 +60,7 @@ static long runs, loop_count, move_bytes, max_reps;
 
 /* ---- kernels: the shapes of symmem.bench.device_numba's ---- */
 
-__global__ void put_chunks(char *dst, const char *src, size_t size, size_t chunk, int pe,
-                           long reps)
+__global__ void put_chunks(char *dst, const char *src, size_t size, size_t chunk, int pe, long reps)
 {
     /* Blocks past the end put 0 bytes from the end, as a clamped slice. */
     size_t start = (size_t)blockIdx.x * chunk < size ? (size_t)blockIdx.x * chunk : size;
@@ -158,8 +157,8 @@ static void emit(const char *op, size_t bytes, double seconds)
 /* ---- the operations ---- */
 
 typedef struct {
-    char *dst, *src;        /* max put size each */
-    int64_t *buf, *one;     /* the ping-pong's 8 bytes: target and source */
+    char *dst, *src;    /* max put size each */
+    int64_t *buf, *one; /* the ping-pong's 8 bytes: target and source */
     uint64_t *sig;
     int sms;
 } bufs_t;
@@ -177,9 +176,9 @@ static void device_put(const char *op, size_t size, const bufs_t *b)
         size_t chunk = (size + (size_t)blocks - 1) / (size_t)blocks;
         long reps = reps_for(size);
         char *dst = b->dst, *src = b->src;
-        double s = best_seconds([&] {
-            put_chunks<<<blocks, PUT_THREADS, 0, stream>>>(dst, src, size, chunk, 1, reps);
-        }, no_line_up);
+        double s = best_seconds(
+            [&] { put_chunks<<<blocks, PUT_THREADS, 0, stream>>>(dst, src, size, chunk, 1, reps); },
+            no_line_up);
         emit(op, size, s / (double)reps);
     }
     nvshmem_barrier_all();
@@ -191,10 +190,11 @@ static void device_latency(const char *op, const bufs_t *b)
         long count = loop_count;
         char *dst = b->dst, *src = b->src;
         int64_t *d64 = (int64_t *)b->dst;
-        double s = strcmp(op, "device_p_lat") == 0
-            ? best_seconds([&] { p_loop<<<1, 1, 0, stream>>>(d64, 1, count); }, no_line_up)
-            : best_seconds([&] { put_loop<<<1, 1, 0, stream>>>(dst, src, 1, count); },
-                           no_line_up);
+        double s =
+            strcmp(op, "device_p_lat") == 0
+                ? best_seconds([&] { p_loop<<<1, 1, 0, stream>>>(d64, 1, count); }, no_line_up)
+                : best_seconds([&] { put_loop<<<1, 1, 0, stream>>>(dst, src, 1, count); },
+                               no_line_up);
         emit(op, 8, s / (double)count);
     }
     nvshmem_barrier_all();
@@ -209,11 +209,12 @@ static void device_put_signal(const bufs_t *b)
     uint64_t *sig = b->sig;
     void *args[] = {&buf, &one, &sig, &mine, &me, &peer};
     /* Both PEs start from signal 0: reset, then meet before either puts. */
-    double s = best_seconds([&] { collective_launch((const void *)ping_pong, 1, args); }, [&] {
-        CUDA_CHECK(cudaMemsetAsync(sig, 0, sizeof(uint64_t), stream));
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-        nvshmem_barrier_all();
-    });
+    double s = best_seconds([&] { collective_launch((const void *)ping_pong, 1, args); },
+                            [&] {
+                                CUDA_CHECK(cudaMemsetAsync(sig, 0, sizeof(uint64_t), stream));
+                                CUDA_CHECK(cudaStreamSynchronize(stream));
+                                nvshmem_barrier_all();
+                            });
     emit("device_put_signal", 8, s / (double)rounds / 2); /* one way of the round trip */
 }
 
@@ -222,13 +223,15 @@ static void device_barrier(const char *op)
     long count = loop_count;
     void *args[] = {&count};
     int block = strcmp(op, "device_barrier_block") == 0;
-    double s = best_seconds([&] {
-        collective_launch(block ? (const void *)barrier_block_loop : (const void *)barrier_loop,
-                          block ? PUT_THREADS : 1, args);
-    }, [&] {
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-        nvshmem_barrier_all();
-    });
+    double s = best_seconds(
+        [&] {
+            collective_launch(block ? (const void *)barrier_block_loop : (const void *)barrier_loop,
+                              block ? PUT_THREADS : 1, args);
+        },
+        [&] {
+            CUDA_CHECK(cudaStreamSynchronize(stream));
+            nvshmem_barrier_all();
+        });
     emit(op, 0, s / (double)count);
 }
 

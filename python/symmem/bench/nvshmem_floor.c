@@ -42,8 +42,8 @@ int nvshmemx_float_sum_reduce_on_stream(int team, float *dst, const float *src, 
                                         cudaStream_t s);
 int nvshmemx_float_sum_reducescatter_on_stream(int team, float *dst, const float *src, size_t n,
                                                cudaStream_t s);
-int nvshmemx_float_broadcast_on_stream(int team, float *dst, const float *src, size_t n,
-                                       int root, cudaStream_t s);
+int nvshmemx_float_broadcast_on_stream(int team, float *dst, const float *src, size_t n, int root,
+                                       cudaStream_t s);
 int nvshmemx_float_fcollect_on_stream(int team, float *dst, const float *src, size_t n,
                                       cudaStream_t s);
 int nvshmemx_float_alltoall_on_stream(int team, float *dst, const float *src, size_t n,
@@ -87,8 +87,10 @@ static void body(run_t *r)
     if (!strcmp(op, "put") || !strcmp(op, "put_lat") || !strcmp(op, "get") ||
         !strcmp(op, "get_lat")) {
         if (rank != 0) return;
-        if (op[0] == 'p') nvshmemx_putmem_on_stream(r->dst, r->src, n, peer, stream);
-        else nvshmemx_getmem_on_stream(r->dst, r->src, n, peer, stream);
+        if (op[0] == 'p')
+            nvshmemx_putmem_on_stream(r->dst, r->src, n, peer, stream);
+        else
+            nvshmemx_getmem_on_stream(r->dst, r->src, n, peer, stream);
         if (strstr(op, "_lat")) nvshmemx_quiet_on_stream(stream);
     } else if (!strcmp(op, "put_signal")) {
         r->rounds++;

@@ -1,6 +1,7 @@
 """What the benchmarks measure: the operations, the message sizes, how many
 calls each size gets, and the nccl-tests bus-bandwidth factors. The driver
 and every worker read this one plan, so all libraries measure the same."""
+
 import argparse
 import json
 import time
@@ -52,12 +53,18 @@ TRITON_OPS = {
     "triton_put_lat": "1 program of 32 threads: 8-byte putmem_block + quiet, in a loop",
     "triton_get_lat": "1 program of 32 threads: 8-byte getmem_block, in a loop",
     "triton_put_signal": "8-byte putmem_signal_block + signal_wait_until ping-pong from "
-                         "kernels of 32 threads: half a round trip",
+    "kernels of 32 threads: half a round trip",
 }
 NUMBA_DEVICE_OPS = tuple(DEVICE_OPS)
 DEVICE_OPS.update(TRITON_OPS)
-DEVICE_PUTS = ("device_put", "device_put_grid", "triton_put", "triton_put_grid", "triton_get",
-               "triton_get_grid")
+DEVICE_PUTS = (
+    "device_put",
+    "device_put_grid",
+    "triton_put",
+    "triton_put_grid",
+    "triton_get",
+    "triton_get_grid",
+)
 # Measured where --backend mpi runs them beside mpi4py (its default), or --ops names them.
 ATOMIC_OPS = {
     "atomic": "8-byte fetch-add by PE 0 on PE 1, back to back (MPI: Fetch_and_op + Flush)",
@@ -68,10 +75,10 @@ HOST_OPS = {**OPS, **ATOMIC_OPS}
 OP_GROUPS = {"host": tuple(OPS), "device": tuple(DEVICE_OPS), "triton": tuple(TRITON_OPS)}
 DEVICE_PUT_SIZES = (1 << 10, 64 << 20)  # the device put sweep: 1K to 64M, x4 steps
 DEVICE_MOVE_BYTES = 1 << 30  # a put kernel repeats its put to move this much,
-DEVICE_MAX_REPS = 1 << 14    # but at most this many times (small sizes)
-DEVICE_LOOP = 10000          # calls in one latency, ping-pong or barrier kernel
-DEVICE_HOST_LOOP = 1000      # host calls in one timed run of their reference
-DEVICE_RUNS = 5              # timed runs after a warm-up run; the fastest is kept
+DEVICE_MAX_REPS = 1 << 14  # but at most this many times (small sizes)
+DEVICE_LOOP = 10000  # calls in one latency, ping-pong or barrier kernel
+DEVICE_HOST_LOOP = 1000  # host calls in one timed run of their reference
+DEVICE_RUNS = 5  # timed runs after a warm-up run; the fastest is kept
 
 
 def device_reps(nbytes):
@@ -101,8 +108,16 @@ def sizes(op, min_bytes, max_bytes, n_pes, factor=4):
     for a collective each rounded to whole float32 blocks of 1/n_pes (at
     least one each), without repeats. Device puts keep within
     DEVICE_PUT_SIZES."""
-    if op in ("call_cost", "atomic", "device_put_lat", "device_p_lat", "device_put_signal",
-              "triton_put_lat", "triton_get_lat", "triton_put_signal"):
+    if op in (
+        "call_cost",
+        "atomic",
+        "device_put_lat",
+        "device_p_lat",
+        "device_put_signal",
+        "triton_put_lat",
+        "triton_get_lat",
+        "triton_put_signal",
+    ):
         return [8]
     if op in ("barrier", "device_barrier", "device_barrier_block"):
         return [0]
@@ -111,8 +126,11 @@ def sizes(op, min_bytes, max_bytes, n_pes, factor=4):
         max_bytes = min(max_bytes, DEVICE_PUT_SIZES[1])
         if min_bytes > max_bytes:
             return []
-    top = min(max_bytes, LATENCY_MAX_BYTES) if op in ("put_lat", "get_lat", "put_signal") \
+    top = (
+        min(max_bytes, LATENCY_MAX_BYTES)
+        if op in ("put_lat", "get_lat", "put_signal")
         else max_bytes
+    )
     out, size = [], min_bytes
     while size < top:
         out.append(size)
@@ -184,8 +202,9 @@ def sweep_parser():
     parser.add_argument("--ops", required=True)
     parser.add_argument("--min-bytes", type=int, default=8)
     parser.add_argument("--max-bytes", type=int, default=1 << 20)
-    parser.add_argument("--graph", action="store_true",
-                        help="also time collectives replayed from a CUDA graph")
+    parser.add_argument(
+        "--graph", action="store_true", help="also time collectives replayed from a CUDA graph"
+    )
     return parser
 
 

@@ -9,6 +9,7 @@ are done, the time so far and an estimate of the time left), erased at the
 end for one closing line. Elsewhere (a pipe, a file, CI): the same words as
 plain lines, when a library's run ends and every PLAIN_EVERY seconds.
 With --quiet: nothing."""
+
 import os
 import shutil
 import statistics
@@ -18,19 +19,23 @@ import time
 
 from symmem.bench import plan
 
-TICK = 1.0          # seconds between redraws of the terminal line
+TICK = 1.0  # seconds between redraws of the terminal line
 PLAIN_EVERY = 20.0  # seconds between plain lines
 
 
 def planned(ops, opts):
     """The (op, size) measurements of ops (comma-separated) in one round,
     in the order the workers make them."""
-    return [(op, size) for op in ops.split(",") if op and not (op == "put_signal" and opts.pes < 2)
-            for size in plan.sizes(op, opts.min_bytes, opts.max_bytes, opts.pes)]
+    return [
+        (op, size)
+        for op in ops.split(",")
+        if op and not (op == "put_signal" and opts.pes < 2)
+        for size in plan.sizes(op, opts.min_bytes, opts.max_bytes, opts.pes)
+    ]
 
 
 def mode_for(stream, quiet):
-    """"line" on a terminal, "plain" elsewhere, None with quiet."""
+    """ "line" on a terminal, "plain" elsewhere, None with quiet."""
     if quiet:
         return None
     return "line" if stream.isatty() and os.environ.get("TERM") != "dumb" else "plain"
@@ -69,7 +74,7 @@ class Estimate:
 
     def _model(self):
         points = sorted((moved(size), s) for (_, _, size), s in self.took.items())
-        a = statistics.median(s for _, s in points[:max(1, len(points) // 2)])
+        a = statistics.median(s for _, s in points[: max(1, len(points) // 2)])
         w, s = points[-1]
         return a, max(0.0, (s - a) / w) if w >= self.MOVED_MIN else 0.0
 
@@ -87,8 +92,9 @@ class Estimate:
             return None
         a, b = self._model()
         mean_start = sum(self.starts.values()) / len(self.starts) if self.starts else 0.0
-        return sum(self._guess(*m, a, b) for m in measurements) \
-            + sum(self.starts.get(lib, mean_start) for lib in starts)
+        return sum(self._guess(*m, a, b) for m in measurements) + sum(
+            self.starts.get(lib, mean_start) for lib in starts
+        )
 
 
 def moved(size):
@@ -104,8 +110,8 @@ class Progress:
         self.runs, self.mode, self.out = runs, mode, out or sys.stderr
         self.rounds = max((round_ for _, round_, _ in runs), default=0) + 1
         self.total = sum(len(measurements) for _, _, measurements in runs)
-        self.done_total, self.done = 0, set()     # all runs'; the running run's
-        self.current, self.position = None, 0     # the running run; the first to come
+        self.done_total, self.done = 0, set()  # all runs'; the running run's
+        self.current, self.position = None, 0  # the running run; the first to come
         self.estimate, self.lock = Estimate(), threading.Lock()
         self.began = self.last = self.last_plain = time.monotonic()
         self.initialised, self.stop = False, threading.Event()
@@ -149,8 +155,10 @@ class Progress:
             self.total -= len(measurements) - (len(self.done) if ran else 0)
             self.current, self.position = None, index + 1
             if ran and self.mode == "plain":
-                self._plain(f"[{lib}{self._round(round_)}] done in "
-                            f"{clock(time.monotonic() - self.run_began)}")
+                self._plain(
+                    f"[{lib}{self._round(round_)}] done in "
+                    f"{clock(time.monotonic() - self.run_began)}"
+                )
 
     def say(self, line):
         """Prints line on stdout, the terminal line redrawn below it."""
@@ -165,8 +173,10 @@ class Progress:
         with self.lock:
             if self.mode:
                 self._erase()
-                self.out.write(f"symmem.bench: {self.done_total} measurements in "
-                               f"{clock(time.monotonic() - self.began)}\n")
+                self.out.write(
+                    f"symmem.bench: {self.done_total} measurements in "
+                    f"{clock(time.monotonic() - self.began)}\n"
+                )
                 self.out.flush()
             self.mode = None
 
@@ -175,15 +185,22 @@ class Progress:
     def text(self):
         """Where the run is, in words: what runs, then the counts."""
         left = self.estimate.seconds(*self._to_come())
-        counts = f"{self.done_total}/{self.total} measured, " \
-                 f"{clock(time.monotonic() - self.began)} so far, " + \
-                 (f"about {clock(left)} left" if left is not None else "estimating the rest")
+        counts = (
+            f"{self.done_total}/{self.total} measured, "
+            f"{clock(time.monotonic() - self.began)} so far, "
+            + (f"about {clock(left)} left" if left is not None else "estimating the rest")
+        )
         if self.current is None:
             return counts
         lib, round_, measurements = self.runs[self.current]
         running = next((m for m in measurements if m not in self.done), None)
-        what = "starting" if not self.initialised else \
-            f"{running[0]} {plan.format_size(running[1])}" if running else "finishing"
+        what = (
+            "starting"
+            if not self.initialised
+            else f"{running[0]} {plan.format_size(running[1])}"
+            if running
+            else "finishing"
+        )
         return f"[{lib}{self._round(round_)}] {what}: {counts}"
 
     def _round(self, round_):

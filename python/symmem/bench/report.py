@@ -1,4 +1,5 @@
 """Tables, JSON and plots from the records of one run."""
+
 import itertools
 import json
 import math
@@ -6,8 +7,16 @@ from collections import defaultdict
 
 from symmem.bench import plan
 
-BANDWIDTH_OPS = ("put", "get", "reduce", "reducescatter", "broadcast", "fcollect", "alltoall",
-                 *plan.DEVICE_PUTS)
+BANDWIDTH_OPS = (
+    "put",
+    "get",
+    "reduce",
+    "reducescatter",
+    "broadcast",
+    "fcollect",
+    "alltoall",
+    *plan.DEVICE_PUTS,
+)
 LATENCY_OPS = ("put_lat", "get_lat", "put_signal", "reduce", "broadcast", "alltoall")
 
 
@@ -79,12 +88,22 @@ def rows(records, n_pes):
                 base = table[op].get(ref, {}).get(size)
                 algbw, busbw = bandwidths(op, size, us, n_pes)
                 ratio = base and us / base if lib != ref else None
-                noise = max(spread[op][lib].get(size, 0),
-                            spread[op].get(ref, {}).get(size, 0))
+                noise = max(spread[op][lib].get(size, 0), spread[op].get(ref, {}).get(size, 0))
                 where = standing(ratio, noise) if ratio else None
-                out.append(dict(op=op, bytes=size, lib=lib, us=us, algbw=algbw, busbw=busbw,
-                                symmem_speedup=ratio, spread=spread[op][lib].get(size, 0),
-                                standing=where, within_noise=where == "level"))
+                out.append(
+                    dict(
+                        op=op,
+                        bytes=size,
+                        lib=lib,
+                        us=us,
+                        algbw=algbw,
+                        busbw=busbw,
+                        symmem_speedup=ratio,
+                        spread=spread[op][lib].get(size, 0),
+                        standing=where,
+                        within_noise=where == "level",
+                    )
+                )
     return out
 
 
@@ -96,29 +115,59 @@ def _ratio(row):
 
 
 def _cells(row):
-    return [plan.format_size(row["bytes"]), row["lib"], f"{row['us']:.2f}",
-            f"{row['algbw']:.2f}", f"{row['busbw']:.2f}", _ratio(row)]
+    return [
+        plan.format_size(row["bytes"]),
+        row["lib"],
+        f"{row['us']:.2f}",
+        f"{row['algbw']:.2f}",
+        f"{row['busbw']:.2f}",
+        _ratio(row),
+    ]
 
 
 HEADER = ["size", "library", "latency us", "algbw GB/s", "busbw GB/s", "symmem faster by"]
-NOISE_NOTE = ("~: symmem and the library differ by less than the spread between rounds of "
-              "the same library (within noise: level)")
+NOISE_NOTE = (
+    "~: symmem and the library differ by less than the spread between rounds of "
+    "the same library (within noise: level)"
+)
 
 # The device tables, one line per operation and size in each: (name, its
 # operations, its libraries (the first is the baseline), header, title).
 DEVICE_TABLES = (
-    ("device", plan.NUMBA_DEVICE_OPS, ("symmem device", "nvshmem device", "symmem host"),
-     ["operation", "size", "symmem device us", "nvshmem device us", "symmem host us",
-      "device GB/s", "nvshmem / device", "host / device"],
-     "device-initiated calls: symmem.device.numba kernels (symmem device), the same "
-     "kernels calling NVSHMEM's device API (nvshmem device), symmem's host calls on "
-     "a stream (symmem host); a ratio is the other's time over symmem device's"),
-    ("triton", tuple(plan.TRITON_OPS), ("symmem triton", "nvshmem triton"),
-     ["operation", "size", "symmem triton us", "nvshmem triton us", "symmem triton GB/s",
-      "nvshmem / symmem"],
-     "Triton kernels calling symmem.device.triton: on symmem's own engine (symmem triton) "
-     "and on NVSHMEM's device bitcode (nvshmem triton), the same kernels; the ratio is "
-     "NVSHMEM's time over symmem's"),
+    (
+        "device",
+        plan.NUMBA_DEVICE_OPS,
+        ("symmem device", "nvshmem device", "symmem host"),
+        [
+            "operation",
+            "size",
+            "symmem device us",
+            "nvshmem device us",
+            "symmem host us",
+            "device GB/s",
+            "nvshmem / device",
+            "host / device",
+        ],
+        "device-initiated calls: symmem.device.numba kernels (symmem device), the same "
+        "kernels calling NVSHMEM's device API (nvshmem device), symmem's host calls on "
+        "a stream (symmem host); a ratio is the other's time over symmem device's",
+    ),
+    (
+        "triton",
+        tuple(plan.TRITON_OPS),
+        ("symmem triton", "nvshmem triton"),
+        [
+            "operation",
+            "size",
+            "symmem triton us",
+            "nvshmem triton us",
+            "symmem triton GB/s",
+            "nvshmem / symmem",
+        ],
+        "Triton kernels calling symmem.device.triton: on symmem's own engine (symmem triton) "
+        "and on NVSHMEM's device bitcode (nvshmem triton), the same kernels; the ratio is "
+        "NVSHMEM's time over symmem's",
+    ),
 )
 
 
@@ -140,10 +189,15 @@ def device_cells(all_rows, ops, libs):
     out = []
     for (op, size), by_lib in lines.items():
         mine = by_lib.get(libs[0])
-        out.append([op, plan.format_size(size) if size else "",
-                    *(f"{by_lib[lib]['us']:.3f}" if lib in by_lib else "-" for lib in libs),
-                    f"{mine['algbw']:.2f}" if mine and op in plan.DEVICE_PUTS else "",
-                    *(_ratio(by_lib.get(lib)) for lib in libs[1:])])
+        out.append(
+            [
+                op,
+                plan.format_size(size) if size else "",
+                *(f"{by_lib[lib]['us']:.3f}" if lib in by_lib else "-" for lib in libs),
+                f"{mine['algbw']:.2f}" if mine and op in plan.DEVICE_PUTS else "",
+                *(_ratio(by_lib.get(lib)) for lib in libs[1:]),
+            ]
+        )
     return out
 
 
@@ -157,15 +211,20 @@ def _device_tables(all_rows):
 
 def _text(header, widths, body, left):
     """Fixed-width lines; the columns in left are left-aligned."""
+
     def line(cells):
-        return "".join("  " + c.ljust(w - 2) if i in left else c.rjust(w)
-                       for i, (c, w) in enumerate(zip(cells, widths)))
+        return "".join(
+            "  " + c.ljust(w - 2) if i in left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths))
+        )
+
     return [line(header)] + [line(cells) for cells in body]
 
 
 def _markdown(header, body):
-    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + \
-        ["| " + " | ".join(cells) + " |" for cells in body]
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)] + [
+        "| " + " | ".join(cells) + " |" for cells in body
+    ]
 
 
 def text_tables(records, n_pes):
@@ -192,8 +251,10 @@ def text_tables(records, n_pes):
 
 
 SUMMARY_HEADER = ["operation", "library", "symmem ahead", "level", "symmem behind"]
-SUMMARY_TITLE = ("by operation and library, the sizes where symmem is ahead, level (within "
-                 "the spread between rounds) or behind, with the library's time over symmem's")
+SUMMARY_TITLE = (
+    "by operation and library, the sizes where symmem is ahead, level (within "
+    "the spread between rounds) or behind, with the library's time over symmem's"
+)
 
 
 def summary(all_rows):
@@ -212,8 +273,14 @@ def summary(all_rows):
             cells[where].append(_span(list(run)))
         lines.append([op, lib, *(", ".join(spans) for spans in cells.values())])
     one_round = lines and not any(row["spread"] for row in all_rows)
-    notes = ["one round: no spread between rounds was measured, so only equal times are "
-             "level (--rounds 2 or more measures it)"] if one_round else []
+    notes = (
+        [
+            "one round: no spread between rounds was measured, so only equal times are "
+            "level (--rounds 2 or more measures it)"
+        ]
+        if one_round
+        else []
+    )
     return lines, notes
 
 
@@ -235,8 +302,15 @@ def markdown(records, n_pes, ops_to_show=None, setup=None):
     _, init, _, _ = organise(records)
     all_rows = rows(records, n_pes)
     body, notes = summary(all_rows)
-    parts = ([f"**summary**: {SUMMARY_TITLE}", ""] + _markdown(SUMMARY_HEADER, body) + [""]
-             + notes + ([""] if notes else []) if body else [])
+    parts = (
+        [f"**summary**: {SUMMARY_TITLE}", ""]
+        + _markdown(SUMMARY_HEADER, body)
+        + [""]
+        + notes
+        + ([""] if notes else [])
+        if body
+        else []
+    )
     if setup:
         parts += ["**setup**:", ""] + [f"- {lib}: {line}" for lib, line in setup.items()] + [""]
     parts += [NOISE_NOTE, "", "| library | init s |", "|---|---|"]
@@ -244,7 +318,9 @@ def markdown(records, n_pes, ops_to_show=None, setup=None):
     for op, op_rows in _by_op(all_rows).items():
         if op not in plan.HOST_OPS or (ops_to_show and op not in ops_to_show):
             continue
-        parts += ["", f"**{op}**: {plan.HOST_OPS[op]}", ""] + _markdown(HEADER, map(_cells, op_rows))
+        parts += ["", f"**{op}**: {plan.HOST_OPS[op]}", ""] + _markdown(
+            HEADER, map(_cells, op_rows)
+        )
     for name, header, title, body in _device_tables(all_rows):
         parts += ["", f"**{name}**: {title}", ""] + _markdown(header, body)
     return "\n".join(parts) + "\n"
@@ -260,13 +336,17 @@ def plots(out_dir, records, n_pes, title):
     one panel per operation and one line per library; summary.png for the
     single numbers (host cost per call, barrier, init). The paths written."""
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     table, init, libs, _ = organise(records)
     colours = {lib: f"C{i}" for i, lib in enumerate(libs)}
     written = []
-    for name, ops, metric in (("bandwidth", BANDWIDTH_OPS, "busbw GB/s"),
-                              ("latency", LATENCY_OPS, "latency us")):
+    for name, ops, metric in (
+        ("bandwidth", BANDWIDTH_OPS, "busbw GB/s"),
+        ("latency", LATENCY_OPS, "latency us"),
+    ):
         ops = [op for op in ops if table.get(op)]
         if not ops:
             continue
@@ -281,17 +361,25 @@ def plots(out_dir, records, n_pes, title):
                 if not points:
                     continue
                 xs = [s for s, _ in points]
-                ys = [us if metric == "latency us" else bandwidths(op, s, us, n_pes)[1]
-                      for s, us in points]
-                ax.plot(xs, ys, marker=".", label=lib, color=colours[lib],
-                        linestyle="--" if "blocking" in lib else "-")
+                ys = [
+                    us if metric == "latency us" else bandwidths(op, s, us, n_pes)[1]
+                    for s, us in points
+                ]
+                ax.plot(
+                    xs,
+                    ys,
+                    marker=".",
+                    label=lib,
+                    color=colours[lib],
+                    linestyle="--" if "blocking" in lib else "-",
+                )
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_title(op)
             ax.set_xlabel("message size (bytes)")
             ax.set_ylabel(metric)
             ax.grid(True, which="both", alpha=0.3)
-        for ax in list(axes.flat)[len(ops):]:
+        for ax in list(axes.flat)[len(ops) :]:
             ax.axis("off")
         axes.flat[0].legend(fontsize=8)
         fig.suptitle(f"{title}: {metric} vs size")
@@ -300,10 +388,14 @@ def plots(out_dir, records, n_pes, title):
         fig.savefig(path, dpi=110)
         plt.close(fig)
         written.append(path)
-    singles = [("host cost of one 8-byte put (us)", table.get("call_cost", {}), 8),
-               ("barrier (us)", table.get("barrier", {}), 0)]
-    singles = [(label, {lib: v[size] for lib, v in data.items() if size in v}, size)
-               for label, data, size in singles]
+    singles = [
+        ("host cost of one 8-byte put (us)", table.get("call_cost", {}), 8),
+        ("barrier (us)", table.get("barrier", {}), 0),
+    ]
+    singles = [
+        (label, {lib: v[size] for lib, v in data.items() if size in v}, size)
+        for label, data, size in singles
+    ]
     singles.append(("init (s)", init, None))
     fig, axes = plt.subplots(1, len(singles), figsize=(5 * len(singles), 3.6))
     for ax, (label, values, _) in zip(axes, singles):

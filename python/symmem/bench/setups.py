@@ -2,53 +2,56 @@
 report.md: how its processes start and where its buffers live, which a
 reader needs to trust a ratio. The code that does it is the library's
 worker; a line here changes with it."""
+
 from symmem.bench import numpy_reference
 
 _SYMMEM = {
     "cpu": "one process per PE (symmem.run); arrays on the symmetric heap: a /dev/shm file each "
-           "PE maps at a 2 MiB boundary, each array at a 256-byte aligned offset in it",
+    "PE maps at a 2 MiB boundary, each array at a 256-byte aligned offset in it",
     "mpi": "one MPI process per PE (symmem.run through mpirun) with SYMMEM_ONE_HOST_PER_PE=1: "
-           "each PE a host of its own, everything through MPI RMA on one MPI_Win_allocate "
-           "window (Open MPI's osc/sm on one machine); put is MPI_Rput polled, quiet a flush "
-           "by the flush thread",
+    "each PE a host of its own, everything through MPI RMA on one MPI_Win_allocate "
+    "window (Open MPI's osc/sm on one machine); put is MPI_Rput polled, quiet a flush "
+    "by the flush thread",
     "gpu": "one process per GPU (symmem.run); arrays on the symmetric heap (NVSHMEM's); calls "
-           "on a CUDA stream (cuda.core) timed with CUDA events, and with stream=None as "
-           "symmem (blocking)",
+    "on a CUDA stream (cuda.core) timed with CUDA events, and with stream=None as "
+    "symmem (blocking)",
 }
 _FORCED = "symmem's worker with SYMMEM_GPU_COLLECTIVES={}: its collectives only"
-_TRITON = ("Triton kernels (bench/triton_kernels.py) calling symmem.device.triton on {}, "
-           "under symmem.run; CUDA-event time of a kernel, the fastest of 5")
+_TRITON = (
+    "Triton kernels (bench/triton_kernels.py) calling symmem.device.triton on {}, "
+    "under symmem.run; CUDA-event time of a kernel, the fastest of 5"
+)
 
 SETUP = {
     "symmem njit": "as symmem, one process per PE and arrays on the symmetric heap; the calls "
-                   "from @numba.njit loops (symmem.device.numba)",
+    "from @numba.njit loops (symmem.device.numba)",
     "numpy": numpy_reference.SETUP,
     "symmem node path": "the mpi backend as symmem, without SYMMEM_ONE_HOST_PER_PE: the PEs "
-                        "map each other's heaps (MPI_Win_allocate_shared), put and get are "
-                        "copies, the atomics and collectives MPI's",
+    "map each other's heaps (MPI_Win_allocate_shared), put and get are "
+    "copies, the atomics and collectives MPI's",
     "symmem cpu": "the cpu backend's worker, as its own runs: symmem.run, /dev/shm heaps",
     "mpi4py": "mpirun --oversubscribe --bind-to none; put into a Win.Allocate window (one "
-              "Lock_all epoch, Put + Flush), the rest on private NumPy arrays (NumPy's own "
-              "allocation)",
+    "Lock_all epoch, Put + Flush), the rest on private NumPy arrays (NumPy's own "
+    "allocation)",
     "symmem/nvshmem": _FORCED.format("nvshmem"),
     "symmem/one_shot": _FORCED.format("one_shot"),
     "symmem/two_shot": _FORCED.format("two_shot"),
     "symmem/push_one_shot": _FORCED.format("push_one_shot"),
     "symmem/push_two_shot": _FORCED.format("push_two_shot"),
     "torch symm-mem": "torch.distributed (NCCL) under symmem.run; symm_mem.empty tensors, "
-                      "rendezvous, one_shot_all_reduce and two_shot_all_reduce_",
+    "rendezvous, one_shot_all_reduce and two_shot_all_reduce_",
     "nvshmem C": "a C program calling libnvshmem_host.so.3 (nvshmem_floor.c, compiled at the "
-                 "start); one pair of max-size buffers, typed float collectives, one stream, "
-                 "CUDA events",
+    "start); one pair of max-size buffers, typed float collectives, one stream, "
+    "CUDA events",
     "nvshmem4py": "NVSHMEM4Py (nvshmem.core) started by mpirun with emulated_mpi; its arrays; "
-                  "the same worker code as symmem's",
+    "the same worker code as symmem's",
     "nccl": "torch.distributed with NCCL under symmem.run; torch tensors (PyTorch's caching "
-            "allocator); CUDA events on NCCL's stream",
+    "allocator); CUDA events on NCCL's stream",
     "symmem device": "Numba kernels calling symmem.device.numba on symmetric arrays, and "
-                     "symmem's host calls on a stream as symmem host; CUDA-event time of a "
-                     "kernel, the fastest of 5",
+    "symmem's host calls on a stream as symmem host; CUDA-event time of a "
+    "kernel, the fastest of 5",
     "nvshmem device": "the same kernels calling NVSHMEM's device API (nvshmem_device.cu, built "
-                      "with nvcc), on nvshmem_malloc'd buffers; CUDA-event time, the fastest of 5",
+    "with nvcc), on nvshmem_malloc'd buffers; CUDA-event time, the fastest of 5",
     "symmem triton": _TRITON.format("symmem's own engine"),
     "nvshmem triton": _TRITON.format("NVSHMEM's device bitcode"),
 }

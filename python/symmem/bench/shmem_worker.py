@@ -5,6 +5,7 @@ library's. PE 0 prints one JSON record per line; the driver reads them.
     python -m symmem.run -n 2 -m symmem.bench.shmem_worker --lib symmem ...
     mpirun -np 2 python -m symmem.bench.shmem_worker --lib nvshmem4py ...
 """
+
 import json
 import os
 import statistics
@@ -20,10 +21,12 @@ CALL_COST_CALLS = 10000
 def parse_args():
     parser = plan.sweep_parser()
     parser.add_argument("--lib", choices=("symmem", "nvshmem4py"), required=True)
-    parser.add_argument("--label", default=None,
-                        help="the library's name in the records (default: --lib)")
-    parser.add_argument("--blocking", action="store_true",
-                        help="also time symmem's blocking (stream=None) calls")
+    parser.add_argument(
+        "--label", default=None, help="the library's name in the records (default: --lib)"
+    )
+    parser.add_argument(
+        "--blocking", action="store_true", help="also time symmem's blocking (stream=None) calls"
+    )
     return parser.parse_args()
 
 
@@ -31,6 +34,7 @@ def start(lib):
     """(module, device id or None, stream or None) with the library started."""
     if lib == "symmem":
         import symmem as nvshmem
+
         nvshmem.init()
         probe = nvshmem.buffer(8)  # where the symmetric heap lives
         ordinal = probe.device_id
@@ -38,12 +42,14 @@ def start(lib):
         if ordinal < 0:
             return nvshmem, None, None
         from cuda.core import Device
+
         device = Device(ordinal)
         device.set_current()
         return nvshmem, device, device.create_stream()
     import nvshmem.core as nvshmem
     from cuda.core import Device
     from mpi4py import MPI
+
     comm = MPI.COMM_WORLD
     local = int(os.environ.get("OMPI_COMM_WORLD_LOCAL_RANK", comm.Get_rank()))
     device = Device(local % _cupy().cuda.runtime.getDeviceCount())
@@ -54,6 +60,7 @@ def start(lib):
 
 def _cupy():
     import cupy
+
     return cupy
 
 
@@ -68,8 +75,9 @@ class Bench:
         if self.on_gpu:
             cp = _cupy()
             cp.cuda.Device(self.device.device_id).use()
-            self.cupy_stream = cp.cuda.ExternalStream(int(self.stream.handle),
-                                                      self.device.device_id)
+            self.cupy_stream = cp.cuda.ExternalStream(
+                int(self.stream.handle), self.device.device_id
+            )
         self.world = self.nvshmem.Teams.TEAM_WORLD
         self.signal_total = 0
 
@@ -167,14 +175,17 @@ class Bench:
         dst, src = self.arrays(nbytes, nbytes, dtype="uint8")
         move = nv.put if op.startswith("put") else nv.get
         if op.endswith("_lat"):
+
             def body():
                 if self.me == 0:
                     move(dst, src, peer, stream=stream)
                     nv.quiet(stream=stream)
         else:
+
             def body():
                 if self.me == 0:
                     move(dst, src, peer, stream=stream)
+
         return body, (dst, src), lambda: nv.quiet(stream=stream)
 
     def atomic(self, stream):
@@ -185,11 +196,15 @@ class Bench:
         def body():
             if self.me == 0:
                 nv.atomic_fetch_add(counter, 1, peer)
+
         return body, (counter,), None
 
     def put_signal(self, nbytes, stream):
         nv = self.nvshmem
-        dst, src, sig = *self.arrays(nbytes, nbytes, dtype="uint8"), self.arrays(8, dtype="uint64")[0]
+        dst, src, sig = (
+            *self.arrays(nbytes, nbytes, dtype="uint8"),
+            self.arrays(8, dtype="uint64")[0],
+        )
         sig[:] = 0
         if self.on_gpu:
             _cupy().cuda.Device().synchronize()
@@ -206,6 +221,7 @@ class Bench:
             elif self.me == 1:
                 nv.signal_wait(signal, counter[0], ge, stream=stream)
                 nv.put_signal(dst, src, signal, 1, add, 0, stream=stream)
+
         return body, (dst, src, sig), None
 
     def collective(self, op, nbytes, stream):

@@ -2,6 +2,7 @@
 symmem.device.triton is configured (apart from the worker, which needs
 CuPy and a GPU, so that tests/python/test_triton.py compiles them
 without either)."""
+
 import triton
 import triton.language as tl
 

@@ -1,6 +1,7 @@
 """NVSHMEM's C enums under NVSHMEM4Py's bindings names. Those nvshmem.core
 re-exports are symmem's own (Signal_op is SignalOp, Cmp_type ComparisonType,
 ...); the others carry NVSHMEM's values. INT_MAX marks NVSHMEM's sentinels."""
+
 from enum import IntEnum
 
 from symmem._enums import ComparisonType, InitStatus, SignalOp, SmemAmount, ThreadSupport
@@ -16,6 +17,7 @@ Smem_amount = SmemAmount
 
 class Team_id(IntEnum):
     """nvshmem_team_id_t (the _INDEX names are aliases)."""
+
     TEAM_INVALID = -1
     TEAM_WORLD = 0
     TEAM_WORLD_INDEX = 0
@@ -37,6 +39,7 @@ class Team_id(IntEnum):
 
 class Status(IntEnum):
     """nvshmemx_status: what the C calls return (check_status reads it)."""
+
     SUCCESS = 0
     ERROR_INVALID_VALUE = 1
     ERROR_OUT_OF_MEMORY = 2
@@ -50,6 +53,7 @@ class Status(IntEnum):
 
 class Flags(IntEnum):
     """hostlib_init_attr's flags."""
+
     INIT_THREAD_PES = 1
     INIT_WITH_MPI_COMM = 1 << 1
     INIT_WITH_SHMEM = 1 << 2

@@ -2,6 +2,7 @@
 NVSHMEM's heap calls that trade in addresses (malloc, align, calloc, free,
 ptr, mc_ptr). malloc's memory is symmem's heap, tracked as buffer()'s is: free()
 or finalize() frees it, and every call of symmem accepts arrays over it."""
+
 import numpy as np
 
 from symmem import _memory, _symmem
@@ -21,10 +22,18 @@ class _Memory:
 
     def __init__(self, address, count, dtype):
         self.dtype = dtype
-        interface = {"data": (address, False), "shape": (count,), "typestr": dtype.str,
-                     "strides": None, "version": 3}
-        name = "__cuda_array_interface__" if "device_memory" in _symmem.capabilities() else \
-            "__array_interface__"
+        interface = {
+            "data": (address, False),
+            "shape": (count,),
+            "typestr": dtype.str,
+            "strides": None,
+            "version": 3,
+        }
+        name = (
+            "__cuda_array_interface__"
+            if "device_memory" in _symmem.capabilities()
+            else "__array_interface__"
+        )
         setattr(self, name, interface)
 
 
@@ -40,8 +49,7 @@ def memory_at(address, count, dtype, call, arg, writable=False):
     dtype = _memory._numpy_dtype(dtype, call)
     # host memory: unmapped raises, not crashes
     if count and "device_memory" not in _symmem.capabilities():
-        _symmem.memory_at(address, count * dtype.itemsize, writable=writable,
-                          call=f"{call}: {arg}")
+        _symmem.memory_at(address, count * dtype.itemsize, writable=writable, call=f"{call}: {arg}")
     return _Memory(address, count, dtype)
 
 
@@ -92,8 +100,10 @@ def free(ptr):
     require_initialized("free")
     record = _memory._live.get(ptr) if isinstance(ptr, int) else None
     if record is None:
-        raise invalid(f"free: ptr={ptr!r} is not an address malloc or calloc returned (or it "
-                      "was freed already)")
+        raise invalid(
+            f"free: ptr={ptr!r} is not an address malloc or calloc returned (or it "
+            "was freed already)"
+        )
     _memory.free(record[1])
     for key in [k for k in _peers if k[0] == ptr]:
         del _peers[key]
@@ -119,4 +129,3 @@ def mc_ptr(team, ptr):
     _symmem.check_team(team, "mc_ptr")
     _allocation(ptr, "mc_ptr", "ptr")
     return 0
-

@@ -4,6 +4,7 @@ CUDA module init. Out-parameters are addresses (a NumPy array's
 arr.__array_interface__["data"][0], struct.ptr), written as NVSHMEM writes
 them: through _symmem.memory_at, the raw pointer contract (the caller vouches
 that the address is memory it may write)."""
+
 import numpy as np
 
 from symmem import _capabilities, _device_host, _lifecycle, _symmem
@@ -52,8 +53,9 @@ def _write_ints(call, pairs, dtype=np.int32):
 
 
 def _write_bytes(address, data, call, arg):
-    _symmem.memory_at(_out(address, call, arg), len(data), writable=True,
-                      call=f"{call}: {arg}")[:] = data
+    _symmem.memory_at(_out(address, call, arg), len(data), writable=True, call=f"{call}: {arg}")[
+        :
+    ] = data
 
 
 def _version_numbers(text):
@@ -78,9 +80,10 @@ def info_get_version(major, minor):
 def vendor_get_version_info(major, minor, patch):
     """Writes symmem's version (int32s): the vendor is symmem (get_name())."""
     numbers = _version_numbers(_symmem.VERSION)
-    _write_ints("vendor_get_version_info", [("major", major, numbers[0]),
-                                            ("minor", minor, numbers[1]),
-                                            ("patch", patch, numbers[2])])
+    _write_ints(
+        "vendor_get_version_info",
+        [("major", major, numbers[0]), ("minor", minor, numbers[1]), ("patch", patch, numbers[2])],
+    )
 
 
 def info_get_name(name):
@@ -111,8 +114,12 @@ def set_attr_uniqueid_args(myrank, nranks, uniqueid, attr):
 def set_attr_mpi_comm_args(mpi_comm, nvshmem_attr):
     """Stores the address of an MPI_Comm in the InitAttr at nvshmem_attr."""
     base = _out(nvshmem_attr, "set_attr_mpi_comm_args", "nvshmem_attr")
-    _set_field(base, "mpi_comm", _out(mpi_comm, "set_attr_mpi_comm_args", "mpi_comm"),
-               "set_attr_mpi_comm_args")
+    _set_field(
+        base,
+        "mpi_comm",
+        _out(mpi_comm, "set_attr_mpi_comm_args", "mpi_comm"),
+        "set_attr_mpi_comm_args",
+    )
 
 
 def _set_field(attr, name, value, call):
@@ -127,6 +134,7 @@ def _mpi_comm(address):
     """The mpi4py communicator whose MPI_Comm handle lies at address (an int
     in MPICH, a pointer in Open MPI)."""
     from mpi4py import MPI
+
     handle = np.intc if MPI._sizeof(MPI.Comm) == np.dtype(np.intc).itemsize else np.uintp
     return MPI.Comm.fromhandle(int(_at(address, handle, "hostlib_init_attr")[0]))
 
@@ -138,18 +146,25 @@ def hostlib_init_attr(flags, attr):
     attr = _out(attr, "hostlib_init_attr", "attr")
     if flags == Flags.INIT_WITH_UNIQUEID:
         address = _out(_attr_field(attr, "uniqueid"), "hostlib_init_attr", "attr's uniqueid")
-        uid = _lifecycle.UniqueID(_symmem.memory_at(address, _lifecycle.UniqueID.SIZE,
-                                                    call="hostlib_init_attr"))
-        _lifecycle.init(uid=uid, rank=_attr_field(attr, "rank"),
-                        nranks=_attr_field(attr, "nranks"), initializer_method="uid")
+        uid = _lifecycle.UniqueID(
+            _symmem.memory_at(address, _lifecycle.UniqueID.SIZE, call="hostlib_init_attr")
+        )
+        _lifecycle.init(
+            uid=uid,
+            rank=_attr_field(attr, "rank"),
+            nranks=_attr_field(attr, "nranks"),
+            initializer_method="uid",
+        )
     elif flags == Flags.INIT_WITH_MPI_COMM:
         address = _out(_attr_field(attr, "mpi_comm"), "hostlib_init_attr", "attr's mpi_comm")
         _lifecycle.init(mpi_comm=_mpi_comm(address), initializer_method="mpi")
     elif flags == 0:
         _lifecycle.init()
     else:
-        raise invalid(f"hostlib_init_attr: flags={flags!r} is not one symmem runs with (0, "
-                      "INIT_WITH_UNIQUEID or INIT_WITH_MPI_COMM)")
+        raise invalid(
+            f"hostlib_init_attr: flags={flags!r} is not one symmem runs with (0, "
+            "INIT_WITH_UNIQUEID or INIT_WITH_MPI_COMM)"
+        )
     return None
 
 

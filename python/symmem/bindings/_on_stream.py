@@ -3,6 +3,7 @@ and barriers, each the symmem call of the same meaning (whose name its
 errors carry: put for putmem_on_stream). dest and sig_addr must be
 symmetric; source (of a put) and dest (of a get) may be any local memory.
 Parameter names are NVSHMEM4Py's (bytes, cstrm, ...)."""
+
 from symmem import _symmem
 from symmem.bindings._heap import memory_at
 
@@ -17,51 +18,74 @@ def _signal(address, call):
 
 def putmem_on_stream(dest, source, bytes, pe, cstrm):
     call = "putmem_on_stream"
-    _symmem.put(_bytes(dest, bytes, call, "dest"), _bytes(source, bytes, call, "source"), pe,
-                stream=cstrm)
+    _symmem.put(
+        _bytes(dest, bytes, call, "dest"), _bytes(source, bytes, call, "source"), pe, stream=cstrm
+    )
 
 
 def putmem_nbi_on_stream(dest, source, bytes, pe, cstrm):
     call = "putmem_nbi_on_stream"
-    _symmem.put_nbi(_bytes(dest, bytes, call, "dest"), _bytes(source, bytes, call, "source"), pe,
-                    stream=cstrm)
+    _symmem.put_nbi(
+        _bytes(dest, bytes, call, "dest"), _bytes(source, bytes, call, "source"), pe, stream=cstrm
+    )
 
 
 def getmem_on_stream(dest, source, bytes, pe, cstrm):
     call = "getmem_on_stream"
-    _symmem.get(_bytes(dest, bytes, call, "dest", True), _bytes(source, bytes, call, "source"),
-                pe, stream=cstrm)
+    _symmem.get(
+        _bytes(dest, bytes, call, "dest", True),
+        _bytes(source, bytes, call, "source"),
+        pe,
+        stream=cstrm,
+    )
 
 
 def getmem_nbi_on_stream(dest, source, bytes, pe, cstrm):
     call = "getmem_nbi_on_stream"
-    _symmem.get_nbi(_bytes(dest, bytes, call, "dest", True),
-                    _bytes(source, bytes, call, "source"), pe, stream=cstrm)
+    _symmem.get_nbi(
+        _bytes(dest, bytes, call, "dest", True),
+        _bytes(source, bytes, call, "source"),
+        pe,
+        stream=cstrm,
+    )
 
 
 def putmem_signal_on_stream(dest, source, bytes, sig_addr, signal, sig_op, pe, cstrm):
     call = "putmem_signal_on_stream"
-    _symmem.put_signal(_bytes(dest, bytes, call, "dest"), _bytes(source, bytes, call, "source"),
-                       _signal(sig_addr, call), signal, sig_op, pe, stream=cstrm)
+    _symmem.put_signal(
+        _bytes(dest, bytes, call, "dest"),
+        _bytes(source, bytes, call, "source"),
+        _signal(sig_addr, call),
+        signal,
+        sig_op,
+        pe,
+        stream=cstrm,
+    )
 
 
 def putmem_signal_nbi_on_stream(dest, source, bytes, sig_addr, signal, sig_op, pe, cstrm):
     call = "putmem_signal_nbi_on_stream"
-    _symmem.put_signal_nbi(_bytes(dest, bytes, call, "dest"),
-                           _bytes(source, bytes, call, "source"), _signal(sig_addr, call),
-                           signal, sig_op, pe, stream=cstrm)
+    _symmem.put_signal_nbi(
+        _bytes(dest, bytes, call, "dest"),
+        _bytes(source, bytes, call, "source"),
+        _signal(sig_addr, call),
+        signal,
+        sig_op,
+        pe,
+        stream=cstrm,
+    )
 
 
 def signal_op_on_stream(sig_addr, signal, sig_op, pe, cstrm):
-    _symmem.signal_op(_signal(sig_addr, "signal_op_on_stream"), signal, sig_op, pe,
-                      stream=cstrm)
+    _symmem.signal_op(_signal(sig_addr, "signal_op_on_stream"), signal, sig_op, pe, stream=cstrm)
 
 
 def signal_wait_until_on_stream(sig_addr, cmp, cmp_value, cstream):
     """Note NVSHMEM's order (cmp before the value); symmem.signal_wait's is
     NVSHMEM4Py's (value before cmp)."""
-    _symmem.signal_wait(_signal(sig_addr, "signal_wait_until_on_stream"), cmp_value, cmp,
-                        stream=cstream)
+    _symmem.signal_wait(
+        _signal(sig_addr, "signal_wait_until_on_stream"), cmp_value, cmp, stream=cstream
+    )
 
 
 def signal_fetch(sig_addr):

@@ -5,6 +5,7 @@ through those addresses, as NVSHMEM does.
 
 uniqueid / UniqueId are symmem's UniqueID (its 128 bytes, like
 nvshmemx_uniqueid_t's), team_uniqueid / TeamUniqueId symmem's TeamUniqueId."""
+
 import numpy as np
 
 from symmem._lifecycle import UniqueID
@@ -18,17 +19,33 @@ team_uniqueid = TeamUniqueId
 uniqueid_dtype = np.dtype([("version", np.int32), ("internal", np.int8, (124,))], align=True)
 
 # nvshmem_team_config_t (version 2): what team_split_* and team_init read.
-team_config_dtype = np.dtype([("version", np.int32), ("num_contexts", np.int32),
-                              ("uniqueid", np.uint64), ("padding", np.int8, (48,))], align=True)
+team_config_dtype = np.dtype(
+    [
+        ("version", np.int32),
+        ("num_contexts", np.int32),
+        ("uniqueid", np.uint64),
+        ("padding", np.int8, (48,)),
+    ],
+    align=True,
+)
 
 # nvshmemx_init_attr_t as symmem fills it: NVSHMEM's version and mpi_comm
 # (the address of an MPI_Comm), then what set_attr_uniqueid_args stores.
-init_attr_dtype = np.dtype([("version", np.int32), ("mpi_comm", np.intp), ("rank", np.int32),
-                            ("nranks", np.int32), ("uniqueid", np.intp)], align=True)
+init_attr_dtype = np.dtype(
+    [
+        ("version", np.int32),
+        ("mpi_comm", np.intp),
+        ("rank", np.int32),
+        ("nranks", np.int32),
+        ("uniqueid", np.intp),
+    ],
+    align=True,
+)
 
 
 class _Struct:
     """One zeroed struct of _dtype, its fields as int properties."""
+
     _dtype: np.dtype
     _shown: tuple = ()
 
@@ -46,6 +63,7 @@ class _Struct:
 
         def set(self, value):
             self._data[name] = value
+
         return property(get, set, doc=f"the struct's {name}")
 
     def __repr__(self):
@@ -55,12 +73,14 @@ class _Struct:
 
 class TeamConfig(_Struct):
     """nvshmem_team_config_t: version, num_contexts, uniqueid (a uint64)."""
+
     _dtype = team_config_dtype
     _shown = ("version", "num_contexts", "uniqueid")
 
 
 class InitAttr(_Struct):
     """nvshmemx_init_attr_t: version, mpi_comm (the address of an MPI_Comm)."""
+
     _dtype = init_attr_dtype
     _shown = ("version", "mpi_comm")
 

@@ -3,6 +3,7 @@ itself (CUDA VMM memory, made with cuMemCreate and cuMemMap) made symmetric
 by address, as symmem.register_external_buffer makes it from an object; it
 is the same registration (on the cpu backend it raises NotImplementedError,
 as register_external_buffer does)."""
+
 from symmem._errors import invalid, require_initialized
 from symmem._external import _register, _unregister
 from symmem._memory import _external
@@ -32,8 +33,13 @@ def buffer_register_symmetric_at_preferred_address(buf_ptr, size, preferred_addr
     """Collective: buffer_register_symmetric; the preferred address is a hint,
     which symmem does not take (NVSHMEM may not either): the address returned
     is the one to use."""
-    return _register_at("buffer_register_symmetric_at_preferred_address", buf_ptr, size, flags,
-                        preferred_addr=preferred_addr)
+    return _register_at(
+        "buffer_register_symmetric_at_preferred_address",
+        buf_ptr,
+        size,
+        flags,
+        preferred_addr=preferred_addr,
+    )
 
 
 def buffer_unregister_symmetric(mmap_ptr, size):
@@ -43,10 +49,14 @@ def buffer_unregister_symmetric(mmap_ptr, size):
     check_sizes(call, mmap_ptr=mmap_ptr, size=size)
     record = _external.get(mmap_ptr)
     if record is None or not isinstance(record[2], _Extent):
-        raise invalid(f"{call}: mmap_ptr={mmap_ptr:#x} is not an address "
-                      "buffer_register_symmetric returned (or it was unregistered already)")
+        raise invalid(
+            f"{call}: mmap_ptr={mmap_ptr:#x} is not an address "
+            "buffer_register_symmetric returned (or it was unregistered already)"
+        )
     if size != record[1].size:
-        raise invalid(f"{call}: size={size} is not the {record[1].size} bytes registered at "
-                      f"mmap_ptr={mmap_ptr:#x}")
+        raise invalid(
+            f"{call}: size={size} is not the {record[1].size} bytes registered at "
+            f"mmap_ptr={mmap_ptr:#x}"
+        )
     _unregister(record[1], call)
     return 0

@@ -5,6 +5,7 @@ The calls of this package raise symmem's own exceptions (NvshmemInvalid for
 misuse, NvshmemError for failures), each naming the call, the argument, the
 value and the PE, as symmem.core's do; NVSHMEM4Py's raise NVSHMEMError with a
 status code, or abort inside NVSHMEM."""
+
 import numpy as np
 
 from symmem._errors import NvshmemError, invalid

@@ -4,6 +4,7 @@ np.zeros(1, np.int32).__array_interface__["data"][0]), through
 _symmem.memory_at (the raw pointer contract).
 The splits run symmem.core's, so each new team is also Teams.TEAM_<handle>
 (as NVSHMEM4Py's core names it) and team_get_config gives its config back."""
+
 import os
 
 import numpy as np
@@ -25,9 +26,11 @@ def _config_at(address, call, arg):
     _out(address, call, arg)
     raw = _symmem.memory_at(address, team_config_dtype.itemsize, call=call)
     fields = np.frombuffer(raw, dtype=team_config_dtype)[0]
-    return _teams.TeamConfig(version=int(fields["version"]),
-                             num_contexts=int(fields["num_contexts"]),
-                             uniqueid=int(fields["uniqueid"]))
+    return _teams.TeamConfig(
+        version=int(fields["version"]),
+        num_contexts=int(fields["num_contexts"]),
+        uniqueid=int(fields["uniqueid"]),
+    )
 
 
 def _handle_at(address, call, arg):
@@ -46,19 +49,26 @@ def team_split_strided(parent_team, pe_start, pe_stride, pe_size, config, config
     at address new_team."""
     call = "team_split_strided"
     handle = _handle_at(new_team, call, "new_team")
-    made = _teams.team_split_strided(parent_team, pe_start, pe_stride, pe_size,
-                                     _config_at(config, call, "config"), config_mask)
+    made = _teams.team_split_strided(
+        parent_team, pe_start, pe_stride, pe_size, _config_at(config, call, "config"), config_mask
+    )
     _write_handle(handle, made)
 
 
-def team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config,
-                  yaxis_mask, yaxis_team):
+def team_split_2d(
+    parent_team, xrange, xaxis_config, xaxis_mask, xaxis_team, yaxis_config, yaxis_mask, yaxis_team
+):
     call = "team_split_2d"
     x_handle = _handle_at(xaxis_team, call, "xaxis_team")
     y_handle = _handle_at(yaxis_team, call, "yaxis_team")
-    x, y = _teams.team_split_2d(parent_team, xrange, _config_at(xaxis_config, call, "xaxis_config"),
-                                xaxis_mask, _config_at(yaxis_config, call, "yaxis_config"),
-                                yaxis_mask)
+    x, y = _teams.team_split_2d(
+        parent_team,
+        xrange,
+        _config_at(xaxis_config, call, "xaxis_config"),
+        xaxis_mask,
+        _config_at(yaxis_config, call, "yaxis_config"),
+        yaxis_mask,
+    )
     _write_handle(x_handle, x)
     _write_handle(y_handle, y)
 
@@ -68,8 +78,7 @@ def team_init(team, config, config_mask, npes, pe_idx_in_team):
     writes the handle at address team."""
     call = "team_init"
     handle = _handle_at(team, call, "team")
-    made = _teams.team_init(_config_at(config, call, "config"), config_mask, npes,
-                            pe_idx_in_team)
+    made = _teams.team_init(_config_at(config, call, "config"), config_mask, npes, pe_idx_in_team)
     _write_handle(handle, made)
 
 
@@ -78,14 +87,15 @@ def team_get_config(team, config):
     core = _teams.team_get_config(team)
     base = _out(config, "team_get_config", "config")
     key = _teams._team_key(core.uniqueid) if core.uniqueid is not None else 0
-    for name, value in (("version", core.version), ("num_contexts", core.num_contexts),
-                        ("uniqueid", key)):
-        _field_at(base, team_config_dtype, name, "team_get_config", writable=True)[0] = \
-            int(value)
+    for name, value in (
+        ("version", core.version),
+        ("num_contexts", core.num_contexts),
+        ("uniqueid", key),
+    ):
+        _field_at(base, team_config_dtype, name, "team_get_config", writable=True)[0] = int(value)
 
 
 def team_get_uniqueid(uniqueid):
     """Writes a fresh random uint64 for a team_init config at address uniqueid."""
     out = _out_at(uniqueid, np.uint64, "team_get_uniqueid", "uniqueid")
     out[0] = int.from_bytes(os.urandom(8), "little")
-

@@ -9,6 +9,7 @@ The C side is the device state block (`src/core/device_state.h`), whose address
 `symmem._symmem.device_state()` gives on the host; `state_address()` gives
 the GPU's copy, which CUDA C kernels calling device.cuh take first. See
 docs/architecture.md and docs/device.md."""
+
 from symmem import _symmem
 from symmem._errors import invalid
 
@@ -35,7 +36,8 @@ def state_address():
     if address == 0:
         # initialised, the message starts "[pe N] " (invalid adds it)
         who = "this PE" if _symmem.my_pe() >= 0 else "this process (not initialised)"
-        raise invalid(f"state_address: {who} has no device state on a GPU: call "
-                      "symmem.init() on the gpu backend first (the cpu backend has none)")
+        raise invalid(
+            f"state_address: {who} has no device state on a GPU: call "
+            "symmem.init() on the gpu backend first (the cpu backend has none)"
+        )
     return address
-

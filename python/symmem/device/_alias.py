@@ -7,19 +7,23 @@ NVSHMEM4Py programs import `nvshmem.core.device.numba`,
 `symmem.core` name would register every numba overload twice on different
 functions, so a finder maps each such name onto the module already known by
 its real name."""
+
 import importlib
 import importlib.abc
 import importlib.util
 import sys
 
-_ALIASES = {"symmem.core.device": "symmem.device", "symmem.core.utils": "symmem.utils",
-            "symmem.core.interop": "symmem.interop"}
+_ALIASES = {
+    "symmem.core.device": "symmem.device",
+    "symmem.core.utils": "symmem.utils",
+    "symmem.core.interop": "symmem.interop",
+}
 
 
 def _real_name(name):
     for alias, real in _ALIASES.items():
         if name == alias or name.startswith(alias + "."):
-            return real + name[len(alias):]
+            return real + name[len(alias) :]
     return None
 
 

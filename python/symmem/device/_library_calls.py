@@ -15,6 +15,7 @@ reduce and wait_until read them), reduce ops the order of
 _symmem.REDUCE_OPS, signal ops and comparisons _symmem.SIGNAL_OPS and
 COMPARISONS. The atomic op numbers are the device library's own switch
 (symmem__atomic in device_rma.cuh)."""
+
 from symmem import _symmem
 
 SCOPES = ("", "_warp", "_block")
@@ -27,17 +28,21 @@ _REDUCE = ("i32", "u64", "i32", "u64", "u64", "u64", "i32", "i32")  # ..., n, dt
 _NO_ARGS = ("i32", "u64")
 
 SIGNATURES = {  # name -> (return type, parameter types...)
-    "my_pe": _NO_ARGS, "n_pes": _NO_ARGS, "quiet": _NO_ARGS, "fence": _NO_ARGS,
-    "p": ("i32", "u64", "u64", "u64", "i32", "i32"),         # st, dst, bits, width, pe
-    "g": ("u64", "u64", "u64", "i32", "i32"),                # st, src, width, pe
+    "my_pe": _NO_ARGS,
+    "n_pes": _NO_ARGS,
+    "quiet": _NO_ARGS,
+    "fence": _NO_ARGS,
+    "p": ("i32", "u64", "u64", "u64", "i32", "i32"),  # st, dst, bits, width, pe
+    "g": ("u64", "u64", "u64", "i32", "i32"),  # st, src, width, pe
     "signal_op": ("i32", "u64", "u64", "u64", "i32", "i32"),  # st, sig, value, op, pe
-    "signal_wait": ("u64", "u64", "u64", "i32", "u64"),      # st, sig, cmp, value
+    "signal_wait": ("u64", "u64", "u64", "i32", "u64"),  # st, sig, cmp, value
     "wait_until": ("i32", "u64", "u64", "i32", "i32", "i64"),  # st, ivar, dtype, cmp, value
     "atomic64": ("u64", "u64", "u64", "i32", "u64", "u64", "i32"),  # st, dest, op, v, cond, pe
     "atomic32": ("u32", "u64", "u64", "i32", "u32", "u32", "i32"),
-    "ptr": ("u64", "u64", "u64", "u64", "i32"),              # st, addr, nbytes, pe
-    "team_my_pe": _TEAM, "team_n_pes": _TEAM,
-    "too_small": ("i32", "u64", "i32", "u64"),               # st, argument, bytes needed
+    "ptr": ("u64", "u64", "u64", "u64", "i32"),  # st, addr, nbytes, pe
+    "team_my_pe": _TEAM,
+    "team_n_pes": _TEAM,
+    "too_small": ("i32", "u64", "i32", "u64"),  # st, argument, bytes needed
     "empty": ("i32", "u64", "i32", "u64"),
 }
 for _scope in SCOPES:
@@ -53,14 +58,33 @@ for _scope in SCOPES:
         SIGNATURES[_name + _scope] = _REDUCE
 
 # symmem__atomic's op numbers; the value-less forms pass 1 (inc) or 0 (fetch)
-ATOMIC_OPS = {"atomic_fetch": 0, "atomic_set": 1, "atomic_swap": 2, "atomic_compare_swap": 3,
-              "atomic_fetch_add": 4, "atomic_add": 4, "atomic_inc": 4, "atomic_fetch_inc": 4,
-              "atomic_fetch_and": 5, "atomic_and": 5, "atomic_fetch_or": 6, "atomic_or": 6,
-              "atomic_fetch_xor": 7, "atomic_xor": 7}
+ATOMIC_OPS = {
+    "atomic_fetch": 0,
+    "atomic_set": 1,
+    "atomic_swap": 2,
+    "atomic_compare_swap": 3,
+    "atomic_fetch_add": 4,
+    "atomic_add": 4,
+    "atomic_inc": 4,
+    "atomic_fetch_inc": 4,
+    "atomic_fetch_and": 5,
+    "atomic_and": 5,
+    "atomic_fetch_or": 6,
+    "atomic_or": 6,
+    "atomic_fetch_xor": 7,
+    "atomic_xor": 7,
+}
 FLOAT_ADD = 8  # atom.add.f32 / .f64, for atomic_add and atomic_fetch_add of floats
-ATOMICS_RETURNING = {"atomic_fetch", "atomic_swap", "atomic_compare_swap", "atomic_fetch_add",
-                     "atomic_fetch_inc", "atomic_fetch_and", "atomic_fetch_or",
-                     "atomic_fetch_xor"}
+ATOMICS_RETURNING = {
+    "atomic_fetch",
+    "atomic_swap",
+    "atomic_compare_swap",
+    "atomic_fetch_add",
+    "atomic_fetch_inc",
+    "atomic_fetch_and",
+    "atomic_fetch_or",
+    "atomic_fetch_xor",
+}
 ATOMICS_FLOAT = {"atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add"}
 ATOMIC_INTS = ("int32", "int64", "uint32", "uint64")
 ATOMIC_ARGS = dict(_symmem.ATOMIC_OPS)  # name -> its value arguments: (), ("value",), ...

@@ -6,6 +6,7 @@ a kernel makes are inlined, the rest is dropped). numba-cuda
 (symmem.device.numba) and numba-cuda-mlir (symmem.device.numba_cuda_mlir)
 link it so. NVRTC needs no GPU: tests compile it for sm_90 anywhere
 cuda-core and NVRTC are installed."""
+
 import os
 
 LIBRARY_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "device.cuh")
@@ -27,7 +28,8 @@ def ltoir(arch):
     """device.cuh as LTO-IR for arch ("sm_90"), compiled once (0.2 s)."""
     if arch not in _compiled:
         Program, ProgramOptions = _program()
-        options = ProgramOptions(arch=arch, relocatable_device_code=True,
-                                 link_time_optimization=True)
+        options = ProgramOptions(
+            arch=arch, relocatable_device_code=True, link_time_optimization=True
+        )
         _compiled[arch] = bytes(Program(SOURCE, "c++", options=options).compile("ltoir").code)
     return _compiled[arch]

@@ -10,4 +10,5 @@ Example:
     >>> a = snp.empty(4, dtype="float32")
     >>> snp.free_array(a)
 """
+
 from symmem.interop import cupy, numpy, torch  # noqa: F401

@@ -3,6 +3,7 @@
 The signatures are NVSHMEM4Py's (nvshmem.core.interop.cupy). CuPy is imported
 only when an array is made, so this module imports, and its signatures can be
 read, where CuPy is not installed."""
+
 from symmem import _memory, _symmem
 from symmem._errors import exception, invalid
 
@@ -10,9 +11,11 @@ from symmem._errors import exception, invalid
 def _require_gpu(call):
     backend = _symmem.backend_name()
     if "device_memory" not in _symmem.capabilities():
-        raise exception(_symmem.ERR_UNSUPPORTED,
-                        f"{call}: CuPy arrays need the gpu backend, but the running backend is "
-                        f"{backend or 'none (not initialized)'}; use symmem.interop.numpy on cpu")
+        raise exception(
+            _symmem.ERR_UNSUPPORTED,
+            f"{call}: CuPy arrays need the gpu backend, but the running backend is "
+            f"{backend or 'none (not initialized)'}; use symmem.interop.numpy on cpu",
+        )
 
 
 def array(shape, dtype="float32", release=False, morder="C", except_on_del=True):
@@ -48,8 +51,9 @@ def array(shape, dtype="float32", release=False, morder="C", except_on_del=True)
             scp.free_array(a)
     """
     _require_gpu("interop.cupy.array")
-    return _memory.array(shape, dtype=dtype, release=release, morder=morder,
-                         except_on_del=except_on_del)
+    return _memory.array(
+        shape, dtype=dtype, release=release, morder=morder, except_on_del=except_on_del
+    )
 
 
 def empty(shape, dtype="float32", release=False, morder="C"):
@@ -80,8 +84,9 @@ def empty(shape, dtype="float32", release=False, morder="C"):
     return _memory.array(shape, dtype=dtype, release=release, morder=morder)
 
 
-def bytearray(shape, dtype="float32", release=False, device_id=None, morder="C",
-              except_on_del=True):
+def bytearray(
+    shape, dtype="float32", release=False, device_id=None, morder="C", except_on_del=True
+):
     """A flat uint8 CuPy array of the bytes of shape x dtype, on the symmetric
     heap (collective over TEAM_WORLD).
 
@@ -113,8 +118,13 @@ def bytearray(shape, dtype="float32", release=False, device_id=None, morder="C",
     _require_gpu("interop.cupy.bytearray")
     if not isinstance(morder, str) or morder not in ("C", "F"):
         raise invalid(f"interop.cupy.bytearray: morder={morder!r:.60} must be 'C' or 'F'")
-    return _memory.bytearray(shape, dtype="float32" if dtype is None else dtype,
-                             release=release, morder=morder, except_on_del=except_on_del)
+    return _memory.bytearray(
+        shape,
+        dtype="float32" if dtype is None else dtype,
+        release=release,
+        morder=morder,
+        except_on_del=except_on_del,
+    )
 
 
 def free_array(arr):

@@ -6,6 +6,7 @@ free_tensor, so every host call that takes arrays works on it too
 (tensor_get_buffer gives its Buffer). CuTe and CuPy are imported when a
 tensor is made: the module imports, and its signatures read, anywhere
 (symmem.device.cute, which kernels use, needs the CuTe DSL at import)."""
+
 from symmem import _device_host, _memory, _multicast, _symmem
 from symmem._errors import exception, invalid
 
@@ -19,8 +20,10 @@ def _cute():
         import cutlass.cute as cute
         from cutlass.cute.runtime import from_dlpack
     except ImportError as error:
-        raise ImportError("symmem.interop.cute needs NVIDIA's CuTe DSL, which is not "
-                          "installed: pip install 'symmem[cute]'") from error
+        raise ImportError(
+            "symmem.interop.cute needs NVIDIA's CuTe DSL, which is not "
+            "installed: pip install 'symmem[cute]'"
+        ) from error
     return cutlass, cute, from_dlpack
 
 
@@ -31,14 +34,25 @@ def _dtype_name(dtype):
         return str(getattr(dtype, "name", dtype))
     if _NAMES is None:
         cutlass = _cute()[0]
-        _NAMES = {cutlass.Int8: "int8", cutlass.Int16: "int16", cutlass.Int32: "int32",
-                  cutlass.Int64: "int64", cutlass.Uint8: "uint8", cutlass.Uint16: "uint16",
-                  cutlass.Uint32: "uint32", cutlass.Uint64: "uint64",
-                  cutlass.Float16: "float16", cutlass.BFloat16: "bfloat16",
-                  cutlass.Float32: "float32", cutlass.Float64: "float64"}
+        _NAMES = {
+            cutlass.Int8: "int8",
+            cutlass.Int16: "int16",
+            cutlass.Int32: "int32",
+            cutlass.Int64: "int64",
+            cutlass.Uint8: "uint8",
+            cutlass.Uint16: "uint16",
+            cutlass.Uint32: "uint32",
+            cutlass.Uint64: "uint64",
+            cutlass.Float16: "float16",
+            cutlass.BFloat16: "bfloat16",
+            cutlass.Float32: "float32",
+            cutlass.Float64: "float64",
+        }
     if dtype not in _NAMES:
-        raise invalid(f"interop.cute: dtype {dtype} is not one symmem allocates "
-                      f"({', '.join(sorted(_NAMES.values()))})")
+        raise invalid(
+            f"interop.cute: dtype {dtype} is not one symmem allocates "
+            f"({', '.join(sorted(_NAMES.values()))})"
+        )
     return _NAMES[dtype]
 
 
@@ -52,8 +66,10 @@ def _wrap(array):
 def _array_of(call, tensor):
     entry = _arrays.get(id(tensor))
     if entry is None or entry[0] is not tensor:
-        raise invalid(f"{call}: tensor is not one symmem.interop.cute made (tensor() or "
-                      "bytetensor()), or it was freed")
+        raise invalid(
+            f"{call}: tensor is not one symmem.interop.cute made (tensor() or "
+            "bytetensor()), or it was freed"
+        )
     return entry[1]
 
 
@@ -89,10 +105,14 @@ def tensor(shape, dtype="float32", release=False, morder="C", except_on_del=True
     """
     _cute()
     if "device_memory" not in _symmem.capabilities():
-        raise exception(_symmem.ERR_UNSUPPORTED, "interop.cute.tensor: CuTe tensors need the "
-                        f"gpu backend; the running backend is {_symmem.backend_name()}")
-    array = _memory.array(shape, dtype=_dtype_name(dtype), release=release, morder=morder,
-                          except_on_del=except_on_del)
+        raise exception(
+            _symmem.ERR_UNSUPPORTED,
+            "interop.cute.tensor: CuTe tensors need the "
+            f"gpu backend; the running backend is {_symmem.backend_name()}",
+        )
+    array = _memory.array(
+        shape, dtype=_dtype_name(dtype), release=release, morder=morder, except_on_del=except_on_del
+    )
     return _wrap(array)
 
 
@@ -119,8 +139,7 @@ def bytetensor(shape, dtype="float32", release=False, morder="C", except_on_del=
 
             raw = scute.bytetensor((4096,))
     """
-    return tensor(shape, dtype="int8", release=release, morder=morder,
-                  except_on_del=except_on_del)
+    return tensor(shape, dtype="int8", release=release, morder=morder, except_on_del=except_on_del)
 
 
 def tensor_get_buffer(tensor):

@@ -1,4 +1,5 @@
 """NumPy arrays on the symmetric heap (the cpu backend's arrays)."""
+
 from symmem._memory import array, array_get_buffer, bytearray, free_array, get_peer_array
 
 

@@ -1,4 +1,5 @@
 """torch tensors on the symmetric heap. torch is imported only when used."""
+
 import math
 
 from symmem import _symmem
@@ -188,8 +189,10 @@ def free_tensor(t):
     """
     buf, offset = buffer_of(t, "free_tensor", "tensor")
     if offset != 0:
-        raise invalid(f"free_tensor: the tensor starts {offset} bytes inside its allocation; "
-                      "pass the tensor that tensor() returned")
+        raise invalid(
+            f"free_tensor: the tensor starts {offset} bytes inside its allocation; "
+            "pass the tensor that tensor() returned"
+        )
     free(buf)
 
 
@@ -217,8 +220,10 @@ def tensor_get_buffer(t):
     """
     torch = _torch("tensor_get_buffer")
     if not isinstance(t, torch.Tensor):
-        raise invalid(f"tensor_get_buffer: tensor of type {type(t).__name__} is not a torch "
-                      "tensor (array_get_buffer takes arrays)")
+        raise invalid(
+            f"tensor_get_buffer: tensor of type {type(t).__name__} is not a torch "
+            "tensor (array_get_buffer takes arrays)"
+        )
     buf, _ = buffer_of(t, "tensor_get_buffer", "tensor")
     return buf, t.numel() * t.element_size(), str(t.dtype).replace("torch.", "")
 
@@ -262,7 +267,7 @@ def get_peer_tensor(t, peer_pe):
     peer = _symmem.peer_buffer(whole, peer_pe, "get_peer_tensor", "peer_pe")
     nbytes = t.numel() * t.element_size()
     if "device_memory" in _symmem.capabilities():
-        raw = _mark(torch.from_dlpack(peer), peer)[offset:offset + nbytes]
+        raw = _mark(torch.from_dlpack(peer), peer)[offset : offset + nbytes]
     else:
         raw = _mark(torch.frombuffer(peer, dtype=torch.uint8, count=nbytes, offset=offset), peer)
     return _shaped(raw.view(t.dtype), tuple(t.shape), "F" if _column_major(t) else "C")

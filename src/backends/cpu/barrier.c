@@ -18,10 +18,10 @@ typedef struct {
     int count;
     uint64_t epoch;
     symmem_call_t call; /* our fingerprint */
-    int next;        /* members before this one have arrived (and were compared) */
-    int mismatch;    /* a member arrived with another fingerprint */
-    int left;        /* a member that entered finalize() before arriving, or -1 */
-    int polls;       /* the crossed check's so far; > 0: our record is up (crossed.c) */
+    int next;           /* members before this one have arrived (and were compared) */
+    int mismatch;       /* a member arrived with another fingerprint */
+    int left;           /* a member that entered finalize() before arriving, or -1 */
+    int polls;          /* the crossed check's so far; > 0: our record is up (crossed.c) */
 } barrier_wait_t;
 
 /* Whether member pe has arrived; if so its fingerprint is compared with ours
@@ -55,8 +55,10 @@ static int barrier_ready(void *arg)
     /* every member not yet known to have arrived, not just up to the first
      * missing one: any of them may have left */
     for (int i = w->next; i < w->count; i++) {
-        if (!arrived(w, w->members[i])) all = 0;
-        else if (all) w->next = i + 1;
+        if (!arrived(w, w->members[i]))
+            all = 0;
+        else if (all)
+            w->next = i + 1;
     }
     return all || w->left >= 0;
 }
@@ -67,8 +69,7 @@ static void barrier_pending(void *arg, char *out, size_t size)
     int n = snprintf(out, size, "PEs not arrived:");
     for (int i = 0; i < w->count && n < (int)size; i++) {
         cpu_pe_slot_t *slot = &w->cpu->ctl->slots[w->members[i]];
-        if (atomic_load_explicit(&slot->channel[w->channel].epoch, memory_order_acquire) <
-            w->epoch)
+        if (atomic_load_explicit(&slot->channel[w->channel].epoch, memory_order_acquire) < w->epoch)
             n += snprintf(out + n, size - (size_t)n, " %d", w->members[i]);
     }
 }
@@ -108,7 +109,7 @@ symmem_status_t symmem__cpu_barrier(cpu_t *cpu, const symmem_team_view_t *team, 
     if (cpu->ncrossed) SYMMEM_CHECK(symmem__cpu_crossed_settle(cpu, symmem__call_name(call)));
     int channel = cpu_channel(team);
     barrier_wait_t w = {cpu, channel, team->members, team->n, ++cpu->epoch[channel], call, 0, 0,
-                        -1, 0};
+                        -1,  0};
     cpu_channel_t *mine = &cpu->ctl->slots[cpu->me].channel[channel];
     /* A member reads this half only after seeing epoch w.epoch, and we write it
      * again only at epoch w.epoch + 2, which every member must first have
@@ -185,8 +186,7 @@ static int all_left(void *arg)
 {
     cpu_t *cpu = arg;
     for (int pe = 0; pe < cpu->n; pe++)
-        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) !=
-            PE_FINALIZED)
+        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) != PE_FINALIZED)
             return 0;
     return 1;
 }
@@ -196,8 +196,7 @@ static void not_left(void *arg, char *out, size_t size)
     cpu_t *cpu = arg;
     int n = snprintf(out, size, "PEs that have not called finalize():");
     for (int pe = 0; pe < cpu->n && n < (int)size; pe++)
-        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) !=
-            PE_FINALIZED)
+        if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) != PE_FINALIZED)
             n += snprintf(out + n, size - (size_t)n, " %d", pe);
 }
 
@@ -208,6 +207,5 @@ symmem_status_t symmem__cpu_leave(cpu_t *cpu)
     /* Peers waiting for us in a collective must notice now. */
     for (int pe = 0; pe < cpu->n; pe++)
         if (pe != cpu->me) symmem__cpu_ring(cpu, pe, CPU_WAIT_PEERS);
-    return symmem__cpu_wait(cpu, "finalize", CPU_WAIT_PEERS, all_left, not_left, NULL, cpu,
-                            0);
+    return symmem__cpu_wait(cpu, "finalize", CPU_WAIT_PEERS, all_left, not_left, NULL, cpu, 0);
 }

@@ -11,7 +11,7 @@
 #define CHUNK_BYTES (64 * 1024)
 
 symmem_status_t symmem__cpu_team_barrier(cpu_t *cpu, const symmem_team_view_t *team,
-                                 symmem_stream_t stream)
+                                         symmem_stream_t stream)
 {
     (void)stream;
     atomic_thread_fence(memory_order_seq_cst); /* copies are complete: quiet */
@@ -28,10 +28,9 @@ symmem_status_t symmem__cpu_team_sync(cpu_t *cpu, const symmem_team_view_t *team
 /* Reduces elements [first, first+count) of every member's src (each at
  * src_offset elements into its src) into tmp, then copies tmp to each
  * destination in dsts (ndst of them, at dst_offset elements). */
-static void reduce_range(cpu_t *cpu, const symmem_team_view_t *team, char *const *dsts,
-                         int ndst, const void *src, size_t first, size_t count,
-                         size_t src_offset, size_t dst_offset, symmem_dtype_t dtype,
-                         symmem_reduce_op_t op, char *tmp)
+static void reduce_range(cpu_t *cpu, const symmem_team_view_t *team, char *const *dsts, int ndst,
+                         const void *src, size_t first, size_t count, size_t src_offset,
+                         size_t dst_offset, symmem_dtype_t dtype, symmem_reduce_op_t op, char *tmp)
 {
     size_t size = symmem_dtype_size(dtype);
     size_t per_chunk = CHUNK_BYTES / size;
@@ -49,8 +48,8 @@ static void reduce_range(cpu_t *cpu, const symmem_team_view_t *team, char *const
 }
 
 symmem_status_t symmem__cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
-                           const void *src, size_t nelems, symmem_dtype_t dtype,
-                           symmem_reduce_op_t op, symmem_stream_t stream)
+                                   const void *src, size_t nelems, symmem_dtype_t dtype,
+                                   symmem_reduce_op_t op, symmem_stream_t stream)
 {
     (void)stream;
     char *tmp = aligned_alloc(64, CHUNK_BYTES);
@@ -76,18 +75,19 @@ symmem_status_t symmem__cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, v
 }
 
 symmem_status_t symmem__cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
-                                  const void *src, size_t nelems, symmem_dtype_t dtype,
-                                  symmem_reduce_op_t op, symmem_stream_t stream)
+                                          const void *src, size_t nelems, symmem_dtype_t dtype,
+                                          symmem_reduce_op_t op, symmem_stream_t stream)
 {
     (void)stream;
     char *tmp = aligned_alloc(64, CHUNK_BYTES);
-    if (tmp == NULL) return symmem__error(SYMMEM_ERR_NO_MEMORY, "reducescatter: out of host memory");
+    if (tmp == NULL)
+        return symmem__error(SYMMEM_ERR_NO_MEMORY, "reducescatter: out of host memory");
     symmem_call_t call = cpu_call(SYMMEM_CALL_REDUCESCATTER, team, nelems, (int)dtype, (int)op, 0);
     symmem_status_t status = symmem__cpu_barrier(cpu, team, call);
     if (status == SYMMEM_OK) {
         char *mine = dst;
-        reduce_range(cpu, team, &mine, 1, src, 0, nelems, (size_t)team->me * nelems, 0, dtype,
-                     op, tmp);
+        reduce_range(cpu, team, &mine, 1, src, 0, nelems, (size_t)team->me * nelems, 0, dtype, op,
+                     tmp);
         status = symmem__cpu_barrier(cpu, team, call);
     }
     free(tmp);
@@ -95,20 +95,20 @@ symmem_status_t symmem__cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *
 }
 
 symmem_status_t symmem__cpu_alltoall(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
-                             const void *src, size_t nbytes, symmem_stream_t stream)
+                                     const void *src, size_t nbytes, symmem_stream_t stream)
 {
     (void)stream;
     symmem_call_t call = cpu_call(SYMMEM_CALL_ALLTOALL, team, nbytes, 0, 0, 0);
     SYMMEM_CHECK(symmem__cpu_barrier(cpu, team, call));
     for (int j = 0; j < team->n; j++)
         symmem__cpu_copy((char *)dst + (size_t)j * nbytes,
-                 cpu_peer(cpu, src, team->members[j]) + (size_t)team->me * nbytes, nbytes,
-                 nbytes * (size_t)team->n);
+                         cpu_peer(cpu, src, team->members[j]) + (size_t)team->me * nbytes, nbytes,
+                         nbytes * (size_t)team->n);
     return symmem__cpu_barrier(cpu, team, call);
 }
 
 symmem_status_t symmem__cpu_fcollect(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
-                             const void *src, size_t nbytes, symmem_stream_t stream)
+                                     const void *src, size_t nbytes, symmem_stream_t stream)
 {
     (void)stream;
     symmem_call_t call = cpu_call(SYMMEM_CALL_FCOLLECT, team, nbytes, 0, 0, 0);
@@ -119,7 +119,8 @@ symmem_status_t symmem__cpu_fcollect(cpu_t *cpu, const symmem_team_view_t *team,
 }
 
 symmem_status_t symmem__cpu_broadcast(cpu_t *cpu, const symmem_team_view_t *team, void *dst,
-                              const void *src, size_t nbytes, int root, symmem_stream_t stream)
+                                      const void *src, size_t nbytes, int root,
+                                      symmem_stream_t stream)
 {
     (void)stream;
     symmem_call_t call = cpu_call(SYMMEM_CALL_BROADCAST, team, nbytes, 0, 0, root);

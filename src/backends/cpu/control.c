@@ -101,17 +101,19 @@ static symmem_status_t ctl_create(cpu_t *cpu, const char *name, const char *key,
     }
     if (*exists_p) goto out_close;
     if (rc != 0) {
-        status = symmem__error(rc == ENOSPC ? SYMMEM_ERR_NO_MEMORY : SYMMEM_ERR_SYSTEM,
-                               "init: cannot reserve %zu bytes in " SHM_DIR
-                               " for the control segment %s: %s (df -h " SHM_DIR
-                               " shows what is left)",
-                               size, name, strerror(rc));
+        status =
+            symmem__error(rc == ENOSPC ? SYMMEM_ERR_NO_MEMORY : SYMMEM_ERR_SYSTEM,
+                          "init: cannot reserve %zu bytes in " SHM_DIR
+                          " for the control segment %s: %s (df -h " SHM_DIR " shows what is left)",
+                          size, name, strerror(rc));
         goto out_close;
     }
     cpu_ctl_t *ctl = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (fchmod(fd, 0600) != 0 || ctl == MAP_FAILED) { /* the umask may have taken bits */
-        status = symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot prepare the control segment "
-                               "%s: %s", name, strerror(errno));
+        status = symmem__error(SYMMEM_ERR_SYSTEM,
+                               "init: cannot prepare the control segment "
+                               "%s: %s",
+                               name, strerror(errno));
         if (ctl != MAP_FAILED) munmap(ctl, size);
         goto out_close;
     }
@@ -132,8 +134,8 @@ static symmem_status_t ctl_create(cpu_t *cpu, const char *name, const char *key,
     }
     *exists_p = rc != 0 && errno == EEXIST;
     if (rc != 0 && !*exists_p)
-        status = symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot create %s: %s", name,
-                               strerror(errno));
+        status =
+            symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot create %s: %s", name, strerror(errno));
 out_close:
     if (tmp[0] != '\0') unlink(tmp);
     close(fd);
@@ -185,9 +187,9 @@ static symmem_status_t ctl_remove_stale(cpu_t *cpu, int fd, cpu_ctl_t *ctl, cons
             unlink(heap);
         }
         if (unlink(name) != 0 && errno != ENOENT) {
-            symmem_status_t status = symmem__error(
-                SYMMEM_ERR_SYSTEM, "init: cannot remove the stale %s: %s (rm %s)", name,
-                strerror(errno), name);
+            symmem_status_t status =
+                symmem__error(SYMMEM_ERR_SYSTEM, "init: cannot remove the stale %s: %s (rm %s)",
+                              name, strerror(errno), name);
             flock(fd, LOCK_UN);
             return status;
         }
@@ -242,8 +244,8 @@ static symmem_status_t ctl_check_job(cpu_t *cpu, cpu_ctl_t *ctl, const char *nam
 
 /* One look at name: joins the segment there (*joined_p = 1), or makes one
  * where there is none or removes a stale one (*joined_p = 0: look again). */
-static symmem_status_t ctl_try_join(cpu_t *cpu, const symmem_job_identity_t *id,
-                                    const char *name, int *joined_p)
+static symmem_status_t ctl_try_join(cpu_t *cpu, const symmem_job_identity_t *id, const char *name,
+                                    int *joined_p)
 {
     int fd, missing, exists;
     cpu_ctl_t *ctl = NULL;
@@ -270,8 +272,7 @@ err_close:
     return status;
 }
 
-symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id,
-                                     double deadline)
+symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id, double deadline)
 {
     char name[512];
     symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, NULL, "ctl", -1);
@@ -280,8 +281,7 @@ symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id
     while (!joined && symmem__cpu_now() < deadline)
         SYMMEM_CHECK(ctl_try_join(cpu, id, name, &joined));
     if (!joined)
-        return symmem__error(SYMMEM_ERR_BOOTSTRAP, "init: cannot join %s: it kept changing",
-                             name);
+        return symmem__error(SYMMEM_ERR_BOOTSTRAP, "init: cannot join %s: it kept changing", name);
     return SYMMEM_OK;
 }
 
@@ -305,8 +305,7 @@ symmem_status_t symmem__cpu_slot_claim(cpu_t *cpu)
                              cpu->me);
     }
     cpu->claimed = 1;
-    atomic_store_explicit(&slot->start_time, symmem__process_start_time(me),
-                          memory_order_relaxed);
+    atomic_store_explicit(&slot->start_time, symmem__process_start_time(me), memory_order_relaxed);
     snprintf(slot->host, sizeof(slot->host), "%s", cpu->boot.host);
     return SYMMEM_OK;
 }
@@ -350,8 +349,8 @@ static symmem_status_t check_none_failed(cpu_t *cpu)
     for (int pe = 0; pe < cpu->n; pe++)
         if (atomic_load_explicit(&cpu->ctl->slots[pe].state, memory_order_acquire) == PE_FAILED)
             return symmem__error(SYMMEM_ERR_BOOTSTRAP,
-                                 "init: PE %d (pid %d) failed to start; its own error says why",
-                                 pe, (int)atomic_load(&cpu->ctl->slots[pe].pid));
+                                 "init: PE %d (pid %d) failed to start; its own error says why", pe,
+                                 (int)atomic_load(&cpu->ctl->slots[pe].pid));
     return SYMMEM_OK;
 }
 
@@ -368,8 +367,8 @@ static symmem_status_t check_one_host(cpu_t *cpu)
 
 symmem_status_t symmem__cpu_slots_wait_joined(cpu_t *cpu, double deadline)
 {
-    SYMMEM_CHECK(symmem__cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, NULL, cpu,
-                                  deadline));
+    SYMMEM_CHECK(
+        symmem__cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, NULL, cpu, deadline));
     SYMMEM_CHECK(check_none_failed(cpu));
     return check_one_host(cpu);
 }

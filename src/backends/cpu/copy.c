@@ -32,8 +32,10 @@ static void copy_vectors(char *dst, const char *src, size_t n, int streaming)
         __m128i v[4];
         for (int k = 0; k < 4; k++) v[k] = _mm_loadu_si128((const __m128i *)(src + i) + k);
         for (int k = 0; k < 4; k++) {
-            if (streaming) _mm_stream_si128((__m128i *)(dst + i) + k, v[k]);
-            else _mm_storeu_si128((__m128i *)(dst + i) + k, v[k]);
+            if (streaming)
+                _mm_stream_si128((__m128i *)(dst + i) + k, v[k]);
+            else
+                _mm_storeu_si128((__m128i *)(dst + i) + k, v[k]);
         }
     }
 }

@@ -45,7 +45,7 @@ typedef struct {
  * that sees the epoch finds the fingerprint on the same line. */
 typedef struct {
     alignas(CPU_CACHELINE) _Atomic uint64_t epoch; /* barriers arrived at */
-    symmem_call_t call[2]; /* the fingerprint of barrier e, at [e % 2] */
+    symmem_call_t call[2];                         /* the fingerprint of barrier e, at [e % 2] */
 } cpu_channel_t;
 
 /* The crossed check (crossed.c) covers jobs of up to this many PEs. */
@@ -66,7 +66,7 @@ typedef struct {
 /* One PE's slot in the control segment. Fields written by others sit on
  * their own cache lines so that waking and arriving do not false-share. */
 typedef struct {
-    _Atomic uint32_t state;  /* PE_*; set with release after start_time and host */
+    _Atomic uint32_t state; /* PE_*; set with release after start_time and host */
     /* 0 until a process claims the slot by compare-and-swap from 0 to its
      * pid; only the winner then writes start_time and host. */
     _Atomic int32_t pid;
@@ -81,10 +81,10 @@ typedef struct {
     alignas(CPU_CACHELINE) _Atomic uint64_t init_key; /* 0: not in team_init */
     int32_t init_npes;
     int32_t init_index;
-    uint64_t init_done_before; /* init_done when this request was made */
-    uint64_t init_channels;    /* channels_in_use */
-    uint64_t init_max_epoch;   /* the largest of its barrier counts */
-    uint64_t init_max_seq;     /* the largest of its agreement counts */
+    uint64_t init_done_before;  /* init_done when this request was made */
+    uint64_t init_channels;     /* channels_in_use */
+    uint64_t init_max_epoch;    /* the largest of its barrier counts */
+    uint64_t init_max_seq;      /* the largest of its agreement counts */
     _Atomic uint64_t init_done; /* team_inits this PE has finished */
     cpu_blocked_t blocked;
 } cpu_pe_slot_t;
@@ -96,11 +96,11 @@ typedef struct {
 typedef struct {
     uint64_t magic;
     int32_t nranks;
-    int32_t maker_pid;          /* the PE that made the segment: it is live while */
-    uint64_t maker_start_time;  /* this process or any slot's owner runs */
+    int32_t maker_pid;         /* the PE that made the segment: it is live while */
+    uint64_t maker_start_time; /* this process or any slot's owner runs */
     uint64_t heap_size;
-    char nonce[CPU_NONCE_SIZE]; /* random; part of the heap files' names */
-    char key[CPU_KEY_SIZE];     /* the job's identity (symmem_job_identity_t) */
+    char nonce[CPU_NONCE_SIZE];                   /* random; part of the heap files' names */
+    char key[CPU_KEY_SIZE];                       /* the job's identity (symmem_job_identity_t) */
     alignas(CPU_CACHELINE) cpu_pe_slot_t slots[]; /* nranks of them */
 } cpu_ctl_t;
 
@@ -108,17 +108,17 @@ struct symmem_backend {
     symmem_bootstrap_t boot;
     int me;
     int n;
-    int oversubscribed;    /* more PEs than cores: waiters yield while they spin */
+    int oversubscribed; /* more PEs than cores: waiters yield while they spin */
     /* this PE's spin before sleeping now (wait.c adapts it; threads that wait
      * at once may each update it: a hint, relaxed) */
     _Atomic double spin_us;
     cpu_ctl_t *ctl;
     size_t ctl_size;
-    int ctl_fd;            /* open during init only */
-    int claimed;           /* we won our slot in ctl */
-    char **heaps;          /* heaps[pe]: where PE pe's heap is mapped here */
+    int ctl_fd;   /* open during init only */
+    int claimed;  /* we won our slot in ctl */
+    char **heaps; /* heaps[pe]: where PE pe's heap is mapped here */
     size_t heap_size;
-    int heap_fd;           /* our own heap file, for fallocate */
+    int heap_fd;                          /* our own heap file, for fallocate */
     uint64_t epoch[CPU_BARRIER_CHANNELS]; /* our count of barriers per channel */
     uint64_t agree_seq[CPU_BARRIER_CHANNELS];
     uint64_t channels_in_use; /* bit c: a team of ours synchronises on channel c */
@@ -129,7 +129,7 @@ struct symmem_backend {
     uint64_t *crossed_seqs;   /* [n] */
     int *world_members;       /* 0..n-1 */
     symmem_team_view_t world;
-    void *allocator;          /* symmem_heap_allocator_t */
+    void *allocator; /* symmem_heap_allocator_t */
 };
 
 typedef symmem_backend_t cpu_t;
@@ -143,8 +143,8 @@ void symmem__cpu_segment_name(char *out, size_t size, const char *job, const cha
  * access), a regular file with one name and, if size > 0, exactly size bytes;
  * what names it in messages. SYMMEM_ERR_BOOTSTRAP otherwise. With missing_p,
  * a file that does not exist sets *missing_p = 1 instead of failing. */
-symmem_status_t symmem__cpu_segment_open(const char *name, const char *what, size_t size,
-                                         int *fd_p, int *missing_p);
+symmem_status_t symmem__cpu_segment_open(const char *name, const char *what, size_t size, int *fd_p,
+                                         int *missing_p);
 /* Whether name still names the file open as fd. */
 int symmem__cpu_segment_named(int fd, const char *name);
 symmem_status_t symmem__cpu_heap_create(cpu_t *cpu);
@@ -165,8 +165,7 @@ void symmem__cpu_heap_release(cpu_t *cpu, size_t offset, size_t size);
  * it if it is stale; refuses one of another job (a different key), with
  * another number of PEs or heap size, or that fails the checks of
  * symmem__cpu_segment_open. A full /dev/shm is SYMMEM_ERR_NO_MEMORY. */
-symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id,
-                                     double deadline);
+symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id, double deadline);
 /* Claims our slot (pid by compare-and-swap, then start time and host); fails
  * naming the process that holds it. Does not publish the state. */
 symmem_status_t symmem__cpu_slot_claim(cpu_t *cpu);
@@ -199,8 +198,8 @@ typedef symmem_status_t (*cpu_stuck_func_t)(void *arg);
  * when SYMMEM_TIMEOUT (or deadline, if > 0) passes; call names the caller.
  * stuck (may be NULL) runs at every poll, before those checks. */
 symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
-                         cpu_ready_func_t ready, cpu_pending_func_t pending,
-                         cpu_stuck_func_t stuck, void *arg, double deadline);
+                                 cpu_ready_func_t ready, cpu_pending_func_t pending,
+                                 cpu_stuck_func_t stuck, void *arg, double deadline);
 
 /* ---- barrier.c: barriers, agreement, finalize's rendezvous ---- */
 /* The fingerprint of a collective on team (dtype, op, root: 0 where the call
@@ -263,7 +262,7 @@ size_t symmem__cpu_streaming_threshold(void);
 /* ---- reduce_kernels.c ---- */
 /* acc[i] = acc[i] op in[i] for n elements of dtype. */
 void symmem__cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
-                     symmem_reduce_op_t op);
+                             symmem_reduce_op_t op);
 
 /* The synchronisation channel of a team: the predefined teams of every PE
  * share channel 0, the one-PE ones channel 1 (only their member reads it),
@@ -271,8 +270,11 @@ void symmem__cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t
 static inline int cpu_channel(const symmem_team_view_t *team)
 {
     switch (team->channel) {
-    case SYMMEM_TEAM_SAME_MYPE_NODE: case SYMMEM_TEAM_SAME_GPU: return 1;
-    case SYMMEM_TEAM_WORLD: case SYMMEM_TEAM_SHARED: case SYMMEM_TEAM_NODE:
+    case SYMMEM_TEAM_SAME_MYPE_NODE:
+    case SYMMEM_TEAM_SAME_GPU: return 1;
+    case SYMMEM_TEAM_WORLD:
+    case SYMMEM_TEAM_SHARED:
+    case SYMMEM_TEAM_NODE:
     case SYMMEM_TEAM_GPU_LEADERS: return 0;
     default: return team->channel;
     }

@@ -107,7 +107,10 @@ err_free:
  * leaves (they would name its finalize() instead); may fail leaving the
  * runtime initialised. */
 /* A device store (njit code) wakes pe as the host calls' stores do. */
-static void cpu_device_wake(cpu_t *cpu, int pe) { symmem__cpu_ring(cpu, pe, CPU_WAIT_DATA); }
+static void cpu_device_wake(cpu_t *cpu, int pe)
+{
+    symmem__cpu_ring(cpu, pe, CPU_WAIT_DATA);
+}
 
 static symmem_status_t cpu_prepare_finalize(cpu_t *cpu)
 {
@@ -154,8 +157,10 @@ static symmem_status_t cpu_malloc(cpu_t *cpu, size_t size, size_t alignment, voi
     if (alignment) SYMMEM_CHECK(agree_on(cpu, AGREE_ALIGNMENT, "alignment", alignment));
     /* every PE's heap starts at a multiple of SYMMEM_CPU_ALIGN_MAX (segment.c) */
     if (alignment > SYMMEM_CPU_ALIGN_MAX)
-        return symmem__error(SYMMEM_ERR_INVALID, "malloc: alignment=%zu is more than the cpu "
-                             "backend's largest, %zu", alignment, SYMMEM_CPU_ALIGN_MAX);
+        return symmem__error(SYMMEM_ERR_INVALID,
+                             "malloc: alignment=%zu is more than the cpu "
+                             "backend's largest, %zu",
+                             alignment, SYMMEM_CPU_ALIGN_MAX);
     if (size == 0) {
         *ptr_p = NULL;
         return SYMMEM_OK;
@@ -207,7 +212,10 @@ static symmem_status_t cpu_free(cpu_t *cpu, void *ptr)
     return SYMMEM_OK;
 }
 
-static void *cpu_ptr(cpu_t *cpu, const void *ptr, int pe) { return cpu_peer(cpu, ptr, pe); }
+static void *cpu_ptr(cpu_t *cpu, const void *ptr, int pe)
+{
+    return cpu_peer(cpu, ptr, pe);
+}
 
 /* ---- one-sided copies: synchronous, so nbi, quiet and fence are trivial ---- */
 
@@ -216,8 +224,10 @@ static symmem_status_t cpu_put(cpu_t *cpu, void *dst, const void *src, size_t nb
 {
     (void)stream;
     char *target = cpu_peer(cpu, dst, pe);
-    if (pe == cpu->me) memmove(target, src, nbytes); /* may overlap */
-    else symmem__cpu_copy(target, src, nbytes, nbytes);
+    if (pe == cpu->me)
+        memmove(target, src, nbytes); /* may overlap */
+    else
+        symmem__cpu_copy(target, src, nbytes, nbytes);
     /* A waiter on PE pe may be watching this memory (wait_until). */
     atomic_thread_fence(memory_order_release);
     symmem__cpu_ring(cpu, pe, CPU_WAIT_DATA);
@@ -229,8 +239,10 @@ static symmem_status_t cpu_get(cpu_t *cpu, void *dst, const void *src, size_t nb
 {
     (void)stream;
     const char *source = cpu_peer(cpu, src, pe);
-    if (pe == cpu->me) memmove(dst, source, nbytes);
-    else symmem__cpu_copy(dst, source, nbytes, nbytes);
+    if (pe == cpu->me)
+        memmove(dst, source, nbytes);
+    else
+        symmem__cpu_copy(dst, source, nbytes, nbytes);
     atomic_thread_fence(memory_order_acquire);
     return SYMMEM_OK;
 }
@@ -254,20 +266,24 @@ static symmem_status_t cpu_fence(cpu_t *cpu, symmem_stream_t stream)
 /* ---- signals ---- */
 
 static symmem_status_t cpu_put_signal(cpu_t *cpu, void *dst, const void *src, size_t nbytes,
-                                      uint64_t *sig, uint64_t value, symmem_signal_op_t op,
-                                      int pe, int nbi, symmem_stream_t stream)
+                                      uint64_t *sig, uint64_t value, symmem_signal_op_t op, int pe,
+                                      int nbi, symmem_stream_t stream)
 {
     (void)nbi;
     (void)stream;
     if (nbytes > 0) {
         char *target = cpu_peer(cpu, dst, pe);
-        if (pe == cpu->me) memmove(target, src, nbytes);
-        else symmem__cpu_copy(target, src, nbytes, nbytes);
+        if (pe == cpu->me)
+            memmove(target, src, nbytes);
+        else
+            symmem__cpu_copy(target, src, nbytes, nbytes);
     }
     _Atomic uint64_t *remote = (_Atomic uint64_t *)cpu_peer(cpu, sig, pe);
     /* release: a PE that acquires the new signal value sees the data. */
-    if (op == SYMMEM_SIGNAL_SET) atomic_store_explicit(remote, value, memory_order_release);
-    else atomic_fetch_add_explicit(remote, value, memory_order_release);
+    if (op == SYMMEM_SIGNAL_SET)
+        atomic_store_explicit(remote, value, memory_order_release);
+    else
+        atomic_fetch_add_explicit(remote, value, memory_order_release);
     symmem__cpu_ring(cpu, pe, CPU_WAIT_DATA);
     return SYMMEM_OK;
 }
@@ -300,11 +316,11 @@ static int element_ready(void *arg)
 {
     element_wait_t *w = arg;
     switch (w->dtype) {
-#define CASE(DT, T, CMP, WIDE)                                                                  \
-    case DT: {                                                                                  \
-        T v = __atomic_load_n((T *)w->ivar, __ATOMIC_ACQUIRE);                                  \
-        w->seen = (uint64_t)v;                                                                  \
-        return CMP((WIDE)v, w->cmp, (WIDE)(T)w->value);                                         \
+#define CASE(DT, T, CMP, WIDE)                                                                     \
+    case DT: {                                                                                     \
+        T v = __atomic_load_n((T *)w->ivar, __ATOMIC_ACQUIRE);                                     \
+        w->seen = (uint64_t)v;                                                                     \
+        return CMP((WIDE)v, w->cmp, (WIDE)(T)w->value);                                            \
     }
 /* the integer dtypes of the vocabulary, each compared in its own type */
 #define INTEGER_CASE(NAME, name, code, size, ctype, nvshmem, kind) KIND_##kind(code, ctype)
@@ -322,8 +338,7 @@ static int element_ready(void *arg)
 static void element_pending(void *arg, char *out, size_t size)
 {
     element_wait_t *w = arg;
-    snprintf(out, size, "waiting for value %s %lld, last seen %llu",
-             symmem__cmp_operator(w->cmp),
+    snprintf(out, size, "waiting for value %s %lld, last seen %llu", symmem__cmp_operator(w->cmp),
              (long long)w->value, (unsigned long long)w->seen);
 }
 
@@ -333,8 +348,8 @@ static symmem_status_t cpu_signal_wait_until(cpu_t *cpu, uint64_t *sig, symmem_c
 {
     (void)stream;
     element_wait_t w = {sig, SYMMEM_DTYPE_UINT64, cmp, (int64_t)value, 0};
-    SYMMEM_CHECK(symmem__cpu_wait(cpu, "signal_wait", CPU_WAIT_DATA, element_ready,
-                                  element_pending, NULL, &w, 0));
+    SYMMEM_CHECK(symmem__cpu_wait(cpu, "signal_wait", CPU_WAIT_DATA, element_ready, element_pending,
+                                  NULL, &w, 0));
     if (value_p) *value_p = w.seen;
     return SYMMEM_OK;
 }
@@ -350,8 +365,8 @@ static symmem_status_t cpu_wait_until(cpu_t *cpu, void *ivar, symmem_dtype_t dty
                                       symmem_cmp_t cmp, int64_t value)
 {
     element_wait_t w = {ivar, dtype, cmp, value, 0};
-    return symmem__cpu_wait(cpu, "wait_until", CPU_WAIT_DATA, element_ready, element_pending,
-                            NULL, &w, 0);
+    return symmem__cpu_wait(cpu, "wait_until", CPU_WAIT_DATA, element_ready, element_pending, NULL,
+                            &w, 0);
 }
 
 static symmem_status_t cpu_test(cpu_t *cpu, void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,

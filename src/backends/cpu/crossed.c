@@ -128,8 +128,8 @@ static int behind(cpu_t *cpu, int pe, const node_t *x)
  * they are kept for settle, our arrival is taken back and our record
  * marked raised. */
 __attribute__((cold)) static symmem_status_t raise_cycle(cpu_t *cpu, const char *call,
-                                                        const node_t *nodes, int count,
-                                                        const char *cycle)
+                                                         const node_t *nodes, int count,
+                                                         const char *cycle)
 {
     symmem_call_t calls[count];
     int pes[count], len = 0;
@@ -195,8 +195,10 @@ symmem_status_t symmem__cpu_crossed_check(cpu_t *cpu, const char *call, int poll
             if (pe == me) {
                 back |= behind(cpu, me, &nodes[q]);
             } else if (index[pe] == -1) {
-                if (!read_record(cpu, pe, &nodes[count])) index[pe] = -2;
-                else if (behind(cpu, pe, &nodes[q])) index[pe] = count++;
+                if (!read_record(cpu, pe, &nodes[count]))
+                    index[pe] = -2;
+                else if (behind(cpu, pe, &nodes[q]))
+                    index[pe] = count++;
             }
         }
     }

@@ -20,8 +20,10 @@ void symmem__cpu_segment_name(char *out, size_t size, const char *job, const cha
                               const char *what, int pe)
 {
     unsigned uid = (unsigned)geteuid();
-    if (nonce == NULL) snprintf(out, size, SHM_DIR "/symmem-%u-%s-%s", uid, job, what);
-    else snprintf(out, size, SHM_DIR "/symmem-%u-%s-%s-%s%d", uid, job, nonce, what, pe);
+    if (nonce == NULL)
+        snprintf(out, size, SHM_DIR "/symmem-%u-%s-%s", uid, job, what);
+    else
+        snprintf(out, size, SHM_DIR "/symmem-%u-%s-%s-%s%d", uid, job, nonce, what, pe);
 }
 
 /* Why the open file fd may not be joined ("" if it may): every check is about
@@ -35,11 +37,13 @@ static void segment_refusal(int fd, size_t size, char *why, size_t why_size)
     else if (!S_ISREG(st.st_mode))
         snprintf(why, why_size, "is not a regular file");
     else if (st.st_uid != geteuid())
-        snprintf(why, why_size, "belongs to uid %u, not to this user (uid %u)",
-                 (unsigned)st.st_uid, (unsigned)geteuid());
+        snprintf(why, why_size, "belongs to uid %u, not to this user (uid %u)", (unsigned)st.st_uid,
+                 (unsigned)geteuid());
     else if ((st.st_mode & 077) != 0)
-        snprintf(why, why_size, "has mode 0%o: other users may read or write it (symmem "
-                 "makes its files 0600)", (unsigned)(st.st_mode & 0777));
+        snprintf(why, why_size,
+                 "has mode 0%o: other users may read or write it (symmem "
+                 "makes its files 0600)",
+                 (unsigned)(st.st_mode & 0777));
     else if (st.st_nlink != 1)
         snprintf(why, why_size, "has %lu names (hard links); symmem's files have one",
                  (unsigned long)st.st_nlink);
@@ -48,8 +52,8 @@ static void segment_refusal(int fd, size_t size, char *why, size_t why_size)
                  size);
 }
 
-symmem_status_t symmem__cpu_segment_open(const char *name, const char *what, size_t size,
-                                         int *fd_p, int *missing_p)
+symmem_status_t symmem__cpu_segment_open(const char *name, const char *what, size_t size, int *fd_p,
+                                         int *missing_p)
 {
     /* O_NOFOLLOW: a symbolic link planted under our name is refused;
      * O_NONBLOCK: a FIFO planted there cannot make open() wait. */
@@ -94,8 +98,8 @@ int symmem__cpu_segment_named(int fd, const char *name)
 static void *map_aligned(int fd, size_t size)
 {
     size_t align = SYMMEM_CPU_ALIGN_MAX;
-    char *range = mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                       -1, 0);
+    char *range =
+        mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (range == MAP_FAILED) return MAP_FAILED;
     char *base = (char *)(((uintptr_t)range + align - 1) & ~(uintptr_t)(align - 1));
     if (mmap(base, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
@@ -111,8 +115,7 @@ static void *map_aligned(int fd, size_t size)
 symmem_status_t symmem__cpu_heap_create(cpu_t *cpu)
 {
     char name[512];
-    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, cpu->ctl->nonce, "heap",
-                             cpu->me);
+    symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, cpu->ctl->nonce, "heap", cpu->me);
     int fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return symmem__error(SYMMEM_ERR_BOOTSTRAP,
@@ -166,8 +169,7 @@ void symmem__cpu_segments_unlink(cpu_t *cpu, int failed)
     for (int pe = 0; pe < cpu->n; pe++) {
         if (pe != cpu->me && !every) continue;
         if (pe == cpu->me && cpu->heap_fd < 0) continue; /* never made */
-        symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, cpu->ctl->nonce, "heap",
-                                 pe);
+        symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, cpu->ctl->nonce, "heap", pe);
         unlink(name);
     }
     if (every && cpu->ctl_fd >= 0) {
@@ -202,8 +204,7 @@ symmem_status_t symmem__cpu_heap_commit(cpu_t *cpu, size_t offset, size_t size)
     while (rc == EINTR);
     if (rc == 0) return SYMMEM_OK;
     return symmem__error(SYMMEM_ERR_NO_MEMORY,
-                         "malloc: cannot commit %zu bytes of shared memory in " SHM_DIR
-                         ": %s",
+                         "malloc: cannot commit %zu bytes of shared memory in " SHM_DIR ": %s",
                          size, strerror(rc));
 }
 

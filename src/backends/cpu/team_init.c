@@ -18,12 +18,12 @@ typedef struct {
     cpu_t *cpu;
     uint64_t key;
     int npes;
-    int *members;       /* out: world PE of each index */
-    uint64_t *seen;     /* out: each member's init_done at request time */
+    int *members;        /* out: world PE of each index */
+    uint64_t *seen;      /* out: each member's init_done at request time */
     const char *problem; /* a conflicting request, for the error */
-    int stuck;          /* 1: npes PEs can never gather */
-    int left;           /* a PE that cannot join because it entered finalize(), or -1 */
-    int blocked;        /* a PE that cannot join because it waits for us, or -1 */
+    int stuck;           /* 1: npes PEs can never gather */
+    int left;            /* a PE that cannot join because it entered finalize(), or -1 */
+    int blocked;         /* a PE that cannot join because it waits for us, or -1 */
 } gather_t;
 
 /* Whether PE pe, which has not posted our key, can never post it while we
@@ -121,7 +121,7 @@ static symmem_status_t cannot_gather(cpu_t *cpu, gather_t *g)
 }
 
 symmem_status_t symmem__cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int index, int *members,
-                              int *handle_p)
+                                      int *handle_p)
 {
     const char *call = "team_init";
     SYMMEM_CHECK(symmem__cpu_crossed_settle(cpu, call)); /* after a crossed mismatch */
@@ -138,9 +138,8 @@ symmem_status_t symmem__cpu_team_init(cpu_t *cpu, uint64_t key, int npes, int in
 
     uint64_t seen[npes];
     gather_t g = {cpu, key, npes, members, seen, NULL, 0, -1, -1};
-    symmem_status_t status =
-        symmem__cpu_wait(cpu, call, CPU_WAIT_PEERS, requests_complete, requests_pending, NULL,
-                         &g, 0);
+    symmem_status_t status = symmem__cpu_wait(cpu, call, CPU_WAIT_PEERS, requests_complete,
+                                              requests_pending, NULL, &g, 0);
     if (status == SYMMEM_OK && g.problem != NULL)
         status = symmem__error(SYMMEM_ERR_MISMATCH, "%s: %s", call, g.problem);
     if (status != SYMMEM_OK || g.stuck) {

@@ -11,8 +11,8 @@ enum { AGREE_TEAM_ARGS = 1, AGREE_TEAM_CHANNELS, AGREE_TEAM_EPOCH, AGREE_TEAM_SE
 /* symmem__cpu_agree over the parent. A parent of one PE (TEAM_SAME_MYPE_NODE, a
  * split of size 1) has nobody to agree with, and its channel (-1, or one
  * other PEs may share) must not see this PE's agreement sequence move. */
-static symmem_status_t agree(cpu_t *cpu, const symmem_team_view_t *parent, int step,
-                             uint64_t value, uint64_t *values_p)
+static symmem_status_t agree(cpu_t *cpu, const symmem_team_view_t *parent, int step, uint64_t value,
+                             uint64_t *values_p)
 {
     if (parent->n == 1) {
         values_p[0] = value;
@@ -30,8 +30,8 @@ static uint64_t hash_args(const int *args, int count)
 }
 
 /* Agrees on the arguments and on a channel free on every parent member. */
-static symmem_status_t team_create(cpu_t *cpu, const symmem_team_view_t *parent,
-                                   uint64_t args_hash, int in_team, int *channel_p)
+static symmem_status_t team_create(cpu_t *cpu, const symmem_team_view_t *parent, uint64_t args_hash,
+                                   int in_team, int *channel_p)
 {
     const char *call = "team_split";
     uint64_t values[parent->n];
@@ -78,8 +78,8 @@ static symmem_status_t team_create(cpu_t *cpu, const symmem_team_view_t *parent,
 }
 
 symmem_status_t symmem__cpu_team_split_strided(cpu_t *cpu, const symmem_team_view_t *parent,
-                                       int start, int stride, int size, int in_team,
-                                       int *handle_p)
+                                               int start, int stride, int size, int in_team,
+                                               int *handle_p)
 {
     int args[] = {1, start, stride, size};
     int channel;
@@ -89,7 +89,7 @@ symmem_status_t symmem__cpu_team_split_strided(cpu_t *cpu, const symmem_team_vie
 }
 
 symmem_status_t symmem__cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *parent, int xrange,
-                                  int *xhandle_p, int *yhandle_p)
+                                          int *xhandle_p, int *yhandle_p)
 {
     /* Every parent member is in exactly one x team and one y team; teams of
      * one axis are disjoint, so they can share a channel. */
@@ -104,8 +104,8 @@ symmem_status_t symmem__cpu_team_split_2d(cpu_t *cpu, const symmem_team_view_t *
 symmem_status_t symmem__cpu_team_destroy(cpu_t *cpu, const symmem_team_view_t *team)
 {
     /* Nobody may still be inside a collective of the team. */
-    SYMMEM_CHECK(symmem__cpu_barrier(cpu, team,
-                                     cpu_call(SYMMEM_CALL_TEAM_DESTROY, team, 0, 0, 0, 0)));
+    SYMMEM_CHECK(
+        symmem__cpu_barrier(cpu, team, cpu_call(SYMMEM_CALL_TEAM_DESTROY, team, 0, 0, 0, 0)));
     cpu->channels_in_use &= ~(1ULL << team->channel);
     return SYMMEM_OK;
 }

@@ -113,8 +113,8 @@ static void adapt_spin(cpu_t *cpu, double waited)
 }
 
 symmem_status_t symmem__cpu_wait(cpu_t *cpu, const char *call, cpu_wait_kind_t kind,
-                         cpu_ready_func_t ready, cpu_pending_func_t pending,
-                         cpu_stuck_func_t stuck, void *arg, double deadline)
+                                 cpu_ready_func_t ready, cpu_pending_func_t pending,
+                                 cpu_stuck_func_t stuck, void *arg, double deadline)
 {
     if (ready(arg)) return SYMMEM_OK;
     double started = symmem__cpu_now();

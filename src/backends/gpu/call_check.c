@@ -20,23 +20,22 @@
 
 #include "gpu.h"
 
-#define RULE                                                                                 \
+#define RULE                                                                                       \
     "every PE must make the same collective calls, with the same arguments, in the same order"
 
 /* The mismatch error: what each PE called, grouped. earlier: a stream call
  * found out by a later call. The job must end now, so stuck.c stands down. */
 __attribute__((cold)) static symmem_status_t mismatch(gpu_t *g, const char *call,
-                                                      const symmem_call_t *calls,
-                                                      const int *pes, int n, int earlier)
+                                                      const symmem_call_t *calls, const int *pes,
+                                                      int n, int earlier)
 {
     symmem__gpu_stuck_mismatch_seen(g);
     char text[768];
     symmem__gpu_core->calls_group(calls, pes, n, text, sizeof(text));
-    if (!earlier)
-        return ERROR(SYMMEM_ERR_MISMATCH, "%s: PEs disagree: %s (%s)", call, text, RULE);
+    if (!earlier) return ERROR(SYMMEM_ERR_MISMATCH, "%s: PEs disagree: %s (%s)", call, text, RULE);
     return ERROR(SYMMEM_ERR_MISMATCH,
-                 "%s: PEs disagreed in an earlier collective made on a stream: %s (%s)", call,
-                 text, RULE);
+                 "%s: PEs disagreed in an earlier collective made on a stream: %s (%s)", call, text,
+                 RULE);
 }
 
 static symmem_status_t left(const char *call, int pe)
@@ -85,8 +84,8 @@ static symmem_status_t crossed(gpu_t *g, const char *call, const gpu_call_ref_t 
     for (int i = 0; g->check && i < ref->npeers; i++) {
         symmem_call_t theirs, unused;
         int pe = ref->peers[i];
-        if (symmem__gpu_calls_find(&g->calls, pe, ref->handle, ref->team_key, ref->seq,
-                                   &unused) != GPU_RECORD_NOT_YET ||
+        if (symmem__gpu_calls_find(&g->calls, pe, ref->handle, ref->team_key, ref->seq, &unused) !=
+                GPU_RECORD_NOT_YET ||
             !symmem__gpu_calls_waits_for_me(&g->calls, pe, &theirs))
             continue;
         symmem_call_t calls[2] = {ref->call, theirs};
@@ -102,8 +101,7 @@ static symmem_status_t crossed(gpu_t *g, const char *call, const gpu_call_ref_t 
 
 /* Waits until every member has published ref (or raises: a mismatch, a
  * crossed wait, a peer gone, SYMMEM_TIMEOUT, Ctrl-C). */
-static symmem_status_t meet(gpu_t *g, const char *call, const gpu_call_ref_t *ref,
-                            int *waiting_p)
+static symmem_status_t meet(gpu_t *g, const char *call, const gpu_call_ref_t *ref, int *waiting_p)
 {
     double started = symmem__gpu_now(), next_check = started + 0.1;
     symmem_status_t status = SYMMEM_OK;
@@ -138,8 +136,7 @@ symmem_status_t symmem__gpu_collective_enter(gpu_t *g, const char *call, symmem_
      * NCCL for a team's first collective), where no check would run, and a
      * mismatch then raises on every PE with nothing left on the GPU. The
      * last PE to arrive launches at once, so this costs the job nothing. */
-    if (status == SYMMEM_OK && waiting && blocking)
-        status = meet(g, call, ref, &waiting);
+    if (status == SYMMEM_OK && waiting && blocking) status = meet(g, call, ref, &waiting);
     if (status != SYMMEM_OK) {
         /* A peer left: this call is not launched and is taken back, as the
          * cpu engine's barrier takes back its epoch, so that the peer in
@@ -249,8 +246,8 @@ symmem_status_t symmem__gpu_calls_start(gpu_t *g)
     symmem_status_t status = all_ok(g, ok, &failed);
     for (int pe = 0; status == SYMMEM_OK && failed < 0 && ok && pe < n; pe++)
         if (pe != me && g->watch.pids[pe] != 0 &&
-            symmem__gpu_calls_open_peer(&g->calls, pe, g->watch.pids[pe], g->watch.starts[pe],
-                                        why, sizeof(why)) != 0)
+            symmem__gpu_calls_open_peer(&g->calls, pe, g->watch.pids[pe], g->watch.starts[pe], why,
+                                        sizeof(why)) != 0)
             ok = 0;
     if (status == SYMMEM_OK && failed < 0) status = all_ok(g, ok, &failed);
     symmem__gpu_calls_unlink(&g->calls); /* every peer has mapped it, or none will */

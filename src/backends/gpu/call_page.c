@@ -80,12 +80,18 @@ int symmem__gpu_calls_open_peer(gpu_calls_t *c, int pe, pid_t pid, uint64_t star
     }
     struct stat st;
     const char *wrong = NULL;
-    if (fstat(fd, &st) != 0) wrong = strerror(errno);
-    else if (!S_ISREG(st.st_mode)) wrong = "not a regular file";
-    else if (st.st_uid != geteuid()) wrong = "owned by another user";
-    else if ((st.st_mode & 077) != 0) wrong = "open to other users (mode is not 0600)";
-    else if (st.st_nlink != 1) wrong = "it has more than one name";
-    else if (st.st_size != (off_t)PAGE_SIZE_BYTES) wrong = "not the size of a call page";
+    if (fstat(fd, &st) != 0)
+        wrong = strerror(errno);
+    else if (!S_ISREG(st.st_mode))
+        wrong = "not a regular file";
+    else if (st.st_uid != geteuid())
+        wrong = "owned by another user";
+    else if ((st.st_mode & 077) != 0)
+        wrong = "open to other users (mode is not 0600)";
+    else if (st.st_nlink != 1)
+        wrong = "it has more than one name";
+    else if (st.st_size != (off_t)PAGE_SIZE_BYTES)
+        wrong = "not the size of a call page";
     void *map = MAP_FAILED;
     if (wrong == NULL) {
         map = mmap(NULL, PAGE_SIZE_BYTES, PROT_READ, MAP_SHARED, fd, 0);
@@ -226,7 +232,6 @@ static const gpu_call_page_t *page_of(const gpu_calls_t *c, int pe)
     return pe >= 0 && pe < c->n_pes && c->peers != NULL ? c->peers[pe] : NULL;
 }
 
-
 typedef struct {
     uint64_t stamp, team_key, seq;
     symmem_call_t call;
@@ -310,8 +315,7 @@ int symmem__gpu_calls_verdict(const gpu_calls_t *c, const gpu_call_ref_t *ref, i
     for (int i = 0; i < ref->npeers; i++) {
         int pe = ref->peers[i];
         symmem_call_t theirs;
-        int found =
-            symmem__gpu_calls_find(c, pe, ref->handle, ref->team_key, ref->seq, &theirs);
+        int found = symmem__gpu_calls_find(c, pe, ref->handle, ref->team_key, ref->seq, &theirs);
         if (found == GPU_RECORD_NOT_YET && symmem__gpu_calls_state(c, pe) == GPU_PE_FINALIZING) {
             /* it published everything before FINALIZING: a second look tells
              * whether it entered this collective before it left */
@@ -327,10 +331,10 @@ int symmem__gpu_calls_verdict(const gpu_calls_t *c, const gpu_call_ref_t *ref, i
     }
     *n_p = n;
     *culprit_p = left;
-    return mismatch ? GPU_VERDICT_MISMATCH
+    return mismatch    ? GPU_VERDICT_MISMATCH
            : left >= 0 ? GPU_VERDICT_LEFT
-           : waiting ? GPU_VERDICT_WAITING
-                     : GPU_VERDICT_MATCH;
+           : waiting   ? GPU_VERDICT_WAITING
+                       : GPU_VERDICT_MATCH;
 }
 
 int symmem__gpu_calls_waits_for_me(const gpu_calls_t *c, int pe, symmem_call_t *call_p)
@@ -366,8 +370,7 @@ static int waits_on(const gpu_calls_t *c, int a, int b, symmem_call_t *call_p)
         uint64_t key = atomic_load_explicit(&pa->team_key[h], memory_order_relaxed);
         if (key == 0 || ahead == 0) continue;
         uint64_t behind = atomic_load_explicit(&pb->team_seq[h], memory_order_acquire);
-        if (atomic_load_explicit(&pb->team_key[h], memory_order_relaxed) != key ||
-            behind >= ahead)
+        if (atomic_load_explicit(&pb->team_key[h], memory_order_relaxed) != key || behind >= ahead)
             continue;
         call_p->what = call_p->count = 0;
         symmem__gpu_calls_find(c, a, h, key, behind + 1, call_p);
@@ -378,8 +381,8 @@ static int waits_on(const gpu_calls_t *c, int a, int b, symmem_call_t *call_p)
 
 /* Depth-first from pes[depth - 1] back to this PE. A PE once left found
  * no way back, so it is never entered again (seen): at most n * n edges. */
-static int find_cycle(const gpu_calls_t *c, char *seen, int *pes, symmem_call_t *calls,
-                      int depth, int max)
+static int find_cycle(const gpu_calls_t *c, char *seen, int *pes, symmem_call_t *calls, int depth,
+                      int max)
 {
     int a = pes[depth - 1];
     for (int b = 0; b < c->n_pes; b++) {

@@ -31,7 +31,7 @@
 
 #define GPU_CALL_PAGE_MAGIC 0x53594d4d47435032ULL /* "SYMMGCP2": this layout */
 #define GPU_CALL_RING 16
-#define GPU_CALL_TEAMS 64    /* team handles: SYMMEM_TEAM_MAX */
+#define GPU_CALL_TEAMS 64     /* team handles: SYMMEM_TEAM_MAX */
 #define GPU_CALL_MAX_PEERS 64 /* same-host members a check compares */
 
 enum { GPU_PE_RUNNING = 1, GPU_PE_FINALIZING = 2 };
@@ -41,8 +41,8 @@ enum { GPU_PE_RUNNING = 1, GPU_PE_FINALIZING = 2 };
  * reader never compares a torn record. */
 typedef struct {
     _Atomic uint64_t stamp;
-    _Atomic uint64_t team_key; /* calls.c's team key: handle and members */
-    _Atomic uint64_t seq;      /* the k-th collective on that team, from 1 */
+    _Atomic uint64_t team_key;    /* calls.c's team key: handle and members */
+    _Atomic uint64_t seq;         /* the k-th collective on that team, from 1 */
     _Atomic uint64_t what, count; /* the fingerprint, symmem_call_t */
 } gpu_call_record_t;
 

@@ -39,8 +39,8 @@ static symmem_status_t start(gpu_t *g, const char *call, symmem_call_kind_t kind
                              int *blocking_p, gpu_call_ref_t *ref)
 {
     SYMMEM_CHECK(symmem__gpu_begin(g, call, kind, stream, scope_p, s_p, blocking_p));
-    symmem_status_t status = symmem__gpu_collective_enter(g, call, kind, team, count, dtype, op,
-                                                          root, *blocking_p, ref);
+    symmem_status_t status =
+        symmem__gpu_collective_enter(g, call, kind, team, count, dtype, op, root, *blocking_p, ref);
     if (status != SYMMEM_OK) return symmem__gpu_leave(g, *scope_p, status);
     return SYMMEM_OK;
 }
@@ -50,8 +50,10 @@ static symmem_status_t start(gpu_t *g, const char *call, symmem_call_kind_t kind
 static symmem_status_t finish(gpu_t *g, scope_t scope, const char *call, int rc, int blocking)
 {
     symmem_status_t status = SYMMEM_OK;
-    if (rc != 0) status = ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM returned %d", call, rc);
-    else if (blocking) status = symmem__gpu_collective_drain(g, call);
+    if (rc != 0)
+        status = ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM returned %d", call, rc);
+    else if (blocking)
+        status = symmem__gpu_collective_drain(g, call);
     return symmem__gpu_leave(g, scope, status);
 }
 
@@ -93,8 +95,8 @@ symmem_status_t symmem__gpu_sync_all(gpu_t *g, symmem_stream_t stream)
 
 /* barrier and sync on a team. */
 static symmem_status_t on_team(gpu_t *g, const char *call, symmem_call_kind_t kind,
-                               int (*func)(nv_team_t, nv_stream_t),
-                               const symmem_team_view_t *team, symmem_stream_t stream)
+                               int (*func)(nv_team_t, nv_stream_t), const symmem_team_view_t *team,
+                               symmem_stream_t stream)
 {
     scope_t scope;
     nv_stream_t s;
@@ -112,8 +114,7 @@ symmem_status_t symmem__gpu_barrier(gpu_t *g, const symmem_team_view_t *team,
     return on_team(g, "barrier", SYMMEM_CALL_BARRIER, libs.barrier_on_stream, team, stream);
 }
 
-symmem_status_t symmem__gpu_sync(gpu_t *g, const symmem_team_view_t *team,
-                                 symmem_stream_t stream)
+symmem_status_t symmem__gpu_sync(gpu_t *g, const symmem_team_view_t *team, symmem_stream_t stream)
 {
     return on_team(g, "sync", SYMMEM_CALL_SYNC, libs.team_sync_on_stream, team, stream);
 }
@@ -123,8 +124,12 @@ static symmem_reduce_op_t bool_op(symmem_dtype_t dtype, symmem_reduce_op_t op)
 {
     if (dtype != SYMMEM_DTYPE_BOOL) return op;
     switch (op) {
-    case SYMMEM_OP_SUM: case SYMMEM_OP_MAX: case SYMMEM_OP_OR: return SYMMEM_OP_MAX;
-    case SYMMEM_OP_PROD: case SYMMEM_OP_MIN: case SYMMEM_OP_AND: return SYMMEM_OP_MIN;
+    case SYMMEM_OP_SUM:
+    case SYMMEM_OP_MAX:
+    case SYMMEM_OP_OR: return SYMMEM_OP_MAX;
+    case SYMMEM_OP_PROD:
+    case SYMMEM_OP_MIN:
+    case SYMMEM_OP_AND: return SYMMEM_OP_MIN;
     default: return SYMMEM_OP_XOR;
     }
 }
@@ -135,10 +140,9 @@ static const char *reduce_op_name(symmem_dtype_t dtype, symmem_reduce_op_t op)
 }
 
 /* scatter: reducescatter (NVSHMEM's name and ours), else reduce */
-static symmem_status_t reduction(gpu_t *g, int scatter, const symmem_team_view_t *team,
-                                 void *dst, const void *src, size_t nelems,
-                                 symmem_dtype_t dtype, symmem_reduce_op_t op,
-                                 symmem_stream_t stream)
+static symmem_status_t reduction(gpu_t *g, int scatter, const symmem_team_view_t *team, void *dst,
+                                 const void *src, size_t nelems, symmem_dtype_t dtype,
+                                 symmem_reduce_op_t op, symmem_stream_t stream)
 {
     static void *found[2][SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT]; /* reduce, reducescatter */
     const char *call = scatter ? "reducescatter" : "reduce";
@@ -153,13 +157,12 @@ static symmem_status_t reduction(gpu_t *g, int scatter, const symmem_team_view_t
     symmem_call_kind_t which = scatter ? SYMMEM_CALL_REDUCESCATTER : SYMMEM_CALL_REDUCE;
     SYMMEM_CHECK(start(g, call, which, team, nelems, (int)dtype, (int)op, 0, stream, &scope, &s,
                        &blocking, &ref));
-    if (nelems > 0 &&
-        symmem__gpu_own_reduce_takes(g, scatter, team, dst, src, nelems, dtype)) {
+    if (nelems > 0 && symmem__gpu_own_reduce_takes(g, scatter, team, dst, src, nelems, dtype)) {
         symmem_dtype_t as = dtype == SYMMEM_DTYPE_BOOL ? SYMMEM_DTYPE_UINT8 : dtype;
-        return finish_own(g, scope, s, call,
-                          symmem__gpu_own_reduce(g, scatter, team, dst, src, nelems, as,
-                                                 bool_op(dtype, op), s),
-                          blocking);
+        return finish_own(
+            g, scope, s, call,
+            symmem__gpu_own_reduce(g, scatter, team, dst, src, nelems, as, bool_op(dtype, op), s),
+            blocking);
     }
     int rc = ((nv_reduce_func_t)func)(team->channel, dst, src, nelems, s);
     return finish(g, scope, call, rc, blocking);

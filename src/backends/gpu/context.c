@@ -82,8 +82,8 @@ symmem_status_t symmem__gpu_still_waiting(gpu_t *g, const char *call, const char
     char how[256];
     int dead = symmem__gpu_peer_watch_find_dead(&g->watch, symmem__gpu_core, how, sizeof(how));
     if (dead >= 0)
-        return ERROR(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s while this PE waited for %s", call,
-                     dead, how, what);
+        return ERROR(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s while this PE waited for %s", call, dead,
+                     how, what);
     if (g->boot.timeout > 0 && t - started > g->boot.timeout)
         return ERROR(SYMMEM_ERR_TIMEOUT,
                      "%s: timed out after %.1f s (SYMMEM_TIMEOUT) waiting for %s", call,
@@ -100,8 +100,8 @@ symmem_status_t symmem__gpu_wait_failed(gpu_t *g, const char *call, const char *
     char how[256];
     int dead = symmem__gpu_peer_watch_find_dead(&g->watch, symmem__gpu_core, how, sizeof(how));
     if (dead >= 0)
-        return ERROR(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s while this PE waited for %s", call,
-                     dead, how, what);
+        return ERROR(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s while this PE waited for %s", call, dead,
+                     how, what);
     return symmem__gpu_cuda_error(call, "cuStreamQuery", rc);
 }
 
@@ -131,7 +131,10 @@ cu_result_t symmem__gpu_launch(void *kernel, size_t blocks, size_t threads, nv_s
                                params, NULL);
 }
 
-int symmem__gpu_device(gpu_t *g) { return g->device; }
+int symmem__gpu_device(gpu_t *g)
+{
+    return g->device;
+}
 
 #define COMPUTE_CAPABILITY_MAJOR 75
 #define COMPUTE_CAPABILITY_MINOR 76

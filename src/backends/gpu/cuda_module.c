@@ -21,12 +21,12 @@ static const char *init_name(int library, int op)
 }
 
 /* Whether the module or library defines NVSHMEM's device state. */
-static symmem_status_t links_nvshmem(int library, uint64_t handle, const char *call,
-                                     int *links_p)
+static symmem_status_t links_nvshmem(int library, uint64_t handle, const char *call, int *links_p)
 {
     cu_deviceptr_t at = 0;
     size_t bytes = 0;
-    cu_result_t rc = symmem__gpu_libs_module_global(&libs, library, handle, NVSHMEM_STATE, &at, &bytes);
+    cu_result_t rc =
+        symmem__gpu_libs_module_global(&libs, library, handle, NVSHMEM_STATE, &at, &bytes);
     if (rc == -1)
         return ERROR(SYMMEM_ERR_UNSUPPORTED, "%s: this CUDA driver has no cu%sGetGlobal", call,
                      library ? "Library" : "Module");
@@ -34,10 +34,11 @@ static symmem_status_t links_nvshmem(int library, uint64_t handle, const char *c
     if (rc == 0 || rc == CU_ERROR_NOT_FOUND) return SYMMEM_OK;
     const char *text = NULL;
     libs.cuGetErrorString(rc, &text);
-    return ERROR(SYMMEM_ERR_INVALID, "%s: %s=0x%llx is not a CU%s loaded in the current "
-                 "context (CUDA error %d: %s)", call, library ? "lib" : "mod",
-                 (unsigned long long)handle, library ? "library" : "module", (int)rc,
-                 text ? text : "?");
+    return ERROR(SYMMEM_ERR_INVALID,
+                 "%s: %s=0x%llx is not a CU%s loaded in the current "
+                 "context (CUDA error %d: %s)",
+                 call, library ? "lib" : "mod", (unsigned long long)handle,
+                 library ? "library" : "module", (int)rc, text ? text : "?");
 }
 
 symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle, int op,
@@ -46,8 +47,8 @@ symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle, 
     const char *call = init_name(library, op);
     scope_t scope = symmem__gpu_enter(g);
     if (op == SYMMEM_CUDA_MODULE_ATTACH)
-        return symmem__gpu_leave(g, scope, symmem__gpu_consts_attach(library, handle, call,
-                                                                     links_p));
+        return symmem__gpu_leave(g, scope,
+                                 symmem__gpu_consts_attach(library, handle, call, links_p));
     if (op == SYMMEM_CUDA_MODULE_DETACH) {
         symmem__gpu_consts_detach(handle);
         return symmem__gpu_leave(g, scope, SYMMEM_OK);
@@ -62,10 +63,11 @@ symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle, 
         if (fn == NULL)
             status = ERROR(SYMMEM_ERR_UNSUPPORTED, "%s: this NVSHMEM has no %s", call, name);
         else if (rc != 0)
-            status = ERROR(SYMMEM_ERR_BACKEND, "%s: %s=0x%llx links NVSHMEM's device library, and "
+            status = ERROR(SYMMEM_ERR_BACKEND,
+                           "%s: %s=0x%llx links NVSHMEM's device library, and "
                            "%s failed with status %d (NVSHMEM prints why; a device library of "
-                           "another NVSHMEM version than the host library's is refused)", call,
-                           library ? "lib" : "mod", (unsigned long long)handle, name, rc);
+                           "another NVSHMEM version than the host library's is refused)",
+                           call, library ? "lib" : "mod", (unsigned long long)handle, name, rc);
     }
     return symmem__gpu_leave(g, scope, status);
 }

@@ -27,7 +27,7 @@
 /* What lives as long as the process: kernels compiled once keep these
  * addresses, across finalize and a later init on the same GPU. */
 typedef struct {
-    uint32_t abort[2]; /* {flag, pe}: the abort word */
+    uint32_t abort[2];           /* {flag, pe}: the abort word */
     symmem_device_error_t error; /* symmem/device_layout.h's */
 } host_words_t;
 
@@ -50,10 +50,10 @@ static symmem_status_t make_fixed(gpu_t *g)
                      fixed.device, g->device);
     cu_context_t ctx;
     CU("init", libs.cuDevicePrimaryCtxRetain(&ctx, g->cu_device));
-    CU("init", libs.cuMemAlloc(&fixed.block, SYMMEM_DEVICE_CONSTS_COPY_OFFSET +
-                                                 sizeof(symmem_device_consts_t)));
-    CU("init", libs.cuMemsetD8(fixed.block, 0, SYMMEM_DEVICE_CONSTS_COPY_OFFSET +
-                                                  sizeof(symmem_device_consts_t)));
+    CU("init", libs.cuMemAlloc(&fixed.block,
+                               SYMMEM_DEVICE_CONSTS_COPY_OFFSET + sizeof(symmem_device_consts_t)));
+    CU("init", libs.cuMemsetD8(fixed.block, 0,
+                               SYMMEM_DEVICE_CONSTS_COPY_OFFSET + sizeof(symmem_device_consts_t)));
     void *words = NULL;
     CU("init", libs.cuMemHostAlloc(&words, sizeof(host_words_t),
                                    CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP));
@@ -70,9 +70,8 @@ static symmem_status_t write_block(gpu_t *g)
     int n = g->boot.nranks;
     uint64_t peers[n];
     for (int pe = 0; pe < n; pe++)
-        peers[pe] = pe == g->unmapped_pe
-                        ? 0
-                        : (uint64_t)(uintptr_t)libs.ptr((const void *)g->heap_lo, pe);
+        peers[pe] =
+            pe == g->unmapped_pe ? 0 : (uint64_t)(uintptr_t)libs.ptr((const void *)g->heap_lo, pe);
     CU("init", libs.cuMemcpy(g->device_peers, (cu_deviceptr_t)peers, sizeof(peers)));
     symmem_device_state_t copy = g->device_state;
     copy.heap_base = g->heap_lo;
@@ -95,7 +94,10 @@ static size_t team_table_bytes(int n)
     return SYMMEM_TEAM_MAX * (sizeof(symmem_device_team_t) + sizeof(int32_t) * (size_t)n);
 }
 
-static size_t team_sync_bytes(int n) { return (size_t)SYMMEM_DEVICE_TEAM_SYNC_BYTES(n); }
+static size_t team_sync_bytes(int n)
+{
+    return (size_t)SYMMEM_DEVICE_TEAM_SYNC_BYTES(n);
+}
 
 symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *members, int n)
 {
@@ -110,8 +112,8 @@ symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *mem
         copy[i] = members[i];
         if (members[i] == g->boot.rank) entry.me = i;
     }
-    cu_deviceptr_t slots = (cu_deviceptr_t)(uintptr_t)g->sync_area +
-                           team_sync_bytes(npes) * (size_t)handle;
+    cu_deviceptr_t slots =
+        (cu_deviceptr_t)(uintptr_t)g->sync_area + team_sync_bytes(npes) * (size_t)handle;
     cu_deviceptr_t flags = (cu_deviceptr_t)(uintptr_t)g->own_flags +
                            (size_t)SYMMEM_COLL_TEAM_FLAG_BYTES * (size_t)handle;
     cu_result_t rc = libs.cuMemcpy(row, (cu_deviceptr_t)(uintptr_t)copy, sizeof(copy));
@@ -128,8 +130,8 @@ void symmem__gpu_device_team_forget(gpu_t *g, int handle)
 {
     if (g->device_teams == 0 || handle < 0 || handle >= SYMMEM_TEAM_MAX) return;
     symmem_device_team_t none = {0, -1, NULL};
-    libs.cuMemcpy(g->device_teams + sizeof(none) * (size_t)handle,
-                  (cu_deviceptr_t)(uintptr_t)&none, sizeof(none));
+    libs.cuMemcpy(g->device_teams + sizeof(none) * (size_t)handle, (cu_deviceptr_t)(uintptr_t)&none,
+                  sizeof(none));
 }
 
 /* The predefined teams this PE is in, as NVSHMEM placed them. */
@@ -166,12 +168,16 @@ static void report(gpu_t *g, const symmem_device_error_t *e)
                  (double)e->value / 1e9);
         break;
     case SYMMEM_DEV_ERR_NOT_CONTIGUOUS:
-        snprintf(why, sizeof(why), "argument %d is a strided view (stride %llu bytes); device "
-                 "copies take contiguous arrays", e->arg, (unsigned long long)e->value);
+        snprintf(why, sizeof(why),
+                 "argument %d is a strided view (stride %llu bytes); device "
+                 "copies take contiguous arrays",
+                 e->arg, (unsigned long long)e->value);
         break;
     case SYMMEM_DEV_ERR_BAD_TEAM:
-        snprintf(why, sizeof(why), "team %lld is not a team PE %d is in (team_destroy'ed, "
-                 "never made, or made without this PE)", (long long)e->value, e->pe);
+        snprintf(why, sizeof(why),
+                 "team %lld is not a team PE %d is in (team_destroy'ed, "
+                 "never made, or made without this PE)",
+                 (long long)e->value, e->pe);
         break;
     case SYMMEM_DEV_ERR_TOO_SMALL:
         snprintf(why, sizeof(why), "argument %d is too small: the call needs %llu bytes there",
@@ -182,21 +188,24 @@ static void report(gpu_t *g, const symmem_device_error_t *e)
                  (long long)e->value, e->pe);
         break;
     case SYMMEM_DEV_ERR_BAD_ARG:
-        snprintf(why, sizeof(why), "argument %d has the value %lld, which the call does not "
-                 "take", e->arg, (long long)e->value);
+        snprintf(why, sizeof(why),
+                 "argument %d has the value %lld, which the call does not "
+                 "take",
+                 e->arg, (long long)e->value);
         break;
     case SYMMEM_DEV_ERR_UNREACHABLE:
-        snprintf(why, sizeof(why), "PE %d has no peer mapping on this GPU (another node): "
+        snprintf(why, sizeof(why),
+                 "PE %d has no peer mapping on this GPU (another node): "
                  "device calls reach the PEs of this NVLink domain; use the host calls for it",
                  e->pe);
         break;
     case SYMMEM_DEV_ERR_OVERLAP:
-        snprintf(why, sizeof(why), "dst (0x%llx) overlaps src without being it: reduce works "
+        snprintf(why, sizeof(why),
+                 "dst (0x%llx) overlaps src without being it: reduce works "
                  "in place with dst == src, reducescatter into this PE's own part of src",
                  (unsigned long long)e->value);
         break;
-    default:
-        snprintf(why, sizeof(why), "symmem is not initialised");
+    default: snprintf(why, sizeof(why), "symmem is not initialised");
     }
     fprintf(stderr,
             "[pe %d] symmem: a kernel stopped in the device call %s: %s; the kernel trapped "
@@ -215,8 +224,8 @@ static void *watch_loop(void *arg)
     while (!__atomic_load_n(&g->device_watch_stop, __ATOMIC_ACQUIRE)) {
         char how[256];
         if (fixed.words->abort[0] == 0) {
-            int dead = symmem__gpu_peer_watch_find_dead(&g->watch, symmem__gpu_core, how,
-                                                        sizeof(how));
+            int dead =
+                symmem__gpu_peer_watch_find_dead(&g->watch, symmem__gpu_core, how, sizeof(how));
             if (dead >= 0) {
                 __atomic_store_n(&fixed.words->abort[1], (uint32_t)dead, __ATOMIC_RELAXED);
                 /* release: the pe before the flag; a kernel reads the flag,
@@ -247,8 +256,10 @@ static symmem_status_t read_unmapped_pe(gpu_t *g)
     g->unmapped_pe = -1;
     if (text[0] == '\0') return SYMMEM_OK;
     if (*end != '\0' || pe < 0 || pe >= g->boot.nranks)
-        return ERROR(SYMMEM_ERR_INVALID, "init: SYMMEM_GPU_UNMAPPED_PE='%s' is not a PE "
-                     "number (0 to %d)", text, g->boot.nranks - 1);
+        return ERROR(SYMMEM_ERR_INVALID,
+                     "init: SYMMEM_GPU_UNMAPPED_PE='%s' is not a PE "
+                     "number (0 to %d)",
+                     text, g->boot.nranks - 1);
     g->unmapped_pe = pe == g->boot.rank ? -1 : (int)pe;
     return SYMMEM_OK;
 }
@@ -262,8 +273,9 @@ static symmem_status_t read_unmapped_pe(gpu_t *g)
 static void make_staging(gpu_t *g)
 {
     size_t blocks = symmem__gpu_core->env_size("SYMMEM_GPU_PUSH_BLOCKS");
-    g->push_blocks = blocks < 1 ? 1 : blocks > SYMMEM_COLL_MAX_BLOCKS ? SYMMEM_COLL_MAX_BLOCKS
-                                                                      : (unsigned)blocks;
+    g->push_blocks = blocks < 1                        ? 1
+                     : blocks > SYMMEM_COLL_MAX_BLOCKS ? SYMMEM_COLL_MAX_BLOCKS
+                                                       : (unsigned)blocks;
     g->stage_bytes = symmem__gpu_core->env_size("SYMMEM_GPU_STAGING") / 32 * 32; /* halves: packs */
     g->stage_area = NULL;
     if (g->collectives_mode != SYMMEM_GPU_COLLECTIVES_PUSH_ONE_SHOT &&
@@ -274,9 +286,10 @@ static void make_staging(gpu_t *g)
     g->stage_area = libs.malloc(bytes);
     if (g->stage_area == NULL) {
         if (symmem__gpu_core->env_size("SYMMEM_DEBUG"))
-            fprintf(stderr, "symmem: [pe %d] init: nvshmem_malloc(%zu) for the push reduces' "
-                    "staging failed (SYMMEM_GPU_STAGING); they pull instead\n", g->boot.rank,
-                    bytes);
+            fprintf(stderr,
+                    "symmem: [pe %d] init: nvshmem_malloc(%zu) for the push reduces' "
+                    "staging failed (SYMMEM_GPU_STAGING); they pull instead\n",
+                    g->boot.rank, bytes);
         return;
     }
     uintptr_t at = (uintptr_t)g->stage_area;
@@ -298,8 +311,7 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
         g->sync_area = libs.malloc(sync_bytes);
         if (g->sync_area == NULL)
             status = ERROR(SYMMEM_ERR_NO_MEMORY,
-                           "init: nvshmem_malloc(%zu) for the device sync area failed",
-                           sync_bytes);
+                           "init: nvshmem_malloc(%zu) for the device sync area failed", sync_bytes);
     }
     if (status == SYMMEM_OK) {
         uintptr_t at = (uintptr_t)g->sync_area;

@@ -11,8 +11,8 @@ symmem_status_t symmem__gpu_exchange_start(gpu_t *g, const char *call, int64_t v
 {
     CU(call, libs.cuMemcpy((cu_deviceptr_t)g->agree_in, (cu_deviceptr_t)&value, sizeof(value)));
     int (*fcollect)(nv_team_t, int64_t *, const int64_t *, size_t, nv_stream_t) =
-        (int (*)(nv_team_t, int64_t *, const int64_t *, size_t, nv_stream_t))
-            symmem__gpu_libs_symbol(&libs, "nvshmemx_int64_fcollect_on_stream");
+        (int (*)(nv_team_t, int64_t *, const int64_t *, size_t,
+                 nv_stream_t))symmem__gpu_libs_symbol(&libs, "nvshmemx_int64_fcollect_on_stream");
     if (fcollect == NULL)
         return ERROR(SYMMEM_ERR_BACKEND, "%s: NVSHMEM has no nvshmemx_int64_fcollect_on_stream",
                      call);

@@ -13,8 +13,8 @@ static size_t external_granule(void)
 symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p)
 {
     const char *call = "register_external";
-    void *(*register_symmetric)(void *, size_t, int) = (void *(*)(void *, size_t, int))
-        symmem__gpu_libs_symbol(&libs, "nvshmemx_buffer_register_symmetric");
+    void *(*register_symmetric)(void *, size_t, int) = (void *(*)(
+        void *, size_t, int))symmem__gpu_libs_symbol(&libs, "nvshmemx_buffer_register_symmetric");
     if (register_symmetric == NULL)
         return ERROR(SYMMEM_ERR_UNSUPPORTED,
                      "%s: this NVSHMEM has no nvshmemx_buffer_register_symmetric (it came in "
@@ -29,8 +29,10 @@ symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, 
     size_t granule = external_granule();
     int64_t why = 0, whys[g->boot.nranks];
     uint64_t handle = 0;
-    if (libs.cuMemRetainAllocationHandle(&handle, ptr) != 0) why = 1;
-    else libs.cuMemRelease(handle);
+    if (libs.cuMemRetainAllocationHandle(&handle, ptr) != 0)
+        why = 1;
+    else
+        libs.cuMemRelease(handle);
     if (why == 0 && size % granule != 0) why = 2;
     if (status == SYMMEM_OK) status = symmem__gpu_exchange(g, call, why, whys);
     for (int pe = 0; status == SYMMEM_OK && pe < g->boot.nranks; pe++)
@@ -52,8 +54,8 @@ symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, 
 
 symmem_status_t symmem__gpu_unregister_external(gpu_t *g, void *sym, size_t size)
 {
-    int (*unregister_symmetric)(void *, size_t) = (int (*)(void *, size_t))
-        symmem__gpu_libs_symbol(&libs, "nvshmemx_buffer_unregister_symmetric");
+    int (*unregister_symmetric)(void *, size_t) = (int (*)(void *, size_t))symmem__gpu_libs_symbol(
+        &libs, "nvshmemx_buffer_unregister_symmetric");
     scope_t scope = symmem__gpu_enter(g);
     libs.cuStreamSynchronize(g->stream);
     int rc = unregister_symmetric ? unregister_symmetric(sym, size) : -1;

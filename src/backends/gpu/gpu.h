@@ -43,76 +43,76 @@ enum {
 
 /* own_collectives.c: a team as symmem's collective kernels see it. */
 typedef struct {
-    int usable;                        /* every member's flags are mapped here */
-    uintptr_t part;                    /* this PE's flags for the team */
+    int usable;                          /* every member's flags are mapped here */
+    uintptr_t part;                      /* this PE's flags for the team */
     uint64_t flags[SYMMEM_COLL_MAX_PES]; /* each member's, as mapped here */
-    int staged;                        /* and its staging part: the push reduces run */
+    int staged;                          /* and its staging part: the push reduces run */
     uint64_t stage[SYMMEM_COLL_MAX_PES]; /* each member's staging part, as mapped here */
 } own_team_t;
 
 /* stuck.c: collectives on streams that wait for each other on the GPU */
 typedef struct {
-    void *module, *kernel;      /* the kernel that traps */
-    nv_stream_t stream;         /* its stream, ordered after nothing */
-    double next_check, since;   /* since: when the cycle now seen was first seen; 0 */
-    uint64_t progress;          /* symmem__gpu_calls_progress then */
-    int stopped;                /* the GPU's work was stopped: once */
-    int mismatch_seen;          /* a mismatch was raised: the job ends anyway */
+    void *module, *kernel;    /* the kernel that traps */
+    nv_stream_t stream;       /* its stream, ordered after nothing */
+    double next_check, since; /* since: when the cycle now seen was first seen; 0 */
+    uint64_t progress;        /* symmem__gpu_calls_progress then */
+    int stopped;              /* the GPU's work was stopped: once */
+    int mismatch_seen;        /* a mismatch was raised: the job ends anyway */
 } gpu_stuck_t;
 
 struct symmem_backend {
     symmem_bootstrap_t boot;
-    int device;               /* the CUDA ordinal */
-    cu_device_t cu_device;    /* its driver handle, to release the context with */
-    cu_context_t ctx;         /* the device's primary context, retained by init */
-    nv_stream_t stream;       /* for calls made without a stream */
-    cu_deviceptr_t scratch;   /* stages host memory */
-    int64_t *agree_in;        /* symmetric: this PE's value for an agreement */
-    int64_t *agree_all;       /* symmetric: every PE's value */
-    void *atomics;            /* CUmodule of the PTX atomics */
-    void *nvshmem_atomics;    /* CUmodule of NVSHMEM's, built at the first use; NULL */
-    int collectives_mode;     /* SYMMEM_GPU_COLLECTIVES: SYMMEM_GPU_COLLECTIVES_* */
-    void *own_flags;          /* symmetric: own collectives' flags, a part per team handle */
-    void *stage_area;         /* symmetric: the push reduces' staging, a part per team
+    int device;             /* the CUDA ordinal */
+    cu_device_t cu_device;  /* its driver handle, to release the context with */
+    cu_context_t ctx;       /* the device's primary context, retained by init */
+    nv_stream_t stream;     /* for calls made without a stream */
+    cu_deviceptr_t scratch; /* stages host memory */
+    int64_t *agree_in;      /* symmetric: this PE's value for an agreement */
+    int64_t *agree_all;     /* symmetric: every PE's value */
+    void *atomics;          /* CUmodule of the PTX atomics */
+    void *nvshmem_atomics;  /* CUmodule of NVSHMEM's, built at the first use; NULL */
+    int collectives_mode;   /* SYMMEM_GPU_COLLECTIVES: SYMMEM_GPU_COLLECTIVES_* */
+    void *own_flags;        /* symmetric: own collectives' flags, a part per team handle */
+    void *stage_area;       /* symmetric: the push reduces' staging, a part per team
                                * handle below SYMMEM_COLL_STAGED_TEAMS; NULL: none */
-    size_t stage_bytes;       /* SYMMEM_GPU_STAGING: a part's bytes */
-    unsigned push_blocks;     /* SYMMEM_GPU_PUSH_BLOCKS: the push reduces' largest grid */
+    size_t stage_bytes;     /* SYMMEM_GPU_STAGING: a part's bytes */
+    unsigned push_blocks;   /* SYMMEM_GPU_PUSH_BLOCKS: the push reduces' largest grid */
     own_team_t own_teams[SYMMEM_TEAM_MAX];
     struct {
         void *module, *kernels[5]; /* one_shot, two_shot, ll_reduce, push_one_shot, push_two_shot */
     } reduce_kernels[SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT]; /* compiled at their first use */
-    void *move_module;        /* compiled at the first byte-moving collective or sync */
-    void *move_kernels[6];    /* move16, move8, move4, move2, move1, sync_only */
-    void *put_signal;         /* CUmodule of the PTX put_signal */
+    void *move_module;            /* compiled at the first byte-moving collective or sync */
+    void *move_kernels[6];        /* move16, move8, move4, move2, move1, sync_only */
+    void *put_signal;             /* CUmodule of the PTX put_signal */
     void *put_signal_kernels[17]; /* by element width in bytes: 1, 4, 8, 16 */
-    unsigned max_blocks;      /* a put_signal grid: two blocks per multiprocessor */
-    int nvshmem_kernels;      /* SYMMEM_GPU_KERNELS=nvshmem: never our kernels */
-    uintptr_t heap_lo;        /* the span of every nvshmem_malloc so far: NVSHMEM */
-    uintptr_t heap_hi;        /* reserves its heap once, so all of it is device memory */
-    peer_watch_t watch;       /* which peers still run */
-    heartbeat_t heartbeat;    /* the PEs on other hosts: start.c starts it */
+    unsigned max_blocks;          /* a put_signal grid: two blocks per multiprocessor */
+    int nvshmem_kernels;          /* SYMMEM_GPU_KERNELS=nvshmem: never our kernels */
+    uintptr_t heap_lo;            /* the span of every nvshmem_malloc so far: NVSHMEM */
+    uintptr_t heap_hi;            /* reserves its heap once, so all of it is device memory */
+    peer_watch_t watch;           /* which peers still run */
+    heartbeat_t heartbeat;        /* the PEs on other hosts: start.c starts it */
     /* device_state.c: what kernels of symmem.device reach */
     symmem_device_state_t device_state; /* the host's block, as init gave it */
-    cu_deviceptr_t device_peers; /* the device copy's peer table */
+    cu_deviceptr_t device_peers;        /* the device copy's peer table */
     /* where kernels read the abort word and leave an error record (device
      * addresses of pinned host memory; own_collectives.c passes them on) */
     uint64_t device_abort_word, device_error;
-    int unmapped_pe;          /* SYMMEM_GPU_UNMAPPED_PE (tests): as if on another node; -1 */
+    int unmapped_pe;             /* SYMMEM_GPU_UNMAPPED_PE (tests): as if on another node; -1 */
     cu_deviceptr_t device_teams; /* its team table, then every team's members */
-    void *sync_area;          /* symmetric: device syncs' arrivals, per team */
-    pthread_t device_watch;   /* sets the abort word, reports kernels' errors */
+    void *sync_area;             /* symmetric: device syncs' arrivals, per team */
+    pthread_t device_watch;      /* sets the abort word, reports kernels' errors */
     int device_watch_stop, device_watching, device_error_reported;
-    gpu_calls_t calls;        /* call pages: this PE's and its same-host peers' */
-    int *world;               /* 0 .. n-1: TEAM_WORLD's members */
+    gpu_calls_t calls; /* call pages: this PE's and its same-host peers' */
+    int *world;        /* 0 .. n-1: TEAM_WORLD's members */
     /* NVSHMEM's predefined teams (teams.c): members[n]; n = 0, not in it */
     struct {
         int n;
         int *members;
     } predefined[SYMMEM_TEAM_FIRST_USER];
-    int check;                /* SYMMEM_CHECK: compare fingerprints */
-    int npending;             /* stream calls not yet compared with every peer */
+    int check;    /* SYMMEM_CHECK: compare fingerprints */
+    int npending; /* stream calls not yet compared with every peer */
     gpu_call_ref_t pending[GPU_CALL_RING];
-    gpu_stuck_t stuck;        /* the device watch thread's, but mismatch_seen */
+    gpu_stuck_t stuck; /* the device watch thread's, but mismatch_seen */
 };
 
 typedef symmem_backend_t gpu_t;
@@ -128,10 +128,10 @@ extern gpu_libs_t symmem__gpu_libs;
 #define ERROR(status, ...) symmem__gpu_core->error((status), __VA_ARGS__)
 
 /* Returns the error of a failed driver call, naming the call and expr. */
-#define CU(call_name, expr)                                                               \
-    do {                                                                                  \
-        cu_result_t _rc = (expr);                                                         \
-        if (_rc != 0) return symmem__gpu_cuda_error(call_name, #expr, _rc);               \
+#define CU(call_name, expr)                                                                        \
+    do {                                                                                           \
+        cu_result_t _rc = (expr);                                                                  \
+        if (_rc != 0) return symmem__gpu_cuda_error(call_name, #expr, _rc);                        \
     } while (0)
 
 /* ---- context.c: what every call does around its work ---- */
@@ -228,8 +228,8 @@ symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *mem
 void symmem__gpu_device_team_forget(gpu_t *g, int handle);
 
 /* ---- cuda_module.c: NVSHMEM4Py's module_init and friends ---- */
-symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle,
-                                        int op, int *links_p);
+symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle, int op,
+                                        int *links_p);
 
 /* ---- module_consts.c: the device state in attached modules' constant
  * banks ---- */
@@ -305,16 +305,16 @@ symmem_status_t symmem__gpu_quiet(gpu_t *g, symmem_stream_t stream);
 symmem_status_t symmem__gpu_fence(gpu_t *g, symmem_stream_t stream);
 
 symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, size_t nbytes,
-                                       uint64_t *sig, uint64_t value, symmem_signal_op_t op,
-                                       int pe, int nbi, symmem_stream_t stream);
+                                       uint64_t *sig, uint64_t value, symmem_signal_op_t op, int pe,
+                                       int nbi, symmem_stream_t stream);
 symmem_status_t symmem__gpu_signal_wait_until(gpu_t *g, uint64_t *sig, symmem_cmp_t cmp,
                                               uint64_t value, symmem_stream_t stream,
                                               uint64_t *value_p);
 symmem_status_t symmem__gpu_signal_fetch(gpu_t *g, const uint64_t *sig, uint64_t *value_p);
 symmem_status_t symmem__gpu_test(gpu_t *g, void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
                                  int64_t value, int *result_p);
-symmem_status_t symmem__gpu_wait_until(gpu_t *g, void *ivar, symmem_dtype_t dtype,
-                                       symmem_cmp_t cmp, int64_t value);
+symmem_status_t symmem__gpu_wait_until(gpu_t *g, void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
+                                       int64_t value);
 
 symmem_world_sync_func_t symmem__gpu_barrier_all, symmem__gpu_sync_all;
 symmem_team_sync_func_t symmem__gpu_barrier, symmem__gpu_sync;
@@ -345,22 +345,20 @@ void symmem__gpu_nvshmem_atomics_unload(gpu_t *g);
  * enqueued on s (reduce_op: "reduce" or "reducescatter"; move kind: 0
  * alltoall, 1 fcollect, 2 broadcast). */
 void symmem__gpu_own_team_set(gpu_t *g, int handle, const int *members, int n);
-int symmem__gpu_own_takes(gpu_t *g, const symmem_team_view_t *team, const void *a,
-                          const void *b);
+int symmem__gpu_own_takes(gpu_t *g, const symmem_team_view_t *team, const void *a, const void *b);
 /* The same for reduce and reducescatter (scatter 1; dst holds nelems of
  * dtype). */
 int symmem__gpu_own_reduce_takes(gpu_t *g, int scatter, const symmem_team_view_t *team,
                                  const void *dst, const void *src, size_t nelems,
                                  symmem_dtype_t dtype);
-symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter,
-                                       const symmem_team_view_t *team, void *dst,
-                                       const void *src, size_t nelems, symmem_dtype_t dtype,
-                                       symmem_reduce_op_t op, nv_stream_t s);
+symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter, const symmem_team_view_t *team,
+                                       void *dst, const void *src, size_t nelems,
+                                       symmem_dtype_t dtype, symmem_reduce_op_t op, nv_stream_t s);
 symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, int kind,
-                                     const symmem_team_view_t *team, void *dst,
-                                     const void *src, size_t nbytes, int root, nv_stream_t s);
-symmem_status_t symmem__gpu_own_sync(gpu_t *g, const char *call,
-                                     const symmem_team_view_t *team, nv_stream_t s);
+                                     const symmem_team_view_t *team, void *dst, const void *src,
+                                     size_t nbytes, int root, nv_stream_t s);
+symmem_status_t symmem__gpu_own_sync(gpu_t *g, const char *call, const symmem_team_view_t *team,
+                                     nv_stream_t s);
 /* At finalize, before NVSHMEM's: the modules. */
 void symmem__gpu_own_unload(gpu_t *g);
 

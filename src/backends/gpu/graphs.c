@@ -28,8 +28,10 @@ static void forget(void *arg)
 {
     capture_t *c = arg;
     pthread_mutex_lock(&lock);
-    if (c->prev) c->prev->next = c->next;
-    else live = c->next;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        live = c->next;
     if (c->next) c->next->prev = c->prev;
     pthread_mutex_unlock(&lock);
     free(c);
@@ -106,11 +108,12 @@ int symmem__gpu_graphs_describe(char *out, size_t size, int only_collectives)
         }
         graphs += !seen_graph;
         if (!seen_call && used < (int)sizeof(calls))
-            used += snprintf(calls + used, sizeof(calls) - (size_t)used, "%s%s",
-                             used ? ", " : "", c->call);
+            used += snprintf(calls + used, sizeof(calls) - (size_t)used, "%s%s", used ? ", " : "",
+                             c->call);
     }
     pthread_mutex_unlock(&lock);
-    if (graphs == 0) snprintf(out, size, "no CUDA graph that captured a symmem call is alive");
+    if (graphs == 0)
+        snprintf(out, size, "no CUDA graph that captured a symmem call is alive");
     else
         snprintf(out, size, "%d CUDA graph%s that captured symmem calls (%s) %s still alive",
                  graphs, graphs == 1 ? "" : "s", calls, graphs == 1 ? "is" : "are");

@@ -30,13 +30,13 @@ static void *open_nvshmem(const symmem_core_services_t *core, char *why, size_t 
     return NULL;
 }
 
-#define LOAD(handle, field, name)                                                         \
-    do {                                                                                  \
-        *(void **)&libs->field = dlsym(handle, name);                                     \
-        if (libs->field == NULL) {                                                        \
-            snprintf(why, why_size, "%s has no symbol %s", #handle, name);                \
-            return -1;                                                                    \
-        }                                                                                 \
+#define LOAD(handle, field, name)                                                                  \
+    do {                                                                                           \
+        *(void **)&libs->field = dlsym(handle, name);                                              \
+        if (libs->field == NULL) {                                                                 \
+            snprintf(why, why_size, "%s has no symbol %s", #handle, name);                         \
+            return -1;                                                                             \
+        }                                                                                          \
     } while (0)
 
 int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
@@ -92,8 +92,9 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
     LOAD(cuda, cuLaunchKernel, "cuLaunchKernel");
     int count = 0;
     if (libs->cuInit(0) != 0 || libs->cuDeviceGetCount(&count) != 0 || count == 0) {
-        snprintf(why, why_size, "no usable CUDA device (cuInit or cuDeviceGetCount failed, or "
-                                "0 devices)");
+        snprintf(why, why_size,
+                 "no usable CUDA device (cuInit or cuDeviceGetCount failed, or "
+                 "0 devices)");
         return -1;
     }
     void *nv = open_nvshmem(core, why, why_size);
@@ -140,8 +141,7 @@ void *symmem__gpu_libs_symbol(const gpu_libs_t *libs, const char *name)
 }
 
 cu_result_t symmem__gpu_libs_module_global(const gpu_libs_t *libs, int library, uint64_t handle,
-                                           const char *name, cu_deviceptr_t *at_p,
-                                           size_t *bytes_p)
+                                           const char *name, cu_deviceptr_t *at_p, size_t *bytes_p)
 {
     void *h = (void *)(uintptr_t)handle;
     if (library)

@@ -47,9 +47,8 @@ typedef struct {
     cu_result_t (*cuModuleGetFunction)(void **function, void *module, const char *name);
     /* the linker: NVSHMEM's device library into a module (nvshmem_atomics.c) */
     cu_result_t (*cuLinkCreate)(unsigned noptions, int *options, void **values, void **state);
-    cu_result_t (*cuLinkAddData)(void *state, int type, void *data, size_t size,
-                                 const char *name, unsigned noptions, int *options,
-                                 void **values);
+    cu_result_t (*cuLinkAddData)(void *state, int type, void *data, size_t size, const char *name,
+                                 unsigned noptions, int *options, void **values);
     cu_result_t (*cuLinkAddFile)(void *state, int type, const char *path, unsigned noptions,
                                  int *options, void **values);
     cu_result_t (*cuLinkComplete)(void *state, void **cubin, size_t *size);
@@ -95,8 +94,8 @@ typedef struct {
     void (*sync_all_on_stream)(nv_stream_t s);
     int (*barrier_on_stream)(nv_team_t team, nv_stream_t s);
     int (*team_sync_on_stream)(nv_team_t team, nv_stream_t s);
-    int (*team_split_strided)(nv_team_t parent, int start, int stride, int size,
-                              const void *config, long mask, nv_team_t *new_team);
+    int (*team_split_strided)(nv_team_t parent, int start, int stride, int size, const void *config,
+                              long mask, nv_team_t *new_team);
     int (*team_split_2d)(nv_team_t parent, int xrange, const void *xconfig, long xmask,
                          nv_team_t *xteam, const void *yconfig, long ymask, nv_team_t *yteam);
     void (*team_destroy)(nv_team_t team);
@@ -115,7 +114,6 @@ void *symmem__gpu_libs_symbol(const gpu_libs_t *libs, const char *name);
 /* cuLibraryGetGlobal (library 1) or cuModuleGetGlobal of name in handle;
  * -1 where this driver has no such call. */
 cu_result_t symmem__gpu_libs_module_global(const gpu_libs_t *libs, int library, uint64_t handle,
-                                           const char *name, cu_deviceptr_t *at_p,
-                                           size_t *bytes_p);
+                                           const char *name, cu_deviceptr_t *at_p, size_t *bytes_p);
 
 #endif

@@ -11,15 +11,14 @@ symmem_status_t symmem__gpu_watch_peers(gpu_t *g)
     int n = g->boot.nranks;
     int64_t *host_pids = calloc((size_t)n, sizeof(int64_t));
     int64_t *starts = calloc((size_t)n, sizeof(int64_t));
-    symmem_status_t status = host_pids && starts
-                                 ? SYMMEM_OK
-                                 : ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    symmem_status_t status =
+        host_pids && starts ? SYMMEM_OK : ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
     if (status == SYMMEM_OK)
         status = symmem__gpu_exchange(g, "init", symmem__gpu_peer_watch_host_pid(g->boot.host),
-                                   host_pids);
+                                      host_pids);
     if (status == SYMMEM_OK)
-        status = symmem__gpu_exchange(g, "init", symmem__gpu_peer_watch_start_time(symmem__gpu_core),
-                                   starts);
+        status = symmem__gpu_exchange(g, "init",
+                                      symmem__gpu_peer_watch_start_time(symmem__gpu_core), starts);
     if (status == SYMMEM_OK && symmem__gpu_peer_watch_init(&g->watch, n, g->boot.rank, host_pids,
                                                            starts, g->boot.status_dir) != 0)
         status = ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
@@ -42,8 +41,7 @@ symmem_status_t symmem__gpu_heartbeat_start(gpu_t *g)
     if (me == 0)
         ok = symmem__heartbeat_serve(h, n, g->boot.heartbeat, ifname, why, sizeof(why)) == 0;
     const heartbeat_hub_t *mine = &h->hub;
-    int64_t words[3] = {ok ? (int64_t)mine->port << 32 | mine->addrs[0] : 0,
-                        (int64_t)mine->token,
+    int64_t words[3] = {ok ? (int64_t)mine->port << 32 | mine->addrs[0] : 0, (int64_t)mine->token,
                         (int64_t)mine->addrs[1] << 32 | mine->addrs[2]};
     int64_t *values = calloc((size_t)n, sizeof(int64_t));
     if (values == NULL) return ERROR(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
@@ -63,11 +61,15 @@ symmem_status_t symmem__gpu_heartbeat_start(gpu_t *g)
         if (values[pe] == 0) failed = pe;
     free(values);
     if (status == SYMMEM_OK && failed >= 0)
-        status = failed == me ? ERROR(SYMMEM_ERR_BACKEND, "init: the heartbeat between PEs on "
-                                      "different hosts: %s", why)
-                              : ERROR(SYMMEM_ERR_BACKEND, "init: PE %d could not start the "
+        status = failed == me ? ERROR(SYMMEM_ERR_BACKEND,
+                                      "init: the heartbeat between PEs on "
+                                      "different hosts: %s",
+                                      why)
+                              : ERROR(SYMMEM_ERR_BACKEND,
+                                      "init: PE %d could not start the "
                                       "heartbeat between PEs on different hosts (its error "
-                                      "says why)", failed);
+                                      "says why)",
+                                      failed);
     if (status != SYMMEM_OK) {
         symmem__heartbeat_stop(h, 0);
         return status;

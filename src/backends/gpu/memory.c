@@ -12,8 +12,8 @@ int symmem__gpu_is_device_memory(gpu_t *g, const void *ptr)
 {
     if (in_heap(g, ptr)) return 1; /* no driver call */
     unsigned int type = 0;
-    if (libs.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-                                   (cu_deviceptr_t)ptr) != 0)
+    if (libs.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (cu_deviceptr_t)ptr) !=
+        0)
         return 0; /* unregistered host memory */
     return type == CU_MEMORYTYPE_DEVICE;
 }

@@ -76,12 +76,15 @@ static symmem_status_t find(int library, uint64_t handle, const char *call, cu_d
 {
     size_t bytes = 0;
     *at_p = 0;
-    cu_result_t rc = symmem__gpu_libs_module_global(&libs, library, handle, SYMMEM_DEVICE_CONSTS, at_p,
-                                                   &bytes);
-    if (rc == -1 || rc == CU_ERROR_NOT_FOUND) *at_p = 0; /* -1, an old driver: the slow path */
-    else if (rc != 0) return symmem__gpu_cuda_error(call, "looking up a module's globals", rc);
+    cu_result_t rc =
+        symmem__gpu_libs_module_global(&libs, library, handle, SYMMEM_DEVICE_CONSTS, at_p, &bytes);
+    if (rc == -1 || rc == CU_ERROR_NOT_FOUND)
+        *at_p = 0; /* -1, an old driver: the slow path */
+    else if (rc != 0)
+        return symmem__gpu_cuda_error(call, "looking up a module's globals", rc);
     else if (bytes != sizeof(symmem_device_consts_t))
-        return ERROR(SYMMEM_ERR_INVALID, "%s: the module's %s has %zu bytes, not the %zu of this "
+        return ERROR(SYMMEM_ERR_INVALID,
+                     "%s: the module's %s has %zu bytes, not the %zu of this "
                      "symmem's device library (compiled from another version of device.cuh?)",
                      call, SYMMEM_DEVICE_CONSTS, bytes, sizeof(symmem_device_consts_t));
     return SYMMEM_OK;
@@ -97,8 +100,10 @@ static symmem_status_t add(uint64_t handle, cu_deviceptr_t at, const char *call)
     if (i == modules.count && modules.count == modules.capacity) {
         int capacity = modules.capacity ? 2 * modules.capacity : 16;
         attached_t *list = realloc(modules.list, sizeof(attached_t) * (size_t)capacity);
-        if (list == NULL) status = ERROR(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
-        else modules.list = list, modules.capacity = capacity;
+        if (list == NULL)
+            status = ERROR(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+        else
+            modules.list = list, modules.capacity = capacity;
     }
     if (status == SYMMEM_OK) {
         modules.list[i] = (attached_t){handle, at};

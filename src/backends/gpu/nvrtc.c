@@ -44,8 +44,7 @@ static int load(const symmem_core_services_t *core, char *why, size_t why_size)
     nvrtc_t found = {
         .create = (int (*)(void **, const char *, const char *, int, const char *const *,
                            const char *const *))dlsym(handle, "nvrtcCreateProgram"),
-        .compile = (int (*)(void *, int, const char *const *))dlsym(handle,
-                                                                    "nvrtcCompileProgram"),
+        .compile = (int (*)(void *, int, const char *const *))dlsym(handle, "nvrtcCompileProgram"),
         .log_size = (int (*)(void *, size_t *))dlsym(handle, "nvrtcGetProgramLogSize"),
         .log = (int (*)(void *, char *))dlsym(handle, "nvrtcGetProgramLog"),
         .ptx_size = (int (*)(void *, size_t *))dlsym(handle, "nvrtcGetPTXSize"),

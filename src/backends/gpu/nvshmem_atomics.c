@@ -41,7 +41,8 @@ static int compile_options(gpu_t *g, const char *nvshmem_dir, const char **optio
                            char **storage_p)
 {
     const char *cuda = symmem__gpu_core->env_string("SYMMEM_CUDA_INCLUDE");
-    if (cuda == NULL || cuda[0] == '\0') cuda = "/usr/local/cuda/include:/usr/local/cuda/include/cccl";
+    if (cuda == NULL || cuda[0] == '\0')
+        cuda = "/usr/local/cuda/include:/usr/local/cuda/include/cccl";
     size_t room = strlen(cuda) + strlen(nvshmem_dir) + 64 + 4 * MAX_INCLUDES;
     char *storage = malloc(room), *at = storage;
     if (storage == NULL) return -1;
@@ -82,8 +83,10 @@ static symmem_status_t link_and_load(const char *ptx, const char *device_lib, vo
     if (rc == 0) rc = libs.cuModuleLoadData(module_p, cubin);
     if (state != NULL) libs.cuLinkDestroy(state);
     if (rc == 0) return SYMMEM_OK;
-    return ERROR(SYMMEM_ERR_BACKEND, "atomic: linking the NVSHMEM atomics with %s failed "
-                 "(CUDA error %d): %s", device_lib, (int)rc, log);
+    return ERROR(SYMMEM_ERR_BACKEND,
+                 "atomic: linking the NVSHMEM atomics with %s failed "
+                 "(CUDA error %d): %s",
+                 device_lib, (int)rc, log);
 }
 
 static symmem_status_t build(gpu_t *g)
@@ -96,17 +99,17 @@ static symmem_status_t build(gpu_t *g)
     char *storage = NULL, *ptx = NULL;
     int noptions = compile_options(g, dir, options, &storage);
     if (noptions < 0) return ERROR(SYMMEM_ERR_NO_MEMORY, "atomic: out of memory");
-    int failed = symmem__gpu_nvrtc_compile(symmem__gpu_core,
-                                           symmem__gpu_kernel_nvshmem_atomics_cu,
-                                           "symmem_nvshmem_atomics.cu", options, noptions,
-                                           &ptx, why, sizeof(why));
+    int failed = symmem__gpu_nvrtc_compile(symmem__gpu_core, symmem__gpu_kernel_nvshmem_atomics_cu,
+                                           "symmem_nvshmem_atomics.cu", options, noptions, &ptx,
+                                           why, sizeof(why));
     symmem_status_t status = SYMMEM_OK;
     if (failed)
         status = ERROR(SYMMEM_ERR_UNSUPPORTED,
                        "atomic: an atomic on a PE outside this PE's NVLink domain runs NVSHMEM's "
                        "device atomics, compiled here with NVRTC against NVSHMEM's headers "
                        "(%s/../include) and CUDA's (SYMMEM_CUDA_INCLUDE, which needs "
-                       "cuda_runtime.h and CCCL's cuda/std): %s", dir, why);
+                       "cuda_runtime.h and CCCL's cuda/std): %s",
+                       dir, why);
     free(storage);
     if (status == SYMMEM_OK) status = link_and_load(ptx, device_lib, &g->nvshmem_atomics);
     free(ptx);
@@ -116,8 +119,10 @@ static symmem_status_t build(gpu_t *g)
     if (rc == 0) return SYMMEM_OK;
     libs.cuModuleUnload(g->nvshmem_atomics);
     g->nvshmem_atomics = NULL;
-    return ERROR(SYMMEM_ERR_BACKEND, "atomic: nvshmemx_cumodule_init of the NVSHMEM atomics "
-                 "failed (%d)", rc);
+    return ERROR(SYMMEM_ERR_BACKEND,
+                 "atomic: nvshmemx_cumodule_init of the NVSHMEM atomics "
+                 "failed (%d)",
+                 rc);
 }
 
 symmem_status_t symmem__gpu_nvshmem_atomic_kernel(gpu_t *g, const char *name, void **kernel_p)

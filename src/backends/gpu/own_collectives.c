@@ -43,7 +43,11 @@ enum { ONE_SHOT, TWO_SHOT, ONE_PHASE, PUSH_ONE_SHOT, PUSH_TWO_SHOT };
  * two-shot from 1 MiB (18.0 against 18.9). Each row splits the unmeasured
  * factor of four between. The rows for 5-8 PEs are not measured (no 8-GPU
  * machine lent): two-shot from 64 KiB, by the trend. */
-static const struct { int max_pes; size_t max_bytes; int algorithm; } reduce_table[] = {
+static const struct {
+    int max_pes;
+    size_t max_bytes;
+    int algorithm;
+} reduce_table[] = {
     {2, SYMMEM_COLL_LL_MAX_BYTES, ONE_PHASE},
     {2, SIZE_MAX, ONE_SHOT},
     {3, SYMMEM_COLL_LL_MAX_BYTES, ONE_PHASE},
@@ -71,7 +75,6 @@ static int reduce_algorithm(gpu_t *g, int n, size_t bytes)
             return reduce_table[i].algorithm;
     return TWO_SHOT;
 }
-
 
 /* The kernels' argument block (symmem/device_layout.h). */
 typedef symmem_coll_args_t args_t;
@@ -114,8 +117,7 @@ static uint64_t on_member(gpu_t *g, const symmem_team_view_t *team, const void *
     return t->flags[i] + (uint64_t)(a - t->part); /* NVSHMEM maps each heap whole */
 }
 
-int symmem__gpu_own_takes(gpu_t *g, const symmem_team_view_t *team, const void *a,
-                          const void *b)
+int symmem__gpu_own_takes(gpu_t *g, const symmem_team_view_t *team, const void *a, const void *b)
 {
     if (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_NVSHMEM || g->nvshmem_kernels ||
         team->channel < 0 || team->channel >= SYMMEM_TEAM_MAX ||
@@ -137,10 +139,12 @@ static symmem_status_t load(gpu_t *g, const char *call, const char *source, void
     symmem__gpu_arch_option(g, arch, sizeof(arch));
     const char *options[] = {arch, "-std=c++17"};
     char *ptx = NULL;
-    if (symmem__gpu_nvrtc_compile(symmem__gpu_core, source, "symmem_collectives.cu", options,
-                                  2, &ptx, why, sizeof(why)) != 0)
-        return ERROR(SYMMEM_ERR_UNSUPPORTED, "%s: symmem's collective kernels need NVRTC "
-                     "(or set SYMMEM_GPU_COLLECTIVES=nvshmem): %s", call, why);
+    if (symmem__gpu_nvrtc_compile(symmem__gpu_core, source, "symmem_collectives.cu", options, 2,
+                                  &ptx, why, sizeof(why)) != 0)
+        return ERROR(SYMMEM_ERR_UNSUPPORTED,
+                     "%s: symmem's collective kernels need NVRTC "
+                     "(or set SYMMEM_GPU_COLLECTIVES=nvshmem): %s",
+                     call, why);
     cu_result_t rc = libs.cuModuleLoadData(module_p, ptx);
     free(ptx);
     for (int k = 0; k < count && rc == 0; k++)
@@ -159,8 +163,8 @@ static symmem_status_t build_reduce(gpu_t *g, const char *call, symmem_dtype_t d
         status = ERROR(SYMMEM_ERR_BACKEND, "%s: no kernel source for dtype %d, op %d", call,
                        (int)dtype, (int)op);
     } else {
-        static const char *const names[] = {"one_shot", "two_shot", "ll_reduce",
-                                            "push_one_shot", "push_two_shot"};
+        static const char *const names[] = {"one_shot", "two_shot", "ll_reduce", "push_one_shot",
+                                            "push_two_shot"};
         status = load(g, call, source, &g->reduce_kernels[dtype][op].module, names,
                       g->reduce_kernels[dtype][op].kernels, 5);
     }
@@ -170,10 +174,8 @@ static symmem_status_t build_reduce(gpu_t *g, const char *call, symmem_dtype_t d
 
 static symmem_status_t build_move(gpu_t *g, const char *call)
 {
-    static const char *const names[] = {"move16", "move8", "move4", "move2", "move1",
-                                        "sync_only"};
-    return load(g, call, symmem__gpu_kernel_move_cu, &g->move_module, names, g->move_kernels,
-                6);
+    static const char *const names[] = {"move16", "move8", "move4", "move2", "move1", "sync_only"};
+    return load(g, call, symmem__gpu_kernel_move_cu, &g->move_module, names, g->move_kernels, 6);
 }
 
 /* Grid of a kernel whose threads each take one of units: the same on every
@@ -191,8 +193,8 @@ static args_t common(gpu_t *g, const char *call, const symmem_team_view_t *team,
                      const void *src)
 {
     const own_team_t *t = &g->own_teams[team->channel];
-    args_t a = {.mine = t->part, .timeout_ns = g->device_state.timeout_ns, .n = team->n,
-                .me = team->me};
+    args_t a = {
+        .mine = t->part, .timeout_ns = g->device_state.timeout_ns, .n = team->n, .me = team->me};
     a.abort_word = g->device_abort_word;
     a.error = g->device_error;
     strncpy(a.call, call, sizeof(a.call) - 1);
@@ -246,8 +248,8 @@ int symmem__gpu_own_reduce_takes(gpu_t *g, int scatter, const symmem_team_view_t
  * SYMMEM_GPU_PUSH_BLOCKS; a block's slot is its share of the whole
  * buffer where the staging half holds that, else what the half holds (the
  * kernels then take rounds). */
-static int push_takes(gpu_t *g, const own_team_t *t, int scatter, const args_t *a,
-                      const void *dst, const void *src, size_t bytes)
+static int push_takes(gpu_t *g, const own_team_t *t, int scatter, const args_t *a, const void *dst,
+                      const void *src, size_t bytes)
 {
     size_t whole = scatter ? bytes * (size_t)a->n : bytes;
     const char *own_part = (const char *)src + (scatter ? bytes * (size_t)a->me : 0);
@@ -257,8 +259,7 @@ static int push_takes(gpu_t *g, const own_team_t *t, int scatter, const args_t *
 }
 
 static symmem_status_t push_reduce(gpu_t *g, const char *call, void *kernel, int two_shot,
-                                   const own_team_t *t, args_t *a, size_t bytes,
-                                   nv_stream_t s)
+                                   const own_team_t *t, args_t *a, size_t bytes, nv_stream_t s)
 {
     size_t n = (size_t)a->n, shares = a->scatter || !two_shot ? 1 : n; /* slots a block fills */
     size_t packs = (bytes + 15) / 16, reduced = (packs + shares - 1) / shares;
@@ -275,10 +276,9 @@ static symmem_status_t push_reduce(gpu_t *g, const char *call, void *kernel, int
     return launch(call, kernel, (unsigned)blocks, a, s);
 }
 
-symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter,
-                                       const symmem_team_view_t *team, void *dst,
-                                       const void *src, size_t nelems, symmem_dtype_t dtype,
-                                       symmem_reduce_op_t op, nv_stream_t s)
+symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter, const symmem_team_view_t *team,
+                                       void *dst, const void *src, size_t nelems,
+                                       symmem_dtype_t dtype, symmem_reduce_op_t op, nv_stream_t s)
 {
     const char *call = scatter ? "reducescatter" : "reduce";
     if (g->reduce_kernels[dtype][op].module == NULL) SYMMEM_CHECK(build_reduce(g, call, dtype, op));
@@ -294,9 +294,9 @@ symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter,
         /* reducescatter: push_two_shot's first half, src whole */
         int two_shot = scatter || algorithm == PUSH_TWO_SHOT;
         a.scatter = scatter;
-        return push_reduce(g, call, g->reduce_kernels[dtype][op].kernels[two_shot ? PUSH_TWO_SHOT
-                                                                                   : PUSH_ONE_SHOT],
-                           two_shot, t, &a, bytes, s);
+        return push_reduce(
+            g, call, g->reduce_kernels[dtype][op].kernels[two_shot ? PUSH_TWO_SHOT : PUSH_ONE_SHOT],
+            two_shot, t, &a, bytes, s);
     }
     if (scatter) /* this PE's part of every member's src */
         for (int i = 0; i < n; i++) a.src.p[i] += (uint64_t)(bytes * (size_t)team->me);
@@ -317,8 +317,8 @@ symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter,
 
 /* kind: 0 alltoall, 1 fcollect, 2 broadcast (collectives.c's order). */
 symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, int kind,
-                                     const symmem_team_view_t *team, void *dst,
-                                     const void *src, size_t nbytes, int root, nv_stream_t s)
+                                     const symmem_team_view_t *team, void *dst, const void *src,
+                                     size_t nbytes, int root, nv_stream_t s)
 {
     if (g->move_module == NULL) SYMMEM_CHECK(build_move(g, call));
     args_t a = common(g, call, team, dst, src);
@@ -336,8 +336,8 @@ symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, int kind,
 }
 
 /* barrier and sync: one block meets. */
-symmem_status_t symmem__gpu_own_sync(gpu_t *g, const char *call,
-                                     const symmem_team_view_t *team, nv_stream_t s)
+symmem_status_t symmem__gpu_own_sync(gpu_t *g, const char *call, const symmem_team_view_t *team,
+                                     nv_stream_t s)
 {
     if (g->move_module == NULL) SYMMEM_CHECK(build_move(g, call));
     args_t a = common(g, call, team, NULL, NULL);

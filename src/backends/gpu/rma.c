@@ -6,9 +6,8 @@
 typedef void (*nv_copy_func_t)(void *, const void *, size_t, int, nv_stream_t);
 
 /* put (is_put) or get; host memory on the private side goes through scratch. */
-static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func_t func,
-                            void *dst, const void *src, size_t nbytes, int pe,
-                            symmem_stream_t stream)
+static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func_t func, void *dst,
+                            const void *src, size_t nbytes, int pe, symmem_stream_t stream)
 {
     scope_t scope;
     nv_stream_t s;

@@ -36,8 +36,8 @@ static symmem_status_t kernel_put_signal(gpu_t *g, const char *call, void *peer_
 }
 
 symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, size_t nbytes,
-                                       uint64_t *sig, uint64_t value, symmem_signal_op_t op,
-                                       int pe, int nbi, symmem_stream_t stream)
+                                       uint64_t *sig, uint64_t value, symmem_signal_op_t op, int pe,
+                                       int nbi, symmem_stream_t stream)
 {
     const char *call = nbytes ? "put_signal" : "signal_op";
     scope_t scope;
@@ -59,10 +59,12 @@ symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, siz
         (nbytes == 0 || (peer_dst != NULL && symmem__gpu_is_on_this_gpu(g, src)))) {
         status = kernel_put_signal(g, call, peer_dst, src, nbytes, peer_sig, value, op, s);
     } else {
-        if (nbytes == 0) libs.signal_op_on_stream(sig, value, (int)op, pe, s);
+        if (nbytes == 0)
+            libs.signal_op_on_stream(sig, value, (int)op, pe, s);
         else if (nbi)
             libs.putmem_signal_nbi_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
-        else libs.putmem_signal_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
+        else
+            libs.putmem_signal_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
         if (blocking) libs.quiet_on_stream(s);
     }
     if (blocking && status == SYMMEM_OK) status = symmem__gpu_drain(g, call);
@@ -76,8 +78,8 @@ symmem_status_t symmem__gpu_signal_wait_until(gpu_t *g, uint64_t *sig, symmem_cm
     scope_t scope;
     nv_stream_t s;
     int blocking;
-    SYMMEM_CHECK(symmem__gpu_begin(g, "signal_wait", SYMMEM_CALL_NONE, stream, &scope, &s,
-                                   &blocking));
+    SYMMEM_CHECK(
+        symmem__gpu_begin(g, "signal_wait", SYMMEM_CALL_NONE, stream, &scope, &s, &blocking));
     libs.signal_wait_until_on_stream(sig, (int)cmp, value, s);
     symmem_status_t status = SYMMEM_OK;
     if (blocking) {
@@ -99,8 +101,16 @@ static symmem_status_t element_holds(gpu_t *g, const void *ivar, symmem_dtype_t 
                                      symmem_cmp_t cmp, int64_t value, int *holds_p)
 {
     (void)g;
-    union { int8_t i8; int16_t i16; int32_t i32; int64_t i64; uint8_t u8; uint16_t u16;
-            uint32_t u32; uint64_t u64; } v;
+    union {
+        int8_t i8;
+        int16_t i16;
+        int32_t i32;
+        int64_t i64;
+        uint8_t u8;
+        uint16_t u16;
+        uint32_t u32;
+        uint64_t u64;
+    } v;
     size_t size = symmem__dtype_bytes(dtype);
     CU("test", libs.cuMemcpy((cu_deviceptr_t)&v, (cu_deviceptr_t)ivar, size));
     int is_signed = symmem__dtype_is_signed(dtype);
@@ -126,8 +136,8 @@ symmem_status_t symmem__gpu_test(gpu_t *g, void *ivar, symmem_dtype_t dtype, sym
     return symmem__gpu_leave(g, scope, element_holds(g, ivar, dtype, cmp, value, result_p));
 }
 
-symmem_status_t symmem__gpu_wait_until(gpu_t *g, void *ivar, symmem_dtype_t dtype,
-                                       symmem_cmp_t cmp, int64_t value)
+symmem_status_t symmem__gpu_wait_until(gpu_t *g, void *ivar, symmem_dtype_t dtype, symmem_cmp_t cmp,
+                                       int64_t value)
 {
     /* Polls from the host: NVSHMEM's typed waits exist only on a stream. */
     scope_t scope = symmem__gpu_enter(g);

@@ -48,8 +48,8 @@ static symmem_status_t exchange_uid(gpu_t *g, nv_uniqueid_t *uid)
         int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd < 0 || write(fd, uid, sizeof(*uid)) != (ssize_t)sizeof(*uid) || close(fd) != 0 ||
             rename(tmp, path) != 0)
-            return ERROR(SYMMEM_ERR_BOOTSTRAP, "init: cannot publish the unique id in %s: %s",
-                         path, strerror(errno));
+            return ERROR(SYMMEM_ERR_BOOTSTRAP, "init: cannot publish the unique id in %s: %s", path,
+                         strerror(errno));
         return SYMMEM_OK;
     }
     double deadline =
@@ -107,8 +107,7 @@ static symmem_status_t start_nvshmem(gpu_t *g)
     attr.args.uid_args.nranks = -1;
     int rc = libs.set_attr_uniqueid_args(g->boot.rank, g->boot.nranks, &uid, &attr);
     if (rc != 0)
-        return ERROR(SYMMEM_ERR_BOOTSTRAP, "init: nvshmemx_set_attr_uniqueid_args failed (%d)",
-                     rc);
+        return ERROR(SYMMEM_ERR_BOOTSTRAP, "init: nvshmemx_set_attr_uniqueid_args failed (%d)", rc);
     rc = libs.hostlib_init_attr(NV_INIT_WITH_UNIQUEID, &attr);
     if (rc != 0)
         return ERROR(SYMMEM_ERR_BOOTSTRAP,
@@ -139,8 +138,7 @@ int symmem__gpu_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_si
     int count = 0;
     libs.cuDeviceGetCount(&count);
     if (boot->device >= count) {
-        snprintf(why, why_size, "device=%d but this host has %d CUDA devices", boot->device,
-                 count);
+        snprintf(why, why_size, "device=%d but this host has %d CUDA devices", boot->device, count);
         return 0;
     }
     if (boot->device < 0 && boot->local_size > count) {
@@ -204,8 +202,7 @@ static symmem_status_t alloc_agree_buffers(gpu_t *g)
 static symmem_status_t load_atomics(gpu_t *g)
 {
     cu_result_t rc = libs.cuModuleLoadData(&g->atomics, symmem__gpu_kernel_atomics_ptx);
-    if (rc != 0)
-        return symmem__gpu_cuda_error("init", "compiling the atomics' PTX", rc);
+    if (rc != 0) return symmem__gpu_cuda_error("init", "compiling the atomics' PTX", rc);
     return SYMMEM_OK;
 }
 
@@ -235,8 +232,18 @@ static symmem_status_t load_put_signal(gpu_t *g)
  * that step would begin: a test hook, with which tests/gpu/startup_failures.py
  * checks that every step before it is undone. */
 enum {
-    STEP_CONTEXT, STEP_NVSHMEM, STEP_STREAM, STEP_SCRATCH, STEP_AGREE_BUFFERS,
-    STEP_WATCH_PEERS, STEP_HEARTBEAT, STEP_TEAMS, STEP_CALL_PAGES, STEP_ATOMICS_MODULE, STEP_PUT_SIGNAL_MODULE, STEP_COUNT
+    STEP_CONTEXT,
+    STEP_NVSHMEM,
+    STEP_STREAM,
+    STEP_SCRATCH,
+    STEP_AGREE_BUFFERS,
+    STEP_WATCH_PEERS,
+    STEP_HEARTBEAT,
+    STEP_TEAMS,
+    STEP_CALL_PAGES,
+    STEP_ATOMICS_MODULE,
+    STEP_PUT_SIGNAL_MODULE,
+    STEP_COUNT
 };
 static const struct {
     const char *name;
@@ -247,10 +254,10 @@ static const struct {
     [STEP_STREAM] = {"stream", create_stream},
     [STEP_SCRATCH] = {"scratch", alloc_scratch},
     [STEP_AGREE_BUFFERS] = {"agree_buffers", alloc_agree_buffers},
-    [STEP_WATCH_PEERS] = {"watch_peers", symmem__gpu_watch_peers},   /* liveness.c */
+    [STEP_WATCH_PEERS] = {"watch_peers", symmem__gpu_watch_peers}, /* liveness.c */
     [STEP_HEARTBEAT] = {"heartbeat", symmem__gpu_heartbeat_start}, /* liveness.c */
-    [STEP_TEAMS] = {"teams", symmem__gpu_predefined_teams_read},      /* teams.c */
-    [STEP_CALL_PAGES] = {"call_pages", symmem__gpu_calls_start}, /* call_check.c */
+    [STEP_TEAMS] = {"teams", symmem__gpu_predefined_teams_read},   /* teams.c */
+    [STEP_CALL_PAGES] = {"call_pages", symmem__gpu_calls_start},   /* call_check.c */
     [STEP_ATOMICS_MODULE] = {"atomics_module", load_atomics},
     [STEP_PUT_SIGNAL_MODULE] = {"put_signal_module", load_put_signal},
 };
@@ -266,8 +273,8 @@ static symmem_status_t read_fail_at(int *step_p)
             *step_p = step;
             return SYMMEM_OK;
         }
-        used += snprintf(listed + used, sizeof(listed) - (size_t)used, "%s'%s'",
-                         step ? ", " : "", steps[step].name);
+        used += snprintf(listed + used, sizeof(listed) - (size_t)used, "%s'%s'", step ? ", " : "",
+                         steps[step].name);
     }
     if (name[0] != '\0')
         return ERROR(SYMMEM_ERR_INVALID, "init: SYMMEM_GPU_FAIL_AT='%s' is not one of %s", name,
@@ -429,8 +436,8 @@ symmem_status_t symmem__gpu_finalize(gpu_t *g)
     libs.free(g->agree_in);
     libs.cuMemFree(g->scratch);
     libs.cuStreamDestroy(g->stream);
-    symmem_status_t status = symmem__gpu_nvshmem_watched(g, "finalize", "nvshmem_finalize",
-                                                         nvshmem_finalize_job, NULL);
+    symmem_status_t status =
+        symmem__gpu_nvshmem_watched(g, "finalize", "nvshmem_finalize", nvshmem_finalize_job, NULL);
     symmem__gpu_leave(g, scope, status);
     if (status != SYMMEM_OK) return status; /* NVSHMEM still holds the context */
     libs.cuDevicePrimaryCtxRelease(g->cu_device);

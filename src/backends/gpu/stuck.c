@@ -34,8 +34,8 @@ symmem_status_t symmem__gpu_stuck_start(gpu_t *g)
 {
     g->stuck = (gpu_stuck_t){0};
     cu_result_t rc = libs.cuModuleLoadData(&g->stuck.module, STOP_PTX);
-    if (rc == 0) rc = libs.cuModuleGetFunction(&g->stuck.kernel, g->stuck.module,
-                                               "symmem_stop_gpu");
+    if (rc == 0)
+        rc = libs.cuModuleGetFunction(&g->stuck.kernel, g->stuck.module, "symmem_stop_gpu");
     /* not ordered after the program's streams, whose work it must end */
     if (rc == 0) rc = libs.cuStreamCreate(&g->stuck.stream, CU_STREAM_NON_BLOCKING);
     if (rc != 0) {

@@ -42,9 +42,10 @@ symmem_status_t symmem__gpu_predefined_teams_read(gpu_t *g)
         for (int i = 0; i < n; i++) {
             members[i] = libs.team_translate_pe(team, i, NV_TEAM_WORLD);
             if (members[i] < 0 || members[i] >= g->boot.nranks)
-                status = ERROR(SYMMEM_ERR_BACKEND, "init: NVSHMEM says PE %d of its "
-                               "predefined team %d is world PE %d, which is no PE", i,
-                               (int)team, members[i]);
+                status = ERROR(SYMMEM_ERR_BACKEND,
+                               "init: NVSHMEM says PE %d of its "
+                               "predefined team %d is world PE %d, which is no PE",
+                               i, (int)team, members[i]);
         }
         g->predefined[team].n = n;
         g->predefined[team].members = members;
@@ -62,8 +63,7 @@ void symmem__gpu_predefined_teams_free(gpu_t *g)
     }
 }
 
-symmem_status_t symmem__gpu_predefined_team(gpu_t *g, symmem_team_t team, int *members,
-                                            int *n_p)
+symmem_status_t symmem__gpu_predefined_team(gpu_t *g, symmem_team_t team, int *members, int *n_p)
 {
     *n_p = g->predefined[team].n;
     memcpy(members, g->predefined[team].members, sizeof(int) * (size_t)*n_p);
@@ -96,8 +96,8 @@ symmem_status_t symmem__gpu_team_split_strided(gpu_t *g, const symmem_team_view_
     return symmem__gpu_leave(g, scope, status);
 }
 
-symmem_status_t symmem__gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *parent,
-                                          int xrange, int *xhandle_p, int *yhandle_p)
+symmem_status_t symmem__gpu_team_split_2d(gpu_t *g, const symmem_team_view_t *parent, int xrange,
+                                          int *xhandle_p, int *yhandle_p)
 {
     scope_t scope = symmem__gpu_enter(g);
     nv_team_t x = -1, y = -1;
@@ -127,14 +127,15 @@ symmem_status_t symmem__gpu_team_destroy(gpu_t *g, const symmem_team_view_t *tea
 
 /* nvshmemx_team_init: the members find each other by the key (NVSHMEM's
  * team unique id), and each learns the others' world numbers afterwards. */
-symmem_status_t symmem__gpu_team_init(gpu_t *g, uint64_t key, int npes, int index,
-                                      int *members, int *handle_p)
+symmem_status_t symmem__gpu_team_init(gpu_t *g, uint64_t key, int npes, int index, int *members,
+                                      int *handle_p)
 {
     int (*team_init)(nv_team_t *, nv_team_config_t *, long, int, int) =
         (int (*)(nv_team_t *, nv_team_config_t *, long, int, int))symmem__gpu_libs_symbol(
             &libs, "nvshmemx_team_init");
-    int (*translate)(nv_team_t, int, nv_team_t) = (int (*)(nv_team_t, int, nv_team_t))
-        symmem__gpu_libs_symbol(&libs, "nvshmem_team_translate_pe");
+    int (*translate)(nv_team_t, int, nv_team_t) =
+        (int (*)(nv_team_t, int, nv_team_t))symmem__gpu_libs_symbol(&libs,
+                                                                    "nvshmem_team_translate_pe");
     if (team_init == NULL || translate == NULL)
         return ERROR(SYMMEM_ERR_UNSUPPORTED,
                      "team_init: this NVSHMEM has no nvshmemx_team_init (it came in NVSHMEM "

@@ -106,4 +106,7 @@ symmem_status_t symmem__gpu_nvshmem_watched(gpu_t *g, const char *call, const ch
     return status;
 }
 
-int symmem__gpu_nvshmem_wedged(void) { return atomic_load(&nvshmem_wedged); }
+int symmem__gpu_nvshmem_wedged(void)
+{
+    return atomic_load(&nvshmem_wedged);
+}

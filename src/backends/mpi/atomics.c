@@ -27,9 +27,10 @@ static MPI_Datatype atomic_type(symmem_dtype_t dtype, symmem_atomic_op_t op)
 static const char *op_name(symmem_atomic_op_t op)
 {
     static const char *const names[SYMMEM_ATOMIC_COUNT] = {
-        "atomic_fetch", "atomic_set", "atomic_inc", "atomic_fetch_inc", "atomic_add",
-        "atomic_fetch_add", "atomic_and", "atomic_fetch_and", "atomic_or", "atomic_fetch_or",
-        "atomic_xor", "atomic_fetch_xor", "atomic_swap", "atomic_compare_swap"};
+        "atomic_fetch", "atomic_set",         "atomic_inc", "atomic_fetch_inc",
+        "atomic_add",   "atomic_fetch_add",   "atomic_and", "atomic_fetch_and",
+        "atomic_or",    "atomic_fetch_or",    "atomic_xor", "atomic_fetch_xor",
+        "atomic_swap",  "atomic_compare_swap"};
     return (unsigned)op < SYMMEM_ATOMIC_COUNT ? names[op] : "atomic";
 }
 
@@ -37,11 +38,16 @@ static MPI_Op atomic_op(symmem_atomic_op_t op)
 {
     switch (op) {
     case SYMMEM_ATOMIC_FETCH: return MPI_NO_OP;
-    case SYMMEM_ATOMIC_INC: case SYMMEM_ATOMIC_FETCH_INC:
-    case SYMMEM_ATOMIC_ADD: case SYMMEM_ATOMIC_FETCH_ADD: return MPI_SUM;
-    case SYMMEM_ATOMIC_AND: case SYMMEM_ATOMIC_FETCH_AND: return MPI_BAND;
-    case SYMMEM_ATOMIC_OR: case SYMMEM_ATOMIC_FETCH_OR: return MPI_BOR;
-    case SYMMEM_ATOMIC_XOR: case SYMMEM_ATOMIC_FETCH_XOR: return MPI_BXOR;
+    case SYMMEM_ATOMIC_INC:
+    case SYMMEM_ATOMIC_FETCH_INC:
+    case SYMMEM_ATOMIC_ADD:
+    case SYMMEM_ATOMIC_FETCH_ADD: return MPI_SUM;
+    case SYMMEM_ATOMIC_AND:
+    case SYMMEM_ATOMIC_FETCH_AND: return MPI_BAND;
+    case SYMMEM_ATOMIC_OR:
+    case SYMMEM_ATOMIC_FETCH_OR: return MPI_BOR;
+    case SYMMEM_ATOMIC_XOR:
+    case SYMMEM_ATOMIC_FETCH_XOR: return MPI_BXOR;
     default: return MPI_REPLACE; /* set, swap */
     }
 }

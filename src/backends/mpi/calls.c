@@ -28,9 +28,8 @@ symmem_status_t symmem__mpi_check_call(mpi_t *m, MPI_Comm comm, const int *membe
     if (all == NULL) return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", name);
     MPI_Request req;
     int rc = MPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm, &req);
-    symmem_status_t status =
-        rc == MPI_SUCCESS ? symmem__mpi_wait(m, name, &req) : symmem__mpi_failed(rc, name,
-                                                                                 "MPI_Iallgather");
+    symmem_status_t status = rc == MPI_SUCCESS ? symmem__mpi_wait(m, name, &req)
+                                               : symmem__mpi_failed(rc, name, "MPI_Iallgather");
     int same = 1;
     for (int i = 0; status == SYMMEM_OK && i < n; i++)
         same &= all[2 * i] == mine[0] && all[2 * i + 1] == mine[1];

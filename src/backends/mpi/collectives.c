@@ -75,14 +75,15 @@ static int overlap(const void *a, size_t an, const void *b, size_t bn)
 }
 
 /* src, or a private copy of it where it overlaps dst; *copy_p: free it. */
-static symmem_status_t apart(const char *call, const void *src, size_t src_bytes,
-                             const void *dst, size_t dst_bytes, const void **src_p, void **copy_p)
+static symmem_status_t apart(const char *call, const void *src, size_t src_bytes, const void *dst,
+                             size_t dst_bytes, const void **src_p, void **copy_p)
 {
     *copy_p = NULL;
     *src_p = src;
     if (!overlap(src, src_bytes, dst, dst_bytes)) return SYMMEM_OK;
     *copy_p = malloc(src_bytes ? src_bytes : 1);
-    if (*copy_p == NULL) return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+    if (*copy_p == NULL)
+        return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
     memcpy(*copy_p, src, src_bytes);
     *src_p = *copy_p;
     return SYMMEM_OK;
@@ -111,8 +112,8 @@ static symmem_status_t finish(mpi_t *m, const char *call, int rc, MPI_Request *r
  * nelems elements. */
 static symmem_status_t reduce_begin(mpi_t *m, const char *call, symmem_call_kind_t kind,
                                     const symmem_team_view_t *team, size_t nelems,
-                                    symmem_dtype_t dtype, symmem_reduce_op_t op,
-                                    MPI_Comm *comm_p, MPI_Datatype *type_p, size_t *bytes_p)
+                                    symmem_dtype_t dtype, symmem_reduce_op_t op, MPI_Comm *comm_p,
+                                    MPI_Datatype *type_p, size_t *bytes_p)
 {
     symmem_call_t fp = mpi_call(kind, team, nelems, (int)dtype, (int)op, 0);
     *comm_p = m->teams[team->channel];
@@ -125,10 +126,9 @@ static symmem_status_t reduce_begin(mpi_t *m, const char *call, symmem_call_kind
     return SYMMEM_OK;
 }
 
-symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_t *team,
-                                   void *dst, const void *src, size_t nelems,
-                                   symmem_dtype_t dtype, symmem_reduce_op_t op,
-                                   symmem_stream_t stream)
+symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_t *team, void *dst,
+                                   const void *src, size_t nelems, symmem_dtype_t dtype,
+                                   symmem_reduce_op_t op, symmem_stream_t stream)
 {
     (void)stream;
     mpi_t *m = be;
@@ -136,15 +136,16 @@ symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Datatype type = MPI_DATATYPE_NULL;
     size_t bytes = 0;
-    SYMMEM_CHECK(reduce_begin(m, call, SYMMEM_CALL_REDUCE, team, nelems, dtype, op, &comm, &type,
-                              &bytes));
+    SYMMEM_CHECK(
+        reduce_begin(m, call, SYMMEM_CALL_REDUCE, team, nelems, dtype, op, &comm, &type, &bytes));
     const void *from = src;
     void *copy = NULL;
-    if (src == dst) from = MPI_IN_PLACE;
-    else SYMMEM_CHECK(apart(call, src, bytes, dst, bytes, &from, &copy));
+    if (src == dst)
+        from = MPI_IN_PLACE;
+    else
+        SYMMEM_CHECK(apart(call, src, bytes, dst, bytes, &from, &copy));
     MPI_Request req;
-    int rc = MPI_Iallreduce(from, dst, (int)nelems, type, symmem__mpi_op(m, dtype, op), comm,
-                            &req);
+    int rc = MPI_Iallreduce(from, dst, (int)nelems, type, symmem__mpi_op(m, dtype, op), comm, &req);
     return finish(m, call, rc, &req, copy);
 }
 
@@ -165,8 +166,8 @@ symmem_status_t symmem__mpi_reducescatter(symmem_backend_t *be, const symmem_tea
     void *copy;
     SYMMEM_CHECK(apart(call, src, bytes * (size_t)team->n, dst, bytes, &from, &copy));
     MPI_Request req;
-    int rc = MPI_Ireduce_scatter_block(from, dst, (int)nelems, type,
-                                       symmem__mpi_op(m, dtype, op), comm, &req);
+    int rc = MPI_Ireduce_scatter_block(from, dst, (int)nelems, type, symmem__mpi_op(m, dtype, op),
+                                       comm, &req);
     return finish(m, call, rc, &req, copy);
 }
 
@@ -183,8 +184,8 @@ static symmem_status_t move(mpi_t *m, const symmem_team_view_t *team, symmem_cal
     int count = (int)nbytes;
     const void *from;
     void *copy;
-    SYMMEM_CHECK(apart(call, src, kind == SYMMEM_CALL_ALLTOALL ? all : nbytes, dst, all, &from,
-                       &copy));
+    SYMMEM_CHECK(
+        apart(call, src, kind == SYMMEM_CALL_ALLTOALL ? all : nbytes, dst, all, &from, &copy));
     MPI_Request req;
     int rc = kind == SYMMEM_CALL_ALLTOALL
                  ? MPI_Ialltoall(from, count, MPI_BYTE, dst, count, MPI_BYTE, comm, &req)

@@ -49,36 +49,36 @@ static float float_op(float a, float b, symmem_reduce_op_t op)
     }
 }
 
-#define HALF_OP(NAME, BRAIN, OP)                                                           \
-    static void NAME(void *in, void *inout, int *len, MPI_Datatype *type)                  \
-    {                                                                                      \
-        (void)type;                                                                        \
-        const uint16_t *b = in;                                                            \
-        uint16_t *a = inout;                                                               \
-        for (int i = 0; i < *len; i++)                                                     \
-            a[i] = narrow(float_op(widen(a[i], BRAIN), widen(b[i], BRAIN), OP), BRAIN);    \
+#define HALF_OP(NAME, BRAIN, OP)                                                                   \
+    static void NAME(void *in, void *inout, int *len, MPI_Datatype *type)                          \
+    {                                                                                              \
+        (void)type;                                                                                \
+        const uint16_t *b = in;                                                                    \
+        uint16_t *a = inout;                                                                       \
+        for (int i = 0; i < *len; i++)                                                             \
+            a[i] = narrow(float_op(widen(a[i], BRAIN), widen(b[i], BRAIN), OP), BRAIN);            \
     }
-#define FLOAT_OP(NAME, T, OP)                                                              \
-    static void NAME(void *in, void *inout, int *len, MPI_Datatype *type)                  \
-    {                                                                                      \
-        (void)type;                                                                        \
-        const T *b = in;                                                                   \
-        T *a = inout;                                                                      \
-        for (int i = 0; i < *len; i++)                                                     \
-            a[i] = OP == SYMMEM_OP_MIN ? ((b[i] < a[i] || isnan(b[i])) ? b[i] : a[i])      \
-                                       : ((b[i] > a[i] || isnan(b[i])) ? b[i] : a[i]);     \
+#define FLOAT_OP(NAME, T, OP)                                                                      \
+    static void NAME(void *in, void *inout, int *len, MPI_Datatype *type)                          \
+    {                                                                                              \
+        (void)type;                                                                                \
+        const T *b = in;                                                                           \
+        T *a = inout;                                                                              \
+        for (int i = 0; i < *len; i++)                                                             \
+            a[i] = OP == SYMMEM_OP_MIN ? ((b[i] < a[i] || isnan(b[i])) ? b[i] : a[i])              \
+                                       : ((b[i] > a[i] || isnan(b[i])) ? b[i] : a[i]);             \
     }
 /* bool: sum and max are "or", prod and min are "and"; results stay 0 or 1. */
-#define BOOL_OP(NAME, EXPR)                                                                \
-    static void NAME(void *in, void *inout, int *len, MPI_Datatype *type)                  \
-    {                                                                                      \
-        (void)type;                                                                        \
-        const uint8_t *b = in;                                                             \
-        uint8_t *a = inout;                                                                \
-        for (int i = 0; i < *len; i++) {                                                   \
-            int x = a[i] != 0, y = b[i] != 0;                                              \
-            a[i] = (uint8_t)(EXPR);                                                        \
-        }                                                                                  \
+#define BOOL_OP(NAME, EXPR)                                                                        \
+    static void NAME(void *in, void *inout, int *len, MPI_Datatype *type)                          \
+    {                                                                                              \
+        (void)type;                                                                                \
+        const uint8_t *b = in;                                                                     \
+        uint8_t *a = inout;                                                                        \
+        for (int i = 0; i < *len; i++) {                                                           \
+            int x = a[i] != 0, y = b[i] != 0;                                                      \
+            a[i] = (uint8_t)(EXPR);                                                                \
+        }                                                                                          \
     }
 
 HALF_OP(f16_sum, 0, SYMMEM_OP_SUM)
@@ -102,15 +102,24 @@ static const struct {
     symmem_reduce_op_t op;
     MPI_User_function *fn;
 } own[] = {
-    {SYMMEM_DTYPE_FLOAT16, SYMMEM_OP_SUM, f16_sum},    {SYMMEM_DTYPE_FLOAT16, SYMMEM_OP_PROD, f16_prod},
-    {SYMMEM_DTYPE_FLOAT16, SYMMEM_OP_MIN, f16_min},    {SYMMEM_DTYPE_FLOAT16, SYMMEM_OP_MAX, f16_max},
-    {SYMMEM_DTYPE_BFLOAT16, SYMMEM_OP_SUM, bf16_sum},  {SYMMEM_DTYPE_BFLOAT16, SYMMEM_OP_PROD, bf16_prod},
-    {SYMMEM_DTYPE_BFLOAT16, SYMMEM_OP_MIN, bf16_min},  {SYMMEM_DTYPE_BFLOAT16, SYMMEM_OP_MAX, bf16_max},
-    {SYMMEM_DTYPE_FLOAT32, SYMMEM_OP_MIN, f32_min},    {SYMMEM_DTYPE_FLOAT32, SYMMEM_OP_MAX, f32_max},
-    {SYMMEM_DTYPE_FLOAT64, SYMMEM_OP_MIN, f64_min},    {SYMMEM_DTYPE_FLOAT64, SYMMEM_OP_MAX, f64_max},
-    {SYMMEM_DTYPE_BOOL, SYMMEM_OP_SUM, bool_or},       {SYMMEM_DTYPE_BOOL, SYMMEM_OP_MAX, bool_or},
-    {SYMMEM_DTYPE_BOOL, SYMMEM_OP_OR, bool_or},        {SYMMEM_DTYPE_BOOL, SYMMEM_OP_PROD, bool_and},
-    {SYMMEM_DTYPE_BOOL, SYMMEM_OP_MIN, bool_and},      {SYMMEM_DTYPE_BOOL, SYMMEM_OP_AND, bool_and},
+    {SYMMEM_DTYPE_FLOAT16, SYMMEM_OP_SUM, f16_sum},
+    {SYMMEM_DTYPE_FLOAT16, SYMMEM_OP_PROD, f16_prod},
+    {SYMMEM_DTYPE_FLOAT16, SYMMEM_OP_MIN, f16_min},
+    {SYMMEM_DTYPE_FLOAT16, SYMMEM_OP_MAX, f16_max},
+    {SYMMEM_DTYPE_BFLOAT16, SYMMEM_OP_SUM, bf16_sum},
+    {SYMMEM_DTYPE_BFLOAT16, SYMMEM_OP_PROD, bf16_prod},
+    {SYMMEM_DTYPE_BFLOAT16, SYMMEM_OP_MIN, bf16_min},
+    {SYMMEM_DTYPE_BFLOAT16, SYMMEM_OP_MAX, bf16_max},
+    {SYMMEM_DTYPE_FLOAT32, SYMMEM_OP_MIN, f32_min},
+    {SYMMEM_DTYPE_FLOAT32, SYMMEM_OP_MAX, f32_max},
+    {SYMMEM_DTYPE_FLOAT64, SYMMEM_OP_MIN, f64_min},
+    {SYMMEM_DTYPE_FLOAT64, SYMMEM_OP_MAX, f64_max},
+    {SYMMEM_DTYPE_BOOL, SYMMEM_OP_SUM, bool_or},
+    {SYMMEM_DTYPE_BOOL, SYMMEM_OP_MAX, bool_or},
+    {SYMMEM_DTYPE_BOOL, SYMMEM_OP_OR, bool_or},
+    {SYMMEM_DTYPE_BOOL, SYMMEM_OP_PROD, bool_and},
+    {SYMMEM_DTYPE_BOOL, SYMMEM_OP_MIN, bool_and},
+    {SYMMEM_DTYPE_BOOL, SYMMEM_OP_AND, bool_and},
     {SYMMEM_DTYPE_BOOL, SYMMEM_OP_XOR, bool_xor},
 };
 

@@ -37,8 +37,8 @@ struct mpi_flusher {
     int rc;               /* MPI's answer: written before DONE is released */
     MPI_Win win;
     pthread_t thread;
-    int stuck_pe;         /* a flush the caller gave up on (-2: none) */
-    int always;           /* SYMMEM_MPI_FLUSH_THREAD=always */
+    int stuck_pe; /* a flush the caller gave up on (-2: none) */
+    int always;   /* SYMMEM_MPI_FLUSH_THREAD=always */
     const char *stuck_call;
 };
 
@@ -139,10 +139,12 @@ symmem_status_t symmem__mpi_flush(mpi_t *m, const char *call, int pe)
         if (f->stuck_pe < 0)
             return MPI_CORE->error(SYMMEM_ERR_PEER_DEAD,
                                    "%s: an earlier flush of every PE (in %s) never completed; "
-                                   "the job cannot go on", call, f->stuck_call);
+                                   "the job cannot go on",
+                                   call, f->stuck_call);
         return MPI_CORE->error(SYMMEM_ERR_PEER_DEAD,
                                "%s: an earlier flush to PE %d (in %s) never completed; the job "
-                               "cannot go on", call, f->stuck_pe, f->stuck_call);
+                               "cannot go on",
+                               call, f->stuck_pe, f->stuck_call);
     }
     if (f == NULL || !watched(m, pe)) {
         int rc = pe < 0 ? MPI_Win_flush_all(m->win) : MPI_Win_flush(pe, m->win);

@@ -18,9 +18,9 @@ static symmem_status_t allocate_shared(mpi_t *m, MPI_Comm comm, const int *pes, 
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
     char *mine = NULL;
-    int rc = MPI_Win_allocate_shared((MPI_Aint)(m->heap_size + MPI_HEAP_ALIGN +
-                                                MPI_RENDEZVOUS_BYTES), 1, info, comm,
-                                     &mine, win_p);
+    int rc =
+        MPI_Win_allocate_shared((MPI_Aint)(m->heap_size + MPI_HEAP_ALIGN + MPI_RENDEZVOUS_BYTES), 1,
+                                info, comm, &mine, win_p);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) return symmem__mpi_failed(rc, "init", "MPI_Win_allocate_shared");
     for (int i = 0; i < n; i++) {
@@ -47,8 +47,7 @@ symmem_status_t symmem__mpi_heap_create(mpi_t *m)
     if (m->node_n == m->n && m->n > 1) { /* one node: the shared window is the window */
         SYMMEM_CHECK(allocate_shared(m, m->world, m->node_pes, m->n, &part, &m->win));
     } else if (m->node_n > 1) { /* some nodes: a shared window, and RMA over it to all */
-        SYMMEM_CHECK(allocate_shared(m, m->node, m->node_pes, m->node_n, &part,
-                                     &m->shared_win));
+        SYMMEM_CHECK(allocate_shared(m, m->node, m->node_pes, m->node_n, &part, &m->shared_win));
         MPI_TRY(call, "MPI_Win_create",
                 MPI_Win_create(part, bytes, 1, MPI_INFO_NULL, m->world, &m->win));
     } else { /* a host of its own: nothing shared, everything through RMA */
@@ -86,7 +85,8 @@ void symmem__mpi_heap_destroy(mpi_t *m)
 static symmem_status_t agree_on(mpi_t *m, const char *call, const char *what, uint64_t value)
 {
     uint64_t *values = malloc((size_t)m->n * sizeof(uint64_t));
-    if (values == NULL) return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+    if (values == NULL)
+        return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
     MPI_Request req;
     int rc = MPI_Iallgather(&value, 1, MPI_UINT64_T, values, 1, MPI_UINT64_T, m->world, &req);
     symmem_status_t status = rc == MPI_SUCCESS ? symmem__mpi_wait(m, call, &req)
@@ -97,11 +97,11 @@ static symmem_status_t agree_on(mpi_t *m, const char *call, const char *what, ui
         char list[512];
         int len = 0;
         for (int pe = 0; pe < m->n && len < (int)sizeof(list); pe++)
-            len += snprintf(list + len, sizeof(list) - (size_t)len, "%sPE %d: %llu",
-                            pe ? ", " : "", pe, (unsigned long long)values[pe]);
-        status = MPI_CORE->error(SYMMEM_ERR_MISMATCH,
-                                 "%s: %s must be the same on every PE, but got %s", call, what,
-                                 list);
+            len += snprintf(list + len, sizeof(list) - (size_t)len, "%sPE %d: %llu", pe ? ", " : "",
+                            pe, (unsigned long long)values[pe]);
+        status =
+            MPI_CORE->error(SYMMEM_ERR_MISMATCH, "%s: %s must be the same on every PE, but got %s",
+                            call, what, list);
     }
     free(values);
     return status;
@@ -111,14 +111,15 @@ symmem_status_t symmem__mpi_malloc(symmem_backend_t *be, size_t size, size_t ali
                                    void **ptr_p)
 {
     mpi_t *m = be;
-    SYMMEM_CHECK(symmem__mpi_check_call(
-        m, m->world, NULL, symmem__call(SYMMEM_CALL_MALLOC, 0, 0, 0, 0, 0), 1));
+    SYMMEM_CHECK(symmem__mpi_check_call(m, m->world, NULL,
+                                        symmem__call(SYMMEM_CALL_MALLOC, 0, 0, 0, 0, 0), 1));
     SYMMEM_CHECK(agree_on(m, "malloc", "size", size));
     SYMMEM_CHECK(agree_on(m, "malloc", "alignment", alignment));
     if (alignment > MPI_HEAP_ALIGN)
         return MPI_CORE->error(SYMMEM_ERR_INVALID,
                                "malloc: alignment=%zu is more than the mpi backend's largest, "
-                               "%zu", alignment, MPI_HEAP_ALIGN);
+                               "%zu",
+                               alignment, MPI_HEAP_ALIGN);
     if (size == 0) {
         *ptr_p = NULL;
         return SYMMEM_OK;
@@ -128,8 +129,7 @@ symmem_status_t symmem__mpi_malloc(symmem_backend_t *be, size_t size, size_t ali
         return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY,
                                "malloc: size=%zu does not fit in the symmetric heap (largest "
                                "free block %zu of SYMMEM_SYMMETRIC_SIZE=%zu bytes)",
-                               size, symmem__heap_allocator_largest_free(m->alloc),
-                               m->heap_size);
+                               size, symmem__heap_allocator_largest_free(m->alloc), m->heap_size);
     memset(m->base + offset, 0, size);
     /* Nobody writes into the block before its owner has cleared it. */
     symmem_status_t status = symmem__mpi_comm_barrier(m, "malloc", m->world);
@@ -145,8 +145,8 @@ symmem_status_t symmem__mpi_free(symmem_backend_t *be, void *ptr)
 {
     mpi_t *m = be;
     uint64_t offset = (uint64_t)((char *)ptr - m->base);
-    SYMMEM_CHECK(symmem__mpi_check_call(
-        m, m->world, NULL, symmem__call(SYMMEM_CALL_FREE, 0, 0, 0, 0, 0), 1));
+    SYMMEM_CHECK(symmem__mpi_check_call(m, m->world, NULL,
+                                        symmem__call(SYMMEM_CALL_FREE, 0, 0, 0, 0, 0), 1));
     SYMMEM_CHECK(agree_on(m, "free", "the allocation (its offset in the heap)", offset));
     symmem__heap_allocator_free(m->alloc, offset);
     return SYMMEM_OK;

@@ -77,18 +77,20 @@ symmem_status_t symmem__mpi_heartbeat_start(mpi_t *m)
     heartbeat_hub_t hub = h->hub;
     int rc = MPI_Bcast(&hub, (int)sizeof(hub), MPI_BYTE, 0, m->world);
     if (rc == MPI_SUCCESS && m->me != 0 && hub.port != 0)
-        ok = symmem__heartbeat_join(h, m->me, m->n, m->boot.heartbeat, &hub, why,
-                                    sizeof(why)) == 0;
+        ok = symmem__heartbeat_join(h, m->me, m->n, m->boot.heartbeat, &hub, why, sizeof(why)) == 0;
     if (rc == MPI_SUCCESS) rc = MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, m->world);
     if (rc != MPI_SUCCESS || !all_ok) {
         symmem__heartbeat_stop(h, 0);
         free(h);
         if (rc != MPI_SUCCESS) return symmem__mpi_failed(rc, call, "the heartbeat's start");
-        return ok ? MPI_CORE->error(SYMMEM_ERR_BACKEND, "init: another PE could not start the "
+        return ok ? MPI_CORE->error(SYMMEM_ERR_BACKEND,
+                                    "init: another PE could not start the "
                                     "heartbeat between PEs on different hosts (its error says "
                                     "why)")
-                  : MPI_CORE->error(SYMMEM_ERR_BACKEND, "init: the heartbeat between PEs on "
-                                    "different hosts: %s", why);
+                  : MPI_CORE->error(SYMMEM_ERR_BACKEND,
+                                    "init: the heartbeat between PEs on "
+                                    "different hosts: %s",
+                                    why);
     }
     m->peers.heartbeat = h;
     return SYMMEM_OK;
@@ -153,8 +155,8 @@ symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call)
                 usleep(10000);
             }
             if (m->peers.pids[lost] != 0)
-                return MPI_CORE->error(SYMMEM_ERR_PEER_DEAD, "%s: PE %d (pid %d) %s", call,
-                                       lost, (int)m->peers.pids[lost], first_how);
+                return MPI_CORE->error(SYMMEM_ERR_PEER_DEAD, "%s: PE %d (pid %d) %s", call, lost,
+                                       (int)m->peers.pids[lost], first_how);
             return MPI_CORE->error(SYMMEM_ERR_PEER_DEAD, "%s: PE %d %s", call, lost, first_how);
         }
     }

@@ -35,41 +35,43 @@ typedef struct mpi_flusher mpi_flusher_t; /* flush.c */
 
 /* The liveness of the other PEs (liveness.c). */
 typedef struct {
-    pid_t *pids;          /* 0 for a PE on another host */
-    uint64_t *starts;     /* against pid reuse */
-    char status_dir[256]; /* the launcher's exit reports, "" if none */
+    pid_t *pids;            /* 0 for a PE on another host */
+    uint64_t *starts;       /* against pid reuse */
+    char status_dir[256];   /* the launcher's exit reports, "" if none */
     heartbeat_t *heartbeat; /* where a PE is on another host; else NULL */
 } mpi_peers_t;
 
 struct symmem_backend {
     symmem_bootstrap_t boot;
     int me, n;
-    MPI_Comm world;             /* a duplicate of the communicator the PEs are */
-    MPI_Comm node;              /* the PEs that share this PE's memory (itself alone under
+    MPI_Comm world; /* a duplicate of the communicator the PEs are */
+    MPI_Comm node;  /* the PEs that share this PE's memory (itself alone under
                                    SYMMEM_ONE_HOST_PER_PE) */
-    int *node_pes;              /* world PE of each node member */
+    int *node_pes;  /* world PE of each node member */
     int node_n;
-    int *local_rank;            /* each PE's number on its node */
+    int *local_rank; /* each PE's number on its node */
     size_t heap_size;
-    char *base;                 /* this PE's heap: aligned to MPI_HEAP_ALIGN */
-    MPI_Aint *skew;             /* skew[pe]: where PE pe's heap starts in its part of win */
-    char **peer;                /* where this process maps PE pe's heap; NULL: not on this node */
-    MPI_Win win;                /* the RMA window over every PE's heap, locked for all */
-    MPI_Win shared_win;         /* the node's shared window where it is not win; else MPI_WIN_NULL */
+    char *base;         /* this PE's heap: aligned to MPI_HEAP_ALIGN */
+    MPI_Aint *skew;     /* skew[pe]: where PE pe's heap starts in its part of win */
+    char **peer;        /* where this process maps PE pe's heap; NULL: not on this node */
+    MPI_Win win;        /* the RMA window over every PE's heap, locked for all */
+    MPI_Win shared_win; /* the node's shared window where it is not win; else MPI_WIN_NULL */
     symmem_heap_allocator_t *alloc;
     MPI_Comm teams[SYMMEM_TEAM_MAX]; /* by handle; MPI_COMM_NULL where free */
     /* User-defined ops where MPI's own differ from symmem's (dtypes.c): bool,
      * float16, bfloat16 (every op), float32 and float64 (min, max: NaN wins). */
     MPI_Op own_ops[SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT];
     mpi_peers_t peers;
-    int check_calls;            /* SYMMEM_CHECK: compare fingerprints before each collective */
-    int started_mpi;            /* MPI_Init was ours: finalized at exit */
-    int finished;               /* every PE reached finalize's barrier */
-    int lost;                   /* a PE died: finalize skips MPI's collective teardown */
-    int dirty;                  /* RMA issued since the last flush (quiet has work) */
-    struct { uint64_t key, uses; } *team_keys; /* team_init's keys (team_init.c) */
+    int check_calls; /* SYMMEM_CHECK: compare fingerprints before each collective */
+    int started_mpi; /* MPI_Init was ours: finalized at exit */
+    int finished;    /* every PE reached finalize's barrier */
+    int lost;        /* a PE died: finalize skips MPI's collective teardown */
+    int dirty;       /* RMA issued since the last flush (quiet has work) */
+    struct {
+        uint64_t key, uses;
+    } *team_keys; /* team_init's keys (team_init.c) */
     int team_keys_n;
-    mpi_flusher_t *flusher;     /* the thread that makes flushes leaving the node; NULL: none */
+    mpi_flusher_t *flusher; /* the thread that makes flushes leaving the node; NULL: none */
 };
 
 /* The core's services (ops.c). */
@@ -80,10 +82,10 @@ extern const symmem_core_services_t *symmem__mpi_core;
 void symmem__mpi_error_text(int code, char *out, size_t size);
 /* SYMMEM_ERR_INTERNAL naming call and what MPI said; for an rc != MPI_SUCCESS. */
 symmem_status_t symmem__mpi_failed(int rc, const char *call, const char *what);
-#define MPI_TRY(call, what, expr)                                                     \
-    do {                                                                              \
-        int mpi_rc_ = (expr);                                                         \
-        if (mpi_rc_ != MPI_SUCCESS) return symmem__mpi_failed(mpi_rc_, call, what);   \
+#define MPI_TRY(call, what, expr)                                                                  \
+    do {                                                                                           \
+        int mpi_rc_ = (expr);                                                                      \
+        if (mpi_rc_ != MPI_SUCCESS) return symmem__mpi_failed(mpi_rc_, call, what);                \
     } while (0)
 
 /* ---- start.c: init, finalize ---- */
@@ -131,9 +133,9 @@ symmem_status_t symmem__mpi_put_signal(symmem_backend_t *be, void *dst, const vo
                                        size_t nbytes, uint64_t *sig, uint64_t value,
                                        symmem_signal_op_t op, int pe, int nbi,
                                        symmem_stream_t stream);
-symmem_status_t symmem__mpi_signal_wait_until(symmem_backend_t *be, uint64_t *sig,
-                                              symmem_cmp_t cmp, uint64_t value,
-                                              symmem_stream_t stream, uint64_t *value_p);
+symmem_status_t symmem__mpi_signal_wait_until(symmem_backend_t *be, uint64_t *sig, symmem_cmp_t cmp,
+                                              uint64_t value, symmem_stream_t stream,
+                                              uint64_t *value_p);
 symmem_status_t symmem__mpi_signal_fetch(symmem_backend_t *be, const uint64_t *sig,
                                          uint64_t *value_p);
 symmem_status_t symmem__mpi_wait_until(symmem_backend_t *be, void *ivar, symmem_dtype_t dtype,

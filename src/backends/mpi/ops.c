@@ -56,8 +56,8 @@ static symmem_status_t mpi_device_state(symmem_backend_t *be,
     return SYMMEM_OK;
 }
 
-static symmem_status_t mpi_cuda_module(symmem_backend_t *be, int library, uint64_t handle,
-                                       int op, int *links_p)
+static symmem_status_t mpi_cuda_module(symmem_backend_t *be, int library, uint64_t handle, int op,
+                                       int *links_p)
 {
     (void)be, (void)library, (void)handle, (void)op, (void)links_p;
     return MPI_CORE->error(SYMMEM_ERR_UNSUPPORTED,

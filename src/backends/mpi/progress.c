@@ -9,7 +9,8 @@
 
 #define CHECK_SECONDS 0.02 /* between liveness checks (they read /proc) */
 #define SPIN_MIN 50e-6     /* the spin before a wait starts yielding its core: */
-#define SPIN_MAX 2e-3      /* it doubles after a wait that ended soon after it
+#define SPIN_MAX                                                                                   \
+    2e-3 /* it doubles after a wait that ended soon after it
                               began to yield, and halves after one that yielded long */
 
 /* This process's spin (waits are made by one thread at a time). */
@@ -18,8 +19,10 @@ static double spin_seconds = SPIN_MIN;
 static void adapt_spin(double waited)
 {
     if (waited <= spin_seconds) return;
-    if (waited < 2 * spin_seconds && spin_seconds < SPIN_MAX) spin_seconds *= 2;
-    else if (waited > 16 * spin_seconds && spin_seconds > SPIN_MIN) spin_seconds /= 2;
+    if (waited < 2 * spin_seconds && spin_seconds < SPIN_MAX)
+        spin_seconds *= 2;
+    else if (waited > 16 * spin_seconds && spin_seconds > SPIN_MIN)
+        spin_seconds /= 2;
 }
 
 double symmem__mpi_now(void)

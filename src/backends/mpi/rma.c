@@ -30,8 +30,10 @@ static symmem_status_t transfer(mpi_t *m, const char *call, rma_func_t *fn, char
                     count, MPI_BYTE, m->win, &req);
         if (rc != MPI_SUCCESS) return symmem__mpi_failed(rc, call, "an RMA operation");
         m->dirty = 1;
-        if (wait) SYMMEM_CHECK(symmem__mpi_wait(m, call, &req));
-        else MPI_Request_free(&req); /* completed by quiet's flush */
+        if (wait)
+            SYMMEM_CHECK(symmem__mpi_wait(m, call, &req));
+        else
+            MPI_Request_free(&req); /* completed by quiet's flush */
     }
     return SYMMEM_OK;
 }
@@ -44,8 +46,8 @@ static symmem_status_t flush_before_get(mpi_t *m, const char *call, int pe)
     return symmem__mpi_flush(m, call, pe);
 }
 
-static symmem_status_t put(mpi_t *m, const char *call, void *dst, const void *src,
-                           size_t nbytes, int pe, int wait)
+static symmem_status_t put(mpi_t *m, const char *call, void *dst, const void *src, size_t nbytes,
+                           int pe, int wait)
 {
     char *mapped = symmem__mpi_ptr(m, dst, pe);
     if (mapped != NULL) {
@@ -56,8 +58,8 @@ static symmem_status_t put(mpi_t *m, const char *call, void *dst, const void *sr
     return transfer(m, call, rput, (char *)src, dst, nbytes, pe, wait);
 }
 
-static symmem_status_t get(mpi_t *m, const char *call, void *dst, const void *src,
-                           size_t nbytes, int pe, int wait)
+static symmem_status_t get(mpi_t *m, const char *call, void *dst, const void *src, size_t nbytes,
+                           int pe, int wait)
 {
     const char *mapped = symmem__mpi_ptr(m, src, pe);
     if (mapped != NULL) {
@@ -76,8 +78,8 @@ symmem_status_t symmem__mpi_put(symmem_backend_t *be, void *dst, const void *src
     return put(be, "put", dst, src, nbytes, pe, 1);
 }
 
-symmem_status_t symmem__mpi_put_nbi(symmem_backend_t *be, void *dst, const void *src,
-                                    size_t nbytes, int pe, symmem_stream_t stream)
+symmem_status_t symmem__mpi_put_nbi(symmem_backend_t *be, void *dst, const void *src, size_t nbytes,
+                                    int pe, symmem_stream_t stream)
 {
     (void)stream;
     return put(be, "put_nbi", dst, src, nbytes, pe, 0);
@@ -90,8 +92,8 @@ symmem_status_t symmem__mpi_get(symmem_backend_t *be, void *dst, const void *src
     return get(be, "get", dst, src, nbytes, pe, 1);
 }
 
-symmem_status_t symmem__mpi_get_nbi(symmem_backend_t *be, void *dst, const void *src,
-                                    size_t nbytes, int pe, symmem_stream_t stream)
+symmem_status_t symmem__mpi_get_nbi(symmem_backend_t *be, void *dst, const void *src, size_t nbytes,
+                                    int pe, symmem_stream_t stream)
 {
     (void)stream;
     return get(be, "get_nbi", dst, src, nbytes, pe, 0);

@@ -19,8 +19,8 @@ symmem_status_t symmem__mpi_put_signal(symmem_backend_t *be, void *dst, const vo
     mpi_t *m = be;
     const char *call = nbi ? "put_signal_nbi" : "put_signal";
     if (nbytes > 0) {
-        SYMMEM_CHECK((nbi ? symmem__mpi_put_nbi : symmem__mpi_put)(m, dst, src, nbytes, pe,
-                                                                    stream));
+        SYMMEM_CHECK(
+            (nbi ? symmem__mpi_put_nbi : symmem__mpi_put)(m, dst, src, nbytes, pe, stream));
         if (symmem__mpi_ptr(m, dst, pe) == NULL)
             SYMMEM_CHECK(symmem__mpi_flush(m, call, pe)); /* data before signal */
     }
@@ -46,13 +46,13 @@ static int element_ready(mpi_t *m, void *arg)
     element_wait_t *w = arg;
     MPI_Win_sync(m->win); /* the public copy of the window into ours */
     switch (w->dtype) {
-#define CASE(DT, T)                                                                        \
-    case DT: {                                                                             \
-        T v = __atomic_load_n((T *)w->ivar, __ATOMIC_ACQUIRE);                             \
-        int ok;                                                                            \
-        w->seen = (uint64_t)v;                                                             \
-        SYMMEM__COMPARE_AS(T, v, w->cmp, w->value, &ok); /* the core's comparisons */      \
-        return ok;                                                                         \
+#define CASE(DT, T)                                                                                \
+    case DT: {                                                                                     \
+        T v = __atomic_load_n((T *)w->ivar, __ATOMIC_ACQUIRE);                                     \
+        int ok;                                                                                    \
+        w->seen = (uint64_t)v;                                                                     \
+        SYMMEM__COMPARE_AS(T, v, w->cmp, w->value, &ok); /* the core's comparisons */              \
+        return ok;                                                                                 \
     }
         CASE(SYMMEM_DTYPE_INT8, int8_t)
         CASE(SYMMEM_DTYPE_INT16, int16_t)
@@ -75,15 +75,14 @@ static symmem_status_t element_wait(mpi_t *m, const char *call, element_wait_t *
         char why[768];
         snprintf(why, sizeof(why), "%s", MPI_CORE->last_error());
         return MPI_CORE->error(status, "%s; waiting for value %s %lld, last seen %llu", why,
-                               names[w->cmp], (long long)w->value,
-                               (unsigned long long)w->seen);
+                               names[w->cmp], (long long)w->value, (unsigned long long)w->seen);
     }
     return status;
 }
 
-symmem_status_t symmem__mpi_signal_wait_until(symmem_backend_t *be, uint64_t *sig,
-                                              symmem_cmp_t cmp, uint64_t value,
-                                              symmem_stream_t stream, uint64_t *value_p)
+symmem_status_t symmem__mpi_signal_wait_until(symmem_backend_t *be, uint64_t *sig, symmem_cmp_t cmp,
+                                              uint64_t value, symmem_stream_t stream,
+                                              uint64_t *value_p)
 {
     (void)stream;
     element_wait_t w = {sig, SYMMEM_DTYPE_UINT64, cmp, (int64_t)value, 0};

@@ -74,8 +74,7 @@ static symmem_status_t start_mpi(mpi_t *m)
         return MPI_CORE->error(SYMMEM_ERR_BACKEND, "init: MPI was finalized already in this "
                                                    "process (MPI cannot start twice)");
     if (initialized) return SYMMEM_OK;
-    MPI_TRY("init", "MPI_Init_thread",
-            MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
+    MPI_TRY("init", "MPI_Init_thread", MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
     static int registered;
     if (!registered && atexit(finalize_mpi_at_exit) == 0) registered = 1;
     mpi_pid = getpid();
@@ -103,8 +102,7 @@ static symmem_status_t make_comms(mpi_t *m)
         MPI_TRY(call, "MPI_Comm_split", MPI_Comm_split(m->world, rank, 0, &m->node));
     else
         MPI_TRY(call, "MPI_Comm_split_type",
-                MPI_Comm_split_type(m->world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
-                                    &m->node));
+                MPI_Comm_split_type(m->world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &m->node));
     MPI_Comm_set_errhandler(m->node, MPI_ERRORS_RETURN);
     MPI_Comm_size(m->node, &m->node_n);
     m->node_pes = calloc((size_t)m->node_n, sizeof(int));

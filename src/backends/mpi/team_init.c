@@ -15,7 +15,8 @@
 #include "mpi_backend.h"
 
 /* One entry: [0] the tag (key and use), [1] npes, index and PE, plus 1. */
-#define WHO(npes, index, pe) (((uint64_t)(npes) << 42 | (uint64_t)(index) << 21 | (uint64_t)(pe)) + 1)
+#define WHO(npes, index, pe)                                                                       \
+    (((uint64_t)(npes) << 42 | (uint64_t)(index) << 21 | (uint64_t)(pe)) + 1)
 #define WHO_NPES(w) ((int)(((w) - 1) >> 42))
 #define WHO_INDEX(w) ((int)(((w) - 1) >> 21 & 0x1fffff))
 #define WHO_PE(w) ((int)(((w) - 1) & 0x1fffff))
@@ -26,8 +27,7 @@ static uint64_t key_uses(mpi_t *m, uint64_t key)
     for (int i = 0; i < m->team_keys_n; i++)
         if (m->team_keys[i].key == key) return m->team_keys[i].uses++;
     if (m->team_keys_n % 16 == 0) {
-        void *grown = realloc(m->team_keys, (size_t)(m->team_keys_n + 16) *
-                                                sizeof(*m->team_keys));
+        void *grown = realloc(m->team_keys, (size_t)(m->team_keys_n + 16) * sizeof(*m->team_keys));
         if (grown == NULL) return 0;
         m->team_keys = grown;
     }
@@ -47,11 +47,11 @@ static uint64_t tag_of(uint64_t key, uint64_t use)
 typedef struct {
     uint64_t tag;
     int npes, index;
-    uint64_t *table;  /* [0] count, then the entries */
+    uint64_t *table; /* [0] count, then the entries */
     MPI_Request req;
     int reading, rc;
-    int *members;     /* [out] world PE of each index; -1 where none yet */
-    int conflict;     /* an entry of our tag that disagrees: its index in table */
+    int *members; /* [out] world PE of each index; -1 where none yet */
+    int conflict; /* an entry of our tag that disagrees: its index in table */
 } gather_t;
 
 static MPI_Aint table_disp(const mpi_t *m)
@@ -65,8 +65,7 @@ static int gathered(mpi_t *m, void *arg)
     if (!g->reading) {
         int words = 1 + 2 * MPI_RENDEZVOUS_ENTRIES;
         g->rc = MPI_Rget_accumulate(NULL, 0, MPI_UINT64_T, g->table, words, MPI_UINT64_T, 0,
-                                    table_disp(m), words, MPI_UINT64_T, MPI_NO_OP, m->win,
-                                    &g->req);
+                                    table_disp(m), words, MPI_UINT64_T, MPI_NO_OP, m->win, &g->req);
         if (g->rc != MPI_SUCCESS) return 1;
         g->reading = 1;
     }
@@ -138,10 +137,10 @@ symmem_status_t symmem__mpi_team_init(symmem_backend_t *be, uint64_t key, int np
         return MPI_CORE->error(SYMMEM_ERR_INVALID, "%s: npes=%d is more than the job's %d PEs",
                                call, npes, m->n);
     uint64_t tag = tag_of(key, key_uses(m, key));
-    gather_t g = {.tag = tag, .npes = npes, .index = index, .members = members,
-                  .conflict = -1};
+    gather_t g = {.tag = tag, .npes = npes, .index = index, .members = members, .conflict = -1};
     g.table = malloc((1 + 2 * (size_t)MPI_RENDEZVOUS_ENTRIES) * sizeof(uint64_t));
-    if (g.table == NULL) return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
+    if (g.table == NULL)
+        return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
     symmem_status_t status = post(m, tag, npes, index);
     if (status == SYMMEM_OK) status = symmem__mpi_poll(m, call, gathered, &g);
     if (status == SYMMEM_OK && g.rc != MPI_SUCCESS)

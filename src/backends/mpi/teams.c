@@ -38,8 +38,8 @@ void symmem__mpi_teams_free(mpi_t *m)
         if (m->teams[t] != MPI_COMM_NULL) MPI_Comm_free(&m->teams[t]);
 }
 
-symmem_status_t symmem__mpi_predefined_team(symmem_backend_t *be, symmem_team_t team,
-                                            int *members, int *n_p)
+symmem_status_t symmem__mpi_predefined_team(symmem_backend_t *be, symmem_team_t team, int *members,
+                                            int *n_p)
 {
     mpi_t *m = be;
     int n = 0;

@@ -28,34 +28,67 @@ symmem.interop.cute.cute_compile_helper does). See _engine.py.
 Kernels that call these are traced after symmem.init() on the gpu
 backend: the own engine compiles in the device state block's address, so
 they must not be cached to disk across processes."""
+
 try:
     import cutlass  # noqa: F401
     import cutlass.cute  # noqa: F401
 except ImportError as _error:
-    raise ImportError("symmem.device.cute needs NVIDIA's CuTe DSL, which is not installed: "
-                      "pip install 'symmem[cute]' (nvidia-cutlass-dsl; for CUDA 13 also "
-                      f"nvidia-cutlass-dsl[cu13]). ({_error})") from _error
+    raise ImportError(
+        "symmem.device.cute needs NVIDIA's CuTe DSL, which is not installed: "
+        "pip install 'symmem[cute]' (nvidia-cutlass-dsl; for CUDA 13 also "
+        f"nvidia-cutlass-dsl[cu13]). ({_error})"
+    ) from _error
 
 from symmem._enums import ComparisonType, SignalOp, SmemAmount, Teams
 
 from . import _atomics, _collectives, _rma
 from ._engine import engine
-from ._memory import (ask_smem, get_multicast_tensor, get_peer_tensor, give_smem,
-                      release_smem)
+from ._memory import ask_smem, get_multicast_tensor, get_peer_tensor, give_smem, release_smem
 from ._rma import fence, g, my_pe, n_pes, p, quiet, signal_op, signal_wait, wait_until
 
 SIGNAL_SET, SIGNAL_ADD = int(SignalOp.SIGNAL_SET), int(SignalOp.SIGNAL_ADD)
-CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = (int(c) for c in (
-    ComparisonType.CMP_EQ, ComparisonType.CMP_NE, ComparisonType.CMP_GT,
-    ComparisonType.CMP_LE, ComparisonType.CMP_LT, ComparisonType.CMP_GE))
+CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = (
+    int(c)
+    for c in (
+        ComparisonType.CMP_EQ,
+        ComparisonType.CMP_NE,
+        ComparisonType.CMP_GT,
+        ComparisonType.CMP_LE,
+        ComparisonType.CMP_LT,
+        ComparisonType.CMP_GE,
+    )
+)
 
 # put, put_nbi_warp, ..., reduce_block, atomic_fetch_add: the generated calls
 _GENERATED = {**_rma.CALLS, **_collectives.CALLS, **_atomics.CALLS}
 globals().update(_GENERATED)
 
 __all__ = sorted(_GENERATED) + [
-    "my_pe", "n_pes", "p", "g", "signal_op", "signal_wait", "wait_until", "quiet", "fence",
-    "get_peer_tensor", "get_multicast_tensor", "ask_smem", "give_smem", "release_smem",
-    "SmemAmount", "Teams", "SignalOp", "ComparisonType", "engine", "SIGNAL_SET",
-    "SIGNAL_ADD", "CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE",
+    "my_pe",
+    "n_pes",
+    "p",
+    "g",
+    "signal_op",
+    "signal_wait",
+    "wait_until",
+    "quiet",
+    "fence",
+    "get_peer_tensor",
+    "get_multicast_tensor",
+    "ask_smem",
+    "give_smem",
+    "release_smem",
+    "SmemAmount",
+    "Teams",
+    "SignalOp",
+    "ComparisonType",
+    "engine",
+    "SIGNAL_SET",
+    "SIGNAL_ADD",
+    "CMP_EQ",
+    "CMP_NE",
+    "CMP_GT",
+    "CMP_LE",
+    "CMP_LT",
+    "CMP_GE",
 ]

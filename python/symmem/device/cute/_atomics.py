@@ -4,6 +4,7 @@ uint32 and uint64, and float32 and float64 for fetch, set, swap, add and
 fetch_add. Relaxed, at system scope, as NVSHMEM's. symmem's engine has one
 device function per width (symmem_dev_atomic32 / 64) taking the op by
 number (_library_calls.ATOMIC_OPS); NVSHMEM's has one per type and op."""
+
 import cutlass
 
 from symmem.device import _library_calls as L
@@ -26,7 +27,7 @@ def _dtype(name, dest):
 
 
 def _nv_symbol(name, dtype):
-    kind = name[len("atomic_"):]
+    kind = name[len("atomic_") :]
     type_name = NV_TYPES[dtype]
     if type_name == "int64" and kind in ("add", "fetch_add", "inc", "fetch_inc"):
         type_name = "long"  # NVSHMEM's bitcode has these only as long (the same type here)
@@ -52,29 +53,40 @@ def _atomic(name):
             old = fn(E.state(name), V.address(dest), _I32(op), word(v), word(c), V.i32(pe))
             return V.from_bits(old, dtype) if returns else None
         if dtype in V.FLOATS and name in ("atomic_add", "atomic_fetch_add"):
-            raise TypeError(f"{name}: NVSHMEM's device library has no {dtype} add "
-                            "(SYMMEM_CUTE_ENGINE=symmem has one)")
+            raise TypeError(
+                f"{name}: NVSHMEM's device library has no {dtype} add "
+                "(SYMMEM_CUTE_ENGINE=symmem has one)"
+            )
         params, args = ["ptr"], [V.address(dest)]
         for given in (cond, value):
             if given is not None:
                 params.append(t)
                 args.append(t(given))
         old = X.nvshmem(_nv_symbol(name, dtype), t if returns else None, params + [_I32])(
-            *args, V.i32(pe))
+            *args, V.i32(pe)
+        )
         return t(old) if returns else None
 
     if value_args == ():
+
         def call(dest, pe):
             return run(dest, None, None, pe)
     elif value_args == ("value",):
+
         def call(dest, value, pe):
             return run(dest, None, value, pe)
     else:
+
         def call(dest, cond, value, pe):
             return run(dest, cond, value, pe)
+
     call.__name__ = call.__qualname__ = name
-    call.__doc__ = build("cute", name, ["dest", *value_args, "pe"],
-                         returns="the element's old value." if returns else None)
+    call.__doc__ = build(
+        "cute",
+        name,
+        ["dest", *value_args, "pe"],
+        returns="the element's old value." if returns else None,
+    )
     return call
 
 

@@ -8,6 +8,7 @@ member, alltoall size(dst) // team_n_pes(team) to each member. op is a
 string known when the kernel is traced ("sum", "min", "max", "prod", and
 for integers "and", "or", "xor"). One block (warp, thread) per PE may be
 in a collective on a team at a time, as in NVSHMEM."""
+
 import cutlass
 
 from symmem.device import _library_calls as L
@@ -19,8 +20,12 @@ from . import _values as V
 from ._rma import NV_TYPES, nv_name
 
 _U64, _I32 = cutlass.Uint64, cutlass.Int32
-_NV_SYNC = {"barrier_all": "barrier_all", "sync_all": "sync_all", "barrier": "barrier",
-            "sync": "team_sync"}
+_NV_SYNC = {
+    "barrier_all": "barrier_all",
+    "sync_all": "sync_all",
+    "barrier": "barrier",
+    "sync": "team_sync",
+}
 
 
 def _team_query(name):
@@ -28,6 +33,7 @@ def _team_query(name):
         if E.configure(name) == "symmem":
             return X.own(name)(E.state(name), V.i32(team))
         return X.nvshmem("nvshmem_" + name, _I32, [_I32])(V.i32(team))
+
     call.__name__ = call.__qualname__ = name
     call.__doc__ = build("cute", name, ["team"], returns="int32")
     return call
@@ -48,12 +54,16 @@ def _sync(name, scope, with_team):
             X.nvshmem(nv, None, [_I32] * len(team_args))(*team_args)
 
     if with_team:
+
         def call(team):
             run((V.i32(team),))
+
         params = ["team"]
     else:
+
         def call():
             run(())
+
         params = []
     call.__name__ = call.__qualname__ = full
     call.__doc__ = build("cute", full, params, waits=True)
@@ -71,12 +81,21 @@ def _reduce(name, scope, per_member):
             raise TypeError(f"{full}: op {op!r} takes integers, not {dtype}")
         n = V.u64(V.count(dst) if per_member else V.smaller(V.count(dst), V.count(src)))
         if E.configure(full) == "symmem":
-            X.own(full)(E.state(full), V.i32(team), V.address(dst), V.address(src), n,
-                        V.i32(L.DTYPE_CODES[dtype]), V.i32(L.REDUCE_OPS[op]))
+            X.own(full)(
+                E.state(full),
+                V.i32(team),
+                V.address(dst),
+                V.address(src),
+                n,
+                V.i32(L.DTYPE_CODES[dtype]),
+                V.i32(L.REDUCE_OPS[op]),
+            )
         else:
             nv = nv_name(scope, f"{NV_TYPES[dtype]}_{op}_{name}")
             X.nvshmem(nv, _I32, [_I32, "ptr", "ptr", _U64])(
-                V.i32(team), V.address(dst), V.address(src), n)
+                V.i32(team), V.address(dst), V.address(src), n
+            )
+
     call.__name__ = call.__qualname__ = full
     call.__doc__ = build("cute", full, ["team", "dst", "src", "op"], waits=True)
     return call
@@ -103,8 +122,14 @@ def _push(name, scope):
         else:
             n = V.u64(V.smaller(V.count(dst), V.count(src)))
         if E.configure(full) == "symmem":
-            X.own(full)(E.state(full), V.i32(team), V.address(dst), V.address(src),
-                        n * V.width(dst), V.i32(root))
+            X.own(full)(
+                E.state(full),
+                V.i32(team),
+                V.address(dst),
+                V.address(src),
+                n * V.width(dst),
+                V.i32(root),
+            )
             return
         nv = nv_name(scope, f"{NV_TYPES[dtype]}_{name}")
         args = [V.i32(team), V.address(dst), V.address(src), n]
@@ -115,12 +140,16 @@ def _push(name, scope):
         X.nvshmem(nv, _I32, params)(*args)
 
     if name == "broadcast":
+
         def call(team, dst, src, root=0):
             run(team, dst, src, root)
+
         params = ["team", "dst", "src", "root"]
     else:
+
         def call(team, dst, src):
             run(team, dst, src, 0)
+
         params = ["team", "dst", "src"]
     call.__name__ = call.__qualname__ = full
     call.__doc__ = build("cute", full, params, waits=True)
@@ -129,8 +158,12 @@ def _push(name, scope):
 
 CALLS = {"team_my_pe": team_my_pe, "team_n_pes": team_n_pes}
 for _scope in L.SCOPES:
-    for _name, _team in (("barrier_all", False), ("sync_all", False), ("barrier", True),
-                         ("sync", True)):
+    for _name, _team in (
+        ("barrier_all", False),
+        ("sync_all", False),
+        ("barrier", True),
+        ("sync", True),
+    ):
         CALLS[_name + _scope] = _sync(_name, _scope, _team)
     CALLS["reduce" + _scope] = _reduce("reduce", _scope, False)
     CALLS["reducescatter" + _scope] = _reduce("reducescatter", _scope, True)

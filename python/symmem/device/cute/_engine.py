@@ -15,24 +15,26 @@ auto|symmem|nvshmem, as SYMMEM_TRITON_ENGINE is for Triton):
 
 Kernels are traced after symmem.init() on the gpu backend: the own engine
 compiles the device state block's address into each call."""
+
 import os
 
 from symmem import _device_host, _symmem
 from symmem._errors import invalid
 
 ENGINES = ("symmem", "nvshmem")
-OWN_BITCODE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                           "device.bc")
+OWN_BITCODE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "device.bc")
 _engine = None
 
 
 def _choose(call):
     wanted = _symmem.env("SYMMEM_CUTE_ENGINE") or "auto"
     if wanted == "symmem" and not os.path.exists(OWN_BITCODE):
-        raise invalid(f"{call}: SYMMEM_CUTE_ENGINE=symmem needs {OWN_BITCODE}, the device "
-                      "library as LLVM bitcode, which this install lacks: build it with "
-                      "python tools/device_bitcode.py (needs clang), or use "
-                      "SYMMEM_CUTE_ENGINE=nvshmem")
+        raise invalid(
+            f"{call}: SYMMEM_CUTE_ENGINE=symmem needs {OWN_BITCODE}, the device "
+            "library as LLVM bitcode, which this install lacks: build it with "
+            "python tools/device_bitcode.py (needs clang), or use "
+            "SYMMEM_CUTE_ENGINE=nvshmem"
+        )
     if wanted in ENGINES:
         return wanted
     # auto. TEAM_SHARED (1) is the team of the PEs this GPU reaches by load and store.
@@ -44,9 +46,11 @@ def _choose(call):
     except Exception:
         if os.path.exists(OWN_BITCODE):
             return "symmem"  # its calls to unmapped PEs fail, naming them
-        raise invalid(f"{call}: no engine for CuTe kernels: symmem's device.bc is missing "
-                      "(python tools/device_bitcode.py builds it) and so is NVSHMEM's "
-                      "libnvshmem_device.bc")
+        raise invalid(
+            f"{call}: no engine for CuTe kernels: symmem's device.bc is missing "
+            "(python tools/device_bitcode.py builds it) and so is NVSHMEM's "
+            "libnvshmem_device.bc"
+        ) from None
 
 
 def configure(call="symmem.device.cute"):
@@ -78,6 +82,8 @@ def state(call):
     first: a constant of each kernel traced now."""
     address = _symmem.device_state_gpu()
     if address == 0:
-        raise invalid(f"{call}: kernels using symmem.device.cute are compiled after "
-                      "symmem.init() on the gpu backend (this process has none running)")
+        raise invalid(
+            f"{call}: kernels using symmem.device.cute are compiled after "
+            "symmem.init() on the gpu backend (this process has none running)"
+        )
     return address

@@ -9,6 +9,7 @@ for the GPU of the process that traces):
   libnvshmem_device.bc. Pointer parameters ("ptr") are generic LLVM
   pointers, made from the 64-bit addresses the calls pass (inttoptr), so
   the declaration matches NVSHMEM's definition."""
+
 import inspect
 
 import cutlass
@@ -21,8 +22,13 @@ from symmem.device import _library_calls
 
 from . import _engine
 
-_TYPES = {"u64": cutlass.Uint64, "i64": cutlass.Int64, "i32": cutlass.Int32,
-          "u32": cutlass.Uint32, "void": None}
+_TYPES = {
+    "u64": cutlass.Uint64,
+    "i64": cutlass.Int64,
+    "i32": cutlass.Int32,
+    "u32": cutlass.Uint32,
+    "void": None,
+}
 
 
 class _Bitcode(cute.BitCode):
@@ -66,8 +72,12 @@ POINTER = _Pointer()
 
 def _to_pointer(values, types):
     """cute.extern's implicit conversion: an i64 address into a pointer."""
-    if (len(values) == 1 and len(types) == 1 and isinstance(types[0], llvm.PointerType)
-            and isinstance(values[0].type, ir.IntegerType)):
+    if (
+        len(values) == 1
+        and len(types) == 1
+        and isinstance(types[0], llvm.PointerType)
+        and isinstance(values[0].type, ir.IntegerType)
+    ):
         return [llvm.inttoptr(types[0], values[0])]
     return values
 
@@ -75,19 +85,25 @@ def _to_pointer(values, types):
 def _declare(symbol, source, ret, params):
     def stub(*args):
         """An external device function (cute.extern)."""
+
     stub.__name__ = symbol
     stub.__signature__ = inspect.Signature(
-        [inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY, annotation=p)
-         for i, p in enumerate(params)],
-        return_annotation=ret)
-    handler = cute.extern(stub, name=symbol, source=source, overloaded=False,
-                          implicit_convert=_to_pointer)
+        [
+            inspect.Parameter(f"a{i}", inspect.Parameter.POSITIONAL_ONLY, annotation=p)
+            for i, p in enumerate(params)
+        ],
+        return_annotation=ret,
+    )
+    handler = cute.extern(
+        stub, name=symbol, source=source, overloaded=False, implicit_convert=_to_pointer
+    )
     if ret is None or ret is POINTER:
         return handler
 
     def typed(*args):
         """The call's result as ret (the extern gives a bare MLIR value)."""
         return ret(handler(*args))
+
     return typed
 
 
@@ -99,8 +115,9 @@ def own(name):
     key = ("own", name)
     if key not in _declared:
         ret, *params = _library_calls.SIGNATURES[name]
-        _declared[key] = _declare("symmem_dev_" + name, OWN, _TYPES[ret],
-                                  [_TYPES[p] for p in params])
+        _declared[key] = _declare(
+            "symmem_dev_" + name, OWN, _TYPES[ret], [_TYPES[p] for p in params]
+        )
     return _declared[key]
 
 
@@ -109,6 +126,7 @@ def nvshmem(symbol, ret, params):
     or POINTER, params cutlass types or "ptr"."""
     key = ("nvshmem", symbol)
     if key not in _declared:
-        _declared[key] = _declare(symbol, NVSHMEM, ret,
-                                  [POINTER if p == "ptr" else p for p in params])
+        _declared[key] = _declare(
+            symbol, NVSHMEM, ret, [POINTER if p == "ptr" else p for p in params]
+        )
     return _declared[key]

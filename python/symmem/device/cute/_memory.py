@@ -9,6 +9,7 @@ shared-memory staging names:
   copies through shared memory the kernel gives it; symmem's calls stage
   nothing, so give and release do nothing and ask_smem answers the host
   call's small positive size (programs carve their own data after it)."""
+
 import cutlass
 import cutlass.cute as cute
 
@@ -27,11 +28,13 @@ def get_peer_tensor(tensor, pe):
     t = tensor.element_type
     nbytes = V.u64(V.count(tensor)) * V.width(tensor)
     if E.configure("get_peer_tensor") == "symmem":
-        at = cutlass.Int64(X.own("ptr")(E.state("get_peer_tensor"), V.address(tensor), nbytes,
-                                        V.i32(pe)))
+        at = cutlass.Int64(
+            X.own("ptr")(E.state("get_peer_tensor"), V.address(tensor), nbytes, V.i32(pe))
+        )
     else:  # nvshmem_ptr returns a pointer, which make_ptr takes as it is
-        at = X.nvshmem("nvshmem_ptr", X.POINTER, ["ptr", cutlass.Int32])(V.address(tensor),
-                                                                          V.i32(pe))
+        at = X.nvshmem("nvshmem_ptr", X.POINTER, ["ptr", cutlass.Int32])(
+            V.address(tensor), V.i32(pe)
+        )
     ptr = cute.make_ptr(t, at, cute.AddressSpace.gmem, assumed_align=V.width(tensor))
     return cute.make_tensor(ptr, tensor.layout)
 
@@ -52,13 +55,14 @@ def release_smem():
     return None
 
 
-get_peer_tensor.__doc__ = build("cute", "get_peer_array", ["tensor", "pe"],
-                                returns="a cute.Tensor over PE pe's copy.").replace(
-    "get_peer_array", "get_peer_tensor")
-get_multicast_tensor.__doc__ = build("cute", "get_multicast_array", ["team", "tensor"],
-                                     returns="never: see Raises.").replace(
-    "get_multicast_array", "get_multicast_tensor")
-ask_smem.__doc__ = build("cute", "ask_smem", ["amount"],
-                         returns=f"int32: {SMEM_BYTES} (symmem stages nothing).")
+get_peer_tensor.__doc__ = build(
+    "cute", "get_peer_array", ["tensor", "pe"], returns="a cute.Tensor over PE pe's copy."
+).replace("get_peer_array", "get_peer_tensor")
+get_multicast_tensor.__doc__ = build(
+    "cute", "get_multicast_array", ["team", "tensor"], returns="never: see Raises."
+).replace("get_multicast_array", "get_multicast_tensor")
+ask_smem.__doc__ = build(
+    "cute", "ask_smem", ["amount"], returns=f"int32: {SMEM_BYTES} (symmem stages nothing)."
+)
 give_smem.__doc__ = build("cute", "give_smem", ["smem"])
 release_smem.__doc__ = build("cute", "release_smem", [])

@@ -9,6 +9,7 @@ emits one call of the engine's device function (_engine.py): symmem's
 device library (symmem_dev_*, the state block's address first) or NVSHMEM's
 (nvshmem_* / nvshmemx_*). Blocking and _nbi puts are the same call on
 symmem's engine (its puts complete at quiet, a barrier or a signal)."""
+
 import cutlass
 
 from symmem.device import _library_calls as L
@@ -19,9 +20,20 @@ from . import _externs as X
 from . import _values as V
 
 # NVSHMEM's type names in its typed functions (nvshmem_<T>_p, ...)
-NV_TYPES = {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
-            "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
-            "float16": "half", "bfloat16": "bfloat16", "float32": "float", "float64": "double"}
+NV_TYPES = {
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "uint8": "uint8",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "float16": "half",
+    "bfloat16": "bfloat16",
+    "float32": "float",
+    "float64": "double",
+}
 _U64, _I32 = cutlass.Uint64, cutlass.Int32
 
 
@@ -42,7 +54,9 @@ def _copy(name, scope, get, nbi):
             X.own(own)(E.state(name), V.address(dst), V.address(src), nbytes, V.i32(pe))
         else:
             X.nvshmem(nv, None, ["ptr", "ptr", _U64, _I32])(
-                V.address(dst), V.address(src), nbytes, V.i32(pe))
+                V.address(dst), V.address(src), nbytes, V.i32(pe)
+            )
+
     call.__name__ = call.__qualname__ = name
     call.__doc__ = build("cute", name, ["dst", "src", "pe"])
     return call
@@ -55,12 +69,20 @@ def _put_signal(name, scope, nbi):
         V.same_dtype(name, dst, src)
         V.signal_word(name, sig_addr)
         nbytes = V.u64(V.smaller(V.count(dst), V.count(src))) * V.width(dst)
-        args = (V.address(dst), V.address(src), nbytes, V.address(sig_addr), V.u64(signal),
-                V.i32(sig_op), V.i32(pe))
+        args = (
+            V.address(dst),
+            V.address(src),
+            nbytes,
+            V.address(sig_addr),
+            V.u64(signal),
+            V.i32(sig_op),
+            V.i32(pe),
+        )
         if E.configure(name) == "symmem":
             X.own("put_signal" + scope)(E.state(name), *args)
         else:
             X.nvshmem(nv, None, ["ptr", "ptr", _U64, "ptr", _U64, _I32, _I32])(*args)
+
     call.__name__ = call.__qualname__ = name
     call.__doc__ = build("cute", name, ["dst", "src", "sig_addr", "signal", "sig_op", "pe"])
     return call
@@ -80,12 +102,14 @@ for _scope in L.SCOPES:
 def p(dst, value, pe):
     dtype = V.dtype_name("p", "dst", dst)
     if E.configure("p") == "symmem":
-        X.own("p")(E.state("p"), V.address(dst), V.bits(value, dtype), V.i32(V.width(dst)),
-                   V.i32(pe))
+        X.own("p")(
+            E.state("p"), V.address(dst), V.bits(value, dtype), V.i32(V.width(dst)), V.i32(pe)
+        )
     else:
         t = V.DTYPES[dtype]
         X.nvshmem(f"nvshmem_{NV_TYPES[dtype]}_p", None, ["ptr", t, _I32])(
-            V.address(dst), t(value), V.i32(pe))
+            V.address(dst), t(value), V.i32(pe)
+        )
 
 
 def g(src, pe):
@@ -94,8 +118,7 @@ def g(src, pe):
         word = X.own("g")(E.state("g"), V.address(src), V.i32(V.width(src)), V.i32(pe))
         return V.from_bits(word, dtype)
     t = V.DTYPES[dtype]
-    return t(X.nvshmem(f"nvshmem_{NV_TYPES[dtype]}_g", t, ["ptr", _I32])(V.address(src),
-                                                                           V.i32(pe)))
+    return t(X.nvshmem(f"nvshmem_{NV_TYPES[dtype]}_g", t, ["ptr", _I32])(V.address(src), V.i32(pe)))
 
 
 def signal_op(sig_addr, signal, sig_op, pe):
@@ -108,10 +131,12 @@ def signal_op(sig_addr, signal, sig_op, pe):
 
 def signal_wait(sig_addr, cmp, cmp_value):
     if E.configure("signal_wait") == "symmem":
-        return X.own("signal_wait")(E.state("signal_wait"), V.address(sig_addr), V.i32(cmp),
-                                    V.u64(cmp_value))
+        return X.own("signal_wait")(
+            E.state("signal_wait"), V.address(sig_addr), V.i32(cmp), V.u64(cmp_value)
+        )
     return X.nvshmem("nvshmem_signal_wait_until", _U64, ["ptr", _I32, _U64])(
-        V.address(sig_addr), V.i32(cmp), V.u64(cmp_value))
+        V.address(sig_addr), V.i32(cmp), V.u64(cmp_value)
+    )
 
 
 def wait_until(ivar, cmp, cmp_value):
@@ -119,17 +144,25 @@ def wait_until(ivar, cmp, cmp_value):
     if dtype in V.FLOATS:
         raise TypeError(f"wait_until: ivar must be an integer tensor, not {dtype}")
     if E.configure("wait_until") == "symmem":
-        X.own("wait_until")(E.state("wait_until"), V.address(ivar),
-                            V.i32(L.DTYPE_CODES[dtype]), V.i32(cmp), cutlass.Int64(cmp_value))
+        X.own("wait_until")(
+            E.state("wait_until"),
+            V.address(ivar),
+            V.i32(L.DTYPE_CODES[dtype]),
+            V.i32(cmp),
+            cutlass.Int64(cmp_value),
+        )
     else:
         # NVSHMEM's bitcode names its 16-bit waits short and ushort and has no 8-bit ones
         nv = {"int16": "short", "uint16": "ushort"}.get(dtype, NV_TYPES[dtype])
         if dtype in ("int8", "uint8"):
-            raise TypeError(f"wait_until: NVSHMEM's device library has no {dtype} wait "
-                            "(SYMMEM_CUTE_ENGINE=symmem has one)")
+            raise TypeError(
+                f"wait_until: NVSHMEM's device library has no {dtype} wait "
+                "(SYMMEM_CUTE_ENGINE=symmem has one)"
+            )
         t = V.DTYPES[dtype]
         X.nvshmem(f"nvshmem_{nv}_wait_until", None, ["ptr", _I32, t])(
-            V.address(ivar), V.i32(cmp), t(cmp_value))
+            V.address(ivar), V.i32(cmp), t(cmp_value)
+        )
 
 
 def _no_args(name, nv):
@@ -137,6 +170,7 @@ def _no_args(name, nv):
         if E.configure(name) == "symmem":
             return X.own(name)(E.state(name))
         return X.nvshmem(nv, _I32 if name in ("my_pe", "n_pes") else None, [])()
+
     call.__name__ = call.__qualname__ = name
     call.__doc__ = build("cute", name, [], returns="int32" if "pe" in name else None)
     return call
@@ -149,7 +183,11 @@ n_pes = _no_args("n_pes", "nvshmem_n_pes")
 p.__doc__ = build("cute", "p", ["dst", "value", "pe"])
 g.__doc__ = build("cute", "g", ["src", "pe"], returns="the element, of src's type.")
 signal_op.__doc__ = build("cute", "signal_op", ["sig_addr", "signal", "sig_op", "pe"])
-signal_wait.__doc__ = build("cute", "signal_wait", ["sig_addr", "cmp", "cmp_value"],
-                            returns="the signal's value (uint64) once it compares true.",
-                            waits=True)
+signal_wait.__doc__ = build(
+    "cute",
+    "signal_wait",
+    ["sig_addr", "cmp", "cmp_value"],
+    returns="the signal's value (uint64) once it compares true.",
+    waits=True,
+)
 wait_until.__doc__ = build("cute", "wait_until", ["ivar", "cmp", "cmp_value"], waits=True)

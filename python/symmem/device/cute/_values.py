@@ -3,6 +3,7 @@ while CuTe traces a kernel: a tensor's address and size in bytes, a value's
 bits in a 64-bit word and back, element types by name. Plain Python run at
 trace time: every value here is either known then (Python ints, a static
 size) or an MLIR value of the kernel."""
+
 import cutlass
 import cutlass.cute as cute
 from cutlass._mlir import ir
@@ -10,10 +11,18 @@ from cutlass._mlir.dialects import arith, llvm
 
 # CuTe's element types by NumPy's names (the names _symmem.DTYPES uses)
 DTYPES = {
-    "int8": cutlass.Int8, "int16": cutlass.Int16, "int32": cutlass.Int32,
-    "int64": cutlass.Int64, "uint8": cutlass.Uint8, "uint16": cutlass.Uint16,
-    "uint32": cutlass.Uint32, "uint64": cutlass.Uint64, "float16": cutlass.Float16,
-    "bfloat16": cutlass.BFloat16, "float32": cutlass.Float32, "float64": cutlass.Float64,
+    "int8": cutlass.Int8,
+    "int16": cutlass.Int16,
+    "int32": cutlass.Int32,
+    "int64": cutlass.Int64,
+    "uint8": cutlass.Uint8,
+    "uint16": cutlass.Uint16,
+    "uint32": cutlass.Uint32,
+    "uint64": cutlass.Uint64,
+    "float16": cutlass.Float16,
+    "bfloat16": cutlass.BFloat16,
+    "float32": cutlass.Float32,
+    "float64": cutlass.Float64,
 }
 _NAMES = {t: name for name, t in DTYPES.items()}
 FLOATS = ("float16", "bfloat16", "float32", "float64")
@@ -24,8 +33,10 @@ def dtype_name(call, what, tensor):
     where symmem has no such dtype."""
     name = _NAMES.get(tensor.element_type)
     if name is None:
-        raise TypeError(f"{call}: {what} has element type {tensor.element_type}, which "
-                        f"symmem.device.cute does not take ({', '.join(DTYPES)})")
+        raise TypeError(
+            f"{call}: {what} has element type {tensor.element_type}, which "
+            f"symmem.device.cute does not take ({', '.join(DTYPES)})"
+        )
     return name
 
 

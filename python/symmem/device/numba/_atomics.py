@@ -5,6 +5,7 @@ atomic adds, works without an extra fence; on x86 they cost the same as
 weaker orders. As in the host calls: int32, int64, uint32 and uint64, and
 float32 and float64 for fetch, set, swap, add and fetch_add. Every atomic
 but fetch rings the target's doorbell (a waiter may watch the element)."""
+
 from numba.core.errors import TypingError
 from numba.extending import register_jitable
 
@@ -22,8 +23,7 @@ def _check(name, dest, pe):
     require_int(name, "pe", pe)
     allowed = _INTS + (["float32", "float64"] if name in _FLOAT_OK else [])
     if str(dest.dtype) not in allowed:
-        raise TypingError(f"{name}: dest has dtype {dest.dtype}; {name} takes "
-                          f"{', '.join(allowed)}")
+        raise TypingError(f"{name}: dest has dtype {dest.dtype}; {name} takes {', '.join(allowed)}")
 
 
 @register_jitable
@@ -52,7 +52,9 @@ def _value_atomic(name, op, fetch):
         def impl_no_fetch(dest, value, pe):
             rmw(dest, _target(call, dest, pe), value)
             C.wake(pe)
+
         return impl if fetch else impl_no_fetch
+
     return function
 
 
@@ -73,7 +75,9 @@ def _inc_atomic(name, fetch):
         def impl_no_fetch(dest, pe):
             add(dest, _target(call, dest, pe), 1)
             C.wake(pe)
+
         return impl if fetch else impl_no_fetch
+
     return function
 
 
@@ -100,6 +104,7 @@ def _fetch(dest, pe):
 
     def impl(dest, pe):
         return L.load_seq_cst(dest, _target(call, dest, pe))
+
     return impl
 
 
@@ -111,6 +116,7 @@ def _set(dest, value, pe):
     def impl(dest, value, pe):
         L.store_seq_cst(dest, _target(call, dest, pe), value)
         C.wake(pe)
+
     return impl
 
 
@@ -123,4 +129,5 @@ def _compare_swap(dest, cond, value, pe):
         old = L.compare_swap(dest, _target(call, dest, pe), cond, value)
         C.wake(pe)
         return old
+
     return impl

@@ -16,6 +16,7 @@ view it makes of one, the NumPy array the caller passed (its "parent"),
 whose .base is the Buffer, which records its allocation's generation. That
 common chain is a few loads here; any other goes to the extension's walk
 (device_freed in src/extension/device.c)."""
+
 from numba.extending import register_jitable
 
 from symmem import _symmem
@@ -151,8 +152,12 @@ def wake(pe):
 
 
 _INTERRUPTED = _symmem.ERR_INTERRUPTED
-_REFUSED = (_symmem.ERR_INVALID, _symmem.ERR_NOT_SYMMETRIC, _symmem.ERR_NOT_INITIALIZED,
-            _symmem.ERR_MISMATCH)
+_REFUSED = (
+    _symmem.ERR_INVALID,
+    _symmem.ERR_NOT_SYMMETRIC,
+    _symmem.ERR_NOT_INITIALIZED,
+    _symmem.ERR_MISMATCH,
+)
 
 
 @register_jitable

@@ -14,6 +14,7 @@ NVSHMEM4Py: reduce the smaller array's elements; reducescatter dst.size
 elements per member; fcollect src.size elements from each member; broadcast
 the smaller array's elements; alltoall dst.size // team_n_pes(team)
 elements per member."""
+
 from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload, register_jitable
@@ -33,8 +34,9 @@ _DTYPES = {name: code for name, code in _symmem.DTYPE_CODES.items() if name != "
 
 def overload_literal(function):
     """A cpu-target overload that sees string constants as literals (op)."""
-    return overload(function, target="cpu", prefer_literal=True,
-                    jit_options={"no_cpython_wrapper": True})
+    return overload(
+        function, target="cpu", prefer_literal=True, jit_options={"no_cpython_wrapper": True}
+    )
 
 
 @register_jitable
@@ -65,16 +67,16 @@ def _code(call, arr, table, what):
 
 def _op_code(call, dst, op):
     if not isinstance(op, types.StringLiteral):
-        raise TypingError(f"{call}: op must be a literal string such as \"sum\" "
-                          f"(one of {', '.join(_OPS)}), got {op}")
+        raise TypingError(
+            f"{call}: op must be a literal string such as \"sum\" "
+            f"(one of {', '.join(_OPS)}), got {op}"
+        )
     code = _OPS.get(op.literal_value)
     if code is None:
         raise TypingError(f"{call}: op {op.literal_value!r} is not one of {', '.join(_OPS)}")
     if code >= 4 and not isinstance(dst.dtype, (types.Integer, types.Boolean)):
         raise TypingError(f"{call}: op {op.literal_value!r} takes integers, not {dst.dtype}")
     return code
-
-
 
 
 @register_jitable
@@ -106,7 +108,9 @@ def _sync_overload(name, c_call):
             C.ready(call)
             L.fence_seq_cst()  # this PE's stores before the arrival (barrier's quiet)
             _done(c_call(handle(team)))
+
         return impl
+
     return function
 
 
@@ -124,7 +128,9 @@ def _reduce_overload(name, c_call, per_member):
             _arrays(call, dst, src)
             n = dst.size if per_member else min(dst.size, src.size)
             _done(c_call(handle(team), L.data_address(dst), L.data_address(src), n, dtype, code))
+
         return impl
+
     return function
 
 
@@ -142,7 +148,9 @@ def _bytes_overload(name, c_call, count):
             t = handle(team)
             nbytes = count(t, dst, src) * dst.itemsize
             _done(c_call(t, L.data_address(dst), L.data_address(src), nbytes))
+
         return impl
+
     return function
 
 
@@ -176,8 +184,12 @@ def _broadcast(team, dst, src, root=0):
     def impl(team, dst, src, root=0):
         _arrays(call, dst, src)
         nbytes = min(dst.size, src.size) * dst.itemsize
-        _done(L.c_broadcast(handle(team), L.data_address(dst), L.data_address(src), nbytes,
-                            types.int32(root)))
+        _done(
+            L.c_broadcast(
+                handle(team), L.data_address(dst), L.data_address(src), nbytes, types.int32(root)
+            )
+        )
+
     return impl
 
 

@@ -16,6 +16,7 @@ has another address.
 Scopes: put_warp / put_block (and get, put_signal, barrier_all, sync_all)
 are called by every thread of the warp or block with the same arguments,
 as in NVSHMEM4Py."""
+
 from numba import cuda, types
 from numba.core.errors import TypingError
 from numba.cuda.core import ir_utils as cuda_ir_utils
@@ -23,7 +24,7 @@ from numba.cuda.extending import intrinsic, overload
 
 from symmem import _symmem
 
-from . import _atomics, _collectives, _rma, _sync
+from . import _atomics, _collectives, _rma, _sync  # noqa: F401  (_collectives registers)
 from . import _scoped as S
 from ._library import LIBRARY
 from ._llvm import alias_the_array, data_address_typing, with_data_typing
@@ -36,7 +37,10 @@ _NO_ARGS = i32(u64)
 _SIGNATURES = {
     "p": i32(u64, u64, u64, i32, i32),
     "g": u64(u64, u64, i32, i32),
-    "quiet": _NO_ARGS, "fence": _NO_ARGS, "my_pe": _NO_ARGS, "n_pes": _NO_ARGS,
+    "quiet": _NO_ARGS,
+    "fence": _NO_ARGS,
+    "my_pe": _NO_ARGS,
+    "n_pes": _NO_ARGS,
     "signal_op": i32(u64, u64, u64, i32, i32),
     "signal_wait": u64(u64, u64, i32, u64),
     "wait_until": i32(u64, u64, i32, i32, i64),
@@ -52,7 +56,6 @@ for _scope in ("", "_warp", "_block"):
     _SIGNATURES["barrier_all" + _scope] = _SIGNATURES["sync_all" + _scope] = _NO_ARGS
 
 
-
 def declare(name, signature):
     """The library's symmem_dev_<name>, callable from kernels."""
     return cuda.declare_device("symmem_dev_" + name, signature, link=[LIBRARY], abi="c")
@@ -65,8 +68,10 @@ def state_address(call):
     """The device state block's address, for a kernel compiled now."""
     address = _symmem.device_state_gpu()
     if address == 0:
-        raise TypingError(f"{call}: kernels using symmem.device.numba compile after "
-                          f"symmem.init() on the gpu backend (this process has none running)")
+        raise TypingError(
+            f"{call}: kernels using symmem.device.numba compile after "
+            f"symmem.init() on the gpu backend (this process has none running)"
+        )
     return address
 
 
@@ -89,6 +94,7 @@ def to_bits(typingctx, value):
             v = builder.zext(v, ir.IntType(8))
         width = v.type.width
         return builder.zext(v, ir.IntType(64)) if width < 64 else v
+
     return types.uint64(value), codegen
 
 
@@ -96,6 +102,7 @@ def to_bits(typingctx, value):
 def from_bits(typingctx, arr, bits):
     """The arr.dtype value whose bits are the low ones of bits."""
     from llvmlite import ir
+
     ty = arr.dtype
 
     def codegen(context, builder, sig, args):
@@ -103,6 +110,7 @@ def from_bits(typingctx, arr, bits):
         width = ty.bitwidth
         v = builder.trunc(args[1], ir.IntType(width)) if width < 64 else args[1]
         return builder.bitcast(v, llty) if isinstance(ty, types.Float) else v
+
     return ty(arr, bits), codegen
 
 
@@ -139,6 +147,7 @@ def _views_contiguous(st, dst, src, first):
             fail(st, types.int32(first), types.uint64(dst.strides[0]))
         if strided_src and src.strides[0] != src.itemsize:
             fail(st, types.int32(first + 1), types.uint64(src.strides[0]))
+
     return impl
 
 
@@ -155,6 +164,7 @@ def _first_address(st, arr, arg):
         if arr.size == 0:
             fail(st, types.int32(arg), types.uint64(arr.itemsize))
         return data_address(arr)
+
     return impl
 
 
@@ -171,6 +181,7 @@ def _copy(stub, name, device_name):
             views_contiguous(st, dst, src, 0)
             n = min(dst.size, src.size) * dst.itemsize
             fn(st, data_address(dst), data_address(src), n, pe)
+
         return impl
 
 
@@ -187,8 +198,17 @@ def _put_signal(stub, name, device_name):
         def impl(dst, src, sig_addr, signal, sig_op, pe):
             views_contiguous(st, dst, src, 0)
             n = min(dst.size, src.size) * dst.itemsize
-            fn(st, data_address(dst), data_address(src), n, first_address(st, sig_addr, 2),
-               types.uint64(signal), sig_op, pe)
+            fn(
+                st,
+                data_address(dst),
+                data_address(src),
+                n,
+                first_address(st, sig_addr, 2),
+                types.uint64(signal),
+                sig_op,
+                pe,
+            )
+
         return impl
 
 
@@ -223,6 +243,7 @@ def _p(dst, value, pe):
 
     def impl(dst, value, pe):
         fn(st, first_address(st, dst, 0), to_bits(elem(value)), width, pe)
+
     return impl
 
 
@@ -234,6 +255,7 @@ def _g(src, pe):
 
     def impl(src, pe):
         return from_bits(src, fn(st, first_address(st, src, 0), width, pe))
+
     return impl
 
 
@@ -245,6 +267,7 @@ def _signal_op(sig_addr, signal, sig_op, pe):
 
     def impl(sig_addr, signal, sig_op, pe):
         fn(st, first_address(st, sig_addr, 0), types.uint64(signal), sig_op, pe)
+
     return impl
 
 
@@ -255,6 +278,7 @@ def _signal_wait(sig_addr, cmp, cmp_value):
 
     def impl(sig_addr, cmp, cmp_value):
         return fn(st, first_address(st, sig_addr, 0), cmp, types.uint64(cmp_value))
+
     return impl
 
 
@@ -266,17 +290,38 @@ def _wait_until(ivar, cmp, cmp_value):
 
     def impl(ivar, cmp, cmp_value):
         fn(st, first_address(st, ivar, 0), code, cmp, types.int64(cmp_value))
+
     return impl
 
 
 # ---- atomics: one device function per width; the op by number ----
 
-_OPS = {"atomic_fetch": 0, "atomic_set": 1, "atomic_swap": 2, "atomic_compare_swap": 3,
-        "atomic_fetch_add": 4, "atomic_add": 4, "atomic_inc": 4, "atomic_fetch_inc": 4,
-        "atomic_fetch_and": 5, "atomic_and": 5, "atomic_fetch_or": 6, "atomic_or": 6,
-        "atomic_fetch_xor": 7, "atomic_xor": 7}
-_RETURNS = {"atomic_fetch", "atomic_swap", "atomic_compare_swap", "atomic_fetch_add",
-            "atomic_fetch_inc", "atomic_fetch_and", "atomic_fetch_or", "atomic_fetch_xor"}
+_OPS = {
+    "atomic_fetch": 0,
+    "atomic_set": 1,
+    "atomic_swap": 2,
+    "atomic_compare_swap": 3,
+    "atomic_fetch_add": 4,
+    "atomic_add": 4,
+    "atomic_inc": 4,
+    "atomic_fetch_inc": 4,
+    "atomic_fetch_and": 5,
+    "atomic_and": 5,
+    "atomic_fetch_or": 6,
+    "atomic_or": 6,
+    "atomic_fetch_xor": 7,
+    "atomic_xor": 7,
+}
+_RETURNS = {
+    "atomic_fetch",
+    "atomic_swap",
+    "atomic_compare_swap",
+    "atomic_fetch_add",
+    "atomic_fetch_inc",
+    "atomic_fetch_and",
+    "atomic_fetch_or",
+    "atomic_fetch_xor",
+}
 _FLOAT_OK = {"atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add"}
 _FLOAT_ADD = 8  # the library's op for atom.add.f32 / .f64
 
@@ -306,6 +351,7 @@ def _value_atomic(name):
 
         def impl_no_fetch(dest, value, pe):
             fn(st, first_address(st, dest, 0), op, word(to_bits(elem(value))), word(0), pe)
+
         return impl if fetch else impl_no_fetch
 
 
@@ -324,6 +370,7 @@ def _pe_only_atomic(name):
 
         def impl_no_fetch(dest, pe):
             fn(st, first_address(st, dest, 0), op, word(one), word(0), pe)
+
         return impl if fetch else impl_no_fetch
 
 
@@ -333,15 +380,31 @@ def _compare_swap(dest, cond, value, pe):
     st, elem = state_address("atomic_compare_swap"), dest.dtype
 
     def impl(dest, cond, value, pe):
-        old = fn(st, first_address(st, dest, 0), 3, word(to_bits(elem(value))),
-                 word(to_bits(elem(cond))), pe)
+        old = fn(
+            st,
+            first_address(st, dest, 0),
+            3,
+            word(to_bits(elem(value))),
+            word(to_bits(elem(cond))),
+            pe,
+        )
         return from_bits(dest, types.uint64(old))
+
     return impl
 
 
-for _name in ("atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add", "atomic_and",
-              "atomic_fetch_and", "atomic_or", "atomic_fetch_or", "atomic_xor",
-              "atomic_fetch_xor"):
+for _name in (
+    "atomic_set",
+    "atomic_swap",
+    "atomic_add",
+    "atomic_fetch_add",
+    "atomic_and",
+    "atomic_fetch_and",
+    "atomic_or",
+    "atomic_fetch_or",
+    "atomic_xor",
+    "atomic_fetch_xor",
+):
     _value_atomic(_name)
 for _name in ("atomic_fetch", "atomic_inc", "atomic_fetch_inc"):
     _pe_only_atomic(_name)
@@ -356,4 +419,5 @@ def _get_peer_array(array, pe):
     def impl(array, pe):
         at = fn(st, data_address(array), types.uint64(array.size * array.itemsize), pe)
         return with_data(array, at)
+
     return impl

@@ -6,6 +6,7 @@ argument orders and the cpu target's sizes (_collectives.py). They call the
 device library's team functions (device.cuh), which find the team's
 members in the device team table; only one block (warp, thread) per PE may
 be in a collective on a team at a time, as in NVSHMEM."""
+
 from numba import types
 from numba.core.errors import TypingError
 from numba.cuda.extending import overload
@@ -23,13 +24,21 @@ _SCOPES = ("", "_warp", "_block")
 # numba-cuda's bfloat16 (arrays of ml_dtypes.bfloat16) is named __nv_bfloat16
 _DTYPES = dict(K._DTYPES, __nv_bfloat16=K._symmem.DTYPE_CODES["bfloat16"])
 
-_DEVICE = {"team_my_pe": declare("team_my_pe", _TEAM),
-           "team_n_pes": declare("team_n_pes", _TEAM),
-           "too_small": declare("too_small", i32(u64, i32, u64))}
+_DEVICE = {
+    "team_my_pe": declare("team_my_pe", _TEAM),
+    "team_n_pes": declare("team_n_pes", _TEAM),
+    "too_small": declare("too_small", i32(u64, i32, u64)),
+}
 for _scope in _SCOPES:
-    for _name, _sig in (("barrier", _TEAM), ("sync", _TEAM), ("fcollect", _PUSH),
-                        ("alltoall", _PUSH), ("broadcast", _PUSH), ("reduce", _REDUCE),
-                        ("reducescatter", _REDUCE)):
+    for _name, _sig in (
+        ("barrier", _TEAM),
+        ("sync", _TEAM),
+        ("fcollect", _PUSH),
+        ("alltoall", _PUSH),
+        ("broadcast", _PUSH),
+        ("reduce", _REDUCE),
+        ("reducescatter", _REDUCE),
+    ):
         _DEVICE[_name + _scope] = declare(_name + _scope, _sig)
 
 
@@ -84,6 +93,7 @@ def _reduce(name, per_member):
             if per_member and members > 0 and src.size < n * members:
                 too_small(st, 2, types.uint64(n * members * src.itemsize))
             fn(st, t, data_address(dst), data_address(src), types.uint64(n), dtype, code)
+
         return impl
 
 
@@ -110,6 +120,7 @@ def _push(name, per_member):
             if members > 0 and dst.size < n * members:
                 too_small(st, 1, types.uint64(n * members * dst.itemsize))
             fn(st, t, data_address(dst), data_address(src), types.uint64(n * dst.itemsize), 0)
+
         return impl
 
 
@@ -125,8 +136,15 @@ def _broadcast(name):
         def impl(team, dst, src, root=0):
             views_contiguous(st, dst, src, 1)  # team is argument 0
             nbytes = min(dst.size, src.size) * dst.itemsize
-            fn(st, _as_team(team), data_address(dst), data_address(src), types.uint64(nbytes),
-               types.int32(root))
+            fn(
+                st,
+                _as_team(team),
+                data_address(dst),
+                data_address(src),
+                types.uint64(nbytes),
+                types.int32(root),
+            )
+
         return impl
 
 

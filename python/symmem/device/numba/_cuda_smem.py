@@ -1,5 +1,6 @@
 """ask_smem, give_smem, release_smem and get_multicast_array inside
 @numba.cuda.jit kernels on the gpu backend (the names and why: _smem.py)."""
+
 from numba.cuda.extending import overload
 
 from symmem._capabilities import SMEM_BYTES

@@ -7,21 +7,63 @@ constructors write the message the host call would: "[pe N] call: ...".
 A failed wait or barrier in the C engine leaves its message (naming the
 dead PE, the timeout, ...) in the per-thread last error, which
 `_symmem.device_last_error()` reads."""
+
 from symmem import _symmem
 
 # Call names by number: njit code passes the number (a compile-time constant).
-CALLS = ("put", "get", "p", "g", "put_nbi", "get_nbi", "put_signal", "put_signal_nbi",
-         "signal_op", "signal_wait", "wait_until", "barrier_all", "sync_all", "atomic_fetch",
-         "atomic_set", "atomic_inc", "atomic_fetch_inc", "atomic_add", "atomic_fetch_add",
-         "atomic_and", "atomic_fetch_and", "atomic_or", "atomic_fetch_or", "atomic_xor",
-         "atomic_fetch_xor", "atomic_swap", "atomic_compare_swap", "quiet", "fence",
-         "barrier", "sync", "reduce", "reducescatter", "fcollect", "alltoall", "broadcast",
-         "get_peer_array")
+CALLS = (
+    "put",
+    "get",
+    "p",
+    "g",
+    "put_nbi",
+    "get_nbi",
+    "put_signal",
+    "put_signal_nbi",
+    "signal_op",
+    "signal_wait",
+    "wait_until",
+    "barrier_all",
+    "sync_all",
+    "atomic_fetch",
+    "atomic_set",
+    "atomic_inc",
+    "atomic_fetch_inc",
+    "atomic_add",
+    "atomic_fetch_add",
+    "atomic_and",
+    "atomic_fetch_and",
+    "atomic_or",
+    "atomic_fetch_or",
+    "atomic_xor",
+    "atomic_fetch_xor",
+    "atomic_swap",
+    "atomic_compare_swap",
+    "quiet",
+    "fence",
+    "barrier",
+    "sync",
+    "reduce",
+    "reducescatter",
+    "fcollect",
+    "alltoall",
+    "broadcast",
+    "get_peer_array",
+)
 CALL = {name: i for i, name in enumerate(CALLS)}
 
 # What a check found wrong, by number.
-(NOT_INITIALIZED, NOT_HOST, BAD_PE, NOT_SYMMETRIC, NOT_CONTIGUOUS, BAD_OP, BAD_CMP, EMPTY,
- FREED) = range(9)
+(
+    NOT_INITIALIZED,
+    NOT_HOST,
+    BAD_PE,
+    NOT_SYMMETRIC,
+    NOT_CONTIGUOUS,
+    BAD_OP,
+    BAD_CMP,
+    EMPTY,
+    FREED,
+) = range(9)
 
 
 def _prefixed(text):
@@ -48,17 +90,20 @@ class DeviceInvalid(_symmem.NvshmemInvalid):
                 pass
             text = f"{name}: symmem is not initialised (call symmem.init() first)"
         elif what == BAD_PE:
-            text = (f"{name}: pe {value} is out of range: there are "
-                    f"{_symmem.n_pes()} PEs")
+            text = f"{name}: pe {value} is out of range: there are {_symmem.n_pes()} PEs"
         elif what == NOT_SYMMETRIC:
-            text = (f"{name}: {argname} (address {value:#x}) is not memory on the "
-                    f"symmetric heap (make it with symmem.array)")
+            text = (
+                f"{name}: {argname} (address {value:#x}) is not memory on the "
+                f"symmetric heap (make it with symmem.array)"
+            )
         elif what == NOT_CONTIGUOUS:
             text = f"{name}: {argname} is not a contiguous array"
         elif what == FREED:
-            text = (f"{name}: {argname} (address {value:#x}) refers to symmetric memory that "
-                    f"was freed (free_array, free or finalize freed its allocation); its "
-                    f"address may now belong to a newer allocation, so symmem refuses it")
+            text = (
+                f"{name}: {argname} (address {value:#x}) refers to symmetric memory that "
+                f"was freed (free_array, free or finalize freed its allocation); its "
+                f"address may now belong to a newer allocation, so symmem refuses it"
+            )
         elif what == EMPTY:
             text = f"{name}: {argname} is empty (the call needs its first element)"
         elif what == BAD_OP:
@@ -72,9 +117,11 @@ class DeviceNotHere(NotImplementedError):
     """An njit device call where the heap is not host memory (gpu backend)."""
 
     def __init__(self, call):
-        text = _prefixed(f"{CALLS[call]}: symmem.device.numba in @numba.njit code needs the "
-                         f"cpu backend, whose heap is host memory; the running backend "
-                         f"{_symmem.backend_name()!r} keeps it on the GPU")
+        text = _prefixed(
+            f"{CALLS[call]}: symmem.device.numba in @numba.njit code needs the "
+            f"cpu backend, whose heap is host memory; the running backend "
+            f"{_symmem.backend_name()!r} keeps it on the GPU"
+        )
         _fill(self, _symmem.ERR_UNSUPPORTED, text)
 
 
@@ -83,10 +130,12 @@ class DeviceUnreachable(NotImplementedError):
     the mpi backend: a PE of another node)."""
 
     def __init__(self, call, pe):
-        text = _prefixed(f"{CALLS[call]}: PE {pe}'s heap cannot be reached with loads and "
-                         f"stores from this PE on the {_symmem.backend_name()} backend: "
-                         f"@numba.njit device calls reach the PEs of this node only "
-                         f"(TEAM_NODE); make the host call (symmem.{CALLS[call]}) for PE {pe}")
+        text = _prefixed(
+            f"{CALLS[call]}: PE {pe}'s heap cannot be reached with loads and "
+            f"stores from this PE on the {_symmem.backend_name()} backend: "
+            f"@numba.njit device calls reach the PEs of this node only "
+            f"(TEAM_NODE); make the host call (symmem.{CALLS[call]}) for PE {pe}"
+        )
         _fill(self, _symmem.ERR_UNSUPPORTED, text)
 
 

@@ -5,6 +5,7 @@ gone and numba-cuda is about to load, it is put back as np.vstack, which it
 always was. GPU_UNAVAILABLE is None once registered, else why not, in words.
 Under numba-cuda's simulator (NUMBA_ENABLE_CUDASIM=1) the names are
 registered for simulated kernels instead (_simulator.py)."""
+
 import importlib.util
 
 import numpy as np
@@ -16,11 +17,14 @@ def _register():
     if not hasattr(np, "row_stack"):
         np.row_stack = np.vstack
     import numba.cuda  # noqa: F401
+
     if _simulated():  # NUMBA_ENABLE_CUDASIM=1: kernels run as Python threads, on the cpu backend
         from . import _simulator
+
         _simulator.install()
         return None
     from . import _cuda, _cuda_collectives, _cuda_smem  # noqa: F401
+
     return None
 
 

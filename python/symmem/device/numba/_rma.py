@@ -17,6 +17,7 @@ Memory model (cpu backend; a PE is a process, the heaps are shared memory):
   returns: nbi forms are the blocking ones).
 - After any store a waiter may watch, the target's doorbell rings
   (checks.wake), so a PE asleep in the C engine's wait wakes at once."""
+
 from numba import types
 from numba.extending import register_jitable
 
@@ -30,10 +31,19 @@ from ._stubs import cpu_overload, require_array, require_int, require_pair, stub
 SIGNAL_SET, SIGNAL_ADD = _symmem.SIGNAL_OPS["SIGNAL_SET"], _symmem.SIGNAL_OPS["SIGNAL_ADD"]
 # the comparisons' codes (symmem/vocabulary.h); any other in range is CMP_GE
 CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT = (
-    _symmem.COMPARISONS[name] for name in ("CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT"))
+    _symmem.COMPARISONS[name] for name in ("CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT")
+)
 CMP_FIRST, CMP_LAST = min(_symmem.COMPARISONS.values()), max(_symmem.COMPARISONS.values())
-_INT_CODES = {"int8": 1, "int16": 2, "int32": 3, "int64": 4, "uint8": 5, "uint16": 6,
-              "uint32": 7, "uint64": 8}  # symmem_dtype_t
+_INT_CODES = {
+    "int8": 1,
+    "int16": 2,
+    "int32": 3,
+    "int64": 4,
+    "uint8": 5,
+    "uint16": 6,
+    "uint32": 7,
+    "uint64": 8,
+}  # symmem_dtype_t
 
 
 @register_jitable
@@ -70,7 +80,9 @@ def _put_overload(name):
             _put(call, dst, src, pe)
             L.fence_release()  # the data before any later store (a signal)
             C.wake(pe)
+
         return impl
+
     return function
 
 
@@ -85,7 +97,9 @@ def _get_overload(name):
 
         def impl(dst, src, pe):
             _get(call, dst, src, pe)
+
         return impl
+
     return function
 
 
@@ -109,6 +123,7 @@ def _p(dst, value, pe):
         L.store(dst, remote, value)
         L.fence_release()
         C.wake(pe)
+
     return impl
 
 
@@ -123,6 +138,7 @@ def _g(src, pe):
         value = L.load(src, remote)
         L.fence_acquire()
         return value
+
     return impl
 
 
@@ -177,7 +193,9 @@ def _put_signal_overload(name):
             C.translate_first(call, 2, sig_addr, pe)  # before any store
             _put(call, dst, src, pe)
             _signal(call, sig_addr, signal, sig_op, pe)
+
         return impl
+
     return function
 
 
@@ -195,6 +213,7 @@ def _signal_op(sig_addr, signal, sig_op, pe):
     def impl(sig_addr, signal, sig_op, pe):
         _check_op(call, sig_op)
         _signal(call, sig_addr, signal, sig_op, pe)
+
     return impl
 
 
@@ -240,6 +259,7 @@ def _signal_wait(sig_addr, cmp, cmp_value):
         if status != 0:
             C.raise_status(status)
         return L.load_acquire(sig_addr, addr)  # pairs as above; meets cmp still or later
+
     return impl
 
 
@@ -264,6 +284,7 @@ def _wait_until(ivar, cmp, cmp_value):
         status = L.c_wait_until(addr, code, cmp, types.int64(target))
         if status != 0:
             C.raise_status(status)
+
     return impl
 
 
@@ -278,7 +299,9 @@ def _get_peer_array(array, pe):
 
     def impl(array, pe):
         C.contiguous(call, 5, array)
-        at = C.translate(call, 5, L.data_address(array), L.parent_of(array),
-                         array.size * array.itemsize, pe)
+        at = C.translate(
+            call, 5, L.data_address(array), L.parent_of(array), array.size * array.itemsize, pe
+        )
         return L.with_data(array, at)
+
     return impl

@@ -25,6 +25,7 @@ Two things of the simulator change (install()):
 The simulator runs a launch's blocks one after another: a kernel whose
 block waits for a later block of the same launch (on any PE) waits until
 SYMMEM_TIMEOUT, where a GPU would have run both at once."""
+
 import threading
 
 import numpy as np
@@ -35,17 +36,31 @@ from symmem._capabilities import SMEM_BYTES
 
 from . import _stubs
 
-_SCOPED = ("put", "get", "put_nbi", "get_nbi", "put_signal", "put_signal_nbi", "barrier_all",
-           "sync_all", "barrier", "sync", "reduce", "reducescatter", "fcollect", "alltoall",
-           "broadcast")
+_SCOPED = (
+    "put",
+    "get",
+    "put_nbi",
+    "get_nbi",
+    "put_signal",
+    "put_signal_nbi",
+    "barrier_all",
+    "sync_all",
+    "barrier",
+    "sync",
+    "reduce",
+    "reducescatter",
+    "fcollect",
+    "alltoall",
+    "broadcast",
+)
 _ONE_AT_A_TIME = threading.Lock()  # a PE's barriers: several threads' calls one by one
 _WARPS = threading.Lock()
 
 
 def _array(arg):
     """The NumPy array a simulated kernel's array argument wraps."""
-    from numba.cuda.simulator.cudadrv.devicearray import (FakeCUDAArray,
-                                                          FakeWithinKernelCUDAArray)
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray, FakeWithinKernelCUDAArray
+
     if isinstance(arg, FakeWithinKernelCUDAArray):
         arg = arg._item
     return arg._ary if isinstance(arg, FakeCUDAArray) else arg
@@ -54,20 +69,24 @@ def _array(arg):
 def _pair(name, dst, src):
     dst, src = _array(dst), _array(src)
     if getattr(dst, "dtype", None) != getattr(src, "dtype", None):
-        raise _symmem.invalid(f"{name}: dst has dtype {getattr(dst, 'dtype', None)} but src "
-                              f"has {getattr(src, 'dtype', None)}")
+        raise _symmem.invalid(
+            f"{name}: dst has dtype {getattr(dst, 'dtype', None)} but src "
+            f"has {getattr(src, 'dtype', None)}"
+        )
     return dst, src
 
 
 def _copy(host):
     def run(name, dst, src, pe):
         host(*_pair(name, dst, src), pe)
+
     return run
 
 
 def _put_signal(host):
     def run(name, dst, src, sig_addr, signal, sig_op, pe):
         host(*_pair(name, dst, src), _array(sig_addr), signal, sig_op, pe)
+
     return run
 
 
@@ -79,16 +98,20 @@ def _signal_wait(name, sig_addr, cmp, cmp_value):
 
 def _with_arrays(host, arrays=1):
     """host with its first `arrays` arguments unwrapped."""
+
     def run(name, *args):
         return host(*[_array(a) for a in args[:arrays]], *args[arrays:])
+
     return run
 
 
 def _one_at_a_time(run):
     """run, with calls of several threads of a PE made one after another."""
+
     def serial(*args):
         with _ONE_AT_A_TIME:
             return run(*args)
+
     return serial
 
 
@@ -102,7 +125,7 @@ def _reduce(name, team, dst, src, op):
 
 def _reducescatter(name, team, dst, src, op):
     dst, src = _pair(name, dst, src)
-    symmem.reducescatter(team, dst, src[:dst.size * symmem.team_n_pes(team)], op)
+    symmem.reducescatter(team, dst, src[: dst.size * symmem.team_n_pes(team)], op)
 
 
 def _fcollect(name, team, dst, src):
@@ -113,7 +136,7 @@ def _alltoall(name, team, dst, src):
     dst, src = _pair(name, dst, src)
     members = symmem.team_n_pes(team)
     per = dst.size // members if members > 0 else 0
-    symmem.alltoall(team, dst, src[:per * members])
+    symmem.alltoall(team, dst, src[: per * members])
 
 
 def _broadcast(name, team, dst, src, root=0):
@@ -135,30 +158,54 @@ def _ask_smem(name, flag):
 
 
 _THREAD = {
-    "put": _copy(symmem.put), "get": _copy(symmem.get), "put_nbi": _copy(symmem.put_nbi),
-    "get_nbi": _copy(symmem.get_nbi), "put_signal": _put_signal(symmem.put_signal),
+    "put": _copy(symmem.put),
+    "get": _copy(symmem.get),
+    "put_nbi": _copy(symmem.put_nbi),
+    "get_nbi": _copy(symmem.get_nbi),
+    "put_signal": _put_signal(symmem.put_signal),
     "put_signal_nbi": _put_signal(symmem.put_signal_nbi),
-    "p": _with_arrays(symmem.p), "g": _with_arrays(symmem.g),
-    "signal_op": _with_arrays(symmem.signal_op), "signal_wait": _signal_wait,
+    "p": _with_arrays(symmem.p),
+    "g": _with_arrays(symmem.g),
+    "signal_op": _with_arrays(symmem.signal_op),
+    "signal_wait": _signal_wait,
     "wait_until": _with_arrays(symmem.wait_until),
-    "quiet": _with_arrays(symmem.quiet, 0), "fence": _with_arrays(symmem.fence, 0),
-    "my_pe": _with_arrays(symmem.my_pe, 0), "n_pes": _with_arrays(symmem.n_pes, 0),
+    "quiet": _with_arrays(symmem.quiet, 0),
+    "fence": _with_arrays(symmem.fence, 0),
+    "my_pe": _with_arrays(symmem.my_pe, 0),
+    "n_pes": _with_arrays(symmem.n_pes, 0),
     "barrier_all": _one_at_a_time(lambda name: symmem.barrier_all()),
     "sync_all": _one_at_a_time(lambda name: symmem.sync_all()),
     "barrier": _one_at_a_time(lambda name, team: symmem.barrier(team)),
     "sync": _one_at_a_time(lambda name, team: symmem.sync(team)),
-    "reduce": _one_at_a_time(_reduce), "reducescatter": _one_at_a_time(_reducescatter),
-    "fcollect": _one_at_a_time(_fcollect), "alltoall": _one_at_a_time(_alltoall),
+    "reduce": _one_at_a_time(_reduce),
+    "reducescatter": _one_at_a_time(_reducescatter),
+    "fcollect": _one_at_a_time(_fcollect),
+    "alltoall": _one_at_a_time(_alltoall),
     "broadcast": _one_at_a_time(_broadcast),
     "team_my_pe": _with_arrays(symmem.team_my_pe, 0),
-    "team_n_pes": _with_arrays(symmem.team_n_pes, 0), "get_peer_array": _get_peer_array,
-    "get_multicast_array": _get_multicast_array, "ask_smem": _ask_smem,
-    "give_smem": lambda name, smem: None, "release_smem": lambda name: None,
+    "team_n_pes": _with_arrays(symmem.team_n_pes, 0),
+    "get_peer_array": _get_peer_array,
+    "get_multicast_array": _get_multicast_array,
+    "ask_smem": _ask_smem,
+    "give_smem": lambda name, smem: None,
+    "release_smem": lambda name: None,
 }
-for _name in ("atomic_fetch", "atomic_set", "atomic_inc", "atomic_fetch_inc", "atomic_add",
-              "atomic_fetch_add", "atomic_and", "atomic_fetch_and", "atomic_or",
-              "atomic_fetch_or", "atomic_xor", "atomic_fetch_xor", "atomic_swap",
-              "atomic_compare_swap"):
+for _name in (
+    "atomic_fetch",
+    "atomic_set",
+    "atomic_inc",
+    "atomic_fetch_inc",
+    "atomic_add",
+    "atomic_fetch_add",
+    "atomic_and",
+    "atomic_fetch_and",
+    "atomic_or",
+    "atomic_fetch_or",
+    "atomic_xor",
+    "atomic_fetch_xor",
+    "atomic_swap",
+    "atomic_compare_swap",
+):
     _THREAD[_name] = _with_arrays(getattr(symmem, _name))  # the same argument order
 
 
@@ -186,11 +233,13 @@ def _scoped(run, scope):
                 run(name, *args)
         finally:
             meet()  # nobody goes on before the call is done
+
     return scoped
 
 
 def _in_kernel():
     from numba.cuda.simulator.kernel import BlockThread
+
     return isinstance(threading.current_thread(), BlockThread)
 
 
@@ -203,6 +252,7 @@ def _symmetric(ary):
 
 def _pass_symmetric_arrays_as_they_are():
     from numba.cuda.simulator.cudadrv import devicearray
+
     copying = devicearray.auto_device
     if getattr(copying, "symmem", False):
         return
@@ -211,6 +261,7 @@ def _pass_symmetric_arrays_as_they_are():
         if _symmetric(ary):
             return devicearray.FakeCUDAArray(ary, stream=stream), False  # nothing to write back
         return copying(ary, stream=stream, copy=copy)
+
     auto_device.symmem = True
     devicearray.auto_device = auto_device  # args.py imports it at each launch
 

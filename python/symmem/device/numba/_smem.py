@@ -14,6 +14,7 @@ for NVSHMEM carve their own data after it or require it to be positive.
 NVLink multicast is never enabled by symmem (it can take a shared host's
 GPUs down), so get_multicast_array fails the compile, naming the call and
 why (symmem._multicast says which reason applies)."""
+
 from numba import types
 from numba.core.errors import TypingError
 
@@ -39,8 +40,10 @@ def check_smem(smem):
     """smem must be a C-contiguous array covering the allocation."""
     require_array("give_smem", "smem", smem)
     if smem.layout != "C":
-        raise TypingError(f"give_smem: smem must be a C-contiguous array (the whole "
-                          f"shared-memory allocation), got layout {smem.layout}")
+        raise TypingError(
+            f"give_smem: smem must be a C-contiguous array (the whole "
+            f"shared-memory allocation), got layout {smem.layout}"
+        )
 
 
 def refuse_multicast(team, array):

@@ -3,6 +3,7 @@ say where they work; inside @numba.njit each is the overload registered for
 it (numba.extending.overload, the cpu target); in numba-cuda's simulator
 (NUMBA_ENABLE_CUDASIM=1), inside a simulated kernel, each runs its Python
 function from _simulator.py."""
+
 import ast
 import inspect
 
@@ -24,18 +25,22 @@ def stub(name, params):
 
     def device_function(*args, **kwargs):
         if SIMULATED and in_simulated_kernel():
-            for param in names[len(args):]:  # keywords in order, as positions
+            for param in names[len(args) :]:  # keywords in order, as positions
                 if param not in kwargs:
                     break
                 args += (kwargs.pop(param),)
             if kwargs:
-                raise _symmem.NvshmemInvalid(f"{name}({params}): unexpected or out-of-order "
-                                             f"keyword argument {sorted(kwargs)[0]!r}")
+                raise _symmem.NvshmemInvalid(
+                    f"{name}({params}): unexpected or out-of-order "
+                    f"keyword argument {sorted(kwargs)[0]!r}"
+                )
             return SIMULATED[name](name, *args)
         raise _symmem.NvshmemInvalid(
             f"symmem.device.numba.{name}({params}) runs inside @numba.njit functions "
             f"(cpu backend) and @numba.cuda.jit kernels; from Python call symmem.{name} "
-            "instead")
+            "instead"
+        )
+
     device_function.__name__ = device_function.__qualname__ = name
     device_function.__doc__ = _doc(name)
     device_function.__signature__ = _signature(params)  # for help(), IDEs and the docs
@@ -45,9 +50,10 @@ def stub(name, params):
 def _doc(name):
     """name's docstring (_docs.py); a warp or block form takes its base's."""
     from symmem.device import _device_docs as _docs
+
     for scope in ("_warp", "_block"):
         if name.endswith(scope):
-            return _docs.scoped(name, name[:-len(scope)])
+            return _docs.scoped(name, name[: -len(scope)])
     return _docs.DOCS[name]
 
 
@@ -56,9 +62,13 @@ def _signature(params):
     parameters = []
     for param in (p.strip() for p in params.split(",") if p.strip()):
         name, _, default = param.partition("=")
-        parameters.append(inspect.Parameter(
-            name.strip(), inspect.Parameter.POSITIONAL_OR_KEYWORD,
-            default=ast.literal_eval(default) if default else inspect.Parameter.empty))
+        parameters.append(
+            inspect.Parameter(
+                name.strip(),
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=ast.literal_eval(default) if default else inspect.Parameter.empty,
+            )
+        )
     return inspect.Signature(parameters)
 
 
@@ -73,12 +83,11 @@ def require_array(call, what, arg, dtypes=None, writes=False):
     flags.writeable is False as readonly, so the call is refused when the
     function compiles, as the host call refuses it."""
     from numba import types
+
     if not isinstance(arg, types.Array):
-        raise TypingError(f"{call}: {what} must be a NumPy array made by symmem.array, "
-                          f"got {arg}")
+        raise TypingError(f"{call}: {what} must be a NumPy array made by symmem.array, got {arg}")
     if dtypes is not None and str(arg.dtype) not in dtypes:
-        raise TypingError(f"{call}: {what} has dtype {arg.dtype}; {call} takes "
-                          f"{', '.join(dtypes)}")
+        raise TypingError(f"{call}: {what} has dtype {arg.dtype}; {call} takes {', '.join(dtypes)}")
     if writes and not arg.mutable:
         raise TypingError(f"{call}: {what} ({arg}) is read-only, and the call writes it")
 
@@ -90,13 +99,17 @@ def require_pair(call, dst, src, copies=True):
     require_array(call, "dst", dst, writes=True)
     require_array(call, "src", src)
     if dst.dtype != src.dtype:
-        hint = (f": symmem copies bytes, so to copy them as they are pass "
-                f"src.view(np.{dst.dtype})" if copies else "")
+        hint = (
+            f": symmem copies bytes, so to copy them as they are pass src.view(np.{dst.dtype})"
+            if copies
+            else ""
+        )
         raise TypingError(f"{call}: dst has dtype {dst.dtype} but src has {src.dtype}{hint}")
 
 
 def require_int(call, what, arg):
     """arg must be an integer (as the host call's int argument must)."""
     from numba import types
+
     if not isinstance(arg, types.Integer):
         raise TypingError(f"{call}: {what} must be an integer, got {arg}")

@@ -2,6 +2,7 @@
 The barriers are the C engine's (through the address the extension exports),
 so they keep its timeouts, Ctrl-C and dead-peer errors; the GIL is released
 while they wait (src/extension/device.c)."""
+
 from . import _checks as C
 from . import _errors as E
 from . import _llvm as L
@@ -33,6 +34,7 @@ def _barrier_all():
         status = L.c_barrier_all()
         if status != 0:
             C.raise_status(status)
+
     return impl
 
 
@@ -45,4 +47,5 @@ def _sync_all():
         status = L.c_sync_all()
         if status != 0:
             C.raise_status(status)
+
     return impl

@@ -22,12 +22,15 @@ through cuda.declare_device(..., link=...): the one engine of the Numba
 and CuTe calls, so waits end on a dead peer with an error naming it.
 Kernels compile after symmem.init() on the gpu backend, and must not be
 cached to disk (they embed the device state block's address)."""
+
 try:
     import numba_cuda_mlir  # noqa: F401
     from numba_cuda_mlir import cuda as _cuda  # noqa: F401
 except ImportError as _error:
-    raise ImportError("symmem.device.numba_cuda_mlir needs numba-cuda-mlir, which is not "
-                      f"installed: pip install 'symmem[mlir]'. ({_error})") from _error
+    raise ImportError(
+        "symmem.device.numba_cuda_mlir needs numba-cuda-mlir, which is not "
+        f"installed: pip install 'symmem[mlir]'. ({_error})"
+    ) from _error
 
 from symmem._enums import ComparisonType, SignalOp, Teams
 
@@ -37,9 +40,28 @@ from ._calls import STUBS as _STUBS
 globals().update(_STUBS)
 
 SIGNAL_SET, SIGNAL_ADD = int(SignalOp.SIGNAL_SET), int(SignalOp.SIGNAL_ADD)
-CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = (int(c) for c in (
-    ComparisonType.CMP_EQ, ComparisonType.CMP_NE, ComparisonType.CMP_GT,
-    ComparisonType.CMP_LE, ComparisonType.CMP_LT, ComparisonType.CMP_GE))
+CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT, CMP_GE = (
+    int(c)
+    for c in (
+        ComparisonType.CMP_EQ,
+        ComparisonType.CMP_NE,
+        ComparisonType.CMP_GT,
+        ComparisonType.CMP_LE,
+        ComparisonType.CMP_LT,
+        ComparisonType.CMP_GE,
+    )
+)
 
-__all__ = sorted(_STUBS) + ["Teams", "SignalOp", "ComparisonType", "SIGNAL_SET", "SIGNAL_ADD",
-                            "CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT", "CMP_GE"]
+__all__ = sorted(_STUBS) + [
+    "Teams",
+    "SignalOp",
+    "ComparisonType",
+    "SIGNAL_SET",
+    "SIGNAL_ADD",
+    "CMP_EQ",
+    "CMP_NE",
+    "CMP_GT",
+    "CMP_LE",
+    "CMP_LT",
+    "CMP_GE",
+]

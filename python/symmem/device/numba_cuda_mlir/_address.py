@@ -5,6 +5,7 @@ numba-cuda-mlir's memref_data_pointer, then ptrtoint), as
 symmem.device.numba's data_address intrinsic is for numba-cuda: the package
 reaches C through the extension and kernels, never through ctypes or cffi
 (test_layout.py)."""
+
 from numba_cuda_mlir import types
 from numba_cuda_mlir._mlir.dialects import llvm
 from numba_cuda_mlir._mlir.extras import types as T
@@ -23,6 +24,7 @@ def _typer(context):
         if isinstance(arr, types.Array):
             return types.uint64
         return None
+
     return typer
 
 

@@ -2,6 +2,7 @@
 the device library's p, g and atomics (which move words): through a
 one-element local array viewed as an unsigned integer of the same width
 (numba-cuda-mlir lowers Array.view; it has no scalar bitcast to call)."""
+
 from numba_cuda_mlir import cuda, types
 from numba_cuda_mlir.extending import overload, typing_registry
 
@@ -25,6 +26,7 @@ def _to_bits(elem, value):
         tmp = cuda.local.array(1, ty)
         tmp[0] = value
         return types.uint64(tmp.view(word)[0])
+
     return impl
 
 
@@ -37,4 +39,5 @@ def _from_bits(elem, word):
         tmp = cuda.local.array(1, unsigned)
         tmp[0] = unsigned(word)
         return tmp.view(ty)[0]
+
     return impl

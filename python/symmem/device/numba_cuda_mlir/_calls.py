@@ -5,6 +5,7 @@ and their numba-cuda-mlir overloads, which call the device library
 orders and sizes are NVSHMEM4Py's, as in symmem.device.numba: counts are
 min(dst.size, src.size) elements; signals uint64 arrays (first element);
 atomics act on dest's first element."""
+
 from numba_cuda_mlir import types
 from numba_cuda_mlir.extending import overload, typing_registry
 from numba_cuda_mlir.numba_cuda.core.errors import TypingError
@@ -14,8 +15,7 @@ from symmem.device._dsl_docs import build
 
 from ._bits import from_bits, to_bits
 from ._address import data_address
-from ._library import (DEVICE, require_array, require_int, require_pair, state_address,
-                       width)
+from ._library import DEVICE, require_array, require_int, require_pair, state_address, width
 
 u64, i32, i64, u32 = types.uint64, types.int32, types.int64, types.uint32
 STUBS = {}
@@ -24,14 +24,20 @@ STUBS = {}
 def stub(name, params, returns=None, waits=False):
     """The Python function kernels call as name; numba-cuda-mlir replaces
     each call with its overload."""
+
     def device_function(*args):
-        raise TypeError(f"{name}: a device call of symmem.device.numba_cuda_mlir, for "
-                        "numba-cuda-mlir @cuda.jit kernels")
+        raise TypeError(
+            f"{name}: a device call of symmem.device.numba_cuda_mlir, for "
+            "numba-cuda-mlir @cuda.jit kernels"
+        )
+
     device_function.__name__ = device_function.__qualname__ = name
     device_function.__doc__ = build("mlir", name, params, returns=returns, waits=waits)
     import inspect
+
     device_function.__signature__ = inspect.Signature(
-        [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params])
+        [inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params]
+    )
     STUBS[name] = device_function
     return device_function
 
@@ -54,6 +60,7 @@ def _nbytes_typed(dst, src):
         if m < n:
             n = m
         return n * u64(w)
+
     return impl
 
 
@@ -69,6 +76,7 @@ def _copy(name, device_name):
 
         def impl(dst, src, pe):
             fn(u64(st), data_address(dst), data_address(src), _nbytes(dst, src), i32(pe))
+
         return impl
 
 
@@ -84,8 +92,17 @@ def _put_signal(name, device_name):
         st = state_address(name)
 
         def impl(dst, src, sig_addr, signal, sig_op, pe):
-            fn(u64(st), data_address(dst), data_address(src), _nbytes(dst, src),
-               data_address(sig_addr), u64(signal), i32(sig_op), i32(pe))
+            fn(
+                u64(st),
+                data_address(dst),
+                data_address(src),
+                _nbytes(dst, src),
+                data_address(sig_addr),
+                u64(signal),
+                i32(sig_op),
+                i32(pe),
+            )
+
         return impl
 
 
@@ -114,8 +131,12 @@ _no_args("n_pes", returns="int32")
 stub("p", ["dst", "value", "pe"])
 stub("g", ["src", "pe"], returns="the element, of src's dtype.")
 stub("signal_op", ["sig_addr", "signal", "sig_op", "pe"])
-stub("signal_wait", ["sig_addr", "cmp", "cmp_value"], returns="the signal's value (uint64).",
-     waits=True)
+stub(
+    "signal_wait",
+    ["sig_addr", "cmp", "cmp_value"],
+    returns="the signal's value (uint64).",
+    waits=True,
+)
 stub("wait_until", ["ivar", "cmp", "cmp_value"], waits=True)
 
 
@@ -127,6 +148,7 @@ def _p(dst, value, pe):
 
     def impl(dst, value, pe):
         fn(u64(st), data_address(dst), to_bits(dst, value), i32(w), i32(pe))
+
     return impl
 
 
@@ -138,6 +160,7 @@ def _g(src, pe):
 
     def impl(src, pe):
         return from_bits(src, fn(u64(st), data_address(src), i32(w), i32(pe)))
+
     return impl
 
 
@@ -149,6 +172,7 @@ def _signal_op(sig_addr, signal, sig_op, pe):
 
     def impl(sig_addr, signal, sig_op, pe):
         fn(u64(st), data_address(sig_addr), u64(signal), i32(sig_op), i32(pe))
+
     return impl
 
 
@@ -159,6 +183,7 @@ def _signal_wait(sig_addr, cmp, cmp_value):
 
     def impl(sig_addr, cmp, cmp_value):
         return fn(u64(st), data_address(sig_addr), i32(cmp), u64(cmp_value))
+
     return impl
 
 
@@ -173,29 +198,33 @@ def _wait_until(ivar, cmp, cmp_value):
 
     def impl(ivar, cmp, cmp_value):
         fn(u64(st), data_address(ivar), i32(code), i32(cmp), i64(cmp_value))
+
     return impl
 
 
 def _atomic(name):
     value_args = L.ATOMIC_ARGS[name]
     returns = name in L.ATOMICS_RETURNING
-    stub(name, ["dest", *value_args, "pe"],
-         returns="the element's old value." if returns else None)
+    stub(name, ["dest", *value_args, "pe"], returns="the element's old value." if returns else None)
 
     def checked(dest, pe):
-        allowed = list(L.ATOMIC_INTS) + (["float32", "float64"] if name in L.ATOMICS_FLOAT
-                                         else [])
+        allowed = list(L.ATOMIC_INTS) + (["float32", "float64"] if name in L.ATOMICS_FLOAT else [])
         require_array(name, "dest", dest, allowed)
         require_int(name, "pe", pe)
         op = L.ATOMIC_OPS[name]
         if op == L.ATOMIC_OPS["atomic_add"] and isinstance(dest.dtype, types.Float):
             op = L.FLOAT_ADD
         wide = width(dest) == 8
-        return (state_address(name), DEVICE["atomic64" if wide else "atomic32"], op,
-                u64 if wide else u32)
+        return (
+            state_address(name),
+            DEVICE["atomic64" if wide else "atomic32"],
+            op,
+            u64 if wide else u32,
+        )
 
     one = 1 if name in ("atomic_inc", "atomic_fetch_inc") else 0
     if value_args == ():
+
         @register(name)
         def typed(dest, pe):
             st, fn, op, word = checked(dest, pe)
@@ -203,26 +232,43 @@ def _atomic(name):
             def impl(dest, pe):
                 old = fn(u64(st), data_address(dest), i32(op), word(one), word(0), i32(pe))
                 return from_bits(dest, u64(old))
+
             return impl
     elif value_args == ("value",):
+
         @register(name)
         def typed(dest, value, pe):
             st, fn, op, word = checked(dest, pe)
 
             def impl(dest, value, pe):
-                old = fn(u64(st), data_address(dest), i32(op), word(to_bits(dest, value)),
-                         word(0), i32(pe))
+                old = fn(
+                    u64(st),
+                    data_address(dest),
+                    i32(op),
+                    word(to_bits(dest, value)),
+                    word(0),
+                    i32(pe),
+                )
                 return from_bits(dest, u64(old))
+
             return impl
     else:
+
         @register(name)
         def typed(dest, cond, value, pe):
             st, fn, op, word = checked(dest, pe)
 
             def impl(dest, cond, value, pe):
-                old = fn(u64(st), data_address(dest), i32(op), word(to_bits(dest, value)),
-                         word(to_bits(dest, cond)), i32(pe))
+                old = fn(
+                    u64(st),
+                    data_address(dest),
+                    i32(op),
+                    word(to_bits(dest, value)),
+                    word(to_bits(dest, cond)),
+                    i32(pe),
+                )
                 return from_bits(dest, u64(old))
+
             return impl
 
 

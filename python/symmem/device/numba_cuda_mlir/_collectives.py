@@ -8,6 +8,7 @@ min(dst.size, src.size) elements, reducescatter dst.size per member,
 fcollect src.size from each member, alltoall dst.size // team_n_pes(team)
 to each member; op a literal string. One block (warp, thread) per PE in a
 collective on a team at a time, as in NVSHMEM."""
+
 from numba_cuda_mlir import types
 from numba_cuda_mlir.extending import overload, typing_registry
 from numba_cuda_mlir.numba_cuda.core.errors import TypingError
@@ -37,8 +38,10 @@ def _as_team(team):
 
 def _literal_op(call, dst, op):
     if not isinstance(op, types.StringLiteral):
-        raise TypingError(f"{call}: op must be a literal string such as \"sum\" "
-                          f"(one of {', '.join(L.REDUCE_OPS)}), got {op}")
+        raise TypingError(
+            f"{call}: op must be a literal string such as \"sum\" "
+            f"(one of {', '.join(L.REDUCE_OPS)}), got {op}"
+        )
     name = op.literal_value
     if name not in L.REDUCE_OPS:
         raise TypingError(f"{call}: op {name!r} is not one of {', '.join(L.REDUCE_OPS)}")
@@ -61,8 +64,7 @@ def _reduce(name, device_name, per_member):
     stub(name, ["team", "dst", "src", "op"], waits=True)
     fn = DEVICE[device_name]
 
-    @overload(STUB_OF(name), inline="always", typing_registry=typing_registry,
-              prefer_literal=True)
+    @overload(STUB_OF(name), inline="always", typing_registry=typing_registry, prefer_literal=True)
     def typed(team, dst, src, op):
         require_pair(name, dst, src)
         code = _literal_op(name, dst, op)
@@ -77,8 +79,16 @@ def _reduce(name, device_name, per_member):
                 m = u64(src.size)
                 if m < n:
                     n = m
-            fn(u64(st), as_team(team), data_address(dst), data_address(src), n,
-               i32(dtype), i32(code))
+            fn(
+                u64(st),
+                as_team(team),
+                data_address(dst),
+                data_address(src),
+                n,
+                i32(dtype),
+                i32(code),
+            )
+
         return impl
 
 
@@ -92,6 +102,7 @@ def _push(name, device_name, kind):
         return state_address(name), width(dst)
 
     if kind == "broadcast":
+
         @register(name)
         def typed(team, dst, src, root=0):
             st, w = typed_common(dst, src)
@@ -101,17 +112,31 @@ def _push(name, device_name, kind):
                 m = u64(src.size)
                 if m < n:
                     n = m
-                fn(u64(st), as_team(team), data_address(dst), data_address(src),
-                   n * u64(w), i32(root))
+                fn(
+                    u64(st),
+                    as_team(team),
+                    data_address(dst),
+                    data_address(src),
+                    n * u64(w),
+                    i32(root),
+                )
+
             return impl
     else:
+
         @register(name)
         def typed(team, dst, src):
             st, w = typed_common(dst, src)
 
             def impl_fcollect(team, dst, src):
-                fn(u64(st), as_team(team), data_address(dst), data_address(src),
-                   u64(src.size) * u64(w), i32(0))
+                fn(
+                    u64(st),
+                    as_team(team),
+                    data_address(dst),
+                    data_address(src),
+                    u64(src.size) * u64(w),
+                    i32(0),
+                )
 
             def impl_alltoall(team, dst, src):
                 t = as_team(team)
@@ -120,11 +145,13 @@ def _push(name, device_name, kind):
                 if members > 0:
                     n = u64(dst.size) // members
                 fn(u64(st), t, data_address(dst), data_address(src), n * u64(w), i32(0))
+
             return impl_alltoall if kind == "alltoall" else impl_fcollect
 
 
 def STUB_OF(name):
     from ._calls import STUBS
+
     return STUBS[name]
 
 
@@ -145,9 +172,11 @@ stub("get_multicast_array", ["team", "array"], returns="never: see Raises.")
 @register("get_peer_array")
 def _get_peer_array(array, pe):
     require_array("get_peer_array", "array", array)
-    raise TypingError("get_peer_array: not yet in numba-cuda-mlir kernels (numba-cuda-mlir "
-                      "0.6 has no way for symmem to make an array at another address without "
-                      "cffi); use put/get, or symmem.device.numba's get_peer_array")
+    raise TypingError(
+        "get_peer_array: not yet in numba-cuda-mlir kernels (numba-cuda-mlir "
+        "0.6 has no way for symmem to make an array at another address without "
+        "cffi); use put/get, or symmem.device.numba's get_peer_array"
+    )
 
 
 @register("get_multicast_array")

@@ -6,6 +6,7 @@ abi="c") from the one table of the library's signatures
 kernel, so the calls a kernel makes are inlined. When numba-cuda-mlir
 loads a module that links it, the module gets the constant device state
 its calls' fast path reads (as symmem.device.numba's do)."""
+
 from numba_cuda_mlir import cuda, types
 from numba_cuda_mlir.numba_cuda.core.errors import TypingError
 from numba_cuda_mlir.numba_cuda.cudadrv.linkable_code import LTOIR
@@ -30,12 +31,14 @@ class _Library(LTOIR):
     kernel that calls into it is linked."""
 
     def __init__(self):
-        super().__init__(None, name="symmem_device.ltoir", setup_callback=_loaded,
-                         teardown_callback=_unloading)
+        super().__init__(
+            None, name="symmem_device.ltoir", setup_callback=_loaded, teardown_callback=_unloading
+        )
 
     @property
     def data(self):
         from numba_cuda_mlir.tools import get_gpu_compute_capability
+
         major, minor = get_gpu_compute_capability(tuple)
         return ltoir(f"sm_{major}{minor}")
 
@@ -57,8 +60,10 @@ def state_address(call):
     now (after symmem.init() on the gpu backend)."""
     address = _symmem.device_state_gpu()
     if address == 0:
-        raise TypingError(f"{call}: kernels using symmem.device.numba_cuda_mlir compile after "
-                          f"symmem.init() on the gpu backend (this process has none running)")
+        raise TypingError(
+            f"{call}: kernels using symmem.device.numba_cuda_mlir compile after "
+            f"symmem.init() on the gpu backend (this process has none running)"
+        )
     return address
 
 
@@ -66,8 +71,7 @@ def require_array(call, what, arg, dtypes=None):
     if not isinstance(arg, types.Array):
         raise TypingError(f"{call}: {what} must be an array (symmem.array), got {arg}")
     if dtypes is not None and str(arg.dtype) not in dtypes:
-        raise TypingError(f"{call}: {what} has dtype {arg.dtype}; {call} takes "
-                          f"{', '.join(dtypes)}")
+        raise TypingError(f"{call}: {what} has dtype {arg.dtype}; {call} takes {', '.join(dtypes)}")
     if arg.layout not in ("C", "F") and arg.ndim != 1:
         raise TypingError(f"{call}: {what} must be contiguous (layout {arg.layout})")
 

@@ -14,11 +14,13 @@ The functions stay in this one module: each reads ENGINE by name, which
 Triton records in the kernel's cache key and checks for changes, and
 configure() sets it here (a module attribute read as mod.ENGINE would not
 be recorded)."""
+
 import triton
 import triton.language as tl
 
 from . import _bitcode as nv
 from . import _own as own
+from . import _own_collectives as coll
 from ._docs import documented
 
 OWN = tl.constexpr(0)
@@ -39,11 +41,14 @@ def _i64(x):
 
 @triton.jit
 def _same_type(dest, source, CALL: tl.constexpr):
-    tl.static_assert(dest.dtype.element_ty == source.dtype.element_ty,
-                     CALL + ": dest and source must have the same element type")
+    tl.static_assert(
+        dest.dtype.element_ty == source.dtype.element_ty,
+        CALL + ": dest and source must have the same element type",
+    )
 
 
 # ---- who am I ----
+
 
 @triton.jit
 @documented
@@ -83,14 +88,21 @@ def team_n_pes(team):
 
 # ---- put and get, in bytes ----
 
+
 @triton.jit
 def _copy(dest, source, nbytes, pe, NAME: tl.constexpr, GET: tl.constexpr):
     """NVSHMEM's nvshmemx_<NAME>, or the own engine's put or get (its nbi
     forms are the same stores, complete after quiet alike)."""
     tl.debug_barrier()  # every thread's earlier stores (the data, maybe) before the copy
     if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_" + NAME, tl.int32, _i64(dest), _i64(source),
-                tl.cast(nbytes, tl.int64), tl.cast(pe, tl.int32))
+        nv.call(
+            "nvshmemx_" + NAME,
+            tl.int32,
+            _i64(dest),
+            _i64(source),
+            tl.cast(nbytes, tl.int64),
+            tl.cast(pe, tl.int32),
+        )
     elif GET:
         own.get(dest, source, nbytes, pe, NAME)
     else:
@@ -122,6 +134,7 @@ def getmem_nbi_block(dest, source, nbytes, pe):
 
 
 # ---- put and get, in elements of typed pointers ----
+
 
 @triton.jit
 @documented
@@ -159,8 +172,7 @@ def p(dest, value, pe):
         U: tl.constexpr = tl.core.get_int_dtype(T.primitive_bitwidth, False)
         bits = tl.cast(tl.cast(value, T), U, bitcast=True)
         if nv.first_thread():
-            nv.call(nv.typed("nvshmem", U, "p"), tl.int32, _i64(dest), bits,
-                    tl.cast(pe, tl.int32))
+            nv.call(nv.typed("nvshmem", U, "p"), tl.int32, _i64(dest), bits, tl.cast(pe, tl.int32))
     else:
         at = own.remote(own.address(dest), T.primitive_bitwidth // 8, pe, 0, "p")
         tl.store(at.to(dest.dtype), tl.cast(value, T))
@@ -194,13 +206,22 @@ def remote_ptr(ptr, pe):
 
 # ---- signals and waits ----
 
+
 @triton.jit
 def _put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe, NAME: tl.constexpr):
     tl.debug_barrier()  # every thread's earlier stores (the data, maybe) before the copy
     if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_" + NAME, tl.int32, _i64(dest), _i64(source),
-                tl.cast(nbytes, tl.int64), _i64(sig_addr), tl.cast(signal, tl.uint64),
-                nv.signal_op_code(sig_op), tl.cast(pe, tl.int32))
+        nv.call(
+            "nvshmemx_" + NAME,
+            tl.int32,
+            _i64(dest),
+            _i64(source),
+            tl.cast(nbytes, tl.int64),
+            _i64(sig_addr),
+            tl.cast(signal, tl.uint64),
+            nv.signal_op_code(sig_op),
+            tl.cast(pe, tl.int32),
+        )
     else:
         own.put_signal(dest, source, nbytes, sig_addr, signal, sig_op, pe, NAME)
 
@@ -226,8 +247,14 @@ def signal_op(sig_addr, signal, sig_op, pe):
         tl.debug_barrier()
         if nv.first_thread():
             nv.call("nvshmem_fence", tl.int32)
-            nv.call("nvshmemx_signal_op", tl.int32, _i64(sig_addr), tl.cast(signal, tl.uint64),
-                    nv.signal_op_code(sig_op), tl.cast(pe, tl.int32))
+            nv.call(
+                "nvshmemx_signal_op",
+                tl.int32,
+                _i64(sig_addr),
+                tl.cast(signal, tl.uint64),
+                nv.signal_op_code(sig_op),
+                tl.cast(pe, tl.int32),
+            )
     else:
         own.signal_op(sig_addr, signal, sig_op, pe, "signal_op")
 
@@ -241,8 +268,13 @@ def signal_wait_until(sig_addr, cmp, cmp_val):
         # from_first_thread's bar.sync, so their later loads follow it
         value = tl.cast(0, tl.uint64)
         if nv.first_thread():
-            value = nv.call("nvshmem_signal_wait_until", tl.uint64, _i64(sig_addr),
-                            tl.cast(cmp, tl.int32), tl.cast(cmp_val, tl.uint64))
+            value = nv.call(
+                "nvshmem_signal_wait_until",
+                tl.uint64,
+                _i64(sig_addr),
+                tl.cast(cmp, tl.int32),
+                tl.cast(cmp_val, tl.uint64),
+            )
         return nv.from_first_thread(value)
     else:
         return own.wait(own.address(sig_addr), cmp, cmp_val, 64, False, "signal_wait_until")
@@ -254,11 +286,11 @@ def wait_until(ivar, cmp, cmp_val):
     T: tl.constexpr = ivar.dtype.element_ty
     tl.static_assert(T.is_int(), "wait_until: ivar must point to integers")
     if ENGINE == NVSHMEM:
-        nv.call(nv.wait_until(T), tl.int32, _i64(ivar),
-                tl.cast(cmp, tl.int32), tl.cast(cmp_val, T))
+        nv.call(nv.wait_until(T), tl.int32, _i64(ivar), tl.cast(cmp, tl.int32), tl.cast(cmp_val, T))
     else:
-        own.wait(own.address(ivar), cmp, cmp_val, T.primitive_bitwidth, T.is_int_signed(),
-                 "wait_until")
+        own.wait(
+            own.address(ivar), cmp, cmp_val, T.primitive_bitwidth, T.is_int_signed(), "wait_until"
+        )
 
 
 @triton.jit
@@ -281,6 +313,7 @@ def quiet():
 
 
 # ---- syncs and barriers ----
+
 
 @triton.jit
 @documented
@@ -320,17 +353,24 @@ def sync(team):
 
 # ---- collectives ----
 
+
 @triton.jit
 @documented
 def alltoall(team, dest, source, nelems_per_pe):
     _same_type(dest, source, "alltoall")
     nbytes = _bytes(dest, nelems_per_pe)
     if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_alltoallmem_block", tl.int32, tl.cast(team, tl.int32), _i64(dest),
-                _i64(source), nbytes)
+        nv.call(
+            "nvshmemx_alltoallmem_block",
+            tl.int32,
+            tl.cast(team, tl.int32),
+            _i64(dest),
+            _i64(source),
+            nbytes,
+        )
     else:
         own.sync(team, "alltoall")
-        own.push(team, dest, source, nbytes, True, True, "alltoall")
+        coll.push(team, dest, source, nbytes, True, True, "alltoall")
         own.sync(team, "alltoall")
 
 
@@ -340,11 +380,17 @@ def fcollect(team, dest, source, nelems):
     _same_type(dest, source, "fcollect")
     nbytes = _bytes(dest, nelems)
     if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_fcollectmem_block", tl.int32, tl.cast(team, tl.int32), _i64(dest),
-                _i64(source), nbytes)
+        nv.call(
+            "nvshmemx_fcollectmem_block",
+            tl.int32,
+            tl.cast(team, tl.int32),
+            _i64(dest),
+            _i64(source),
+            nbytes,
+        )
     else:
         own.sync(team, "fcollect")
-        own.push(team, dest, source, nbytes, True, False, "fcollect")
+        coll.push(team, dest, source, nbytes, True, False, "fcollect")
         own.sync(team, "fcollect")
 
 
@@ -354,16 +400,22 @@ def broadcast(team, dest, source, nelems, pe_root):
     _same_type(dest, source, "broadcast")
     nbytes = _bytes(dest, nelems)
     if ENGINE == NVSHMEM:
-        nv.call("nvshmemx_broadcastmem_block", tl.int32, tl.cast(team, tl.int32), _i64(dest),
-                _i64(source), nbytes, tl.cast(pe_root, tl.int32))
+        nv.call(
+            "nvshmemx_broadcastmem_block",
+            tl.int32,
+            tl.cast(team, tl.int32),
+            _i64(dest),
+            _i64(source),
+            nbytes,
+            tl.cast(pe_root, tl.int32),
+        )
     else:
         own.sync(team, "broadcast")
         n = own.team_size(team, "broadcast")
         if (pe_root < 0) | (pe_root >= n):
-            own.fail(own.ERR_BAD_ROOT, own.my_pe_now(), 4, tl.cast(pe_root, tl.int64),
-                     "broadcast")
+            own.fail(own.ERR_BAD_ROOT, own.my_pe_now(), 4, tl.cast(pe_root, tl.int64), "broadcast")
         if own.team_rank(team, "broadcast") == pe_root:
-            own.push(team, dest, source, nbytes, False, False, "broadcast")
+            coll.push(team, dest, source, nbytes, False, False, "broadcast")
         own.sync(team, "broadcast")
 
 
@@ -371,10 +423,10 @@ def broadcast(team, dest, source, nelems, pe_root):
 def _reduce_in_place(team, dest, nreduce, operation: tl.constexpr):
     """Each block of elements combined in registers from every member, then,
     after a sync (nobody reads it any more), stored."""
-    for lo in range(0, nreduce, own.REDUCE_BLOCK):
-        acc = own.reduce_block(team, dest, lo, nreduce, operation, "reduce")
+    for lo in range(0, nreduce, coll.REDUCE_BLOCK):
+        acc = coll.reduce_block(team, dest, lo, nreduce, operation, "reduce")
         own.sync(team, "reduce")
-        offs = lo + tl.arange(0, own.REDUCE_BLOCK)
+        offs = lo + tl.arange(0, coll.REDUCE_BLOCK)
         tl.store(dest + offs, acc, mask=offs < nreduce)
         own.sync(team, "reduce")
 
@@ -384,20 +436,26 @@ def _reduce_in_place(team, dest, nreduce, operation: tl.constexpr):
 def reduce(team, dest, source, nreduce, operation: tl.constexpr):
     _same_type(dest, source, "reduce")
     if ENGINE == NVSHMEM:
-        nv.call(nv.typed("nvshmemx", dest.dtype.element_ty, operation + "_reduce_block"),
-                tl.int32, tl.cast(team, tl.int32), _i64(dest), _i64(source),
-                tl.cast(nreduce, tl.int64))
+        nv.call(
+            nv.typed("nvshmemx", dest.dtype.element_ty, operation + "_reduce_block"),
+            tl.int32,
+            tl.cast(team, tl.int32),
+            _i64(dest),
+            _i64(source),
+            tl.cast(nreduce, tl.int64),
+        )
     else:
         nreduce = tl.cast(nreduce, tl.int64)
         own.sync(team, "reduce")
         if own.same_address(dest, source):
             _reduce_in_place(team, dest, nreduce, operation)
         else:
-            own.reduce_range(team, dest, source, 0, nreduce, operation, "reduce")
+            coll.reduce_range(team, dest, source, 0, nreduce, operation, "reduce")
         own.sync(team, "reduce")
 
 
 # ---- atomics (NVSHMEM4Py's names), on the element dest points at on PE pe ----
+
 
 @triton.jit
 def _atomic(dest, value, cond, pe, NAME: tl.constexpr):
@@ -412,8 +470,7 @@ def _atomic(dest, value, cond, pe, NAME: tl.constexpr):
         result = tl.cast(0, RET)
         if nv.first_thread():  # once per program, as Triton's own atomics
             if KIND == "compare_swap":
-                result = nv.call(nv.atomic(T, NAME), RET, _i64(dest), tl.cast(cond, T), value,
-                                 pe)
+                result = nv.call(nv.atomic(T, NAME), RET, _i64(dest), tl.cast(cond, T), value, pe)
             elif (KIND == "fetch") or (KIND == "inc"):
                 result = nv.call(nv.atomic(T, NAME), RET, _i64(dest), pe)
             else:

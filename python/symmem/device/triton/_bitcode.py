@@ -8,15 +8,27 @@ thread of it makes the call. NVSHMEM's thread-scope calls with an effect
 (p, signal_op, the atomics) run on the program's first thread only, as
 Triton's own scalar stores and atomics do, and what they return reaches
 every thread (from_first_thread)."""
+
 import triton
 import triton.language as tl
 from triton.language import core
 
 LIB = "libnvshmem_device"
 
-_TYPE_NAMES = {"int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
-               "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
-               "fp16": "half", "bf16": "bfloat16", "fp32": "float", "fp64": "double"}
+_TYPE_NAMES = {
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "uint8": "uint8",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "fp16": "half",
+    "bf16": "bfloat16",
+    "fp32": "float",
+    "fp64": "double",
+}
 
 
 @triton.constexpr_function
@@ -47,7 +59,7 @@ def atomic(dtype, op):
 @triton.constexpr_function
 def atomic_kind(name):
     """What atomic_<name> does to the word: its name less "fetch_"."""
-    return name[len("fetch_"):] if name.startswith("fetch_") else name
+    return name[len("fetch_") :] if name.startswith("fetch_") else name
 
 
 @triton.constexpr_function
@@ -64,16 +76,23 @@ def wait_until(dtype):
     names; it has none for 8-bit integers)."""
     name = {"int16": "short", "uint16": "ushort"}.get(type_name(dtype), type_name(dtype))
     if name in ("int8", "uint8"):
-        raise TypeError("symmem.device.triton: NVSHMEM has no wait_until for 8-bit integers "
-                        "(symmem's engine has)")
+        raise TypeError(
+            "symmem.device.triton: NVSHMEM has no wait_until for 8-bit integers "
+            "(symmem's engine has)"
+        )
     return f"nvshmem_{name}_wait_until"
 
 
 def _extern(name, ret, args, pure, _semantic):
     types = tuple(a.dtype for a in args)
-    return core.extern_elementwise(LIB, "", list(args), {types: (core._unwrap_if_constexpr(name),
-                                   core._unwrap_if_constexpr(ret))}, is_pure=pure,
-                                   _semantic=_semantic)
+    return core.extern_elementwise(
+        LIB,
+        "",
+        list(args),
+        {types: (core._unwrap_if_constexpr(name), core._unwrap_if_constexpr(ret))},
+        is_pure=pure,
+        _semantic=_semantic,
+    )
 
 
 @core.extern
@@ -101,8 +120,9 @@ def signal_op_code(op):
 @triton.jit
 def first_thread():
     """True on the program's thread 0 alone (Triton has no thread index)."""
-    tid = tl.inline_asm_elementwise("mov.u32 $0, %tid.x;", "=r", [], dtype=tl.int32,
-                                    is_pure=True, pack=1)
+    tid = tl.inline_asm_elementwise(
+        "mov.u32 $0, %tid.x;", "=r", [], dtype=tl.int32, is_pure=True, pack=1
+    )
     return tid == 0
 
 

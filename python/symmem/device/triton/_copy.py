@@ -3,6 +3,7 @@ two addresses by every thread of a Triton program, in the widest unit
 the alignment allows. Plain loads and stores (gets load past L1); what
 makes a copy visible elsewhere is the caller's (a fence, a barrier, a
 release)."""
+
 import triton
 import triton.language as tl
 
@@ -24,15 +25,18 @@ def _copy_units(dst, src, count, UNIT: tl.constexpr, FRESH: tl.constexpr):
     for start in range(0, count, LANES):
         offs = start + tl.arange(0, LANES)
         mask = offs < count
-        tl.store(d + offs, tl.load(s + offs, mask=mask, cache_modifier=".cg" if FRESH else ""),
-                 mask=mask)
+        tl.store(
+            d + offs, tl.load(s + offs, mask=mask, cache_modifier=".cg" if FRESH else ""), mask=mask
+        )
 
 
 @triton.jit
 def _copy_one(dst, src, UNIT: tl.constexpr, FRESH: tl.constexpr):
     """One UNIT from src to dst (a scalar: Triton stores it once)."""
-    tl.store(dst.to(tl.pointer_type(UNIT)),
-             tl.load(src.to(tl.pointer_type(UNIT)), cache_modifier=".cg" if FRESH else ""))
+    tl.store(
+        dst.to(tl.pointer_type(UNIT)),
+        tl.load(src.to(tl.pointer_type(UNIT)), cache_modifier=".cg" if FRESH else ""),
+    )
 
 
 @triton.constexpr_function
@@ -56,17 +60,29 @@ def _copy_16(dst, src, units, FRESH: tl.constexpr):
             setp.ne.b32 live, $3, 0;
             mov.u64 $0, 0;
             mov.u64 $1, 0;
-            @live """ + _load_16(FRESH) + """ {$0, $1}, [$2];
-            }""", "=l,=l,l,r", [src + offs * 16, live], dtype=(tl.uint64, tl.uint64),
-            is_pure=False, pack=1)
+            @live """
+            + _load_16(FRESH)
+            + """ {$0, $1}, [$2];
+            }""",
+            "=l,=l,l,r",
+            [src + offs * 16, live],
+            dtype=(tl.uint64, tl.uint64),
+            is_pure=False,
+            pack=1,
+        )
         tl.inline_asm_elementwise(
             """{
             .reg .pred live;
             setp.ne.b32 live, $4, 0;
             @live st.global.v2.u64 [$1], {$2, $3};
             mov.u32 $0, 0;
-            }""", "=r,l,l,l,r", [dst + offs * 16, lo, hi, live], dtype=tl.int32,
-            is_pure=False, pack=1)
+            }""",
+            "=r,l,l,l,r",
+            [dst + offs * 16, lo, hi, live],
+            dtype=tl.int32,
+            is_pure=False,
+            pack=1,
+        )
 
 
 @triton.jit

@@ -32,6 +32,7 @@ Memory model, per call:
 Every failure writes the error record the gpu backend prints (naming the
 call and the PE) and traps; waits look at the abort word and the timeout
 every 1024 spins."""
+
 import triton
 import triton.language as tl
 
@@ -95,7 +96,8 @@ ERR_UNREACHABLE = tl.constexpr(_L["ERR_UNREACHABLE"])
 # value and the call's name (four 8-byte words), fence, publish set = 1.
 _CALL_WORDS = _L["error_call_bytes"] // 8
 assert _CALL_WORDS == 4, "fail() passes the call's name in four words"
-_FAIL_PTX = tl.constexpr(f"""{{
+_FAIL_PTX = tl.constexpr(
+    f"""{{
         .reg .pred claimed;
         .reg .b32 old;
         setp.ne.u64 claimed, $1, 0;
@@ -105,15 +107,19 @@ _FAIL_PTX = tl.constexpr(f"""{{
         @claimed st.global.u32 [$1+{_L["error_pe"]}], $3;
         @claimed st.global.u32 [$1+{_L["error_arg"]}], $4;
         @claimed st.global.u64 [$1+{_L["error_value"]}], $5;
-""" + "".join(f"""        @claimed st.global.u64 [$1+{_L["error_call"] + 8 * i}], ${6 + i};
-""" for i in range(_CALL_WORDS)) + f"""        @claimed fence.sc.sys;
+"""
+    + "".join(
+        f"""        @claimed st.global.u64 [$1+{_L["error_call"] + 8 * i}], ${6 + i};
+"""
+        for i in range(_CALL_WORDS)
+    )
+    + f"""        @claimed fence.sc.sys;
         @claimed st.volatile.global.u32 [$1+{_L["error_set"]}], 1;
         fence.sc.sys;
         trap;
         mov.u32 $0, 0;
-        }}""")
-
-REDUCE_BLOCK = tl.constexpr(1024)
+        }}"""
+)
 
 
 @triton.constexpr_function
@@ -121,11 +127,12 @@ def _name_word(name, i):
     """Bytes 8i to 8i + 7 of the call's name (NUL-padded, at most 31
     characters) as a little-endian integer: the error record's call[32]."""
     size = _L["error_call_bytes"]
-    raw = name.encode()[:size - 1].ljust(size, b"\0")
-    return int.from_bytes(raw[8 * i:8 * i + 8], "little", signed=True)
+    raw = name.encode()[: size - 1].ljust(size, b"\0")
+    return int.from_bytes(raw[8 * i : 8 * i + 8], "little", signed=True)
 
 
 # ---- loads, fences, the clock ----
+
 
 @triton.jit
 def _u64(addr):
@@ -147,17 +154,27 @@ def _const_u64(field):
     the table out of a caller's loop and keep it in registers, which took
     a 1024-thread copy kernel past 32 registers a thread, the most at which
     two such programs fit on one SM."""
-    return tl.inline_asm_elementwise("ld.global.nc.u64 $0, [$1];", "=l,l",
-                                     [tl.cast(CONSTS + field, tl.uint64)], dtype=tl.uint64,
-                                     is_pure=False, pack=1)
+    return tl.inline_asm_elementwise(
+        "ld.global.nc.u64 $0, [$1];",
+        "=l,l",
+        [tl.cast(CONSTS + field, tl.uint64)],
+        dtype=tl.uint64,
+        is_pure=False,
+        pack=1,
+    )
 
 
 @triton.jit
 def _const_i32(field):
     """A 32-bit field of the constant copy, as _const_u64."""
-    return tl.inline_asm_elementwise("ld.global.nc.s32 $0, [$1];", "=r,l",
-                                     [tl.cast(CONSTS + field, tl.uint64)], dtype=tl.int32,
-                                     is_pure=False, pack=1)
+    return tl.inline_asm_elementwise(
+        "ld.global.nc.s32 $0, [$1];",
+        "=r,l",
+        [tl.cast(CONSTS + field, tl.uint64)],
+        dtype=tl.int32,
+        is_pure=False,
+        pack=1,
+    )
 
 
 @triton.jit
@@ -165,14 +182,32 @@ def ld_acquire(addr, BITS: tl.constexpr, SIGNED: tl.constexpr):
     """An acquire load at system scope of a BITS-wide integer at addr, widened
     to 64 bits (signed or not)."""
     if BITS == 64:
-        v = tl.inline_asm_elementwise("ld.acquire.sys.global.u64 $0, [$1];", "=l,l", [addr],
-                                      dtype=tl.uint64, is_pure=False, pack=1)
+        v = tl.inline_asm_elementwise(
+            "ld.acquire.sys.global.u64 $0, [$1];",
+            "=l,l",
+            [addr],
+            dtype=tl.uint64,
+            is_pure=False,
+            pack=1,
+        )
     elif SIGNED:
-        v = tl.inline_asm_elementwise(f"ld.acquire.sys.global.s{BITS} $0, [$1];", "=r,l",
-                                      [addr], dtype=tl.int32, is_pure=False, pack=1)
+        v = tl.inline_asm_elementwise(
+            f"ld.acquire.sys.global.s{BITS} $0, [$1];",
+            "=r,l",
+            [addr],
+            dtype=tl.int32,
+            is_pure=False,
+            pack=1,
+        )
     else:
-        v = tl.inline_asm_elementwise(f"ld.acquire.sys.global.u{BITS} $0, [$1];", "=r,l",
-                                      [addr], dtype=tl.uint32, is_pure=False, pack=1)
+        v = tl.inline_asm_elementwise(
+            f"ld.acquire.sys.global.u{BITS} $0, [$1];",
+            "=r,l",
+            [addr],
+            dtype=tl.uint32,
+            is_pure=False,
+            pack=1,
+        )
     if SIGNED:
         wide = tl.cast(v, tl.int64, bitcast=BITS == 64)
     else:
@@ -182,29 +217,34 @@ def ld_acquire(addr, BITS: tl.constexpr, SIGNED: tl.constexpr):
 
 @triton.jit
 def _ld_volatile_u32(addr):
-    return tl.inline_asm_elementwise("ld.volatile.global.u32 $0, [$1];", "=r,l", [addr],
-                                     dtype=tl.uint32, is_pure=False, pack=1)
+    return tl.inline_asm_elementwise(
+        "ld.volatile.global.u32 $0, [$1];", "=r,l", [addr], dtype=tl.uint32, is_pure=False, pack=1
+    )
 
 
 @triton.jit
 def fence_sc_sys():
-    tl.inline_asm_elementwise("fence.sc.sys; mov.u32 $0, 0;", "=r", [], dtype=tl.int32,
-                              is_pure=False, pack=1)
+    tl.inline_asm_elementwise(
+        "fence.sc.sys; mov.u32 $0, 0;", "=r", [], dtype=tl.int32, is_pure=False, pack=1
+    )
 
 
 @triton.jit
 def fence_acq_rel_sys():
-    tl.inline_asm_elementwise("fence.acq_rel.sys; mov.u32 $0, 0;", "=r", [], dtype=tl.int32,
-                              is_pure=False, pack=1)
+    tl.inline_asm_elementwise(
+        "fence.acq_rel.sys; mov.u32 $0, 0;", "=r", [], dtype=tl.int32, is_pure=False, pack=1
+    )
 
 
 @triton.jit
 def _globaltimer():
-    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.uint64,
-                                     is_pure=False, pack=1)
+    return tl.inline_asm_elementwise(
+        "mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.uint64, is_pure=False, pack=1
+    )
 
 
 # ---- failing loudly ----
+
 
 @triton.jit
 def fail(what, pe, arg, value, CALL: tl.constexpr):
@@ -216,14 +256,25 @@ def fail(what, pe, arg, value, CALL: tl.constexpr):
     tl.inline_asm_elementwise(
         _FAIL_PTX,
         "=r,l,r,r,r,l,l,l,l,l",
-        [record, tl.cast(what, tl.int32), tl.cast(pe, tl.int32), tl.cast(arg, tl.int32),
-         tl.cast(value, tl.uint64),
-         tl.full((), _name_word(CALL, 0), tl.int64), tl.full((), _name_word(CALL, 1), tl.int64),
-         tl.full((), _name_word(CALL, 2), tl.int64), tl.full((), _name_word(CALL, 3), tl.int64)],
-        dtype=tl.int32, is_pure=False, pack=1)
+        [
+            record,
+            tl.cast(what, tl.int32),
+            tl.cast(pe, tl.int32),
+            tl.cast(arg, tl.int32),
+            tl.cast(value, tl.uint64),
+            tl.full((), _name_word(CALL, 0), tl.int64),
+            tl.full((), _name_word(CALL, 1), tl.int64),
+            tl.full((), _name_word(CALL, 2), tl.int64),
+            tl.full((), _name_word(CALL, 3), tl.int64),
+        ],
+        dtype=tl.int32,
+        is_pure=False,
+        pack=1,
+    )
 
 
 # ---- where a PE's copy is ----
+
 
 @triton.jit
 def _current_i32(C_AT: tl.constexpr, S_AT: tl.constexpr):
@@ -285,9 +336,14 @@ def remote(addr, nbytes, pe, ARG: tl.constexpr, CALL: tl.constexpr):
     slot = tl.where(rank < CONST_PEERS, rank, 0).to(tl.uint64)
     delta = _const_u64(C_DELTA + slot * 8)
     end = _const_u64(C_HEAP_END)
-    ok = ((_const_u64(C_MAGIC) == MAGIC) & (rank < _const_i32(C_PEERS).to(tl.uint32)) &
-          (addr >= _const_u64(C_HEAP_BASE)) & (addr <= end) & (nbytes <= end - addr) &
-          ((delta & 1) == 0))
+    ok = (
+        (_const_u64(C_MAGIC) == MAGIC)
+        & (rank < _const_i32(C_PEERS).to(tl.uint32))
+        & (addr >= _const_u64(C_HEAP_BASE))
+        & (addr <= end)
+        & (nbytes <= end - addr)
+        & ((delta & 1) == 0)
+    )
     at = addr + delta
     if not ok:
         at = _remote_slow(addr, nbytes, pe, ARG, CALL)
@@ -309,12 +365,14 @@ def same_address(a, b):
     run time: compared through an opaque move, because where a kernel
     passes one array as both, Triton 3.6 folds a plain comparison and its
     coalescing pass then fails an assertion (reduce(team, x, x, ...))."""
-    at = tl.inline_asm_elementwise("mov.b64 $0, $1;", "=l,l", [address(a)], dtype=tl.uint64,
-                                   is_pure=True, pack=1)
+    at = tl.inline_asm_elementwise(
+        "mov.b64 $0, $1;", "=l,l", [address(a)], dtype=tl.uint64, is_pure=True, pack=1
+    )
     return at == address(b)
 
 
 # ---- put, get, signals ----
+
 
 @triton.jit
 def put(dst, src, nbytes, pe, CALL: tl.constexpr):
@@ -380,11 +438,19 @@ def still_waiting(t0, CALL: tl.constexpr):
 @triton.jit
 def compare(v, cmp, x):
     """NVSHMEM's comparisons (ComparisonType; GE for any other code)."""
-    return tl.where(cmp == CMP_EQ, v == x,
-                    tl.where(cmp == CMP_NE, v != x,
-                             tl.where(cmp == CMP_GT, v > x,
-                                      tl.where(cmp == CMP_LE, v <= x,
-                                               tl.where(cmp == CMP_LT, v < x, v >= x)))))
+    return tl.where(
+        cmp == CMP_EQ,
+        v == x,
+        tl.where(
+            cmp == CMP_NE,
+            v != x,
+            tl.where(
+                cmp == CMP_GT,
+                v > x,
+                tl.where(cmp == CMP_LE, v <= x, tl.where(cmp == CMP_LT, v < x, v >= x)),
+            ),
+        ),
+    )
 
 
 @triton.jit
@@ -409,6 +475,7 @@ def wait(addr, cmp, value, BITS: tl.constexpr, SIGNED: tl.constexpr, CALL: tl.co
 
 # ---- teams: sync, barrier ----
 
+
 @triton.jit
 def _team_entry(team, CALL: tl.constexpr):
     """Team team's entry in the device team table ({n, me, members}); a
@@ -427,8 +494,9 @@ def _team_entry(team, CALL: tl.constexpr):
 @triton.jit
 def _is_world(team):
     """TEAM_WORLD with the whole delta table in the copy: the fast path."""
-    return ((team == 0) & (_const_u64(C_MAGIC) == MAGIC) &
-            (_const_i32(C_PEERS) == _const_i32(C_N_PES)))
+    return (
+        (team == 0) & (_const_u64(C_MAGIC) == MAGIC) & (_const_i32(C_PEERS) == _const_i32(C_N_PES))
+    )
 
 
 @triton.jit
@@ -468,8 +536,9 @@ def _sync_area(team, CALL: tl.constexpr):
     area = _const_u64(C_SYNC_BASE)
     if not _is_world(team):
         _team_entry(team, CALL)
-        area = (_u64(STATE + S_SYNC_BASE) +
-                SYNC_WORD * (_i32(STATE + S_N_PES) + 1).to(tl.uint64) * tl.cast(team, tl.uint64))
+        area = _u64(STATE + S_SYNC_BASE) + SYNC_WORD * (_i32(STATE + S_N_PES) + 1).to(
+            tl.uint64
+        ) * tl.cast(team, tl.uint64)
     return area
 
 
@@ -482,8 +551,9 @@ def sync(team, CALL: tl.constexpr):
     n = team_size(team, CALL)
     me = team_rank(team, CALL)
     # thread 0 counts; every thread gets its epoch (Triton broadcasts it)
-    epoch = tl.atomic_add(tl.cast(area, tl.pointer_type(tl.uint64)), 1, sem="relaxed",
-                          scope="gpu") + 1
+    epoch = (
+        tl.atomic_add(tl.cast(area, tl.pointer_type(tl.uint64)), 1, sem="relaxed", scope="gpu") + 1
+    )
     fence_acq_rel_sys()  # this PE's earlier stores before its arrival
     slot = area + SYNC_WORD * (1 + me).to(tl.uint64)
     for i in range(0, n):
@@ -500,75 +570,3 @@ def barrier(team, CALL: tl.constexpr):
     tl.debug_barrier()
     fence_sc_sys()
     sync(team, CALL)
-
-
-# ---- collectives: between two syncs, by one program at a time ----
-
-@triton.jit
-def push(team, dst, src, nbytes, TO_SLOT: tl.constexpr, FROM_SLOT: tl.constexpr,
-         CALL: tl.constexpr):
-    """Copies nbytes to every member's dst: from src + i * nbytes to member
-    i (FROM_SLOT) or from src, into dst + me * nbytes (TO_SLOT) or dst."""
-    dst = address(dst)
-    src = address(src)
-    nbytes = tl.cast(nbytes, tl.uint64)
-    n = team_size(team, CALL)
-    me = team_rank(team, CALL).to(tl.uint64)
-    into = dst
-    if TO_SLOT:
-        into = dst + me * nbytes
-    for i in range(0, n):
-        start = src
-        if FROM_SLOT:
-            start = src + tl.cast(i, tl.uint64) * nbytes
-        copy(remote(into, nbytes, team_member(team, i, CALL), 0, CALL), start, nbytes, False)
-
-
-@triton.jit
-def combine(a, b, OP: tl.constexpr):
-    if OP == "sum":
-        r = a + b
-    elif OP == "prod":
-        r = a * b
-    elif OP == "max":
-        r = tl.maximum(a, b)
-    elif OP == "min":
-        r = tl.minimum(a, b)
-    elif OP == "and":
-        r = a & b
-    elif OP == "or":
-        r = a | b
-    else:
-        tl.static_assert(OP == "xor", "reduce: operation must be sum, prod, max, min, and, or "
-                         "or xor")
-        r = a ^ b
-    return r
-
-
-@triton.jit
-def reduce_block(team, src, lo, hi, OP: tl.constexpr, CALL: tl.constexpr):
-    """Every member's src[lo:lo + REDUCE_BLOCK] (below hi) combined in member
-    order (the same bits on every PE); 16-bit floats widened to float for
-    each step."""
-    n = team_size(team, CALL)
-    T: tl.constexpr = src.dtype.element_ty
-    WIDE: tl.constexpr = tl.float32 if (T == tl.float16) or (T == tl.bfloat16) else T
-    src_at = address(src)
-    nbytes = tl.cast(hi * (T.primitive_bitwidth // 8), tl.uint64)
-    offs = lo + tl.arange(0, REDUCE_BLOCK)
-    mask = offs < hi
-    first = remote(src_at, nbytes, team_member(team, 0, CALL), 1, CALL)
-    acc = tl.load(first.to(src.dtype) + offs, mask=mask)
-    for i in range(1, n):
-        peer = remote(src_at, nbytes, team_member(team, i, CALL), 1, CALL)
-        x = tl.load(peer.to(src.dtype) + offs, mask=mask)
-        acc = combine(tl.cast(acc, WIDE), tl.cast(x, WIDE), OP).to(T)
-    return acc
-
-
-@triton.jit
-def reduce_range(team, dst, src, lo, hi, OP: tl.constexpr, CALL: tl.constexpr):
-    """dst[lo:hi] = every member's src[lo:hi] combined (reduce_block)."""
-    for start in range(lo, hi, REDUCE_BLOCK):
-        offs = start + tl.arange(0, REDUCE_BLOCK)
-        tl.store(dst + offs, reduce_block(team, src, start, hi, OP, CALL), mask=offs < hi)

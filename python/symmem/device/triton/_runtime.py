@@ -14,7 +14,7 @@
 - requires_symmem(kernel): a kernel that its launches configure, that gets
   NVSHMEM's bitcode in its extern_libs with that engine, and that takes
   CuPy arrays as well as torch tensors."""
-import triton
+
 import triton.language as tl
 from triton import knobs
 from triton.runtime.jit import JITFunction, KernelInterface
@@ -94,10 +94,12 @@ def _install_hooks():
     if hasattr(chain, "add"):
         chain.add(_loaded)
     else:  # a Triton whose hook is one callable: call the one that was there too
+
         def both(*args, _before=chain):
             if _before is not None:
                 _before(*args)
             _loaded(*args)
+
         knobs.runtime.kernel_load_end_hook = both
     _init_hooks.append(_after_init)
     if "device_calls" in _symmem.capabilities():  # empty before init
@@ -106,10 +108,21 @@ def _install_hooks():
 
 # ---- requires_symmem ----
 
-_TL_DTYPES = {"bool": tl.int1, "int8": tl.int8, "int16": tl.int16, "int32": tl.int32,
-              "int64": tl.int64, "uint8": tl.uint8, "uint16": tl.uint16, "uint32": tl.uint32,
-              "uint64": tl.uint64, "float16": tl.float16, "bfloat16": tl.bfloat16,
-              "float32": tl.float32, "float64": tl.float64}
+_TL_DTYPES = {
+    "bool": tl.int1,
+    "int8": tl.int8,
+    "int16": tl.int16,
+    "int32": tl.int32,
+    "int64": tl.int64,
+    "uint8": tl.uint8,
+    "uint16": tl.uint16,
+    "uint32": tl.uint32,
+    "uint64": tl.uint64,
+    "float16": tl.float16,
+    "bfloat16": tl.bfloat16,
+    "float32": tl.float32,
+    "float64": tl.float64,
+}
 
 
 class _Pointer:
@@ -130,8 +143,9 @@ def _argument(value):
     face = value.__cuda_array_interface__
     name = str(getattr(value, "dtype", ""))
     if name not in _TL_DTYPES:
-        raise invalid(f"symmem.device.triton: a kernel argument of dtype {name!r} has no "
-                      "Triton element type")
+        raise invalid(
+            f"symmem.device.triton: a kernel argument of dtype {name!r} has no Triton element type"
+        )
     return _Pointer(int(face["data"][0]), _TL_DTYPES[name])
 
 
@@ -157,6 +171,7 @@ def requires_symmem(kernel):
     NVSHMEM's bitcode) and for CuPy arrays as arguments; with symmem's own
     engine a plain @triton.jit kernel works once symmem is initialised."""
     if not isinstance(kernel, JITFunction):
-        raise TypeError(f"requires_symmem: expected a @triton.jit function, got "
-                        f"{type(kernel).__name__}")
+        raise TypeError(
+            f"requires_symmem: expected a @triton.jit function, got {type(kernel).__name__}"
+        )
     return SymmemKernel(kernel)

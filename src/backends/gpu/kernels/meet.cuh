@@ -27,19 +27,31 @@ typedef unsigned short u16;
 typedef symmem_coll_args_t args;
 
 static __device__ __forceinline__ u64 ld_acquire(u64 a)
-{ u64 v; asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
-  return v; }
+{
+    u64 v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
+    return v;
+}
 static __device__ __forceinline__ void st_relaxed(u64 a, u64 v)
-{ asm volatile("st.relaxed.sys.global.u64 [%0], %1;" :: "l"(a), "l"(v) : "memory"); }
+{
+    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
+}
 static __device__ __forceinline__ u64 now_ns(void)
-{ u64 t; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); return t; }
+{
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
 
 /* Leaves the error record (the device watch thread reports it) and traps. */
 static __device__ __noinline__ void fail(const args &a, int what, int pe, u64 value)
 {
     symmem_device_error_t *e = (symmem_device_error_t *)a.error;
     if (e != 0 && atomicCAS(&e->set, 0u, 2u) == 0u) {
-        e->what = what; e->pe = pe; e->arg = -1; e->value = value;
+        e->what = what;
+        e->pe = pe;
+        e->arg = -1;
+        e->value = value;
         for (int i = 0; i < 16; i++) e->call[i] = a.call[i];
         __threadfence_system(); /* the fields before set = 1, which the host polls */
         *(volatile u32 *)&e->set = 1u;

@@ -15,7 +15,8 @@
  * sync_only: the meeting alone, in one block (barrier and sync). */
 #include "meet.cuh"
 
-template <typename W> static __device__ __forceinline__ void copy_pieces(const args &a)
+template <typename W>
+static __device__ __forceinline__ void copy_pieces(const args &a)
 {
     u64 units = a.count / sizeof(W), stride = (u64)gridDim.x * blockDim.x;
     u64 first = (u64)blockIdx.x * blockDim.x + threadIdx.x;
@@ -27,15 +28,23 @@ template <typename W> static __device__ __forceinline__ void copy_pieces(const a
         for (u64 i = first; i < units; i += stride) to[i] = from[i];
     }
 }
-#define MOVE(name, W) \
-    extern "C" __global__ void __launch_bounds__(THREADS) \
-    name(const __grid_constant__ args a) \
-    { u64 epoch = begin(a); meet(a, 0, epoch); copy_pieces<W>(a); meet(a, 1, epoch); \
-      end(a, epoch); }
+#define MOVE(name, W)                                                                              \
+    extern "C" __global__ void __launch_bounds__(THREADS) name(const __grid_constant__ args a)     \
+    {                                                                                              \
+        u64 epoch = begin(a);                                                                      \
+        meet(a, 0, epoch);                                                                         \
+        copy_pieces<W>(a);                                                                         \
+        meet(a, 1, epoch);                                                                         \
+        end(a, epoch);                                                                             \
+    }
 MOVE(move16, uint4)
 MOVE(move8, u64)
 MOVE(move4, u32)
 MOVE(move2, u16)
 MOVE(move1, unsigned char)
 extern "C" __global__ void __launch_bounds__(THREADS) sync_only(const __grid_constant__ args a)
-{ u64 epoch = begin(a); meet(a, 0, epoch); end(a, epoch); }
+{
+    u64 epoch = begin(a);
+    meet(a, 0, epoch);
+    end(a, epoch);
+}

@@ -16,8 +16,11 @@ typedef unsigned long long u64;
 
 /* amo_<op>_<type>: *r = the old value of NVSHMEM's fetching atomic call
  * with value V. */
-#define FETCHING(op, type, T, call, V) \
-    KERNEL(amo_##op##_##type, T) { *r = call(t, V, pe); }
+#define FETCHING(op, type, T, call, V)                                                             \
+    KERNEL(amo_##op##_##type, T)                                                                   \
+    {                                                                                              \
+        *r = call(t, V, pe);                                                                       \
+    }
 
 FETCHING(or, b32, u32, nvshmem_uint32_atomic_fetch_or, (u32)v)
 FETCHING(or, b64, u64, nvshmem_uint64_atomic_fetch_or, v)
@@ -53,8 +56,9 @@ KERNEL(amo_add_f64, u64)
 {
     u64 old = nvshmem_uint64_atomic_fetch(t, pe), seen;
     double add = __longlong_as_double((long long)v);
-    while ((seen = nvshmem_uint64_atomic_compare_swap(t, old, (u64)__double_as_longlong(
-                __longlong_as_double((long long)old) + add), pe)) != old)
+    while ((seen = nvshmem_uint64_atomic_compare_swap(
+                t, old, (u64)__double_as_longlong(__longlong_as_double((long long)old) + add),
+                pe)) != old)
         old = seen;
     *r = old;
 }

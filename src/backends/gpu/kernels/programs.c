@@ -17,25 +17,37 @@ int symmem__gpu_reduce_cu(symmem_dtype_t dtype, symmem_reduce_op_t op, char *out
     return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
-int symmem__gpu_atomic_kernel(symmem_atomic_op_t op, symmem_dtype_t dtype, char *name,
-                              size_t size, uint64_t *value_p)
+int symmem__gpu_atomic_kernel(symmem_atomic_op_t op, symmem_dtype_t dtype, char *name, size_t size,
+                              uint64_t *value_p)
 {
     int wide = symmem__dtype_bytes(dtype) == 8;
     int is_float = symmem__dtype_is_float(dtype);
     const char *bits = wide ? "b64" : "b32";
     const char *op_name, *type = bits;
     switch (op) {
-    case SYMMEM_ATOMIC_FETCH: op_name = "or"; *value_p = 0; break;
-    case SYMMEM_ATOMIC_SET: case SYMMEM_ATOMIC_SWAP: op_name = "exch"; break;
-    case SYMMEM_ATOMIC_INC: case SYMMEM_ATOMIC_FETCH_INC:
-        op_name = "add"; type = wide ? "u64" : "u32"; *value_p = 1; break;
-    case SYMMEM_ATOMIC_ADD: case SYMMEM_ATOMIC_FETCH_ADD:
+    case SYMMEM_ATOMIC_FETCH:
+        op_name = "or";
+        *value_p = 0;
+        break;
+    case SYMMEM_ATOMIC_SET:
+    case SYMMEM_ATOMIC_SWAP: op_name = "exch"; break;
+    case SYMMEM_ATOMIC_INC:
+    case SYMMEM_ATOMIC_FETCH_INC:
+        op_name = "add";
+        type = wide ? "u64" : "u32";
+        *value_p = 1;
+        break;
+    case SYMMEM_ATOMIC_ADD:
+    case SYMMEM_ATOMIC_FETCH_ADD:
         op_name = "add";
         type = is_float ? (wide ? "f64" : "f32") : (wide ? "u64" : "u32");
         break;
-    case SYMMEM_ATOMIC_AND: case SYMMEM_ATOMIC_FETCH_AND: op_name = "and"; break;
-    case SYMMEM_ATOMIC_OR: case SYMMEM_ATOMIC_FETCH_OR: op_name = "or"; break;
-    case SYMMEM_ATOMIC_XOR: case SYMMEM_ATOMIC_FETCH_XOR: op_name = "xor"; break;
+    case SYMMEM_ATOMIC_AND:
+    case SYMMEM_ATOMIC_FETCH_AND: op_name = "and"; break;
+    case SYMMEM_ATOMIC_OR:
+    case SYMMEM_ATOMIC_FETCH_OR: op_name = "or"; break;
+    case SYMMEM_ATOMIC_XOR:
+    case SYMMEM_ATOMIC_FETCH_XOR: op_name = "xor"; break;
     case SYMMEM_ATOMIC_COMPARE_SWAP: op_name = "cas"; break;
     default: return -1;
     }

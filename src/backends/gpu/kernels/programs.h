@@ -33,8 +33,8 @@ int symmem__gpu_reduce_cu(symmem_dtype_t dtype, symmem_reduce_op_t op, char *out
 
 /* The kernel of atomics.ptx (or nvshmem_atomics.cu) for op on dtype, in
  * name; may replace *value_p (inc adds 1, fetch ors 0). */
-int symmem__gpu_atomic_kernel(symmem_atomic_op_t op, symmem_dtype_t dtype, char *name,
-                              size_t size, uint64_t *value_p);
+int symmem__gpu_atomic_kernel(symmem_atomic_op_t op, symmem_dtype_t dtype, char *name, size_t size,
+                              uint64_t *value_p);
 
 /* Bytes up to which one block copies and signals in one launch; above it
  * a grid of blocks copies and a second launch signals. */

@@ -26,8 +26,7 @@
 
 #include "stage.cuh"
 
-extern "C" __global__ void __launch_bounds__(THREADS)
-push_one_shot(const __grid_constant__ args a)
+extern "C" __global__ void __launch_bounds__(THREADS) push_one_shot(const __grid_constant__ args a)
 {
     u64 epoch = begin(a), seq = stage_seq(a);
     u64 per_block = a.slot / sizeof(T), per_round = per_block * gridDim.x;

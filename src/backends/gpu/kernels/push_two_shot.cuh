@@ -39,8 +39,8 @@ static __device__ __forceinline__ void slice(const args &a, u64 r, int q, u64 &l
         lo += (u64)q * a.count;
         hi += (u64)q * a.count;
     } else {
-        clip(((r * gridDim.x + blockIdx.x) * (u64)a.n + (u64)q) * per_slice, per_slice, a.count,
-             lo, hi);
+        clip(((r * gridDim.x + blockIdx.x) * (u64)a.n + (u64)q) * per_slice, per_slice, a.count, lo,
+             hi);
     }
 }
 
@@ -54,8 +54,7 @@ static __device__ __forceinline__ void push_round(const args &a, const T *src, u
     }
 }
 
-extern "C" __global__ void __launch_bounds__(THREADS)
-push_two_shot(const __grid_constant__ args a)
+extern "C" __global__ void __launch_bounds__(THREADS) push_two_shot(const __grid_constant__ args a)
 {
     u64 epoch = begin(a), seq = stage_seq(a);
     u64 per_slice = a.slot / sizeof(T);

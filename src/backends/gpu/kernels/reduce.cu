@@ -37,7 +37,10 @@ static __device__ __forceinline__ T reduce_one(const args &a, u64 i)
     ACC acc = TO_ACC(((const T *)a.src.p[0])[i]);
 #pragma unroll
     for (int p = 1; p < MAX_PES; p++)
-        if (p < a.n) { ACC b = TO_ACC(((const T *)a.src.p[p])[i]); acc = COMBINE(acc, b); }
+        if (p < a.n) {
+            ACC b = TO_ACC(((const T *)a.src.p[p])[i]);
+            acc = COMBINE(acc, b);
+        }
     return FROM_ACC(acc);
 }
 static __device__ __forceinline__ uint4 reduce_pack(const args &a, u64 i)
@@ -66,24 +69,34 @@ extern "C" __global__ void __launch_bounds__(THREADS) one_shot(const __grid_cons
 }
 #define LL_AT(base, parity, from) ((base) + SYMMEM_COLL_MAILBOX_AT(parity, from))
 static __device__ __forceinline__ void st_ll(u64 at, u64 v, u32 flag)
-{ u64 lo = (v & 0xffffffffull) | ((u64)flag << 32), hi = (v >> 32) | ((u64)flag << 32);
-  asm volatile("st.relaxed.sys.global.v2.u64 [%0], {%1, %2};" :: "l"(at), "l"(lo), "l"(hi) : "memory"); }
+{
+    u64 lo = (v & 0xffffffffull) | ((u64)flag << 32), hi = (v >> 32) | ((u64)flag << 32);
+    asm volatile("st.relaxed.sys.global.v2.u64 [%0], {%1, %2};" ::"l"(at), "l"(lo), "l"(hi)
+                 : "memory");
+}
 /* each half on its own single-copy atomic: its flag vouches for its data */
 static __device__ __forceinline__ u64 ld_ll(const args &a, u64 at, u32 flag)
 {
     u64 lo, hi, t0 = 0;
     for (u32 spin = 1;; spin++) {
-        asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];" : "=l"(lo), "=l"(hi) : "l"(at) : "memory");
+        asm volatile("ld.relaxed.sys.global.v2.u64 {%0, %1}, [%2];"
+                     : "=l"(lo), "=l"(hi)
+                     : "l"(at)
+                     : "memory");
         if ((u32)(lo >> 32) == flag && (u32)(hi >> 32) == flag) break;
         if (spin % SYMMEM_DEV_SPINS) continue;
         if (t0 == 0) t0 = now_ns();
         const volatile u32 *word = (const volatile u32 *)a.abort_word;
         if (word != 0 && word[0] != 0u) fail(a, SYMMEM_DEV_ERR_PEER_DEAD, (int)word[1], 0);
-        if (a.timeout_ns != 0 && now_ns() - t0 > a.timeout_ns) fail(a, SYMMEM_DEV_ERR_TIMEOUT, a.me, a.timeout_ns);
+        if (a.timeout_ns != 0 && now_ns() - t0 > a.timeout_ns)
+            fail(a, SYMMEM_DEV_ERR_TIMEOUT, a.me, a.timeout_ns);
     }
     return (lo & 0xffffffffull) | (hi << 32);
 }
-union chunk { u64 w; T e[8 / sizeof(T)]; };
+union chunk {
+    u64 w;
+    T e[8 / sizeof(T)];
+};
 extern "C" __global__ void __launch_bounds__(THREADS) ll_reduce(const __grid_constant__ args a)
 {
     u64 epoch = begin(a);
@@ -99,15 +112,20 @@ extern "C" __global__ void __launch_bounds__(THREADS) ll_reduce(const __grid_con
         for (int k = 0; k < per && c * per + k < a.count; k++) mine.e[k] = src[c * per + k];
 #pragma unroll
         for (int p = 0; p < MAX_PES; p++)
-            if (p < a.n && p != a.me) st_ll(LL_AT(a.flags.p[p], parity, a.me) + 16 * c, mine.w, flag);
+            if (p < a.n && p != a.me)
+                st_ll(LL_AT(a.flags.p[p], parity, a.me) + 16 * c, mine.w, flag);
 #pragma unroll
         for (int p = 0; p < MAX_PES; p++)
-            if (p < a.n) in[p].w = p == a.me ? mine.w : ld_ll(a, LL_AT(a.mine, parity, p) + 16 * c, flag);
+            if (p < a.n)
+                in[p].w = p == a.me ? mine.w : ld_ll(a, LL_AT(a.mine, parity, p) + 16 * c, flag);
         for (int k = 0; k < per && c * per + k < a.count; k++) {
             ACC acc = TO_ACC(in[0].e[k]);
 #pragma unroll
             for (int p = 1; p < MAX_PES; p++)
-                if (p < a.n) { ACC b = TO_ACC(in[p].e[k]); acc = COMBINE(acc, b); }
+                if (p < a.n) {
+                    ACC b = TO_ACC(in[p].e[k]);
+                    acc = COMBINE(acc, b);
+                }
             dst[c * per + k] = FROM_ACC(acc);
         }
     }

@@ -16,11 +16,13 @@
 
 /* T: the c_type of SYMMEM_REDUCE_DTYPE's row of SYMMEM_DTYPES (a code no
  * row has leaves symmem__element undefined: a compile error). */
-template <int D> struct symmem__element;
-#define SYMMEM__ELEMENT(NAME, name, code, size, ctype, nvshmem, kind)                       \
-    template <> struct symmem__element<code> {                                              \
-        typedef ctype type;                                                                 \
-        static const bool is_float = SYMMEM__IS_FLOAT_##kind;                               \
+template <int D>
+struct symmem__element;
+#define SYMMEM__ELEMENT(NAME, name, code, size, ctype, nvshmem, kind)                              \
+    template <>                                                                                    \
+    struct symmem__element<code> {                                                                 \
+        typedef ctype type;                                                                        \
+        static const bool is_float = SYMMEM__IS_FLOAT_##kind;                                      \
     };
 #define SYMMEM__IS_FLOAT_BOOL false
 #define SYMMEM__IS_FLOAT_INT false
@@ -35,12 +37,20 @@ typedef symmem__element<SYMMEM_REDUCE_DTYPE>::type T;
  * combined in float. The conversions are members, not free functions: a
  * module of another dtype then holds no unreferenced static function (an
  * NVRTC warning). */
-template <int D> struct symmem__acc {
+template <int D>
+struct symmem__acc {
     typedef T type;
-    static __device__ __forceinline__ T to(T x) { return x; }
-    static __device__ __forceinline__ T from(T x) { return x; }
+    static __device__ __forceinline__ T to(T x)
+    {
+        return x;
+    }
+    static __device__ __forceinline__ T from(T x)
+    {
+        return x;
+    }
 };
-template <> struct symmem__acc<SYMMEM_DTYPE_FLOAT16> {
+template <>
+struct symmem__acc<SYMMEM_DTYPE_FLOAT16> {
     typedef float type;
     static __device__ __forceinline__ float to(u16 x)
     {
@@ -55,9 +65,13 @@ template <> struct symmem__acc<SYMMEM_DTYPE_FLOAT16> {
         return x;
     }
 };
-template <> struct symmem__acc<SYMMEM_DTYPE_BFLOAT16> {
+template <>
+struct symmem__acc<SYMMEM_DTYPE_BFLOAT16> {
     typedef float type;
-    static __device__ __forceinline__ float to(u16 x) { return __uint_as_float((u32)x << 16); }
+    static __device__ __forceinline__ float to(u16 x)
+    {
+        return __uint_as_float((u32)x << 16);
+    }
     /* round to nearest even; a NaN stays a NaN */
     static __device__ __forceinline__ u16 from(float f)
     {
@@ -72,14 +86,17 @@ typedef symmem__acc<SYMMEM_REDUCE_DTYPE>::type ACC;
 
 /* COMBINE(a, b): the combine column of SYMMEM_REDUCE_OP's row of
  * SYMMEM_REDUCE_OPS. */
-template <int OP> struct symmem__op;
-#define SYMMEM__OP(NAME, name, code, bitwise_op, combine)                                    \
-    template <> struct symmem__op<code> {                                                    \
-        static const bool bitwise = bitwise_op;                                              \
-        template <typename A> static __device__ __forceinline__ A f(A a, A b)               \
-        {                                                                                    \
-            return combine;                                                                  \
-        }                                                                                    \
+template <int OP>
+struct symmem__op;
+#define SYMMEM__OP(NAME, name, code, bitwise_op, combine)                                          \
+    template <>                                                                                    \
+    struct symmem__op<code> {                                                                      \
+        static const bool bitwise = bitwise_op;                                                    \
+        template <typename A>                                                                      \
+        static __device__ __forceinline__ A f(A a, A b)                                            \
+        {                                                                                          \
+            return combine;                                                                        \
+        }                                                                                          \
     };
 SYMMEM_REDUCE_OPS(SYMMEM__OP)
 #undef SYMMEM__OP
@@ -88,9 +105,11 @@ static_assert(!(symmem__op<SYMMEM_REDUCE_OP>::bitwise &&
                 symmem__element<SYMMEM_REDUCE_DTYPE>::is_float),
               "the bitwise ops take integers and bool only");
 
-
 #define VEC (16 / sizeof(T))
-union pack { uint4 v; T e[16 / sizeof(T)]; };
+union pack {
+    uint4 v;
+    T e[16 / sizeof(T)];
+};
 
 /* One pack of each of members 0 .. n - 1 (in[p]), reduced in ACC. Loops
  * over PEs are unrolled to MAX_PES: indices known at compile time keep the
@@ -100,11 +119,17 @@ static __device__ __forceinline__ uint4 combine_packs(const uint4 *in, int n)
     pack out;
 #pragma unroll
     for (int k = 0; k < (int)VEC; k++) {
-        pack first; first.v = in[0];
+        pack first;
+        first.v = in[0];
         ACC acc = TO_ACC(first.e[k]);
 #pragma unroll
         for (int p = 1; p < MAX_PES; p++)
-            if (p < n) { pack more; more.v = in[p]; ACC b = TO_ACC(more.e[k]); acc = COMBINE(acc, b); }
+            if (p < n) {
+                pack more;
+                more.v = in[p];
+                ACC b = TO_ACC(more.e[k]);
+                acc = COMBINE(acc, b);
+            }
         out.e[k] = FROM_ACC(acc);
     }
     return out.v;

@@ -65,8 +65,8 @@ static __device__ __forceinline__ void clip(u64 from, u64 len, u64 end, u64 &lo,
 /* src[lo, hi) into this PE's slot (from = me) in half of member only's
  * staging, or of every other member's where only < 0. Each pack is loaded
  * once and stored to every target. */
-static __device__ __forceinline__ void push(const args &a, const T *src, u64 lo, u64 hi,
-                                            u64 half, int only)
+static __device__ __forceinline__ void push(const args &a, const T *src, u64 lo, u64 hi, u64 half,
+                                            int only)
 {
     u64 plo = lo / VEC, phi = hi / VEC, step = blockDim.x;
     const uint4 *in = (const uint4 *)src;
@@ -113,9 +113,10 @@ static __device__ __forceinline__ void reduce_slots(const args &a, const T *src,
 #pragma unroll
             for (int p = 0; p < MAX_PES; p++)
                 if (p < a.n)
-                    in[p] = p == a.me ? mine[k]
-                                      : __ldcg((const uint4 *)stage_slot(a, a.stage.p[a.me], half, p) +
-                                               (k - plo));
+                    in[p] = p == a.me
+                                ? mine[k]
+                                : __ldcg((const uint4 *)stage_slot(a, a.stage.p[a.me], half, p) +
+                                         (k - plo));
             out[u] = combine_packs(in, a.n);
         }
 #pragma unroll
@@ -132,7 +133,8 @@ static __device__ __forceinline__ void reduce_slots(const args &a, const T *src,
 #pragma unroll
         for (int p = 0; p < MAX_PES; p++) {
             if (p >= a.n) continue;
-            T v = p == a.me ? src[i] : __ldcg((const T *)stage_slot(a, a.stage.p[a.me], half, p) + (i - lo));
+            T v = p == a.me ? src[i]
+                            : __ldcg((const T *)stage_slot(a, a.stage.p[a.me], half, p) + (i - lo));
             ACC b = TO_ACC(v);
             acc = p == 0 ? b : COMBINE(acc, b);
         }

@@ -116,7 +116,7 @@ def emit(number, scope, dst, src, got, part, sig, flag, word, pe):
     elif name == "alltoall":
         getattr(dev, name + s)(world, got, src)
     elif name == "broadcast":
-        getattr(dev, name + s)(world, got, src, 1)
+        getattr(dev, name + s)(world, got, src, ROOT)
     elif name == "reducescatter":
         getattr(dev, name + s)(world, dst, src, "sum")
     elif kind == "reduce":
@@ -281,7 +281,7 @@ def verify(what, kind, name, arg, dtype, arrays, word):
         )
         check(what, got, want)
     elif name == "broadcast":
-        check(what, got, pattern(1, dtype, N * npes))
+        check(what, got, pattern(ROOT, dtype, N * npes))
     elif name == "reducescatter":
         check(what, dst, reduced("sum", dtype, N * npes)[me * N : (me + 1) * N])
     elif kind == "reduce":
@@ -334,6 +334,7 @@ def wait_launch(sig: cute.Tensor):
 
 nvshmem.init()
 me, npes = nvshmem.my_pe(), nvshmem.n_pes()
+ROOT = min(1, npes - 1)  # the broadcasts' root: PE 1, or PE 0 alone
 nxt, prv = (me + 1) % npes, (me - 1) % npes
 if len(sys.argv) > 1 and sys.argv[1] == "dead_peer":
     dead_peer()

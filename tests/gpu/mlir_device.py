@@ -161,11 +161,11 @@ def moves(number, scope, pe, dst, src, got, part, sig):
             dev.alltoall_block(0, got, src)
     elif number == 9:
         if scope == 0:
-            dev.broadcast(0, got, src, 1)
+            dev.broadcast(0, got, src, ROOT)
         elif scope == 1:
-            dev.broadcast_warp(0, got, src, 1)
+            dev.broadcast_warp(0, got, src, ROOT)
         else:
-            dev.broadcast_block(0, got, src, 1)
+            dev.broadcast_block(0, got, src, ROOT)
     elif number == 10:
         if scope == 0:
             dev.reduce(0, got, src, "sum")
@@ -377,7 +377,7 @@ def run_dtype(dtype):
                     ),
                 )
             elif name == "broadcast":
-                check(what, got, pattern(1, dtype, N * npes))
+                check(what, got, pattern(ROOT, dtype, N * npes))
             elif name in ("sum", "min", "max"):
                 check(what, got, dsl_expect.reduced(name, dtype, N * npes, npes))
             checked += 1
@@ -423,6 +423,7 @@ def run_dtype(dtype):
 
 nvshmem.init()
 me, npes = nvshmem.my_pe(), nvshmem.n_pes()
+ROOT = min(1, npes - 1)  # the broadcasts' root: PE 1, or PE 0 alone
 nxt, prv = (me + 1) % npes, (me - 1) % npes
 started, total = time.monotonic(), 0
 for dtype in DTYPES:

@@ -137,7 +137,7 @@ def collectives(
 ):
     sdt.alltoall(sdt.TEAM_WORLD, a2a_dst, a2a_src, n)
     sdt.fcollect(sdt.TEAM_WORLD, fc_dst, fc_src, n)
-    sdt.broadcast(sdt.TEAM_WORLD, bc_dst, bc_src, n, 1)
+    sdt.broadcast(sdt.TEAM_WORLD, bc_dst, bc_src, n, ROOT)
     sdt.reduce(sdt.TEAM_WORLD, red_dst, red_src, n, "sum")
     sdt.reduce(sdt.TEAM_WORLD, inplace, red_src, n, "sum")
     sdt.reduce(sdt.TEAM_WORLD, mx_dst, red_src, n, "max")
@@ -399,7 +399,7 @@ def check_collectives(results):
             torch.cat([every[pe][me * n : (me + 1) * n] for pe in range(npes)]),
         )
         expect(f"fcollect {dtype}", t["fc_dst"], torch.cat([every[pe][:n] for pe in range(npes)]))
-        expect(f"broadcast {dtype}", t["bc_dst"][:n], every[1][:n])
+        expect(f"broadcast {dtype}", t["bc_dst"][:n], every[ROOT_PE][:n])
         total = every[0][:n]
         for pe in range(1, npes):
             total = total + every[pe][:n]
@@ -437,6 +437,8 @@ def dead_peer():
 
 nvshmem.init(backend="gpu")
 me, npes = nvshmem.my_pe(), nvshmem.n_pes()
+ROOT_PE = min(1, npes - 1)  # the broadcast's root: PE 1, or PE 0 alone
+ROOT = tl.constexpr(ROOT_PE)
 peer = (me + 1) % npes
 engine = sdt.configure()
 assert engine == os.environ.get("SYMMEM_TRITON_ENGINE", engine), engine

@@ -283,6 +283,30 @@ def cleanup_cute():
     _arrays.clear()
 
 
+def cuda_library_handle(compiled):
+    """The cudaLibrary_t handle (an int) of a kernel cute.compile made.
+
+    CuTe DSL up to 4.5 loads the library when it compiles
+    (``compiled.jit_module.cuda_library``, NVSHMEM4Py's way); 4.8 loads it at
+    the first launch, so it is loaded here first (``compiled.to()``), which
+    the launches then use.
+
+    Raises:
+        NvshmemInvalid: the compiled function has no CUDA library (no kernel).
+    """
+    module = getattr(compiled, "jit_module", None)
+    if module is None and hasattr(compiled, "to"):
+        compiled.to()  # loads the library: the jit_module later launches use
+        module = getattr(compiled, "jit_module", None)
+    libraries = getattr(module, "cuda_library", None) if module is not None else None
+    if not libraries:
+        raise invalid(
+            "cute_compile_helper: the compiled function has no CUDA library "
+            f"(it launches no @cute.kernel?): {type(compiled).__name__}"
+        )
+    return int(libraries[0])
+
+
 def cute_compile_helper(kernel_fn, *args, **kwargs):
     """cute.compile(kernel_fn, *args, **kwargs), then library_init on the result.
 
@@ -313,7 +337,6 @@ def cute_compile_helper(kernel_fn, *args, **kwargs):
     """
     cute = _cute()[1]
     compiled = cute.compile(kernel_fn, *args, **kwargs)
-    handle = int(compiled.jit_module.cuda_library[0])
-    kernel_object = _device_host.NvshmemKernelObject.from_handle(handle)
+    kernel_object = _device_host.NvshmemKernelObject.from_handle(cuda_library_handle(compiled))
     _device_host.library_init(kernel_object)
     return compiled, kernel_object

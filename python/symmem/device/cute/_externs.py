@@ -18,7 +18,7 @@ from cutlass._mlir import ir
 from cutlass._mlir.dialects import llvm
 
 from symmem import _device_host
-from symmem.device import _library_calls
+from symmem.device import _library_calls, _nvvm_bitcode
 
 from . import _engine
 
@@ -53,7 +53,8 @@ def _own_path():
 
 
 OWN = _Bitcode(_own_path)
-NVSHMEM = _Bitcode(lambda: _device_host.find_device_bitcode_library())
+# NVSHMEM's bitcode with its functions' sections dropped, which libNVVM refuses
+NVSHMEM = _Bitcode(lambda: _nvvm_bitcode.for_nvvm(_device_host.find_device_bitcode_library()))
 
 
 class _Pointer:

@@ -9,6 +9,7 @@ tensor is made: the module imports, and its signatures read, anywhere
 
 from symmem import _device_host, _memory, _multicast, _symmem
 from symmem._errors import exception, invalid
+from symmem.device import _nvvm_bitcode
 
 _arrays = {}  # id(tensor) -> (tensor, the symmetric array under it)
 _NAMES = None
@@ -305,6 +306,28 @@ def cuda_library_handle(compiled):
             f"(it launches no @cute.kernel?): {type(compiled).__name__}"
         )
     return int(libraries[0])
+
+
+def find_cute_bitcode_library():
+    """The path of NVSHMEM's device bitcode as CuTe's libNVVM takes it: for
+    ``cute.compile(..., options="--link-libraries=" + path)``.
+
+    libNVVM refuses functions with an explicit section, which NVSHMEM 3.4's
+    libnvshmem_device.bc has; this is a copy without them (made once with
+    llvmlite and kept in ~/.cache/symmem/cute), or the original where it has
+    none.
+
+    Raises:
+        NvshmemInvalid: no NVSHMEM bitcode is installed, or llvmlite is missing.
+
+    Example:
+        ::
+
+            compiled = cute.compile(launch, dst, src,
+                                    options="--link-libraries=" + scute.find_cute_bitcode_library())
+    """
+    call = "find_cute_bitcode_library"
+    return _nvvm_bitcode.for_nvvm(_device_host.find_device_bitcode_library(), call)
 
 
 def cute_compile_helper(kernel_fn, *args, **kwargs):

@@ -82,7 +82,7 @@ struct symmem_backend {
         void *module, *kernels[5]; /* one_shot, two_shot, ll_reduce, push_one_shot, push_two_shot */
     } reduce_kernels[SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT]; /* compiled at their first use */
     void *move_module;            /* compiled at the first byte-moving collective or sync */
-    void *move_kernels[6];        /* move16, move8, move4, move2, move1, sync_only */
+    void *move_kernels[11];       /* move16 .. move1, sync_only, push16 .. push1 */
     void *put_signal;             /* CUmodule of the PTX put_signal */
     void *put_signal_kernels[17]; /* by element width in bytes: 1, 4, 8, 16 */
     unsigned max_blocks;          /* a put_signal grid: two blocks per multiprocessor */

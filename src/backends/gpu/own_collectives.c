@@ -174,8 +174,9 @@ static symmem_status_t build_reduce(gpu_t *g, const char *call, symmem_dtype_t d
 
 static symmem_status_t build_move(gpu_t *g, const char *call)
 {
-    static const char *const names[] = {"move16", "move8", "move4", "move2", "move1", "sync_only"};
-    return load(g, call, symmem__gpu_kernel_move_cu, &g->move_module, names, g->move_kernels, 6);
+    static const char *const names[] = {"move16", "move8", "move4", "move2", "move1", "sync_only",
+                                        "push16", "push8", "push4", "push2", "push1"};
+    return load(g, call, symmem__gpu_kernel_move_cu, &g->move_module, names, g->move_kernels, 11);
 }
 
 /* Grid of a kernel whose threads each take one of units: the same on every
@@ -332,7 +333,10 @@ symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, int kind,
     uint64_t bits = nbytes | a.src.p[team->me] | a.dst.p[team->me];
     int width = bits % 16 == 0 ? 0 : bits % 8 == 0 ? 1 : bits % 4 == 0 ? 2 : bits % 2 == 0 ? 3 : 4;
     unsigned blocks = grid(nbytes >> (4 - width));
-    return launch(call, g->move_kernels[width], blocks, &a, s);
+    /* the push collectives push fcollect and alltoall too (kernels/move.cu) */
+    int push = kind != 2 && (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_PUSH_ONE_SHOT ||
+                             g->collectives_mode == SYMMEM_GPU_COLLECTIVES_PUSH_TWO_SHOT);
+    return launch(call, g->move_kernels[push ? 6 + width : width], blocks, &a, s);
 }
 
 /* barrier and sync: one block meets. */

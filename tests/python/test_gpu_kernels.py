@@ -1,4 +1,4 @@
-"""Device code on the gpu backend: kernels that store into peer views, the
+"""Kernels on the gpu backend: kernels that store into peer views, the
 Numba device API (tests/gpu/device_numba.py, device_collectives.py) at 2
 and 4 PEs, kernels that end saying why, and the host helpers for device
 code with real CUDA modules."""

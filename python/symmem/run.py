@@ -29,7 +29,6 @@ This module uses the standard library only: it must run even while the
 compiled part of the package is missing or broken.
 """
 
-import argparse
 import collections
 import os
 import secrets
@@ -41,8 +40,22 @@ import tempfile
 import threading
 import time
 
+# The command line is _run_command_line.py's; its names are imported as they
+# were when it was part of this file (test_bench.py imports build_parser here).
 if __package__:
     from symmem import _run_mpi
+    from symmem._run_command_line import (  # noqa: F401
+        EXIT_USAGE,
+        NPES_OPTIONS,
+        OPTIONS_WITH_VALUE,
+        PROG,
+        SCRIPT,
+        build_parser,
+        child_command,
+        is_native_executable,
+        parse_args,
+        split_argv,
+    )
     from symmem._run_stop import (
         EXIT_TIMEOUT,
         POLL,
@@ -54,6 +67,18 @@ if __package__:
     )
 else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
     import _run_mpi
+    from _run_command_line import (  # noqa: F401
+        EXIT_USAGE,
+        NPES_OPTIONS,
+        OPTIONS_WITH_VALUE,
+        PROG,
+        SCRIPT,
+        build_parser,
+        child_command,
+        is_native_executable,
+        parse_args,
+        split_argv,
+    )
     from _run_stop import (
         EXIT_TIMEOUT,
         POLL,
@@ -64,160 +89,12 @@ else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
         signal_name,
     )
 
-PROG = "python -m symmem.run"
-SCRIPT = "symmem-run"  # the console script (pyproject.toml's [project.scripts])
 TAIL_LINES = 40  # stderr lines kept per PE for the failure report
 READER_JOIN = 2.0  # how long to wait for output still buffered in the pipes
 
-EXIT_USAGE = 2
-
-# -n's names: ours, mpirun's and torchrun's (both spellings).
-NPES_OPTIONS = ("-n", "--npes", "-np", "--nproc-per-node", "--nproc_per_node")
-# Launcher options that take a value: the next word is theirs, not the program.
-OPTIONS_WITH_VALUE = NPES_OPTIONS + ("--backend", "--timeout", "--grace")
-
 
 # --------------------------------------------------------------------------
-# Command line
-
-# argparse names a converter's function in its errors ("invalid _positive_int
-# value"): these raise ArgumentTypeError, whose text it prints as it is,
-# after the option's name.
-
-
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        value = None
-    if value is None or value < 1:
-        raise argparse.ArgumentTypeError("N must be a whole number >= 1, got %r" % text)
-    return value
-
-
-def _seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        value = None
-    if value is None or not value >= 0:  # also rejects nan
-        raise argparse.ArgumentTypeError("S must be a number of seconds >= 0, got %r" % text)
-    return value
-
-
-def build_parser(prog=PROG):
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        usage="%(prog)s [-n N] [--backend {cpu,gpu,mpi,auto}] [--timeout S] "
-        "[--grace S] [--no-prefix]\n"
-        "       (script.py | -m module | -c code) [args ...]",
-        description="Start N symmem PEs on this host. Launcher options must "
-        "come before the program; everything after it is passed "
-        "to the program.",
-        epilog="Each PE gets SYMMEM_RANK, SYMMEM_NRANKS, SYMMEM_LOCAL_RANK "
-        "and SYMMEM_JOB (python -m symmem info lists them all), and "
-        "the same numbers as RANK, LOCAL_RANK, WORLD_SIZE and "
-        "LOCAL_WORLD_SIZE for code that reads those.",
-    )
-    parser.add_argument(
-        *NPES_OPTIONS,
-        dest="npes",
-        type=_positive_int,
-        default=1,
-        metavar="N",
-        help="number of PEs to start (default 1); -np and --nproc-per-node are other names for it",
-    )
-    parser.add_argument(
-        "--backend",
-        choices=("cpu", "gpu", "mpi", "auto"),
-        help="exported to the PEs as SYMMEM_BACKEND (mpi: the PEs are started through mpirun)",
-    )
-    parser.add_argument(
-        "--timeout",
-        type=_seconds,
-        default=None,
-        metavar="S",
-        help="wall-clock limit for the whole job; when it is "
-        "exceeded all PEs are killed and the exit code "
-        "is 124",
-    )
-    parser.add_argument(
-        "--grace",
-        type=_seconds,
-        default=5.0,
-        metavar="S",
-        help="after the first failure, seconds the other PEs "
-        "get to exit by themselves before they are "
-        "terminated (default 5)",
-    )
-    parser.add_argument(
-        "--no-prefix", action="store_true", help="do not prefix output lines with [pe K]"
-    )
-    return parser
-
-
-def split_argv(argv):
-    """Split argv into (launcher options, program words).
-
-    The program starts at -m/-c, at the first word that is not an option, or
-    after "--". argparse cannot do this split itself: the program's own
-    options (``script.py -n 3``) must not be taken as the launcher's.
-    """
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word == "--":
-            return argv[:i], argv[i + 1 :]
-        if word in ("-m", "-c"):
-            return argv[:i], argv[i:]
-        if word[:2] in ("-m", "-c") and len(word) > 2:  # -mpkg.mod, -cCODE
-            return argv[:i], [word[:2], word[2:]] + argv[i + 1 :]
-        if word in OPTIONS_WITH_VALUE:
-            i += 2
-        elif word.startswith("-") and word != "-":
-            i += 1  # a flag, --opt=value or -nN; argparse judges it
-        else:
-            return argv[:i], argv[i:]
-    return argv, []
-
-
-def parse_args(argv, prog=PROG):
-    """Parse argv; returns the options with .program = [kind, target, args]."""
-    parser = build_parser(prog)
-    own, program = split_argv(argv)
-    args = parser.parse_args(own)
-    if not program:
-        parser.error("no program given: expected script.py, -m module or -c code")
-    if program[0] in ("-m", "-c"):
-        if len(program) < 2:
-            parser.error(
-                "argument %s: expected %s"
-                % (program[0], "a module name" if program[0] == "-m" else "code")
-            )
-        kind = "module" if program[0] == "-m" else "code"
-        args.program = [kind, program[1], program[2:]]
-    else:
-        if not os.path.isfile(program[0]):
-            parser.error("no such program file: %r" % program[0])
-        kind = "executable" if is_native_executable(program[0]) else "script"
-        args.program = [kind, program[0], program[1:]]
-    return args
-
-
-def is_native_executable(path):
-    """A compiled program (a C test or example) rather than a Python script."""
-    if not os.access(path, os.X_OK):
-        return False
-    with open(path, "rb") as f:
-        return f.read(4) == b"\x7fELF"
-
-
-def child_command(program):
-    kind, target, prog_args = program
-    if kind == "executable":
-        return [os.path.abspath(target)] + list(prog_args)
-    flag = {"script": [], "module": ["-m"], "code": ["-c"]}[kind]
-    return [sys.executable] + flag + [target] + list(prog_args)
+# What each PE is told
 
 
 def child_env(args, job, rank, status_dir):

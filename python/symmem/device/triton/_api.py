@@ -10,10 +10,12 @@ time, as NVSHMEM's _block collectives are.
 
 Their docstrings are built in _docs.py from tables (arguments, what traps,
 an example); @documented sets each before triton.jit wraps the function.
-The functions stay in this one module: each reads ENGINE by name, which
-Triton records in the kernel's cache key and checks for changes, and
-configure() sets it here (a module attribute read as mod.ENGINE would not
-be recorded)."""
+Every function that reads ENGINE stays in this one module: each reads it
+by name, which Triton records in the kernel's cache key and checks for
+changes, and configure() sets it here (a module attribute read as
+mod.ENGINE would not be recorded). The typed forms that only call these
+(put, get and their nbi forms in elements, the atomics by name) are in
+_api_typed.py, imported at the end."""
 
 import triton
 import triton.language as tl
@@ -131,37 +133,6 @@ def getmem_block(dest, source, nbytes, pe):
 @documented
 def getmem_nbi_block(dest, source, nbytes, pe):
     _copy(dest, source, nbytes, pe, "getmem_nbi_block", True)
-
-
-# ---- put and get, in elements of typed pointers ----
-
-
-@triton.jit
-@documented
-def put(dest, source, nelems, pe):
-    _same_type(dest, source, "put")
-    putmem_block(dest, source, _bytes(dest, nelems), pe)
-
-
-@triton.jit
-@documented
-def put_nbi(dest, source, nelems, pe):
-    _same_type(dest, source, "put_nbi")
-    putmem_nbi_block(dest, source, _bytes(dest, nelems), pe)
-
-
-@triton.jit
-@documented
-def get(dest, source, nelems, pe):
-    _same_type(dest, source, "get")
-    getmem_block(dest, source, _bytes(dest, nelems), pe)
-
-
-@triton.jit
-@documented
-def get_nbi(dest, source, nelems, pe):
-    _same_type(dest, source, "get_nbi")
-    getmem_nbi_block(dest, source, _bytes(dest, nelems), pe)
 
 
 @triton.jit
@@ -420,18 +391,6 @@ def broadcast(team, dest, source, nelems, pe_root):
 
 
 @triton.jit
-def _reduce_in_place(team, dest, nreduce, operation: tl.constexpr):
-    """Each block of elements combined in registers from every member, then,
-    after a sync (nobody reads it any more), stored."""
-    for lo in range(0, nreduce, coll.REDUCE_BLOCK):
-        acc = coll.reduce_block(team, dest, lo, nreduce, operation, "reduce")
-        own.sync(team, "reduce")
-        offs = lo + tl.arange(0, coll.REDUCE_BLOCK)
-        tl.store(dest + offs, acc, mask=offs < nreduce)
-        own.sync(team, "reduce")
-
-
-@triton.jit
 @documented
 def reduce(team, dest, source, nreduce, operation: tl.constexpr):
     _same_type(dest, source, "reduce")
@@ -448,7 +407,7 @@ def reduce(team, dest, source, nreduce, operation: tl.constexpr):
         nreduce = tl.cast(nreduce, tl.int64)
         own.sync(team, "reduce")
         if own.same_address(dest, source):
-            _reduce_in_place(team, dest, nreduce, operation)
+            coll.reduce_in_place(team, dest, nreduce, operation, "reduce")
         else:
             coll.reduce_range(team, dest, source, 0, nreduce, operation, "reduce")
         own.sync(team, "reduce")
@@ -501,85 +460,25 @@ def _atomic(dest, value, cond, pe, NAME: tl.constexpr):
     return old
 
 
-@triton.jit
-@documented
-def atomic_fetch(dest, pe):
-    return _atomic(dest, 0, 0, pe, "fetch")
-
-
-@triton.jit
-@documented
-def atomic_set(dest, value, pe):
-    _atomic(dest, value, 0, pe, "set")
-
-
-@triton.jit
-@documented
-def atomic_swap(dest, value, pe):
-    return _atomic(dest, value, 0, pe, "swap")
-
-
-@triton.jit
-@documented
-def atomic_compare_swap(dest, cond, value, pe):
-    return _atomic(dest, value, cond, pe, "compare_swap")
-
-
-@triton.jit
-@documented
-def atomic_add(dest, value, pe):
-    _atomic(dest, value, 0, pe, "add")
-
-
-@triton.jit
-@documented
-def atomic_fetch_add(dest, value, pe):
-    return _atomic(dest, value, 0, pe, "fetch_add")
-
-
-@triton.jit
-@documented
-def atomic_inc(dest, pe):
-    _atomic(dest, 0, 0, pe, "inc")
-
-
-@triton.jit
-@documented
-def atomic_fetch_inc(dest, pe):
-    return _atomic(dest, 0, 0, pe, "fetch_inc")
-
-
-@triton.jit
-@documented
-def atomic_and(dest, value, pe):
-    _atomic(dest, value, 0, pe, "and")
-
-
-@triton.jit
-@documented
-def atomic_fetch_and(dest, value, pe):
-    return _atomic(dest, value, 0, pe, "fetch_and")
-
-
-@triton.jit
-@documented
-def atomic_or(dest, value, pe):
-    _atomic(dest, value, 0, pe, "or")
-
-
-@triton.jit
-@documented
-def atomic_fetch_or(dest, value, pe):
-    return _atomic(dest, value, 0, pe, "fetch_or")
-
-
-@triton.jit
-@documented
-def atomic_xor(dest, value, pe):
-    _atomic(dest, value, 0, pe, "xor")
-
-
-@triton.jit
-@documented
-def atomic_fetch_xor(dest, value, pe):
-    return _atomic(dest, value, 0, pe, "fetch_xor")
+# The typed forms, which call the functions above (_api_typed.py); imported
+# last, as they import those.
+from ._api_typed import (  # noqa: E402, F401
+    atomic_add,
+    atomic_and,
+    atomic_compare_swap,
+    atomic_fetch,
+    atomic_fetch_add,
+    atomic_fetch_and,
+    atomic_fetch_inc,
+    atomic_fetch_or,
+    atomic_fetch_xor,
+    atomic_inc,
+    atomic_or,
+    atomic_set,
+    atomic_swap,
+    atomic_xor,
+    get,
+    get_nbi,
+    put,
+    put_nbi,
+)

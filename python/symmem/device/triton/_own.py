@@ -31,7 +31,10 @@ Memory model, per call:
   fence before its arrival store).
 Every failure writes the error record the gpu backend prints (naming the
 call and the PE) and traps; waits look at the abort word and the timeout
-every 1024 spins."""
+every 1024 spins.
+The primitives that read no device address (loads, fences, the clock,
+pointers as addresses) are _own_primitives.py's, imported here; the
+collectives' pieces are _own_collectives.py's."""
 
 import triton
 import triton.language as tl
@@ -39,6 +42,17 @@ import triton.language as tl
 from symmem import _symmem
 
 from ._copy import copy
+from ._own_primitives import (  # noqa: F401 (same_address: _api.py calls own.same_address)
+    _globaltimer,
+    _i32,
+    _ld_volatile_u32,
+    _u64,
+    address,
+    fence_acq_rel_sys,
+    fence_sc_sys,
+    ld_acquire,
+    same_address,
+)
 
 CONSTS = tl.constexpr(0)  # set by _runtime.configure()
 STATE = tl.constexpr(0)
@@ -131,18 +145,7 @@ def _name_word(name, i):
     return int.from_bytes(raw[8 * i : 8 * i + 8], "little", signed=True)
 
 
-# ---- loads, fences, the clock ----
-
-
-@triton.jit
-def _u64(addr):
-    """The uint64 at addr (an integer, or a constant address)."""
-    return tl.load(tl.cast(addr, tl.uint64).to(tl.pointer_type(tl.uint64)))
-
-
-@triton.jit
-def _i32(addr):
-    return tl.load(tl.cast(addr, tl.uint64).to(tl.pointer_type(tl.int32)))
+# ---- the constant copy ----
 
 
 @triton.jit
@@ -174,72 +177,6 @@ def _const_i32(field):
         dtype=tl.int32,
         is_pure=False,
         pack=1,
-    )
-
-
-@triton.jit
-def ld_acquire(addr, BITS: tl.constexpr, SIGNED: tl.constexpr):
-    """An acquire load at system scope of a BITS-wide integer at addr, widened
-    to 64 bits (signed or not)."""
-    if BITS == 64:
-        v = tl.inline_asm_elementwise(
-            "ld.acquire.sys.global.u64 $0, [$1];",
-            "=l,l",
-            [addr],
-            dtype=tl.uint64,
-            is_pure=False,
-            pack=1,
-        )
-    elif SIGNED:
-        v = tl.inline_asm_elementwise(
-            f"ld.acquire.sys.global.s{BITS} $0, [$1];",
-            "=r,l",
-            [addr],
-            dtype=tl.int32,
-            is_pure=False,
-            pack=1,
-        )
-    else:
-        v = tl.inline_asm_elementwise(
-            f"ld.acquire.sys.global.u{BITS} $0, [$1];",
-            "=r,l",
-            [addr],
-            dtype=tl.uint32,
-            is_pure=False,
-            pack=1,
-        )
-    if SIGNED:
-        wide = tl.cast(v, tl.int64, bitcast=BITS == 64)
-    else:
-        wide = tl.cast(v, tl.uint64)
-    return wide
-
-
-@triton.jit
-def _ld_volatile_u32(addr):
-    return tl.inline_asm_elementwise(
-        "ld.volatile.global.u32 $0, [$1];", "=r,l", [addr], dtype=tl.uint32, is_pure=False, pack=1
-    )
-
-
-@triton.jit
-def fence_sc_sys():
-    tl.inline_asm_elementwise(
-        "fence.sc.sys; mov.u32 $0, 0;", "=r", [], dtype=tl.int32, is_pure=False, pack=1
-    )
-
-
-@triton.jit
-def fence_acq_rel_sys():
-    tl.inline_asm_elementwise(
-        "fence.acq_rel.sys; mov.u32 $0, 0;", "=r", [], dtype=tl.int32, is_pure=False, pack=1
-    )
-
-
-@triton.jit
-def _globaltimer():
-    return tl.inline_asm_elementwise(
-        "mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.uint64, is_pure=False, pack=1
     )
 
 
@@ -348,27 +285,6 @@ def remote(addr, nbytes, pe, ARG: tl.constexpr, CALL: tl.constexpr):
     if not ok:
         at = _remote_slow(addr, nbytes, pe, ARG, CALL)
     return at
-
-
-@triton.jit
-def address(x):
-    """A pointer or an integer address as uint64."""
-    if x.dtype.is_ptr():
-        return tl.cast(x, tl.uint64, bitcast=True)
-    else:
-        return tl.cast(x, tl.uint64)
-
-
-@triton.jit
-def same_address(a, b):
-    """Whether pointers (or addresses) a and b are one address, decided at
-    run time: compared through an opaque move, because where a kernel
-    passes one array as both, Triton 3.6 folds a plain comparison and its
-    coalescing pass then fails an assertion (reduce(team, x, x, ...))."""
-    at = tl.inline_asm_elementwise(
-        "mov.b64 $0, $1;", "=l,l", [address(a)], dtype=tl.uint64, is_pure=True, pack=1
-    )
-    return at == address(b)
 
 
 # ---- put, get, signals ----

@@ -8,7 +8,7 @@ import triton
 import triton.language as tl
 
 from ._copy import copy
-from ._own import address, remote, team_member, team_rank, team_size
+from ._own import address, remote, sync, team_member, team_rank, team_size
 
 REDUCE_BLOCK = tl.constexpr(1024)  # elements a program reduces at a time
 
@@ -83,3 +83,16 @@ def reduce_range(team, dst, src, lo, hi, OP: tl.constexpr, CALL: tl.constexpr):
     for start in range(lo, hi, REDUCE_BLOCK):
         offs = start + tl.arange(0, REDUCE_BLOCK)
         tl.store(dst + offs, reduce_block(team, src, start, hi, OP, CALL), mask=offs < hi)
+
+
+@triton.jit
+def reduce_in_place(team, dest, nreduce, OP: tl.constexpr, CALL: tl.constexpr):
+    """dest = every member's dest combined (a reduce whose source is its
+    destination): each block of elements combined in registers from every
+    member, then, after a sync (nobody reads it any more), stored."""
+    for lo in range(0, nreduce, REDUCE_BLOCK):
+        acc = reduce_block(team, dest, lo, nreduce, OP, CALL)
+        sync(team, CALL)
+        offs = lo + tl.arange(0, REDUCE_BLOCK)
+        tl.store(dest + offs, acc, mask=offs < nreduce)
+        sync(team, CALL)

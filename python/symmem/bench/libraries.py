@@ -276,6 +276,8 @@ DEVICE_LIBRARIES = {
     "nvshmem device": plan.NUMBA_DEVICE_OPS,
     "symmem triton": tuple(plan.TRITON_OPS),
     "nvshmem triton": tuple(plan.TRITON_OPS),
+    "symmem cute": tuple(plan.CUTE_OPS),
+    "nvshmem cute": tuple(plan.CUTE_OPS),
 }
 
 
@@ -353,6 +355,61 @@ def triton_runner(engine):
         return measuring(run, device_ops(name, opts))
 
     return runner
+
+
+def cute_runner(engine):
+    """symmem.device.cute kernels on one engine (device_cute.py):
+    SYMMEM_CUTE_ENGINE=symmem ("symmem cute") or nvshmem ("nvshmem cute"),
+    the same kernels compiled for each. Left out, saying why, where the
+    CuTe DSL, CuPy, a GPU for every PE or the engine's bitcode is missing
+    (the DSL compiles without a GPU: the run would fail only at launch)."""
+    name = f"{engine} cute"
+
+    def runner(opts):
+        for module, install in (
+            ("cutlass", "'symmem[cute]'"),
+            ("cuda.core", "cuda-core"),
+            ("cupy", "cupy-cuda13x"),
+        ):
+            if _missing(module):
+                package = "nvidia-cutlass-dsl" if module == "cutlass" else module
+                raise Unavailable(f"{package} is not installed (pip install {install})")
+        gpus = gpu_count()
+        if gpus < opts.pes:
+            raise Unavailable(f"{opts.pes} PEs need a GPU each; {gpus} found here")
+        if engine == "symmem":
+            import symmem.device
+
+            bitcode = os.path.join(os.path.dirname(symmem.device.__file__), "device.bc")
+            if not os.path.exists(bitcode):
+                raise Unavailable(
+                    f"no {bitcode}: symmem's device library as LLVM bitcode, which "
+                    "its CuTe engine links (python tools/device_bitcode.py builds it; needs clang)"
+                )
+        else:
+            from symmem._device_host import find_device_bitcode_library
+
+            try:
+                find_device_bitcode_library()
+            except Exception as why:
+                raise Unavailable(f"no NVSHMEM device bitcode: {why}") from None
+
+        def run(log):
+            args = ["-m", "symmem.bench.device_cute", *sweep_args(opts, device_ops(name, opts))]
+            env = dict(device_heap_env(opts), SYMMEM_CUTE_ENGINE=engine)
+            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+
+        return measuring(run, device_ops(name, opts))
+
+    return runner
+
+
+def _missing(module):
+    """Whether module (dotted: its package too) cannot be found."""
+    try:
+        return importlib.util.find_spec(module) is None
+    except (ImportError, ValueError):  # its package is missing, or hidden
+        return True
 
 
 # ---- NCCL through torch.distributed ----
@@ -434,6 +491,8 @@ GPU_LIBRARIES = {
     "nvshmem device": nvshmem_device_runner,
     "symmem triton": triton_runner("symmem"),
     "nvshmem triton": triton_runner("nvshmem"),
+    "symmem cute": cute_runner("symmem"),
+    "nvshmem cute": cute_runner("nvshmem"),
 }
 CPU_LIBRARIES = {
     "symmem": symmem_runner,

@@ -91,10 +91,10 @@ ALL_OPS = {**OPS, **ATOMIC_OPS, **DEVICE_OPS}
 HOST_OPS = {**OPS, **ATOMIC_OPS}
 # --ops words that name several operations.
 OP_GROUPS = {
-    "cute": tuple(CUTE_OPS),
     "host": tuple(OPS),
     "device": tuple(DEVICE_OPS),
     "triton": tuple(TRITON_OPS),
+    "cute": tuple(CUTE_OPS),
 }
 DEVICE_PUT_SIZES = (1 << 10, 64 << 20)  # the device put sweep: 1K to 64M, x4 steps
 DEVICE_MOVE_BYTES = 1 << 30  # a put kernel repeats its put to move this much,

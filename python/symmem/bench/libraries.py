@@ -276,6 +276,8 @@ DEVICE_LIBRARIES = {
     "nvshmem device": plan.NUMBA_DEVICE_OPS,
     "symmem triton": tuple(plan.TRITON_OPS),
     "nvshmem triton": tuple(plan.TRITON_OPS),
+    "symmem cute": tuple(plan.CUTE_OPS),
+    "nvshmem cute": tuple(plan.CUTE_OPS),
 }
 
 
@@ -327,32 +329,72 @@ def nvshmem_device_runner(opts):
     return measuring(run, device_ops("nvshmem device", opts))
 
 
+def engine_run(name, worker, variable, engine, opts):
+    """Library name: symmem.bench.<worker> with variable=engine (NVSHMEM's needs its bitcode)."""
+    if engine == "nvshmem":
+        from symmem._device_host import find_device_bitcode_library
+
+        try:
+            find_device_bitcode_library()
+        except Exception as why:
+            raise Unavailable(f"no NVSHMEM device bitcode: {why}") from None
+
+    def run(log):
+        args = ["-m", f"symmem.bench.{worker}", *sweep_args(opts, device_ops(name, opts))]
+        env = dict(device_heap_env(opts), **{variable: engine})
+        yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+
+    return measuring(run, device_ops(name, opts))
+
+
 def triton_runner(engine):
     """symmem.device.triton kernels on one engine (device_triton.py):
     SYMMEM_TRITON_ENGINE=symmem ("symmem triton") or nvshmem ("nvshmem
     triton"), the same kernels compiled for each."""
-    name = f"{engine} triton"
 
     def runner(opts):
         for module, install in (("triton", "triton"), ("cupy", "cupy-cuda13x")):
             if importlib.util.find_spec(module) is None:
                 raise Unavailable(f"{module} is not installed (pip install {install})")
-        if engine == "nvshmem":
-            from symmem._device_host import find_device_bitcode_library
-
-            try:
-                find_device_bitcode_library()
-            except Exception as why:
-                raise Unavailable(f"no NVSHMEM device bitcode: {why}") from None
-
-        def run(log):
-            args = ["-m", "symmem.bench.device_triton", *sweep_args(opts, device_ops(name, opts))]
-            env = dict(device_heap_env(opts), SYMMEM_TRITON_ENGINE=engine)
-            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
-
-        return measuring(run, device_ops(name, opts))
+        return engine_run(f"{engine} triton", "device_triton", "SYMMEM_TRITON_ENGINE", engine, opts)
 
     return runner
+
+
+# What the CuTe worker imports: (module, its package, pip install's words)
+CUTE_NEEDS = (
+    ("cutlass", "nvidia-cutlass-dsl", "'symmem[cute]'"),
+    ("cuda.core", "cuda.core", "cuda-core"),
+    ("cupy", "cupy", "cupy-cuda13x"),
+)
+
+
+def cute_runner(engine):
+    """symmem.device.cute kernels (device_cute.py) on SYMMEM_CUTE_ENGINE=symmem or
+    nvshmem, the same kernels compiled for each. The DSL compiles without a
+    GPU, so the GPUs are counted here: else the run would fail at launch."""
+
+    def runner(opts):
+        for module, package, install in CUTE_NEEDS:
+            if _missing(module):
+                raise Unavailable(f"{package} is not installed (pip install {install})")
+        if gpu_count() < opts.pes:
+            raise Unavailable(f"{opts.pes} PEs need a GPU each; {gpu_count()} found here")
+        own = os.path.join(os.path.dirname(os.path.dirname(plan.__file__)), "device", "device.bc")
+        if engine == "symmem" and not os.path.exists(own):
+            why = "symmem's device library as LLVM bitcode, which its CuTe engine links"
+            raise Unavailable(f"no {own}: {why} (python tools/device_bitcode.py builds it)")
+        return engine_run(f"{engine} cute", "device_cute", "SYMMEM_CUTE_ENGINE", engine, opts)
+
+    return runner
+
+
+def _missing(module):
+    """Whether module (dotted: its package too) cannot be found."""
+    try:
+        return importlib.util.find_spec(module) is None
+    except (ImportError, ValueError):  # its package is missing, or hidden
+        return True
 
 
 # ---- NCCL through torch.distributed ----
@@ -434,6 +476,8 @@ GPU_LIBRARIES = {
     "nvshmem device": nvshmem_device_runner,
     "symmem triton": triton_runner("symmem"),
     "nvshmem triton": triton_runner("nvshmem"),
+    "symmem cute": cute_runner("symmem"),
+    "nvshmem cute": cute_runner("nvshmem"),
 }
 CPU_LIBRARIES = {
     "symmem": symmem_runner,

@@ -55,8 +55,22 @@ TRITON_OPS = {
     "triton_put_signal": "8-byte putmem_signal_block + signal_wait_until ping-pong from "
     "kernels of 32 threads: half a round trip",
 }
+# CuTe DSL kernels calling symmem.device.cute, on symmem's own engine ("symmem
+# cute") and on NVSHMEM's device bitcode ("nvshmem cute"): the same kernels,
+# compiled once per engine and run (device_cute.py, cute_kernels.py).
+CUTE_OPS = {
+    "cute_put": "put_block from 1 block of 1024 threads, repeated in one kernel",
+    "cute_put_grid": "put_block from 2 blocks per SM, each its slice, repeated",
+    "cute_get": "get_block by 1 block of 1024 threads, repeated in one kernel",
+    "cute_get_grid": "get_block by 2 blocks per SM, each its slice, repeated",
+    "cute_put_lat": "one thread: 8-byte put + quiet, in a kernel loop",
+    "cute_get_lat": "one thread: 8-byte get, in a kernel loop",
+    "cute_put_signal": "8-byte put_signal + signal_wait ping-pong from one-thread kernels: "
+    "half a round trip",
+}
 NUMBA_DEVICE_OPS = tuple(DEVICE_OPS)
 DEVICE_OPS.update(TRITON_OPS)
+DEVICE_OPS.update(CUTE_OPS)
 DEVICE_PUTS = (
     "device_put",
     "device_put_grid",
@@ -64,6 +78,10 @@ DEVICE_PUTS = (
     "triton_put_grid",
     "triton_get",
     "triton_get_grid",
+    "cute_put",
+    "cute_put_grid",
+    "cute_get",
+    "cute_get_grid",
 )
 # Measured where --backend mpi runs them beside mpi4py (its default), or --ops names them.
 ATOMIC_OPS = {
@@ -72,7 +90,12 @@ ATOMIC_OPS = {
 ALL_OPS = {**OPS, **ATOMIC_OPS, **DEVICE_OPS}
 HOST_OPS = {**OPS, **ATOMIC_OPS}
 # --ops words that name several operations.
-OP_GROUPS = {"host": tuple(OPS), "device": tuple(DEVICE_OPS), "triton": tuple(TRITON_OPS)}
+OP_GROUPS = {
+    "host": tuple(OPS),
+    "device": tuple(DEVICE_OPS),
+    "triton": tuple(TRITON_OPS),
+    "cute": tuple(CUTE_OPS),
+}
 DEVICE_PUT_SIZES = (1 << 10, 64 << 20)  # the device put sweep: 1K to 64M, x4 steps
 DEVICE_MOVE_BYTES = 1 << 30  # a put kernel repeats its put to move this much,
 DEVICE_MAX_REPS = 1 << 14  # but at most this many times (small sizes)
@@ -117,6 +140,9 @@ def sizes(op, min_bytes, max_bytes, n_pes, factor=4):
         "triton_put_lat",
         "triton_get_lat",
         "triton_put_signal",
+        "cute_put_lat",
+        "cute_get_lat",
+        "cute_put_signal",
     ):
         return [8]
     if op in ("barrier", "device_barrier", "device_barrier_block"):

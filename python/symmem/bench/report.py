@@ -50,7 +50,8 @@ def bandwidths(op, nbytes, us, n_pes):
 
 def baseline(op):
     """The library op's ratios compare with: symmem, or for a device
-    operation its table's first library ("symmem device", "symmem triton")."""
+    operation its table's first library ("symmem device", "symmem triton",
+    "symmem cute")."""
     for _, ops, libs, _, _ in DEVICE_TABLES:
         if op in ops:
             return libs[0]
@@ -167,6 +168,23 @@ DEVICE_TABLES = (
         "Triton kernels calling symmem.device.triton: on symmem's own engine (symmem triton) "
         "and on NVSHMEM's device bitcode (nvshmem triton), the same kernels; the ratio is "
         "NVSHMEM's time over symmem's",
+    ),
+    (
+        "cute",
+        tuple(plan.CUTE_OPS),
+        ("symmem cute", "nvshmem cute"),
+        [
+            "operation",
+            "size",
+            "symmem cute us",
+            "nvshmem cute us",
+            "symmem cute GB/s",
+            "nvshmem / symmem",
+        ],
+        "CuTe DSL kernels calling symmem.device.cute: on symmem's own engine (symmem cute) "
+        "and on NVSHMEM's device bitcode (nvshmem cute), the same kernels; the ratio is "
+        "NVSHMEM's time over symmem's, symmem's speed as a fraction of NVSHMEM's (the goal: "
+        "0.95x or more for cute_put_signal and for cute_put from 1M)",
     ),
 )
 

@@ -40,7 +40,7 @@ def test_device_operations_join_the_default_run_on_gpus_with_two_pes():
         ),
         (
             ("--backend", "gpu", "--ops", "device,teleport"),
-            "--ops: unknown teleport; choose from host, device, triton, put,",
+            "--ops: unknown teleport; choose from host, device, triton, cute, put,",
         ),
     ],
 )

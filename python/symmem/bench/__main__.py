@@ -12,7 +12,8 @@ On GPUs: symmem (on a stream, and blocking), the C program calling NVSHMEM
 directly, NVSHMEM4Py and NCCL (torch.distributed); and the device-initiated
 calls: symmem.device.numba kernels against the same kernels written with
 NVSHMEM's device API (a CUDA C program) and symmem's host calls, and Triton
-kernels on symmem.device.triton's two engines. On the cpu
+and CuTe DSL kernels on symmem.device.triton's and symmem.device.cute's two
+engines. On the cpu
 backend: symmem, its device calls from @numba.njit code, NumPy in one
 process, and MPI (mpi4py). Shows its progress while it measures, then
 prints perftest-style tables with symmem's ratio to each library and a
@@ -32,8 +33,8 @@ from symmem.bench import libraries, plan, progress, report, setups
 
 EPILOG = """\
 operations (--ops; default every host operation, and on the gpu backend with
-2 PEs or more every device operation too; "host", "device" and "triton" name
-groups):
+2 PEs or more every device operation too; "host", "device", "triton" and
+"cute" name groups):
 {ops}
 device operations (gpu backend, 2 PEs or more; PE 0 works, PE 1 is the target):
 {device_ops}
@@ -67,6 +68,10 @@ libraries (--libs; default every one of the backend that can run here):
                     torch and CuPy)
     nvshmem triton  the same kernels on NVSHMEM's device bitcode (needs the
                     nvidia-nvshmem wheel's libnvshmem_device.bc)
+    symmem cute     the cute_* operations from CuTe DSL kernels calling
+                    symmem.device.cute on symmem's own engine (needs
+                    nvidia-cutlass-dsl, cuda.core and CuPy: symmem[cute])
+    nvshmem cute    the same kernels on NVSHMEM's device bitcode
   cpu backend:
     symmem
     symmem njit     the same operations from @numba.njit loops (symmem.device.numba);

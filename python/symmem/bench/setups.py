@@ -22,6 +22,11 @@ _TRITON = (
     "under symmem.run; CUDA-event time of a kernel, the fastest of 5"
 )
 
+_CUTE = (
+    "CuTe DSL kernels (bench/cute_kernels.py) calling symmem.device.cute on {}, "
+    "under symmem.run; CUDA-event time of a kernel, the fastest of 5"
+)
+
 SETUP = {
     "symmem njit": "as symmem, one process per PE and arrays on the symmetric heap; the calls "
     "from @numba.njit loops (symmem.device.numba)",
@@ -54,6 +59,8 @@ SETUP = {
     "with nvcc), on nvshmem_malloc'd buffers; CUDA-event time, the fastest of 5",
     "symmem triton": _TRITON.format("symmem's own engine"),
     "nvshmem triton": _TRITON.format("NVSHMEM's device bitcode"),
+    "symmem cute": _CUTE.format("symmem's own engine"),
+    "nvshmem cute": _CUTE.format("NVSHMEM's device bitcode"),
 }
 
 

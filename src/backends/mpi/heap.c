@@ -152,13 +152,6 @@ symmem_status_t symmem__mpi_free(symmem_backend_t *be, void *ptr)
     return SYMMEM_OK;
 }
 
-void *symmem__mpi_ptr(symmem_backend_t *be, const void *ptr, int pe)
-{
-    mpi_t *m = be;
-    if (pe == m->me) return (void *)ptr;
-    return m->peer[pe] != NULL ? m->peer[pe] + ((const char *)ptr - m->base) : NULL;
-}
-
 void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p)
 {
     mpi_t *m = be;

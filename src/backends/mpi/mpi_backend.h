@@ -15,7 +15,12 @@
  * Teams are communicators; collectives are MPI's non-blocking ones, polled
  * (progress.c) so that every wait watches SYMMEM_TIMEOUT, Ctrl-C and the
  * liveness of the peers (liveness.c), and each carries a fingerprint its
- * members compare first (calls.c), so PEs in different collectives raise. */
+ * members compare first (calls.c), so PEs in different collectives raise.
+ *
+ * The files stand in floors, each calling only those below it (no circle):
+ * failure.c (errors, the job lost) at the bottom; liveness.c; progress.c
+ * (every wait); flush.c, calls.c, dtypes.c; rma.c, signals.c, atomics.c;
+ * collectives.c; teams.c, team_init.c, heap.c; start.c; ops.c (the table). */
 #ifndef SYMMEM_MPI_BACKEND_H
 #define SYMMEM_MPI_BACKEND_H
 
@@ -78,10 +83,13 @@ struct symmem_backend {
 extern const symmem_core_services_t *symmem__mpi_core;
 #define MPI_CORE symmem__mpi_core
 
-/* An MPI error code as words. */
-void symmem__mpi_error_text(int code, char *out, size_t size);
-/* SYMMEM_ERR_INTERNAL naming call and what MPI said; for an rc != MPI_SUCCESS. */
+/* ---- failure.c: the bottom; every file reports through it ---- */
+/* SYMMEM_ERR_BACKEND naming call and what MPI said; for an rc != MPI_SUCCESS. */
 symmem_status_t symmem__mpi_failed(int rc, const char *call, const char *what);
+/* A PE died or a wait failed: neither finalize nor the exit waits on MPI. */
+void symmem__mpi_lost(mpi_t *m);
+/* Whether any runtime of this process was lost (the exit skips MPI_Finalize). */
+int symmem__mpi_job_lost(void);
 #define MPI_TRY(call, what, expr)                                                                  \
     do {                                                                                           \
         int mpi_rc_ = (expr);                                                                      \
@@ -91,8 +99,6 @@ symmem_status_t symmem__mpi_failed(int rc, const char *call, const char *what);
 /* ---- start.c: init, finalize ---- */
 symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_t **be_p);
 symmem_status_t symmem__mpi_finalize(symmem_backend_t *be);
-/* A PE died or a wait failed: neither finalize nor the exit waits on MPI. */
-void symmem__mpi_lost(mpi_t *m);
 int symmem__mpi_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size);
 void symmem__mpi_library_version(symmem_backend_t *be, char *text, size_t size);
 
@@ -102,7 +108,6 @@ void symmem__mpi_heap_destroy(mpi_t *m);
 symmem_status_t symmem__mpi_malloc(symmem_backend_t *be, size_t size, size_t alignment,
                                    void **ptr_p);
 symmem_status_t symmem__mpi_free(symmem_backend_t *be, void *ptr);
-void *symmem__mpi_ptr(symmem_backend_t *be, const void *ptr, int pe);
 void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);
 /* Every PE's heap starts at a multiple of this, so one offset is aligned on all. */
 #define MPI_HEAP_ALIGN ((size_t)2 << 20)
@@ -110,6 +115,12 @@ void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *si
  * used): a count, then this many entries of two words. */
 #define MPI_RENDEZVOUS_ENTRIES 4096
 #define MPI_RENDEZVOUS_BYTES ((size_t)8 + 16 * MPI_RENDEZVOUS_ENTRIES)
+/* Where this process maps symmetric address ptr on PE pe; NULL: not on this node. */
+static inline void *mpi_ptr(const mpi_t *m, const void *ptr, int pe)
+{
+    if (pe == m->me) return (void *)ptr;
+    return m->peer[pe] != NULL ? m->peer[pe] + ((const char *)ptr - m->base) : NULL;
+}
 /* The displacement of symmetric address sym in PE pe's part of the window. */
 static inline MPI_Aint mpi_disp(const mpi_t *m, const void *sym, int pe)
 {

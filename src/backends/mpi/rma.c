@@ -49,7 +49,7 @@ static symmem_status_t flush_before_get(mpi_t *m, const char *call, int pe)
 static symmem_status_t put(mpi_t *m, const char *call, void *dst, const void *src, size_t nbytes,
                            int pe, int wait)
 {
-    char *mapped = symmem__mpi_ptr(m, dst, pe);
+    char *mapped = mpi_ptr(m, dst, pe);
     if (mapped != NULL) {
         memmove(mapped, src, nbytes);
         atomic_thread_fence(memory_order_release); /* before a later signal or barrier */
@@ -61,7 +61,7 @@ static symmem_status_t put(mpi_t *m, const char *call, void *dst, const void *sr
 static symmem_status_t get(mpi_t *m, const char *call, void *dst, const void *src, size_t nbytes,
                            int pe, int wait)
 {
-    const char *mapped = symmem__mpi_ptr(m, src, pe);
+    const char *mapped = mpi_ptr(m, src, pe);
     if (mapped != NULL) {
         atomic_thread_fence(memory_order_acquire);
         memmove(dst, mapped, nbytes);

@@ -21,7 +21,7 @@ symmem_status_t symmem__mpi_put_signal(symmem_backend_t *be, void *dst, const vo
     if (nbytes > 0) {
         SYMMEM_CHECK(
             (nbi ? symmem__mpi_put_nbi : symmem__mpi_put)(m, dst, src, nbytes, pe, stream));
-        if (symmem__mpi_ptr(m, dst, pe) == NULL)
+        if (mpi_ptr(m, dst, pe) == NULL)
             SYMMEM_CHECK(symmem__mpi_flush(m, call, pe)); /* data before signal */
     }
     uint64_t old;

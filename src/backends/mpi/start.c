@@ -8,39 +8,17 @@
 
 #include "mpi_backend.h"
 
-/* A PE died: MPI's teardown (a collective) and MPI_Finalize would wait for it. */
-static int job_lost;
 /* Runtimes initialised and not finalized: a program that exits so (an
  * exception) leaves its peers waiting, and MPI_Finalize would wait for them. */
 static int live_runtimes;
 static pid_t mpi_pid; /* the process that started MPI (not a child forked from it) */
 
-void symmem__mpi_lost(mpi_t *m)
-{
-    m->lost = job_lost = 1;
-}
-
 static void finalize_mpi_at_exit(void)
 {
     int finalized = 1;
     MPI_Finalized(&finalized);
-    if (!finalized && !job_lost && live_runtimes == 0 && getpid() == mpi_pid) MPI_Finalize();
-}
-
-void symmem__mpi_error_text(int code, char *out, size_t size)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
-    text[len] = '\0';
-    snprintf(out, size, "%s (MPI error %d)", len ? text : "unknown error", code);
-}
-
-symmem_status_t symmem__mpi_failed(int rc, const char *call, const char *what)
-{
-    char text[MPI_MAX_ERROR_STRING + 32];
-    symmem__mpi_error_text(rc, text, sizeof(text));
-    return MPI_CORE->error(SYMMEM_ERR_BACKEND, "%s: %s failed: %s", call, what, text);
+    if (!finalized && !symmem__mpi_job_lost() && live_runtimes == 0 && getpid() == mpi_pid)
+        MPI_Finalize();
 }
 
 static int flag_on(const char *name)

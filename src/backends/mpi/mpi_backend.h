@@ -19,8 +19,9 @@
  *
  * The files stand in floors, each calling only those below it (no circle):
  * failure.c (errors, the job lost) at the bottom; liveness.c; progress.c
- * (every wait); flush.c, calls.c, dtypes.c; rma.c, signals.c, atomics.c;
- * collectives.c; teams.c, team_init.c, heap.c; start.c; ops.c (the table). */
+ * (every wait); helper.c (blocking MPI calls, bounded), peers.c, calls.c,
+ * dtypes.c; comms.c, flush.c; rma.c, signals.c, atomics.c; collectives.c; teams.c,
+ * team_init.c, heap.c; start.c; ops.c (the table). */
 #ifndef SYMMEM_MPI_BACKEND_H
 #define SYMMEM_MPI_BACKEND_H
 
@@ -36,9 +37,9 @@
 #include "../../core/heartbeat.h"
 
 typedef struct symmem_backend mpi_t;
-typedef struct mpi_flusher mpi_flusher_t; /* flush.c */
+typedef struct mpi_helper mpi_helper_t; /* helper.c */
 
-/* The liveness of the other PEs (liveness.c). */
+/* The liveness of the other PEs (peers.c gathers it, liveness.c checks it). */
 typedef struct {
     pid_t *pids;            /* 0 for a PE on another host */
     uint64_t *starts;       /* against pid reuse */
@@ -76,7 +77,8 @@ struct symmem_backend {
         uint64_t key, uses;
     } *team_keys; /* team_init's keys (team_init.c) */
     int team_keys_n;
-    mpi_flusher_t *flusher; /* the thread that makes flushes leaving the node; NULL: none */
+    mpi_helper_t *helper; /* the thread that makes blocking MPI calls; NULL: none */
+    int flush_mode;       /* SYMMEM_MPI_FLUSH_THREAD (flush.c) */
 };
 
 /* The core's services (ops.c). */
@@ -115,6 +117,9 @@ void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *si
  * used): a count, then this many entries of two words. */
 #define MPI_RENDEZVOUS_ENTRIES 4096
 #define MPI_RENDEZVOUS_BYTES ((size_t)8 + 16 * MPI_RENDEZVOUS_ENTRIES)
+/* What each PE's part of the window holds beyond its heap: room to align
+ * the heap, then the rendezvous table. */
+#define MPI_WINDOW_EXTRA ((MPI_Aint)(MPI_HEAP_ALIGN + MPI_RENDEZVOUS_BYTES))
 /* Where this process maps symmetric address ptr on PE pe; NULL: not on this node. */
 static inline void *mpi_ptr(const mpi_t *m, const void *ptr, int pe)
 {
@@ -127,9 +132,33 @@ static inline MPI_Aint mpi_disp(const mpi_t *m, const void *sym, int pe)
     return (MPI_Aint)((const char *)sym - m->base) + m->skew[pe];
 }
 
+/* ---- helper.c: blocking MPI calls, bounded ---- */
+symmem_status_t symmem__mpi_helper_start(mpi_t *m);
+void symmem__mpi_helper_stop(mpi_t *m);
+/* A blocking MPI call as a job: its arguments and outputs in one struct of
+ * at most MPI_JOB_BYTES (no pointer into the caller's stack); MPI's rc. */
+typedef int mpi_job_func_t(void *job);
+#define MPI_JOB_BYTES 128
+/* Runs run(job) on the helper thread, polled as every wait, and copies the
+ * job back once done (directly where there is no helper). Fails naming call
+ * and what (PE pe, -1: none) with a dead PE, the time limit, or MPI's rc. */
+symmem_status_t symmem__mpi_blocking(mpi_t *m, const char *call, const char *what, int pe,
+                                     mpi_job_func_t *run, void *job, size_t size);
+/* Fails naming an earlier call that never completed, if one did not. */
+symmem_status_t symmem__mpi_helper_check(const mpi_t *m, const char *call);
+
+/* ---- comms.c: communicators, bounded ---- */
+symmem_status_t symmem__mpi_comm_dup(mpi_t *m, const char *call, MPI_Comm comm, MPI_Comm *out_p);
+symmem_status_t symmem__mpi_comm_split(mpi_t *m, const char *call, MPI_Comm comm, int color,
+                                       int key, MPI_Comm *out_p);
+/* MPI_Comm_split_type SHARED: the PEs of this node. */
+symmem_status_t symmem__mpi_comm_split_shared(mpi_t *m, const char *call, MPI_Comm comm, int key,
+                                              MPI_Comm *out_p);
+symmem_status_t symmem__mpi_comm_create_group(mpi_t *m, const char *call, MPI_Comm comm,
+                                              MPI_Group group, int tag, MPI_Comm *out_p);
+
 /* ---- flush.c: remote completion, bounded ---- */
-symmem_status_t symmem__mpi_flusher_start(mpi_t *m);
-void symmem__mpi_flusher_stop(mpi_t *m);
+symmem_status_t symmem__mpi_flush_init(mpi_t *m);
 /* MPI_Win_flush of pe (-1: MPI_Win_flush_all), polled as every wait where
  * it leaves the node; fails naming call with a dead PE or the time limit. */
 symmem_status_t symmem__mpi_flush(mpi_t *m, const char *call, int pe);
@@ -173,14 +202,17 @@ symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *r
 /* Waits for req to complete, the same way. */
 symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req);
 
-/* ---- liveness.c ---- */
+/* ---- peers.c: what liveness.c watches, learnt at init (collective) ---- */
 symmem_status_t symmem__mpi_peers_init(mpi_t *m);
 void symmem__mpi_peers_free(mpi_t *m);
 /* The heartbeat to PE 0 where a PE is on another host (collective);
  * stop: finished says every PE has reached finalize. */
 symmem_status_t symmem__mpi_heartbeat_start(mpi_t *m);
 void symmem__mpi_heartbeat_stop(mpi_t *m, int finished);
-/* SYMMEM_ERR_PEER_DEAD naming call and the first PE found dead; else OK. */
+
+/* ---- liveness.c ---- */
+/* SYMMEM_ERR_PEER_DEAD naming call and the first PE found dead; else OK.
+ * Before peers_init, the launcher's exit reports only. */
 symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call);
 
 /* ---- calls.c: fingerprints compared before a collective ---- */

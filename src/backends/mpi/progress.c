@@ -35,7 +35,10 @@ double symmem__mpi_now(void)
 static void progress(mpi_t *m)
 {
     int flag;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->world, &flag, MPI_STATUS_IGNORE);
+    /* Before init has its own communicator (its MPI_Comm_idup), MPI_COMM_SELF:
+     * any call drives the progress engine, which is the process's. */
+    MPI_Comm comm = m->world != MPI_COMM_NULL ? m->world : MPI_COMM_SELF;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
 }
 
 symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg)

@@ -176,8 +176,9 @@ MISMATCH = """
 """
 
 
-def test_different_collectives_raise_instead_of_hanging(run_pes):
-    result = run_pes(2, MISMATCH, timeout=60, env=ONE_HOST_PER_PE)
+@pytest.mark.parametrize("env", [ONE_HOST_PER_PE, NODE_PATH], ids=["rma", "node"])
+def test_different_collectives_raise_instead_of_hanging(run_pes, env):
+    result = run_pes(2, MISMATCH, timeout=60, env=env)
     assert result.rc == 0, str(result)
     for pe in (0, 1):
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]

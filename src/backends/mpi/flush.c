@@ -1,4 +1,5 @@
-/* Remote completion (MPI_Win_flush, MPI_Win_flush_all), bounded. MPI has no
+/* Remote completion (MPI_Win_flush, MPI_Win_flush_all) and local
+ * (MPI_Win_flush_local), bounded. MPI has no
  * request-based flush, and a flush to a process that died or stopped on
  * another host can block for ever inside MPI, so a flush that goes over the
  * network is made by the helper thread (helper.c) while the caller polls.
@@ -35,22 +36,35 @@ static int watched(const mpi_t *m, int pe)
 
 typedef struct {
     MPI_Win win;
-    int pe; /* -1: every PE */
+    int pe;    /* -1: every PE */
+    int local; /* MPI_Win_flush_local: the origin's buffers reusable */
 } flush_job_t;
 
 static int flush_run(void *arg)
 {
     const flush_job_t *job = arg;
+    if (job->local) return MPI_Win_flush_local(job->pe, job->win);
     return job->pe < 0 ? MPI_Win_flush_all(job->win) : MPI_Win_flush(job->pe, job->win);
+}
+
+static symmem_status_t flush(mpi_t *m, const char *call, flush_job_t job)
+{
+    const char *what = job.local    ? "MPI_Win_flush_local"
+                       : job.pe < 0 ? "MPI_Win_flush_all"
+                                    : "MPI_Win_flush";
+    SYMMEM_CHECK(symmem__mpi_helper_check(m, call)); /* the window's state is unknown */
+    if (m->flush_mode != MODE_NEVER && watched(m, job.pe))
+        return symmem__mpi_blocking(m, call, what, job.pe, flush_run, &job, sizeof(job));
+    int rc = flush_run(&job);
+    return rc == MPI_SUCCESS ? SYMMEM_OK : symmem__mpi_failed(rc, call, what);
 }
 
 symmem_status_t symmem__mpi_flush(mpi_t *m, const char *call, int pe)
 {
-    flush_job_t job = {m->win, pe};
-    const char *what = pe < 0 ? "MPI_Win_flush_all" : "MPI_Win_flush";
-    SYMMEM_CHECK(symmem__mpi_helper_check(m, call)); /* the window's state is unknown */
-    if (m->flush_mode != MODE_NEVER && watched(m, pe))
-        return symmem__mpi_blocking(m, call, what, pe, flush_run, &job, sizeof(job));
-    int rc = flush_run(&job);
-    return rc == MPI_SUCCESS ? SYMMEM_OK : symmem__mpi_failed(rc, call, what);
+    return flush(m, call, (flush_job_t){m->win, pe, 0});
+}
+
+symmem_status_t symmem__mpi_flush_local(mpi_t *m, const char *call, int pe)
+{
+    return flush(m, call, (flush_job_t){m->win, pe, 1});
 }

@@ -102,9 +102,12 @@ symmem_status_t symmem__mpi_heap_create(mpi_t *m)
     for (int pe = 0; pe < m->n; pe++)
         if (m->peer[pe] != NULL) m->peer[pe] += m->skew[pe];
     m->base = part + skew;
-    memset(m->base + m->heap_size, 0, MPI_RENDEZVOUS_BYTES); /* team_init's table */
+    memset(m->base + m->heap_size, 0, MPI_RENDEZVOUS_BYTES);         /* team_init's table */
+    memset(m->base + mpi_node_ctl_offset(m), 0, MPI_NODE_CTL_BYTES); /* node.c's channels */
     MPI_TRY(call, "MPI_Win_lock_all", MPI_Win_lock_all(MPI_MODE_NOCHECK, m->win));
-    MPI_Win_sync(m->win); /* the cleared table, before any PE's RMA (init's later collectives) */
+    /* the cleared table and channels, before any PE's RMA or load (init's
+     * later collectives stand between) */
+    MPI_Win_sync(m->win);
     return SYMMEM_OK;
 }
 

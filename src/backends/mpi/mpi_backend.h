@@ -72,14 +72,18 @@ struct symmem_backend {
     int started_mpi; /* MPI_Init was ours: finalized at exit */
     int finished;    /* every PE reached finalize's barrier */
     int lost;        /* a PE died: finalize skips MPI's collective teardown */
-    int dirty;       /* RMA issued since the last flush (quiet has work) */
+    int dirty;       /* RMA issued since the last flush: the PE, MPI_DIRTY_MANY, or -1 */
     struct {
         uint64_t key, uses;
     } *team_keys; /* team_init's keys (team_init.c) */
     int team_keys_n;
-    mpi_helper_t *helper; /* the thread that makes blocking MPI calls; NULL: none */
-    int flush_mode;       /* SYMMEM_MPI_FLUSH_THREAD (flush.c) */
+    uint64_t node_epoch[SYMMEM_TEAM_MAX]; /* this PE's node barriers, by channel (node.c) */
+    char *node_tmp;                       /* MPI_NODE_TMP_BYTES for node reductions */
+    mpi_helper_t *helper;                 /* the thread that makes blocking MPI calls; NULL: none */
+    int flush_mode;                       /* SYMMEM_MPI_FLUSH_THREAD (flush.c) */
 };
+
+#define MPI_DIRTY_MANY (-2) /* m->dirty: RMA to more than one PE */
 
 /* The core's services (ops.c). */
 extern const symmem_core_services_t *symmem__mpi_core;
@@ -117,9 +121,23 @@ void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *si
  * used): a count, then this many entries of two words. */
 #define MPI_RENDEZVOUS_ENTRIES 4096
 #define MPI_RENDEZVOUS_BYTES ((size_t)8 + 16 * MPI_RENDEZVOUS_ENTRIES)
+/* One PE's state on one team channel of the node path (node.c), a cache
+ * line of its own: a member that sees the epoch finds the fingerprint on
+ * the same line. */
+typedef struct {
+    _Alignas(64) _Atomic uint64_t epoch; /* node barriers arrived at */
+    symmem_call_t call[2];               /* the fingerprint of barrier e, at [e % 2] */
+} mpi_node_channel_t;
+#define MPI_NODE_CTL_BYTES (sizeof(mpi_node_channel_t) * SYMMEM_TEAM_MAX)
+/* Where a PE's channels start, from its heap: past the rendezvous table. */
+static inline size_t mpi_node_ctl_offset(const mpi_t *m)
+{
+    return (m->heap_size + MPI_RENDEZVOUS_BYTES + 63) & ~(size_t)63;
+}
 /* What each PE's part of the window holds beyond its heap: room to align
- * the heap, then the rendezvous table. */
-#define MPI_WINDOW_EXTRA ((MPI_Aint)(MPI_HEAP_ALIGN + MPI_RENDEZVOUS_BYTES))
+ * the heap, the rendezvous table, then the node path's channels. */
+#define MPI_WINDOW_EXTRA                                                                           \
+    ((MPI_Aint)(MPI_HEAP_ALIGN + MPI_RENDEZVOUS_BYTES + 64 + MPI_NODE_CTL_BYTES))
 /* Where this process maps symmetric address ptr on PE pe; NULL: not on this node. */
 static inline void *mpi_ptr(const mpi_t *m, const void *ptr, int pe)
 {
@@ -162,6 +180,8 @@ symmem_status_t symmem__mpi_flush_init(mpi_t *m);
 /* MPI_Win_flush of pe (-1: MPI_Win_flush_all), polled as every wait where
  * it leaves the node; fails naming call with a dead PE or the time limit. */
 symmem_status_t symmem__mpi_flush(mpi_t *m, const char *call, int pe);
+/* MPI_Win_flush_local of pe (the origin's buffers reusable), the same way. */
+symmem_status_t symmem__mpi_flush_local(mpi_t *m, const char *call, int pe);
 
 /* ---- rma.c ---- */
 symmem_copy_func_t symmem__mpi_put, symmem__mpi_get, symmem__mpi_put_nbi, symmem__mpi_get_nbi;
@@ -221,8 +241,7 @@ symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call);
  * each called. Skipped where SYMMEM_CHECK=0 unless always. */
 symmem_status_t symmem__mpi_check_call(mpi_t *m, MPI_Comm comm, const int *members,
                                        symmem_call_t call, int always);
-/* "reduce": the collective a fingerprint names (the core's own table is not
- * reachable from this library, which links no core). */
+/* "reduce": the collective a fingerprint names. */
 const char *symmem__mpi_call_name(symmem_call_t call);
 /* The fingerprint of a collective on team. */
 static inline symmem_call_t mpi_call(symmem_call_kind_t kind, const symmem_team_view_t *team,
@@ -230,6 +249,32 @@ static inline symmem_call_t mpi_call(symmem_call_kind_t kind, const symmem_team_
 {
     return symmem__call(kind, team->channel, count, dtype, op, root);
 }
+
+/* ---- node.c: barriers among PEs of one node, over the shared window ---- */
+/* Whether every member of team maps every other's heap (the node path). */
+int symmem__mpi_on_node(const mpi_t *m, const symmem_team_view_t *team);
+/* The members of a new team (comm) raise their epochs on its channel to a
+ * common base (collective). */
+symmem_status_t symmem__mpi_node_channel_open(mpi_t *m, const char *call, MPI_Comm comm,
+                                              int channel);
+/* Every member of team arrived with the same fingerprint, else
+ * SYMMEM_ERR_MISMATCH on every member naming what each called. */
+symmem_status_t symmem__mpi_node_barrier(mpi_t *m, const symmem_team_view_t *team,
+                                         symmem_call_t call);
+
+/* ---- node_collectives.c: the collectives of the node path ---- */
+#define MPI_NODE_TMP_BYTES (64 * 1024)
+symmem_status_t symmem__mpi_node_reduce(mpi_t *m, const symmem_team_view_t *team, void *dst,
+                                        const void *src, size_t nelems, symmem_dtype_t dtype,
+                                        symmem_reduce_op_t op);
+symmem_status_t symmem__mpi_node_reducescatter(mpi_t *m, const symmem_team_view_t *team, void *dst,
+                                               const void *src, size_t nelems, symmem_dtype_t dtype,
+                                               symmem_reduce_op_t op);
+symmem_status_t symmem__mpi_node_move(mpi_t *m, const symmem_team_view_t *team,
+                                      symmem_call_kind_t kind, void *dst, const void *src,
+                                      size_t nbytes);
+symmem_status_t symmem__mpi_node_broadcast(mpi_t *m, const symmem_team_view_t *team, void *dst,
+                                           const void *src, size_t nbytes, int root);
 
 /* ---- teams.c ---- */
 symmem_status_t symmem__mpi_teams_init(mpi_t *m);

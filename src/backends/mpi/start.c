@@ -118,6 +118,7 @@ static void release(mpi_t *m)
     }
     symmem__mpi_helper_stop(m);
     symmem__mpi_peers_free(m);
+    free(m->node_tmp);
     symmem__heap_allocator_destroy(m->alloc);
     free(m->team_keys);
     free(m->node_pes);
@@ -139,7 +140,13 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
     for (int d = 0; d < SYMMEM_DTYPE_COUNT; d++)
         for (int o = 0; o < SYMMEM_OP_COUNT; o++) m->own_ops[d][o] = MPI_OP_NULL;
     m->heap_size = boot->heap_size;
+    m->dirty = -1; /* no PE written yet */
     m->check_calls = flag_on("SYMMEM_CHECK");
+    m->node_tmp = aligned_alloc(64, MPI_NODE_TMP_BYTES);
+    if (m->node_tmp == NULL) {
+        free(m);
+        return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    }
     symmem_status_t status = start_mpi(m);
     if (status == SYMMEM_OK) status = symmem__mpi_flush_init(m);
     if (status == SYMMEM_OK) status = symmem__mpi_helper_start(m);

@@ -108,6 +108,7 @@ static symmem_status_t split(mpi_t *m, const symmem_team_view_t *parent, int col
         return SYMMEM_OK;
     }
     own(m, handle, comm);
+    SYMMEM_CHECK(symmem__mpi_node_channel_open(m, "team_split", comm, handle));
     *handle_p = handle;
     return SYMMEM_OK;
 }

@@ -159,19 +159,33 @@ def test_a_pe_killed_ends_the_others_waits(run_pes, call, env):
 
 
 # Different collectives on different PEs: each raises NvshmemInvalid, naming
-# what each called.
+# what each called; then the job goes on: a matched reduce (small: its data
+# rides with the fingerprints through RMA; large: MPI's) gets the right sum.
 MISMATCH = """
     nvshmem.init()
-    me = nvshmem.my_pe()
-    src = nvshmem.array((4,), dtype="float32")
-    dst = nvshmem.array((4,), dtype="float32")
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    src = nvshmem.array((65536,), dtype="float32")
+    dst = nvshmem.array((65536,), dtype="float32")
+    W = nvshmem.Teams.TEAM_WORLD
     try:
         if me == 0:
-            nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, dst, src, "sum")
+            nvshmem.reduce(W, dst[:4], src[:4], "sum")
         else:
             nvshmem.barrier_all()
     except nvshmem.NvshmemInvalid as error:
         print(f"PE {me} caught: {error}", flush=True)
+    try:  # 16 bytes with the fingerprints, against 256 KiB after them
+        count = 4 if me == 0 else 65536
+        nvshmem.reduce(W, dst[:count], src[:count], "sum")
+    except nvshmem.NvshmemInvalid as error:
+        print(f"PE {me} caught too: {error}", flush=True)
+    for count in (4, 65536):
+        big_src = nvshmem.array((count,), dtype="float32")
+        big_dst = nvshmem.array((count,), dtype="float32")
+        big_src[:] = me + 1
+        nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, big_dst, big_src, "sum")
+        check_equal(big_dst, np.full(count, n * (n + 1) / 2, dtype="float32"), f"reduce {count}")
+    ok()
     os._exit(0)
 """
 
@@ -181,9 +195,13 @@ def test_different_collectives_raise_instead_of_hanging(run_pes, env):
     result = run_pes(2, MISMATCH, timeout=60, env=env)
     assert result.rc == 0, str(result)
     for pe in (0, 1):
+        assert f"PE {pe} OK" in result.lines(pe), str(result)
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]
         assert len(caught) == 1 and "PEs disagree" in caught[0], str(result)
         assert "barrier_all" in caught[0] and "reduce" in caught[0], caught[0]
+        caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught too: ")]
+        assert len(caught) == 1 and "PEs disagree" in caught[0], str(result)
+        assert "4 elements" in caught[0] and "65536 elements" in caught[0], caught[0]
 
 
 # init(initializer_method="mpi", mpi_comm=...) under a plain mpirun: the PEs

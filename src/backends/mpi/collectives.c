@@ -18,6 +18,15 @@ symmem_status_t symmem__mpi_comm_barrier(mpi_t *m, const char *call, MPI_Comm co
     return symmem__mpi_wait(m, call, &req);
 }
 
+/* Every member of team makes the collective fp (SYMMEM_CHECK on), before
+ * any of MPI's: by one exchange where the team is small, else MPI's. */
+static symmem_status_t check(mpi_t *m, const symmem_team_view_t *team, symmem_call_t fp)
+{
+    if (!m->check_calls) return SYMMEM_OK;
+    if (symmem__mpi_exchange_fits(team)) return symmem__mpi_exchange(m, team, fp, NULL, 0, NULL);
+    return symmem__mpi_check_call(m, m->teams[team->channel], team->members, fp, 0);
+}
+
 /* Meets every member of team; quiet first for a barrier. */
 static symmem_status_t meet(mpi_t *m, const symmem_team_view_t *team, symmem_call_kind_t kind,
                             int quiet)
@@ -27,6 +36,8 @@ static symmem_status_t meet(mpi_t *m, const symmem_team_view_t *team, symmem_cal
     MPI_Comm comm = m->teams[team->channel];
     if (symmem__mpi_on_node(m, team))
         SYMMEM_CHECK(symmem__mpi_node_barrier(m, team, call));
+    else if (symmem__mpi_exchange_fits(team)) /* the exchange waits for every member */
+        SYMMEM_CHECK(symmem__mpi_exchange(m, team, call, NULL, 0, NULL));
     else if (m->check_calls) /* comparing the fingerprints waits for every member */
         SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, call, 1));
     else
@@ -121,7 +132,7 @@ static symmem_status_t reduce_begin(mpi_t *m, const char *call, symmem_call_kind
 {
     symmem_call_t fp = mpi_call(kind, team, nelems, (int)dtype, (int)op, 0);
     *comm_p = m->teams[team->channel];
-    SYMMEM_CHECK(symmem__mpi_check_call(m, *comm_p, team->members, fp, 0));
+    SYMMEM_CHECK(check(m, team, fp));
     if (nelems > INT_MAX) return too_many(call, nelems);
     *type_p = symmem__mpi_datatype(dtype);
     int size;
@@ -139,6 +150,11 @@ symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_
     const char *call = "reduce";
     if (symmem__mpi_on_node(m, team))
         return symmem__mpi_node_reduce(m, team, dst, src, nelems, dtype, op);
+    int size;
+    MPI_Type_size(symmem__mpi_datatype(dtype), &size);
+    if (symmem__mpi_exchange_fits(team) && nelems <= MPI_EXCHANGE_DATA / (size_t)size)
+        return symmem__mpi_exchange_reduce(m, team, dst, src, nelems, nelems * (size_t)size, dtype,
+                                           op);
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Datatype type = MPI_DATATYPE_NULL;
     size_t bytes = 0;
@@ -187,7 +203,7 @@ static symmem_status_t move(mpi_t *m, const symmem_team_view_t *team, symmem_cal
     symmem_call_t fp = mpi_call(kind, team, nbytes, 0, 0, 0);
     const char *call = symmem__mpi_call_name(fp);
     MPI_Comm comm = m->teams[team->channel];
-    SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, fp, 0));
+    SYMMEM_CHECK(check(m, team, fp));
     if (nbytes > INT_MAX) return too_many(call, nbytes);
     size_t all = nbytes * (size_t)team->n;
     int count = (int)nbytes;
@@ -229,7 +245,7 @@ symmem_status_t symmem__mpi_broadcast(symmem_backend_t *be, const symmem_team_vi
         return symmem__mpi_node_broadcast(m, team, dst, src, nbytes, root);
     symmem_call_t fp = mpi_call(SYMMEM_CALL_BROADCAST, team, nbytes, 0, 0, root);
     MPI_Comm comm = m->teams[team->channel];
-    SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, fp, 0));
+    SYMMEM_CHECK(check(m, team, fp));
     if (nbytes > INT_MAX) return too_many(call, nbytes);
     if (team->me == root && src != dst) memmove(dst, src, nbytes);
     MPI_Request req;

@@ -79,6 +79,7 @@ struct symmem_backend {
     int team_keys_n;
     uint64_t node_epoch[SYMMEM_TEAM_MAX]; /* this PE's node barriers, by channel (node.c) */
     char *node_tmp;                       /* MPI_NODE_TMP_BYTES for node reductions */
+    char *exchange;                       /* exchange.c's messages, NULL until the first */
     mpi_helper_t *helper;                 /* the thread that makes blocking MPI calls; NULL: none */
     int flush_mode;                       /* SYMMEM_MPI_FLUSH_THREAD (flush.c) */
 };
@@ -275,6 +276,21 @@ symmem_status_t symmem__mpi_node_move(mpi_t *m, const symmem_team_view_t *team,
                                       size_t nbytes);
 symmem_status_t symmem__mpi_node_broadcast(mpi_t *m, const symmem_team_view_t *team, void *dst,
                                            const void *src, size_t nbytes, int root);
+
+/* ---- exchange.c: fingerprints (and small reductions) in one exchange ---- */
+#define MPI_EXCHANGE_MAX_PES 8       /* teams up to this size exchange */
+#define MPI_EXCHANGE_DATA (8 * 1024) /* the most data bytes a message carries */
+int symmem__mpi_exchange_fits(const symmem_team_view_t *team);
+/* Sends every other member of team call's fingerprint and bytes of data,
+ * and receives theirs: SYMMEM_ERR_MISMATCH on every member naming what
+ * each called where they differ (SYMMEM_CHECK on). *slots_p: member i's
+ * data at i * (16 + MPI_EXCHANGE_DATA), valid until the next exchange. */
+symmem_status_t symmem__mpi_exchange(mpi_t *m, const symmem_team_view_t *team, symmem_call_t call,
+                                     const void *data, size_t bytes, const char **slots_p);
+/* reduce of bytes <= MPI_EXCHANGE_DATA (nelems elements) by one exchange. */
+symmem_status_t symmem__mpi_exchange_reduce(mpi_t *m, const symmem_team_view_t *team, void *dst,
+                                            const void *src, size_t nelems, size_t bytes,
+                                            symmem_dtype_t dtype, symmem_reduce_op_t op);
 
 /* ---- teams.c ---- */
 symmem_status_t symmem__mpi_teams_init(mpi_t *m);

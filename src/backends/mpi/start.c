@@ -119,6 +119,7 @@ static void release(mpi_t *m)
     symmem__mpi_helper_stop(m);
     symmem__mpi_peers_free(m);
     free(m->node_tmp);
+    free(m->exchange);
     symmem__heap_allocator_destroy(m->alloc);
     free(m->team_keys);
     free(m->node_pes);

@@ -34,6 +34,10 @@ double symmem__mpi_now(void)
 
 static void progress(mpi_t *m)
 {
+    /* Every PE on this node: the window is shared memory, whose RMA needs
+     * no target's progress, and whatever else a wait waits for (requests)
+     * it tests itself; a probe would only delay noticing a store. */
+    if (m->node_n == m->n) return;
     int flag;
     /* Before init has its own communicator (its MPI_Comm_idup), MPI_COMM_SELF:
      * any call drives the progress engine, which is the process's. */

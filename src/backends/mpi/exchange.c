@@ -91,7 +91,7 @@ symmem_status_t symmem__mpi_exchange(mpi_t *m, const symmem_team_view_t *team, s
             break;
         }
     }
-    symmem_status_t status = w.rc == MPI_SUCCESS ? symmem__mpi_poll(m, name, exchanged, &w)
+    symmem_status_t status = w.rc == MPI_SUCCESS ? symmem__mpi_poll(m, name, exchanged, &w, 0)
                                                  : symmem__mpi_failed(w.rc, name, "MPI_Isend");
     if (status == SYMMEM_OK && w.rc != MPI_SUCCESS) {
         SYMMEM_CHECK(symmem__mpi_peers_check(m, name)); /* a dead PE says more than MPI */

@@ -147,7 +147,8 @@ symmem_status_t symmem__mpi_blocking(mpi_t *m, const char *call, const char *wha
         /* release: pairs with the helper's acquire of ASKED */
         atomic_store_explicit(&h->state, JOB_ASKED, memory_order_release);
         if (atomic_load(&h->sleeping)) futex_wake(&h->state); /* seq_cst: see helper_main */
-        symmem_status_t status = symmem__mpi_poll(m, call, job_done, NULL);
+        symmem_status_t status =
+            symmem__mpi_poll(m, call, job_done, NULL, 0); /* the helper drives */
         if (status != SYMMEM_OK) {
             h->stuck_call = call;
             h->stuck_what = what;

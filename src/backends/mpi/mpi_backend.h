@@ -216,10 +216,13 @@ void symmem__mpi_ops_free(mpi_t *m);
 
 /* ---- progress.c: every blocking wait ---- */
 double symmem__mpi_now(void);
-/* Polls ready(m, arg) until it returns 1, driving MPI's progress, and
- * fails with a dead peer, SYMMEM_TIMEOUT or an interrupt, naming call. */
+/* Polls ready(m, arg) until it returns 1, and fails with a dead peer,
+ * SYMMEM_TIMEOUT or an interrupt, naming call. drive: also drive MPI's
+ * progress between polls (a wait on memory that other PEs' RMA writes;
+ * one whose ready() tests requests drives it itself). */
 typedef int mpi_ready_func_t(mpi_t *m, void *arg);
-symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg);
+symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg,
+                                 int drive);
 /* Waits for req to complete, the same way. */
 symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req);
 

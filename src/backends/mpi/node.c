@@ -114,7 +114,7 @@ symmem_status_t symmem__mpi_node_barrier(mpi_t *m, const symmem_team_view_t *tea
     mine->call[w.epoch % 2] = call;
     /* release: the fingerprint, and the data this PE stored, before the arrival */
     atomic_store_explicit(&mine->epoch, w.epoch, memory_order_release);
-    symmem_status_t status = symmem__mpi_poll(m, symmem__mpi_call_name(call), all_arrived, &w);
+    symmem_status_t status = symmem__mpi_poll(m, symmem__mpi_call_name(call), all_arrived, &w, 1);
     if (status != SYMMEM_OK) {
         --m->node_epoch[channel]; /* a member in another collective has not counted it */
         return status;

@@ -1,5 +1,7 @@
 /* Every blocking wait of the mpi backend: polls its condition, drives MPI's
- * progress (a passive target makes none of its own in some MPIs), and every
+ * progress where the condition is memory other PEs' RMA writes (a passive
+ * target makes none of its own in some MPIs; a wait on requests drives it
+ * by testing them, one on the helper thread leaves it to the helper), and every
  * few milliseconds checks Ctrl-C, the peers' liveness and SYMMEM_TIMEOUT,
  * so that no wait outlives a dead PE or the time limit. */
 #include <sched.h>
@@ -45,7 +47,8 @@ static void progress(mpi_t *m)
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
 }
 
-symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg)
+symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg,
+                                 int drive)
 {
     if (ready(m, arg)) return SYMMEM_OK;
     double started = symmem__mpi_now(), next_check = started + CHECK_SECONDS;
@@ -55,7 +58,7 @@ symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *r
             adapt_spin(symmem__mpi_now() - started);
             return SYMMEM_OK;
         }
-        progress(m);
+        if (drive) progress(m);
         double now = symmem__mpi_now();
         /* With more PEs than cores, the PE we wait for may need our core. */
         if (now - started > spin_seconds) sched_yield();
@@ -87,7 +90,7 @@ static int request_done(mpi_t *m, void *arg)
 symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req)
 {
     request_wait_t w = {req, MPI_SUCCESS};
-    SYMMEM_CHECK(symmem__mpi_poll(m, call, request_done, &w));
+    SYMMEM_CHECK(symmem__mpi_poll(m, call, request_done, &w, 0)); /* MPI_Test drives */
     if (w.rc != MPI_SUCCESS) {
         SYMMEM_CHECK(symmem__mpi_peers_check(m, call)); /* a dead PE says more than MPI */
         return symmem__mpi_failed(w.rc, call, "an MPI operation");

@@ -69,7 +69,7 @@ static int element_ready(mpi_t *m, void *arg)
 
 static symmem_status_t element_wait(mpi_t *m, const char *call, element_wait_t *w)
 {
-    symmem_status_t status = symmem__mpi_poll(m, call, element_ready, w);
+    symmem_status_t status = symmem__mpi_poll(m, call, element_ready, w, 1);
     if (status == SYMMEM_ERR_TIMEOUT || status == SYMMEM_ERR_PEER_DEAD) {
         static const char *const names[] = {"==", "!=", ">", "<=", "<", ">="};
         char why[768];

@@ -142,7 +142,7 @@ symmem_status_t symmem__mpi_team_init(symmem_backend_t *be, uint64_t key, int np
     if (g.table == NULL)
         return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
     symmem_status_t status = post(m, tag, npes, index);
-    if (status == SYMMEM_OK) status = symmem__mpi_poll(m, call, gathered, &g);
+    if (status == SYMMEM_OK) status = symmem__mpi_poll(m, call, gathered, &g, 0);
     if (status == SYMMEM_OK && g.rc != MPI_SUCCESS)
         status = symmem__mpi_failed(g.rc, call, "reading the rendezvous table");
     if (status == SYMMEM_OK && g.conflict >= 0) {

@@ -10,22 +10,14 @@
 #include "mpi_backend.h"
 
 #define CHECK_SECONDS 0.02 /* between liveness checks (they read /proc) */
-#define SPIN_MIN 50e-6     /* the spin before a wait starts yielding its core: */
-#define SPIN_MAX                                                                                   \
-    2e-3 /* it doubles after a wait that ended soon after it
-                              began to yield, and halves after one that yielded long */
-
-/* This process's spin (waits are made by one thread at a time). */
-static double spin_seconds = SPIN_MIN;
-
-static void adapt_spin(double waited)
-{
-    if (waited <= spin_seconds) return;
-    if (waited < 2 * spin_seconds && spin_seconds < SPIN_MAX)
-        spin_seconds *= 2;
-    else if (waited > 16 * spin_seconds && spin_seconds > SPIN_MIN)
-        spin_seconds /= 2;
-}
+/* The spin before a wait starts yielding its core at every poll: as MPI's
+ * own blocking calls, a wait keeps its core while the PE it waits for runs
+ * on another. Fixed: it used to double after a wait that ended soon after
+ * yielding began, which is what a wait on a PE that shares its core does
+ * (the yield let the other PE run), so such PEs grew it to 2 ms and spent
+ * it at every barrier (1.4 ms a barrier of 2 PEs on a busy 2-core machine);
+ * at 50 us they spend 50 us, and PEs on cores of their own none. */
+#define SPIN_SECONDS 50e-6
 
 double symmem__mpi_now(void)
 {
@@ -54,14 +46,11 @@ symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *r
     double started = symmem__mpi_now(), next_check = started + CHECK_SECONDS;
     double deadline = m->boot.timeout > 0 ? started + m->boot.timeout : 0;
     for (;;) {
-        if (ready(m, arg)) {
-            adapt_spin(symmem__mpi_now() - started);
-            return SYMMEM_OK;
-        }
+        if (ready(m, arg)) return SYMMEM_OK;
         if (drive) progress(m);
         double now = symmem__mpi_now();
         /* With more PEs than cores, the PE we wait for may need our core. */
-        if (now - started > spin_seconds) sched_yield();
+        if (now - started > SPIN_SECONDS) sched_yield();
         if (now < next_check) continue;
         next_check = now + CHECK_SECONDS;
         SYMMEM_CHECK(MPI_CORE->interrupted(call));

@@ -12,12 +12,21 @@
 #define CHECK_SECONDS 0.02 /* between liveness checks (they read /proc) */
 /* The spin before a wait starts yielding its core at every poll: as MPI's
  * own blocking calls, a wait keeps its core while the PE it waits for runs
- * on another. Fixed: it used to double after a wait that ended soon after
- * yielding began, which is what a wait on a PE that shares its core does
- * (the yield let the other PE run), so such PEs grew it to 2 ms and spent
- * it at every barrier (1.4 ms a barrier of 2 PEs on a busy 2-core machine);
- * at 50 us they spend 50 us, and PEs on cores of their own none. */
+ * on another. But where that PE shares our core (more PEs than cores, or
+ * the scheduler put both on one), each handover costs the whole spin, so a
+ * wait whose condition came true during a yield that gave the core away
+ * (one that took long: another thread ran) takes it for such a PE, and
+ * for a while every wait yields almost at once. (The spin used to double
+ * on that sign instead, up to 2 ms a handover: 1.4 ms a barrier of 2 PEs
+ * on a busy 2-core machine.) */
 #define SPIN_SECONDS 50e-6
+#define SPIN_SHARED_SECONDS 1e-6 /* while the core seems shared */
+#define SHARED_SECONDS 0.1       /* how long one such sign counts */
+#define YIELD_AWAY_SECONDS 5e-6  /* a yield this long ran another thread */
+
+/* Until when waits yield almost at once (waits are made by one thread at a
+ * time). */
+static double shared_until;
 
 double symmem__mpi_now(void)
 {
@@ -49,8 +58,15 @@ symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *r
         if (ready(m, arg)) return SYMMEM_OK;
         if (drive) progress(m);
         double now = symmem__mpi_now();
-        /* With more PEs than cores, the PE we wait for may need our core. */
-        if (now - started > SPIN_SECONDS) sched_yield();
+        double spin = now < shared_until ? SPIN_SHARED_SECONDS : SPIN_SECONDS;
+        if (now - started > spin) {
+            sched_yield();
+            double after = symmem__mpi_now();
+            if (after - now > YIELD_AWAY_SECONDS && ready(m, arg)) {
+                shared_until = after + SHARED_SECONDS; /* the yield let it run */
+                return SYMMEM_OK;
+            }
+        }
         if (now < next_check) continue;
         next_check = now + CHECK_SECONDS;
         SYMMEM_CHECK(MPI_CORE->interrupted(call));

@@ -4,9 +4,11 @@ user's program as its child, as symmem.run does for the other backends.
 
 It gives the child symmem.run's variables for this rank (SYMMEM_RANK, ...),
 prefixes its output lines with ``[pe K] ``, passes on the signals it gets
-(SIGINT, SIGTERM, SIGUSR1: the stacks), and when the child ends writes its
-exit report into SYMMEM_STATUS_DIR, where the other PEs' waits look
-(src/core/peer_status.c), then exits as the child did. So a PE killed with
+(SIGINT, SIGTERM, SIGUSR1: the stacks), says where the child was when it
+printed its stacks (where.K, for symmem.run's report on --timeout), and
+when the child ends writes its exit report into SYMMEM_STATUS_DIR, where
+the other PEs' waits look (src/core/peer_status.c), then exits as the
+child did. So a PE killed with
 kill -9 is reported by name, and mpirun (run with fault tolerance, see
 _run_mpi.py) sees this program end, not a rank that vanished. Where
 python -m symmem.run itself dies (SYMMEM_MPI_RUNNER names it), this program
@@ -25,10 +27,24 @@ import time
 
 if __package__:
     from symmem import run
-    from symmem._run_stop import _stat_fields, launcher_id
+    from symmem._run_stop import (
+        STACK_HEADER,
+        STACK_POLL,
+        STACK_QUIET,
+        _stat_fields,
+        innermost_frame,
+        launcher_id,
+    )
 else:  # pragma: no cover - run as a file
     import run
-    from _run_stop import _stat_fields, launcher_id
+    from _run_stop import (
+        STACK_HEADER,
+        STACK_POLL,
+        STACK_QUIET,
+        _stat_fields,
+        innermost_frame,
+        launcher_id,
+    )
 
 # The rank and size, as MPI launchers tell their processes.
 RANK_VARS = ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID")
@@ -43,11 +59,50 @@ def _first(names, default=None):
     return default
 
 
-def _pump(pipe, out, prefix):
+class Stacks:
+    """The stacks the program prints on SIGUSR1 (faulthandler, symmem/_launched.py),
+    which symmem.run sends it before it stops the job on --timeout: once its
+    stderr has been quiet STACK_QUIET after a dump began, where it was (the
+    innermost frame) goes to where.<rank> in the status folder, for
+    symmem.run's report (_run_mpi.py); mpirun carries the dump itself."""
+
+    def __init__(self, path):
+        self.path = path
+        self.lines = None  # the dump being printed
+        self.last = 0.0  # when its last line came (monotonic)
+        self.lock = threading.Lock()
+
+    def feed(self, line):
+        text = line.decode(errors="replace").rstrip("\n")
+        with self.lock:
+            if self.lines is None and STACK_HEADER.match(text):
+                self.lines = []
+            if self.lines is not None:
+                self.lines.append(text)
+                self.last = time.monotonic()
+
+    def watch(self, proc):
+        while proc.poll() is None:
+            time.sleep(STACK_POLL)
+            with self.lock:
+                if not self.lines or time.monotonic() - self.last < STACK_QUIET:
+                    continue
+                where, self.lines = innermost_frame(self.lines), None
+            try:  # whole or not at all: the launcher reads it as soon as it exists
+                with open(self.path + ".tmp", "w") as f:
+                    f.write(where)
+                os.replace(self.path + ".tmp", self.path)
+            except OSError:
+                pass
+
+
+def _pump(pipe, out, prefix, stacks=None):
     out = getattr(out, "buffer", out)
     for line in iter(pipe.readline, b""):
         if not line.endswith(b"\n"):
             line += b"\n"
+        if stacks is not None:
+            stacks.feed(line)
         try:
             out.write(prefix + line)
             out.flush()
@@ -111,9 +166,12 @@ def main(argv):
     runner = os.environ.get("SYMMEM_MPI_RUNNER", "")
     if runner:
         threading.Thread(target=_watch_runner, args=(runner, proc), daemon=True).start()
+    stacks = Stacks(os.path.join(status_dir, "where.%d" % rank)) if status_dir else None
+    if stacks is not None:
+        threading.Thread(target=stacks.watch, args=(proc,), daemon=True).start()
     pumps = [
         threading.Thread(target=_pump, args=(proc.stdout, sys.stdout, prefix)),
-        threading.Thread(target=_pump, args=(proc.stderr, sys.stderr, prefix)),
+        threading.Thread(target=_pump, args=(proc.stderr, sys.stderr, prefix, stacks)),
     ]
     for pump in pumps:
         pump.start()

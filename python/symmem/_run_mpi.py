@@ -12,7 +12,9 @@ as root (containers) adds --allow-run-as-root. OMPI_MCA_osc=^ucx, unless set:
 one host needs no UCX, whose one-sided component only warns there.
 
 The job's timeout, grace and signals work as symmem.run's: the report names
-the PE that failed first, from the exit reports. Standard library only.
+the PE that failed first, from the exit reports, and on --timeout each PE
+prints its Python stacks and the report says where each was (as
+_run_stop.Stopping does; _mpi_pe.py collects them). Standard library only.
 """
 
 import os
@@ -24,9 +26,31 @@ import tempfile
 import time
 
 if __package__:
-    from symmem._run_stop import EXIT_TIMEOUT, KILL_DELAY, POLL, launcher_id
+    from symmem._run_stop import (
+        EXIT_TIMEOUT,
+        KILL_DELAY,
+        POLL,
+        STACK_POLL,
+        STACK_SIGNAL,
+        STACK_WAIT,
+        WHERE_TITLE,
+        is_stopped,
+        launcher_id,
+        stopped_line,
+    )
 else:  # pragma: no cover - run as a file
-    from _run_stop import EXIT_TIMEOUT, KILL_DELAY, POLL, launcher_id
+    from _run_stop import (
+        EXIT_TIMEOUT,
+        KILL_DELAY,
+        POLL,
+        STACK_POLL,
+        STACK_SIGNAL,
+        STACK_WAIT,
+        WHERE_TITLE,
+        is_stopped,
+        launcher_id,
+        stopped_line,
+    )
 
 
 def find_mpirun():
@@ -60,8 +84,10 @@ def command(args, mpirun, program):
     return cmd + [sys.executable, "-m", "symmem._mpi_pe"] + program
 
 
-def first_failure(status_dir):
-    """(rank, words) of the PE whose exit report says it failed first, or None."""
+def first_failure(status_dir, before=None):
+    """(rank, words) of the PE whose exit report says it failed first, or None;
+    before: only reports written before this time (time.time()), as the PEs
+    that our own stop ended are no failures."""
     found = []
     for name in os.listdir(status_dir):
         if not name.isdigit():
@@ -72,9 +98,80 @@ def first_failure(status_dir):
             when = os.stat(path).st_mtime
         except OSError:
             continue
-        if text != "exited with code 0":
+        if text != "exited with code 0" and (before is None or when < before):
             found.append((when, int(name), text))
     return min(found)[1:] if found else None
+
+
+def running_pes(status_dir, npes):
+    """{rank: pid of its program} of the PEs without an exit report (a PE
+    whose _mpi_pe has not yet written its pid: None)."""
+    running = {}
+    for rank in range(npes):
+        if os.path.exists(os.path.join(status_dir, str(rank))):
+            continue
+        try:
+            with open(os.path.join(status_dir, "%d.pid" % rank)) as f:
+                running[rank] = int(f.read())
+        except (OSError, ValueError):
+            running[rank] = None
+    return running
+
+
+def report_stacks(status_dir, running, signals):
+    """As symmem.run's own launcher does (_run_stop.Stopping.report_stacks):
+    has each running PE print its Python stacks (STACK_SIGNAL to its
+    program; mpirun carries the dump to our stderr), waits for them (at most
+    STACK_WAIT, less if a signal comes), and says where each PE was, from
+    the where.<rank> files its _mpi_pe writes once a dump is complete."""
+    where = {rank: os.path.join(status_dir, "where.%d" % rank) for rank in running}
+    for path in where.values():  # a dump the program printed before
+        if os.path.exists(path):
+            os.unlink(path)
+    asked = []
+    for rank, pid in running.items():
+        ready = pid is not None and os.path.exists(os.path.join(status_dir, "stacks.%d" % pid))
+        if ready and not is_stopped(pid):
+            try:
+                os.kill(pid, STACK_SIGNAL)
+            except ProcessLookupError:
+                continue
+            asked.append(rank)
+    exited = lambda rank: os.path.exists(os.path.join(status_dir, str(rank)))  # noqa: E731
+    deadline = time.monotonic() + STACK_WAIT
+    while (
+        time.monotonic() < deadline
+        and not signals
+        and not all(os.path.exists(where[r]) or exited(r) for r in asked)
+    ):
+        time.sleep(STACK_POLL)
+    lines = [WHERE_TITLE]
+    for rank, pid in sorted(running.items()):
+        if pid is not None and not exited(rank) and is_stopped(pid):
+            lines.append(stopped_line(rank, pid))
+            continue
+        try:
+            with open(where[rank]) as f:
+                said = f.read()
+        except OSError:
+            said = None
+        if said:
+            pass
+        elif exited(rank):
+            said = "exited before it printed a stack"
+        elif pid is None:
+            said = "cannot print its stack (its program has not started)"
+        elif rank not in asked:
+            said = "cannot print its stack (it has not imported symmem)"
+        else:
+            said = "printed no stack within %g s" % STACK_WAIT
+        lines.append("\tPE %d (pid %s): %s" % (rank, pid, said))
+    for line in lines:
+        if line.startswith("\t"):
+            sys.stderr.write("    %s\n" % line[1:])
+        else:
+            sys.stderr.write("symmem.run: %s\n" % line)
+    sys.stderr.flush()
 
 
 def exit_code(words):
@@ -114,6 +211,7 @@ def main(args, program):
     try:
         proc = subprocess.Popen(command(args, mpirun, program), env=env)
         start, failed_at, stopping, kill_at = time.monotonic(), None, None, None
+        stopped_at = None  # when we stopped the PEs ourselves (time.time())
         while proc.poll() is None:
             time.sleep(POLL)
             now = time.monotonic()
@@ -122,16 +220,19 @@ def main(args, program):
                     "symmem.run: got %s; stopping PEs %s\n"
                     % (signal.Signals(signals[0]).name, list(range(args.npes)))
                 )
-                stopping = "the signal"
+                stopping, stopped_at = "the signal", time.time()
                 proc.send_signal(signal.SIGTERM)
                 kill_at = now + KILL_DELAY
             if args.timeout is not None and now - start >= args.timeout and stopping is None:
+                running = running_pes(status_dir, args.npes)
                 sys.stderr.write(
-                    "symmem.run: timeout after %g s: stopping the PEs\n" % args.timeout
+                    "symmem.run: timeout after %g s: PEs still running: %s; asking them "
+                    "for their stacks\n" % (args.timeout, sorted(running))
                 )
-                stopping = "the timeout"
+                report_stacks(status_dir, running, signals)
+                stopping, stopped_at = "the timeout", time.time()
                 proc.send_signal(signal.SIGTERM)
-                kill_at = now + KILL_DELAY
+                kill_at = time.monotonic() + KILL_DELAY
             if failed_at is None and first_failure(status_dir) is not None:
                 failed_at = now
             if failed_at is not None and stopping is None and now - failed_at >= args.grace:
@@ -141,7 +242,7 @@ def main(args, program):
             if kill_at is not None and now >= kill_at:
                 proc.kill()
                 kill_at = None
-        failure = first_failure(status_dir)
+        failure = first_failure(status_dir, stopped_at)
         if failure is not None:
             try:
                 with open(os.path.join(status_dir, "%d.pid" % failure[0])) as f:

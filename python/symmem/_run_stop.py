@@ -125,6 +125,19 @@ def innermost_frame(stack):
     return "no Python frame"
 
 
+def stopped_line(rank, pid):
+    """The report's line for a PE that is stopped and so prints no stack."""
+    return (
+        "\tPE %d is stopped (SIGSTOP / state T; pid %d): it prints no "
+        "stack until it continues (kill -CONT %d)" % (rank, pid, pid)
+    )
+
+
+WHERE_TITLE = (
+    "where each PE still running was (the innermost Python frame of the stack it printed above):"
+)
+
+
 class Stopping:
     """The stopping half of run.Job, which has pes, lock, changed, signals,
     handled_signals, stop_reason, kill_at, stacks_reported, status_dir,
@@ -213,16 +226,10 @@ class Stopping:
             and not all(printed(pe) for pe in asked)
         ):
             time.sleep(STACK_POLL)
-        lines = [
-            "where each PE still running was (the innermost Python frame of "
-            "the stack it printed above):"
-        ]
+        lines = [WHERE_TITLE]
         for pe in running:
             if pe.returncode is None and is_stopped(pe.pid):
-                lines.append(
-                    "\tPE %d is stopped (SIGSTOP / state T; pid %d): it prints no "
-                    "stack until it continues (kill -CONT %d)" % (pe.rank, pe.pid, pe.pid)
-                )
+                lines.append(stopped_line(pe.rank, pe.pid))
                 continue
             if pe in asked and pe.stack:
                 where = innermost_frame(pe.stack)

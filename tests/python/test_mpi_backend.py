@@ -108,15 +108,18 @@ def test_everything_on_the_node_path(run_pes, npes):
         assert f"PE {pe} peer mapped: True" in result.lines(pe), str(result)
 
 
-# PE 2 dies with kill -9 while PEs 0 and 1 wait: in signal_wait (for a
-# signal only PE 2 would send), or in a collective PE 2 never joins.
+# PE 2 dies with kill -9 while PEs 0 and 1 wait: in signal_wait or
+# wait_until (for a value only PE 2 would send), or in a collective PE 2
+# never joins.
 KILLED = """
     WAIT = sys.argv[1]
     nvshmem.init()
     me = nvshmem.my_pe()
     sig = nvshmem.array((1,), dtype="uint64")
+    ivar = nvshmem.array((1,), dtype="int64")
     src = nvshmem.array((4,), dtype="float32")
     dst = nvshmem.array((4,), dtype="float32")
+    ivar[:] = 0
     nvshmem.barrier_all()
     if me == 2:
         time.sleep(0.5)
@@ -125,6 +128,8 @@ KILLED = """
     try:
         if WAIT == "signal_wait":
             nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ)
+        elif WAIT == "wait_until":
+            nvshmem.wait_until(ivar, nvshmem.ComparisonType.CMP_EQ, 1)
         else:
             nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, dst, src, "sum")
     except nvshmem.NvshmemError as error:
@@ -138,7 +143,7 @@ KILLED = """
 
 
 @pytest.mark.parametrize("env", [ONE_HOST_PER_PE, NODE_PATH], ids=["rma", "node"])
-@pytest.mark.parametrize("call", ["signal_wait", "reduce"])
+@pytest.mark.parametrize("call", ["signal_wait", "wait_until", "reduce"])
 def test_a_pe_killed_ends_the_others_waits(run_pes, call, env):
     result = run_pes(3, KILLED, timeout=60, env=env, args=[call])
     assert result.rc == 137, str(result)
@@ -154,30 +159,49 @@ def test_a_pe_killed_ends_the_others_waits(run_pes, call, env):
 
 
 # Different collectives on different PEs: each raises NvshmemInvalid, naming
-# what each called.
+# what each called; then the job goes on: a matched reduce (small: its data
+# rides with the fingerprints through RMA; large: MPI's) gets the right sum.
 MISMATCH = """
     nvshmem.init()
-    me = nvshmem.my_pe()
-    src = nvshmem.array((4,), dtype="float32")
-    dst = nvshmem.array((4,), dtype="float32")
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    src = nvshmem.array((65536,), dtype="float32")
+    dst = nvshmem.array((65536,), dtype="float32")
+    W = nvshmem.Teams.TEAM_WORLD
     try:
         if me == 0:
-            nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, dst, src, "sum")
+            nvshmem.reduce(W, dst[:4], src[:4], "sum")
         else:
             nvshmem.barrier_all()
     except nvshmem.NvshmemInvalid as error:
         print(f"PE {me} caught: {error}", flush=True)
+    try:  # 16 bytes with the fingerprints, against 256 KiB after them
+        count = 4 if me == 0 else 65536
+        nvshmem.reduce(W, dst[:count], src[:count], "sum")
+    except nvshmem.NvshmemInvalid as error:
+        print(f"PE {me} caught too: {error}", flush=True)
+    for count in (4, 65536):
+        big_src = nvshmem.array((count,), dtype="float32")
+        big_dst = nvshmem.array((count,), dtype="float32")
+        big_src[:] = me + 1
+        nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, big_dst, big_src, "sum")
+        check_equal(big_dst, np.full(count, n * (n + 1) / 2, dtype="float32"), f"reduce {count}")
+    ok()
     os._exit(0)
 """
 
 
-def test_different_collectives_raise_instead_of_hanging(run_pes):
-    result = run_pes(2, MISMATCH, timeout=60, env=ONE_HOST_PER_PE)
+@pytest.mark.parametrize("env", [ONE_HOST_PER_PE, NODE_PATH], ids=["rma", "node"])
+def test_different_collectives_raise_instead_of_hanging(run_pes, env):
+    result = run_pes(2, MISMATCH, timeout=60, env=env)
     assert result.rc == 0, str(result)
     for pe in (0, 1):
+        assert f"PE {pe} OK" in result.lines(pe), str(result)
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]
         assert len(caught) == 1 and "PEs disagree" in caught[0], str(result)
         assert "barrier_all" in caught[0] and "reduce" in caught[0], caught[0]
+        caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught too: ")]
+        assert len(caught) == 1 and "PEs disagree" in caught[0], str(result)
+        assert "4 elements" in caught[0] and "65536 elements" in caught[0], caught[0]
 
 
 # init(initializer_method="mpi", mpi_comm=...) under a plain mpirun: the PEs
@@ -231,14 +255,18 @@ def test_an_mpi_backend_that_cannot_load_says_why(tmp_path):
     assert "backend='mpi' cannot run here: cannot load the mpi backend" in out, out + err
 
 
-# PE 2 stops (SIGSTOP) while PEs 0 and 1 wait for its signal: its pid still
-# runs, so only the heartbeat (SYMMEM_ONE_HOST_PER_PE=1 starts it, as PEs on
-# other hosts do) tells, once PE 2 has been silent for SYMMEM_HEARTBEAT_S.
+# PE 2 stops (SIGSTOP) while PEs 0 and 1 wait for its signal, or in a
+# collective it never joins: its pid still runs, so only the heartbeat
+# (SYMMEM_ONE_HOST_PER_PE=1 starts it, as PEs on other hosts do) tells, once
+# PE 2 has been silent for SYMMEM_HEARTBEAT_S.
 STOPPED = """
+    WAIT = sys.argv[1]
     nvshmem.init()
     me = nvshmem.my_pe()
     sig = nvshmem.array((1,), dtype="uint64")
     pid = nvshmem.array((1,), dtype="int64")
+    src = nvshmem.array((4,), dtype="float32")
+    dst = nvshmem.array((4,), dtype="float32")
     pid[0] = os.getpid()
     nvshmem.barrier_all()
     if me == 2:
@@ -247,7 +275,10 @@ STOPPED = """
     nvshmem.get(got, pid, remote_pe=2)
     started = time.monotonic()
     try:
-        nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ)
+        if WAIT == "signal_wait":
+            nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ)
+        else:
+            nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, dst, src, "sum")
     except nvshmem.NvshmemError as error:
         print(f"PE {me} caught after {time.monotonic() - started:.0f} s: {error}", flush=True)
     if me == 0:
@@ -258,14 +289,279 @@ STOPPED = """
 """
 
 
-def test_a_stopped_pe_ends_the_others_waits(run_pes):
+@pytest.mark.parametrize("call", ["signal_wait", "reduce"])
+def test_a_stopped_pe_ends_the_others_waits(run_pes, call):
     env = {**ONE_HOST_PER_PE, "SYMMEM_HEARTBEAT_S": "2"}
-    result = run_pes(3, STOPPED, timeout=60, env=env)
+    result = run_pes(3, STOPPED, timeout=60, env=env, args=[call])
     assert result.elapsed < 30, str(result)
+    assert result.rc == 137, str(result)  # PE 2's SIGKILL, once the others had raised
     for pe in (0, 1):
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught")]
         assert len(caught) == 1, str(result)
-        assert re.search(r"signal_wait: PE 2 \(pid \d+\) fell silent", caught[0]), caught[0]
+        assert re.search(rf"{call}: PE 2 \(pid \d+\) fell silent", caught[0]), caught[0]
+
+
+# A PMPI interposer, for the tests only: the PE whose environment names an
+# MPI call in SYMMEM_TEST_DIE_IN dies (SIGKILL) as it enters that call, or
+# in SYMMEM_TEST_STOP_IN stops (SIGSTOP), so the others are left inside that
+# very call, which has no non-blocking form
+# (src/backends/mpi/helper.c makes it on a thread of its own and polls).
+# Not linked against libmpi (LD_PRELOAD puts it in mpirun too): it finds
+# MPI's own entry point in the libmpi the backend loaded.
+DIE_IN = r"""
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <mpi.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *real(const char *name)
+{
+    void *lib = dlopen("libmpi.so.40", RTLD_NOLOAD | RTLD_NOW);
+    return lib ? dlsym(lib, name) : NULL;
+}
+
+static void die_in(const char *name)
+{
+    const char *die = getenv("SYMMEM_TEST_DIE_IN"), *stop = getenv("SYMMEM_TEST_STOP_IN");
+    if (die != NULL && strcmp(die, name) == 0) raise(SIGKILL);
+    if (stop != NULL && strcmp(stop, name) == 0) raise(SIGSTOP);
+}
+
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *out)
+{
+    die_in("MPI_Comm_split");
+    return ((int (*)(MPI_Comm, int, int, MPI_Comm *))real("PMPI_Comm_split"))(comm, color, key,
+                                                                              out);
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *out)
+{
+    die_in("MPI_Comm_create_group");
+    return ((int (*)(MPI_Comm, MPI_Group, int, MPI_Comm *))real("PMPI_Comm_create_group"))(
+        comm, group, tag, out);
+}
+
+int MPI_Win_allocate(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void *base,
+                     MPI_Win *win)
+{
+    die_in("MPI_Win_allocate");
+    return ((int (*)(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *))real(
+        "PMPI_Win_allocate"))(size, unit, info, comm, base, win);
+}
+
+int MPI_Win_allocate_shared(MPI_Aint size, int unit, MPI_Info info, MPI_Comm comm, void *base,
+                            MPI_Win *win)
+{
+    die_in("MPI_Win_allocate_shared");
+    return ((int (*)(MPI_Aint, int, MPI_Info, MPI_Comm, void *, MPI_Win *))real(
+        "PMPI_Win_allocate_shared"))(size, unit, info, comm, base, win);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def die_in_shim(tmp_path_factory):
+    """The interposer above, built with mpicc (compiled only, not linked
+    against libmpi); its path, for LD_PRELOAD."""
+    mpicc = os.path.join(os.path.dirname(sys.executable), "mpicc")
+    if not os.access(mpicc, os.X_OK):
+        pytest.skip("no mpicc beside this Python (Open MPI's wheel)")
+    folder = tmp_path_factory.mktemp("die_in")
+    (folder / "die_in.c").write_text(DIE_IN)
+    obj, lib = folder / "die_in.o", folder / "die_in.so"
+    subprocess.run([mpicc, "-fPIC", "-c", "-o", obj, folder / "die_in.c"], check=True)
+    subprocess.run(["cc", "-shared", "-o", lib, obj, "-ldl"], check=True)
+    return str(lib)
+
+
+# PE 2 dies where PEs 0 and 1 are in a symmem call that makes a blocking MPI
+# call (named: PE 2 dies as it enters it), or (malloc) before the call.
+DIES_IN = """
+    WHERE, MPI_CALL = sys.argv[1], sys.argv[2]
+    rank = int(os.environ["SYMMEM_RANK"])
+    started = time.monotonic()
+
+    def pe_2_dies():
+        if rank == 2 and MPI_CALL == "-":
+            os.kill(os.getpid(), signal.SIGKILL)
+        elif rank == 2:
+            os.environ["SYMMEM_TEST_DIE_IN"] = MPI_CALL
+
+    try:
+        if WHERE == "init":
+            pe_2_dies()
+        nvshmem.init()
+        nvshmem.barrier_all()
+        if WHERE != "init":
+            pe_2_dies()
+            started = time.monotonic()
+        if WHERE == "team_split":
+            nvshmem.team_split_strided(nvshmem.Teams.TEAM_WORLD, 0, 1, 3)
+        elif WHERE == "team_init":
+            nvshmem.team_init(nvshmem.TeamConfig(uniqueid=12345), 0, 3, rank)
+        elif WHERE == "array":  # malloc
+            nvshmem.array((4,), dtype="int64")
+    except nvshmem.NvshmemError as error:
+        print(f"PE {rank} caught: {error}", flush=True)
+        print(f"PE {rank} waited {time.monotonic() - started:.1f} s", flush=True)
+        time.sleep(1.0)
+        os._exit(0)
+    print(f"PE {rank} was not told that PE 2 died", flush=True)
+    os._exit(3)
+"""
+
+
+@pytest.mark.parametrize(
+    "where, mpi_call, env",
+    [
+        ("init", "MPI_Win_allocate", ONE_HOST_PER_PE),
+        ("init", "MPI_Win_allocate_shared", NODE_PATH),
+        ("team_split", "MPI_Comm_split", ONE_HOST_PER_PE),
+        ("team_init", "MPI_Comm_create_group", ONE_HOST_PER_PE),
+        ("array", "-", ONE_HOST_PER_PE),
+    ],
+    ids=["init-rma", "init-node", "team_split", "team_init", "malloc"],
+)
+def test_a_pe_killed_in_a_blocking_mpi_call_ends_the_others(
+    run_pes, die_in_shim, where, mpi_call, env
+):
+    env = {**env, "LD_PRELOAD": die_in_shim}
+    result = run_pes(3, DIES_IN, timeout=60, env=env, args=[where, mpi_call])
+    assert result.rc == 137, str(result)
+    assert result.elapsed < 30, str(result)
+    for pe in (0, 1):
+        caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]
+        assert len(caught) == 1, str(result)
+        assert f"[pe {pe}] {where}: PE 2 (pid " in caught[0], caught[0]
+        assert "killed by signal 9" in caught[0], caught[0]
+        if mpi_call != "-":
+            assert caught[0].endswith(f"; this PE was in {mpi_call}"), caught[0]
+
+
+# PE 2 stops (SIGSTOP) as it enters MPI_Comm_split in team_split: PEs 0 and
+# 1, inside it too, raise once PE 2 has been silent for SYMMEM_HEARTBEAT_S,
+# or (no heartbeat limit) at SYMMEM_TIMEOUT; then PE 0 kills PE 2.
+STOPS_IN = """
+    nvshmem.init()
+    me = nvshmem.my_pe()
+    pid = nvshmem.array((1,), dtype="int64")
+    pid[0] = os.getpid()
+    nvshmem.barrier_all()
+    got = np.zeros(1, dtype="int64")
+    nvshmem.get(got, pid, remote_pe=2)
+    nvshmem.barrier_all()
+    if me == 2:
+        os.environ["SYMMEM_TEST_STOP_IN"] = "MPI_Comm_split"
+    try:
+        nvshmem.team_split_strided(nvshmem.Teams.TEAM_WORLD, 0, 1, 3)
+    except nvshmem.NvshmemError as error:
+        print(f"PE {me} caught: {error}", flush=True)
+    if me == 0:
+        time.sleep(0.5)
+        os.kill(int(got[0]), signal.SIGKILL)
+    time.sleep(1.0)
+    os._exit(0)
+"""
+
+
+@pytest.mark.parametrize(
+    "bound, said",
+    [
+        ({"SYMMEM_HEARTBEAT_S": "2"}, r"team_split: PE 2 \(pid \d+\) fell silent"),
+        (
+            {"SYMMEM_HEARTBEAT_S": "0", "SYMMEM_TIMEOUT": "3"},
+            r"team_split: timed out after 3\.\d s \(SYMMEM_TIMEOUT=3\)",
+        ),
+    ],
+    ids=["heartbeat", "timeout"],
+)
+def test_a_pe_stopped_in_a_blocking_mpi_call_ends_the_others(run_pes, die_in_shim, bound, said):
+    env = {**ONE_HOST_PER_PE, **bound, "LD_PRELOAD": die_in_shim}
+    result = run_pes(3, STOPS_IN, timeout=60, env=env)
+    assert result.rc == 137, str(result)
+    assert result.elapsed < 30, str(result)
+    for pe in (0, 1):
+        caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]
+        assert len(caught) == 1, str(result)
+        assert re.search(said, caught[0]), caught[0]
+        assert caught[0].endswith("; this PE was in MPI_Comm_split"), caught[0]
+
+
+# symmem.run --backend mpi --timeout: each PE prints its Python stacks (its
+# _mpi_pe passes SIGUSR1 on and says where the PE was) and the launcher
+# reports where each was, as its own launcher does (test_interrupts.py).
+# Each PE blocks in a function of its own; with STACKLESS=1, PE 2 never
+# imports symmem (and PEs 0 and 1 wait for it in init).
+THREE_STUCK_PES = """
+    import os, sys, time
+    rank = int(os.environ["SYMMEM_RANK"])
+    if rank == 2 and os.environ.get("STACKLESS") == "1":
+        time.sleep(120)
+    import symmem as nvshmem
+    nvshmem.init()  # PEs 0 and 1 stuck here
+    sig = nvshmem.array((1,), dtype="uint64")
+    sig[:] = 0
+    nvshmem.barrier_all()
+
+
+    def in_barrier():
+        nvshmem.barrier_all()  # PE 0 stuck here
+
+
+    def in_signal_wait():
+        nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ)  # PE 1 stuck here
+
+
+    def sleeping():
+        time.sleep(120)  # PE 2 stuck here
+
+
+    [in_barrier, in_signal_wait, sleeping][rank]()
+"""
+
+
+def where_reported(stderr, pe):
+    """What the launcher's report says about PE pe: "file, line N in function"."""
+    rest = stderr.split(f"\n    PE {pe} (pid ", 1)[1]
+    return rest.split("\n", 1)[0].split("): ", 1)[1]
+
+
+@pytest.mark.parametrize("stackless", [False, True], ids=["stacks", "stackless"])
+def test_timeout_reports_where_each_pe_was(run_pes, tmp_path, stackless):
+    program = write_program(tmp_path, THREE_STUCK_PES, prelude=False)
+    text = program.read_text().splitlines()
+
+    def line_of(words):
+        [number] = [i for i, line in enumerate(text, 1) if words in line]
+        return number
+
+    env = {**NODE_PATH, "SYMMEM_TIMEOUT": "60", "STACKLESS": "1" if stackless else "0"}
+    result = run_pes(3, program, timeout=10, env=env)
+    assert result.rc == 124, str(result)
+    assert (
+        "symmem.run: timeout after 10 s: PEs still running: [0, 1, 2]; asking them for "
+        "their stacks" in result.stderr
+    ), str(result)
+    assert "symmem.run: where each PE still running was" in result.stderr, str(result)
+    assert "failed first" not in result.stderr, str(result)  # the timeout stopped them
+    if stackless:
+        line = line_of("# PEs 0 and 1 stuck here")
+        for pe in (0, 1):
+            want = f"{program}, line {line} in <module> (in symmem's init)"
+            assert where_reported(result.stderr, pe) == want, str(result)
+        want = "cannot print its stack (it has not imported symmem)"
+        assert where_reported(result.stderr, 2) == want, str(result)
+        return
+    for pe, function in [(0, "in_barrier"), (1, "in_signal_wait"), (2, "sleeping")]:
+        line = line_of(f"# PE {pe} stuck here")
+        err = result.lines(pe, "stderr")
+        # faulthandler's dump, prefixed like all the PE's output, then the report
+        assert any(text.startswith("Current thread 0x") for text in err), str(result)
+        assert f'  File "{program}", line {line} in {function}' in err, str(result)
+        want = f"{program}, line {line} in {function}"
+        assert where_reported(result.stderr, pe) == want, str(result)
 
 
 # @numba.njit device calls are loads and stores into heaps this process maps:

@@ -10,8 +10,9 @@ _SYMMEM = {
     "PE maps at a 2 MiB boundary, each array at a 256-byte aligned offset in it",
     "mpi": "one MPI process per PE (symmem.run through mpirun) with SYMMEM_ONE_HOST_PER_PE=1: "
     "each PE a host of its own, everything through MPI RMA on one MPI_Win_allocate "
-    "window (Open MPI's osc/sm on one machine); put is MPI_Rput polled, quiet a flush "
-    "by the flush thread",
+    "window (Open MPI's osc/sm on one machine); put is MPI_Put + MPI_Win_flush_local, "
+    "quiet MPI_Win_flush of the PE written; a collective's fingerprints (and a reduction "
+    "of up to 8 KiB) go in one point-to-point exchange among the members",
     "gpu": "one process per GPU (symmem.run); arrays on the symmetric heap (NVSHMEM's); calls "
     "on a CUDA stream (cuda.core) timed with CUDA events, and with stream=None as "
     "symmem (blocking)",
@@ -33,7 +34,8 @@ SETUP = {
     "numpy": numpy_reference.SETUP,
     "symmem node path": "the mpi backend as symmem, without SYMMEM_ONE_HOST_PER_PE: the PEs "
     "map each other's heaps (MPI_Win_allocate_shared), put and get are "
-    "copies, the atomics and collectives MPI's",
+    "copies, the atomics MPI's, the barriers and collectives the node's own over the "
+    "shared window (as the cpu backend's)",
     "symmem cpu": "the cpu backend's worker, as its own runs: symmem.run, /dev/shm heaps",
     "mpi4py": "mpirun --oversubscribe --bind-to none; put into a Win.Allocate window (one "
     "Lock_all epoch, Put + Flush), the rest on private NumPy arrays (NumPy's own "

@@ -9,10 +9,14 @@
 
 const char *symmem__mpi_call_name(symmem_call_t call)
 {
-    static __thread char name[160];
-    MPI_CORE->call_describe(call, name, sizeof(name)); /* "reduce(sum, ...)" */
-    name[strcspn(name, "(")] = '\0';
-    return name;
+    /* The vocabulary's names, by kind (the core's table is not reachable
+     * from this library, which links no core); no formatting: every
+     * collective names itself on its fast path. */
+#define NAME_OF(NAME, name, code, shape, moves_data) [code] = name,
+    static const char *const names[SYMMEM_CALL_COUNT] = {SYMMEM_CALL_KINDS(NAME_OF)};
+#undef NAME_OF
+    unsigned kind = (unsigned)(call.what & 0xff);
+    return kind > 0 && kind < SYMMEM_CALL_COUNT ? names[kind] : "a collective";
 }
 
 symmem_status_t symmem__mpi_check_call(mpi_t *m, MPI_Comm comm, const int *members,

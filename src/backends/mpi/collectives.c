@@ -1,6 +1,8 @@
-/* Barriers and collectives on a team's communicator: MPI's non-blocking
- * collectives, polled (progress.c), each after its members compared their
- * fingerprints (calls.c), which for a barrier is the barrier itself. Where
+/* Barriers and collectives: among PEs of one node over the shared window
+ * (node.c, node_collectives.c); else on the team's communicator, MPI's
+ * non-blocking collectives, polled (progress.c), each after its members
+ * compared their fingerprints (calls.c), which for a barrier is the
+ * barrier itself. Where
  * a destination overlaps its source (MPI forbids it) the source is copied
  * first; a reduction in place is MPI_IN_PLACE. */
 #include <limits.h>
@@ -16,6 +18,15 @@ symmem_status_t symmem__mpi_comm_barrier(mpi_t *m, const char *call, MPI_Comm co
     return symmem__mpi_wait(m, call, &req);
 }
 
+/* Every member of team makes the collective fp (SYMMEM_CHECK on), before
+ * any of MPI's: by one exchange where the team is small, else MPI's. */
+static symmem_status_t check(mpi_t *m, const symmem_team_view_t *team, symmem_call_t fp)
+{
+    if (!m->check_calls) return SYMMEM_OK;
+    if (symmem__mpi_exchange_fits(team)) return symmem__mpi_exchange(m, team, fp, NULL, 0, NULL);
+    return symmem__mpi_check_call(m, m->teams[team->channel], team->members, fp, 0);
+}
+
 /* Meets every member of team; quiet first for a barrier. */
 static symmem_status_t meet(mpi_t *m, const symmem_team_view_t *team, symmem_call_kind_t kind,
                             int quiet)
@@ -23,7 +34,11 @@ static symmem_status_t meet(mpi_t *m, const symmem_team_view_t *team, symmem_cal
     if (quiet) SYMMEM_CHECK(symmem__mpi_quiet(m, SYMMEM_STREAM_NONE));
     symmem_call_t call = mpi_call(kind, team, 0, 0, 0, 0);
     MPI_Comm comm = m->teams[team->channel];
-    if (m->check_calls) /* comparing the fingerprints waits for every member */
+    if (symmem__mpi_on_node(m, team))
+        SYMMEM_CHECK(symmem__mpi_node_barrier(m, team, call));
+    else if (symmem__mpi_exchange_fits(team)) /* the exchange waits for every member */
+        SYMMEM_CHECK(symmem__mpi_exchange(m, team, call, NULL, 0, NULL));
+    else if (m->check_calls) /* comparing the fingerprints waits for every member */
         SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, call, 1));
     else
         SYMMEM_CHECK(symmem__mpi_comm_barrier(m, symmem__mpi_call_name(call), comm));
@@ -117,7 +132,7 @@ static symmem_status_t reduce_begin(mpi_t *m, const char *call, symmem_call_kind
 {
     symmem_call_t fp = mpi_call(kind, team, nelems, (int)dtype, (int)op, 0);
     *comm_p = m->teams[team->channel];
-    SYMMEM_CHECK(symmem__mpi_check_call(m, *comm_p, team->members, fp, 0));
+    SYMMEM_CHECK(check(m, team, fp));
     if (nelems > INT_MAX) return too_many(call, nelems);
     *type_p = symmem__mpi_datatype(dtype);
     int size;
@@ -133,6 +148,13 @@ symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_
     (void)stream;
     mpi_t *m = be;
     const char *call = "reduce";
+    if (symmem__mpi_on_node(m, team))
+        return symmem__mpi_node_reduce(m, team, dst, src, nelems, dtype, op);
+    int size;
+    MPI_Type_size(symmem__mpi_datatype(dtype), &size);
+    if (symmem__mpi_exchange_fits(team) && nelems <= MPI_EXCHANGE_DATA / (size_t)size)
+        return symmem__mpi_exchange_reduce(m, team, dst, src, nelems, nelems * (size_t)size, dtype,
+                                           op);
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Datatype type = MPI_DATATYPE_NULL;
     size_t bytes = 0;
@@ -157,6 +179,8 @@ symmem_status_t symmem__mpi_reducescatter(symmem_backend_t *be, const symmem_tea
     (void)stream;
     mpi_t *m = be;
     const char *call = "reducescatter";
+    if (symmem__mpi_on_node(m, team))
+        return symmem__mpi_node_reducescatter(m, team, dst, src, nelems, dtype, op);
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Datatype type = MPI_DATATYPE_NULL;
     size_t bytes = 0;
@@ -175,10 +199,11 @@ symmem_status_t symmem__mpi_reducescatter(symmem_backend_t *be, const symmem_tea
 static symmem_status_t move(mpi_t *m, const symmem_team_view_t *team, symmem_call_kind_t kind,
                             void *dst, const void *src, size_t nbytes)
 {
+    if (symmem__mpi_on_node(m, team)) return symmem__mpi_node_move(m, team, kind, dst, src, nbytes);
     symmem_call_t fp = mpi_call(kind, team, nbytes, 0, 0, 0);
     const char *call = symmem__mpi_call_name(fp);
     MPI_Comm comm = m->teams[team->channel];
-    SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, fp, 0));
+    SYMMEM_CHECK(check(m, team, fp));
     if (nbytes > INT_MAX) return too_many(call, nbytes);
     size_t all = nbytes * (size_t)team->n;
     int count = (int)nbytes;
@@ -216,9 +241,11 @@ symmem_status_t symmem__mpi_broadcast(symmem_backend_t *be, const symmem_team_vi
     (void)stream;
     mpi_t *m = be;
     const char *call = "broadcast";
+    if (symmem__mpi_on_node(m, team))
+        return symmem__mpi_node_broadcast(m, team, dst, src, nbytes, root);
     symmem_call_t fp = mpi_call(SYMMEM_CALL_BROADCAST, team, nbytes, 0, 0, root);
     MPI_Comm comm = m->teams[team->channel];
-    SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, fp, 0));
+    SYMMEM_CHECK(check(m, team, fp));
     if (nbytes > INT_MAX) return too_many(call, nbytes);
     if (team->me == root && src != dst) memmove(dst, src, nbytes);
     MPI_Request req;

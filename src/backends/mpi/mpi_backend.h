@@ -15,7 +15,13 @@
  * Teams are communicators; collectives are MPI's non-blocking ones, polled
  * (progress.c) so that every wait watches SYMMEM_TIMEOUT, Ctrl-C and the
  * liveness of the peers (liveness.c), and each carries a fingerprint its
- * members compare first (calls.c), so PEs in different collectives raise. */
+ * members compare first (calls.c), so PEs in different collectives raise.
+ *
+ * The files stand in floors, each calling only those below it (no circle):
+ * failure.c (errors, the job lost) at the bottom; liveness.c; progress.c
+ * (every wait); helper.c (blocking MPI calls, bounded), peers.c, calls.c,
+ * dtypes.c; comms.c, flush.c; rma.c, signals.c, atomics.c; collectives.c; teams.c,
+ * team_init.c, heap.c; start.c; ops.c (the table). */
 #ifndef SYMMEM_MPI_BACKEND_H
 #define SYMMEM_MPI_BACKEND_H
 
@@ -31,9 +37,9 @@
 #include "../../core/heartbeat.h"
 
 typedef struct symmem_backend mpi_t;
-typedef struct mpi_flusher mpi_flusher_t; /* flush.c */
+typedef struct mpi_helper mpi_helper_t; /* helper.c */
 
-/* The liveness of the other PEs (liveness.c). */
+/* The liveness of the other PEs (peers.c gathers it, liveness.c checks it). */
 typedef struct {
     pid_t *pids;            /* 0 for a PE on another host */
     uint64_t *starts;       /* against pid reuse */
@@ -66,22 +72,31 @@ struct symmem_backend {
     int started_mpi; /* MPI_Init was ours: finalized at exit */
     int finished;    /* every PE reached finalize's barrier */
     int lost;        /* a PE died: finalize skips MPI's collective teardown */
-    int dirty;       /* RMA issued since the last flush (quiet has work) */
+    int dirty;       /* RMA issued since the last flush: the PE, MPI_DIRTY_MANY, or -1 */
     struct {
         uint64_t key, uses;
     } *team_keys; /* team_init's keys (team_init.c) */
     int team_keys_n;
-    mpi_flusher_t *flusher; /* the thread that makes flushes leaving the node; NULL: none */
+    uint64_t node_epoch[SYMMEM_TEAM_MAX]; /* this PE's node barriers, by channel (node.c) */
+    char *node_tmp;                       /* MPI_NODE_TMP_BYTES for node reductions */
+    char *exchange;                       /* exchange.c's messages, NULL until the first */
+    mpi_helper_t *helper;                 /* the thread that makes blocking MPI calls; NULL: none */
+    int flush_mode;                       /* SYMMEM_MPI_FLUSH_THREAD (flush.c) */
 };
+
+#define MPI_DIRTY_MANY (-2) /* m->dirty: RMA to more than one PE */
 
 /* The core's services (ops.c). */
 extern const symmem_core_services_t *symmem__mpi_core;
 #define MPI_CORE symmem__mpi_core
 
-/* An MPI error code as words. */
-void symmem__mpi_error_text(int code, char *out, size_t size);
-/* SYMMEM_ERR_INTERNAL naming call and what MPI said; for an rc != MPI_SUCCESS. */
+/* ---- failure.c: the bottom; every file reports through it ---- */
+/* SYMMEM_ERR_BACKEND naming call and what MPI said; for an rc != MPI_SUCCESS. */
 symmem_status_t symmem__mpi_failed(int rc, const char *call, const char *what);
+/* A PE died or a wait failed: neither finalize nor the exit waits on MPI. */
+void symmem__mpi_lost(mpi_t *m);
+/* Whether any runtime of this process was lost (the exit skips MPI_Finalize). */
+int symmem__mpi_job_lost(void);
 #define MPI_TRY(call, what, expr)                                                                  \
     do {                                                                                           \
         int mpi_rc_ = (expr);                                                                      \
@@ -91,8 +106,6 @@ symmem_status_t symmem__mpi_failed(int rc, const char *call, const char *what);
 /* ---- start.c: init, finalize ---- */
 symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_t **be_p);
 symmem_status_t symmem__mpi_finalize(symmem_backend_t *be);
-/* A PE died or a wait failed: neither finalize nor the exit waits on MPI. */
-void symmem__mpi_lost(mpi_t *m);
 int symmem__mpi_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size);
 void symmem__mpi_library_version(symmem_backend_t *be, char *text, size_t size);
 
@@ -102,7 +115,6 @@ void symmem__mpi_heap_destroy(mpi_t *m);
 symmem_status_t symmem__mpi_malloc(symmem_backend_t *be, size_t size, size_t alignment,
                                    void **ptr_p);
 symmem_status_t symmem__mpi_free(symmem_backend_t *be, void *ptr);
-void *symmem__mpi_ptr(symmem_backend_t *be, const void *ptr, int pe);
 void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *size_p);
 /* Every PE's heap starts at a multiple of this, so one offset is aligned on all. */
 #define MPI_HEAP_ALIGN ((size_t)2 << 20)
@@ -110,18 +122,67 @@ void symmem__mpi_heap_range(symmem_backend_t *be, uintptr_t *start_p, size_t *si
  * used): a count, then this many entries of two words. */
 #define MPI_RENDEZVOUS_ENTRIES 4096
 #define MPI_RENDEZVOUS_BYTES ((size_t)8 + 16 * MPI_RENDEZVOUS_ENTRIES)
+/* One PE's state on one team channel of the node path (node.c), a cache
+ * line of its own: a member that sees the epoch finds the fingerprint on
+ * the same line. */
+typedef struct {
+    _Alignas(64) _Atomic uint64_t epoch; /* node barriers arrived at */
+    symmem_call_t call[2];               /* the fingerprint of barrier e, at [e % 2] */
+} mpi_node_channel_t;
+#define MPI_NODE_CTL_BYTES (sizeof(mpi_node_channel_t) * SYMMEM_TEAM_MAX)
+/* Where a PE's channels start, from its heap: past the rendezvous table. */
+static inline size_t mpi_node_ctl_offset(const mpi_t *m)
+{
+    return (m->heap_size + MPI_RENDEZVOUS_BYTES + 63) & ~(size_t)63;
+}
+/* What each PE's part of the window holds beyond its heap: room to align
+ * the heap, the rendezvous table, then the node path's channels. */
+#define MPI_WINDOW_EXTRA                                                                           \
+    ((MPI_Aint)(MPI_HEAP_ALIGN + MPI_RENDEZVOUS_BYTES + 64 + MPI_NODE_CTL_BYTES))
+/* Where this process maps symmetric address ptr on PE pe; NULL: not on this node. */
+static inline void *mpi_ptr(const mpi_t *m, const void *ptr, int pe)
+{
+    if (pe == m->me) return (void *)ptr;
+    return m->peer[pe] != NULL ? m->peer[pe] + ((const char *)ptr - m->base) : NULL;
+}
 /* The displacement of symmetric address sym in PE pe's part of the window. */
 static inline MPI_Aint mpi_disp(const mpi_t *m, const void *sym, int pe)
 {
     return (MPI_Aint)((const char *)sym - m->base) + m->skew[pe];
 }
 
+/* ---- helper.c: blocking MPI calls, bounded ---- */
+symmem_status_t symmem__mpi_helper_start(mpi_t *m);
+void symmem__mpi_helper_stop(mpi_t *m);
+/* A blocking MPI call as a job: its arguments and outputs in one struct of
+ * at most MPI_JOB_BYTES (no pointer into the caller's stack); MPI's rc. */
+typedef int mpi_job_func_t(void *job);
+#define MPI_JOB_BYTES 128
+/* Runs run(job) on the helper thread, polled as every wait, and copies the
+ * job back once done (directly where there is no helper). Fails naming call
+ * and what (PE pe, -1: none) with a dead PE, the time limit, or MPI's rc. */
+symmem_status_t symmem__mpi_blocking(mpi_t *m, const char *call, const char *what, int pe,
+                                     mpi_job_func_t *run, void *job, size_t size);
+/* Fails naming an earlier call that never completed, if one did not. */
+symmem_status_t symmem__mpi_helper_check(const mpi_t *m, const char *call);
+
+/* ---- comms.c: communicators, bounded ---- */
+symmem_status_t symmem__mpi_comm_dup(mpi_t *m, const char *call, MPI_Comm comm, MPI_Comm *out_p);
+symmem_status_t symmem__mpi_comm_split(mpi_t *m, const char *call, MPI_Comm comm, int color,
+                                       int key, MPI_Comm *out_p);
+/* MPI_Comm_split_type SHARED: the PEs of this node. */
+symmem_status_t symmem__mpi_comm_split_shared(mpi_t *m, const char *call, MPI_Comm comm, int key,
+                                              MPI_Comm *out_p);
+symmem_status_t symmem__mpi_comm_create_group(mpi_t *m, const char *call, MPI_Comm comm,
+                                              MPI_Group group, int tag, MPI_Comm *out_p);
+
 /* ---- flush.c: remote completion, bounded ---- */
-symmem_status_t symmem__mpi_flusher_start(mpi_t *m);
-void symmem__mpi_flusher_stop(mpi_t *m);
+symmem_status_t symmem__mpi_flush_init(mpi_t *m);
 /* MPI_Win_flush of pe (-1: MPI_Win_flush_all), polled as every wait where
  * it leaves the node; fails naming call with a dead PE or the time limit. */
 symmem_status_t symmem__mpi_flush(mpi_t *m, const char *call, int pe);
+/* MPI_Win_flush_local of pe (the origin's buffers reusable), the same way. */
+symmem_status_t symmem__mpi_flush_local(mpi_t *m, const char *call, int pe);
 
 /* ---- rma.c ---- */
 symmem_copy_func_t symmem__mpi_put, symmem__mpi_get, symmem__mpi_put_nbi, symmem__mpi_get_nbi;
@@ -155,21 +216,27 @@ void symmem__mpi_ops_free(mpi_t *m);
 
 /* ---- progress.c: every blocking wait ---- */
 double symmem__mpi_now(void);
-/* Polls ready(m, arg) until it returns 1, driving MPI's progress, and
- * fails with a dead peer, SYMMEM_TIMEOUT or an interrupt, naming call. */
+/* Polls ready(m, arg) until it returns 1, and fails with a dead peer,
+ * SYMMEM_TIMEOUT or an interrupt, naming call. drive: also drive MPI's
+ * progress between polls (a wait on memory that other PEs' RMA writes;
+ * one whose ready() tests requests drives it itself). */
 typedef int mpi_ready_func_t(mpi_t *m, void *arg);
-symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg);
+symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg,
+                                 int drive);
 /* Waits for req to complete, the same way. */
 symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req);
 
-/* ---- liveness.c ---- */
+/* ---- peers.c: what liveness.c watches, learnt at init (collective) ---- */
 symmem_status_t symmem__mpi_peers_init(mpi_t *m);
 void symmem__mpi_peers_free(mpi_t *m);
 /* The heartbeat to PE 0 where a PE is on another host (collective);
  * stop: finished says every PE has reached finalize. */
 symmem_status_t symmem__mpi_heartbeat_start(mpi_t *m);
 void symmem__mpi_heartbeat_stop(mpi_t *m, int finished);
-/* SYMMEM_ERR_PEER_DEAD naming call and the first PE found dead; else OK. */
+
+/* ---- liveness.c ---- */
+/* SYMMEM_ERR_PEER_DEAD naming call and the first PE found dead; else OK.
+ * Before peers_init, the launcher's exit reports only. */
 symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call);
 
 /* ---- calls.c: fingerprints compared before a collective ---- */
@@ -178,8 +245,7 @@ symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call);
  * each called. Skipped where SYMMEM_CHECK=0 unless always. */
 symmem_status_t symmem__mpi_check_call(mpi_t *m, MPI_Comm comm, const int *members,
                                        symmem_call_t call, int always);
-/* "reduce": the collective a fingerprint names (the core's own table is not
- * reachable from this library, which links no core). */
+/* "reduce": the collective a fingerprint names. */
 const char *symmem__mpi_call_name(symmem_call_t call);
 /* The fingerprint of a collective on team. */
 static inline symmem_call_t mpi_call(symmem_call_kind_t kind, const symmem_team_view_t *team,
@@ -187,6 +253,47 @@ static inline symmem_call_t mpi_call(symmem_call_kind_t kind, const symmem_team_
 {
     return symmem__call(kind, team->channel, count, dtype, op, root);
 }
+
+/* ---- node.c: barriers among PEs of one node, over the shared window ---- */
+/* Whether every member of team maps every other's heap (the node path). */
+int symmem__mpi_on_node(const mpi_t *m, const symmem_team_view_t *team);
+/* The members of a new team (comm) raise their epochs on its channel to a
+ * common base (collective). */
+symmem_status_t symmem__mpi_node_channel_open(mpi_t *m, const char *call, MPI_Comm comm,
+                                              int channel);
+/* Every member of team arrived with the same fingerprint, else
+ * SYMMEM_ERR_MISMATCH on every member naming what each called. */
+symmem_status_t symmem__mpi_node_barrier(mpi_t *m, const symmem_team_view_t *team,
+                                         symmem_call_t call);
+
+/* ---- node_collectives.c: the collectives of the node path ---- */
+#define MPI_NODE_TMP_BYTES (64 * 1024)
+symmem_status_t symmem__mpi_node_reduce(mpi_t *m, const symmem_team_view_t *team, void *dst,
+                                        const void *src, size_t nelems, symmem_dtype_t dtype,
+                                        symmem_reduce_op_t op);
+symmem_status_t symmem__mpi_node_reducescatter(mpi_t *m, const symmem_team_view_t *team, void *dst,
+                                               const void *src, size_t nelems, symmem_dtype_t dtype,
+                                               symmem_reduce_op_t op);
+symmem_status_t symmem__mpi_node_move(mpi_t *m, const symmem_team_view_t *team,
+                                      symmem_call_kind_t kind, void *dst, const void *src,
+                                      size_t nbytes);
+symmem_status_t symmem__mpi_node_broadcast(mpi_t *m, const symmem_team_view_t *team, void *dst,
+                                           const void *src, size_t nbytes, int root);
+
+/* ---- exchange.c: fingerprints (and small reductions) in one exchange ---- */
+#define MPI_EXCHANGE_MAX_PES 8       /* teams up to this size exchange */
+#define MPI_EXCHANGE_DATA (8 * 1024) /* the most data bytes a message carries */
+int symmem__mpi_exchange_fits(const symmem_team_view_t *team);
+/* Sends every other member of team call's fingerprint and bytes of data,
+ * and receives theirs: SYMMEM_ERR_MISMATCH on every member naming what
+ * each called where they differ (SYMMEM_CHECK on). *slots_p: member i's
+ * data at i * (16 + MPI_EXCHANGE_DATA), valid until the next exchange. */
+symmem_status_t symmem__mpi_exchange(mpi_t *m, const symmem_team_view_t *team, symmem_call_t call,
+                                     const void *data, size_t bytes, const char **slots_p);
+/* reduce of bytes <= MPI_EXCHANGE_DATA (nelems elements) by one exchange. */
+symmem_status_t symmem__mpi_exchange_reduce(mpi_t *m, const symmem_team_view_t *team, void *dst,
+                                            const void *src, size_t nelems, size_t bytes,
+                                            symmem_dtype_t dtype, symmem_reduce_op_t op);
 
 /* ---- teams.c ---- */
 symmem_status_t symmem__mpi_teams_init(mpi_t *m);

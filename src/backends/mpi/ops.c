@@ -8,7 +8,7 @@ const symmem_core_services_t *symmem__mpi_core;
 
 static void *mpi_ptr_slot(symmem_backend_t *be, const void *ptr, int pe)
 {
-    return symmem__mpi_ptr(be, ptr, pe);
+    return mpi_ptr(be, ptr, pe);
 }
 
 static int mpi_device(symmem_backend_t *be)

@@ -1,5 +1,7 @@
 /* Every blocking wait of the mpi backend: polls its condition, drives MPI's
- * progress (a passive target makes none of its own in some MPIs), and every
+ * progress where the condition is memory other PEs' RMA writes (a passive
+ * target makes none of its own in some MPIs; a wait on requests drives it
+ * by testing them, one on the helper thread leaves it to the helper), and every
  * few milliseconds checks Ctrl-C, the peers' liveness and SYMMEM_TIMEOUT,
  * so that no wait outlives a dead PE or the time limit. */
 #include <sched.h>
@@ -8,22 +10,23 @@
 #include "mpi_backend.h"
 
 #define CHECK_SECONDS 0.02 /* between liveness checks (they read /proc) */
-#define SPIN_MIN 50e-6     /* the spin before a wait starts yielding its core: */
-#define SPIN_MAX                                                                                   \
-    2e-3 /* it doubles after a wait that ended soon after it
-                              began to yield, and halves after one that yielded long */
+/* The spin before a wait starts yielding its core at every poll: as MPI's
+ * own blocking calls, a wait keeps its core while the PE it waits for runs
+ * on another. But where that PE shares our core (more PEs than cores, or
+ * the scheduler put both on one), each handover costs the whole spin, so a
+ * wait whose condition came true during a yield that gave the core away
+ * (one that took long: another thread ran) takes it for such a PE, and
+ * for a while every wait yields almost at once. (The spin used to double
+ * on that sign instead, up to 2 ms a handover: 1.4 ms a barrier of 2 PEs
+ * on a busy 2-core machine.) */
+#define SPIN_SECONDS 50e-6
+#define SPIN_SHARED_SECONDS 1e-6 /* while the core seems shared */
+#define SHARED_SECONDS 0.1       /* how long one such sign counts */
+#define YIELD_AWAY_SECONDS 5e-6  /* a yield this long ran another thread */
 
-/* This process's spin (waits are made by one thread at a time). */
-static double spin_seconds = SPIN_MIN;
-
-static void adapt_spin(double waited)
-{
-    if (waited <= spin_seconds) return;
-    if (waited < 2 * spin_seconds && spin_seconds < SPIN_MAX)
-        spin_seconds *= 2;
-    else if (waited > 16 * spin_seconds && spin_seconds > SPIN_MIN)
-        spin_seconds /= 2;
-}
+/* Until when waits yield almost at once (waits are made by one thread at a
+ * time). */
+static double shared_until;
 
 double symmem__mpi_now(void)
 {
@@ -34,24 +37,36 @@ double symmem__mpi_now(void)
 
 static void progress(mpi_t *m)
 {
+    /* Every PE on this node: the window is shared memory, whose RMA needs
+     * no target's progress, and whatever else a wait waits for (requests)
+     * it tests itself; a probe would only delay noticing a store. */
+    if (m->node_n == m->n) return;
     int flag;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->world, &flag, MPI_STATUS_IGNORE);
+    /* Before init has its own communicator (its MPI_Comm_idup), MPI_COMM_SELF:
+     * any call drives the progress engine, which is the process's. */
+    MPI_Comm comm = m->world != MPI_COMM_NULL ? m->world : MPI_COMM_SELF;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &flag, MPI_STATUS_IGNORE);
 }
 
-symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg)
+symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg,
+                                 int drive)
 {
     if (ready(m, arg)) return SYMMEM_OK;
     double started = symmem__mpi_now(), next_check = started + CHECK_SECONDS;
     double deadline = m->boot.timeout > 0 ? started + m->boot.timeout : 0;
     for (;;) {
-        if (ready(m, arg)) {
-            adapt_spin(symmem__mpi_now() - started);
-            return SYMMEM_OK;
-        }
-        progress(m);
+        if (ready(m, arg)) return SYMMEM_OK;
+        if (drive) progress(m);
         double now = symmem__mpi_now();
-        /* With more PEs than cores, the PE we wait for may need our core. */
-        if (now - started > spin_seconds) sched_yield();
+        double spin = now < shared_until ? SPIN_SHARED_SECONDS : SPIN_SECONDS;
+        if (now - started > spin) {
+            sched_yield();
+            double after = symmem__mpi_now();
+            if (after - now > YIELD_AWAY_SECONDS && ready(m, arg)) {
+                shared_until = after + SHARED_SECONDS; /* the yield let it run */
+                return SYMMEM_OK;
+            }
+        }
         if (now < next_check) continue;
         next_check = now + CHECK_SECONDS;
         SYMMEM_CHECK(MPI_CORE->interrupted(call));
@@ -80,7 +95,7 @@ static int request_done(mpi_t *m, void *arg)
 symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req)
 {
     request_wait_t w = {req, MPI_SUCCESS};
-    SYMMEM_CHECK(symmem__mpi_poll(m, call, request_done, &w));
+    SYMMEM_CHECK(symmem__mpi_poll(m, call, request_done, &w, 0)); /* MPI_Test drives */
     if (w.rc != MPI_SUCCESS) {
         SYMMEM_CHECK(symmem__mpi_peers_check(m, call)); /* a dead PE says more than MPI */
         return symmem__mpi_failed(w.rc, call, "an MPI operation");

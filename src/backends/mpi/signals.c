@@ -21,7 +21,7 @@ symmem_status_t symmem__mpi_put_signal(symmem_backend_t *be, void *dst, const vo
     if (nbytes > 0) {
         SYMMEM_CHECK(
             (nbi ? symmem__mpi_put_nbi : symmem__mpi_put)(m, dst, src, nbytes, pe, stream));
-        if (symmem__mpi_ptr(m, dst, pe) == NULL)
+        if (mpi_ptr(m, dst, pe) == NULL)
             SYMMEM_CHECK(symmem__mpi_flush(m, call, pe)); /* data before signal */
     }
     uint64_t old;
@@ -69,7 +69,7 @@ static int element_ready(mpi_t *m, void *arg)
 
 static symmem_status_t element_wait(mpi_t *m, const char *call, element_wait_t *w)
 {
-    symmem_status_t status = symmem__mpi_poll(m, call, element_ready, w);
+    symmem_status_t status = symmem__mpi_poll(m, call, element_ready, w, 1);
     if (status == SYMMEM_ERR_TIMEOUT || status == SYMMEM_ERR_PEER_DEAD) {
         static const char *const names[] = {"==", "!=", ">", "<=", "<", ">="};
         char why[768];

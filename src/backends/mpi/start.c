@@ -8,39 +8,17 @@
 
 #include "mpi_backend.h"
 
-/* A PE died: MPI's teardown (a collective) and MPI_Finalize would wait for it. */
-static int job_lost;
 /* Runtimes initialised and not finalized: a program that exits so (an
  * exception) leaves its peers waiting, and MPI_Finalize would wait for them. */
 static int live_runtimes;
 static pid_t mpi_pid; /* the process that started MPI (not a child forked from it) */
 
-void symmem__mpi_lost(mpi_t *m)
-{
-    m->lost = job_lost = 1;
-}
-
 static void finalize_mpi_at_exit(void)
 {
     int finalized = 1;
     MPI_Finalized(&finalized);
-    if (!finalized && !job_lost && live_runtimes == 0 && getpid() == mpi_pid) MPI_Finalize();
-}
-
-void symmem__mpi_error_text(int code, char *out, size_t size)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) len = 0;
-    text[len] = '\0';
-    snprintf(out, size, "%s (MPI error %d)", len ? text : "unknown error", code);
-}
-
-symmem_status_t symmem__mpi_failed(int rc, const char *call, const char *what)
-{
-    char text[MPI_MAX_ERROR_STRING + 32];
-    symmem__mpi_error_text(rc, text, sizeof(text));
-    return MPI_CORE->error(SYMMEM_ERR_BACKEND, "%s: %s failed: %s", call, what, text);
+    if (!finalized && !symmem__mpi_job_lost() && live_runtimes == 0 && getpid() == mpi_pid)
+        MPI_Finalize();
 }
 
 static int flag_on(const char *name)
@@ -86,7 +64,7 @@ static symmem_status_t make_comms(mpi_t *m)
 {
     const char *call = "init";
     int rank, size;
-    MPI_TRY(call, "MPI_Comm_dup", MPI_Comm_dup(given_comm(&m->boot), &m->world));
+    SYMMEM_CHECK(symmem__mpi_comm_dup(m, call, given_comm(&m->boot), &m->world));
     MPI_Comm_set_errhandler(m->world, MPI_ERRORS_RETURN);
     MPI_Comm_rank(m->world, &rank);
     MPI_Comm_size(m->world, &size);
@@ -96,13 +74,10 @@ static symmem_status_t make_comms(mpi_t *m)
                                "says PE %d of %d: start the mpi backend's PEs with mpirun or "
                                "srun (python -m symmem.run starts them through mpirun)",
                                rank, size, m->boot.rank, m->boot.nranks);
-    m->me = rank;
-    m->n = size;
     if (flag_on("SYMMEM_ONE_HOST_PER_PE")) /* every PE a host of its own */
-        MPI_TRY(call, "MPI_Comm_split", MPI_Comm_split(m->world, rank, 0, &m->node));
+        SYMMEM_CHECK(symmem__mpi_comm_split(m, call, m->world, rank, 0, &m->node));
     else
-        MPI_TRY(call, "MPI_Comm_split_type",
-                MPI_Comm_split_type(m->world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &m->node));
+        SYMMEM_CHECK(symmem__mpi_comm_split_shared(m, call, m->world, rank, &m->node));
     MPI_Comm_set_errhandler(m->node, MPI_ERRORS_RETURN);
     MPI_Comm_size(m->node, &m->node_n);
     m->node_pes = calloc((size_t)m->node_n, sizeof(int));
@@ -122,9 +97,10 @@ static symmem_status_t make_comms(mpi_t *m)
     free(ranks);
     int node_me;
     MPI_Comm_rank(m->node, &node_me);
-    MPI_TRY(call, "MPI_Allgather",
-            MPI_Allgather(&node_me, 1, MPI_INT, m->local_rank, 1, MPI_INT, m->world));
-    return SYMMEM_OK;
+    MPI_Request req;
+    MPI_TRY(call, "MPI_Iallgather",
+            MPI_Iallgather(&node_me, 1, MPI_INT, m->local_rank, 1, MPI_INT, m->world, &req));
+    return symmem__mpi_wait(m, call, &req);
 }
 
 static void release(mpi_t *m)
@@ -132,16 +108,18 @@ static void release(mpi_t *m)
     if (m == NULL) return;
     int finalized = 1;
     MPI_Finalized(&finalized);
-    symmem__mpi_flusher_stop(m);
     symmem__mpi_heartbeat_stop(m, !m->lost && m->finished);
     if (!finalized && !m->lost) { /* MPI's teardown is collective: not with a dead PE */
         symmem__mpi_teams_free(m);
-        symmem__mpi_heap_destroy(m);
+        symmem__mpi_heap_destroy(m); /* MPI_Win_free, bounded (helper.c) */
         symmem__mpi_ops_free(m);
         if (m->node != MPI_COMM_NULL) MPI_Comm_free(&m->node);
         if (m->world != MPI_COMM_NULL) MPI_Comm_free(&m->world);
     }
+    symmem__mpi_helper_stop(m);
     symmem__mpi_peers_free(m);
+    free(m->node_tmp);
+    free(m->exchange);
     symmem__heap_allocator_destroy(m->alloc);
     free(m->team_keys);
     free(m->node_pes);
@@ -155,22 +133,34 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
     mpi_t *m = calloc(1, sizeof(*m));
     if (m == NULL) return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
     m->boot = *boot;
+    m->me = boot->rank; /* MPI's numbers, checked in make_comms */
+    m->n = boot->nranks;
     m->world = m->node = MPI_COMM_NULL;
     m->win = m->shared_win = MPI_WIN_NULL;
     for (int t = 0; t < SYMMEM_TEAM_MAX; t++) m->teams[t] = MPI_COMM_NULL;
     for (int d = 0; d < SYMMEM_DTYPE_COUNT; d++)
         for (int o = 0; o < SYMMEM_OP_COUNT; o++) m->own_ops[d][o] = MPI_OP_NULL;
     m->heap_size = boot->heap_size;
+    m->dirty = -1; /* no PE written yet */
     m->check_calls = flag_on("SYMMEM_CHECK");
+    m->node_tmp = aligned_alloc(64, MPI_NODE_TMP_BYTES);
+    if (m->node_tmp == NULL) {
+        free(m);
+        return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "init: out of host memory");
+    }
     symmem_status_t status = start_mpi(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_flush_init(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_helper_start(m);
     if (status == SYMMEM_OK) status = make_comms(m);
     if (status == SYMMEM_OK) status = symmem__mpi_peers_init(m);
     if (status == SYMMEM_OK) status = symmem__mpi_heartbeat_start(m);
     if (status == SYMMEM_OK) status = symmem__mpi_heap_create(m);
-    if (status == SYMMEM_OK) status = symmem__mpi_flusher_start(m);
     if (status == SYMMEM_OK) status = symmem__mpi_ops_create(m);
     if (status == SYMMEM_OK) status = symmem__mpi_teams_init(m);
     if (status != SYMMEM_OK) {
+        /* The PEs are out of step (one failed where the others wait, or all
+         * gave up on a dead PE): MPI's collective teardown could hang. */
+        if (m->world != MPI_COMM_NULL) symmem__mpi_lost(m);
         release(m);
         return status;
     }

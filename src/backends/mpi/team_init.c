@@ -6,8 +6,8 @@
  * (atomic per word, and read with MPI_Get_accumulate, so no read sees half
  * an entry); it then reads the table, polled as every wait, until the
  * team's npes entries are there. The members make the communicator with
- * MPI_Comm_create_group (collective over them alone) and agree on a team
- * handle free on all of them. The n-th team_init of a key on a PE looks
+ * MPI_Comm_create_group (collective over them alone; bounded, comms.c) and
+ * agree on a team handle free on all of them. The n-th team_init of a key on a PE looks
  * only at entries of the n-th (a team remade with the same key is new). */
 #include <stdlib.h>
 #include <string.h>
@@ -142,7 +142,7 @@ symmem_status_t symmem__mpi_team_init(symmem_backend_t *be, uint64_t key, int np
     if (g.table == NULL)
         return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", call);
     symmem_status_t status = post(m, tag, npes, index);
-    if (status == SYMMEM_OK) status = symmem__mpi_poll(m, call, gathered, &g);
+    if (status == SYMMEM_OK) status = symmem__mpi_poll(m, call, gathered, &g, 0);
     if (status == SYMMEM_OK && g.rc != MPI_SUCCESS)
         status = symmem__mpi_failed(g.rc, call, "reading the rendezvous table");
     if (status == SYMMEM_OK && g.conflict >= 0) {
@@ -164,10 +164,10 @@ symmem_status_t symmem__mpi_team_init(symmem_backend_t *be, uint64_t key, int np
     MPI_Comm_group(m->world, &world_group);
     MPI_Group_incl(world_group, npes, members, &group);
     MPI_Comm comm = MPI_COMM_NULL;
-    int rc = MPI_Comm_create_group(m->world, group, (int)(tag >> 49), &comm);
+    status = symmem__mpi_comm_create_group(m, call, m->world, group, (int)(tag >> 49), &comm);
+    if (status != SYMMEM_OK) return status; /* the groups stay: the helper may hold them */
     MPI_Group_free(&group);
     MPI_Group_free(&world_group);
-    if (rc != MPI_SUCCESS) return symmem__mpi_failed(rc, call, "MPI_Comm_create_group");
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     int handle = SYMMEM_TEAM_INVALID;
     status = free_handle(m, comm, &handle);
@@ -176,6 +176,7 @@ symmem_status_t symmem__mpi_team_init(symmem_backend_t *be, uint64_t key, int np
         return status;
     }
     m->teams[handle] = comm;
+    SYMMEM_CHECK(symmem__mpi_node_channel_open(m, call, comm, handle));
     *handle_p = handle;
     return SYMMEM_OK;
 }

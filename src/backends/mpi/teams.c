@@ -1,6 +1,6 @@
 /* Teams are communicators, by handle in m->teams: the predefined ones made
  * at init from where the PEs are (the node's communicator), splits made by
- * MPI_Comm_split on the parent's, after its members agreed on the
+ * MPI_Comm_split on the parent's (bounded: comms.c), after its members agreed on the
  * arguments (a fingerprint, calls.c) and on a handle free on all of them. */
 #include <stdlib.h>
 
@@ -17,17 +17,17 @@ symmem_status_t symmem__mpi_teams_init(mpi_t *m)
 {
     const char *call = "init";
     MPI_Comm c;
-    MPI_TRY(call, "MPI_Comm_dup", MPI_Comm_dup(m->world, &c));
+    SYMMEM_CHECK(symmem__mpi_comm_dup(m, call, m->world, &c));
     own(m, SYMMEM_TEAM_WORLD, c);
-    MPI_TRY(call, "MPI_Comm_dup", MPI_Comm_dup(m->world, &c));
+    SYMMEM_CHECK(symmem__mpi_comm_dup(m, call, m->world, &c));
     own(m, SYMMEM_TEAM_GPU_LEADERS, c); /* no GPUs: every PE leads its own */
-    MPI_TRY(call, "MPI_Comm_dup", MPI_Comm_dup(m->node, &c));
+    SYMMEM_CHECK(symmem__mpi_comm_dup(m, call, m->node, &c));
     own(m, SYMMEM_TEAM_SHARED, c);
-    MPI_TRY(call, "MPI_Comm_dup", MPI_Comm_dup(m->node, &c));
+    SYMMEM_CHECK(symmem__mpi_comm_dup(m, call, m->node, &c));
     own(m, SYMMEM_TEAM_NODE, c);
-    MPI_TRY(call, "MPI_Comm_split", MPI_Comm_split(m->world, m->local_rank[m->me], m->me, &c));
+    SYMMEM_CHECK(symmem__mpi_comm_split(m, call, m->world, m->local_rank[m->me], m->me, &c));
     own(m, SYMMEM_TEAM_SAME_MYPE_NODE, c);
-    MPI_TRY(call, "MPI_Comm_dup", MPI_Comm_dup(MPI_COMM_SELF, &c));
+    SYMMEM_CHECK(symmem__mpi_comm_dup(m, call, MPI_COMM_SELF, &c));
     own(m, SYMMEM_TEAM_SAME_GPU, c);
     return SYMMEM_OK;
 }
@@ -101,13 +101,14 @@ static symmem_status_t split(mpi_t *m, const symmem_team_view_t *parent, int col
                              int *handle_p)
 {
     MPI_Comm comm;
-    MPI_TRY("team_split", "MPI_Comm_split",
-            MPI_Comm_split(m->teams[parent->channel], color, parent->me, &comm));
+    SYMMEM_CHECK(symmem__mpi_comm_split(m, "team_split", m->teams[parent->channel], color,
+                                        parent->me, &comm));
     if (comm == MPI_COMM_NULL) {
         *handle_p = SYMMEM_TEAM_INVALID;
         return SYMMEM_OK;
     }
     own(m, handle, comm);
+    SYMMEM_CHECK(symmem__mpi_node_channel_open(m, "team_split", comm, handle));
     *handle_p = handle;
     return SYMMEM_OK;
 }

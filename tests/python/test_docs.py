@@ -201,7 +201,7 @@ def device_functions():
     return found + [
         (f"symmem.device.triton.{n}", getattr(dev_triton, n))
         for n in dev_triton.__all__
-        if n in vars(dev_triton._api)
+        if (n in vars(dev_triton._api) or n in vars(dev_triton._api_typed))
         and not isinstance(getattr(dev_triton, n), type)
         and hasattr(getattr(dev_triton, n), "fn")
     ]

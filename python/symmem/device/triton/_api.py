@@ -458,27 +458,3 @@ def _atomic(dest, value, cond, pe, NAME: tl.constexpr):
         else:
             old = tl.atomic_xor(at, value, sem="relaxed", scope="sys")
     return old
-
-
-# The typed forms, which call the functions above (_api_typed.py); imported
-# last, as they import those.
-from ._api_typed import (  # noqa: E402, F401
-    atomic_add,
-    atomic_and,
-    atomic_compare_swap,
-    atomic_fetch,
-    atomic_fetch_add,
-    atomic_fetch_and,
-    atomic_fetch_inc,
-    atomic_fetch_or,
-    atomic_fetch_xor,
-    atomic_inc,
-    atomic_or,
-    atomic_set,
-    atomic_swap,
-    atomic_xor,
-    get,
-    get_nbi,
-    put,
-    put_nbi,
-)

@@ -4,9 +4,8 @@ dest's type (over _api's byte copies), and NVSHMEM4Py's atomics by name
 (over _api._atomic). None of them reads ENGINE itself, so they need not be
 in _api.py, where configure() sets it: Triton takes the globals of every
 function a kernel calls into its cache key, ENGINE among them through the
-functions here call. _api.py imports them, so they are its names as before
-(symmem.device.triton, test_docs.py's vars(_api)); their docstrings come
-from _docs.py, as the others'."""
+functions here call. The package imports them from here (_api.py does not:
+this module imports it); their docstrings come from _docs.py, as the others'."""
 
 import triton
 

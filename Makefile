@@ -124,7 +124,11 @@ dev: $(VENV)/.installed
 example: $(VENV)/.installed-example
 	$(VPY) -m symmem.run -n 4 examples/ring.py
 
-test-c: all
+# make builds the C tests on every core.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+
+test-c:
+	$(MAKE) --no-print-directory -j$(NPROC) all
 	$(VPY) tests/c/run_c_tests.py $(BUILD)/tests
 
 test-python: dev

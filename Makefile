@@ -130,7 +130,10 @@ example: $(VENV)/.installed-example
 # (tests/python/conftest.py). docs/testing.md has each stage's time.
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 TEST_WORKERS ?= $(shell echo $$(( $(NPROC) + 1 )))
-PYTEST_N = -n $(TEST_WORKERS)
+# --maxschedchunk 1: each worker takes the next test when it is free, so the
+# tests go in the order conftest.py gives (xdist's default hands each worker
+# a quarter of its share at once, the longest tests all to the first).
+PYTEST_N = -n $(TEST_WORKERS) --maxschedchunk 1
 
 test-c:
 	$(MAKE) --no-print-directory -j$(NPROC) all

@@ -124,11 +124,23 @@ dev: $(VENV)/.installed
 example: $(VENV)/.installed-example
 	$(VPY) -m symmem.run -n 4 examples/ring.py
 
-test-c: all
+# The tests run on every core: make builds with -j, run_c_tests.py runs
+# several C test programs at once, pytest runs TEST_WORKERS workers
+# (pytest-xdist; TEST_WORKERS=0 runs in one process), the longest tests first
+# (tests/python/conftest.py). docs/testing.md has each stage's time.
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+TEST_WORKERS ?= $(shell echo $$(( $(NPROC) + 1 )))
+# --maxschedchunk 1: each worker takes the next test when it is free, so the
+# tests go in the order conftest.py gives (xdist's default hands each worker
+# a quarter of its share at once, the longest tests all to the first).
+PYTEST_N = -n $(TEST_WORKERS) --maxschedchunk 1
+
+test-c:
+	$(MAKE) --no-print-directory -j$(NPROC) all
 	$(VPY) tests/c/run_c_tests.py $(BUILD)/tests
 
 test-python: dev
-	$(VPY) -m pytest -q tests/python --ignore=tests/python/test_mpi_backend.py
+	$(VPY) -m pytest -q $(PYTEST_N) tests/python --ignore=tests/python/test_mpi_backend.py
 
 # The mpi backend (docs/testing.md, "The mpi backend"): its own tests, a CI
 # subset of them (MPI_CI_TESTS: every operation through RMA at 2 and 4 PEs and
@@ -160,6 +172,12 @@ SANITIZE_ENV = ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
 SANITIZE_PYTEST_ARGS ?= $(addprefix tests/python/test_,$(addsuffix .py,$(SANITIZE_TESTS)))
 SANITIZE_TESTS := rma signals atomics collectives memory errors misuse mismatch crossed teams \
                   bfloat16 interop lifecycle property
+# ... each at 1 PE and at 3 where a test has those counts (a test without 3
+# keeps its others); test-python runs every count. The C code sets no PE
+# count apart but 1 (and more PEs than cores, as 3 and 4 are on CI's 2), so
+# 2 and 4 add run time here, not paths (SYMMEM_TEST_PES in
+# tests/python/conftest.py; SANITIZE_PES=1,2,3,4 runs them all).
+SANITIZE_PES ?= 1,3
 PY_FILES := $(shell find python -name '*.py')
 
 # The compiler must link -fsanitize=address,undefined (gcc's libasan and
@@ -175,7 +193,7 @@ sanitizer-check:
 
 build-asan/python/.built: setup.py cflags.txt $(ALL_FILES) $(PY_FILES) | dev
 	rm -rf build-asan/python build-asan/setuptools
-	SYMMEM_EXTRA_CFLAGS="$(SANITIZE_FLAGS)" $(VPY) setup.py -q build \
+	SYMMEM_EXTRA_CFLAGS="$(SANITIZE_FLAGS)" $(VPY) setup.py -q build -j $(NPROC) \
 	    --build-base build-asan/setuptools --build-lib build-asan/python
 	touch $@
 
@@ -184,7 +202,8 @@ test-sanitize: dev sanitizer-check
 	$(MAKE) build-asan/python/.built
 	$(SANITIZE_ENV) $(VPY) -c "import sys, symmem._symmem as m; \
 	    sys.exit('/build-asan/' not in m.__file__ and 'not the sanitized build: ' + m.__file__)"
-	$(SANITIZE_ENV) $(VPY) -m pytest -q -p no:cacheprovider $(SANITIZE_PYTEST_ARGS)
+	$(SANITIZE_ENV) SYMMEM_TEST_PES=$(SANITIZE_PES) $(VPY) -m pytest -q -p no:cacheprovider \
+	    $(PYTEST_N) $(SANITIZE_PYTEST_ARGS)
 
 # What users install: an sdist and a wheel built from it, each installed into
 # a fresh environment in a temporary directory, run examples/ring.py there;

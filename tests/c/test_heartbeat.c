@@ -7,6 +7,7 @@
  *  - stop:    PE 1 is stopped (SIGSTOP); PEs 0 and 2 learn that it fell silent;
  *  - hub:     PE 0 is killed; PEs 1 and 2 learn that it closed;
  *  - goodbye: PE 1 and then PE 0 stop after saying goodbye; nobody is lost.
+ * The four cases run at the same time, each with PEs of its own.
  * And PE 0, which holds a connection per PE, raises its limit on open files
  * where the hard limit allows, and fails naming `ulimit -n` where not. */
 #include <arpa/inet.h>
@@ -218,11 +219,31 @@ static int check_file_limits(void)
     return failed;
 }
 
+/* The four cases run at once, each in a process of its own (with its own
+ * shared block and PEs): each spends its time waiting out the silence limit. */
 int main(void)
 {
-    S = mmap(NULL, sizeof(*S), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (S == MAP_FAILED) return 1;
     int failed = check_file_limits();
-    for (int scenario = KILL; scenario <= GOODBYE; scenario++) failed |= run_case(scenario);
+    pid_t cases[GOODBYE + 1];
+    fflush(stdout); /* or the children print it again */
+    for (int scenario = KILL; scenario <= GOODBYE; scenario++) {
+        cases[scenario] = fork();
+        if (cases[scenario] == 0) {
+            S = mmap(NULL, sizeof(*S), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+            if (S == MAP_FAILED) _exit(1);
+            int case_failed = run_case(scenario);
+            fflush(stdout);
+            exit(case_failed);
+        }
+    }
+    for (int scenario = KILL; scenario <= GOODBYE; scenario++) {
+        int status = 0;
+        if (cases[scenario] < 0 || waitpid(cases[scenario], &status, 0) != cases[scenario] ||
+            !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "%s: the case failed or did not finish (status %d)\n",
+                    case_names[scenario], status);
+            failed = 1;
+        }
+    }
     return failed;
 }

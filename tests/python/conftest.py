@@ -54,6 +54,69 @@ def pinned_cpu_engine(request, monkeypatch):
         monkeypatch.setenv("SYMMEM_BACKEND", "cpu")
 
 
+# `make test` runs the suite on several workers at once (pytest-xdist, -n):
+# the tests that take longest go first, so that the last minutes are not one
+# worker finishing a long test while the others idle. Each entry is the start
+# of a node id (file, or file::test), in the order they go; the rest follow in
+# their usual order.
+LONGEST_FIRST = (
+    "test_build.py::test_a_used_tree_compiles_afresh",
+    "test_bench.py::test_one_command",
+    "test_device_cpu.py",
+    "test_kernel_sources.py",
+    "test_property.py",
+    "test_bench.py",
+    "test_teams.py::test_finalize_after_collectives",
+    "test_device_peer_array.py",
+    "test_collectives.py",
+)
+
+# SYMMEM_TEST_PES=1,3 (make test-sanitize sets it) runs each test
+# parametrized over its PE count (n) at those of its counts the list names;
+# a test none of whose counts above 1 is named keeps those counts all.
+PE_COUNTS = os.environ.get("SYMMEM_TEST_PES", "")
+
+
+def _pe_count(item):
+    callspec = getattr(item, "callspec", None)
+    n = callspec.params.get("n") if callspec else None
+    return n if isinstance(n, int) else None
+
+
+def _wanted_pe_counts(items, wanted):
+    """items less those at a PE count that SYMMEM_TEST_PES leaves out."""
+    multi_named = set()  # tests with a count above 1 in wanted
+    for item in items:
+        if (_pe_count(item) or 0) > 1 and _pe_count(item) in wanted:
+            multi_named.add((item.path, item.originalname))
+
+    def kept(item):
+        n = _pe_count(item)
+        return (
+            n is None
+            or n in wanted
+            or (n > 1 and (item.path, item.originalname) not in multi_named)
+        )
+
+    return [item for item in items if kept(item)], [item for item in items if not kept(item)]
+
+
+def pytest_collection_modifyitems(config, items):
+    if PE_COUNTS:
+        items[:], dropped = _wanted_pe_counts(items, {int(n) for n in PE_COUNTS.split(",")})
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+
+    def rank(item):
+        nodeid = item.nodeid.rsplit("/", 1)[-1]
+        return next(
+            (i for i, start in enumerate(LONGEST_FIRST) if nodeid.startswith(start)),
+            len(LONGEST_FIRST),
+        )
+
+    items.sort(key=rank)
+
+
 def cpu_only(reason):
     """Marks a test of what only the cpu backend does: skipped when
     SYMMEM_BACKEND=gpu or mpi."""

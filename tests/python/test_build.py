@@ -1,6 +1,7 @@
 """The build: one version everywhere, only the public API exported from
 every object we build, and an install that compiles afresh."""
 
+import fcntl
 import glob
 import importlib.metadata
 import os
@@ -48,7 +49,11 @@ def defined_symbols(path, dynamic):
 def make_lib():
     if shutil.which("nm") is None or shutil.which("make") is None:
         pytest.skip("needs nm and make (binutils)")
-    subprocess.run(["make", "-s", "-C", ROOT, "lib"], check=True, capture_output=True)
+    # One make at a time: pytest's workers (-n) each set this fixture up.
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    with open(os.path.join(ROOT, "build", ".make-lib.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(["make", "-s", "-C", ROOT, "lib"], check=True, capture_output=True)
     return os.path.join(ROOT, "build")
 
 

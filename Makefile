@@ -47,8 +47,8 @@ MPI_LIB := $(BUILD)/libsymmem_mpi.so
 endif
 endif
 
-.PHONY: all lib example test test-c test-python test-mpi test-sanitize test-package sanitizer-check dev \
-        docs clean format format-check
+.PHONY: all lib example test test-stages test-c test-python test-mpi test-sanitize test-package \
+        sanitizer-check dev docs clean format format-check
 
 all: lib $(C_TESTS) $(C_EXAMPLES)
 
@@ -135,8 +135,11 @@ TEST_WORKERS ?= $(shell echo $$(( $(NPROC) + 1 )))
 # a quarter of its share at once, the longest tests all to the first).
 PYTEST_N = -n $(TEST_WORKERS) --maxschedchunk 1
 
+# -j for a make of its own; a make that already runs jobs shares its slots.
+JOBS_FLAG = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
+
 test-c:
-	$(MAKE) --no-print-directory -j$(NPROC) all
+	$(MAKE) --no-print-directory $(JOBS_FLAG) all
 	$(VPY) tests/c/run_c_tests.py $(BUILD)/tests
 
 test-python: dev
@@ -152,7 +155,8 @@ MPI_CI_TESTS ?= everything_through_rma and (2 or 4) or everything_on_the_node_pa
                 or killed and (signal_wait and rma or reduce and node) or different or communicator \
                 or cannot
 test-mpi: dev
-	$(VPY) -m pytest -q tests/python/test_mpi_backend.py $(if $(MPI_CI_TESTS),-k "$(MPI_CI_TESTS)")
+	$(VPY) -m pytest -q $(PYTEST_N) tests/python/test_mpi_backend.py \
+	    $(if $(MPI_CI_TESTS),-k "$(MPI_CI_TESTS)")
 
 # ---- AddressSanitizer and UBSan (docs/testing.md) ----
 # The extension, built with the same flags, goes with a copy of the package
@@ -231,7 +235,22 @@ format: dev
 	$(VENV)/bin/ruff format --quiet .
 	$(VENV)/bin/ruff check --quiet --fix .
 
-test: dev format-check test-c test-python test-mpi docs test-sanitize test-package
+# make test: the stages one after another, all but test-package, which uses
+# nothing the others build (its own environments, from the sources) and runs
+# beside them from the start, mostly while `make dev` installs: make -O holds
+# its output and prints it whole when it ends; make waits for both and fails
+# if either failed. The other stages print as they go (-Onone).
+test:
+	$(MAKE) -j2 --output-sync=target test-package test-stages
+
+test-stages:
+	$(MAKE) -Onone dev
+	$(MAKE) -Onone format-check
+	$(MAKE) -Onone test-c
+	$(MAKE) -Onone test-python
+	$(MAKE) -Onone test-mpi
+	$(MAKE) -Onone docs
+	$(MAKE) -Onone test-sanitize
 
 clean:
 	rm -rf build build-asan build-python python/symmem/*.so

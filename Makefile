@@ -152,8 +152,8 @@ test-python: dev
 # package's _mpi_backend, which `make dev` builds against Open MPI's wheel.
 # `make test-mpi MPI_CI_TESTS=` runs them all; SYMMEM_BACKEND=mpi runs the suite.
 MPI_CI_TESTS ?= everything_through_rma and (2 or 4) or everything_on_the_node_path and 3 \
-                or killed and (signal_wait and rma or reduce and node) or different or communicator \
-                or cannot
+                or killed and (signal_wait and rma or reduce and node and not large) or different \
+                or communicator or cannot
 test-mpi: dev
 	$(VPY) -m pytest -q $(PYTEST_N) tests/python/test_mpi_backend.py \
 	    $(if $(MPI_CI_TESTS),-k "$(MPI_CI_TESTS)")

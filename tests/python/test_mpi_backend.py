@@ -110,15 +110,17 @@ def test_everything_on_the_node_path(run_pes, npes):
 
 # PE 2 dies with kill -9 while PEs 0 and 1 wait: in signal_wait or
 # wait_until (for a value only PE 2 would send), or in a collective PE 2
-# never joins.
+# never joins (a large reduce: through RMA MPI's blocking MPI_Allreduce on
+# the helper thread, which its caller sleeps beside).
 KILLED = """
     WAIT = sys.argv[1]
     nvshmem.init()
     me = nvshmem.my_pe()
     sig = nvshmem.array((1,), dtype="uint64")
     ivar = nvshmem.array((1,), dtype="int64")
-    src = nvshmem.array((4,), dtype="float32")
-    dst = nvshmem.array((4,), dtype="float32")
+    src = nvshmem.array((65536,), dtype="float32")
+    dst = nvshmem.array((65536,), dtype="float32")
+    count = 65536 if WAIT == "reduce_large" else 4
     ivar[:] = 0
     nvshmem.barrier_all()
     if me == 2:
@@ -131,7 +133,7 @@ KILLED = """
         elif WAIT == "wait_until":
             nvshmem.wait_until(ivar, nvshmem.ComparisonType.CMP_EQ, 1)
         else:
-            nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, dst, src, "sum")
+            nvshmem.reduce(nvshmem.Teams.TEAM_WORLD, dst[:count], src[:count], "sum")
     except nvshmem.NvshmemError as error:
         print(f"PE {me} caught: {error}", flush=True)
         print(f"PE {me} waited {time.monotonic() - started:.1f} s", flush=True)
@@ -143,7 +145,7 @@ KILLED = """
 
 
 @pytest.mark.parametrize("env", [ONE_HOST_PER_PE, NODE_PATH], ids=["rma", "node"])
-@pytest.mark.parametrize("call", ["signal_wait", "wait_until", "reduce"])
+@pytest.mark.parametrize("call", ["signal_wait", "wait_until", "reduce", "reduce_large"])
 def test_a_pe_killed_ends_the_others_waits(run_pes, call, env):
     result = run_pes(3, KILLED, timeout=60, env=env, args=[call])
     assert result.rc == 137, str(result)
@@ -154,7 +156,7 @@ def test_a_pe_killed_ends_the_others_waits(run_pes, call, env):
     for pe in (0, 1):
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught: ")]
         assert len(caught) == 1, str(result)
-        assert f"[pe {pe}] {call}: PE 2 (pid " in caught[0], caught[0]
+        assert f"[pe {pe}] {call.split('_large')[0]}: PE 2 (pid " in caught[0], caught[0]
         assert "killed by signal 9" in caught[0], caught[0]
 
 

@@ -122,6 +122,27 @@ static symmem_status_t finish(mpi_t *m, const char *call, int rc, MPI_Request *r
     return status;
 }
 
+/* A large reduction is MPI's blocking MPI_Allreduce, made by the helper
+ * thread (helper.c) while the caller sleeps: the non-blocking one (Open
+ * MPI's libnbc schedules, advanced only as the caller tests them) took
+ * 1.1 to 1.4x as long from 256 KiB on one host, and a caller that polled
+ * took a core from the work. */
+#define MPI_HELPER_REDUCE_MIN (256 * 1024)
+typedef struct {
+    const void *from;
+    void *dst;
+    int count;
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Comm comm;
+} allreduce_job_t;
+
+static int allreduce_run(void *arg)
+{
+    const allreduce_job_t *job = arg;
+    return MPI_Allreduce(job->from, job->dst, job->count, job->type, job->op, job->comm);
+}
+
 /* What reduce and reducescatter share: the collective check, a count MPI
  * takes (an int), the team's communicator, the MPI type and the bytes of
  * nelems elements. */
@@ -166,8 +187,17 @@ symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_
         from = MPI_IN_PLACE;
     else
         SYMMEM_CHECK(apart(call, src, bytes, dst, bytes, &from, &copy));
+    MPI_Op mpi_op = symmem__mpi_op(m, dtype, op);
+    if (bytes >= MPI_HELPER_REDUCE_MIN && m->helper != NULL) {
+        allreduce_job_t job = {from, dst, (int)nelems, type, mpi_op, comm};
+        symmem_status_t status =
+            symmem__mpi_blocking(m, call, "MPI_Allreduce", -1, allreduce_run, &job, sizeof(job), 1);
+        if (status == SYMMEM_OK) free(copy); /* else MPI may still read it */
+        MPI_Win_sync(m->win);
+        return status;
+    }
     MPI_Request req;
-    int rc = MPI_Iallreduce(from, dst, (int)nelems, type, symmem__mpi_op(m, dtype, op), comm, &req);
+    int rc = MPI_Iallreduce(from, dst, (int)nelems, type, mpi_op, comm, &req);
     return finish(m, call, rc, &req, copy);
 }
 

@@ -43,7 +43,7 @@ static int split_run(void *arg)
 static symmem_status_t split(mpi_t *m, const char *call, split_job_t job, MPI_Comm *out_p)
 {
     const char *what = job.shared ? "MPI_Comm_split_type" : "MPI_Comm_split";
-    SYMMEM_CHECK(symmem__mpi_blocking(m, call, what, -1, split_run, &job, sizeof(job)));
+    SYMMEM_CHECK(symmem__mpi_blocking(m, call, what, -1, split_run, &job, sizeof(job), 1));
     *out_p = job.out;
     return SYMMEM_OK;
 }
@@ -76,8 +76,8 @@ symmem_status_t symmem__mpi_comm_create_group(mpi_t *m, const char *call, MPI_Co
                                               MPI_Group group, int tag, MPI_Comm *out_p)
 {
     create_job_t job = {comm, MPI_COMM_NULL, group, tag};
-    SYMMEM_CHECK(
-        symmem__mpi_blocking(m, call, "MPI_Comm_create_group", -1, create_run, &job, sizeof(job)));
+    SYMMEM_CHECK(symmem__mpi_blocking(m, call, "MPI_Comm_create_group", -1, create_run, &job,
+                                      sizeof(job), 1));
     *out_p = job.out;
     return SYMMEM_OK;
 }

@@ -54,7 +54,7 @@ static symmem_status_t flush(mpi_t *m, const char *call, flush_job_t job)
                                     : "MPI_Win_flush";
     SYMMEM_CHECK(symmem__mpi_helper_check(m, call)); /* the window's state is unknown */
     if (m->flush_mode != MODE_NEVER && watched(m, job.pe))
-        return symmem__mpi_blocking(m, call, what, job.pe, flush_run, &job, sizeof(job));
+        return symmem__mpi_blocking(m, call, what, job.pe, flush_run, &job, sizeof(job), 0);
     int rc = flush_run(&job);
     return rc == MPI_SUCCESS ? SYMMEM_OK : symmem__mpi_failed(rc, call, what);
 }

@@ -40,8 +40,8 @@ static int window_run(void *arg)
 
 static symmem_status_t window(mpi_t *m, const char *call, window_job_t *job)
 {
-    return symmem__mpi_blocking(m, call, window_calls[job->kind], -1, window_run, job,
-                                sizeof(*job));
+    return symmem__mpi_blocking(m, call, window_calls[job->kind], -1, window_run, job, sizeof(*job),
+                                1);
 }
 
 /* Makes the shared window over comm: our part, and where each member's part

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpi_backend.h"
@@ -34,6 +35,7 @@ enum { JOB_IDLE, JOB_ASKED, JOB_DONE, JOB_STOP };
 struct mpi_helper {
     _Atomic int state;    /* JOB_*: the caller moves IDLE->ASKED, the helper ASKED->DONE */
     _Atomic int sleeping; /* the helper waits on state in the kernel */
+    _Atomic int waiting;  /* the caller waits on state in the kernel */
     mpi_job_func_t *run;  /* the job: written before ASKED is released */
     int rc;               /* its answer: written before DONE is released */
     alignas(max_align_t) unsigned char job[MPI_JOB_BYTES]; /* the helper's copy */
@@ -53,6 +55,12 @@ static void futex_wake(_Atomic int *word)
     syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+static void futex_wait_for(_Atomic int *word, int value, double seconds)
+{
+    struct timespec t = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, value, &t, NULL, 0);
+}
+
 static void *helper_main(void *arg)
 {
     mpi_helper_t *h = arg;
@@ -70,8 +78,10 @@ static void *helper_main(void *arg)
         }
         if (state == JOB_STOP) return NULL;
         h->rc = h->run(h->job);
-        /* release: the caller's acquire of DONE sees rc and the job's outputs */
-        atomic_store_explicit(&h->state, JOB_DONE, memory_order_release);
+        /* seq_cst (a release too: the caller's acquire of DONE sees rc and
+         * the job's outputs), against the caller's store of waiting */
+        atomic_store(&h->state, JOB_DONE);
+        if (atomic_load(&h->waiting)) futex_wake(&h->state);
     }
 }
 
@@ -128,8 +138,24 @@ static int job_done(mpi_t *m, void *arg)
     return atomic_load_explicit(&m->helper->state, memory_order_acquire) == JOB_DONE;
 }
 
+/* Sleeps until the helper is done, waking every MPI_CHECK_SECONDS for
+ * the checks of every wait (progress.c). */
+static symmem_status_t sleep_until_done(mpi_t *m, const char *call)
+{
+    mpi_helper_t *h = m->helper;
+    double started = symmem__mpi_now();
+    for (;;) {
+        atomic_store(&h->waiting, 1); /* seq_cst: against the helper's store of DONE */
+        if (atomic_load(&h->state) == JOB_ASKED)
+            futex_wait_for(&h->state, JOB_ASKED, MPI_CHECK_SECONDS);
+        atomic_store(&h->waiting, 0);
+        if (job_done(m, NULL)) return SYMMEM_OK;
+        SYMMEM_CHECK(symmem__mpi_still_waiting(m, call, started));
+    }
+}
+
 symmem_status_t symmem__mpi_blocking(mpi_t *m, const char *call, const char *what, int pe,
-                                     mpi_job_func_t *run, void *job, size_t size)
+                                     mpi_job_func_t *run, void *job, size_t size, int sleep)
 {
     mpi_helper_t *h = m->helper;
     int rc;
@@ -148,7 +174,7 @@ symmem_status_t symmem__mpi_blocking(mpi_t *m, const char *call, const char *wha
         atomic_store_explicit(&h->state, JOB_ASKED, memory_order_release);
         if (atomic_load(&h->sleeping)) futex_wake(&h->state); /* seq_cst: see helper_main */
         symmem_status_t status =
-            symmem__mpi_poll(m, call, job_done, NULL, 0); /* the helper drives */
+            sleep ? sleep_until_done(m, call) : symmem__mpi_poll(m, call, job_done, NULL, 0);
         if (status != SYMMEM_OK) {
             h->stuck_call = call;
             h->stuck_what = what;

@@ -160,9 +160,11 @@ typedef int mpi_job_func_t(void *job);
 #define MPI_JOB_BYTES 128
 /* Runs run(job) on the helper thread, polled as every wait, and copies the
  * job back once done (directly where there is no helper). Fails naming call
- * and what (PE pe, -1: none) with a dead PE, the time limit, or MPI's rc. */
+ * and what (PE pe, -1: none) with a dead PE, the time limit, or MPI's rc.
+ * sleep: the caller sleeps until the helper wakes it (a long call, whose
+ * core then goes to the work), else it polls (a short one). */
 symmem_status_t symmem__mpi_blocking(mpi_t *m, const char *call, const char *what, int pe,
-                                     mpi_job_func_t *run, void *job, size_t size);
+                                     mpi_job_func_t *run, void *job, size_t size, int sleep);
 /* Fails naming an earlier call that never completed, if one did not. */
 symmem_status_t symmem__mpi_helper_check(const mpi_t *m, const char *call);
 
@@ -223,6 +225,11 @@ double symmem__mpi_now(void);
 typedef int mpi_ready_func_t(mpi_t *m, void *arg);
 symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *ready, void *arg,
                                  int drive);
+/* Between a wait's polls, every MPI_CHECK_SECONDS: Ctrl-C, the peers'
+ * liveness and SYMMEM_TIMEOUT (counted from started), each an error
+ * naming call. */
+#define MPI_CHECK_SECONDS 0.02 /* liveness checks read /proc */
+symmem_status_t symmem__mpi_still_waiting(mpi_t *m, const char *call, double started);
 /* Waits for req to complete, the same way. */
 symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req);
 

@@ -9,17 +9,17 @@
 
 #include "mpi_backend.h"
 
-#define CHECK_SECONDS 0.02 /* between liveness checks (they read /proc) */
 /* The spin before a wait starts yielding its core at every poll: as MPI's
  * own blocking calls, a wait keeps its core while the PE it waits for runs
- * on another. But where that PE shares our core (more PEs than cores, or
- * the scheduler put both on one), each handover costs the whole spin, so a
- * wait whose condition came true during a yield that gave the core away
- * (one that took long: another thread ran) takes it for such a PE, and
- * for a while every wait yields almost at once. (The spin used to double
- * on that sign instead, up to 2 ms a handover: 1.4 ms a barrier of 2 PEs
- * on a busy 2-core machine.) */
-#define SPIN_SECONDS 50e-6
+ * on another (a shorter spin lost the core to other processes of a busy
+ * machine at every wait longer than it). But where that PE shares our core
+ * (more PEs than cores, or the scheduler put both on one), each handover
+ * would cost the whole spin, so a wait whose condition came true during a
+ * yield that gave the core away (one that took long: another thread ran)
+ * takes it for such a PE, and for a while every wait yields almost at
+ * once. (The spin used to double on that sign instead, up to 2 ms a
+ * handover: 1.4 ms a barrier of 2 PEs on a busy 2-core machine.) */
+#define SPIN_SECONDS 1e-3
 #define SPIN_SHARED_SECONDS 1e-6 /* while the core seems shared */
 #define SHARED_SECONDS 0.1       /* how long one such sign counts */
 #define YIELD_AWAY_SECONDS 5e-6  /* a yield this long ran another thread */
@@ -52,8 +52,7 @@ symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *r
                                  int drive)
 {
     if (ready(m, arg)) return SYMMEM_OK;
-    double started = symmem__mpi_now(), next_check = started + CHECK_SECONDS;
-    double deadline = m->boot.timeout > 0 ? started + m->boot.timeout : 0;
+    double started = symmem__mpi_now(), next_check = started + MPI_CHECK_SECONDS;
     for (;;) {
         if (ready(m, arg)) return SYMMEM_OK;
         if (drive) progress(m);
@@ -68,14 +67,20 @@ symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *r
             }
         }
         if (now < next_check) continue;
-        next_check = now + CHECK_SECONDS;
-        SYMMEM_CHECK(MPI_CORE->interrupted(call));
-        SYMMEM_CHECK(symmem__mpi_peers_check(m, call));
-        if (deadline > 0 && now > deadline)
-            return MPI_CORE->error(SYMMEM_ERR_TIMEOUT,
-                                   "%s: timed out after %.1f s (SYMMEM_TIMEOUT=%g)", call,
-                                   now - started, m->boot.timeout);
+        next_check = now + MPI_CHECK_SECONDS;
+        SYMMEM_CHECK(symmem__mpi_still_waiting(m, call, started));
     }
+}
+
+symmem_status_t symmem__mpi_still_waiting(mpi_t *m, const char *call, double started)
+{
+    SYMMEM_CHECK(MPI_CORE->interrupted(call));
+    SYMMEM_CHECK(symmem__mpi_peers_check(m, call));
+    double now = symmem__mpi_now();
+    if (m->boot.timeout > 0 && now > started + m->boot.timeout)
+        return MPI_CORE->error(SYMMEM_ERR_TIMEOUT, "%s: timed out after %.1f s (SYMMEM_TIMEOUT=%g)",
+                               call, now - started, m->boot.timeout);
+    return SYMMEM_OK;
 }
 
 typedef struct {

@@ -65,7 +65,7 @@ LONGEST_FIRST = (
     "test_device_cpu.py",
     "test_kernel_sources.py",
     "test_property.py",
-    "test_bench.py",
+    "test_bench",  # test_bench*.py
     "test_teams.py::test_finalize_after_collectives",
     "test_device_peer_array.py",
     "test_collectives.py",

@@ -272,8 +272,10 @@ def test_a_pe_whose_init_times_out_leaves_no_files(tmp_path, port, rank):
     # heap, and removes both, whichever PE it is (PE 0 alone used to)
     prog = write_program(tmp_path, INIT_FAILS)
     [result] = wait_all([start(prog, torch_env(port, rank, SYMMEM_TIMEOUT="1"))], 30)
-    assert f"[pe {rank}] init: timed out after 1.0 s; PEs that never started: {1 - rank}" in raised(
-        result
+    # the elapsed time it names is at least SYMMEM_TIMEOUT, more on a busy machine
+    said = raised(result)
+    assert re.search(
+        rf"\[pe {rank}\] init: timed out after \d+\.\d s; PEs that never started: {1 - rank}", said
     ), result
     assert job_files(port) == []
 

@@ -4,7 +4,11 @@ A superset of NVIDIA's NVSHMEM4Py host API: `import symmem as nvshmem` runs
 NVSHMEM4Py programs. Start N PEs with `python -m symmem.run -n N prog.py`.
 """
 
-from symmem import _libraries
+from symmem import _launcher_only
+
+_launcher_only.run_if_started()  # python -m symmem.run: the launcher, and exit
+
+from symmem import _libraries  # noqa: E402
 
 _libraries.publish()  # before the core looks for the gpu backend
 

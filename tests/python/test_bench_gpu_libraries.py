@@ -1,10 +1,10 @@
 """The libraries of the bench's gpu comparison, without a GPU: the ones that
-cannot run say why; NVSHMEM's C programs ship in an installed package, are
-built once (a stand-in nvcc here) and are left out, saying why, where they
-cannot be built; symmem's collectives modes run the worker under their mode."""
+cannot run say why; NVSHMEM's C programs (package data: check_package.sh
+finds them in an installed package) are built once (a stand-in nvcc here)
+and are left out, saying why, where they cannot be built; symmem's
+collectives modes run the worker under their mode."""
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -31,81 +31,6 @@ def test_gpu_libraries_that_cannot_run_say_why():
             raise AssertionError("nvshmem4py_runner did not refuse")
         except libraries.Unavailable as why:
             assert "NVSHMEM4Py" in str(why)
-
-
-def _can_build_here():
-    """--no-build-isolation where this Python has setuptools >= 77 and wheel
-    (pyproject's build requirements); else pip fetches them."""
-    try:
-        import setuptools
-        import wheel  # noqa: F401
-    except ImportError:
-        return []
-    return ["--no-build-isolation"] if int(setuptools.__version__.split(".")[0]) >= 77 else []
-
-
-def test_an_installed_symmem_ships_the_nvshmem_c_program(tmp_path):
-    """The C program the gpu benchmarks compile is package data: installed
-    into a target folder, symmem holds it (and the header it includes), and
-    the bench looks for it there, not in the source checkout."""
-    if not (REPO / "pyproject.toml").exists():
-        pytest.skip("needs symmem's source checkout to build from")
-    # A copy without build outputs: setuptools builds in the source tree and
-    # would install whatever an earlier build left in its build/ folder.
-    source, target = tmp_path / "source", tmp_path / "site"
-    shutil.copytree(
-        REPO,
-        source,
-        symlinks=True,
-        ignore=shutil.ignore_patterns(
-            ".git", ".venv", "build", "dist", "*.egg-info", "*.so", "__pycache__", ".pytest_cache"
-        ),
-    )
-    build = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--no-deps",
-            *_can_build_here(),
-            "--target",
-            str(target),
-            str(source),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=280,
-    )
-    if build.returncode != 0 and (
-        "No matching distribution" in build.stderr or "Could not find a version" in build.stderr
-    ):
-        pytest.skip(f"the build tools cannot be had here: {build.stderr.strip()[-300:]}")
-    assert build.returncode == 0, build.stdout + build.stderr
-    shipped = target / "symmem" / "bench"
-    for name in ("nvshmem_floor.c", "nvshmem_abi.h", "nvshmem_device.cu", "launched.h"):
-        assert (shipped / name).is_file() and not (shipped / name).is_symlink(), name
-    assert "NV_UNIQUEID_VERSION" in (shipped / "nvshmem_abi.h").read_text()
-    assert "uid_file_share" in (shipped / "launched.h").read_text()
-    found = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import symmem.bench.libraries as lib; "
-            "print(lib.FLOOR_SOURCE); print(lib.DEVICE_SOURCE)",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=dict(os.environ, PYTHONPATH=str(target)),
-    )
-    assert found.returncode == 0, found.stderr
-    assert [Path(p) for p in found.stdout.split()] == [
-        shipped / "nvshmem_floor.c",
-        shipped / "nvshmem_device.cu",
-    ]
 
 
 def _fake_toolchain(tmp_path, nvcc_body):

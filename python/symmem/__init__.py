@@ -248,4 +248,17 @@ __all__ = [
 ]
 
 from symmem import core  # noqa: E402,F401  (the NVSHMEM4Py-style alias module)
-from symmem import bindings, utils  # noqa: E402,F401  (nvshmem.bindings, nvshmem.core.utils)
+from symmem import utils  # noqa: E402,F401  (nvshmem.core.utils)
+
+import typing as _typing  # noqa: E402
+
+if not _typing.TYPE_CHECKING:  # (a module __getattr__ would let a type checker pass any name)
+
+    def __getattr__(name):
+        # nvshmem.bindings (NVSHMEM4Py's low-level module) at its first use:
+        # importing it with the package cost 10 ms of every PE's start.
+        if name == "bindings":
+            import importlib
+
+            return importlib.import_module("symmem.bindings")
+        raise AttributeError(f"module 'symmem' has no attribute {name!r}")

@@ -33,11 +33,13 @@ import pytest
 from conftest import launch, not_on_gpu, not_on_mpi
 
 PROGRAM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_property_pe.py")
-# Four runs of STEPS steps (a call or two of each PE per step, about 125,000
-# calls in all) take 20 seconds on an idle 2-core machine, up to a minute on
-# a busy one; under AddressSanitizer a call costs about twice as much, so
-# those runs take half the steps.
-STEPS = 12000
+# Four runs of STEPS steps (a call or two of each PE per step, about 95,000
+# calls in all) take 15 seconds on an idle 2-core machine, up to 45 s on a
+# busy one; under AddressSanitizer a call costs about twice as much and
+# make test-sanitize runs the two 3-PE runs only (SANITIZE_PES), of a third
+# of the steps (each 45 s with half of them in make test, a quarter of
+# that stage).
+STEPS = 9000
 SANITIZED = "libasan" in os.environ.get("LD_PRELOAD", "")
 RUNS = [(2, "a"), (3, "a"), (2, "b"), (3, "b")]
 LIMIT = 240  # seconds a run may take before the launcher stops it (a hang)
@@ -105,7 +107,7 @@ def report(result, seed, n, steps, trail, spin=None):
 @pytest.mark.parametrize("n, run", RUNS, ids=[f"{n}pes-{run}" for n, run in RUNS])
 def test_random_calls_keep_the_contract(tmp_path, n, run):
     seed = run_seed(n, run)
-    steps = int(os.environ.get("SYMMEM_PROPERTY_STEPS", STEPS // 2 if SANITIZED else STEPS))
+    steps = int(os.environ.get("SYMMEM_PROPERTY_STEPS", STEPS // 3 if SANITIZED else STEPS))
     trail = tmp_path / "trail"
     result = launch(
         n,

@@ -40,7 +40,8 @@ C_EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.
 # mpicc from Open MPI's wheel, mpicc on PATH); nothing where there is none.
 # Not in the sanitized build (MPI's own libraries are not sanitized).
 MPICC ?= $(or $(SYMMEM_MPICC),$(wildcard $(VENV)/bin/mpicc),$(shell command -v mpicc 2>/dev/null))
-MPI_FILES := $(wildcard src/backends/mpi/*.[ch]) src/core/heap_alloc.c src/core/heartbeat.c
+MPI_FILES := $(wildcard src/backends/mpi/*.[ch]) src/core/heap_alloc.c src/core/heartbeat.c \
+             src/core/reduce_kernels.c
 ifneq ($(MPICC),)
 ifneq ($(SANITIZE),1)
 MPI_LIB := $(BUILD)/libsymmem_mpi.so
@@ -55,7 +56,8 @@ all: lib $(C_TESTS) $(C_EXAMPLES)
 lib: $(BUILD)/libsymmem.so $(BUILD)/libsymmem.a $(BUILD)/libsymmem_gpu.so $(MPI_LIB)
 
 $(BUILD)/libsymmem_mpi.so: $(MPI_FILES) src/core/backend.h src/core/calls.h src/core/error.h \
-		src/core/heap_alloc.h src/core/bfloat16.h src/core/float16.h cflags.txt
+		src/core/heap_alloc.h src/core/bfloat16.h src/core/float16.h src/core/reduce_kernels.h \
+		cflags.txt
 	@mkdir -p $(BUILD)
 	$(MPICC) $(CFLAGS) -shared -Wl,-z,defs -o $@ $(filter %.c,$^) $(LDFLAGS)
 
@@ -143,20 +145,22 @@ test-c:
 	$(VPY) tests/c/run_c_tests.py $(BUILD)/tests
 
 test-python: dev
-	$(VPY) -m pytest -q $(PYTEST_N) tests/python --ignore=tests/python/test_mpi_backend.py
+	$(VPY) -m pytest -q $(PYTEST_N) tests/python --ignore=tests/python/test_mpi_backend.py \
+	    --ignore=tests/python/test_mpi_blocking_calls.py
 
 # The mpi backend (docs/testing.md, "The mpi backend"): its own tests, a CI
 # subset of them (MPI_CI_TESTS: every operation through RMA at 2 and 4 PEs and
 # on the node path, kill -9 in a wait and in a collective, mismatched
-# collectives, init on a communicator, a backend that cannot load), with the
+# collectives, init on a communicator, a backend that cannot load, an
+# MPI_Init that never returns), with the
 # package's _mpi_backend, which `make dev` builds against Open MPI's wheel.
 # `make test-mpi MPI_CI_TESTS=` runs them all; SYMMEM_BACKEND=mpi runs the suite.
 MPI_CI_TESTS ?= everything_through_rma and (2 or 4) or everything_on_the_node_path and 3 \
                 or killed and (signal_wait and rma or reduce and node and not large) or different \
-                or communicator or cannot
+                or communicator or cannot or mpi_init
 test-mpi: dev
 	$(VPY) -m pytest -q $(PYTEST_N) tests/python/test_mpi_backend.py \
-	    $(if $(MPI_CI_TESTS),-k "$(MPI_CI_TESTS)")
+	    tests/python/test_mpi_blocking_calls.py $(if $(MPI_CI_TESTS),-k "$(MPI_CI_TESTS)")
 
 # ---- AddressSanitizer and UBSan (docs/testing.md) ----
 # The extension, built with the same flags, goes with a copy of the package

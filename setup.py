@@ -141,7 +141,7 @@ def mpi_extension(flags, extra_flags):
     return Extension(
         "symmem._mpi_backend",
         sources=sorted(glob("src/backends/mpi/*.c"))
-        + ["src/core/heap_alloc.c", "src/core/heartbeat.c"],
+        + ["src/core/heap_alloc.c", "src/core/heartbeat.c", "src/core/reduce_kernels.c"],
         depends=headers,
         include_dirs=include_dirs,
         extra_compile_args=flags + compile_extra,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../core/error.h"
+#include "../../core/reduce_kernels.h"
 #include "cpu.h"
 
 /* Elements are reduced through a cache-sized buffer. */
@@ -39,7 +40,7 @@ static void reduce_range(cpu_t *cpu, const symmem_team_view_t *team, char *const
         size_t at = (first + done) * size;
         memcpy(tmp, cpu_peer(cpu, src, team->members[0]) + src_offset * size + at, n * size);
         for (int j = 1; j < team->n; j++)
-            symmem__cpu_reduce_into(
+            symmem__reduce_into(
                 tmp, cpu_peer(cpu, src, team->members[j]) + src_offset * size + at, n, dtype, op);
         for (int d = 0; d < ndst; d++)
             symmem__cpu_copy(dsts[d] + dst_offset * size + at, tmp, n * size,

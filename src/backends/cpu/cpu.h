@@ -259,11 +259,6 @@ symmem_atomic_func_t symmem__cpu_atomic;
 void symmem__cpu_copy(void *dst, const void *src, size_t n, size_t total);
 size_t symmem__cpu_streaming_threshold(void);
 
-/* ---- reduce_kernels.c ---- */
-/* acc[i] = acc[i] op in[i] for n elements of dtype. */
-void symmem__cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
-                             symmem_reduce_op_t op);
-
 /* The synchronisation channel of a team: the predefined teams of every PE
  * share channel 0, the one-PE ones channel 1 (only their member reads it),
  * and a split team uses its handle. */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/reduce_kernels.h"
 #include "mpi_backend.h"
 
 #define TAG 7301 /* any tag: the team's communicator carries no other point to point */
@@ -121,14 +122,12 @@ symmem_status_t symmem__mpi_exchange_reduce(mpi_t *m, const symmem_team_view_t *
     symmem_call_t call = mpi_call(SYMMEM_CALL_REDUCE, team, nelems, (int)dtype, (int)op, 0);
     const char *data;
     SYMMEM_CHECK(symmem__mpi_exchange(m, team, call, src, bytes, &data));
-    /* tmp = x[i] op tmp for i in the members' order: the same on every member */
+    /* tmp = tmp op x[i] for i in the members' order, with the cpu engine's
+     * loops (core/reduce_kernels.c): the same on every member */
     char *tmp = m->node_tmp;
     memcpy(tmp, data, bytes);
-    MPI_Datatype type = symmem__mpi_datatype(dtype);
-    MPI_Op mpi_op = symmem__mpi_op(m, dtype, op);
     for (int i = 1; i < team->n; i++)
-        MPI_TRY("reduce", "MPI_Reduce_local",
-                MPI_Reduce_local(data + (size_t)i * SLOT, tmp, (int)nelems, type, mpi_op));
+        symmem__reduce_into(tmp, data + (size_t)i * SLOT, nelems, dtype, op);
     memcpy(dst, tmp, bytes);
     MPI_Win_sync(m->win); /* as after MPI's collectives: the heap's public copy */
     return SYMMEM_OK;

@@ -4,10 +4,13 @@
  * result, so the work is spread over all members; a second barrier says
  * every part is written. The barriers carry the fingerprint: PEs in
  * different collectives raise before any data moves. Elements are reduced
- * by MPI_Reduce_local with the ops MPI's collectives use (dtypes.c). */
-#include <limits.h>
+ * by the cpu engine's loops (core/reduce_kernels.c, compiled into this
+ * library too): the same results as the cpu backend's, and no MPI call per
+ * peer and chunk (MPI_Reduce_local was 1.2-1.3x the cpu backend's time). */
 #include <string.h>
 
+#include "../../core/reduce_kernels.h"
+#include "../../core/vocab.h"
 #include "mpi_backend.h"
 
 /* Reduced through a cache-sized buffer (m->node_tmp). */
@@ -26,24 +29,17 @@ static int member(const symmem_team_view_t *team, int i)
 /* Reduces elements [first, first + count) of every member's src (at
  * src_offset elements into it) and writes them to dst (at the same
  * elements, less src_offset) on every member (all) or on this PE. */
-static symmem_status_t reduce_range(mpi_t *m, const char *call, const symmem_team_view_t *team,
-                                    void *dst, const void *src, size_t first, size_t count,
-                                    size_t src_offset, symmem_dtype_t dtype, symmem_reduce_op_t op,
-                                    int all)
+static void reduce_range(mpi_t *m, const symmem_team_view_t *team, void *dst, const void *src,
+                         size_t first, size_t count, size_t src_offset, symmem_dtype_t dtype,
+                         symmem_reduce_op_t op, int all)
 {
-    MPI_Datatype type = symmem__mpi_datatype(dtype);
-    MPI_Op mpi_op = symmem__mpi_op(m, dtype, op);
-    int type_size = 1;
-    MPI_Type_size(type, &type_size);
-    size_t size = (size_t)type_size, per_chunk = CHUNK_BYTES / size;
+    size_t size = symmem__dtype_bytes(dtype), per_chunk = CHUNK_BYTES / size;
     for (size_t done = 0; done < count; done += per_chunk) {
         size_t n = count - done < per_chunk ? count - done : per_chunk;
         size_t from = (src_offset + first + done) * size, to = (first + done) * size;
         memcpy(m->node_tmp, at(m, src, member(team, 0)) + from, n * size);
         for (int j = 1; j < team->n; j++)
-            MPI_TRY(call, "MPI_Reduce_local",
-                    MPI_Reduce_local(at(m, src, member(team, j)) + from, m->node_tmp, (int)n, type,
-                                     mpi_op));
+            symmem__reduce_into(m->node_tmp, at(m, src, member(team, j)) + from, n, dtype, op);
         if (!all) {
             memcpy((char *)dst + to, m->node_tmp, n * size);
             continue;
@@ -51,7 +47,6 @@ static symmem_status_t reduce_range(mpi_t *m, const char *call, const symmem_tea
         for (int j = 0; j < team->n; j++)
             memcpy((char *)at(m, dst, member(team, j)) + to, m->node_tmp, n * size);
     }
-    return SYMMEM_OK;
 }
 
 symmem_status_t symmem__mpi_node_reduce(mpi_t *m, const symmem_team_view_t *team, void *dst,
@@ -64,7 +59,7 @@ symmem_status_t symmem__mpi_node_reduce(mpi_t *m, const symmem_team_view_t *team
      * too: each slice is read whole, chunk by chunk, before it is written). */
     size_t first = nelems * (size_t)team->me / (size_t)team->n;
     size_t last = nelems * (size_t)(team->me + 1) / (size_t)team->n;
-    SYMMEM_CHECK(reduce_range(m, "reduce", team, dst, src, first, last - first, 0, dtype, op, 1));
+    reduce_range(m, team, dst, src, first, last - first, 0, dtype, op, 1);
     return symmem__mpi_node_barrier(m, team, call);
 }
 
@@ -74,8 +69,7 @@ symmem_status_t symmem__mpi_node_reducescatter(mpi_t *m, const symmem_team_view_
 {
     symmem_call_t call = mpi_call(SYMMEM_CALL_REDUCESCATTER, team, nelems, (int)dtype, (int)op, 0);
     SYMMEM_CHECK(symmem__mpi_node_barrier(m, team, call));
-    SYMMEM_CHECK(reduce_range(m, "reducescatter", team, dst, src, 0, nelems,
-                              (size_t)team->me * nelems, dtype, op, 0));
+    reduce_range(m, team, dst, src, 0, nelems, (size_t)team->me * nelems, dtype, op, 0);
     return symmem__mpi_node_barrier(m, team, call);
 }
 

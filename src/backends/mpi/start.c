@@ -1,9 +1,12 @@
 /* The mpi backend's start and end: MPI itself (initialised here unless the
  * program or mpi4py did), the PEs' communicator, the node's, the heap, the
  * teams; finalize undoes them, and never waits for a PE that died. */
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mpi_backend.h"
@@ -43,6 +46,65 @@ static MPI_Comm given_comm(const symmem_bootstrap_t *boot)
     return comm;
 }
 
+/* MPI_Init_thread, bounded by SYMMEM_TIMEOUT. The call has no bound of
+ * its own (it meets every process of the job, through the launcher's
+ * runtime), and no error can reach the program while it runs: where a
+ * timeout is set, a watchdog thread ends the process (status 1, the reason
+ * on stderr) if the call has not returned by then. mpirun and srun end a
+ * job whose process died, so what this catches is a launcher's runtime
+ * that stopped answering. */
+typedef struct {
+    pthread_mutex_t lock;
+    pthread_cond_t returned_cond;
+    int returned;
+    double seconds;
+    int rank;
+} init_watch_t;
+
+static void *watch_init(void *arg)
+{
+    init_watch_t *w = arg;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += (time_t)w->seconds;
+    until.tv_nsec += (long)((w->seconds - (double)(time_t)w->seconds) * 1e9);
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&w->lock);
+    int rc = 0;
+    while (!w->returned && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&w->returned_cond, &w->lock, &until);
+    if (!w->returned) {
+        fprintf(stderr,
+                "symmem: init: MPI_Init_thread on PE %d did not return within "
+                "SYMMEM_TIMEOUT=%g s (MPI's start-up meets every process of the job through "
+                "the launcher's runtime); ending the process\n",
+                w->rank, w->seconds);
+        _exit(1);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+static int init_mpi_bounded(const mpi_t *m, int *provided)
+{
+    init_watch_t w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, m->boot.timeout,
+                      m->boot.rank};
+    pthread_t watchdog;
+    int watched = m->boot.timeout > 0 && pthread_create(&watchdog, NULL, watch_init, &w) == 0;
+    int rc = MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, provided);
+    if (watched) {
+        pthread_mutex_lock(&w.lock);
+        w.returned = 1;
+        pthread_cond_signal(&w.returned_cond);
+        pthread_mutex_unlock(&w.lock);
+        pthread_join(watchdog, NULL);
+    }
+    return rc;
+}
+
 static symmem_status_t start_mpi(mpi_t *m)
 {
     int initialized = 0, finalized = 0, provided;
@@ -52,7 +114,7 @@ static symmem_status_t start_mpi(mpi_t *m)
         return MPI_CORE->error(SYMMEM_ERR_BACKEND, "init: MPI was finalized already in this "
                                                    "process (MPI cannot start twice)");
     if (initialized) return SYMMEM_OK;
-    MPI_TRY("init", "MPI_Init_thread", MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided));
+    MPI_TRY("init", "MPI_Init_thread", init_mpi_bounded(m, &provided));
     static int registered;
     if (!registered && atexit(finalize_mpi_at_exit) == 0) registered = 1;
     mpi_pid = getpid();

@@ -1,11 +1,12 @@
 /* acc = acc op in, element-wise, for every dtype and op. float16 and
  * bfloat16 are reduced in float32 and rounded back to nearest even. */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
-#include "../../core/bfloat16.h"
-#include "../../core/float16.h"
-#include "cpu.h"
+#include "bfloat16.h"
+#include "float16.h"
+#include "reduce_kernels.h"
 
 /* Integer sum and prod wrap, as in NumPy: computed in the unsigned type U
  * (at least unsigned int, so no promotion to a signed int), where overflow is
@@ -110,8 +111,8 @@ static void reduce_f16(uint16_t *a, const uint16_t *b, size_t n, symmem_reduce_o
     }
 }
 
-void symmem__cpu_reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
-                             symmem_reduce_op_t op)
+void symmem__reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
+                         symmem_reduce_op_t op)
 {
     switch (dtype) {
 #define CALL_OF(NAME, name, code, size, ctype, nvshmem, kind)                                      \

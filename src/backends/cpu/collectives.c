@@ -40,8 +40,8 @@ static void reduce_range(cpu_t *cpu, const symmem_team_view_t *team, char *const
         size_t at = (first + done) * size;
         memcpy(tmp, cpu_peer(cpu, src, team->members[0]) + src_offset * size + at, n * size);
         for (int j = 1; j < team->n; j++)
-            symmem__reduce_into(
-                tmp, cpu_peer(cpu, src, team->members[j]) + src_offset * size + at, n, dtype, op);
+            symmem__reduce_into(tmp, cpu_peer(cpu, src, team->members[j]) + src_offset * size + at,
+                                n, dtype, op);
         for (int d = 0; d < ndst; d++)
             symmem__cpu_copy(dsts[d] + dst_offset * size + at, tmp, n * size,
                              count * size * (size_t)ndst);

@@ -244,10 +244,6 @@ def where_reported(stderr, pe):
 
 
 @cpu_waits
-@not_on_mpi(
-    "symmem.run --backend mpi stops a job at its timeout without asking the PEs for "
-    "their stacks (_run_mpi.py)"
-)
 def test_timeout_reports_where_each_pe_was(run_pes, tmp_path):
     program = write_program(tmp_path, THREE_STUCK_PES, prelude=False)
     result = run_pes(3, program, timeout=3, env=BOUND)
@@ -269,10 +265,6 @@ def test_timeout_reports_where_each_pe_was(run_pes, tmp_path):
 
 
 @cpu_waits
-@not_on_mpi(
-    "symmem.run --backend mpi stops a job at its timeout without asking the PEs for "
-    "their stacks (_run_mpi.py)"
-)
 def test_timeout_names_a_pe_that_cannot_print_its_stack(run_pes, tmp_path):
     program = write_program(tmp_path, THREE_STUCK_PES, prelude=False)
     result = run_pes(3, program, timeout=3, env=dict(BOUND, STACKLESS="1"))

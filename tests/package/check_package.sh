@@ -75,7 +75,7 @@ run_ring() {
 
 step "building the sdist, then a wheel from it"
 "$PYTHON" -m venv "$TMP/tools"
-"$TMP/tools/bin/python" -m pip install --no-compile build  # the tools: bytecode on first import
+"$TMP/tools/bin/python" -m pip install build
 "$TMP/tools/bin/python" -m build --outdir "$TMP/dist" "$ROOT" >"$TMP/build.log" 2>&1 ||
     { tail -40 "$TMP/build.log"; fail "python -m build failed (log above)"; }
 SDIST=$(ls "$TMP"/dist/symmem-*.tar.gz)
@@ -122,7 +122,7 @@ assert "uid_file_share" in open(os.path.join(bench, "launched.h")).read()
 ') || fail "the installed package's bench programs are not where symmem.bench looks (above)"
 
 step "type-checking a user's program and the C module's stub (mypy)"
-install "$TMP/wheel" --no-compile "$MYPY"
+install "$TMP/wheel" "$MYPY"
 (cd "$TMP/run" &&
     "$TMP/wheel/bin/python" -m mypy --no-incremental --warn-unused-ignores \
         "$ROOT/tests/package/typed_program.py" &&

@@ -10,6 +10,7 @@ int symmem__ext_errors_exec(PyObject *module);       /* errors.c: exception type
 int symmem__ext_exceptions_exec(PyObject *module);   /* exceptions.c */
 int symmem__ext_buffer_exec(PyObject *module);       /* buffer_type.c */
 int symmem__ext_resolve_exec(PyObject *module);      /* resolve.c */
+int symmem__ext_ndarray_fast_exec(PyObject *module); /* ndarray_fast.c */
 int symmem__ext_vocabulary_exec(PyObject *module);   /* vocabulary.c */
 int symmem__ext_dtypes_exec(PyObject *module);       /* dtypes.c */
 int symmem__ext_lifecycle_exec(PyObject *module);    /* lifecycle.c */

@@ -48,8 +48,9 @@ typedef struct {
     PyObject *dtype_namer;      /* obj -> the name of the dtype it spells (package's) */
     PyTypeObject *ndarray_type; /* numpy.ndarray, whose .base resolve.c reads in C */
     int ndarray_base_in_c;      /* 1 where NumPy's array struct has the layout resolve.c reads */
-    object_cache_t arrays;      /* device arrays read through __cuda_array_interface__ */
-    object_cache_t streams;     /* stream objects and their handles */
+    struct symmem__ext_ndarray_fast *ndarray_fast; /* ndarray_fast.h; NULL: the buffer protocol */
+    object_cache_t arrays;  /* device arrays read through __cuda_array_interface__ */
+    object_cache_t streams; /* stream objects and their handles */
 } module_state_t;
 
 static inline module_state_t *symmem__ext_state(PyObject *module)

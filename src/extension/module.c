@@ -2,6 +2,7 @@
  * module has each concept file add its part; the exceptions, the Buffer type
  * and the resolver live in module state (no C globals). */
 #include "concepts.h"
+#include "ndarray_fast.h"
 #include "../core/internal.h"
 
 static int module_exec(PyObject *module)
@@ -9,12 +10,13 @@ static int module_exec(PyObject *module)
     symmem__launcher_link(); /* a PE of symmem.run dies with it, even before init */
     /* The exception types first: every other part may raise them. */
     static int (*const parts[])(PyObject *) = {
-        symmem__ext_errors_exec,    symmem__ext_exceptions_exec, symmem__ext_buffer_exec,
-        symmem__ext_resolve_exec,   symmem__ext_vocabulary_exec, symmem__ext_dtypes_exec,
-        symmem__ext_lifecycle_exec, symmem__ext_memory_exec,     symmem__ext_rma_exec,
-        symmem__ext_p_g_exec,       symmem__ext_signals_exec,    symmem__ext_sync_exec,
-        symmem__ext_teams_exec,     symmem__ext_atomics_exec,    symmem__ext_collectives_exec,
-        symmem__ext_device_exec,    symmem__ext_raw_memory_exec, symmem__ext_library_info_exec,
+        symmem__ext_errors_exec,       symmem__ext_exceptions_exec,   symmem__ext_buffer_exec,
+        symmem__ext_resolve_exec,      symmem__ext_ndarray_fast_exec, symmem__ext_vocabulary_exec,
+        symmem__ext_dtypes_exec,       symmem__ext_lifecycle_exec,    symmem__ext_memory_exec,
+        symmem__ext_rma_exec,          symmem__ext_p_g_exec,          symmem__ext_signals_exec,
+        symmem__ext_sync_exec,         symmem__ext_teams_exec,        symmem__ext_atomics_exec,
+        symmem__ext_collectives_exec,  symmem__ext_device_exec,       symmem__ext_raw_memory_exec,
+        symmem__ext_library_info_exec,
     };
     for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
         if (parts[i](module) < 0) return -1;
@@ -44,6 +46,7 @@ static int module_clear(PyObject *module)
     Py_CLEAR(st->owner_of);
     Py_CLEAR(st->dtype_namer);
     Py_CLEAR(st->ndarray_type);
+    symmem__ext_ndarray_forget(st);
     symmem__ext_object_cache_clear(&st->arrays);
     symmem__ext_object_cache_clear(&st->streams);
     return 0;

@@ -1,6 +1,7 @@
 /* The out-of-line parts of owner.h: the package's hook, the refusal, and
  * the check of NumPy's layout. */
 #include "errors.h"
+#include "ndarray_fast.h"
 #include "owner.h"
 
 PyObject *symmem__ext_owner_base_by_name(PyObject *array)
@@ -60,7 +61,9 @@ void symmem__ext_owner_set_ndarray(module_state_t *st, PyObject *ndarray)
 {
     Py_CLEAR(st->ndarray_type);
     st->ndarray_base_in_c = 0;
-    if (ndarray == NULL || ndarray == Py_None || !PyType_Check(ndarray)) return;
-    st->ndarray_type = (PyTypeObject *)Py_NewRef(ndarray);
-    st->ndarray_base_in_c = ndarray_layout_known(st->ndarray_type);
+    if (ndarray != NULL && ndarray != Py_None && PyType_Check(ndarray)) {
+        st->ndarray_type = (PyTypeObject *)Py_NewRef(ndarray);
+        st->ndarray_base_in_c = ndarray_layout_known(st->ndarray_type);
+    }
+    symmem__ext_ndarray_probe(st); /* resolve.c's fast read, where NumPy is as it reads */
 }

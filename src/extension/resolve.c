@@ -1,7 +1,7 @@
 /* Python objects turned into memory, the way mpi4py does: our Buffer, then
- * the buffer protocol, then __cuda_array_interface__ read in C, then a
- * Python fallback (torch, __dlpack__) the package registers with
- * _set_resolver. */
+ * the buffer protocol (a plain NumPy array read from NumPy's structs instead,
+ * ndarray_fast.h), then __cuda_array_interface__ read in C, then a Python
+ * fallback (torch, __dlpack__) the package registers with _set_resolver. */
 #include <stdlib.h>
 
 #include "args.h"
@@ -9,6 +9,7 @@
 #include "concepts.h"
 #include "dtypes.h"
 #include "errors.h"
+#include "ndarray_fast.h"
 #include "owner.h"
 #include "resolve.h"
 
@@ -290,6 +291,14 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
         mem->itemsize = 1;
         set_format(mem, "B");
         return 0;
+    }
+    /* A plain NumPy array, read from NumPy's structs (ndarray_fast.h); anything
+     * else about one (and every error) comes from its buffer export below. */
+    if (Py_IS_TYPE(obj, st->ndarray_type) && st->ndarray_fast != NULL &&
+        symmem__ext_ndarray_read(st, obj, writable, mem)) {
+        if (symmem__ext_owner_check(st, symmem__ext_owner_walk(st, obj), call, arg) == 0) return 0;
+        symmem__ext_memory_release(mem);
+        return -1;
     }
     const cache_entry_t *known = symmem__ext_object_cache_find(&st->arrays, obj);
     if (known != NULL) {

@@ -3,12 +3,18 @@
 #include "errors.h"
 #include "../core/internal.h"
 
-/* Whether key is one of the '|'-separated names of spec ("dst|dst_array"). */
+/* Whether key is one of the '|'-separated names of spec ("dst|dst_array").
+ * Every call with a keyword comes here for each name it might be: a loop of
+ * its own, which leaves a name at its first differing character. */
 static int name_matches(const char *spec, const char *key)
 {
-    size_t len = strlen(key);
-    for (const char *p = spec; p != NULL; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL)
-        if (strncmp(p, key, len) == 0 && (p[len] == '\0' || p[len] == '|')) return 1;
+    for (const char *p = spec; *p != '\0';) {
+        const char *k = key;
+        while (*k != '\0' && *p == *k) p++, k++;
+        if (*k == '\0' && (*p == '\0' || *p == '|')) return 1;
+        while (*p != '\0' && *p != '|') p++; /* the rest of this name */
+        if (*p == '|') p++;
+    }
     return 0;
 }
 

@@ -73,8 +73,9 @@ static int seeds_form(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames
                (PyIndex_Check(args[3]) && !PyObject_HasAttrString(args[3], "__cuda_stream__"));
     for (Py_ssize_t k = 0; nargs == 3 && kwnames && k < PyTuple_GET_SIZE(kwnames); k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k);
-        if (PyUnicode_CompareWithASCIIString(key, "pe") == 0 ||
-            PyUnicode_CompareWithASCIIString(key, "remote_pe") == 0)
+        Py_ssize_t len = PyUnicode_GET_LENGTH(key); /* stream= is never compared */
+        if ((len == 2 && PyUnicode_CompareWithASCIIString(key, "pe") == 0) ||
+            (len == 9 && PyUnicode_CompareWithASCIIString(key, "remote_pe") == 0))
             return 1;
     }
     return 0;

@@ -6,10 +6,11 @@
  *
  * The layout is symmem/device_layout.h's: for a launch of G blocks, half h,
  * block b, data from member k at h * stage_half + (b * n + k) * slot of
- * each member's staging part (the halves do not move with G or slot). Ranges are of elements, [lo, hi) with lo a
- * multiple of VEC (the buffers are 16-byte aligned: packed), so a range is
- * the packs [lo / VEC, hi / VEC) and, where count is no multiple of VEC,
- * tail elements from hi / VEC * VEC to hi; element i of a range is at byte
+ * each member's staging part (the halves do not move with G or slot).
+ * Ranges are of elements, [lo, hi) with lo a multiple of VEC, empty ones
+ * too (clip), and the buffers 16-byte aligned (packed), so a range is the
+ * packs [lo / VEC, hi / VEC) and, where hi is no multiple of VEC, tail
+ * elements from hi / VEC * VEC to hi; element i of a range is at byte
  * (i - lo) * sizeof(T) of its slot.
  *
  * The staging sequence: how many rounds the push reduces have run through
@@ -55,11 +56,17 @@ static __device__ __forceinline__ void stage_seq_end(const args &a, u64 next)
             *(u64 *)(a.mine + SYMMEM_COLL_STAGE_SEQ_AT(b)) = next;
 }
 
-/* [lo, hi): the len elements from lo that lie below end. */
+/* [lo, hi): the len elements from `from` that lie below end; empty, at
+ * from, where from is past end. lo stays from (a multiple of VEC): push and
+ * reduce_slots take the elements from hi / VEC * VEC to hi as the range's
+ * tail, so an empty range clipped to an end that is no multiple of VEC
+ * would take the last elements before end again, at slot offsets below 0
+ * (another slot's bytes) and, gathering, into every member's dst. */
 static __device__ __forceinline__ void clip(u64 from, u64 len, u64 end, u64 &lo, u64 &hi)
 {
-    lo = from < end ? from : end;
+    lo = from;
     hi = from + len < end ? from + len : end;
+    if (hi < lo) hi = lo;
 }
 
 /* src[lo, hi) into this PE's slot (from = me) in half of member only's

@@ -18,7 +18,7 @@
  *
  *   nvcc -std=c++17 -arch=sm_90 -DSYMMEM_REDUCE_DTYPE=11 -DSYMMEM_REDUCE_OP=0 \
  *       -I include -I src/backends/gpu/kernels -o kernel_stress tests/gpu/kernel_stress.cu
- *   ./kernel_stress N_PES ITERATIONS SEED
+ *   ./kernel_stress N_PES ITERATIONS SEED     (STRESS_KINDS=0,2: those kinds only)
  *
  * Prints one line per kind with its count, then "OK"; exits 1 naming the
  * first wrong element (PE, collective, index, got, want), 2 naming the
@@ -224,6 +224,7 @@ __global__ void hold_back(u64 ns)
 
 struct run_state {
     int n, grid_cap;
+    int kinds_allowed[KINDS], nkinds; /* STRESS_KINDS, else every kind */
     char *heap[MAX_PES];
     cudaStream_t stream[MAX_PES];
     volatile u64 *done_host, *done_dev;
@@ -241,7 +242,7 @@ static plan choose(std::mt19937_64 &rng, const run_state &s, u64 number)
 {
     plan pl = {};
     pl.number = number;
-    pl.kind = (int)(rng() % KINDS);
+    pl.kind = s.kinds_allowed[rng() % (u64)s.nkinds];
     int n = s.n, k = pl.kind;
     auto pick = [&](u64 m) { return (u64)(rng() % m); };
     pl.grid = 1 + (int)pick((u64)s.grid_cap);
@@ -408,6 +409,19 @@ int main(int argc, char **argv)
         return 3;
     }
     s.grid_cap = grid_cap(s.n);
+    /* STRESS_KINDS=0,1,2: only those kinds (KIND_NAMES' order) */
+    for (const char *k = getenv("STRESS_KINDS"); k != NULL && *k != '\0';) {
+        char *end;
+        long kind = strtol(k, &end, 10);
+        if (end == k || kind < 0 || kind >= KINDS) {
+            fprintf(stderr, "kernel_stress: STRESS_KINDS: kinds are 0 to %d\n", KINDS - 1);
+            return 3;
+        }
+        s.kinds_allowed[s.nkinds++] = (int)kind;
+        k = *end == ',' ? end + 1 : end;
+    }
+    if (s.nkinds == 0)
+        for (int k = 0; k < KINDS; k++) s.kinds_allowed[s.nkinds++] = k;
     for (int p = 0; p < s.n; p++) {
         CHECK_CUDA(cudaMalloc(&s.heap[p], HEAP_BYTES));
         CHECK_CUDA(cudaMemset(s.heap[p], 0, HEAP_BYTES));
@@ -458,7 +472,8 @@ int main(int argc, char **argv)
     }
     printf("kernel_stress: dtype %d, op %d, %d PEs, grids up to %d blocks, %ld collectives\n",
            SYMMEM_REDUCE_DTYPE, SYMMEM_REDUCE_OP, s.n, s.grid_cap, iterations);
-    for (int k = 0; k < KINDS; k++) printf("  %-28s %llu\n", KIND_NAMES[k], s.kinds[k]);
+    for (int i = 0; i < s.nkinds; i++)
+        printf("  %-28s %llu\n", KIND_NAMES[s.kinds_allowed[i]], s.kinds[s.kinds_allowed[i]]);
     printf("OK\n");
     return 0;
 }

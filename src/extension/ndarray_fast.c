@@ -34,8 +34,7 @@ typedef struct {
     int type_num;
 } descr_head_t;
 
-int symmem__ext_ndarray_read(const module_state_t *st, PyObject *obj, int writable,
-                             memory_t *mem)
+int symmem__ext_ndarray_read(const module_state_t *st, PyObject *obj, int writable, memory_t *mem)
 {
     const struct symmem__ext_ndarray_fast *fast = st->ndarray_fast;
     const array_fields_t *a = (const array_fields_t *)obj;
@@ -94,9 +93,8 @@ static int fields_agree(PyObject *arr)
                          ? PyDict_GetItemString(interface, "data") /* borrowed */
                          : NULL;
     int agree = shape && strides && flags && PyTuple_Check(shape) && PyTuple_Check(strides) &&
-                PyTuple_GET_SIZE(shape) == a->head.nd &&
-                PyTuple_GET_SIZE(strides) == a->head.nd && dtype == a->descr &&
-                type == (PyObject *)d->typeobj && one_char(chr) == d->type &&
+                PyTuple_GET_SIZE(shape) == a->head.nd && PyTuple_GET_SIZE(strides) == a->head.nd &&
+                dtype == a->descr && type == (PyObject *)d->typeobj && one_char(chr) == d->type &&
                 one_char(order) == d->byteorder && data && PyTuple_Check(data) &&
                 PyTuple_GET_SIZE(data) == 2 &&
                 PyLong_AsVoidPtr(PyTuple_GET_ITEM(data, 0)) == (void *)a->head.data;
@@ -105,8 +103,8 @@ static int fields_agree(PyObject *arr)
                 PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, i)) == a->head.strides[i];
     for (size_t i = 0; agree && i < sizeof(bits) / sizeof(bits[0]); i++) {
         PyObject *value = PyObject_GetAttrString(flags, bits[i].name);
-        agree = value != NULL &&
-                PyObject_IsTrue(value) == (((unsigned)a->flags & bits[i].bit) != 0);
+        agree =
+            value != NULL && PyObject_IsTrue(value) == (((unsigned)a->flags & bits[i].bit) != 0);
         Py_XDECREF(value);
     }
     agree = agree && !PyErr_Occurred();
@@ -165,9 +163,8 @@ static int probe_kind(module_state_t *st, struct symmem__ext_ndarray_fast *fast,
                    *format == '!')
                 format++;
             symmem__ext_ndarray_kind_t *kind = &fast->kinds[(unsigned char)d->type];
-            if (view.buf != a->head.data || view.readonly || view.ndim != 2 ||
-                view.itemsize <= 0 || view.len != 6 * view.itemsize ||
-                strlen(format) >= sizeof(kind->format) ||
+            if (view.buf != a->head.data || view.readonly || view.ndim != 2 || view.itemsize <= 0 ||
+                view.len != 6 * view.itemsize || strlen(format) >= sizeof(kind->format) ||
                 (kind->typeobj != NULL && kind->typeobj != d->typeobj))
                 rc = -1; /* two dtypes of one type character: not the NumPy this reads */
             else if (*format != '\0') {
@@ -200,13 +197,12 @@ static int probe_unusual(PyTypeObject *ndarray)
     PyObject *index = all_rows && every_other ? PyTuple_Pack(2, all_rows, every_other) : NULL;
     PyObject *sliced = base && index ? PyObject_GetItem(base, index) : NULL; /* base[:, ::2] */
     PyObject *bytes = PyBytes_FromStringAndSize("12345678", 8);
-    PyObject *read_only = bytes ? PyObject_CallMethod((PyObject *)ndarray, "__new__", "O(n)sO",
-                                                      (PyObject *)ndarray, (Py_ssize_t)8, "u1",
-                                                      bytes)
-                                : NULL;
-    PyObject *swapped =
-        PyObject_CallFunction((PyObject *)ndarray, "(n)s", (Py_ssize_t)2,
-                              endian.first == 1 ? ">i4" : "<i4");
+    PyObject *read_only = bytes
+                              ? PyObject_CallMethod((PyObject *)ndarray, "__new__", "O(n)sO",
+                                                    (PyObject *)ndarray, (Py_ssize_t)8, "u1", bytes)
+                              : NULL;
+    PyObject *swapped = PyObject_CallFunction((PyObject *)ndarray, "(n)s", (Py_ssize_t)2,
+                                              endian.first == 1 ? ">i4" : "<i4");
     PyObject *scalar = PyObject_CallFunction((PyObject *)ndarray, "()s", "f8");
     PyObject *all[] = {fortran, sliced, read_only, swapped, scalar};
     int ok = 1;

@@ -45,7 +45,6 @@ void symmem__ext_ndarray_forget(module_state_t *st);
  * numpy.ndarray, is plain and a known dtype (writable: and may be written);
  * 0 where the buffer protocol must take it. Sets no error; the caller checks
  * the owner as for any array. */
-int symmem__ext_ndarray_read(const module_state_t *st, PyObject *obj, int writable,
-                             memory_t *mem);
+int symmem__ext_ndarray_read(const module_state_t *st, PyObject *obj, int writable, memory_t *mem);
 
 #endif

@@ -18,6 +18,33 @@ static int name_matches(const char *spec, const char *key)
     return 0;
 }
 
+/* The slot of names that key fills: the one found the last time this str
+ * came for these names (st->keywords), else by its text; -1 where none, -2
+ * with an exception set. */
+static int keyword_slot(module_state_t *st, const char *const *names, int nnames, PyObject *key)
+{
+    size_t hash = ((uintptr_t)names >> 3) ^ ((uintptr_t)key >> 4);
+    symmem__ext_keyword_t *seen = &st->keywords[hash % SYMMEM__EXT_KEYWORDS];
+    if (seen->names == names && seen->key == key) return seen->index;
+    const char *text = PyUnicode_AsUTF8(key);
+    if (text == NULL) return -2;
+    int i = 0;
+    while (i < nnames && !name_matches(names[i], text)) i++;
+    if (i == nnames) return -1;
+    seen->names = names;
+    Py_XSETREF(seen->key, Py_NewRef(key));
+    seen->index = i;
+    return i;
+}
+
+void symmem__ext_keywords_clear(module_state_t *st)
+{
+    for (int i = 0; i < SYMMEM__EXT_KEYWORDS; i++) {
+        st->keywords[i].names = NULL;
+        Py_CLEAR(st->keywords[i].key);
+    }
+}
+
 int symmem__ext_parse(module_state_t *st, const symmem__ext_params_t *params, PyObject *const *args,
                       Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
@@ -32,16 +59,17 @@ int symmem__ext_parse(module_state_t *st, const symmem__ext_params_t *params, Py
     for (Py_ssize_t i = 0; i < nargs; i++) out[i] = args[i];
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     for (Py_ssize_t k = 0; k < nkw; k++) {
-        const char *key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
-        if (key == NULL) return -1;
-        int i = 0;
-        while (i < nnames && !name_matches(params->names[i], key)) i++;
-        if (i == nnames) {
-            symmem__ext_raise_invalid(st, "%s: unexpected keyword argument '%s'", call, key);
+        PyObject *key = PyTuple_GET_ITEM(kwnames, k);
+        int i = keyword_slot(st, params->names, nnames, key);
+        if (i == -2) return -1;
+        if (i == -1) {
+            symmem__ext_raise_invalid(st, "%s: unexpected keyword argument '%s'", call,
+                                      PyUnicode_AsUTF8(key));
             return -1;
         }
         if (out[i] != NULL) {
-            symmem__ext_raise_invalid(st, "%s: got argument '%s' twice", call, key);
+            symmem__ext_raise_invalid(st, "%s: got argument '%s' twice", call,
+                                      PyUnicode_AsUTF8(key));
             return -1;
         }
         out[i] = args[nargs + k];

@@ -29,6 +29,9 @@ typedef struct {
 int symmem__ext_parse(module_state_t *st, const symmem__ext_params_t *params, PyObject *const *args,
                       Py_ssize_t nargs, PyObject *kwnames, PyObject **out);
 
+/* Drops the references parse keeps to the keywords it has matched (module clear). */
+void symmem__ext_keywords_clear(module_state_t *st);
+
 /* Converters: 0 with the value in *value_p, or -1 with NvshmemInvalid. A
  * NULL obj (an optional argument not given) leaves *value_p, the default. */
 

@@ -39,6 +39,17 @@
  * converted to C values (and their buffers held) before the call.
  */
 
+/* A keyword argument matched before (args.c): the str a call passed and the
+ * slot of the function's names it fills. A call site passes the same
+ * (interned) str every time, so one compare of addresses finds the slot. */
+typedef struct {
+    const char *const *names; /* the function's parameter names; NULL: empty */
+    PyObject *key;            /* a reference: a str, so its address means its text */
+    int index;
+} symmem__ext_keyword_t;
+
+#define SYMMEM__EXT_KEYWORDS 32
+
 typedef struct {
     PyObject *error_type;   /* NvshmemError(RuntimeError) */
     PyObject *invalid_type; /* NvshmemInvalid(ValueError) */
@@ -51,6 +62,7 @@ typedef struct {
     struct symmem__ext_ndarray_fast *ndarray_fast; /* ndarray_fast.h; NULL: the buffer protocol */
     object_cache_t arrays;  /* device arrays read through __cuda_array_interface__ */
     object_cache_t streams; /* stream objects and their handles */
+    symmem__ext_keyword_t keywords[SYMMEM__EXT_KEYWORDS]; /* args.c's, by address */
 } module_state_t;
 
 static inline module_state_t *symmem__ext_state(PyObject *module)

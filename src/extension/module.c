@@ -1,6 +1,7 @@
 /* symmem._symmem: the module definition. Multi-phase init: executing the
  * module has each concept file add its part; the exceptions, the Buffer type
  * and the resolver live in module state (no C globals). */
+#include "args.h"
 #include "concepts.h"
 #include "ndarray_fast.h"
 #include "../core/internal.h"
@@ -47,6 +48,7 @@ static int module_clear(PyObject *module)
     Py_CLEAR(st->dtype_namer);
     Py_CLEAR(st->ndarray_type);
     symmem__ext_ndarray_forget(st);
+    symmem__ext_keywords_clear(st);
     symmem__ext_object_cache_clear(&st->arrays);
     symmem__ext_object_cache_clear(&st->streams);
     return 0;

@@ -82,6 +82,27 @@ def test_unknown_keywords_are_refused(call, keyword):
     assert f"{call}: unexpected keyword argument '{keyword}'" in str(info.value)
 
 
+def test_a_keyword_goes_where_its_text_says_every_time():
+    # The parser remembers which slot each keyword str filled (args.c); new
+    # strs of old texts, texts that collide in its table, the same str for
+    # another function and two names of one slot still go by their text.
+    import numpy as np
+
+    a = np.zeros(2)
+    for i in range(100):
+        bogus = "".join(["bogus", str(i % 40)])  # a new str every time
+        for call, args in (("put", (a, a, 0)), ("get", (a, a, 0)), ("quiet", ())):
+            with pytest.raises(symmem.NvshmemInvalid) as info:
+                getattr(symmem, call)(*args, **{bogus: 1})
+            assert f"{call}: unexpected keyword argument '{bogus}'" in str(info.value)
+        with pytest.raises(symmem.NvshmemInvalid, match="put: got argument 'pe' twice"):
+            symmem.put(a, a, remote_pe=0, pe=0)
+        with pytest.raises(symmem.NvshmemInvalid, match="get: got argument 'remote_pe' twice"):
+            symmem.get(a, a, pe=0, remote_pe=0)
+        with pytest.raises(symmem.NvshmemInvalid, match="put: got argument 'count' twice"):
+            symmem.put(a, a, 2, 0, count=2)
+
+
 def test_tables_come_from_the_c_module():
     assert (
         symmem._collectives.REDUCE_OPS

@@ -163,7 +163,7 @@ test-python: dev
 # `make test-mpi MPI_CI_TESTS=` runs them all; SYMMEM_BACKEND=mpi runs the suite.
 MPI_CI_TESTS ?= everything_through_rma and (2 or 4) or everything_on_the_node_path and 3 \
                 or killed and (signal_wait and rma or reduce and node and not large) or different \
-                or communicator or cannot or mpi_init
+                or communicator or cannot or mpi_init or large_reductions and 3
 test-mpi: dev
 	$(VPY) -m pytest -q $(PYTEST_N) tests/python/test_mpi_backend.py \
 	    tests/python/test_mpi_blocking_calls.py $(if $(MPI_CI_TESTS),-k "$(MPI_CI_TESTS)")

@@ -109,10 +109,67 @@ def test_everything_on_the_node_path(run_pes, npes):
         assert f"PE {pe} peer mapped: True" in result.lines(pe), str(result)
 
 
+# Reductions large enough to go over RMA (rma_reduce.c, from 64 KiB: a
+# reduce-scatter and an all-gather by MPI_Rget), every dtype with its ops,
+# apart, in place and reducescatter, on TEAM_WORLD and on every other PE
+# (a team of 1 at 2 PEs), each PE checking its result against NumPy's.
+LARGE_REDUCTIONS = """
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    W = nvshmem.Teams.TEAM_WORLD
+    evens = nvshmem.team_split_strided(W, 0, 2, (n + 1) // 2)
+    UFUNCS = {"sum": np.add, "prod": np.multiply, "min": np.minimum, "max": np.maximum,
+              "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+    COUNT = 40003  # over 64 KiB from 2-byte elements; slices of unequal size
+    def contrib(pe, dt, count, salt):
+        v = (np.arange(count) * (pe + 3) + pe + salt) % 5
+        return v % 2 if dt == "bool" else v
+    for dt in ["float32", "float64", "int32", "int8", "uint64", "float16", "bfloat16", "bool"]:
+        ops = ["and", "or", "xor"] if dt == "bool" else ["sum", "prod", "min", "max"]
+        src = nvshmem.array((n * COUNT,), dtype=dt)
+        dst = nvshmem.array((n * COUNT,), dtype=dt)
+        for team in (W, evens):
+            if team is None:  # not a member
+                continue
+            k, i = nvshmem.team_n_pes(team), nvshmem.team_my_pe(team)
+            pes = [nvshmem.team_translate_pe(team, j, W) for j in range(k)]
+            for op, mode in [(op, mode) for op in ops for mode in ("apart", "in place", "scatter")]:
+                whole = k * COUNT if mode == "scatter" else COUNT
+                parts = [contrib(p, dt, whole, len(mode)).astype(src.dtype) for p in pes]
+                src[:whole] = parts[i]
+                nvshmem.sync(team)
+                if mode == "apart":
+                    nvshmem.reduce(team, dst[:COUNT], src[:COUNT], op)
+                elif mode == "in place":
+                    nvshmem.reduce(team, src[:COUNT], src[:COUNT], op)
+                else:
+                    nvshmem.reducescatter(team, dst[:COUNT], src[:whole], op)
+                want = parts[0]
+                for part in parts[1:]:
+                    want = UFUNCS[op](want, part).astype(src.dtype)
+                if mode == "scatter":
+                    want = want[i * COUNT:(i + 1) * COUNT]
+                got = src[:COUNT] if mode == "in place" else dst[:COUNT]
+                check_equal(got, want, f"{mode} {op} {dt} on {pes}")
+        nvshmem.free_array(src)
+        nvshmem.free_array(dst)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+@pytest.mark.parametrize("npes", [2, 3, 4])
+def test_large_reductions_through_rma(run_pes, npes):
+    result = run_pes(npes, LARGE_REDUCTIONS, timeout=120, env=ONE_HOST_PER_PE)
+    assert result.rc == 0, str(result)
+    for pe in range(npes):
+        assert f"PE {pe} OK" in result.lines(pe), str(result)
+
+
 # PE 2 dies with kill -9 while PEs 0 and 1 wait: in signal_wait or
 # wait_until (for a value only PE 2 would send), or in a collective PE 2
-# never joins (a large reduce: through RMA MPI's blocking MPI_Allreduce on
-# the helper thread, which its caller sleeps beside).
+# never joins (a large reduce: through RMA the first meeting of
+# rma_reduce.c, polled like every wait there).
 KILLED = """
     WAIT = sys.argv[1]
     nvshmem.init()
@@ -177,7 +234,7 @@ MISMATCH = """
             nvshmem.barrier_all()
     except nvshmem.NvshmemInvalid as error:
         print(f"PE {me} caught: {error}", flush=True)
-    try:  # 16 bytes with the fingerprints, against 256 KiB after them
+    try:  # 16 bytes with the fingerprints, against 256 KiB by RMA after them
         count = 4 if me == 0 else 65536
         nvshmem.reduce(W, dst[:count], src[:count], "sum")
     except nvshmem.NvshmemInvalid as error:

@@ -1,8 +1,9 @@
 /* Barriers and collectives: among PEs of one node over the shared window
- * (node.c, node_collectives.c); else on the team's communicator, MPI's
- * non-blocking collectives, polled (progress.c), each after its members
- * compared their fingerprints (calls.c), which for a barrier is the
- * barrier itself. Where
+ * (node.c, node_collectives.c); else on the team's communicator, small
+ * reductions by one exchange (exchange.c), large ones over RMA
+ * (rma_reduce.c), the rest MPI's non-blocking collectives, polled
+ * (progress.c), each after its members compared their fingerprints
+ * (calls.c), which for a barrier is the barrier itself. Where
  * a destination overlaps its source (MPI forbids it) the source is copied
  * first; a reduction in place is MPI_IN_PLACE. */
 #include <limits.h>
@@ -122,27 +123,6 @@ static symmem_status_t finish(mpi_t *m, const char *call, int rc, MPI_Request *r
     return status;
 }
 
-/* A large reduction is MPI's blocking MPI_Allreduce, made by the helper
- * thread (helper.c) while the caller sleeps: the non-blocking one (Open
- * MPI's libnbc schedules, advanced only as the caller tests them) took
- * 1.1 to 1.4x as long from 256 KiB on one host, and a caller that polled
- * took a core from the work. */
-#define MPI_HELPER_REDUCE_MIN (256 * 1024)
-typedef struct {
-    const void *from;
-    void *dst;
-    int count;
-    MPI_Datatype type;
-    MPI_Op op;
-    MPI_Comm comm;
-} allreduce_job_t;
-
-static int allreduce_run(void *arg)
-{
-    const allreduce_job_t *job = arg;
-    return MPI_Allreduce(job->from, job->dst, job->count, job->type, job->op, job->comm);
-}
-
 /* What reduce and reducescatter share: the collective check, a count MPI
  * takes (an int), the team's communicator, the MPI type and the bytes of
  * nelems elements. */
@@ -176,6 +156,8 @@ symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_
     if (symmem__mpi_exchange_fits(team) && nelems <= MPI_EXCHANGE_DATA / (size_t)size)
         return symmem__mpi_exchange_reduce(m, team, dst, src, nelems, nelems * (size_t)size, dtype,
                                            op);
+    if (nelems >= MPI_RMA_REDUCE_MIN / (size_t)size)
+        return symmem__mpi_rma_reduce(m, team, dst, src, nelems, dtype, op, 0);
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Datatype type = MPI_DATATYPE_NULL;
     size_t bytes = 0;
@@ -187,17 +169,8 @@ symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_
         from = MPI_IN_PLACE;
     else
         SYMMEM_CHECK(apart(call, src, bytes, dst, bytes, &from, &copy));
-    MPI_Op mpi_op = symmem__mpi_op(m, dtype, op);
-    if (bytes >= MPI_HELPER_REDUCE_MIN && m->helper != NULL) {
-        allreduce_job_t job = {from, dst, (int)nelems, type, mpi_op, comm};
-        symmem_status_t status =
-            symmem__mpi_blocking(m, call, "MPI_Allreduce", -1, allreduce_run, &job, sizeof(job), 1);
-        if (status == SYMMEM_OK) free(copy); /* else MPI may still read it */
-        MPI_Win_sync(m->win);
-        return status;
-    }
     MPI_Request req;
-    int rc = MPI_Iallreduce(from, dst, (int)nelems, type, mpi_op, comm, &req);
+    int rc = MPI_Iallreduce(from, dst, (int)nelems, type, symmem__mpi_op(m, dtype, op), comm, &req);
     return finish(m, call, rc, &req, copy);
 }
 
@@ -211,6 +184,10 @@ symmem_status_t symmem__mpi_reducescatter(symmem_backend_t *be, const symmem_tea
     const char *call = "reducescatter";
     if (symmem__mpi_on_node(m, team))
         return symmem__mpi_node_reducescatter(m, team, dst, src, nelems, dtype, op);
+    int size;
+    MPI_Type_size(symmem__mpi_datatype(dtype), &size);
+    if (nelems >= MPI_RMA_REDUCE_MIN / (size_t)size)
+        return symmem__mpi_rma_reduce(m, team, dst, src, nelems, dtype, op, 1);
     MPI_Comm comm = MPI_COMM_NULL;
     MPI_Datatype type = MPI_DATATYPE_NULL;
     size_t bytes = 0;

@@ -13,10 +13,11 @@
  * MPI_THREAD_MULTIPLE there is no helper and each call is made directly.
  * The helper spins a little after a short job before it sleeps (a futex),
  * so a loop of put + quiet hands over without a system call when it has a
- * core; after a long one (a caller that sleeps meanwhile: a large
- * MPI_Allreduce) it sleeps at once, as the next job is a while away and
- * its spin took a core from the PEs' own work between the calls (4 MiB
- * all-reduces 1.2x mpi4py's time on 2 cores). */
+ * core; after a long one (a caller that sleeps meanwhile: a window made
+ * or a communicator split) it sleeps at once, as the next job is a while
+ * away and its spin takes a core from the PEs' own work between the calls
+ * (it made 4 MiB all-reduces, when they were MPI_Allreduce on the helper,
+ * 1.2x mpi4py's time on 2 cores). */
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdalign.h>

@@ -80,8 +80,10 @@ struct symmem_backend {
     uint64_t node_epoch[SYMMEM_TEAM_MAX]; /* this PE's node barriers, by channel (node.c) */
     char *node_tmp;                       /* MPI_NODE_TMP_BYTES for node reductions */
     char *exchange;                       /* exchange.c's messages, NULL until the first */
-    mpi_helper_t *helper;                 /* the thread that makes blocking MPI calls; NULL: none */
-    int flush_mode;                       /* SYMMEM_MPI_FLUSH_THREAD (flush.c) */
+    char *rma_tmp;                        /* rma_reduce.c's buffers, rma_tmp_bytes of them */
+    size_t rma_tmp_bytes;
+    mpi_helper_t *helper; /* the thread that makes blocking MPI calls; NULL: none */
+    int flush_mode;       /* SYMMEM_MPI_FLUSH_THREAD (flush.c) */
 };
 
 #define MPI_DIRTY_MANY (-2) /* m->dirty: RMA to more than one PE */
@@ -301,6 +303,17 @@ symmem_status_t symmem__mpi_exchange(mpi_t *m, const symmem_team_view_t *team, s
 symmem_status_t symmem__mpi_exchange_reduce(mpi_t *m, const symmem_team_view_t *team, void *dst,
                                             const void *src, size_t nelems, size_t bytes,
                                             symmem_dtype_t dtype, symmem_reduce_op_t op);
+
+/* ---- rma_reduce.c: large reductions by MPI_Rget ---- */
+/* From this many bytes (reducescatter: of a part) a team that is not on one
+ * node reduces over RMA instead of with MPI's collectives. */
+#define MPI_RMA_REDUCE_MIN (64 * 1024)
+/* reduce (scatter 0) or reducescatter (1) of nelems elements: a reduce-
+ * scatter by MPI_Rget, then for reduce an all-gather by MPI_Rget, with the
+ * fingerprint check at the first of their meetings. dst and src symmetric. */
+symmem_status_t symmem__mpi_rma_reduce(mpi_t *m, const symmem_team_view_t *team, void *dst,
+                                       const void *src, size_t nelems, symmem_dtype_t dtype,
+                                       symmem_reduce_op_t op, int scatter);
 
 /* ---- teams.c ---- */
 symmem_status_t symmem__mpi_teams_init(mpi_t *m);

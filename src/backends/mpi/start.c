@@ -182,6 +182,7 @@ static void release(mpi_t *m)
     symmem__mpi_peers_free(m);
     free(m->node_tmp);
     free(m->exchange);
+    free(m->rma_tmp);
     symmem__heap_allocator_destroy(m->alloc);
     free(m->team_keys);
     free(m->node_pes);

@@ -50,14 +50,18 @@ static MPI_Comm given_comm(const symmem_bootstrap_t *boot)
  * its own (it meets every process of the job, through the launcher's
  * runtime), and no error can reach the program while it runs: where a
  * timeout is set, a watchdog thread ends the process (status 1, the reason
- * on stderr) if the call has not returned by then. mpirun and srun end a
- * job whose process died, so what this catches is a launcher's runtime
- * that stopped answering. */
+ * on stderr) if the call has not returned by then, with INIT_ALLOWANCE_S
+ * more for MPI's own start-up (about 1 s on one host, more on a large
+ * job): SYMMEM_TIMEOUT bounds waiting for other PEs, and a timeout of a
+ * fraction of a second meant for waits would otherwise end every PE in
+ * init. mpirun and srun end a job whose process died, so what this
+ * catches is a launcher's runtime that stopped answering. */
+#define INIT_ALLOWANCE_S 10.0
 typedef struct {
     pthread_mutex_t lock;
     pthread_cond_t returned_cond;
     int returned;
-    double seconds;
+    double seconds; /* SYMMEM_TIMEOUT; the watchdog waits INIT_ALLOWANCE_S more */
     int rank;
 } init_watch_t;
 
@@ -65,9 +69,10 @@ static void *watch_init(void *arg)
 {
     init_watch_t *w = arg;
     struct timespec until;
+    double bound = w->seconds + INIT_ALLOWANCE_S;
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += (time_t)w->seconds;
-    until.tv_nsec += (long)((w->seconds - (double)(time_t)w->seconds) * 1e9);
+    until.tv_sec += (time_t)bound;
+    until.tv_nsec += (long)((bound - (double)(time_t)bound) * 1e9);
     if (until.tv_nsec >= 1000000000L) {
         until.tv_sec++;
         until.tv_nsec -= 1000000000L;
@@ -78,10 +83,10 @@ static void *watch_init(void *arg)
         rc = pthread_cond_timedwait(&w->returned_cond, &w->lock, &until);
     if (!w->returned) {
         fprintf(stderr,
-                "symmem: init: MPI_Init_thread on PE %d did not return within "
-                "SYMMEM_TIMEOUT=%g s (MPI's start-up meets every process of the job through "
-                "the launcher's runtime); ending the process\n",
-                w->rank, w->seconds);
+                "symmem: init: MPI_Init_thread on PE %d did not return within %g s "
+                "(SYMMEM_TIMEOUT=%g s, and %g s for MPI's own start-up; it meets every "
+                "process of the job through the launcher's runtime); ending the process\n",
+                w->rank, bound, w->seconds, INIT_ALLOWANCE_S);
         _exit(1);
     }
     pthread_mutex_unlock(&w->lock);

@@ -18,7 +18,10 @@
  *
  *   nvcc -std=c++17 -arch=sm_90 -DSYMMEM_REDUCE_DTYPE=11 -DSYMMEM_REDUCE_OP=0 \
  *       -I include -I src/backends/gpu/kernels -o kernel_stress tests/gpu/kernel_stress.cu
- *   ./kernel_stress N_PES ITERATIONS SEED     (STRESS_KINDS=0,2: those kinds only)
+ *   ./kernel_stress N_PES ITERATIONS SEED [graph]
+ *
+ * STRESS_KINDS=0,2: those kinds only; graph: each PE's collectives captured
+ * in a CUDA graph and replayed STRESS_REPLAYS times (default 20).
  *
  * Prints one line per kind with its count, then "OK"; exits 1 naming the
  * first wrong element (PE, collective, index, got, want), 2 naming the
@@ -31,6 +34,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -49,176 +53,7 @@
         }                                                                                          \
     } while (0)
 
-enum Kind {
-    ONE_SHOT_K,
-    TWO_SHOT_K,
-    LL_K,
-    SCATTER_ONE_SHOT_K,
-    PUSH_ONE_SHOT_K,
-    PUSH_TWO_SHOT_K,
-    PUSH_SCATTER_K,
-    FCOLLECT_K,
-    ALLTOALL_K,
-    BROADCAST_K,
-    FCOLLECT_PUSH_K,
-    ALLTOALL_PUSH_K,
-    SYNC_K,
-    KINDS
-};
-static const char *const KIND_NAMES[KINDS] = {"reduce one_shot",
-                                              "reduce two_shot",
-                                              "reduce ll_reduce",
-                                              "reducescatter one_shot",
-                                              "reduce push_one_shot",
-                                              "reduce push_two_shot",
-                                              "reducescatter push_two_shot",
-                                              "fcollect (pull)",
-                                              "alltoall (pull)",
-                                              "broadcast",
-                                              "fcollect (push)",
-                                              "alltoall (push)",
-                                              "sync_only"};
-
-static __host__ __device__ bool is_reduce(int kind)
-{
-    return kind <= PUSH_SCATTER_K;
-}
-static __host__ __device__ bool is_scatter(int kind)
-{
-    return kind == SCATTER_ONE_SHOT_K || kind == PUSH_SCATTER_K;
-}
-
-/* Each PE's heap: its flag part, staging part (two halves), src and dst. */
-#define STAGE_HALF (256u << 10)
-#define DATA_BYTES (8u << 20)
-#define GUARD 64u /* bytes after dst's extent that must stay as they were */
-#define CANARY 0xa5u
-#define POISON 0x5au /* dst before a collective that does not work in place */
-#define FLAG_AT 0u
-#define STAGE_AT ((SYMMEM_COLL_TEAM_FLAG_BYTES + 255u) / 256u * 256u)
-#define SRC_AT (STAGE_AT + 2u * STAGE_HALF)
-#define DST_AT (SRC_AT + DATA_BYTES + 256u)
-#define HEAP_BYTES (DST_AT + DATA_BYTES + 256u)
-
-/* One collective, the same on every PE. */
-struct plan {
-    int kind, grid, root, in_place;
-    u64 count; /* elements (reduce: of a part for reducescatter), bytes of a piece (moves) */
-    u64 src_off, dst_off, slot;
-    u64 number; /* which collective of the run */
-};
-
-/* ---- what every PE writes and expects ---- */
-
-static __device__ T element(int pe, u64 number, u64 i)
-{
-    long long v = (long long)((pe * 7u + number * 13u + i * 3u) % 19u) - 9;
-    return FROM_ACC((ACC)v);
-}
-static __device__ unsigned char byte_of(int pe, u64 number, u64 j)
-{
-    return (unsigned char)((pe * 31u + number * 7u + j * 5u + (j >> 8)) & 0xffu);
-}
-/* The reduction of element i of every member, member 0 first (the order
- * the kernels combine in, so floats agree to the bit). */
-static __device__ T reduced(int n, u64 number, u64 i)
-{
-    ACC acc = TO_ACC(element(0, number, i));
-    for (int p = 1; p < n; p++) {
-        ACC b = TO_ACC(element(p, number, i));
-        acc = COMBINE(acc, b);
-    }
-    return FROM_ACC(acc);
-}
-
-static __host__ __device__ u64 src_bytes(const plan &pl, int n)
-{
-    if (is_reduce(pl.kind)) return pl.count * sizeof(T) * (is_scatter(pl.kind) ? n : 1);
-    return pl.kind == ALLTOALL_K || pl.kind == ALLTOALL_PUSH_K ? pl.count * n : pl.count;
-}
-static __host__ __device__ u64 dst_bytes(const plan &pl, int n)
-{
-    if (is_reduce(pl.kind)) return pl.count * sizeof(T);
-    return pl.kind == BROADCAST_K ? pl.count : pl.count * n;
-}
-
-struct failure {
-    unsigned long long wrong;
-    int set, pe;
-    u64 number, index, got, want;
-};
-__device__ failure first_wrong;
-
-static __device__ void wrong(int pe, u64 number, u64 index, u64 got, u64 want)
-{
-    atomicAdd(&first_wrong.wrong, 1ull);
-    if (atomicCAS(&first_wrong.set, 0, 1) == 0) {
-        first_wrong.pe = pe;
-        first_wrong.number = number;
-        first_wrong.index = index;
-        first_wrong.got = got;
-        first_wrong.want = want;
-    }
-}
-
-static __device__ u64 bits_of(T v)
-{
-    u64 b = 0;
-    memcpy(&b, &v, sizeof(T));
-    return b;
-}
-
-/* src (this PE's values), dst poisoned where the collective does not work
- * in place, and the guard after dst. */
-__global__ void fill(plan pl, int n, int pe, char *src, char *dst)
-{
-    u64 first = (u64)blockIdx.x * blockDim.x + threadIdx.x, stride = (u64)gridDim.x * blockDim.x;
-    u64 sbytes = src_bytes(pl, n), dbytes = dst_bytes(pl, n);
-    if (is_reduce(pl.kind)) {
-        for (u64 i = first; i < sbytes / sizeof(T); i += stride)
-            ((T *)src)[i] = element(pe, pl.number, i);
-    } else {
-        for (u64 j = first; j < sbytes; j += stride)
-            ((unsigned char *)src)[j] = byte_of(pe, pl.number, j);
-    }
-    if (!pl.in_place)
-        for (u64 j = first; j < dbytes; j += stride) ((unsigned char *)dst)[j] = POISON;
-    for (u64 j = first; j < GUARD; j += stride) ((unsigned char *)dst)[dbytes + j] = CANARY;
-}
-
-__global__ void check(plan pl, int n, int pe, const char *dst, volatile u64 *done)
-{
-    u64 first = (u64)blockIdx.x * blockDim.x + threadIdx.x, stride = (u64)gridDim.x * blockDim.x;
-    u64 dbytes = dst_bytes(pl, n);
-    if (is_reduce(pl.kind)) {
-        u64 shift = is_scatter(pl.kind) ? (u64)pe * pl.count : 0;
-        for (u64 i = first; i < pl.count; i += stride) {
-            T got = ((const T *)dst)[i], want = reduced(n, pl.number, i + shift);
-            if (bits_of(got) != bits_of(want)) wrong(pe, pl.number, i, bits_of(got), bits_of(want));
-        }
-    } else if (pl.kind != SYNC_K) {
-        for (u64 j = first; j < dbytes; j += stride) {
-            u64 q = pl.kind == BROADCAST_K ? (u64)pl.root : j / pl.count, at = j % pl.count;
-            bool all_to_all = pl.kind == ALLTOALL_K || pl.kind == ALLTOALL_PUSH_K;
-            unsigned char want = byte_of((int)q, pl.number, at + (all_to_all ? pe * pl.count : 0));
-            unsigned char got = ((const unsigned char *)dst)[j];
-            if (got != want) wrong(pe, pl.number, j, got, want);
-        }
-    }
-    for (u64 j = first; j < GUARD; j += stride) {
-        unsigned char got = ((const unsigned char *)dst)[dbytes + j];
-        if (got != CANARY) wrong(pe, pl.number, dbytes + j, got, CANARY);
-    }
-    if (first == 0) done[pe] = pl.number + 1; /* the host reads it when PEs stop */
-}
-
-/* Holds this PE's stream back: it arrives late at the next collective. */
-__global__ void hold_back(u64 ns)
-{
-    u64 t0 = now_ns();
-    while (now_ns() - t0 < ns) {
-    }
-}
+#include "kernel_stress_data.cuh"
 
 /* ---- the run ---- */
 
@@ -388,10 +223,87 @@ static int grid_cap(int n)
     return cap < 1 ? 1 : cap > MAX_BLOCKS ? MAX_BLOCKS : cap;
 }
 
+/* One collective on every PE's stream, in a random PE order: fill, one PE
+ * held back now and then, the collective, check. */
+static void enqueue(run_state &s, const plan &pl, std::mt19937_64 &rng)
+{
+    int order[MAX_PES];
+    for (int p = 0; p < s.n; p++) order[p] = p;
+    std::shuffle(order, order + s.n, rng);
+    int late = rng() % 4 == 0 ? (int)(rng() % s.n) : -1;
+    for (int k = 0; k < s.n; k++) {
+        int p = order[k];
+        char *src = s.heap[p] + SRC_AT + pl.src_off;
+        char *dst = s.heap[p] + (pl.in_place ? SRC_AT : DST_AT) + pl.dst_off;
+        fill<<<32, 256, 0, s.stream[p]>>>(pl, s.n, p, src, dst);
+        if (p == late) hold_back<<<1, 32, 0, s.stream[p]>>>(1000 + rng() % 50000);
+        launch_on(s, pl, p);
+        check<<<32, 256, 0, s.stream[p]>>>(pl, s.n, p, dst, s.done_dev);
+    }
+}
+
+/* Waits for what was launched; exits 2 where the PEs stopped making
+ * progress, 1 where a PE's result was wrong (naming it, and `when`). */
+static void settle(run_state &s, const std::vector<plan> &history, const char *when)
+{
+    if (drain(s, 15.0) != 0) {
+        fprintf(stderr,
+                "kernel_stress: n=%d: no progress for 15 s %s; collectives done by PE:", s.n, when);
+        for (int p = 0; p < s.n; p++) fprintf(stderr, " %llu", s.done_host[p]);
+        fprintf(stderr, " (of %zu)\n", history.size());
+        for (int p = 0; p < s.n; p++)
+            if (s.done_host[p] < history.size()) describe("stuck in", history[s.done_host[p]]);
+        _exit(2); /* the kernels still spin: leave without waiting for them */
+    }
+    failure f;
+    CHECK_CUDA(cudaMemcpyFromSymbol(&f, first_wrong, sizeof(f)));
+    if (f.wrong == 0) return;
+    fprintf(stderr,
+            "kernel_stress: n=%d: %llu wrong %s; the first: PE %d, collective %llu, byte or "
+            "element %llu: got 0x%llx, want 0x%llx\n",
+            s.n, f.wrong, when, f.pe, f.number, f.index, f.got, f.want);
+    describe("wrong in", history[f.number]);
+    if (f.number > 0) describe("after", history[f.number - 1]);
+    exit(1);
+}
+
+/* Graph mode: each PE's stream captures the collectives into a CUDA graph
+ * of its own, which is then replayed `replays` times, the PEs' replays
+ * launched in a random order: the kernels keep their epochs and staging
+ * sequence in the flag area, not in their arguments, so that a replay
+ * (the same arguments again) still meets the other PEs' right replay. */
+static void run_graphs(run_state &s, std::mt19937_64 &rng, long iterations, long replays,
+                       std::vector<plan> &history)
+{
+    cudaGraph_t graph[MAX_PES];
+    cudaGraphExec_t exec[MAX_PES];
+    for (int p = 0; p < s.n; p++)
+        CHECK_CUDA(cudaStreamBeginCapture(s.stream[p], cudaStreamCaptureModeRelaxed));
+    for (long number = 0; number < iterations; number++) {
+        history.push_back(choose(rng, s, (u64)number));
+        s.kinds[history.back().kind]++;
+        enqueue(s, history.back(), rng);
+    }
+    for (int p = 0; p < s.n; p++) {
+        CHECK_CUDA(cudaStreamEndCapture(s.stream[p], &graph[p]));
+        CHECK_CUDA(cudaGraphInstantiate(&exec[p], graph[p], 0));
+    }
+    int order[MAX_PES];
+    char when[64];
+    for (long r = 0; r < replays; r++) {
+        for (int p = 0; p < s.n; p++) order[p] = p;
+        std::shuffle(order, order + s.n, rng);
+        for (int k = 0; k < s.n; k++)
+            CHECK_CUDA(cudaGraphLaunch(exec[order[k]], s.stream[order[k]]));
+        snprintf(when, sizeof(when), "in replay %ld", r + 1);
+        if (r % 4 == 3 || r + 1 == replays) settle(s, history, when);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: kernel_stress N_PES ITERATIONS SEED\n");
+    if (argc != 4 && !(argc == 5 && strcmp(argv[4], "graph") == 0)) {
+        fprintf(stderr, "usage: kernel_stress N_PES ITERATIONS SEED [graph]\n");
         return 3;
     }
     /* a hardware queue per stream: a kernel waiting in a shared queue would
@@ -430,48 +342,23 @@ int main(int argc, char **argv)
     CHECK_CUDA(cudaHostAlloc((void **)&s.done_host, sizeof(u64) * MAX_PES, cudaHostAllocMapped));
     CHECK_CUDA(cudaHostGetDevicePointer((void **)&s.done_dev, (void *)s.done_host, 0));
     CHECK_CUDA(cudaDeviceSynchronize());
-    int order[MAX_PES];
     std::vector<plan> history;
-    for (long number = 0; number < iterations; number++) {
-        plan pl = choose(rng, s, (u64)number);
-        history.push_back(pl);
-        s.kinds[pl.kind]++;
-        for (int p = 0; p < s.n; p++) order[p] = p;
-        std::shuffle(order, order + s.n, rng);
-        int late = rng() % 4 == 0 ? (int)(rng() % s.n) : -1;
-        for (int k = 0; k < s.n; k++) {
-            int p = order[k];
-            char *src = s.heap[p] + SRC_AT + pl.src_off;
-            char *dst = s.heap[p] + (pl.in_place ? SRC_AT : DST_AT) + pl.dst_off;
-            fill<<<32, 256, 0, s.stream[p]>>>(pl, s.n, p, src, dst);
-            if (p == late) hold_back<<<1, 32, 0, s.stream[p]>>>(1000 + rng() % 50000);
-            launch_on(s, pl, p);
-            check<<<32, 256, 0, s.stream[p]>>>(pl, s.n, p, dst, s.done_dev);
-        }
-        if (number % 64 != 63 && number + 1 != iterations) continue;
-        if (drain(s, 15.0) != 0) {
-            fprintf(stderr,
-                    "kernel_stress: n=%d: no progress for 15 s; collectives done by PE:", s.n);
-            for (int p = 0; p < s.n; p++) fprintf(stderr, " %llu", s.done_host[p]);
-            fprintf(stderr, " (of %ld launched)\n", number + 1);
-            for (int p = 0; p < s.n; p++)
-                if (s.done_host[p] < history.size()) describe("stuck in", history[s.done_host[p]]);
-            _exit(2); /* the kernels still spin: leave without waiting for them */
-        }
-        failure f;
-        CHECK_CUDA(cudaMemcpyFromSymbol(&f, first_wrong, sizeof(f)));
-        if (f.wrong != 0) {
-            fprintf(stderr,
-                    "kernel_stress: n=%d: %llu wrong; the first: PE %d, collective %llu, byte or "
-                    "element %llu: got 0x%llx, want 0x%llx\n",
-                    s.n, f.wrong, f.pe, f.number, f.index, f.got, f.want);
-            describe("wrong in", history[f.number]);
-            if (f.number > 0) describe("after", history[f.number - 1]);
-            return 1;
+    const char *replays = getenv("STRESS_REPLAYS");
+    long graph_replays = argc == 5 ? (replays ? atol(replays) : 20) : 0;
+    if (graph_replays > 0) {
+        run_graphs(s, rng, iterations, graph_replays, history);
+    } else {
+        for (long number = 0; number < iterations; number++) {
+            history.push_back(choose(rng, s, (u64)number));
+            s.kinds[history.back().kind]++;
+            enqueue(s, history.back(), rng);
+            if (number % 64 == 63 || number + 1 == iterations) settle(s, history, "");
         }
     }
-    printf("kernel_stress: dtype %d, op %d, %d PEs, grids up to %d blocks, %ld collectives\n",
+    printf("kernel_stress: dtype %d, op %d, %d PEs, grids up to %d blocks, %ld collectives",
            SYMMEM_REDUCE_DTYPE, SYMMEM_REDUCE_OP, s.n, s.grid_cap, iterations);
+    if (graph_replays > 0) printf(" in CUDA graphs, replayed %ld times", graph_replays);
+    printf("\n");
     for (int i = 0; i < s.nkinds; i++)
         printf("  %-28s %llu\n", KIND_NAMES[s.kinds_allowed[i]], s.kinds[s.kinds_allowed[i]]);
     printf("OK\n");

@@ -93,3 +93,21 @@ def test_own_kernels_give_every_pe_the_right_result_under_stress(binaries, varia
     )
     for line in result.stdout.splitlines()[1:-1]:  # every kernel ran
         assert int(line.split()[-1]) > 0, result.stdout
+
+
+@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("variant", ["float32-sum", "bfloat16-sum"])
+def test_own_kernels_replayed_in_cuda_graphs_give_every_pe_the_right_result(binaries, variant, n):
+    """Each PE's collectives captured in a CUDA graph, the graphs replayed
+    20 times in a random order of PEs: every replay checked on every PE."""
+    seed = str(7000 + 10 * n + [v[2] for v in VARIANTS].index(variant))
+    result = subprocess.run(
+        [str(binaries[variant]), str(n), "300", seed, "graph"],
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert result.returncode == 0 and result.stdout.rstrip().endswith("OK"), (
+        f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
+    )
+    assert "replayed 20 times" in result.stdout, result.stdout

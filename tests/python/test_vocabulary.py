@@ -169,6 +169,9 @@ GPU_CAPABILITIES = (
     "stream_ordered",
     "spans_hosts",
 )
+# none: its RMA calls can wait (the GIL is let go), peers' heaps load and
+# store on one node only, and it spans hosts through MPI (src/backends/mpi/ops.c)
+MPI_CAPABILITIES = ()
 
 
 def test_before_init_no_backend_can_anything():
@@ -181,7 +184,7 @@ CAPABILITIES_WHILE_RUNNING = """
 import symmem._symmem as S
 nvshmem.init()
 me = nvshmem.my_pe()
-expected = {"cpu": %r, "gpu": %r}[S.backend_name()]
+expected = {"cpu": %r, "gpu": %r, "mpi": %r}[S.backend_name()]
 check_equal(S.capabilities(), expected, "capabilities()")
 nvshmem.finalize()
 check_equal(S.capabilities(), (), "capabilities() after finalize")
@@ -192,6 +195,7 @@ print(f"PE {me} OK", flush=True)
 @pytest.mark.parametrize("n", [1, 2])
 def test_the_running_backend_s_capabilities(run_pes, n):
     # the gpu backend (where the suite runs on it) keeps its heap on the GPU,
-    # runs device code and stream-ordered calls and spans hosts
-    code = CAPABILITIES_WHILE_RUNNING % (CPU_CAPABILITIES, GPU_CAPABILITIES)
+    # runs device code and stream-ordered calls and spans hosts; the mpi
+    # backend has none
+    code = CAPABILITIES_WHILE_RUNNING % (CPU_CAPABILITIES, GPU_CAPABILITIES, MPI_CAPABILITIES)
     assert_all_ok(run_pes(n, code), n)

@@ -30,24 +30,10 @@ int symmem__mpi_exchange_fits(const symmem_team_view_t *team)
     return team->n <= MPI_EXCHANGE_MAX_PES;
 }
 
-static int member(const symmem_team_view_t *team, int i)
-{
-    return team->members ? team->members[i] : i;
-}
-
 typedef struct {
     MPI_Request reqs[2 * MPI_EXCHANGE_MAX_PES];
     int count, rc;
 } exchange_wait_t;
-
-static int exchanged(mpi_t *m, void *arg)
-{
-    (void)m;
-    exchange_wait_t *w = arg;
-    int done = 0;
-    w->rc = MPI_Testall(w->count, w->reqs, &done, MPI_STATUSES_IGNORE);
-    return done || w->rc != MPI_SUCCESS;
-}
 
 /* The mismatch error: which PEs called what (out of line). */
 __attribute__((noinline, cold)) static symmem_status_t mismatch(const symmem_team_view_t *team,
@@ -59,7 +45,7 @@ __attribute__((noinline, cold)) static symmem_status_t mismatch(const symmem_tea
     char text[1024] = "";
     for (int i = 0; i < team->n; i++) {
         memcpy(&calls[i], slots + (size_t)i * SLOT, sizeof(symmem_call_t));
-        pes[i] = member(team, i);
+        pes[i] = mpi_member(team, i);
     }
     MPI_CORE->calls_group(calls, pes, team->n, text, sizeof(text));
     return MPI_CORE->error(SYMMEM_ERR_MISMATCH,
@@ -92,8 +78,9 @@ symmem_status_t symmem__mpi_exchange(mpi_t *m, const symmem_team_view_t *team, s
             break;
         }
     }
-    symmem_status_t status = w.rc == MPI_SUCCESS ? symmem__mpi_poll(m, name, exchanged, &w, 0)
-                                                 : symmem__mpi_failed(w.rc, name, "MPI_Isend");
+    symmem_status_t status = w.rc == MPI_SUCCESS
+                                 ? symmem__mpi_wait_all(m, name, w.reqs, w.count, &w.rc)
+                                 : symmem__mpi_failed(w.rc, name, "MPI_Isend");
     if (status == SYMMEM_OK && w.rc != MPI_SUCCESS) {
         SYMMEM_CHECK(symmem__mpi_peers_check(m, name)); /* a dead PE says more than MPI */
         status = symmem__mpi_failed(w.rc, name, "an exchange of fingerprints");

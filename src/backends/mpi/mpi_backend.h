@@ -234,6 +234,11 @@ symmem_status_t symmem__mpi_poll(mpi_t *m, const char *call, mpi_ready_func_t *r
 symmem_status_t symmem__mpi_still_waiting(mpi_t *m, const char *call, double started);
 /* Waits for req to complete, the same way. */
 symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req);
+/* Waits for count requests the same way; where MPI failed one, returns
+ * SYMMEM_OK with *rc_p MPI's code (the caller says what failed), else
+ * leaves *rc_p MPI_SUCCESS. */
+symmem_status_t symmem__mpi_wait_all(mpi_t *m, const char *call, MPI_Request *reqs, int count,
+                                     int *rc_p);
 
 /* ---- peers.c: what liveness.c watches, learnt at init (collective) ---- */
 symmem_status_t symmem__mpi_peers_init(mpi_t *m);
@@ -256,6 +261,11 @@ symmem_status_t symmem__mpi_check_call(mpi_t *m, MPI_Comm comm, const int *membe
                                        symmem_call_t call, int always);
 /* "reduce": the collective a fingerprint names. */
 const char *symmem__mpi_call_name(symmem_call_t call);
+/* The world PE of member i of team. */
+static inline int mpi_member(const symmem_team_view_t *team, int i)
+{
+    return team->members ? team->members[i] : i;
+}
 /* The fingerprint of a collective on team. */
 static inline symmem_call_t mpi_call(symmem_call_kind_t kind, const symmem_team_view_t *team,
                                      uint64_t count, int dtype, int op, int root)

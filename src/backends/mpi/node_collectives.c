@@ -21,11 +21,6 @@ static const char *at(const mpi_t *m, const void *sym, int pe)
     return mpi_ptr(m, sym, pe);
 }
 
-static int member(const symmem_team_view_t *team, int i)
-{
-    return team->members ? team->members[i] : i;
-}
-
 /* Reduces elements [first, first + count) of every member's src (at
  * src_offset elements into it) and writes them to dst (at the same
  * elements, less src_offset) on every member (all) or on this PE. */
@@ -37,15 +32,15 @@ static void reduce_range(mpi_t *m, const symmem_team_view_t *team, void *dst, co
     for (size_t done = 0; done < count; done += per_chunk) {
         size_t n = count - done < per_chunk ? count - done : per_chunk;
         size_t from = (src_offset + first + done) * size, to = (first + done) * size;
-        memcpy(m->node_tmp, at(m, src, member(team, 0)) + from, n * size);
+        memcpy(m->node_tmp, at(m, src, mpi_member(team, 0)) + from, n * size);
         for (int j = 1; j < team->n; j++)
-            symmem__reduce_into(m->node_tmp, at(m, src, member(team, j)) + from, n, dtype, op);
+            symmem__reduce_into(m->node_tmp, at(m, src, mpi_member(team, j)) + from, n, dtype, op);
         if (!all) {
             memcpy((char *)dst + to, m->node_tmp, n * size);
             continue;
         }
         for (int j = 0; j < team->n; j++)
-            memcpy((char *)at(m, dst, member(team, j)) + to, m->node_tmp, n * size);
+            memcpy((char *)at(m, dst, mpi_member(team, j)) + to, m->node_tmp, n * size);
     }
 }
 
@@ -82,7 +77,7 @@ symmem_status_t symmem__mpi_node_move(mpi_t *m, const symmem_team_view_t *team,
     SYMMEM_CHECK(symmem__mpi_node_barrier(m, team, call));
     size_t from = kind == SYMMEM_CALL_ALLTOALL ? (size_t)team->me * nbytes : 0;
     for (int j = 0; j < team->n; j++)
-        memcpy((char *)dst + (size_t)j * nbytes, at(m, src, member(team, j)) + from, nbytes);
+        memcpy((char *)dst + (size_t)j * nbytes, at(m, src, mpi_member(team, j)) + from, nbytes);
     return symmem__mpi_node_barrier(m, team, call);
 }
 
@@ -91,6 +86,6 @@ symmem_status_t symmem__mpi_node_broadcast(mpi_t *m, const symmem_team_view_t *t
 {
     symmem_call_t call = mpi_call(SYMMEM_CALL_BROADCAST, team, nbytes, 0, 0, root);
     SYMMEM_CHECK(symmem__mpi_node_barrier(m, team, call));
-    if (dst != src || team->me != root) memmove(dst, at(m, src, member(team, root)), nbytes);
+    if (dst != src || team->me != root) memmove(dst, at(m, src, mpi_member(team, root)), nbytes);
     return symmem__mpi_node_barrier(m, team, call);
 }

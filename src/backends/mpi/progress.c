@@ -97,6 +97,29 @@ static int request_done(mpi_t *m, void *arg)
     return done || w->rc != MPI_SUCCESS;
 }
 
+typedef struct {
+    MPI_Request *reqs;
+    int count, rc;
+} requests_wait_t;
+
+static int requests_done(mpi_t *m, void *arg)
+{
+    (void)m;
+    requests_wait_t *w = arg;
+    int done = 0;
+    w->rc = MPI_Testall(w->count, w->reqs, &done, MPI_STATUSES_IGNORE);
+    return done || w->rc != MPI_SUCCESS;
+}
+
+symmem_status_t symmem__mpi_wait_all(mpi_t *m, const char *call, MPI_Request *reqs, int count,
+                                     int *rc_p)
+{
+    requests_wait_t w = {reqs, count, MPI_SUCCESS};
+    symmem_status_t status = symmem__mpi_poll(m, call, requests_done, &w, 0); /* tests drive */
+    *rc_p = w.rc;
+    return status;
+}
+
 symmem_status_t symmem__mpi_wait(mpi_t *m, const char *call, MPI_Request *req)
 {
     request_wait_t w = {req, MPI_SUCCESS};

@@ -27,11 +27,6 @@
 #define SCRATCH_MAX ((size_t)16 << 20)
 #define CHUNK_MIN ((size_t)4096)
 
-static int member(const symmem_team_view_t *team, int i)
-{
-    return team->members ? team->members[i] : i;
-}
-
 /* Every member of team is here: their stores before, into everyone's view. */
 static symmem_status_t meet(mpi_t *m, const symmem_team_view_t *team, symmem_call_t fp, int first)
 {
@@ -47,27 +42,13 @@ static symmem_status_t meet(mpi_t *m, const symmem_team_view_t *team, symmem_cal
     return SYMMEM_OK;
 }
 
-typedef struct {
-    MPI_Request *reqs;
-    int count, rc;
-} gets_t;
-
-static int got(mpi_t *m, void *arg)
-{
-    (void)m;
-    gets_t *g = arg;
-    int done = 0;
-    g->rc = MPI_Testall(g->count, g->reqs, &done, MPI_STATUSES_IGNORE);
-    return done || g->rc != MPI_SUCCESS;
-}
-
 static symmem_status_t wait_gets(mpi_t *m, const char *call, MPI_Request *reqs, int count)
 {
-    gets_t g = {reqs, count, MPI_SUCCESS};
-    SYMMEM_CHECK(symmem__mpi_poll(m, call, got, &g, 0)); /* MPI_Testall drives */
-    if (g.rc != MPI_SUCCESS) {
+    int rc;
+    SYMMEM_CHECK(symmem__mpi_wait_all(m, call, reqs, count, &rc));
+    if (rc != MPI_SUCCESS) {
         SYMMEM_CHECK(symmem__mpi_peers_check(m, call)); /* a dead PE says more than MPI */
-        return symmem__mpi_failed(g.rc, call, "MPI_Rget");
+        return symmem__mpi_failed(rc, call, "MPI_Rget");
     }
     return SYMMEM_OK;
 }
@@ -113,7 +94,7 @@ static int start_chunk(mpi_t *m, const slice_job_t *job, char *tmp, int b, size_
     for (int i = 0; i < team->n; i++) {
         if (i == team->me) continue;
         char *to = tmp + ((size_t)b * (size_t)team->n + (size_t)i) * job->chunk;
-        int rc = rget(m, to, job->src + at, bytes, member(team, i), &reqs[count]);
+        int rc = rget(m, to, job->src + at, bytes, mpi_member(team, i), &reqs[count]);
         if (rc != MPI_SUCCESS) return rc;
         count++;
     }
@@ -199,7 +180,7 @@ static symmem_status_t gather(mpi_t *m, const char *call, const symmem_team_view
                 count = 0;
             }
             size_t len = hi * size - at < GATHER_PIECE ? hi * size - at : GATHER_PIECE;
-            int rc = rget(m, dst + at, dst + at, len, member(team, i), &reqs[count]);
+            int rc = rget(m, dst + at, dst + at, len, mpi_member(team, i), &reqs[count]);
             if (rc != MPI_SUCCESS) {
                 if (count > 0) SYMMEM_CHECK(wait_gets(m, call, reqs, count));
                 return symmem__mpi_failed(rc, call, "MPI_Rget");

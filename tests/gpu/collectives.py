@@ -102,10 +102,15 @@ def to_numpy(x):
 
 
 def fill(x, data):
+    """x = data, done on the GPU when fill returns: CuPy and torch write on
+    their current (default) stream, which `stream` (non-blocking) does not
+    wait for, and the collectives after read x there and, after their
+    first meeting, on the other PEs."""
     if isinstance(x, torch.Tensor):
         x.copy_(torch.from_numpy(np.asarray(data, dtype=np.float32)).to(x.device))
     else:
         x[:] = cp.asarray(data.astype(x.dtype))
+    cp.cuda.Device().synchronize()
 
 
 def check(dtype, op, count, got, what, members=None, part=None):
@@ -189,6 +194,7 @@ def moves(team, nbytes, skew, s=None, salt=0):
     dst = nvshmem.array((skew + m * nbytes,), dtype="uint8")
     mine = byte_values(me, m * nbytes, salt)
     src[skew:] = cp.asarray(mine)
+    cp.cuda.Device().synchronize()  # as in fill(): before s reads it
     got = {}
 
     def done(name, view):

@@ -65,6 +65,7 @@ for dtype in ["float32", "float64", "int32", "int64", "float16", "uint8"]:
     src = nvshmem.array((4096,), dtype=dtype)
     dst = nvshmem.array((4096,), dtype=dtype)
     src[:] = (cp.arange(4096) % 5 + me).astype(dtype)
+    cp.cuda.Device().synchronize()  # written on CuPy's stream, which `stream` does not wait for
     for op in ["sum", "min", "max"]:
         nvshmem.reduce(W, dst, src, op, stream=stream)
         stream.synchronize()

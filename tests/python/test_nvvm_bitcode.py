@@ -1,7 +1,7 @@
 """symmem.device._nvvm_bitcode: the copy of NVSHMEM's device bitcode that CuTe
 kernels link (libNVVM refuses functions with an explicit section), checked on
 a small module made here with llvmlite (NVSHMEM's own is 31 MB, and no part of
-CI; docs/testing.md records the run with it)."""
+CI; docs/history/testing-2026.md records the run with it)."""
 
 import sys
 

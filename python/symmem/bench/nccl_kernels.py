@@ -3,10 +3,11 @@
 NCCL (2.27 and later) runs its symmetric kernels only where it can: buffers
 registered as symmetric windows, a collective, type and size they take,
 every rank reaching the others' memory. Elsewhere it falls back to its
-regular kernels without a word. So the symmetric libraries run each
-measured call once more under torch.profiler, whose CUPTI trace names every
-kernel the process launched (NCCL's too, eager or replayed from a graph),
-and label the measurement by what ran:
+regular kernels without a word. So the symmetric libraries make each
+size's first call under torch.profiler, whose CUPTI trace names every
+kernel the process launches (NCCL's too), and for the graph rows also read
+the kernel nodes of the captured graph (its DOT dump, where a profiler may
+not report a replay's kernels), and label each measurement by what ran:
 
     ncclSymDevKernel_*   (NCCL 2.27), ncclSymkDevKernel_* (2.28 on): symmetric,
                          e.g. ncclSymkDevKernel_AllReduce_AGxLL_R_sum_f32
@@ -20,10 +21,14 @@ NCCL_DEBUG_SUBSYS=TUNING rank 0 prints "AllReduce [Symmetric]: ... -> Kernel
 otherwise, a line per call (it slows the calls it times: a cross-check only).
 """
 
+import os
 import re
+import tempfile
 
-SYMMETRIC = re.compile(r"ncclSymk?DevKernel_\w+")
-REGULAR = re.compile(r"ncclDevKernel_\w+")
+# A kernel's name, demangled ("ncclDevKernel_AllReduce_Sum_f32_RING_LL(...)")
+# or mangled, its length before it ("_Z39ncclDevKernel_AllReduce_...").
+SYMMETRIC = re.compile(r"(?:_Z(\d+))?(ncclSymk?DevKernel_\w+)")
+REGULAR = re.compile(r"(?:_Z(\d+))?(ncclDevKernel_\w+)")
 
 # verdict -> what the label adds to the library's name
 SUFFIXES = {
@@ -40,7 +45,10 @@ def nccl_kernels(names):
     found = {pattern: set() for pattern in (SYMMETRIC, REGULAR)}
     for name in names:
         for pattern, kernels in found.items():
-            kernels.update(pattern.findall(name))
+            kernels.update(
+                kernel[: int(length)] if length else kernel
+                for length, kernel in pattern.findall(name)
+            )
     return tuple(sorted(found[pattern]) for pattern in (SYMMETRIC, REGULAR))
 
 
@@ -62,7 +70,13 @@ def label(base, names, graph=False):
     return base + SUFFIXES[verdict(names)] + (" (graph)" if graph else "")
 
 
-_failures = []  # the profiler's, said once
+_failures = set()  # what failed (the profiler, the graph's dump), said once
+
+
+def _failed(what, error):
+    if what not in _failures:
+        print(f"{what} failed ({error}): which NCCL kernels ran may be unchecked", flush=True)
+    _failures.add(what)
 
 
 def kernels_of(run):
@@ -79,12 +93,28 @@ def kernels_of(run):
         cuda = torch.autograd.DeviceType.CUDA
         return [e.name for e in prof.events() if getattr(e, "device_type", cuda) == cuda]
     except Exception as error:  # the measurement goes on, labelled unchecked
-        if not _failures:
-            print(
-                f"torch.profiler failed ({error}): which NCCL kernels ran is unchecked", flush=True
-            )
-        _failures.append(error)
+        _failed("torch.profiler", error)
         return []
+
+
+def graph_kernels(run, graph):
+    """The names of the kernels run() (capture into graph, a
+    torch.cuda.CUDAGraph, and its first replay) launches and captures: the
+    profiler's, and the graph's DOT dump, which names each kernel node."""
+    try:
+        graph.enable_debug_mode()  # keeps the graph to dump after its capture
+    except Exception as error:
+        _failed("CUDAGraph.enable_debug_mode", error)
+    names = kernels_of(run)
+    with tempfile.TemporaryDirectory() as tmp:
+        dot = os.path.join(tmp, "graph.dot")
+        try:
+            graph.debug_dump(dot)
+            with open(dot) as f:
+                names.append(f.read())
+        except Exception as error:
+            _failed("CUDAGraph.debug_dump", error)
+    return names
 
 
 def expected(op, n, block):
@@ -113,9 +143,9 @@ def check_data(what, rank, got, want):
 
 def measure(emit, base, op, nbytes, body, check, line_up, graph):
     """Times body (one collective call) eager and, with graph, replayed from
-    a CUDA graph (torch_timing.py), each time after a profiled call (or
-    capture and replay) that says which kernels ran; eager, check() confirms
-    the data of that first call. emit()s a record for each, labelled by what ran, with
+    a CUDA graph (torch_timing.py), each time after a first call (or capture
+    and replay) that says which kernels ran; eager, check() confirms the
+    data of that first call. emit()s a record for each, labelled by what ran, with
     the NCCL kernels it saw."""
     from symmem.bench import plan
     from symmem.bench.torch_timing import best_of, best_of_graph
@@ -128,7 +158,7 @@ def measure(emit, base, op, nbytes, body, check, line_up, graph):
                 body,
                 iters,
                 line_up,
-                watch=lambda run, seen=seen: seen.extend(kernels_of(run)),
+                watch=lambda run, graph, seen=seen: seen.extend(graph_kernels(run, graph)),
             )
         else:
             seen = kernels_of(body)

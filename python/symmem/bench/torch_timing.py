@@ -62,8 +62,8 @@ def best_of(body, iters, line_up=None):
 def best_of_graph(body, iters, line_up=None, watch=None):
     """Microseconds a call of body takes replayed from a CUDA graph of up to
     plan.GRAPH_CALLS calls: the best of plan.REPEATS timed runs. The capture
-    and the first replay (the warm-up) run as watch(run) (default run()):
-    nccl_kernels.py profiles them."""
+    and the first replay (the warm-up) run as watch(run, graph) (default
+    run()): nccl_kernels.py looks at the kernels they run and capture."""
     body()  # warm up outside the capture
     torch.cuda.synchronize()
     graph, calls = torch.cuda.CUDAGraph(), min(iters, plan.GRAPH_CALLS)
@@ -74,7 +74,7 @@ def best_of_graph(body, iters, line_up=None, watch=None):
                 body()
         graph.replay()
 
-    (watch or (lambda run: run()))(capture_and_replay)
+    (watch or (lambda run, graph: run()))(capture_and_replay, graph)
     replays = plan.graph_replays(iters)
 
     def run():

@@ -173,20 +173,14 @@ def test_measure_labels_the_eager_and_the_graph_records_by_what_each_ran(monkeyp
         True,
     )
     assert done == ["call", "check", ("time eager", 200, "line up"), "capture and replay"]
+    sym, reg = (
+        "ncclSymkDevKernel_AllReduce_AGxLL_R_sum_f32",
+        "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+    )
     assert records == [
+        dict(lib="nccl symmetric", op="reduce", bytes=1024, us=5.0, kernels=[sym]),
         dict(
-            lib="nccl symmetric",
-            op="reduce",
-            bytes=1024,
-            us=5.0,
-            kernels=["ncclSymkDevKernel_AllReduce_AGxLL_R_sum_f32"],
-        ),
-        dict(
-            lib="nccl symmetric (fell back) (graph)",
-            op="reduce",
-            bytes=1024,
-            us=3.0,
-            kernels=["ncclDevKernel_AllReduce_Sum_f32_RING_LL"],
+            lib="nccl symmetric (fell back) (graph)", op="reduce", bytes=1024, us=3.0, kernels=[reg]
         ),
     ]
 

@@ -11,6 +11,7 @@ import sys
 
 
 def gpu_count():
+    """The GPUs CuPy sees (0 without CuPy)."""
     try:
         import cupy
 
@@ -20,6 +21,7 @@ def gpu_count():
 
 
 def launch(n, args, env, timeout):
+    """symmem's launcher's command line running `python args` on n PEs."""
     return [
         sys.executable,
         "-m",

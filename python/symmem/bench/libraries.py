@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from symmem.bench import mpi_worker, plan
-from symmem.bench.launching import (  # noqa: F401  (gpu_count, missing: the tests patch them here)
+from symmem.bench.launching import (
     gpu_count,
     heap_env,
     launch,
@@ -20,7 +20,7 @@ from symmem.bench.launching import (  # noqa: F401  (gpu_count, missing: the tes
     stream_records,
     sweep_args,
 )
-from symmem.bench.launching import missing as _missing
+from symmem.bench.launching import missing as _missing  # the tests patch it here
 from symmem.bench.nccl_libraries import (
     nccl_runner,
     nccl_symmetric_runner,

@@ -53,10 +53,12 @@ libraries (--libs; default every one of the backend that can run here):
     torch symm-mem  PyTorch SymmetricMemory's one-shot and two-shot all-reduce
                     (reduce only; needs torch with NCCL)
     torch symm-mem nccl
-                    the same on its NCCL backend (set_backend("NCCL"), torch
-                    2.9 on), and torch.distributed's all-reduce, reduce-
-                    scatter and all-gather on its tensors, NCCL's symmetric
-                    windows: NCCL's symmetric kernels, labelled by what ran
+                    its symmetric memory on its NCCL backend (set_backend(
+                    "NCCL"), torch 2.9 on): torch.distributed's all-reduce,
+                    reduce-scatter and all-gather on its tensors, which are
+                    NCCL symmetric windows (NCCL's symmetric kernels, each row
+                    labelled by what ran, as nccl symmetric's), and the one-
+                    shot and two-shot all-reduce on them
     nvshmem C       a C program calling NVSHMEM directly, compiled when the run
                     starts (needs cc, the CUDA runtime, the nvidia-nvshmem wheel)
     nvshmem4py      NVSHMEM4Py, started by mpirun

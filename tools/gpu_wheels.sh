@@ -25,7 +25,16 @@
 #     (the cutlass wheel's .pth file, which adds dsl_packages, is not read
 #     from PYTHONPATH).
 #
-# Versions: CUTLASS_DSL (default 4.8.1), NUMBA_CUDA_MLIR (0.6.0); PYTHON runs pip.
+# And nccl4py, for the bench's "nccl symmetric" (python -m symmem.bench):
+#   sh tools/gpu_wheels.sh prepare-nccl   (here) .devwheels/nccl/: nccl4py's wheel,
+#                        cuda-core's and cuda-pathfinder's (10 MB)
+#   sh tools/gpu_wheels.sh install-nccl   (there; carry .devwheels/nccl) into
+#     .devwheels/nccl-site: nccl4py, and cuda-core and cuda-pathfinder where the
+#     image's are older than nccl4py needs (that cuda-core would then be
+#     symmem's too: the script says so); then PYTHONPATH=$PWD/.devwheels/nccl-site
+#
+# Versions: CUTLASS_DSL (default 4.8.1), NUMBA_CUDA_MLIR (0.6.0), NCCL4PY
+# (0.6.0); PYTHON runs pip.
 set -eu
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -33,6 +42,7 @@ case $PYTHON in */*) PYTHON=$(cd "$(dirname "$PYTHON")" && pwd)/$(basename "$PYT
 OUT=.devwheels
 CUTLASS_DSL=${CUTLASS_DSL:-4.8.1}
 NUMBA_CUDA_MLIR=${NUMBA_CUDA_MLIR:-0.6.0}
+NCCL4PY=${NCCL4PY:-0.6.0}
 
 download() {  # download DIR SPEC...: wheels for the GPU machine's Python, no dependencies
     dir=$1
@@ -92,9 +102,41 @@ v = tuple(int(x) for x in c.__version__.split(".")[:2]); sys.exit(v < (0, 5))' 2
     echo "installed numba-cuda-mlir $NUMBA_CUDA_MLIR into $OUT/site"
 }
 
+prepare_nccl() {
+    PYVER=${PYVER:-$($PYTHON -c 'import sys; print("%d.%d" % sys.version_info[:2])')}
+    rm -rf "$OUT/nccl"
+    download "$OUT/nccl" "nccl4py==$NCCL4PY" "cuda-core>=1.0,<2" "cuda-pathfinder>=1.5.4,<2"
+    du -sh "$OUT/nccl"
+    echo "for Python $PYVER; carry .devwheels/nccl"
+}
+
+install_nccl() {
+    # nccl4py $NCCL4PY needs cuda-core 1.x and cuda-pathfinder 1.5.4 or later:
+    # the image's where they are new enough (one pip call: both fill cuda/)
+    wheels=$(ls "$OUT"/nccl/nccl4py-*.whl)
+    if ! $PYTHON -c 'import cuda.core as c, sys
+sys.exit(int(c.__version__.split(".")[0]) < 1)' 2>/dev/null; then
+        wheels="$wheels $(ls "$OUT"/nccl/cuda_core-*.whl)"
+        echo "no cuda-core 1.x here: $OUT/nccl-site has one, symmem's too on its PYTHONPATH"
+    fi
+    if ! $PYTHON -c 'import cuda.pathfinder as p, sys
+sys.exit(tuple(int(x) for x in p.__version__.split(".")[:3]) < (1, 5, 4))' 2>/dev/null; then
+        wheels="$wheels $(ls "$OUT"/nccl/cuda_pathfinder-*.whl)"
+    fi
+    rm -rf "$OUT/nccl-site"
+    # shellcheck disable=SC2086  (one word a wheel)
+    $PYTHON -m pip install -q --no-deps --target "$OUT/nccl-site" $wheels
+    echo "installed nccl4py $NCCL4PY into $OUT/nccl-site"
+}
+
 case "${1:-}" in
     prepare) prepare ;;
     install-cute) install_cute ;;
     install-mlir) install_mlir ;;
-    *) echo "usage: sh tools/gpu_wheels.sh prepare|install-cute|install-mlir" >&2; exit 2 ;;
+    prepare-nccl) prepare_nccl ;;
+    install-nccl) install_nccl ;;
+    *)
+        echo "usage: sh tools/gpu_wheels.sh prepare|install-cute|install-mlir|prepare-nccl|install-nccl" >&2
+        exit 2
+        ;;
 esac

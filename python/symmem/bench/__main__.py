@@ -9,16 +9,16 @@ otherwise pick, in one run on the same machine.
     python -m symmem.bench --load a/results.json b/results.json --out both/
 
 On GPUs: symmem (on a stream, and blocking), the C program calling NVSHMEM
-directly, NVSHMEM4Py and NCCL (torch.distributed); and the device-initiated
-calls: symmem.device.numba kernels against the same kernels written with
-NVSHMEM's device API (a CUDA C program) and symmem's host calls, and Triton
-and CuTe DSL kernels on symmem.device.triton's and symmem.device.cute's two
-engines. On the cpu
-backend: symmem, its device calls from @numba.njit code, NumPy in one
-process, and MPI (mpi4py). Shows its progress while it measures, then
-prints perftest-style tables with symmem's ratio to each library and a
-summary of where symmem is ahead, level or behind; writes results.json,
-report.md and PNG plots to --out.
+directly, NVSHMEM4Py, NCCL (torch.distributed), NCCL's symmetric kernels
+(nccl4py) and PyTorch's symmetric memory on its CUDA and NCCL backends; and
+the device-initiated calls: symmem.device.numba kernels against the same
+kernels written with NVSHMEM's device API (a CUDA C program) and symmem's
+host calls, and Triton and CuTe DSL kernels on symmem.device.triton's and
+symmem.device.cute's two engines. On the cpu backend: symmem, its device
+calls from @numba.njit code, NumPy in one process, and MPI (mpi4py). Shows
+its progress while it measures, then prints perftest-style tables with
+symmem's ratio to each library and a summary of where symmem is ahead,
+level or behind; writes results.json, report.md and PNG plots to --out.
 """
 
 import argparse
@@ -52,10 +52,23 @@ libraries (--libs; default every one of the backend that can run here):
                     the members' staging buffers, SYMMEM_GPU_STAGING)
     torch symm-mem  PyTorch SymmetricMemory's one-shot and two-shot all-reduce
                     (reduce only; needs torch with NCCL)
+    torch symm-mem nccl
+                    its symmetric memory on its NCCL backend (set_backend(
+                    "NCCL"), torch 2.9 on): torch.distributed's all-reduce,
+                    reduce-scatter and all-gather on its tensors, which are
+                    NCCL symmetric windows (NCCL's symmetric kernels, each row
+                    labelled by what ran, as nccl symmetric's), and the one-
+                    shot and two-shot all-reduce on them
     nvshmem C       a C program calling NVSHMEM directly, compiled when the run
                     starts (needs cc, the CUDA runtime, the nvidia-nvshmem wheel)
     nvshmem4py      NVSHMEM4Py, started by mpirun
     nccl            NCCL through torch.distributed (collectives only)
+    nccl symmetric  NCCL's symmetric kernels (NCCL 2.27 on): all-reduce,
+                    reduce-scatter and all-gather on buffers registered as
+                    symmetric windows, through nccl4py (pip install
+                    'symmem[bench]'); each row labelled by the kernels CUPTI
+                    saw run: "nccl symmetric (fell back)" where NCCL ran its
+                    regular ones; the NCCL kernels section lists them
     symmem device   the device operations from symmem.device.numba kernels
                     (needs numba-cuda and CuPy) and, as "symmem host", symmem's
                     host calls on a stream doing the same
@@ -81,7 +94,9 @@ libraries (--libs; default every one of the backend that can run here):
                     (Win.Allocate, one Lock_all epoch), put_signal a Send/Recv
                     ping-pong, then the collectives (reduce: Allreduce) and
                     Barrier (pip install 'symmem[mpi]')
-  A library that cannot run here is left out, with the reason.
+  A library that cannot run here is left out, with the reason; the NCCL ones
+  (nccl, nccl symmetric, torch symm-mem, torch symm-mem nccl) need a GPU per
+  PE.
 
 sizes: K, M and G suffixes are powers of 2. A sweep runs from --min-size to
 --max-size in x4 steps; collective sizes are rounded down to whole float32
@@ -103,8 +118,8 @@ where symmem is ahead, level (within the spread between rounds: ~ in the
 tables) or behind. report.md puts it first and says how each library was
 set up (the NumPy reference's buffers are aligned as symmem's heap is).
 
-pip install 'symmem[bench]' brings matplotlib, for the plots; the progress
-display needs nothing more.
+pip install 'symmem[bench]' brings matplotlib, for the plots, and nccl4py,
+for nccl symmetric; the progress display needs nothing more.
 
 To compare PE counts, run once per count (-n 2, -n 3, -n 4), each with its
 own --out.
@@ -187,7 +202,8 @@ def parse_args(argv):
         "--graph",
         action="store_true",
         help="also time the collectives replayed from a CUDA graph of up to "
-        "100 calls (gpu: symmem, nccl, torch symm-mem), as LIB (graph)",
+        "100 calls (gpu: symmem, nccl, nccl symmetric, torch symm-mem, torch symm-mem "
+        "nccl), as LIB (graph)",
     )
     parser.add_argument(
         "--no-plots", action="store_true", help="write no PNG plots (they need matplotlib)"
@@ -290,6 +306,19 @@ def versions():
         import nvshmem.core
 
         found["libnvshmem"] = nvshmem.core.get_version().libnvshmem_version
+    except Exception:
+        pass
+    try:
+        import nccl.core
+
+        found["nccl4py"] = nccl.core.__version__
+        found["libnccl (nccl4py)"] = str(nccl.core.get_version().libnccl)
+    except Exception:
+        pass
+    try:
+        import torch
+
+        found["libnccl (torch)"] = ".".join(map(str, torch.cuda.nccl.version()))
     except Exception:
         pass
     return found

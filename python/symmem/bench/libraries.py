@@ -6,15 +6,27 @@ the progress display counts them)."""
 
 import glob
 import importlib.util
-import json
 import os
 import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from symmem.bench import mpi_worker, plan
+from symmem.bench.launching import (
+    gpu_count,
+    heap_env,
+    launch,
+    measuring,
+    stream_records,
+    sweep_args,
+)
+from symmem.bench.launching import missing as _missing  # the tests patch it here
+from symmem.bench.nccl_libraries import (
+    nccl_runner,
+    nccl_symmetric_runner,
+    torch_symm_mem_nccl_runner,
+    torch_symm_mem_runner,
+)
 from symmem.bench.programs import (  # noqa: F401  (names the tests use here)
     DEVICE_SOURCE,
     FLOOR_SOURCE,
@@ -23,81 +35,6 @@ from symmem.bench.programs import (  # noqa: F401  (names the tests use here)
     build_floor,
     find_nvcc,
 )
-
-
-def gpu_count():
-    try:
-        import cupy
-
-        return cupy.cuda.runtime.getDeviceCount()
-    except Exception:
-        return 0
-
-
-def _launch(n, args, env, timeout):
-    return [
-        sys.executable,
-        "-m",
-        "symmem.run",
-        "-n",
-        str(n),
-        "--no-prefix",
-        "--timeout",
-        str(timeout),
-        *args,
-    ]
-
-
-def measuring(run, ops):
-    """run, marked as measuring only ops (comma-separated) of --ops."""
-    run.ops = ops
-    return run
-
-
-def sweep_args(opts, ops=None):
-    """The worker options that say what to measure (ops: default the host
-    operations); every worker takes them."""
-    return [
-        "--ops",
-        ops or opts.ops,
-        "--min-bytes",
-        str(opts.min_bytes),
-        "--max-bytes",
-        str(opts.max_bytes),
-    ] + (["--graph"] if opts.graph else [])
-
-
-def stream_records(command, env, log):
-    """Runs command, yielding the JSON records it prints; the rest of its
-    output goes to log. A failed run raises RuntimeError with its tail."""
-    proc = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
-    )
-    tail = []
-    for line in proc.stdout:
-        log.write(line)
-        if line.startswith("{"):
-            try:
-                yield json.loads(line)
-                continue
-            except json.JSONDecodeError:
-                pass
-        tail = (tail + [line])[-30:]
-    if proc.wait() != 0:
-        raise RuntimeError(
-            f"{' '.join(command[:6])} ... exited with {proc.returncode}:\n" + "".join(tail)
-        )
-
-
-def heap_env(max_bytes, backend):
-    """The environment for a run: symmetric heaps big enough for the sweep."""
-    env = dict(os.environ)
-    heap = 2 * max_bytes + (512 << 20)
-    env.setdefault("NVSHMEM_SYMMETRIC_SIZE", str(heap))
-    if backend in ("cpu", "mpi"):
-        env.setdefault("SYMMEM_SYMMETRIC_SIZE", str(heap))
-    env["SYMMEM_BACKEND"] = backend
-    return env
 
 
 # ---- symmem ----
@@ -109,7 +46,7 @@ def symmem_runner(opts):
         if opts.backend == "gpu":
             args.append("--blocking")
         env = heap_env(opts.max_bytes, opts.backend)
-        yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+        yield from stream_records(launch(opts.pes, args, env, opts.timeout), env, log)
 
     return run
 
@@ -141,7 +78,7 @@ def symmem_on(backend, label, env_extra=None):
                 *sweep_args(opts),
             ]
             env = dict(heap_env(opts.max_bytes, backend), **(env_extra or {}))
-            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+            yield from stream_records(launch(opts.pes, args, env, opts.timeout), env, log)
 
         return run
 
@@ -171,7 +108,7 @@ def symmem_collectives_runner(mode):
                 *sweep_args(opts, ops),
             ]
             env = dict(heap_env(opts.max_bytes, "gpu"), SYMMEM_GPU_COLLECTIVES=mode)
-            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+            yield from stream_records(launch(opts.pes, args, env, opts.timeout), env, log)
 
         return measuring(run, ops)
 
@@ -188,7 +125,7 @@ def njit_runner(opts):
     def run(log):
         args = ["-m", "symmem.bench.njit_worker", *sweep_args(opts)]
         env = heap_env(opts.max_bytes, "cpu")
-        yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+        yield from stream_records(launch(opts.pes, args, env, opts.timeout), env, log)
 
     return run
 
@@ -263,7 +200,7 @@ def floor_runner(opts):
             FLOOR_MIN_BYTES=str(opts.min_bytes),
             FLOOR_MAX_BYTES=str(opts.max_bytes),
         )
-        yield from stream_records(_launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
+        yield from stream_records(launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
 
     return run
 
@@ -305,7 +242,7 @@ def numba_device_runner(opts):
             *sweep_args(opts, device_ops("symmem device", opts)),
         ]
         env = device_heap_env(opts)
-        yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+        yield from stream_records(launch(opts.pes, args, env, opts.timeout), env, log)
 
     return measuring(run, device_ops("symmem device", opts))
 
@@ -324,7 +261,7 @@ def nvshmem_device_runner(opts):
             DEVICE_MOVE_BYTES=str(plan.DEVICE_MOVE_BYTES),
             DEVICE_MAX_REPS=str(plan.DEVICE_MAX_REPS),
         )
-        yield from stream_records(_launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
+        yield from stream_records(launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
 
     return measuring(run, device_ops("nvshmem device", opts))
 
@@ -342,7 +279,7 @@ def engine_run(name, worker, variable, engine, opts):
     def run(log):
         args = ["-m", f"symmem.bench.{worker}", *sweep_args(opts, device_ops(name, opts))]
         env = dict(device_heap_env(opts), **{variable: engine})
-        yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
+        yield from stream_records(launch(opts.pes, args, env, opts.timeout), env, log)
 
     return measuring(run, device_ops(name, opts))
 
@@ -389,64 +326,6 @@ def cute_runner(engine):
     return runner
 
 
-def _missing(module):
-    """Whether module (dotted: its package too) cannot be found."""
-    try:
-        return importlib.util.find_spec(module) is None
-    except (ImportError, ValueError):  # its package is missing, or hidden
-        return True
-
-
-# ---- NCCL through torch.distributed ----
-
-
-def nccl_runner(opts):
-    try:
-        import torch
-        import torch.distributed as dist
-
-        if not (torch.cuda.is_available() and dist.is_nccl_available()):
-            raise Unavailable("torch has no CUDA or no NCCL here")
-    except ImportError:
-        raise Unavailable("torch is not installed") from None
-
-    def run(log):
-        with tempfile.TemporaryDirectory() as tmp:
-            args = [
-                "-m",
-                "symmem.bench.nccl_worker",
-                *sweep_args(opts),
-                "--store",
-                os.path.join(tmp, "store"),
-            ]
-            env = dict(os.environ)
-            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
-
-    return measuring(run, ",".join(op for op in opts.ops.split(",") if op in plan.NCCL_OPS))
-
-
-def torch_symm_mem_runner(opts):
-    """PyTorch SymmetricMemory's one-shot and two-shot all-reduce."""
-    nccl_runner(opts)  # the same needs: torch with CUDA and NCCL
-    ops = ",".join(op for op in opts.ops.split(",") if op == "reduce")
-    if not ops:
-        raise Unavailable("--ops has no reduce")
-
-    def run(log):
-        with tempfile.TemporaryDirectory() as tmp:
-            args = [
-                "-m",
-                "symmem.bench.torch_symm_worker",
-                *sweep_args(opts, ops),
-                "--store",
-                os.path.join(tmp, "store"),
-            ]
-            env = dict(os.environ)
-            yield from stream_records(_launch(opts.pes, args, env, opts.timeout), env, log)
-
-    return measuring(run, ops)
-
-
 # ---- NumPy in one process (cpu backend) ----
 
 
@@ -469,9 +348,11 @@ GPU_LIBRARIES = {
     "symmem/push_one_shot": symmem_collectives_runner("push_one_shot"),
     "symmem/push_two_shot": symmem_collectives_runner("push_two_shot"),
     "torch symm-mem": torch_symm_mem_runner,
+    "torch symm-mem nccl": torch_symm_mem_nccl_runner,
     "nvshmem C": floor_runner,
     "nvshmem4py": nvshmem4py_runner,
     "nccl": nccl_runner,
+    "nccl symmetric": nccl_symmetric_runner,
     "symmem device": numba_device_runner,
     "nvshmem device": nvshmem_device_runner,
     "symmem triton": triton_runner("symmem"),

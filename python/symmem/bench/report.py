@@ -245,6 +245,31 @@ def _markdown(header, body):
     ]
 
 
+KERNELS_TITLE = (
+    "which NCCL kernels ran, by the names CUPTI recorded (nccl_kernels.py): "
+    "ncclSymDevKernel_* and ncclSymkDevKernel_* are its symmetric kernels, ncclDevKernel_* "
+    "its regular ones; a library's (fell back) rows ran only regular ones, (unchecked) "
+    "rows none the profiler saw"
+)
+
+
+def kernel_lines(records):
+    """For each library and operation whose records name the NCCL kernels
+    they ran (the symmetric libraries'): the kernels, by runs of
+    consecutive sizes with the same ones (a size's first round)."""
+    by_size = {}
+    for r in records:
+        if "kernels" in r:
+            by_size.setdefault((r["lib"], r["op"]), {}).setdefault(r["bytes"], tuple(r["kernels"]))
+    lines = []
+    for (lib, op), kernels_at in by_size.items():
+        for kernels, run in itertools.groupby(sorted(kernels_at), key=kernels_at.get):
+            sizes = [plan.format_size(size) for size in run]
+            span = sizes[0] + (f" to {sizes[-1]}" if len(sizes) > 1 else "")
+            lines.append(f"{lib}, {op} {span}: {', '.join(kernels) or 'none seen'}")
+    return lines
+
+
 def text_tables(records, n_pes):
     """The tables printed at the end of a run: one per host operation, one
     for the device operations."""
@@ -258,6 +283,10 @@ def text_tables(records, n_pes):
         lines.append(f"\n== {name} ({n_pes} PEs): {title}")
         widths = [24, 6] + [len(h) + 2 for h in header[2:]]
         lines += _text(header, widths, body, {0})
+    kernels = kernel_lines(records)
+    if kernels:
+        lines.append(f"\n== NCCL kernels ({n_pes} PEs): {KERNELS_TITLE}")
+        lines += [f"  {line}" for line in kernels]
     lines.append("\n" + NOISE_NOTE)
     body, note = summary(all_rows)
     if body:  # last: what is on the screen when the run ends
@@ -341,6 +370,9 @@ def markdown(records, n_pes, ops_to_show=None, setup=None):
         )
     for name, header, title, body in _device_tables(all_rows):
         parts += ["", f"**{name}**: {title}", ""] + _markdown(header, body)
+    kernels = kernel_lines(records)
+    if kernels:
+        parts += ["", f"**NCCL kernels**: {KERNELS_TITLE}", ""] + [f"- {line}" for line in kernels]
     return "\n".join(parts) + "\n"
 
 

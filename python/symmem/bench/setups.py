@@ -47,6 +47,13 @@ SETUP = {
     "symmem/push_two_shot": _FORCED.format("push_two_shot"),
     "torch symm-mem": "torch.distributed (NCCL) under symmem.run; symm_mem.empty tensors, "
     "rendezvous, one_shot_all_reduce and two_shot_all_reduce_",
+    "torch symm-mem nccl": "as torch symm-mem, its backend NCCL (set_backend): symm_mem.empty "
+    "(ncclMemAlloc) and rendezvous (an NCCL symmetric window), three tensors of the largest "
+    "size, each size on their starts: torch.distributed's all_reduce (in place), "
+    "reduce_scatter_tensor and all_gather_into_tensor, labelled as nccl symmetric's by the "
+    "kernels that ran; then one_shot_all_reduce and two_shot_all_reduce_ as ... one-shot "
+    "and ... two-shot where this torch and NCCL (2.28 on) run them; each size's first "
+    "call's data checked",
     "nvshmem C": "a C program calling libnvshmem_host.so.3 (nvshmem_floor.c, compiled at the "
     "start); one pair of max-size buffers, typed float collectives, one stream, "
     "CUDA events",
@@ -54,6 +61,13 @@ SETUP = {
     "the same worker code as symmem's",
     "nccl": "torch.distributed with NCCL under symmem.run; torch tensors (PyTorch's caching "
     "allocator); CUDA events on NCCL's stream",
+    "nccl symmetric": "nccl4py (nccl.core) under symmem.run, a communicator of its own; three "
+    "float32 buffers of the largest size from ncclMemAlloc, each registered as a symmetric "
+    "window (WindowFlag.CollSymmetric); each size on their starts, out of place: "
+    "Communicator.allreduce, reduce_scatter, allgather (eager rows include nccl4py's Python "
+    "per call) on torch's stream, CUDA events; each size's first call profiled "
+    "(torch.profiler) and its data checked: (fell back) rows ran NCCL's regular kernels, "
+    "(unchecked) rows none the profiler saw",
     "symmem device": "Numba kernels calling symmem.device.numba on symmetric arrays, and "
     "symmem's host calls on a stream as symmem host; CUDA-event time of a "
     "kernel, the fastest of 5",

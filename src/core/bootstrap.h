@@ -42,7 +42,7 @@ void symmem__bootstrap_identity(const symmem_bootstrap_t *boot, symmem_job_ident
  * "nvshmem" or "symmem"; "" for a backend of one engine), and why. */
 typedef struct {
     char name[32];
-    char why[512];
+    char why[1024];
 } symmem_engine_choice_t;
 
 symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *boot_p,

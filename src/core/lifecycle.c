@@ -49,7 +49,7 @@ static symmem_status_t choose_backend(const char *call, const char *requested,
         name = symmem__env_string("SYMMEM_BACKEND");
     }
     const char *why = NULL;
-    char reason[512];
+    char reason[1024];
     if (strcmp(name, "cpu") == 0) {
         *ops_p = &symmem__cpu_backend_ops;
     } else if (strcmp(name, "auto") == 0 || name[0] == '\0') {

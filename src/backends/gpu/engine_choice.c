@@ -26,15 +26,9 @@ static void read_job(const symmem_bootstrap_t *boot, job_t *job)
 {
     job->count = 0;
     libs.cuDeviceGetCount(&job->count);
-    job->across = 0;
-    job->where[0] = '\0';
-    if (boot->spans_hosts[0] != '\0') {
-        job->across = 1;
-        snprintf(job->where, sizeof(job->where), "%s", boot->spans_hosts);
-    } else if (symmem__gpu_core->env_size("SYMMEM_ONE_HOST_PER_PE")) {
-        job->across = 1;
-        snprintf(job->where, sizeof(job->where), "SYMMEM_ONE_HOST_PER_PE=1");
-    }
+    /* the bootstrap's word (SYMMEM_ONE_HOST_PER_PE=1, the test hook, says so too) */
+    job->across = boot->spans_hosts[0] != '\0';
+    snprintf(job->where, sizeof(job->where), "%s", boot->spans_hosts);
 }
 
 /* Whether NVSHMEM can run the job; why not in why. */
@@ -144,7 +138,8 @@ static const gpu_engine_t *choose(const symmem_bootstrap_t *boot, char *why, siz
         return &symmem__gpu_nvshmem_engine;
     }
     if (!symmem_can(boot, &job, sym_why, sizeof(sym_why))) {
-        snprintf(why, size, "neither engine can run the job: %s; and %s", nv_why, sym_why);
+        snprintf(why, size, "neither engine can run the job: %s; nor nvshmem: %s", sym_why,
+                 nv_why);
         return NULL;
     }
     snprintf(why, size, "auto: %s", nv_why);

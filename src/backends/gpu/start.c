@@ -161,7 +161,7 @@ static symmem_status_t take_step(gpu_t *g, int step, int fail_at)
 
 symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
 {
-    char why[512];
+    char why[1024];
     const gpu_engine_t *engine = symmem__gpu_engine_choose(boot, why, sizeof(why));
     if (engine == NULL)
         return ERROR(SYMMEM_ERR_BACKEND, "init: the gpu backend cannot run here: %s", why);

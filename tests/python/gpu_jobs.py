@@ -222,6 +222,20 @@ def _numba_cuda_problem():
     return None if result.returncode == 0 else result.stderr.strip().splitlines()[-1]
 
 
+def _engine_for(n):
+    """The engine a job of n PEs gets here (engine_choice.c's choice)."""
+    if ENGINE == "auto":
+        return "nvshmem" if NVSHMEM and GPUS >= n else "symmem"
+    return ENGINE
+
+
+def _nvshmem_engine_for(n, what):
+    """Skips the calling test (what: NVSHMEM's own, in words) where a job of
+    n PEs runs on the symmem engine."""
+    if _engine_for(n) != "nvshmem":
+        pytest.skip(f"{what} is NVSHMEM's: a job of {n} PEs here runs on the symmem engine")
+
+
 def _gpus_for(n):
     if GPUS < n and not SHARES_GPUS:
         pytest.skip(f"needs {n} GPUs (SYMMEM_GPU_ENGINE=nvshmem), this host has {GPUS}")

@@ -190,6 +190,10 @@ def test_the_symmem_engine_s_limits(stand_ins):
     )
     assert engine == "refused", why
     assert "SYMMEM_GPU_UNMAPPED_PE plays a PE on another node" in why
+    for variable in ("SYMMEM_GPU_COLLECTIVES", "SYMMEM_GPU_KERNELS"):
+        engine, why = _choice(stand_ins, False, FAKE_GPUS="1", **{variable: "nvshmem"})
+        assert engine == "refused", why
+        assert f"{variable}=nvshmem asks for NVSHMEM's kernels, which only the nvshmem" in why
 
 
 def test_a_bad_engine_choice_is_refused_naming_the_choices(stand_ins):

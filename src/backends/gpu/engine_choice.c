@@ -63,6 +63,14 @@ static int symmem_can(const symmem_bootstrap_t *boot, const job_t *job, char *wh
                  SYMMEM_ENGINE_MAX_PES, boot->nranks);
         return 0;
     }
+    static const char *const theirs[] = {"SYMMEM_GPU_COLLECTIVES", "SYMMEM_GPU_KERNELS"};
+    for (size_t i = 0; i < sizeof(theirs) / sizeof(theirs[0]); i++)
+        if (strcmp(symmem__gpu_core->env_string(theirs[i]), "nvshmem") == 0) {
+            snprintf(why, size,
+                     "%s=nvshmem asks for NVSHMEM's kernels, which only the nvshmem engine has",
+                     theirs[i]);
+            return 0;
+        }
     if (symmem__gpu_core->env_string("SYMMEM_GPU_UNMAPPED_PE")[0] != '\0') {
         snprintf(why, size,
                  "SYMMEM_GPU_UNMAPPED_PE plays a PE on another node, which the symmem engine "

@@ -55,7 +55,7 @@ symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle, 
     }
     symmem_status_t status = links_nvshmem(library, handle, call, links_p);
     if (status == SYMMEM_OK && *links_p && op != SYMMEM_CUDA_MODULE_QUERY &&
-        g->engine != &symmem__gpu_nvshmem_engine)
+        !g->engine->nvshmem_device_state)
         status = ERROR(SYMMEM_ERR_UNSUPPORTED,
                        "%s: %s=0x%llx links NVSHMEM's device library, whose state only NVSHMEM "
                        "fills, and this job runs on the gpu backend's %s engine: start it with "

@@ -31,6 +31,9 @@ typedef int gpu_copy_func_t(gpu_t *g, void *dst, const void *src, size_t n, int 
 
 typedef struct {
     const char *name; /* "nvshmem" or "symmem": SYMMEM_GPU_ENGINE's words */
+    /* NVSHMEM runs, so modules that link its device library can get its
+     * state (cuda_module.c) */
+    int nvshmem_device_state;
 
     /* ---- start and end ---- */
     /* init's step after the CUDA context: the job starts (every PE). */

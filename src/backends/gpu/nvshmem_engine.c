@@ -198,6 +198,7 @@ static symmem_status_t nv_move(gpu_t *g, const char *call, int kind, const symme
 
 const gpu_engine_t symmem__gpu_nvshmem_engine = {
     .name = "nvshmem",
+    .nvshmem_device_state = 1,
     .start = symmem__nv_start,
     .stop = symmem__nv_stop,
     .final_barrier = symmem__nv_final_barrier,

@@ -201,6 +201,7 @@ static symmem_status_t sym_move(gpu_t *g, const char *call, int kind,
 
 const gpu_engine_t symmem__gpu_symmem_engine = {
     .name = "symmem",
+    .nvshmem_device_state = 0,
     .start = symmem__sym_start,
     .stop = symmem__sym_stop,
     .final_barrier = symmem__sym_final_barrier,

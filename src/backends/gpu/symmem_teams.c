@@ -69,6 +69,8 @@ static symmem_status_t no_handle(const char *call)
 static symmem_status_t split_start(gpu_t *g, const char *call, const symmem_team_view_t *parent,
                                    uint64_t args, uint64_t *busy_p)
 {
+    *busy_p = g->sym->teams_in_use;
+    if (parent->n == 1) return SYMMEM_OK; /* nobody to agree with (TEAM_SAME_MYPE_NODE) */
     gpu_call_ref_t ref;
     SYMMEM_CHECK(symmem__gpu_collective_enter(g, call, SYMMEM_CALL_TEAM_SPLIT, parent, args, 0, 0,
                                               0, 1, &ref));

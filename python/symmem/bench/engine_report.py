@@ -7,8 +7,8 @@ finalize. report.py renders them with the other tables."""
 from symmem.bench import plan
 from symmem.bench.engine_libraries import MEMCPY
 
-# The library whose rows stand for each engine: its own, else plain
-# "symmem" where that ran on it (auto's choice).
+# The library whose rows stand for each engine: its own, and where that
+# has none, plain "symmem" where that ran on it (auto's choice).
 ENGINE_LIBRARIES = {"symmem": "symmem/symmem_engine", "nvshmem": "symmem/nvshmem_engine"}
 TABLE_OPS = ("put", "put_lat", "get", "get_lat", "put_signal", "atomic", *plan.COLLECTIVES)
 
@@ -39,8 +39,8 @@ INIT_HEADER = [
 INIT_TITLE = (
     "symmem.init() + finalize(): the first of a fresh job of every PE, and a second in the "
     "same processes; the slowest PE, the median of {launches} launches, in ms; the last "
-    "column is the library's first time over the symmem engine's (issue 47: the nvshmem "
-    "engine's 10x or more)"
+    "column, where the symmem engine ran, is the library's first time over the symmem "
+    "engine's (issue 47: the nvshmem engine's 10x or more)"
 )
 
 
@@ -50,14 +50,16 @@ def engines_ran(records):
 
 
 def standing_for(records):
-    """{engine: the library whose rows stand for it} for the engines of this run."""
+    """{engine: [the libraries whose rows stand for it, the first first]}
+    for the engines of this run: its own library, then plain symmem where
+    that ran on it."""
     libs, ran = {r["lib"] for r in records}, engines_ran(records)
     out = {}
     for engine, own in ENGINE_LIBRARIES.items():
-        if own in libs:
-            out[engine] = own
-        elif ran.get("symmem") == engine:
-            out[engine] = "symmem"
+        found = [own] if own in libs else []
+        found += ["symmem"] if ran.get("symmem") == engine else []
+        if found:
+            out[engine] = found
     return out
 
 
@@ -77,18 +79,24 @@ def engines_table(all_rows, records):
     """(header, title, lines) of the engines table, or None where the run
     has fewer than two of its columns."""
     stand = standing_for(records)
-    columns = [stand.get("symmem"), stand.get("nvshmem"), MEMCPY]
+    columns = [stand.get("symmem", []), stand.get("nvshmem", []), [MEMCPY]]
     at = {}
     for row in all_rows:
-        if row["op"] in TABLE_OPS and row["lib"] in columns:
+        if row["op"] in TABLE_OPS:
             at.setdefault((row["op"], row["bytes"]), {})[row["lib"]] = row
-    libs_with_rows = {lib for by_lib in at.values() for lib in by_lib}
-    if len(libs_with_rows) < 2:
+
+    def cell(by_lib, libs):  # the first of libs with a row here
+        return next((by_lib[lib] for lib in libs if lib in by_lib), None)
+
+    filled = {i for by_lib in at.values() for i, libs in enumerate(columns) if cell(by_lib, libs)}
+    if len(filled) < 2:
         return None
     lines = []
     for op in TABLE_OPS:
         for size in sorted(size for (o, size) in at if o == op):
-            mine, theirs, copy = (at[op, size].get(lib) for lib in columns)
+            mine, theirs, copy = (cell(at[op, size], libs) for libs in columns)
+            if not (mine or theirs):
+                continue
             lines.append(
                 [
                     op,
@@ -99,8 +107,15 @@ def engines_table(all_rows, records):
                     _over(copy, mine),
                 ]
             )
-    title = ENGINES_TITLE.format(symmem=columns[0] or "(none)", nvshmem=columns[1] or "(none)")
+    title = ENGINES_TITLE.format(symmem=_words(columns[0]), nvshmem=_words(columns[1]))
     return ENGINES_HEADER, title, lines
+
+
+def _words(libs):
+    """Which libraries' rows stand for an engine, in words."""
+    if not libs:
+        return "(none)"
+    return libs[0] + "".join(f" (else {lib}'s, which ran on it)" for lib in libs[1:])
 
 
 def init_table(records):
@@ -113,7 +128,10 @@ def init_table(records):
                 found[r["lib"]][r["op"]] = r
     if not found:
         return None
-    mine = found.get(standing_for(records).get("symmem"), {}).get("init_first")
+    stand = standing_for(records).get("symmem", [])
+    mine = next(
+        (found[lib]["init_first"] for lib in stand if "init_first" in found.get(lib, {})), None
+    )
     lines = []
     for lib, by_op in found.items():
         first, again = by_op.get("init_first"), by_op.get("init_again")

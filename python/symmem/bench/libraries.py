@@ -118,6 +118,8 @@ def njit_runner(opts):
         raise Unavailable("numba is not installed (pip install numba)") from None
 
     ops = ops_without(opts, *plan.ATOMIC_OPS, *plan.INIT_OPS)
+    if not ops:
+        raise Unavailable("--ops has only operations it does not measure (atomic, init)")
 
     def run(log):
         args = ["-m", "symmem.bench.njit_worker", *sweep_args(opts, ops)]

@@ -301,7 +301,7 @@ def text_tables(records, n_pes, sharing=None):
         lines += [f"  {line}" for line in kernels]
     engines = engine_report.engine_lines(records)
     if engines:
-        lines.append("\n== engines: the gpu backend's engine each symmem library ran on")
+        lines.append("\n== which engine: the gpu backend's engine each symmem library ran on")
         lines += [f"  {line}" for line in engines]
     lines.append("\n" + NOISE_NOTE)
     body, note = summary(all_rows)

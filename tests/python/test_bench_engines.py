@@ -61,9 +61,10 @@ def test_an_engine_library_runs_symmems_worker_and_its_init_on_that_engine(engin
     )
     seen = _fake_launches(monkeypatch, [[0.5, 0.9], [0.3, 0.2], [0.7, 0.4]])
     ops = "put,get_lat,call_cost,atomic,init_first,init_again,reduce,barrier"
-    run = libraries.GPU_LIBRARIES[f"symmem/{engine}_engine"](_opts(ops=ops))
+    label = f"symmem/{engine}_engine"
+    run = libraries.GPU_LIBRARIES[label](_opts(ops=ops, libs=label))
     assert run.ops == "put,atomic,init_first,init_again,reduce,barrier"  # its ops, in order
-    assert asked == [(2, {"SYMMEM_GPU_ENGINE": engine})]
+    assert asked[0] == (2, {"SYMMEM_GPU_ENGINE": engine})
     records = list(run(None))
     # three fresh launches of the init worker, then one of the sweep
     assert [c[c.index("-m", c.index("symmem.run") + 1) + 1] for c, _ in seen] == [
@@ -98,6 +99,22 @@ def test_an_engine_its_pes_would_not_get_is_left_out_with_symmems_reason(monkeyp
     assert str(why.value) == "it would run on the nvshmem engine (auto: a GPU each)"
     with pytest.raises(libraries.Unavailable, match="^--ops has none of put, put_lat, get"):
         libraries.GPU_LIBRARIES["symmem/symmem_engine"](_opts(ops="get_lat,call_cost"))
+
+
+def test_by_default_the_engine_plain_symmem_gets_is_left_to_it(monkeypatch):
+    """symmem (auto) runs on one of the engines: its library would measure
+    the same again; named in --libs it runs all the same."""
+    monkeypatch.setattr(
+        engine_preview, "ask", lambda pes, env: dict(engine="nvshmem", why="auto: a GPU each")
+    )
+    with pytest.raises(libraries.Unavailable) as why:
+        libraries.GPU_LIBRARIES["symmem/nvshmem_engine"](_opts(ops="put", libs=None))
+    assert str(why.value) == (
+        "symmem runs on the nvshmem engine here (auto: a GPU each), and the report takes its "
+        "rows for this engine's (--libs symmem/nvshmem_engine runs it too)"
+    )
+    named = _opts(ops="put", libs="symmem,symmem/nvshmem_engine")
+    assert libraries.GPU_LIBRARIES["symmem/nvshmem_engine"](named).ops == "put"
 
 
 def test_the_preview_asks_symmem_as_pe_0_of_a_job_of_n_pes(monkeypatch):

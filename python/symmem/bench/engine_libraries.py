@@ -31,7 +31,10 @@ MEMCPY_OPS = ("put", "get")
 
 def engine_runner(engine):
     """symmem/<engine>_engine: symmem's worker with SYMMEM_GPU_ENGINE=engine,
-    at the operations of ENGINE_OPS in --ops."""
+    at the operations of ENGINE_OPS in --ops. In the default libraries it
+    leaves the engine that plain symmem gets here (auto's) to symmem, whose
+    rows the report takes for it: the same measurement twice would only
+    lengthen the run; --libs naming it runs it."""
     label = f"symmem/{engine}_engine"
 
     def runner(opts):
@@ -40,6 +43,12 @@ def engine_runner(engine):
             raise Unavailable(f"--ops has none of {', '.join(ENGINE_OPS)}")
         env_extra = {"SYMMEM_GPU_ENGINE": engine}
         engine_preview.need_engine(opts, engine, env_extra)
+        auto = engine_preview.ask(opts.pes, {})
+        if not getattr(opts, "libs", None) and auto.get("engine") == engine:
+            raise Unavailable(
+                f"symmem runs on the {engine} engine here ({auto['why']}), and the report "
+                f"takes its rows for this engine's (--libs {label} runs it too)"
+            )
 
         def run(log):
             yield from symmem_records(opts, label, env_extra, ops, log)

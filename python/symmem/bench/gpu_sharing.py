@@ -108,5 +108,5 @@ def note(share):
         f"{share['pes']} PEs shared {_shared(share)} (PE i on GPU i % {share['gpus']}), {how}. "
         "These numbers show that the paths run with PEs sharing a GPU; they are not a speed "
         "claim: with a GPU a PE they differ. The libraries that need a GPU a PE (NVSHMEM's, "
-        "NCCL's) were left out."
+        "NCCL's) are left out."
     )

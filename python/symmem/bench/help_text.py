@@ -2,11 +2,11 @@
 the libraries, the sizes, the environment, the GPUs a run's PEs share."""
 
 EPILOG = """\
-operations (--ops; default every host operation of the first list, on the
-gpu backend the atomic and init ones too, and with 2 PEs or more every device
-operation (not where PEs time-share a GPU: each of their kernels waits on
-peers 10,000 times); on the mpi backend the atomic; "host", "device",
-"triton", "cute" and "init" name groups):
+operations (--ops; default put to barrier, with atomic on the mpi and gpu
+backends, init_first and init_again on the gpu backend, and there with 2 PEs
+or more every device operation, but not where PEs time-share a GPU (each of
+their kernels waits on peers 10,000 times); "host" (put to barrier),
+"device", "triton", "cute" and "init" name groups):
 {ops}
 device operations (gpu backend, 2 PEs or more; PE 0 works, PE 1 is the target):
 {device_ops}

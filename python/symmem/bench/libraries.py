@@ -112,14 +112,13 @@ def symmem_collectives_runner(mode):
 
 def njit_runner(opts):
     """symmem's device calls from @numba.njit loops (cpu backend)."""
+    ops = ops_without(opts, *plan.ATOMIC_OPS, *plan.INIT_OPS)
+    if not ops:
+        raise Unavailable("--ops has only operations it does not measure (atomic, init)")
     try:
         import numba  # noqa: F401
     except ImportError:
         raise Unavailable("numba is not installed (pip install numba)") from None
-
-    ops = ops_without(opts, *plan.ATOMIC_OPS, *plan.INIT_OPS)
-    if not ops:
-        raise Unavailable("--ops has only operations it does not measure (atomic, init)")
 
     def run(log):
         args = ["-m", "symmem.bench.njit_worker", *sweep_args(opts, ops)]

@@ -26,7 +26,10 @@ interrupts every PE (KeyboardInterrupt); the PEs die with the launcher, even
 when it is killed (SYMMEM_LAUNCHER, see src/core/launcher_link.h).
 
 This module uses the standard library only: it must run even while the
-compiled part of the package is missing or broken.
+compiled part of the package is missing or broken. Where a backend is named
+(--backend, SYMMEM_BACKEND), _run_backend.py asks the extension, where it
+loads, what that backend can do: mpirun starts the PEs of a backend whose
+PEs are MPI processes (_run_mpi.py).
 """
 
 import collections
@@ -43,7 +46,7 @@ import time
 # The command line is _run_command_line.py's; its names are imported as they
 # were when it was part of this file (test_bench.py imports build_parser here).
 if __package__:
-    from symmem import _run_mpi
+    from symmem import _run_backend, _run_mpi
     from symmem._run_command_line import (  # noqa: F401
         EXIT_USAGE,
         NPES_OPTIONS,
@@ -66,6 +69,7 @@ if __package__:
         signal_name,
     )
 else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
+    import _run_backend
     import _run_mpi
     from _run_command_line import (  # noqa: F401
         EXIT_USAGE,
@@ -409,8 +413,8 @@ def main(argv=None):
     """python -m symmem.run, and the symmem-run console script."""
     script = os.path.basename(sys.argv[0]) == SCRIPT
     args = parse_args(sys.argv[1:] if argv is None else argv, SCRIPT if script else PROG)
-    if (args.backend or os.environ.get("SYMMEM_BACKEND")) == "mpi":
-        return _run_mpi.main(args, child_command(args.program))  # mpirun starts them
+    if _run_backend.started_by_mpirun(args):  # PEs that are MPI processes
+        return _run_mpi.main(args, child_command(args.program))
     job = Job(args)
     # Handle SIGINT/SIGTERM in the main loop: forward them to the PEs and
     # make sure none outlives the launcher.

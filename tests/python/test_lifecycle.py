@@ -1,6 +1,9 @@
 """init/finalize, init_status, get_version, my_pe/n_pes, Teams, barriers, and the
 symmem.core alias, at 1..4 PEs."""
 
+import subprocess
+import sys
+
 import pytest
 
 import symmem
@@ -245,3 +248,21 @@ FORKED_CHILD = """
 
 def test_a_child_forked_after_init_is_no_pe(run_pes):
     assert_all_ok(run_pes(2, FORKED_CHILD), 2)
+
+
+def test_a_communicator_makes_pes_only_of_a_backend_of_mpi_processes():
+    # The core decides by the backend's mpi_processes capability, not its
+    # name (issue 48): the cpu engine refuses an MPI communicator.
+    code = (
+        "from symmem import _symmem\n"
+        "try:\n"
+        "    _symmem.init(mpi_comm=1, rank=0, nranks=1, backend='cpu')\n"
+        "except Exception as error:\n"
+        "    print(type(error).__name__, error)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.startswith("NvshmemInvalid init: an MPI communicator"), result
+    assert "whose PEs are MPI processes" in result.stdout
+    assert "not of backend='cpu'" in result.stdout

@@ -7,10 +7,11 @@ package does everywhere; it never compares the backend's name.
 Asked only where a backend is named (``--backend``, else SYMMEM_BACKEND):
 auto, the default, takes a backend of MPI processes only for an mpirun or
 srun job across hosts, and a job of symmem.run is on one host. The
-question loads the extension alone (no NumPy, not the API: milliseconds;
-the named backend's library too). Where the compiled part cannot load, or
-the backend cannot run here, the launcher starts the PEs itself and each
-PE's init says why, as it would have anyway.
+question loads the extension alone (no NumPy, not the API: milliseconds),
+and the named backend as init would: the mpi backend's MPI library, the gpu
+backend's CUDA driver (cuInit, once a job, in the launcher). Where the
+compiled part cannot load, or the backend cannot run here, the launcher
+starts the PEs itself and each PE's init says why, as it would have anyway.
 
 Standard library only, but for the extension it asks, imported here.
 """

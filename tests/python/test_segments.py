@@ -282,41 +282,6 @@ def test_a_pe_whose_init_times_out_leaves_no_files(tmp_path, port, rank):
     assert job_files(port) == []
 
 
-# Issue 48: init of a one-PE job at SYMMEM_TIMEOUT=0.0001 failed five times
-# in five ("cannot join ...-ctl: it kept changing") and left its control
-# segment in /dev/shm. Making and joining the segment waits for no one, so
-# no timeout bounds it; a PE that must wait for others says when its
-# timeout was too short (above).
-TINY_TIMEOUTS = """
-import glob, os, symmem
-said = []
-for timeout in ("0.0001", "1e-9", "0.000001s", "0.001"):
-    os.environ["SYMMEM_TIMEOUT"] = timeout  # init reads it each time
-    for _ in range(25):
-        try:
-            symmem.init()
-        except symmem.NvshmemError as error:
-            said.append(str(error))
-        else:
-            symmem.finalize()
-            said.append("ok")
-print("\\n".join(said))
-left = glob.glob(f"/dev/shm/symmem-{os.geteuid()}-solo{os.getpid()}-*")
-print("left", left)
-for path in left:  # said; not left for others
-    os.unlink(path)
-"""
-
-
-def test_one_pe_inits_at_tiny_timeouts_succeed_and_leave_nothing(tmp_path):
-    prog = write_program(tmp_path, TINY_TIMEOUTS, prelude=False)
-    [(rc, out, err)] = wait_all([start(prog, {"SYMMEM_BACKEND": "cpu"})], 120)
-    assert rc == 0, out + err
-    *outcomes, left = out.splitlines()
-    assert len(outcomes) == 100 and left == "left []", out
-    assert outcomes == ["ok"] * 100, [o for o in outcomes if o != "ok"][:3]
-
-
 def test_a_live_job_is_not_stale_and_a_lost_claim_changes_nothing(tmp_path, port):
     prog = write_program(tmp_path, RING)
     first = start(prog, torch_env(port, 0))

@@ -8,10 +8,12 @@ Asked only where a backend is named (``--backend``, else SYMMEM_BACKEND):
 auto, the default, takes a backend of MPI processes only for an mpirun or
 srun job across hosts, and a job of symmem.run is on one host. The
 question loads the extension alone (no NumPy, not the API: milliseconds),
-and the named backend as init would: the mpi backend's MPI library, the gpu
-backend's CUDA driver (cuInit, once a job, in the launcher). Where the
-compiled part cannot load, or the backend cannot run here, the launcher
-starts the PEs itself and each PE's init says why, as it would have anyway.
+and the named backend as init would: the mpi backend's MPI library (built
+on first use where the package has none, _mpi_build.py; not when run.py
+runs as a file), the gpu backend's CUDA driver (cuInit, once a job, in the
+launcher). Where the compiled part cannot load, or the backend cannot run
+here, the launcher starts the PEs itself and each PE's init says why, as it
+would have anyway.
 
 Standard library only, but for the extension it asks, imported here.
 """
@@ -22,11 +24,15 @@ import os
 def _ask(backend):
     """The capabilities the C core gives backend, or raises."""
     if __package__:
-        from symmem import _libraries, _symmem
-    else:  # run.py run as a file: the package's folder is on sys.path
-        import _libraries
+        from symmem import _libraries, _mpi_build, _symmem
+
+        _libraries.publish()  # where the backends' libraries are
+        _mpi_build.provide(backend)  # as init does: built on first use
+    else:  # run.py run as a file: the package's folder is on sys.path, and
+        import _libraries  # _mpi_build would import all of the package
         import _symmem
-    _libraries.publish()  # where the backends' libraries are
+
+        _libraries.publish()
     return _symmem.launcher(backend=backend)["capabilities"]
 
 

@@ -129,3 +129,20 @@ def test_a_backend_of_mpi_processes_has_mpirun_start_its_pes(named_by):
     # where the backend cannot load, the launcher starts them (their init says why)
     lines, _ = run_who_started(*launcher, env=dict(env, SYMMEM_MPI_BACKEND_LIB="/nonexistent.so"))
     assert lines == ["[pe 0] None False", "[pe 1] None False"]
+
+
+@pytest.mark.skipif(
+    not MPI_BUILT or not os.access(MPIRUN, os.X_OK),
+    reason="the mpi backend was not built, or there is no mpirun beside this Python",
+)
+def test_a_backend_built_on_first_use_is_asked_once_built(tmp_path):
+    # A copy of the package without its mpi backend (as built without an MPI
+    # compiler): the launcher builds it as init would (_mpi_build.py) before
+    # it asks, so mpirun starts the PEs.
+    copy = tmp_path / "symmem"
+    shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("_mpi_backend*", "__pycache__"))
+    env = {"PYTHONPATH": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    lines, _ = run_who_started("--backend", "mpi", env=env)
+    assert [line.split()[:3] for line in lines] == [["[pe", "0]", "2"], ["[pe", "1]", "2"]], lines
+    cache = tmp_path / "cache" / "symmem" / "mpi-backend"
+    assert len(list(cache.glob("*/libsymmem_mpi.so"))) == 1  # built once, by the launcher

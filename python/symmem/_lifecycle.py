@@ -13,6 +13,7 @@ _finalize_hooks = []  # run before the runtime ends (frees leaked memory)
 _init_hooks = []  # run once the runtime has started
 
 INITIALIZER_METHODS = ("", "auto", "uid", "mpi", "emulated_mpi")
+MPI_METHODS = INITIALIZER_METHODS[3:]  # over an mpi4py communicator
 BACKENDS = ("cpu", "gpu", "mpi", "auto", "")  # what init's backend= names (src/core/lifecycle.c)
 
 
@@ -328,9 +329,9 @@ def init(
             initializer_method = "uid"
             uid = UniqueID(_rendezvous.uid_across_hosts(_symmem.get_unique_id, job))
             rank, nranks = job["rank"], job["nranks"]
-    if initializer_method in ("mpi", "emulated_mpi"):
-        if _symmem.launcher(backend=backend)["backend"] == "mpi":
-            # the mpi backend's PEs are the communicator's processes
+    if initializer_method in MPI_METHODS:
+        if "mpi_processes" in _symmem.launcher(backend=backend)["capabilities"]:
+            # the backend's PEs (the mpi backend's) are the communicator's processes
             handle, rank, nranks = _rendezvous.mpi_comm_handle(mpi_comm)
             _symmem.init(mpi_comm=handle, rank=rank, nranks=nranks, backend=backend, device=ordinal)
             _state["was_initialized"] = True
@@ -339,7 +340,7 @@ def init(
             return
         data, rank, nranks = _rendezvous.uid_over_mpi(_symmem.get_unique_id, mpi_comm)
         uid = UniqueID(data)
-    if initializer_method == "uid" or initializer_method in ("mpi", "emulated_mpi"):
+    if initializer_method == "uid" or initializer_method in MPI_METHODS:
         if not isinstance(uid, UniqueID):
             raise invalid(
                 f"init: initializer_method='uid' needs uid=get_unique_id(), got "

@@ -120,12 +120,12 @@ static const symmem_backend_ops_t mpi_ops = {
     .predefined_team = symmem__mpi_predefined_team,
     .device_wake = mpi_no_wake,
     .engine = mpi_one_engine,
-    /* None of the capabilities: the heap is host memory but reached through
-     * MPI calls that can wait (so no host_rma: the extension lets go of the
+    /* Only mpi_processes: the heap is host memory but reached through MPI
+     * calls that can wait (so no host_rma: the extension lets go of the
      * GIL), peers' heaps load and store only on one node, and a job across
-     * hosts starts through MPI, not the unique-id rendezvous that
-     * spans_hosts asks for. */
-    .capabilities = 0,
+     * hosts starts through MPI (mpirun, a communicator), not the unique-id
+     * rendezvous that spans_hosts asks for. */
+    .capabilities = SYMMEM_CAP_MPI_PROCESSES,
 };
 
 __attribute__((visibility("default"))) int symmem_mpi_backend_open(

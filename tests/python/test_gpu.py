@@ -70,7 +70,7 @@ def test_team_init_from_a_unique_id():
     _passes_on_2_gpus("team_init.py", "team_init")
 
 
-@needs_gpus
+@needs_nvshmem
 def test_a_failed_start_up_gives_back_what_it_took():
     _passes_on_2_gpus("startup_failures.py", "startup failures, 11 steps")
 
@@ -88,7 +88,7 @@ def test_a_bad_kernels_choice_is_refused_at_init():
     assert "SYMMEM_GPU_KERNELS='fast' is not one of 'symmem', 'nvshmem'" in error
 
 
-@needs_gpus
+@needs_nvshmem
 def test_a_bad_unmapped_pe_test_hook_is_refused_at_init():
     error = gpu_init_error({"SYMMEM_GPU_UNMAPPED_PE": "one"}, "NvshmemInvalid")
     assert "SYMMEM_GPU_UNMAPPED_PE='one' is not a PE number (0 to 0)" in error

@@ -107,8 +107,10 @@ static PyObject *collective_impl(module_state_t *st, int kind, symmem_team_t tea
                                          "%s: dst has %zu elements but needs %zu (src has "
                                          "%zu, team of %zu PEs)",
                                          call, dst_elems, need, src_elems, n);
-    Py_BEGIN_ALLOW_THREADS status = launch(kind, team, dst, src, block, sdt, op, root, stream);
-    Py_END_ALLOW_THREADS return symmem__ext_done(st, status);
+    Py_BEGIN_ALLOW_THREADS
+    status = launch(kind, team, dst, src, block, sdt, op, root, stream);
+    Py_END_ALLOW_THREADS
+    return symmem__ext_done(st, status);
 }
 
 /* Converts what every collective takes; then the memory, then the call. */

@@ -186,9 +186,10 @@ static PyObject *cuda_module(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "pKi:cuda_module", &library, &handle, &op)) return NULL;
     int links = 0;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status = symmem__cuda_module(library, (uint64_t)handle, op, &links);
-    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status(
-        symmem__ext_state(module), status);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem__cuda_module(library, (uint64_t)handle, op, &links);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(symmem__ext_state(module), status);
     return PyBool_FromLong(links);
 }
 

@@ -85,7 +85,8 @@ static inline int symmem__ext_keep_gil(size_t nbytes)
         if (keep) {                                                                                \
             statement;                                                                             \
         } else {                                                                                   \
-            Py_BEGIN_ALLOW_THREADS statement;                                                      \
+            Py_BEGIN_ALLOW_THREADS                                                                 \
+            statement;                                                                             \
             Py_END_ALLOW_THREADS                                                                   \
         }                                                                                          \
     } while (0)

@@ -138,9 +138,10 @@ static PyObject *signal_wait(PyObject *module, PyObject *const *args, Py_ssize_t
         resolve_signal(st, v[0], 0, "signal_wait", &sig) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status =
-        symmem_signal_wait_until((uint64_t *)sig.ptr, cmp, value, stream, NULL);
-    Py_END_ALLOW_THREADS symmem__ext_memory_release(&sig);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_signal_wait_until((uint64_t *)sig.ptr, cmp, value, stream, NULL);
+    Py_END_ALLOW_THREADS
+    symmem__ext_memory_release(&sig);
     return symmem__ext_done(st, status);
 }
 

@@ -53,6 +53,7 @@ int symmem__ext_ndarray_read(const module_state_t *st, PyObject *obj, int writab
     mem->nbytes = count * kind->itemsize;
     mem->itemsize = kind->itemsize;
     memcpy(mem->format, kind->format, sizeof(kind->format));
+    mem->order = symmem__ext_order_of(flags & FLAG_C_CONTIGUOUS, flags & FLAG_F_CONTIGUOUS);
     mem->keep = Py_NewRef(obj);
     return 1;
 }

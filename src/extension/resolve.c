@@ -77,7 +77,8 @@ static int unsupported(module_state_t *st, PyObject *obj, const char *call, cons
 }
 
 /* The package's resolver (_resolver.py): (address, nbytes, itemsize,
- * format, readonly[, keep]); a TypeError means "not memory". */
+ * format, readonly[, keep[, order]]), order "C", "F" or "A" (either, or not
+ * known); a TypeError means "not memory". */
 static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable, const char *call,
                                  const char *arg, memory_t *mem)
 {
@@ -93,8 +94,9 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     const char *format;
     int readonly;
     PyObject *keep;
-    if (!PyTuple_Check(result) || !PyArg_ParseTuple(result, "Knnsp|O", &address, &nbytes, &itemsize,
-                                                    &format, &readonly, &keep)) {
+    const char *order = "A";
+    if (!PyTuple_Check(result) || !PyArg_ParseTuple(result, "Knnsp|Os", &address, &nbytes,
+                                                    &itemsize, &format, &readonly, &keep, &order)) {
         Py_DECREF(result);
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "the resolver gave no tuple");
         return resolver_failed(st, obj, call, arg);
@@ -116,6 +118,7 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     mem->nbytes = nbytes;
     mem->itemsize = itemsize;
     set_format(mem, format);
+    mem->order = symmem__ext_order_of(order[0] == 'C', order[0] == 'F');
     mem->keep = result; /* holds whatever the resolver says keeps the memory alive */
     /* Whose memory it is: a NumPy array's chain in C, else the package's word. */
     buffer_object_t *owner = symmem__ext_owner_walk(st, obj);
@@ -145,14 +148,19 @@ static const char *typestr_format(const char *typestr)
     }
 }
 
-/* Whether strides (a tuple, or None) describe one block of memory, in C or
- * in Fortran order (as PyBuffer_IsContiguous(view, 'A') does). */
+/* The order (SYMMEM__EXT_ORDER_*) in which strides (a tuple, or None: C
+ * order) lay out one block of memory, or -1 where they leave gaps (as
+ * PyBuffer_IsContiguous(view, 'A') is false). */
 static int contiguous(PyObject *shape, PyObject *strides, Py_ssize_t itemsize)
 {
-    if (strides == NULL || strides == Py_None) return 1;
     Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
-    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != ndim) return 0;
     int c_order = 1, f_order = 1;
+    if (strides == NULL || strides == Py_None) {
+        for (Py_ssize_t i = 0, long_dims = 0; i < ndim; i++)
+            if (PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)) > 1 && ++long_dims > 1) f_order = 0;
+        return PyErr_Occurred() ? -1 : symmem__ext_order_of(c_order, f_order);
+    }
+    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != ndim) return -1;
     Py_ssize_t c_expected = itemsize, f_expected = itemsize;
     for (Py_ssize_t i = 0; i < ndim; i++) {
         Py_ssize_t c_dim = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, ndim - 1 - i));
@@ -163,7 +171,7 @@ static int contiguous(PyObject *shape, PyObject *strides, Py_ssize_t itemsize)
         c_expected *= c_dim;
         f_expected *= f_dim;
     }
-    return !PyErr_Occurred() && (c_order || f_order);
+    return PyErr_Occurred() || !(c_order || f_order) ? -1 : symmem__ext_order_of(c_order, f_order);
 }
 
 /* A contiguous CUDA array interface in native byte order, read in C (CuPy's
@@ -187,10 +195,11 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int w
     /* Anything else (a swapped byte order, objects, ...) the resolver names. */
     const char *format = text && (text[0] == '<' || text[0] == '|') ? typestr_format(text) : NULL;
     Py_ssize_t itemsize = format ? atoi(text + 2) : 0;
+    int order = -1;
     if (!(data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && shape &&
           PyTuple_Check(shape) && format)) {
         PyErr_Clear();
-    } else if (!contiguous(shape, strides, itemsize)) {
+    } else if ((order = contiguous(shape, strides, itemsize)) < 0) {
         PyErr_Clear();
         taken = not_contiguous(st, call, arg);
     } else {
@@ -218,10 +227,15 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int w
             mem->itemsize = itemsize;
             mem->nbytes = count * itemsize;
             set_format(mem, format);
+            mem->order = (unsigned char)order;
             mem->keep = Py_NewRef(obj);
             taken = 1;
-            cache_entry_t entry = {NULL, mem->ptr, mem->nbytes, mem->itemsize,
-                                   {0},  readonly, owner};
+            cache_entry_t entry = {.ptr = mem->ptr,
+                                   .nbytes = mem->nbytes,
+                                   .itemsize = mem->itemsize,
+                                   .readonly = readonly,
+                                   .order = mem->order,
+                                   .owner = owner};
             memcpy(entry.format, mem->format, sizeof(entry.format));
             symmem__ext_object_cache_store(&st->arrays, obj, &entry);
         }
@@ -312,6 +326,7 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
         mem->nbytes = known->nbytes;
         mem->itemsize = known->itemsize;
         memcpy(mem->format, known->format, sizeof(mem->format));
+        mem->order = known->order;
         mem->keep = Py_NewRef(obj);
         return 0;
     }
@@ -332,6 +347,10 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
         mem->nbytes = mem->view.len;
         mem->itemsize = mem->view.itemsize;
         set_format(mem, mem->view.format);
+        mem->order = mem->view.ndim < 2
+                         ? SYMMEM__EXT_ORDER_ANY
+                         : symmem__ext_order_of(PyBuffer_IsContiguous(&mem->view, 'C'),
+                                                PyBuffer_IsContiguous(&mem->view, 'F'));
         return 0;
     }
     return resolve_device_array(st, obj, writable, call, arg, mem);
@@ -341,6 +360,19 @@ void symmem__ext_memory_release(memory_t *mem)
 {
     if (mem->view.obj != NULL) PyBuffer_Release(&mem->view);
     Py_CLEAR(mem->keep);
+}
+
+int symmem__ext_refuse_orders(module_state_t *st, const memory_t *dst, const memory_t *src,
+                              const char *call)
+{
+    static const char *const names[] = {"", "C order (row-major)", "Fortran order (column-major)"};
+    symmem__ext_raise_invalid(st,
+                              "%s: dst is in %s but src is in %s: symmem copies bytes as they "
+                              "lie, so the elements would land transposed; give both the same "
+                              "order (copy one with np.ascontiguousarray or np.asfortranarray, "
+                              "or torch's .contiguous())",
+                              call, names[dst->order], names[src->order]);
+    return -1;
 }
 
 /* _set_resolver(resolver, owner_of=None, ndarray=None): the package's

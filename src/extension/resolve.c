@@ -120,14 +120,18 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     set_format(mem, format);
     mem->order = symmem__ext_order_of(order[0] == 'C', order[0] == 'F');
     mem->keep = result; /* holds whatever the resolver says keeps the memory alive */
-    /* Whose memory it is: a NumPy array's chain in C, else the package's word. */
-    buffer_object_t *owner = symmem__ext_owner_walk(st, obj);
-    PyObject *asked = NULL;
+    /* Whose memory it is: a NumPy array's chain in C, else the package's
+     * word, else what the object holds (owner.h). */
+    PyObject *end, *asked = NULL;
+    buffer_object_t *owner = symmem__ext_owner_walk(st, obj, &end);
     if (owner == NULL && symmem__ext_owner_ask(st, obj, &asked) < 0) {
         symmem__ext_memory_release(mem);
         return resolver_failed(st, obj, call, arg);
     }
-    int rc = symmem__ext_owner_check(st, owner ? owner : (buffer_object_t *)asked, call, arg);
+    int rc = owner || asked || end == NULL
+                 ? symmem__ext_owner_check(st, owner ? owner : (buffer_object_t *)asked, call, arg)
+                 : symmem__ext_owner_search_check(st, NULL, end, mem->ptr, (size_t)nbytes, call,
+                                                  arg, NULL);
     Py_XDECREF(asked);
     if (rc < 0) symmem__ext_memory_release(mem);
     return rc;
@@ -172,6 +176,21 @@ static int contiguous(PyObject *shape, PyObject *strides, Py_ssize_t itemsize)
         f_expected *= f_dim;
     }
     return PyErr_Occurred() || !(c_order || f_order) ? -1 : symmem__ext_order_of(c_order, f_order);
+}
+
+/* The Buffer (a new reference in *owner_p, or NULL) behind a CUDA array
+ * interface the package's owner_of knows nothing of, where owner_search
+ * finds it (the cache keeps it for the next call); 0, or -1 with
+ * NvshmemInvalid where it finds it freed or cannot trace the memory. */
+static int traced_owner(module_state_t *st, PyObject *obj, unsigned long long address,
+                        Py_ssize_t nbytes, const char *call, const char *arg, PyObject **owner_p)
+{
+    buffer_object_t *found = NULL;
+    if (symmem__ext_owner_search_check(st, NULL, obj, (void *)(uintptr_t)address, (size_t)nbytes,
+                                       call, arg, &found) < 0)
+        return -1;
+    *owner_p = found ? Py_NewRef((PyObject *)found) : NULL;
+    return 0;
 }
 
 /* A contiguous CUDA array interface in native byte order, read in C (CuPy's
@@ -220,7 +239,9 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int w
             taken = -1;
         } else if (symmem__ext_owner_ask(st, obj, &owner) < 0) {
             taken = resolver_failed(st, obj, call, arg);
-        } else if (symmem__ext_owner_check(st, (buffer_object_t *)owner, call, arg) < 0) {
+        } else if (owner != NULL
+                       ? symmem__ext_owner_check(st, (buffer_object_t *)owner, call, arg) < 0
+                       : traced_owner(st, obj, address, count * itemsize, call, arg, &owner) < 0) {
             taken = -1;
         } else {
             mem->ptr = (char *)(uintptr_t)address;
@@ -310,7 +331,8 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
      * else about one (and every error) comes from its buffer export below. */
     if (Py_IS_TYPE(obj, st->ndarray_type) && st->ndarray_fast != NULL &&
         symmem__ext_ndarray_read(st, obj, writable, mem)) {
-        if (symmem__ext_owner_check(st, symmem__ext_owner_walk(st, obj), call, arg) == 0) return 0;
+        if (symmem__ext_owner_verify(st, obj, mem->ptr, (size_t)mem->nbytes, call, arg) == 0)
+            return 0;
         symmem__ext_memory_release(mem);
         return -1;
     }
@@ -339,7 +361,8 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
         }
         if ((!symmem__ext_format_is_plain_number(mem->view.format) &&
              symmem__ext_check_format(st, mem->view.format, call, arg) < 0) ||
-            symmem__ext_owner_check(st, symmem__ext_owner_walk(st, obj), call, arg) < 0) {
+            symmem__ext_owner_verify(st, obj, mem->view.buf, (size_t)mem->view.len, call, arg) <
+                0) {
             symmem__ext_memory_release(mem);
             return -1;
         }
@@ -419,8 +442,9 @@ static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD(
         "_set_resolver", set_resolver,
         "_set_resolver($module, resolver, owner_of=None, ndarray=None)\n--\n\n"
-        "resolver(obj) -> (address, nbytes, itemsize, format, readonly[, keep]) for memory\n"
-        "without the buffer protocol or __cuda_array_interface__; TypeError if not memory.\n"
+        "resolver(obj) -> (address, nbytes, itemsize, format, readonly[, keep[, order]])\n"
+        "for memory without the buffer protocol or __cuda_array_interface__ (order: 'C',\n"
+        "'F' or 'A' for either); TypeError if not memory.\n"
         "owner_of(obj) -> the Buffer obj was made over, or None (for what C cannot walk).\n"
         "ndarray: numpy.ndarray, whose .base chain C walks to find an array's Buffer."),
     SYMMEM__EXT_METHOD(

@@ -11,11 +11,18 @@
  * the object does not say. */
 enum { SYMMEM__EXT_ORDER_ANY = 0, SYMMEM__EXT_ORDER_C = 1, SYMMEM__EXT_ORDER_F = 2 };
 
-/* The order of an array that is C-contiguous (c) and F-contiguous (f) as
- * NumPy's flags say. */
+/* The order of an array whose C-contiguity is bit 0 of bits and whose
+ * F-contiguity is bit 1 (as in NumPy's flags): C, F, or ANY for both (or
+ * neither); a lookup in a constant, without a branch (every put asks). */
+static inline unsigned char symmem__ext_order_of_bits(unsigned bits)
+{
+    return (unsigned char)((0x0210u >> (4 * (bits & 3u))) & 3u);
+}
+
+/* The order of an array that is C-contiguous (c) and F-contiguous (f). */
 static inline unsigned char symmem__ext_order_of(int c, int f)
 {
-    return c && !f ? SYMMEM__EXT_ORDER_C : f && !c ? SYMMEM__EXT_ORDER_F : SYMMEM__EXT_ORDER_ANY;
+    return symmem__ext_order_of_bits((c != 0) | (unsigned)(f != 0) << 1);
 }
 
 /* A contiguous block of memory named by any Python object we accept. */

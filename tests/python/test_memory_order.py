@@ -110,6 +110,7 @@ PROGRAM = """
         nvshmem.barrier_all()  # every refused call has been made on every PE
         for x in (sym_c, sym_f, wide_f, sig):
             check(not host(x).any(), f"{what}: a refused call wrote {host(x)}")
+        nvshmem.barrier_all()  # every PE has looked before any puts again
 
         # Where the orders agree, the elements arrive where they belong.
         nvshmem.put(sym_f, np.asfortranarray(grid(me)), nxt)

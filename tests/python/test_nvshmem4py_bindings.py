@@ -6,6 +6,7 @@ config and handle addresses. Each PE reads what it received through host
 addresses (ctypes), so these run on the cpu backend; every error the calls
 document is raised on each PE by itself, naming the call and the PE."""
 
+import contextlib
 import re
 import subprocess
 import sys
@@ -536,29 +537,44 @@ def test_bindings_refuse_a_read_only_out_parameter(name, args, words):
     assert (ints == -7).all(), f"{name} wrote before it refused: {ints[:4]}"
 
 
-def test_memory_at_refuses_to_write_a_range_with_a_read_only_page():
-    # Two pages, the second made read-only: a range over both is refused for
-    # writing, the first alone is not, and reading either is allowed.
+@contextlib.contextmanager
+def pages_with_one_protected(count, index, protection):
+    """count fresh pages (an mmap) and the address of the first, page index
+    mprotect-ed to protection; read and write again afterwards."""
     import ctypes
     import mmap
+
     import numpy as np
-    from symmem import NvshmemInvalid, _symmem
 
     size = mmap.PAGESIZE
-    pages = mmap.mmap(-1, 2 * size)
+    pages = mmap.mmap(-1, count * size)
     start = address_of(np.frombuffer(pages, dtype=np.uint8))
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-    assert libc.mprotect(start + size, size, mmap.PROT_READ) == 0, ctypes.get_errno()
-    with pytest.raises(
-        NvshmemInvalid,
-        match=rf"^memory_at: \[{start + 8:#x}, \+{2 * size - 16}\) "
-        r"is mapped read-only",
-    ):
-        _symmem.memory_at(start + 8, 2 * size - 16, writable=True)
-    _symmem.memory_at(start, size, writable=True)[:8] = b"12345678"
-    assert bytes(_symmem.memory_at(start, 2 * size))[:8] == b"12345678"
-    libc.mprotect(start + size, size, mmap.PROT_READ | mmap.PROT_WRITE)
+    assert libc.mprotect(start + index * size, size, protection) == 0, ctypes.get_errno()
+    try:
+        yield pages, start
+    finally:
+        libc.mprotect(start + index * size, size, mmap.PROT_READ | mmap.PROT_WRITE)
+
+
+def test_memory_at_refuses_to_write_a_range_with_a_read_only_page():
+    # Two pages, the second made read-only: a range over both is refused for
+    # writing, the first alone is not, and reading either is allowed.
+    import mmap
+
+    from symmem import NvshmemInvalid, _symmem
+
+    size = mmap.PAGESIZE
+    with pages_with_one_protected(2, 1, mmap.PROT_READ) as (_, start):
+        with pytest.raises(
+            NvshmemInvalid,
+            match=rf"^memory_at: \[{start + 8:#x}, \+{2 * size - 16}\) "
+            r"is mapped read-only",
+        ):
+            _symmem.memory_at(start + 8, 2 * size - 16, writable=True)
+        _symmem.memory_at(start, size, writable=True)[:8] = b"12345678"
+        assert bytes(_symmem.memory_at(start, 2 * size))[:8] == b"12345678"
 
 
 def test_memory_at_refuses_a_range_with_an_unreadable_page():
@@ -566,18 +582,12 @@ def test_memory_at_refuses_a_range_with_an_unreadable_page():
     # mapped memory, and reading it kills the process with SIGSEGV. A range
     # that touches it is refused for reading and for writing, naming where;
     # the pages beside it are read as before.
-    import ctypes
     import mmap
-    import numpy as np
+
     from symmem import NvshmemInvalid, _symmem
 
     size = mmap.PAGESIZE
-    pages = mmap.mmap(-1, 3 * size)
-    start = address_of(np.frombuffer(pages, dtype=np.uint8))
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-    assert libc.mprotect(start + size, size, 0) == 0, ctypes.get_errno()
-    try:
+    with pages_with_one_protected(3, 1, 0) as (pages, start):
         for at, nbytes, writable in (
             (start + size, 8, False),
             (start + 8, 2 * size, False),
@@ -593,8 +603,6 @@ def test_memory_at_refuses_a_range_with_an_unreadable_page():
         pages[:8] = b"abcdefgh"
         assert bytes(_symmem.memory_at(start, size))[:8] == b"abcdefgh"
         assert len(_symmem.memory_at(start + 2 * size, size, writable=True)) == size
-    finally:
-        libc.mprotect(start + size, size, mmap.PROT_READ | mmap.PROT_WRITE)
 
 
 REGISTER_BY_ADDRESS = """

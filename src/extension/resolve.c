@@ -257,7 +257,7 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int w
                                    .readonly = readonly,
                                    .order = mem->order,
                                    .owner = owner};
-            memcpy(entry.format, mem->format, sizeof(entry.format));
+            memcpy(entry.format, mem->format, sizeof(mem->format));
             symmem__ext_object_cache_store(&st->arrays, obj, &entry);
         }
         Py_XDECREF(owner);

@@ -30,10 +30,12 @@ typedef struct {
     char *ptr;
     Py_ssize_t nbytes;
     Py_ssize_t itemsize;
-    char format[16];     /* struct-module code of one element ("B" for raw bytes) or a dtype name */
-    unsigned char order; /* SYMMEM__EXT_ORDER_*: which order the bytes hold the elements in */
-    Py_buffer view;      /* held while the memory is used; view.obj NULL if none */
-    PyObject *keep;      /* a reference held while the memory is used */
+    char format[15]; /* struct-module code of one element ("B" for raw bytes) or a dtype name */
+    /* SYMMEM__EXT_ORDER_*: which order the bytes hold the elements in; beside
+     * format, so that memory_t stays 128 bytes (every call clears two) */
+    unsigned char order;
+    Py_buffer view; /* held while the memory is used; view.obj NULL if none */
+    PyObject *keep; /* a reference held while the memory is used */
 } memory_t;
 
 /* Resolves obj; writable asks for memory we may write locally. On failure

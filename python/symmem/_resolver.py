@@ -1,9 +1,12 @@
 """Memory the C module cannot read through the buffer protocol: torch
 tensors, __cuda_array_interface__, __array_interface__ and DLPack producers.
-resolve(obj) -> (address, nbytes, itemsize, format, readonly, keepalive).
+resolve(obj) -> (address, nbytes, itemsize, format, readonly, keepalive, order).
 format is the dtype's name ('float32', 'bfloat16'; NumPy's and torch's
 names are the library's), after '<' or '>' where the byte order is not this
 machine's: the C module maps names to dtypes and refuses what is not numbers.
+order is "C" or "F" where only that order lays the elements out (an array
+of several dimensions), else "A": the C module refuses to copy between a C
+and a Fortran array, whose elements would land transposed.
 A TypeError means "not memory"; any other exception becomes NvshmemInvalid
 naming the call and the argument, with this exception's text.
 
@@ -29,6 +32,13 @@ def _dense(dims, itemsize):
             return False
         expected *= dim
     return True
+
+
+def _order(dims, unit):
+    """'C', 'F' or 'A' (both, or neither) for (dim, stride) pairs, slowest-varying
+    first, with strides in units of unit."""
+    c, f = _dense(reversed(dims), unit), _dense(dims, unit)
+    return "C" if c and not f else "F" if f and not c else "A"
 
 
 def _interface_fields(interface):
@@ -61,32 +71,33 @@ def _from_interface(obj, interface):
     except (TypeError, ValueError):
         raise ValueError(f"its array interface's typestr={typestr!r} is not a dtype") from None
     count = int(np.prod(shape)) if shape else 1
-    if strides is not None:
-        dims = list(zip(shape, strides))
-        if not (_dense(reversed(dims), dtype.itemsize) or _dense(dims, dtype.itemsize)):
-            raise ValueError("it is not contiguous (pass a contiguous array or slice)")
+    if strides is None:  # C order, the interface's default
+        strides = tuple(int(np.prod(shape[k + 1 :])) * dtype.itemsize for k in range(len(shape)))
+    dims = list(zip(shape, strides))
+    if not (_dense(reversed(dims), dtype.itemsize) or _dense(dims, dtype.itemsize)):
+        raise ValueError("it is not contiguous (pass a contiguous array or slice)")
     # bfloat16 (ml_dtypes) has no typestr of its own: its interface says only '<V2'.
     own = getattr(obj, "dtype", None)
     name = own.name if isinstance(own, np.dtype) else dtype.name
     if not dtype.isnative:
         name = dtype.byteorder + name  # the C module refuses a swapped byte order
-    return address, count * dtype.itemsize, dtype.itemsize, name, readonly, obj
+    order = _order(dims, dtype.itemsize)
+    return address, count * dtype.itemsize, dtype.itemsize, name, readonly, obj, order
 
 
 def _from_torch(tensor):
     """A tensor laid out as one block, row-major or (as tensor(..., morder="F")
     makes them) column-major, as NumPy arrays are taken; torch's strides
     count elements."""
-    if not tensor.is_contiguous():
-        dims = list(zip(tensor.shape, tensor.stride()))
-        if not _dense(dims, 1):
-            raise ValueError(
-                "it is not contiguous (pass a row-major or column-major tensor, "
-                "or a contiguous slice)"
-            )
+    dims = list(zip(tensor.shape, tensor.stride()))
+    if not tensor.is_contiguous() and not _dense(dims, 1):
+        raise ValueError(
+            "it is not contiguous (pass a row-major or column-major tensor, or a contiguous slice)"
+        )
     name = str(tensor.dtype).replace("torch.", "")
     size = tensor.element_size()
-    return tensor.data_ptr(), tensor.numel() * size, size, name, False, tensor
+    order = _order(dims, 1)
+    return tensor.data_ptr(), tensor.numel() * size, size, name, False, tensor, order
 
 
 def resolve(obj):
@@ -109,6 +120,7 @@ def resolve(obj):
             view.dtype.name,
             not view.flags.writeable,
             view,
+            _order(list(zip(view.shape, view.strides)), view.itemsize),
         )
     raise TypeError(f"{type(obj).__name__} is not memory")
 

@@ -69,6 +69,25 @@ symmem_status_t symmem__device_state_fill(void)
     return SYMMEM_OK;
 }
 
+/* Whether [at, at + nbytes) and [start, start + size) overlap. */
+static int overlaps(uintptr_t at, size_t nbytes, uintptr_t start, size_t size)
+{
+    return start != 0 && at < start + size && start < at + nbytes;
+}
+
+int symmem__heap_mapped_at(const void *ptr, size_t nbytes)
+{
+    /* acquire: pairs with the release store of magic in fill, after which
+     * the heap's range and the peer table are read here. */
+    if (__atomic_load_n(&state.magic, __ATOMIC_ACQUIRE) != SYMMEM_DEVICE_STATE_MAGIC || nbytes == 0)
+        return 0;
+    uintptr_t at = (uintptr_t)ptr;
+    if (overlaps(at, nbytes, (uintptr_t)state.heap_base, state.heap_size)) return 1;
+    for (int32_t pe = 0; pe < state.n_pes; pe++)
+        if (overlaps(at, nbytes, (uintptr_t)state.peer_base[pe], state.heap_size)) return 1;
+    return 0;
+}
+
 void symmem__device_state_clear(void)
 {
     __atomic_store_n(&state.magic, 0, __ATOMIC_RELEASE);

@@ -12,6 +12,7 @@
 #ifndef SYMMEM_CORE_DEVICE_STATE_H
 #define SYMMEM_CORE_DEVICE_STATE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "symmem/device_layout.h" /* the block, its tables, the constant state */
@@ -29,6 +30,11 @@ void symmem__device_state_disown(void);
 /* The same block for kernels on the backend's GPU: its device address, 0
  * on the cpu backend (whose njit code reads the block above). */
 uint64_t symmem__device_state_gpu(void);
+/* Whether [ptr, ptr + nbytes) overlaps a symmetric heap as this process maps
+ * it: this PE's, or a peer's (the block's table); 0 outside init and for 0
+ * bytes. For the extension: memory an object names there must be traced to
+ * the allocation it was made over (src/extension/owner.h). */
+int symmem__heap_mapped_at(const void *ptr, size_t nbytes);
 /* Call after a store (release) by device code that a waiter on PE pe may be
  * watching: the backend wakes pe where its waits sleep (the cpu engine's
  * doorbell). Does nothing before init or for a pe out of range. */

@@ -107,8 +107,10 @@ static PyObject *collective_impl(module_state_t *st, int kind, symmem_team_t tea
                                          "%s: dst has %zu elements but needs %zu (src has "
                                          "%zu, team of %zu PEs)",
                                          call, dst_elems, need, src_elems, n);
-    Py_BEGIN_ALLOW_THREADS status = launch(kind, team, dst, src, block, sdt, op, root, stream);
-    Py_END_ALLOW_THREADS return symmem__ext_done(st, status);
+    Py_BEGIN_ALLOW_THREADS
+    status = launch(kind, team, dst, src, block, sdt, op, root, stream);
+    Py_END_ALLOW_THREADS
+    return symmem__ext_done(st, status);
 }
 
 /* Converts what every collective takes; then the memory, then the call. */
@@ -130,7 +132,8 @@ static PyObject *collective_run(module_state_t *st, int kind, PyObject *team_obj
     if (symmem__ext_memory_resolve(st, dst_obj, 1, call, "dst", &dst) < 0) return NULL;
     PyObject *result = NULL;
     if (symmem__ext_memory_resolve(st, src_obj, 0, call, "src", &src) == 0) {
-        result = collective_impl(st, kind, team, &dst, &src, op, root, stream, dtype);
+        if (symmem__ext_check_same_order(st, &dst, &src, call) == 0)
+            result = collective_impl(st, kind, team, &dst, &src, op, root, stream, dtype);
         symmem__ext_memory_release(&src);
     }
     symmem__ext_memory_release(&dst);
@@ -208,7 +211,8 @@ static PyObject *collective(PyObject *module, PyObject *const *args, Py_ssize_t 
         "team is None, not a team, or this PE is not a member;\n"                                  \
         "        dst or src is not on the symmetric heap, dst is read-only, or\n"                  \
         "        their dtypes differ or are not symmem's; " why "; dst and\n"                      \
-        "        src overlap (reduce and broadcast may run in place); the members\n"               \
+        "        src overlap (reduce and broadcast may run in place); one is in C\n"               \
+        "        order and the other in Fortran order; the members\n"                              \
         "        disagree on the call (another collective, size, dtype, op or\n"                   \
         "        root: the cpu backend checks).")
 

@@ -129,18 +129,27 @@ static module_state_t *owner_state;
 /* For njit code: 1 if obj, the NumPy array numba unboxed an array argument
  * from (its "parent", which every view numba makes keeps), was made over a
  * Buffer whose allocation was freed (the host calls' check, owner.h: the
- * address may already belong to a newer allocation); 0 if its allocation is
- * live or it leads to no Buffer (private memory). njit code reads the common
- * chain itself (an array whose .base is a Buffer or nothing: _checks.py)
- * and calls this for any other, so the walk takes the GIL, which an njit
- * function holds unless it is nogil, and may call into Python. */
-static int32_t device_freed(PyObject *obj)
+ * address may already belong to a newer allocation); 2 if its chain of bases
+ * leaves NumPy's and addr, the symmetric address the call touches through it,
+ * leads to no Buffer (owner_search.c: refused, as the host calls refuse it);
+ * 0 if its allocation is live or it leads to private memory. njit code reads
+ * the common chain itself (an array whose .base is a Buffer or nothing:
+ * _checks.py) and calls this for any other, so the walk takes the GIL, which
+ * an njit function holds unless it is nogil, and may call into Python. */
+static int32_t device_freed(PyObject *obj, uint64_t addr)
 {
     module_state_t *st = owner_state;
     if (st == NULL || obj == NULL) return 0;
     PyGILState_STATE gil = PyGILState_Ensure();
-    const buffer_object_t *buf = symmem__ext_owner_walk(st, obj);
-    int freed = buf != NULL && !symmem__ext_buffer_usable(buf);
+    PyObject *end;
+    buffer_object_t *buf = symmem__ext_owner_walk(st, obj, &end);
+    int32_t freed = buf != NULL && !symmem__ext_buffer_usable(buf);
+    if (buf == NULL && end != NULL) {
+        int answer = symmem__ext_owner_search(st, obj, end, (const void *)(uintptr_t)addr, 1, &buf);
+        freed = answer == SYMMEM__EXT_OWNER_FREED      ? 1
+                : answer == SYMMEM__EXT_OWNER_UNTRACED ? 2
+                                                       : 0;
+    }
     PyGILState_Release(gil);
     return freed;
 }
@@ -186,9 +195,10 @@ static PyObject *cuda_module(PyObject *module, PyObject *args)
     if (!PyArg_ParseTuple(args, "pKi:cuda_module", &library, &handle, &op)) return NULL;
     int links = 0;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status = symmem__cuda_module(library, (uint64_t)handle, op, &links);
-    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status(
-        symmem__ext_state(module), status);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem__cuda_module(library, (uint64_t)handle, op, &links);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(symmem__ext_state(module), status);
     return PyBool_FromLong(links);
 }
 

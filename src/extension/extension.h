@@ -59,6 +59,8 @@ typedef struct {
     PyObject *dtype_namer;      /* obj -> the name of the dtype it spells (package's) */
     PyTypeObject *ndarray_type; /* numpy.ndarray, whose .base resolve.c reads in C */
     int ndarray_base_in_c;      /* 1 where NumPy's array struct has the layout resolve.c reads */
+    void *numpy_dlpack_deleters[2]; /* NumPy's DLPack deleters (legacy, versioned), which keep the
+                                       exporting array as manager_ctx; NULL: not known */
     struct symmem__ext_ndarray_fast *ndarray_fast; /* ndarray_fast.h; NULL: the buffer protocol */
     object_cache_t arrays;  /* device arrays read through __cuda_array_interface__ */
     object_cache_t streams; /* stream objects and their handles */
@@ -85,7 +87,8 @@ static inline int symmem__ext_keep_gil(size_t nbytes)
         if (keep) {                                                                                \
             statement;                                                                             \
         } else {                                                                                   \
-            Py_BEGIN_ALLOW_THREADS statement;                                                      \
+            Py_BEGIN_ALLOW_THREADS                                                                 \
+            statement;                                                                             \
             Py_END_ALLOW_THREADS                                                                   \
         }                                                                                          \
     } while (0)

@@ -177,8 +177,9 @@ static PyObject *cuda_driver_info(PyObject *module, PyObject *unused)
     report->version = -1;
     report->count = -1;
     Py_BEGIN_ALLOW_THREADS /* cuInit can take seconds on a machine with GPUs */
-        driver_query(report);
-    Py_END_ALLOW_THREADS PyObject *dict = driver_report_dict(report);
+    driver_query(report);
+    Py_END_ALLOW_THREADS
+    PyObject *dict = driver_report_dict(report);
     free(report->names);
     free(report);
     return dict;
@@ -228,8 +229,9 @@ static PyObject *nvshmem_version(PyObject *module, PyObject *const *args, Py_ssi
     char why[1024];
     int rc;
     Py_BEGIN_ALLOW_THREADS /* the loader's lock may be held by a thread loading a library */
-        rc = nvshmem_version_query(path, version, why, sizeof(why));
-    Py_END_ALLOW_THREADS if (rc != 0) return PyErr_Format(PyExc_OSError, "%s", why);
+    rc = nvshmem_version_query(path, version, why, sizeof(why));
+    Py_END_ALLOW_THREADS
+    if (rc != 0) return PyErr_Format(PyExc_OSError, "%s", why);
     return Py_BuildValue("(iii)", version[0], version[1], version[2]);
 }
 

@@ -36,8 +36,10 @@ static PyObject *init_impl(module_state_t *st, const Py_buffer *uid, int rank, i
         attr.nranks = nranks;
     }
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status = symmem_init_attr(&attr);
-    Py_END_ALLOW_THREADS return symmem__ext_done(st, status);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_init_attr(&attr);
+    Py_END_ALLOW_THREADS
+    return symmem__ext_done(st, status);
 }
 
 static PyObject *init(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
@@ -72,8 +74,10 @@ static PyObject *finalize(PyObject *module, PyObject *unused)
 {
     (void)unused;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status = symmem_finalize();
-    Py_END_ALLOW_THREADS return symmem__ext_done(symmem__ext_state(module), status);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_finalize();
+    Py_END_ALLOW_THREADS
+    return symmem__ext_done(symmem__ext_state(module), status);
 }
 
 static PyObject *initialized(PyObject *module, PyObject *unused)
@@ -129,9 +133,9 @@ static PyObject *get_unique_id(PyObject *module, PyObject *unused)
     symmem_unique_id_t uid;
     symmem_status_t status;
     Py_BEGIN_ALLOW_THREADS /* may load the gpu backend to ask it */
-        status = symmem_get_unique_id(&uid);
-    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status(
-        symmem__ext_state(module), status);
+    status = symmem_get_unique_id(&uid);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(symmem__ext_state(module), status);
     return PyBytes_FromStringAndSize((const char *)uid.bytes, SYMMEM_UNIQUE_ID_SIZE);
 }
 
@@ -153,8 +157,9 @@ static PyObject *launcher(PyObject *module, PyObject *const *args, Py_ssize_t na
     symmem_engine_choice_t engine;
     symmem_status_t status;
     Py_BEGIN_ALLOW_THREADS /* may load the gpu backend to ask it */
-        status = symmem__init_preview(backend, &boot, &id, &chosen, &capabilities, &engine);
-    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
+    status = symmem__init_preview(backend, &boot, &id, &chosen, &capabilities, &engine);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
     PyObject *can = symmem__ext_capability_names(capabilities);
     if (can == NULL) return NULL;
     return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:s,s:s,s:N,s:s,s:s}", "launcher",

@@ -13,10 +13,11 @@ static PyObject *malloc_impl(module_state_t *st, Py_ssize_t size, size_t alignme
 {
     void *ptr = NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status =
+    Py_BEGIN_ALLOW_THREADS
+    status =
         alignment ? symmem_align(alignment, (size_t)size, &ptr) : symmem_malloc((size_t)size, &ptr);
-    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status_as(
-        st, status, "malloc", call);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return symmem__ext_raise_status_as(st, status, "malloc", call);
     return symmem__ext_buffer_new(st, ptr, size, symmem_my_pe(), 1, NULL);
 }
 
@@ -79,10 +80,11 @@ static PyObject *end_impl(module_state_t *st, PyObject *obj, const char *call, c
                                          how->done);
     if (buf->ptr != NULL) {
         symmem_status_t status;
-        Py_BEGIN_ALLOW_THREADS status = how->end(buf->ptr);
-        Py_END_ALLOW_THREADS if (status != SYMMEM_OK &&
-                                 strcmp(call, how->name) ==
-                                     0) return symmem__ext_raise_status(st, status);
+        Py_BEGIN_ALLOW_THREADS
+        status = how->end(buf->ptr);
+        Py_END_ALLOW_THREADS
+        if (status != SYMMEM_OK && strcmp(call, how->name) == 0)
+            return symmem__ext_raise_status(st, status);
         if (status != SYMMEM_OK) {
             char outer[192];
             snprintf(outer, sizeof(outer), "%s: %s the Buffer at 0x%llx (%zd bytes)", call,
@@ -121,10 +123,11 @@ static PyObject *register_impl(module_state_t *st, uint64_t address, Py_ssize_t 
 {
     void *sym = NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status =
-        symmem_register_external((void *)(uintptr_t)address, (size_t)size, &sym);
-    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status_as(
-        st, status, "register_external", call);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_register_external((void *)(uintptr_t)address, (size_t)size, &sym);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK)
+        return symmem__ext_raise_status_as(st, status, "register_external", call);
     return symmem__ext_buffer_new(st, sym, size, symmem_my_pe(), 1, NULL);
 }
 

@@ -9,7 +9,7 @@
 
 /* NumPy's array flags (numpy/ndarraytypes.h; the same bits since NumPy 1.7,
  * and checked against .flags by the probe). */
-#define FLAG_C_CONTIGUOUS 0x0001u
+#define FLAG_C_CONTIGUOUS 0x0001u /* bit 0 and bit 1, as order_of_bits reads them */
 #define FLAG_F_CONTIGUOUS 0x0002u
 #define FLAG_ALIGNED 0x0100u
 #define FLAG_WRITEABLE 0x0400u
@@ -53,6 +53,7 @@ int symmem__ext_ndarray_read(const module_state_t *st, PyObject *obj, int writab
     mem->nbytes = count * kind->itemsize;
     mem->itemsize = kind->itemsize;
     memcpy(mem->format, kind->format, sizeof(kind->format));
+    mem->order = symmem__ext_order_of_bits(flags); /* NumPy's C and F bits are bits 0 and 1 */
     mem->keep = Py_NewRef(obj);
     return 1;
 }

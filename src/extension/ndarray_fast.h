@@ -41,7 +41,7 @@ void symmem__ext_ndarray_probe(module_state_t *st);
 void symmem__ext_ndarray_forget(module_state_t *st);
 
 /* 1 with mem filled as the buffer protocol would fill it (ptr, nbytes,
- * itemsize, format; keep holds obj, view stays empty) where obj, an exact
+ * itemsize, format, order; keep holds obj, view stays empty) where obj, an exact
  * numpy.ndarray, is plain and a known dtype (writable: and may be written);
  * 0 where the buffer protocol must take it. Sets no error; the caller checks
  * the owner as for any array. */

@@ -19,7 +19,8 @@ typedef struct {
     Py_ssize_t itemsize;
     char format[16];
     int readonly;
-    PyObject *owner; /* a strong reference to the Buffer the memory belongs to, or NULL */
+    unsigned char order; /* resolve.h's SYMMEM__EXT_ORDER_* */
+    PyObject *owner;     /* a strong reference to the Buffer the memory belongs to, or NULL */
 } cache_entry_t;
 
 typedef struct {

@@ -65,5 +65,6 @@ void symmem__ext_owner_set_ndarray(module_state_t *st, PyObject *ndarray)
         st->ndarray_type = (PyTypeObject *)Py_NewRef(ndarray);
         st->ndarray_base_in_c = ndarray_layout_known(st->ndarray_type);
     }
-    symmem__ext_ndarray_probe(st); /* resolve.c's fast read, where NumPy is as it reads */
+    symmem__ext_ndarray_probe(st);      /* resolve.c's fast read, where NumPy is as it reads */
+    symmem__ext_owner_probe_dlpack(st); /* the search's way through np.from_dlpack(a) */
 }

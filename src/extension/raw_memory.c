@@ -9,16 +9,19 @@
  * the view (or an array over it) is used. Nothing is owned or copied. What
  * cannot be memory is refused rather than left to crash the process: 0
  * (NULL), a negative address or size, a range past the end of the address
- * space, and a range with a page the process has not mapped (a junk or
- * stale address), and, for a view to write through (writable=True), a range
- * with a page mapped without write permission (read-only memory, which a
- * write would crash on). Mapped memory that is not what the caller means
- * cannot be told apart here. */
+ * space, a range with a page the process has not mapped (a junk or stale
+ * address), a range with a page mapped without read permission (PROT_NONE:
+ * a guard page, an arena's reserve, which a read would crash on), and, for a
+ * view to write through (writable=True), a range with a page mapped without
+ * write permission (read-only memory, which a write would crash on). Mapped
+ * memory that is not what the caller means cannot be told apart here. */
+#define _GNU_SOURCE /* process_vm_readv */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -68,14 +71,16 @@ static int is_mapped(uintptr_t address, size_t nbytes)
     return msync((void *)start, address + nbytes - start, MS_ASYNC) == 0 || errno != ENOMEM;
 }
 
-/* Every page of [address, address + nbytes), which is mapped, may be
- * written: /proc/self/maps lists the mappings in address order with their
- * permissions. No system call says so more cheaply without writing (msync,
- * mincore and madvise ignore protection), and reading the list costs tens
- * of microseconds, so only views to write through ask: the bindings'
- * out-parameters and a get's local dest. 1 writable, 0 not, -1 unknown (the
- * list is unreadable: the write is then left to the caller's word). */
-static int is_writable(uintptr_t address, size_t nbytes)
+/* Every page of [address, address + nbytes), which is mapped, has the
+ * permission perm ('r' or 'w'): /proc/self/maps lists the mappings in
+ * address order with their permissions. No system call says whether a page
+ * may be written without writing it (msync, mincore and madvise ignore
+ * protection), and reading the list costs tens of microseconds, so only
+ * views to write through ask it (the bindings' out-parameters and a get's
+ * local dest), and views to read where readable() cannot. 1 allowed, 0 not,
+ * -1 unknown (the list is unreadable: the access is then left to the
+ * caller's word). */
+static int pages_allow(uintptr_t address, size_t nbytes, char perm)
 {
     FILE *maps = fopen("/proc/self/maps", "re");
     if (maps == NULL) return -1;
@@ -86,12 +91,40 @@ static int is_writable(uintptr_t address, size_t nbytes)
         unsigned long long low = 0, high = 0;
         char perms[5] = "";
         if (sscanf(line, "%llx-%llx %4s", &low, &high, perms) != 3 || high <= at) continue;
-        if (low > at || perms[1] != 'w') break; /* a hole, or a page not to write */
+        if (low > at || perms[perm == 'w' ? 1 : 0] != perm) break; /* a hole, or not allowed */
         at = (uintptr_t)high;
     }
     free(line);
     fclose(maps);
     return at >= end;
+}
+
+/* Every page of [address, address + nbytes), which is mapped, may be read.
+ * process_vm_readv copies one byte of each page from this process into a
+ * scratch block: the kernel's copy, which stops short at a page it cannot
+ * read (PROT_NONE) instead of raising SIGSEGV, in one system call per
+ * 1024 pages. Where the call is not allowed (a seccomp filter: EPERM,
+ * ENOSYS), the list of mappings answers. 1 readable, 0 not, -1 unknown. */
+static int readable(uintptr_t address, size_t nbytes)
+{
+    enum { BATCH = 1024 };
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t end = address + nbytes;
+    char scratch[BATCH];
+    struct iovec remote[BATCH];
+    for (uintptr_t at = address; at < end;) {
+        int n = 0;
+        for (; n < BATCH && at < end; n++) {
+            remote[n] = (struct iovec){(void *)at, 1};
+            at = (at & ~(page - 1)) + page; /* the next page's first byte */
+        }
+        struct iovec local = {scratch, (size_t)n};
+        ssize_t got = process_vm_readv(getpid(), &local, 1, remote, (unsigned long)n, 0);
+        if (got < 0 && (errno == EPERM || errno == ENOSYS))
+            return pages_allow(address, nbytes, 'r');
+        if (got != n) return 0;
+    }
+    return 1;
 }
 
 static PyObject *memory_at_impl(module_state_t *st, const char *call, uintptr_t address,
@@ -109,7 +142,13 @@ static PyObject *memory_at_impl(module_state_t *st, const char *call, uintptr_t 
                                          "%s: [0x%llx, +%lld) is not memory this process "
                                          "has mapped (a junk or stale address)",
                                          call, (unsigned long long)address, nbytes);
-    if (nbytes > 0 && writable && is_writable(address, (size_t)nbytes) == 0)
+    if (nbytes > 0 && readable(address, (size_t)nbytes) == 0)
+        return symmem__ext_raise_invalid(st,
+                                         "%s: [0x%llx, +%lld) has a page this process may not "
+                                         "read (mapped PROT_NONE: a guard page or reserved "
+                                         "memory), which the call would read",
+                                         call, (unsigned long long)address, nbytes);
+    if (nbytes > 0 && writable && pages_allow(address, (size_t)nbytes, 'w') == 0)
         return symmem__ext_raise_invalid(st,
                                          "%s: [0x%llx, +%lld) is mapped read-only: the call "
                                          "writes there (expected the address of writable "
@@ -152,9 +191,9 @@ static PyMethodDef methods[] = {
         "writable: the raw pointer contract of symmem.bindings. The caller vouches that\n"
         "the memory is its own to read (and write) while the view is used; nothing is\n"
         "owned or copied. address 0 or negative, a negative nbytes, a range past the\n"
-        "end of the address space, one with a page this process has not mapped, or\n"
-        "(writable) one with a page mapped read-only raise NvshmemInvalid (a\n"
-        "ValueError), named after call."),
+        "end of the address space, one with a page this process has not mapped or\n"
+        "may not read (PROT_NONE), or (writable) one with a page mapped read-only\n"
+        "raise NvshmemInvalid (a ValueError), named after call."),
     {NULL, NULL, 0, NULL},
 };
 

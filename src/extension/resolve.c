@@ -77,7 +77,8 @@ static int unsupported(module_state_t *st, PyObject *obj, const char *call, cons
 }
 
 /* The package's resolver (_resolver.py): (address, nbytes, itemsize,
- * format, readonly[, keep]); a TypeError means "not memory". */
+ * format, readonly[, keep[, order]]), order "C", "F" or "A" (either, or not
+ * known); a TypeError means "not memory". */
 static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable, const char *call,
                                  const char *arg, memory_t *mem)
 {
@@ -93,8 +94,9 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     const char *format;
     int readonly;
     PyObject *keep;
-    if (!PyTuple_Check(result) || !PyArg_ParseTuple(result, "Knnsp|O", &address, &nbytes, &itemsize,
-                                                    &format, &readonly, &keep)) {
+    const char *order = "A";
+    if (!PyTuple_Check(result) || !PyArg_ParseTuple(result, "Knnsp|Os", &address, &nbytes,
+                                                    &itemsize, &format, &readonly, &keep, &order)) {
         Py_DECREF(result);
         if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "the resolver gave no tuple");
         return resolver_failed(st, obj, call, arg);
@@ -116,15 +118,20 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     mem->nbytes = nbytes;
     mem->itemsize = itemsize;
     set_format(mem, format);
+    mem->order = symmem__ext_order_of(order[0] == 'C', order[0] == 'F');
     mem->keep = result; /* holds whatever the resolver says keeps the memory alive */
-    /* Whose memory it is: a NumPy array's chain in C, else the package's word. */
-    buffer_object_t *owner = symmem__ext_owner_walk(st, obj);
-    PyObject *asked = NULL;
+    /* Whose memory it is: a NumPy array's chain in C, else the package's
+     * word, else what the object holds (owner.h). */
+    PyObject *end, *asked = NULL;
+    buffer_object_t *owner = symmem__ext_owner_walk(st, obj, &end);
     if (owner == NULL && symmem__ext_owner_ask(st, obj, &asked) < 0) {
         symmem__ext_memory_release(mem);
         return resolver_failed(st, obj, call, arg);
     }
-    int rc = symmem__ext_owner_check(st, owner ? owner : (buffer_object_t *)asked, call, arg);
+    int rc = owner || asked || end == NULL
+                 ? symmem__ext_owner_check(st, owner ? owner : (buffer_object_t *)asked, call, arg)
+                 : symmem__ext_owner_search_check(st, NULL, end, mem->ptr, (size_t)nbytes, call,
+                                                  arg, NULL);
     Py_XDECREF(asked);
     if (rc < 0) symmem__ext_memory_release(mem);
     return rc;
@@ -145,14 +152,19 @@ static const char *typestr_format(const char *typestr)
     }
 }
 
-/* Whether strides (a tuple, or None) describe one block of memory, in C or
- * in Fortran order (as PyBuffer_IsContiguous(view, 'A') does). */
+/* The order (SYMMEM__EXT_ORDER_*) in which strides (a tuple, or None: C
+ * order) lay out one block of memory, or -1 where they leave gaps (as
+ * PyBuffer_IsContiguous(view, 'A') is false). */
 static int contiguous(PyObject *shape, PyObject *strides, Py_ssize_t itemsize)
 {
-    if (strides == NULL || strides == Py_None) return 1;
     Py_ssize_t ndim = PyTuple_GET_SIZE(shape);
-    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != ndim) return 0;
     int c_order = 1, f_order = 1;
+    if (strides == NULL || strides == Py_None) {
+        for (Py_ssize_t i = 0, long_dims = 0; i < ndim; i++)
+            if (PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, i)) > 1 && ++long_dims > 1) f_order = 0;
+        return PyErr_Occurred() ? -1 : symmem__ext_order_of(c_order, f_order);
+    }
+    if (!PyTuple_Check(strides) || PyTuple_GET_SIZE(strides) != ndim) return -1;
     Py_ssize_t c_expected = itemsize, f_expected = itemsize;
     for (Py_ssize_t i = 0; i < ndim; i++) {
         Py_ssize_t c_dim = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, ndim - 1 - i));
@@ -163,7 +175,22 @@ static int contiguous(PyObject *shape, PyObject *strides, Py_ssize_t itemsize)
         c_expected *= c_dim;
         f_expected *= f_dim;
     }
-    return !PyErr_Occurred() && (c_order || f_order);
+    return PyErr_Occurred() || !(c_order || f_order) ? -1 : symmem__ext_order_of(c_order, f_order);
+}
+
+/* The Buffer (a new reference in *owner_p, or NULL) behind a CUDA array
+ * interface the package's owner_of knows nothing of, where owner_search
+ * finds it (the cache keeps it for the next call); 0, or -1 with
+ * NvshmemInvalid where it finds it freed or cannot trace the memory. */
+static int traced_owner(module_state_t *st, PyObject *obj, unsigned long long address,
+                        Py_ssize_t nbytes, const char *call, const char *arg, PyObject **owner_p)
+{
+    buffer_object_t *found = NULL;
+    if (symmem__ext_owner_search_check(st, NULL, obj, (void *)(uintptr_t)address, (size_t)nbytes,
+                                       call, arg, &found) < 0)
+        return -1;
+    *owner_p = found ? Py_NewRef((PyObject *)found) : NULL;
+    return 0;
 }
 
 /* A contiguous CUDA array interface in native byte order, read in C (CuPy's
@@ -187,10 +214,11 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int w
     /* Anything else (a swapped byte order, objects, ...) the resolver names. */
     const char *format = text && (text[0] == '<' || text[0] == '|') ? typestr_format(text) : NULL;
     Py_ssize_t itemsize = format ? atoi(text + 2) : 0;
+    int order = -1;
     if (!(data && PyTuple_Check(data) && PyTuple_GET_SIZE(data) == 2 && shape &&
           PyTuple_Check(shape) && format)) {
         PyErr_Clear();
-    } else if (!contiguous(shape, strides, itemsize)) {
+    } else if ((order = contiguous(shape, strides, itemsize)) < 0) {
         PyErr_Clear();
         taken = not_contiguous(st, call, arg);
     } else {
@@ -211,18 +239,25 @@ static int resolve_cuda_array_interface(module_state_t *st, PyObject *obj, int w
             taken = -1;
         } else if (symmem__ext_owner_ask(st, obj, &owner) < 0) {
             taken = resolver_failed(st, obj, call, arg);
-        } else if (symmem__ext_owner_check(st, (buffer_object_t *)owner, call, arg) < 0) {
+        } else if (owner != NULL
+                       ? symmem__ext_owner_check(st, (buffer_object_t *)owner, call, arg) < 0
+                       : traced_owner(st, obj, address, count * itemsize, call, arg, &owner) < 0) {
             taken = -1;
         } else {
             mem->ptr = (char *)(uintptr_t)address;
             mem->itemsize = itemsize;
             mem->nbytes = count * itemsize;
             set_format(mem, format);
+            mem->order = (unsigned char)order;
             mem->keep = Py_NewRef(obj);
             taken = 1;
-            cache_entry_t entry = {NULL, mem->ptr, mem->nbytes, mem->itemsize,
-                                   {0},  readonly, owner};
-            memcpy(entry.format, mem->format, sizeof(entry.format));
+            cache_entry_t entry = {.ptr = mem->ptr,
+                                   .nbytes = mem->nbytes,
+                                   .itemsize = mem->itemsize,
+                                   .readonly = readonly,
+                                   .order = mem->order,
+                                   .owner = owner};
+            memcpy(entry.format, mem->format, sizeof(mem->format));
             symmem__ext_object_cache_store(&st->arrays, obj, &entry);
         }
         Py_XDECREF(owner);
@@ -296,7 +331,8 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
      * else about one (and every error) comes from its buffer export below. */
     if (Py_IS_TYPE(obj, st->ndarray_type) && st->ndarray_fast != NULL &&
         symmem__ext_ndarray_read(st, obj, writable, mem)) {
-        if (symmem__ext_owner_check(st, symmem__ext_owner_walk(st, obj), call, arg) == 0) return 0;
+        if (symmem__ext_owner_verify(st, obj, mem->ptr, (size_t)mem->nbytes, call, arg) == 0)
+            return 0;
         symmem__ext_memory_release(mem);
         return -1;
     }
@@ -312,6 +348,7 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
         mem->nbytes = known->nbytes;
         mem->itemsize = known->itemsize;
         memcpy(mem->format, known->format, sizeof(mem->format));
+        mem->order = known->order;
         mem->keep = Py_NewRef(obj);
         return 0;
     }
@@ -324,7 +361,8 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
         }
         if ((!symmem__ext_format_is_plain_number(mem->view.format) &&
              symmem__ext_check_format(st, mem->view.format, call, arg) < 0) ||
-            symmem__ext_owner_check(st, symmem__ext_owner_walk(st, obj), call, arg) < 0) {
+            symmem__ext_owner_verify(st, obj, mem->view.buf, (size_t)mem->view.len, call, arg) <
+                0) {
             symmem__ext_memory_release(mem);
             return -1;
         }
@@ -332,6 +370,10 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
         mem->nbytes = mem->view.len;
         mem->itemsize = mem->view.itemsize;
         set_format(mem, mem->view.format);
+        mem->order = mem->view.ndim < 2
+                         ? SYMMEM__EXT_ORDER_ANY
+                         : symmem__ext_order_of(PyBuffer_IsContiguous(&mem->view, 'C'),
+                                                PyBuffer_IsContiguous(&mem->view, 'F'));
         return 0;
     }
     return resolve_device_array(st, obj, writable, call, arg, mem);
@@ -341,6 +383,19 @@ void symmem__ext_memory_release(memory_t *mem)
 {
     if (mem->view.obj != NULL) PyBuffer_Release(&mem->view);
     Py_CLEAR(mem->keep);
+}
+
+int symmem__ext_refuse_orders(module_state_t *st, const memory_t *dst, const memory_t *src,
+                              const char *call)
+{
+    static const char *const names[] = {"", "C order (row-major)", "Fortran order (column-major)"};
+    symmem__ext_raise_invalid(st,
+                              "%s: dst is in %s but src is in %s: symmem copies bytes as they "
+                              "lie, so the elements would land transposed; give both the same "
+                              "order (copy one with np.ascontiguousarray or np.asfortranarray, "
+                              "or torch's .contiguous())",
+                              call, names[dst->order], names[src->order]);
+    return -1;
 }
 
 /* _set_resolver(resolver, owner_of=None, ndarray=None): the package's
@@ -387,8 +442,9 @@ static PyMethodDef methods[] = {
     SYMMEM__EXT_METHOD(
         "_set_resolver", set_resolver,
         "_set_resolver($module, resolver, owner_of=None, ndarray=None)\n--\n\n"
-        "resolver(obj) -> (address, nbytes, itemsize, format, readonly[, keep]) for memory\n"
-        "without the buffer protocol or __cuda_array_interface__; TypeError if not memory.\n"
+        "resolver(obj) -> (address, nbytes, itemsize, format, readonly[, keep[, order]])\n"
+        "for memory without the buffer protocol or __cuda_array_interface__ (order: 'C',\n"
+        "'F' or 'A' for either); TypeError if not memory.\n"
         "owner_of(obj) -> the Buffer obj was made over, or None (for what C cannot walk).\n"
         "ndarray: numpy.ndarray, whose .base chain C walks to find an array's Buffer."),
     SYMMEM__EXT_METHOD(

@@ -109,7 +109,8 @@ static PyObject *rma_call(PyObject *module, const rma_kind_t *kind, PyObject *co
     if (symmem__ext_memory_resolve(st, v[0], 1, call, "dst", &dst) < 0) return NULL;
     PyObject *result = NULL;
     if (symmem__ext_memory_resolve(st, v[1], 0, call, "src", &src) == 0) {
-        if (symmem__ext_check_same_elements(st, &dst, &src, call) == 0)
+        if (symmem__ext_check_same_elements(st, &dst, &src, call) == 0 &&
+            symmem__ext_check_same_order(st, &dst, &src, call) == 0)
             result = rma_impl(st, kind, &dst, &src, count, pe, stream);
         symmem__ext_memory_release(&src);
     }
@@ -208,7 +209,8 @@ static PyObject *fence(PyObject *module, PyObject *const *args, Py_ssize_t nargs
                         " is not\n"                                                                \
                         "        on the symmetric heap (or was freed); dst and src are typed\n"    \
                         "        arrays of different dtypes (use src.view(dst's dtype) to copy\n"  \
-                        "        the bytes); count is negative or larger than dst or src.")        \
+                        "        the bytes), or one is in C order and the other in Fortran\n"      \
+                        "        order; count is negative or larger than dst or src.")             \
     SYMMEM__DOC_RAISES_BACKEND
 
 PyDoc_STRVAR(

@@ -68,7 +68,9 @@ static PyObject *put_signal_call(PyObject *module, const char *call, put_signal_
     PyObject *result = NULL;
     if (symmem__ext_memory_resolve(st, v[0], 1, call, "dst", &dst) < 0) return NULL;
     if (symmem__ext_memory_resolve(st, v[1], 0, call, "src", &src) < 0) goto release_dst;
-    if (symmem__ext_check_same_elements(st, &dst, &src, call) < 0) goto release_src;
+    if (symmem__ext_check_same_elements(st, &dst, &src, call) < 0 ||
+        symmem__ext_check_same_order(st, &dst, &src, call) < 0)
+        goto release_src;
     if (resolve_signal(st, v[2], 1, call, &sig) < 0) goto release_src;
     result = put_signal_impl(st, func, &dst, &src, &sig, value, op, pe, stream);
     symmem__ext_memory_release(&sig);
@@ -138,9 +140,10 @@ static PyObject *signal_wait(PyObject *module, PyObject *const *args, Py_ssize_t
         resolve_signal(st, v[0], 0, "signal_wait", &sig) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status =
-        symmem_signal_wait_until((uint64_t *)sig.ptr, cmp, value, stream, NULL);
-    Py_END_ALLOW_THREADS symmem__ext_memory_release(&sig);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_signal_wait_until((uint64_t *)sig.ptr, cmp, value, stream, NULL);
+    Py_END_ALLOW_THREADS
+    symmem__ext_memory_release(&sig);
     return symmem__ext_done(st, status);
 }
 
@@ -171,30 +174,32 @@ static PyObject *signal_fetch(PyObject *module, PyObject *const *args, Py_ssize_
     "        element is the signal) or a Buffer of 8 bytes or more.\n"
 
 #define PUT_SIGNAL_DOC(name, summary, completion, example)                                         \
-    name "($module, dst, src, signal_var, signal_val, signal_op, remote_pe, stream=None)\n"        \
-         "--\n\n" summary "\n\n"                                                                   \
-         "The signal is updated after the data is in place: a PE that sees the new\n"              \
-         "signal value sees the data. As many bytes as dst and src both hold move.\n" completion   \
-         "\n\n"                                                                                    \
-         "Args:\n"                                                                                 \
-         "    dst: symmetric memory: PE remote_pe's copy is written.\n"                            \
-         "    src: local memory to read (any contiguous array, tensor or "                         \
-         "Buffer).\n" SIGNAL_VAR_ARG(                                                              \
-             "the symmetric") "    signal_val: the value to set or add (an int, as a uint64).\n"   \
-                              "    signal_op: SignalOp.SIGNAL_SET or SignalOp.SIGNAL_ADD (or 9, "  \
-                              "10).\n"                                                             \
-                              "    remote_pe: the PE to write to, in [0, "                         \
-                              "n_pes()).\n" SYMMEM__DOC_STREAM "\n" SYMMEM__DOC_INVALID(           \
-                                  "remote_pe is outside [0, n_pes()); signal_op is not\n"          \
-                                  "        a SignalOp; signal_val does not fit in 64 bits; dst, "  \
-                                  "src or\n"                                                       \
-                                  "        signal_var is not contiguous memory, dst or "           \
-                                  "signal_var is\n"                                                \
-                                  "        read-only or not on the symmetric heap; dst and src "   \
-                                  "are typed\n"                                                    \
-                                  "        arrays of different dtypes; signal_var is not uint64\n" \
-                                  "        (or a Buffer), has fewer than 8 bytes, or is not "      \
-                                  "8-byte aligned.") SYMMEM__DOC_RAISES_BACKEND                    \
+    name                                                                                           \
+        "($module, dst, src, signal_var, signal_val, signal_op, remote_pe, stream=None)\n"         \
+        "--\n\n" summary "\n\n"                                                                    \
+        "The signal is updated after the data is in place: a PE that sees the new\n"               \
+        "signal value sees the data. As many bytes as dst and src both hold move.\n" completion    \
+        "\n\n"                                                                                     \
+        "Args:\n"                                                                                  \
+        "    dst: symmetric memory: PE remote_pe's copy is written.\n"                             \
+        "    src: local memory to read (any contiguous array, tensor or "                          \
+        "Buffer).\n" SIGNAL_VAR_ARG(                                                               \
+            "the symmetric") "    signal_val: the value to set or add (an int, as a uint64).\n"    \
+                             "    signal_op: SignalOp.SIGNAL_SET or SignalOp.SIGNAL_ADD (or 9, "   \
+                             "10).\n"                                                              \
+                             "    remote_pe: the PE to write to, in [0, "                          \
+                             "n_pes()).\n" SYMMEM__DOC_STREAM "\n" SYMMEM__DOC_INVALID(            \
+                                 "remote_pe is outside [0, n_pes()); signal_op is not\n"           \
+                                 "        a SignalOp; signal_val does not fit in 64 bits; dst, "   \
+                                 "src or\n"                                                        \
+                                 "        signal_var is not contiguous memory, dst or "            \
+                                 "signal_var is\n"                                                 \
+                                 "        read-only or not on the symmetric heap; dst and src "    \
+                                 "are typed\n"                                                     \
+                                 "        arrays of different dtypes, or one in C order and the\n" \
+                                 "        other in Fortran order; signal_var is not uint64\n"      \
+                                 "        (or a Buffer), has fewer than 8 bytes, or is not "       \
+                                 "8-byte aligned.") SYMMEM__DOC_RAISES_BACKEND                     \
         "\nExample:\n" example
 
 PyDoc_STRVAR(

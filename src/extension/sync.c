@@ -55,7 +55,8 @@ static PyObject *wait_impl(module_state_t *st, const char *call, int test, const
         SYMMEM__EXT_CALL(symmem__ext_keep_gil(symmem_dtype_size(dtype)),
                          status = symmem_test(ivar->ptr, dtype, cmp, value, &holds));
     } else {
-        Py_BEGIN_ALLOW_THREADS status = symmem_wait_until(ivar->ptr, dtype, cmp, value);
+        Py_BEGIN_ALLOW_THREADS
+        status = symmem_wait_until(ivar->ptr, dtype, cmp, value);
         Py_END_ALLOW_THREADS
     }
     if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
@@ -108,8 +109,10 @@ static PyObject *all_call(PyObject *module, const char *call,
         symmem__ext_stream_resolve(st, stream_obj, call, &stream) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status = func(stream);
-    Py_END_ALLOW_THREADS return symmem__ext_done(st, status);
+    Py_BEGIN_ALLOW_THREADS
+    status = func(stream);
+    Py_END_ALLOW_THREADS
+    return symmem__ext_done(st, status);
 }
 
 /* The core checks the team (that it exists and this PE is a member). */
@@ -128,8 +131,10 @@ static PyObject *team_call(PyObject *module, const char *call,
         symmem__ext_stream_resolve(st, v[1], call, &stream) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status = func(team, stream);
-    Py_END_ALLOW_THREADS return symmem__ext_done(st, status);
+    Py_BEGIN_ALLOW_THREADS
+    status = func(team, stream);
+    Py_END_ALLOW_THREADS
+    return symmem__ext_done(st, status);
 }
 
 static PyObject *barrier_all(PyObject *m, PyObject *const *a, Py_ssize_t n, PyObject *k)

@@ -94,8 +94,10 @@ static PyObject *team_split_strided(PyObject *module, PyObject *const *args, Py_
         symmem__ext_as_int(st, v[3], call, "size", &size) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status = symmem_team_split_strided(parent, start, stride, size, &team);
-    Py_END_ALLOW_THREADS return made(st, status, team);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_team_split_strided(parent, start, stride, size, &team);
+    Py_END_ALLOW_THREADS
+    return made(st, status, team);
 }
 
 static PyObject *team_split_2d(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -112,8 +114,10 @@ static PyObject *team_split_2d(PyObject *module, PyObject *const *args, Py_ssize
         symmem__ext_as_int(st, v[1], "team_split_2d", "xrange", &xrange) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status = symmem_team_split_2d(parent, xrange, &x, &y);
-    Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_team_split_2d(parent, xrange, &x, &y);
+    Py_END_ALLOW_THREADS
+    if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
     return Py_BuildValue("(ii)", x, y);
 }
 
@@ -133,8 +137,10 @@ static PyObject *team_init(PyObject *module, PyObject *const *args, Py_ssize_t n
         symmem__ext_as_int(st, v[2], "team_init", "pe_idx_in_team", &index) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status = symmem_team_init(key, npes, index, &team);
-    Py_END_ALLOW_THREADS return made(st, status, team);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_team_init(key, npes, index, &team);
+    Py_END_ALLOW_THREADS
+    return made(st, status, team);
 }
 
 static PyObject *team_destroy(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
@@ -149,8 +155,10 @@ static PyObject *team_destroy(PyObject *module, PyObject *const *args, Py_ssize_
         symmem__ext_as_team(st, obj, "team_destroy", "team", &team) < 0)
         return NULL;
     symmem_status_t status;
-    Py_BEGIN_ALLOW_THREADS status = symmem_team_destroy(team);
-    Py_END_ALLOW_THREADS return symmem__ext_done(st, status);
+    Py_BEGIN_ALLOW_THREADS
+    status = symmem_team_destroy(team);
+    Py_END_ALLOW_THREADS
+    return symmem__ext_done(st, status);
 }
 
 /* ---- docstrings of the public queries ---- */

@@ -128,9 +128,11 @@ class Sym:
 
 class Interface:
     """Memory named only by __array_interface__: symmem cannot ask it which
-    allocation it came from, only where it lies."""
+    allocation it came from; it finds the view it keeps alive, as an exporter
+    must (src/extension/owner_search.c)."""
 
     def __init__(self, view):
+        self.view = view
         self.dtype = view.dtype
         self.__array_interface__ = {
             "data": (view.__array_interface__["data"][0], False),

@@ -7,6 +7,7 @@ keep numba's compile time (seconds per PE) small."""
 import pytest
 
 from conftest import assert_all_ok, not_on_gpu, not_through_rma
+from test_stale_views import ESCAPES
 
 pytest.importorskip("numba")
 pytestmark = [
@@ -409,6 +410,7 @@ def test_errors(run_pes):
 # when the function compiles). Reads of a read-only array still work.
 FREED_AND_READ_ONLY = (
     CALLS
+    + ESCAPES
     + """
     @numba.njit(nogil=True)
     def put_nogil(dst, src, pe):
@@ -490,6 +492,14 @@ FREED_AND_READ_ONLY = (
     put(b, src, nxt)                      # b itself works
     nvshmem.barrier_all()
     check(list(b) == list(src), f"put into b: {b}")
+
+    # views that left NumPy's chain of bases (as_strided, np.asarray(obj),
+    # np.from_dlpack): traced to their Buffer as the host calls trace them
+    # (test_stale_views.py), and refused once it is freed; one that leads to
+    # no Buffer (an exporter of a bare address) is refused
+    check_escapes("njit", put, get, p, g)
+    expect_raises(nvshmem.NvshmemInvalid, [P + "p: dst (address 0x"] + UNTRACED,
+                  p, np.asarray(RawExporter(b)), 7, nxt)
 
     # finalize retires every allocation: an array kept across a new init is refused
     kept = nvshmem.array((8,), dtype="int64")

@@ -6,6 +6,7 @@ config and handle addresses. Each PE reads what it received through host
 addresses (ctypes), so these run on the cpu backend; every error the calls
 document is raised on each PE by itself, naming the call and the PE."""
 
+import contextlib
 import re
 import subprocess
 import sys
@@ -266,6 +267,26 @@ refused("getmem_on_stream", B.getmem_on_stream, RO, data, 8, nxt, 0,
 refused("getmem_nbi_on_stream", B.getmem_nbi_on_stream, RO, data, 8, nxt, 0,
         words=["getmem_nbi_on_stream: dest: " + read_only])
 B.putmem_on_stream(data, RO, 8, me, 0)  # a read-only source is only read
+# a page mapped but unreadable (PROT_NONE: a guard page, an arena's reserve): refused
+# where a call reads it, not a SIGSEGV; data is left as it was
+guard = mmap.mmap(-1, mmap.PAGESIZE)
+NONE = np.frombuffer(guard, dtype=np.uint8).__array_interface__["data"][0]
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+check(libc.mprotect(NONE, mmap.PAGESIZE, 0) == 0, f"mprotect: errno {ctypes.get_errno()}")
+unreadable = f"[{NONE:#x}, +8) has a page this process may not read"
+first = np.arange(8, dtype=np.uint8)
+B.putmem_on_stream(data, first.ctypes.data, 8, me, 0)
+B.barrier_all()  # every PE's data holds first before any refused put
+for name in ("putmem_on_stream", "putmem_nbi_on_stream"):
+    refused(name, getattr(B, name), data, NONE, 8, nxt, 0,
+            words=[f"{name}: source: " + unreadable, "PROT_NONE"])
+refused("putmem_signal_on_stream", B.putmem_signal_on_stream, data, NONE, 8, sig, 1,
+        int(nvshmem.SignalOp.SIGNAL_SET), nxt, 0,
+        words=["putmem_signal_on_stream: source: " + unreadable])
+B.barrier_all()
+check_equal(at(data, 8, ctypes.c_uint8), first, "data after the refused puts")
+libc.mprotect(NONE, mmap.PAGESIZE, mmap.PROT_READ | mmap.PROT_WRITE)
 
 for address in (dst, src, sig, counter, zeros, data):
     B.free(address)
@@ -516,29 +537,72 @@ def test_bindings_refuse_a_read_only_out_parameter(name, args, words):
     assert (ints == -7).all(), f"{name} wrote before it refused: {ints[:4]}"
 
 
-def test_memory_at_refuses_to_write_a_range_with_a_read_only_page():
-    # Two pages, the second made read-only: a range over both is refused for
-    # writing, the first alone is not, and reading either is allowed.
+@contextlib.contextmanager
+def pages_with_one_protected(count, index, protection):
+    """count fresh pages (an mmap) and the address of the first, page index
+    mprotect-ed to protection; read and write again afterwards."""
     import ctypes
     import mmap
+
     import numpy as np
-    from symmem import NvshmemInvalid, _symmem
 
     size = mmap.PAGESIZE
-    pages = mmap.mmap(-1, 2 * size)
+    pages = mmap.mmap(-1, count * size)
     start = address_of(np.frombuffer(pages, dtype=np.uint8))
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-    assert libc.mprotect(start + size, size, mmap.PROT_READ) == 0, ctypes.get_errno()
-    with pytest.raises(
-        NvshmemInvalid,
-        match=rf"^memory_at: \[{start + 8:#x}, \+{2 * size - 16}\) "
-        r"is mapped read-only",
-    ):
-        _symmem.memory_at(start + 8, 2 * size - 16, writable=True)
-    _symmem.memory_at(start, size, writable=True)[:8] = b"12345678"
-    assert bytes(_symmem.memory_at(start, 2 * size))[:8] == b"12345678"
-    libc.mprotect(start + size, size, mmap.PROT_READ | mmap.PROT_WRITE)
+    assert libc.mprotect(start + index * size, size, protection) == 0, ctypes.get_errno()
+    try:
+        yield pages, start
+    finally:
+        libc.mprotect(start + index * size, size, mmap.PROT_READ | mmap.PROT_WRITE)
+
+
+def test_memory_at_refuses_to_write_a_range_with_a_read_only_page():
+    # Two pages, the second made read-only: a range over both is refused for
+    # writing, the first alone is not, and reading either is allowed.
+    import mmap
+
+    from symmem import NvshmemInvalid, _symmem
+
+    size = mmap.PAGESIZE
+    with pages_with_one_protected(2, 1, mmap.PROT_READ) as (_, start):
+        with pytest.raises(
+            NvshmemInvalid,
+            match=rf"^memory_at: \[{start + 8:#x}, \+{2 * size - 16}\) "
+            r"is mapped read-only",
+        ):
+            _symmem.memory_at(start + 8, 2 * size - 16, writable=True)
+        _symmem.memory_at(start, size, writable=True)[:8] = b"12345678"
+        assert bytes(_symmem.memory_at(start, 2 * size))[:8] == b"12345678"
+
+
+def test_memory_at_refuses_a_range_with_an_unreadable_page():
+    # Three pages, the middle one PROT_NONE (a guard page): msync takes it for
+    # mapped memory, and reading it kills the process with SIGSEGV. A range
+    # that touches it is refused for reading and for writing, naming where;
+    # the pages beside it are read as before.
+    import mmap
+
+    from symmem import NvshmemInvalid, _symmem
+
+    size = mmap.PAGESIZE
+    with pages_with_one_protected(3, 1, 0) as (pages, start):
+        for at, nbytes, writable in (
+            (start + size, 8, False),
+            (start + 8, 2 * size, False),
+            (start + 2 * size - 1, 2, False),
+            (start + size + 16, 8, True),
+        ):
+            with pytest.raises(
+                NvshmemInvalid,
+                match=rf"^memory_at: \[{at:#x}, \+{nbytes}\) has a page this process may "
+                r"not read \(mapped PROT_NONE",
+            ):
+                _symmem.memory_at(at, nbytes, writable=writable)
+        pages[:8] = b"abcdefgh"
+        assert bytes(_symmem.memory_at(start, size))[:8] == b"abcdefgh"
+        assert len(_symmem.memory_at(start + 2 * size, size, writable=True)) == size
 
 
 REGISTER_BY_ADDRESS = """

@@ -15,12 +15,30 @@ _peers: dict = {}
 _finalize_hooks.append(_peers.clear)
 
 
+def _owner_at(address):
+    """The Buffer whose memory holds address now (this PE's live allocation,
+    or the peer view whose address ptr() gave out), or None. A raw address
+    names whatever lives there now, as in C; the C module traces symmetric
+    memory an object names to the Buffer the object holds
+    (src/extension/owner_search.c), so _Memory holds this one."""
+    found = _symmem.find_allocation(address)
+    record = found and (_memory._live.get(found[0]) or _memory._external.get(found[0]))
+    if record:
+        return record[1]
+    for _, peer in _peers.values():
+        if peer.handle <= address < peer.handle + peer.size:
+            return peer
+    return None
+
+
 class _Memory:
     """count elements of dtype at address: the array interface the C module
-    reads (__cuda_array_interface__ for the gpu backend's device memory).
+    reads (__cuda_array_interface__ for the gpu backend's device memory),
+    and the Buffer the memory belongs to now (_owner_at).
     The C module checks that the memory is symmetric where a call needs it."""
 
     def __init__(self, address, count, dtype):
+        self.owner = _owner_at(address)
         self.dtype = dtype
         interface = {
             "data": (address, False),

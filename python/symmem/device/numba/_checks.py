@@ -15,7 +15,10 @@ address), so the check follows the array, as the host calls' does
 view it makes of one, the NumPy array the caller passed (its "parent"),
 whose .base is the Buffer, which records its allocation's generation. That
 common chain is a few loads here; any other goes to the extension's walk
-(device_freed in src/extension/device.c)."""
+(device_freed in src/extension/device.c), which also follows a view that
+left NumPy's chain (as_strided, np.asarray(obj), np.from_dlpack) as the
+host calls do (src/extension/owner_search.c), and refuses one it cannot
+trace to its Buffer."""
 
 from numba.extending import register_jitable
 
@@ -71,36 +74,42 @@ _FIRST_LIVE_AT = _OWNER["first_live"]
 
 
 @register_jitable
-def _freed(parent):
-    """Whether the NumPy array at parent (L.parent_of; 0: none) was made over
-    a freed allocation. The common cases inline, a few loads: an array of
-    private memory (no .base), an array over a Buffer (.base is the Buffer,
-    or the Buffer a peer view views, whose generation finalize or free
-    retired: buffer.h's symmem__ext_buffer_usable). Any other chain: the
-    extension's full walk (device_freed in src/extension/device.c)."""
+def _freed(parent, addr):
+    """Whether the NumPy array at parent (L.parent_of; 0: none), through which
+    the call touches addr, was made over a freed allocation: 0 no, 1 yes, 2
+    cannot tell (it left NumPy's chain and leads to no Buffer). The common
+    cases inline, a few loads: an array of private memory (no .base), an
+    array over a Buffer (.base is the Buffer, or the Buffer a peer view
+    views, whose generation finalize or free retired: buffer.h's
+    symmem__ext_buffer_usable). Any other chain: the extension's full walk
+    (device_freed in src/extension/device.c)."""
     if parent == 0:
-        return False
+        return 0
     if _NDARRAY_BASE < 0:
-        return L.c_freed(parent) != 0
+        return L.c_freed(parent, addr)
     base = load_u64(parent + _NDARRAY_BASE)
     if base == 0:
-        return False
+        return 0
     if load_u64(base + _OB_TYPE) != _BUFFER_TYPE:
-        return L.c_freed(parent) != 0
+        return L.c_freed(parent, addr)
     owner = load_u64(base + _BUFFER_BASE)
     if owner == 0:
         owner = base
-    return load_u64(owner + _GENERATION) < load_u64(_FIRST_LIVE_AT)
+    return 1 if load_u64(owner + _GENERATION) < load_u64(_FIRST_LIVE_AT) else 0
 
 
 @register_jitable
 def live(call, arg, parent, addr):
     """Raises if the array whose parent is parent (L.parent_of) was made over
-    an allocation that was freed: its address (addr) may belong to a newer
+    an allocation that was freed, or left NumPy's chain for an object that
+    leads to no allocation: its address (addr) may belong to a newer
     allocation now. Integers, not the array: an array passed to a jitted
     function costs two atomic reference counts, more than the check."""
-    if _freed(parent):
+    freed = _freed(parent, addr)
+    if freed == 1:
         raise E.DeviceInvalid(E.FREED, call, arg, addr)
+    if freed == 2:
+        raise E.DeviceInvalid(E.UNTRACED, call, arg, addr)
 
 
 @register_jitable

@@ -63,7 +63,8 @@ CALL = {name: i for i, name in enumerate(CALLS)}
     BAD_CMP,
     EMPTY,
     FREED,
-) = range(9)
+    UNTRACED,
+) = range(10)
 
 
 def _prefixed(text):
@@ -103,6 +104,13 @@ class DeviceInvalid(_symmem.NvshmemInvalid):
                 f"{name}: {argname} (address {value:#x}) refers to symmetric memory that "
                 f"was freed (free_array, free or finalize freed its allocation); its "
                 f"address may now belong to a newer allocation, so symmem refuses it"
+            )
+        elif what == UNTRACED:
+            text = (
+                f"{name}: {argname} (address {value:#x}) names symmetric memory through "
+                f"an object that leads to no array symmem made over it, so symmem cannot "
+                f"tell whether that array was freed and its address given to a newer "
+                f"allocation, and refuses it; pass the array (or a NumPy view of it)"
             )
         elif what == EMPTY:
             text = f"{name}: {argname} is empty (the call needs its first element)"

@@ -297,7 +297,7 @@ _C_SIGNATURES = {
     ),
     "team_my_pe": (types.int32, (types.int32,)),
     "team_n_pes": (types.int32, (types.int32,)),
-    "freed": (types.int32, (types.uint64,)),  # 1 or 0, not a status
+    "freed": (types.int32, (types.uint64, types.uint64)),  # 0, 1 or 2, not a status
 }
 
 
@@ -331,6 +331,10 @@ def _c_intrinsic(name):
 
         def call(typingctx, a):
             return restype(a), codegen
+    elif arity == 2:
+
+        def call(typingctx, a, b):
+            return restype(a, b), codegen
     elif arity == 3:
 
         def call(typingctx, a, b, c):

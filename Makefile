@@ -24,7 +24,8 @@ LDFLAGS += $(EXTRA_CFLAGS)
 LDLIBS := -pthread -ldl
 
 CORE_SRC := $(wildcard src/core/*.c) $(wildcard src/backends/cpu/*.c) $(wildcard src/device/*.c)
-GPU_FILES := $(shell find src/backends/gpu -name '*.[ch]') src/core/heartbeat.c src/core/heartbeat.h
+GPU_FILES := $(shell find src/backends/gpu -name '*.[ch]') src/core/heartbeat.c src/core/heartbeat.h \
+             src/core/heap_alloc.c src/core/heap_alloc.h
 # The GPU programs (CUDA and PTX) and the headers they include, which
 # tools/embed.py turns into C strings for the gpu backend.
 GPU_PROGRAMS := $(shell find src/backends/gpu/kernels -name '*.cu' -o -name '*.cuh' -o \

@@ -186,7 +186,7 @@ setup(
         Extension(
             "symmem._gpu_backend",
             sources=sorted(glob("src/backends/gpu/**/*.c", recursive=True))
-            + ["src/core/heartbeat.c"],
+            + ["src/core/heartbeat.c", "src/core/heap_alloc.c"],
             depends=headers,
             include_dirs=["include"],
             extra_compile_args=flags,

@@ -125,6 +125,9 @@ SYMMEM_API int symmem_my_pe(void); /* -1 before init */
 SYMMEM_API int symmem_n_pes(void); /* -1 before init */
 /* The running backend's name ("cpu", "gpu" or "mpi"), NULL before init. */
 SYMMEM_API const char *symmem_backend_name(void);
+/* The engine under the running backend, where it has two (the gpu
+ * backend's "nvshmem" or "symmem"); "" for the others and before init. */
+SYMMEM_API const char *symmem_engine_name(void);
 /* What the running backend can do: symmem_capability_t bits
  * (SYMMEM_CAP_DEVICE_MEMORY, ...; vocabulary.h), 0 before init. */
 SYMMEM_API uint32_t symmem_capabilities(void);

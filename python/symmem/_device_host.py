@@ -58,6 +58,18 @@ def _require_gpu(call, what="CUDA modules and libraries"):
         )
 
 
+def _require_nvshmem_engine(call, what):
+    """what (NVSHMEM's device library) needs NVSHMEM running: the gpu
+    backend's nvshmem engine."""
+    if _symmem.engine_name() == "symmem":
+        raise exception(
+            _symmem.ERR_UNSUPPORTED,
+            f"{call}: {what} needs NVSHMEM's device state, which only NVSHMEM fills, and this "
+            "job runs on the gpu backend's symmem engine: start it with "
+            "SYMMEM_GPU_ENGINE=nvshmem (a GPU a PE), or use symmem's own engine",
+        )
+
+
 def _check(call, what, obj, kind):
     handle, known = _handle_of(obj, call, what)
     if known is not None and known != kind:

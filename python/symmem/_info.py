@@ -96,8 +96,8 @@ def backend_choice():
         reason = "SYMMEM_BACKEND=gpu asks for it, and the gpu backend can run here"
     elif chosen == "gpu":
         reason = (
-            "auto takes the gpu backend where it can run: its library, the CUDA driver "
-            "with a device and libnvshmem load, and this host's PEs each get a GPU"
+            "auto takes the gpu backend where it can run: its library and the CUDA driver "
+            "with a device load, and one of its engines can run the job"
         )
     else:
         reason = (
@@ -292,6 +292,43 @@ def _print_environment():
             print(f"  {after}")
 
 
+# What each engine of the gpu backend is (docs/gpu.md, "GPU engines").
+ENGINES = (
+    (
+        "nvshmem",
+        "NVIDIA's NVSHMEM: a GPU of its own for each PE, PEs on several hosts, "
+        "NVSHMEM's device library (Triton's and CuTe's nvshmem engines, module_init)",
+    ),
+    (
+        "symmem",
+        "symmem's own, no NVSHMEM needed: the PEs of one host (at most 8), which may "
+        "share a GPU; PEs on one GPU time-share it, and CUDA MPS runs them side by side",
+    ),
+)
+
+
+def _print_engines(choice, gpus):
+    """The gpu backend's engines, and the one a job started here would get."""
+    asked = _symmem.env("SYMMEM_GPU_ENGINE") or "auto"
+    print(f"\nGPU engines (SYMMEM_GPU_ENGINE={asked}):")
+    for name, words in ENGINES:
+        print(f"  {name:8} {words}")
+    if choice.job is None or choice.gpu_why is not None:
+        print("  here: the gpu backend cannot run (see above)")
+        return
+    try:
+        gpu_job = _symmem.launcher(backend="gpu")
+    except Exception as error:  # the C library's refusal, whatever its type
+        print(f"  here: {_GPU_REFUSED.sub('', _message(error))}")
+        return
+    print(f"  here: {gpu_job['engine']} ({gpu_job['engine_reason']})")
+    if gpus is not None:
+        print(
+            f"  a job of more PEs than this host's {gpus} GPU(s) (python -m symmem.run -n N) "
+            f"gets the symmem engine, its PEs sharing the GPUs"
+        )
+
+
 def info():
     print(
         f"symmem {_symmem.VERSION} (OpenSHMEM {_symmem.OPENSHMEM_SPEC_VERSION}), "
@@ -308,11 +345,7 @@ def info():
     print(f"  why: {choice.reason}")
     if choice.job is not None:
         print(f"  for a PE started here with this environment: {_describe_job(choice.job)}")
-        if choice.requested == "auto" and choice.backend == "gpu" and gpus is not None:
-            print(
-                f"  under auto, a job with more than {gpus} PE(s) on this host (python -m "
-                f"symmem.run -n N) gets the cpu engine: one GPU per PE"
-            )
+    _print_engines(choice, gpus)
 
     print("\nlibraries:")
     rows = [

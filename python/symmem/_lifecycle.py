@@ -142,8 +142,10 @@ class Version:
     Its attributes: symmem_version and nvshmem4py_version (symmem's version,
     which is also the NVSHMEM4Py version it stands for),
     openshmem_spec_version, libnvshmem_version (NVSHMEM's, on the gpu
-    backend; "" on cpu and before init) and backend ('cpu', 'gpu', or
-    SYMMEM_BACKEND's value before init).
+    backend's nvshmem engine; "" elsewhere and before init), backend
+    ('cpu', 'gpu', 'mpi', or SYMMEM_BACKEND's value before init) and engine
+    (the gpu backend's: 'nvshmem' or 'symmem'; "" elsewhere and before
+    init).
 
     Args:
         backend: the backend's name.
@@ -160,10 +162,12 @@ class Version:
         self.openshmem_spec_version = _symmem.OPENSHMEM_SPEC_VERSION
         self.libnvshmem_version = _symmem.library_version()  # "" on cpu and before init
         self.backend = backend
+        self.engine = _symmem.engine_name()
 
     def __repr__(self):
         return (
             f"Version(symmem_version={self.symmem_version!r}, backend={self.backend!r}, "
+            f"engine={self.engine!r}, "
             f"openshmem_spec_version={self.openshmem_spec_version!r}, "
             f"libnvshmem_version={self.libnvshmem_version!r})"
         )

@@ -24,7 +24,7 @@
 #include "symmem/symmem.h"
 #include "calls.h"
 
-#define SYMMEM_BACKEND_OPS_VERSION 9
+#define SYMMEM_BACKEND_OPS_VERSION 10
 
 /* Who we are and how to find the others; filled by bootstrap.c. */
 typedef struct {
@@ -140,6 +140,8 @@ typedef symmem_status_t symmem_device_state_func_t(symmem_backend_t *be,
 typedef symmem_status_t symmem_cuda_module_func_t(symmem_backend_t *be, int library,
                                                   uint64_t handle, int op, int *links_p);
 typedef void symmem_device_wake_func_t(symmem_backend_t *be, int pe);
+typedef void symmem_engine_func_t(symmem_backend_t *be, const symmem_bootstrap_t *boot, char *name,
+                                  size_t name_size, char *why, size_t why_size);
 
 /* The table: its slots, in order, with what each does, are listed once, in
  * backend_slots.def (SYMMEM_BACKEND_SLOT(name, type) a row), which makes
@@ -182,6 +184,8 @@ symmem_predefined_team_func_t symmem__one_host_predefined_team;
 /* device_wake for a backend built into the library whose waits watch the
  * memory itself (a backend of its own shared object defines its own). */
 void symmem__no_wake(symmem_backend_t *be, int pe);
+/* The engine slot of a backend with one engine: "" for name and why. */
+symmem_engine_func_t symmem__one_engine;
 /* prepare_finalize for a backend whose finalize cannot be held up. */
 symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);
 /* 1 if every slot of ops is filled; else 0 with the first empty slot in why. */

@@ -33,13 +33,20 @@ typedef struct {
 void symmem__bootstrap_identity(const symmem_bootstrap_t *boot, symmem_job_identity_t *id_p);
 
 /* What init would find in the environment, starting nothing: the
- * launcher's numbering and placement, and the name and capabilities of the
- * backend it would choose (backend as init's argument; NULL:
+ * launcher's numbering and placement, and the name, capabilities and engine
+ * of the backend it would choose (backend as init's argument; NULL:
  * SYMMEM_BACKEND). Python's init asks, to hand the unique id of a backend
  * that spans hosts over the launcher's rendezvous when the PEs do
  * (lifecycle.c). */
+/* The engine under the backend init would choose (the gpu backend's
+ * "nvshmem" or "symmem"; "" for a backend of one engine), and why. */
+typedef struct {
+    char name[32];
+    char why[1024];
+} symmem_engine_choice_t;
+
 symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *boot_p,
                                      symmem_job_identity_t *id_p, const char **backend_p,
-                                     uint32_t *capabilities_p);
+                                     uint32_t *capabilities_p, symmem_engine_choice_t *engine_p);
 
 #endif

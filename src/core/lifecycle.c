@@ -49,7 +49,7 @@ static symmem_status_t choose_backend(const char *call, const char *requested,
         name = symmem__env_string("SYMMEM_BACKEND");
     }
     const char *why = NULL;
-    char reason[512];
+    char reason[1024];
     if (strcmp(name, "cpu") == 0) {
         *ops_p = &symmem__cpu_backend_ops;
     } else if (strcmp(name, "auto") == 0 || name[0] == '\0') {
@@ -86,7 +86,7 @@ symmem_status_t symmem_get_unique_id(symmem_unique_id_t *uid_p)
 
 symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *boot_p,
                                      symmem_job_identity_t *id_p, const char **backend_p,
-                                     uint32_t *capabilities_p)
+                                     uint32_t *capabilities_p, symmem_engine_choice_t *engine_p)
 {
     /* first, as in init: a forked child's GPUs or launcher variables are no
      * reason to give (its parent's job is not its own) */
@@ -99,6 +99,8 @@ symmem_status_t symmem__init_preview(const char *backend, symmem_bootstrap_t *bo
     SYMMEM_CHECK(choose_backend("init", backend, boot_p, &ops));
     *backend_p = ops->name;
     *capabilities_p = ops->capabilities;
+    ops->engine(NULL, boot_p, engine_p->name, sizeof(engine_p->name), engine_p->why,
+                sizeof(engine_p->why));
     return SYMMEM_OK;
 }
 
@@ -198,6 +200,16 @@ const char *symmem_library_version(void)
     text[0] = '\0';
     if (symmem__rt.initialized) symmem__rt.ops->library_version(symmem__rt.be, text, sizeof(text));
     return text;
+}
+
+const char *symmem_engine_name(void)
+{
+    static char name[32];
+    char why[8];
+    name[0] = '\0';
+    if (symmem__rt.initialized)
+        symmem__rt.ops->engine(symmem__rt.be, NULL, name, sizeof(name), why, sizeof(why));
+    return name;
 }
 
 const char *symmem_backend_name(void)

@@ -42,6 +42,14 @@ symmem_status_t symmem__no_device_state(symmem_backend_t *be,
     return SYMMEM_OK;
 }
 
+void symmem__one_engine(symmem_backend_t *be, const symmem_bootstrap_t *boot, char *name,
+                        size_t name_size, char *why, size_t why_size)
+{
+    (void)be, (void)boot;
+    if (name_size > 0) name[0] = '\0';
+    if (why_size > 0) why[0] = '\0';
+}
+
 void symmem__no_wake(symmem_backend_t *be, int pe)
 {
     (void)be;

@@ -111,6 +111,12 @@ static PyObject *backend_name(PyObject *module, PyObject *unused)
     return PyUnicode_FromString(name);
 }
 
+static PyObject *engine_name(PyObject *module, PyObject *unused)
+{
+    (void)module, (void)unused;
+    return PyUnicode_FromString(symmem_engine_name());
+}
+
 static PyObject *library_version(PyObject *module, PyObject *unused)
 {
     (void)module, (void)unused;
@@ -144,16 +150,18 @@ static PyObject *launcher(PyObject *module, PyObject *const *args, Py_ssize_t na
     symmem_job_identity_t id;
     const char *chosen = NULL;
     uint32_t capabilities = 0;
+    symmem_engine_choice_t engine;
     symmem_status_t status;
     Py_BEGIN_ALLOW_THREADS /* may load the gpu backend to ask it */
-        status = symmem__init_preview(backend, &boot, &id, &chosen, &capabilities);
+        status = symmem__init_preview(backend, &boot, &id, &chosen, &capabilities, &engine);
     Py_END_ALLOW_THREADS if (status != SYMMEM_OK) return symmem__ext_raise_status(st, status);
     PyObject *can = symmem__ext_capability_names(capabilities);
     if (can == NULL) return NULL;
-    return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:s,s:s,s:N}", "launcher", id.launcher,
-                         "rank", boot.rank, "nranks", boot.nranks, "local_rank", boot.local_rank,
-                         "local_size", boot.local_size, "job", boot.job, "host", boot.host,
-                         "spans_hosts", boot.spans_hosts, "backend", chosen, "capabilities", can);
+    return Py_BuildValue("{s:s,s:i,s:i,s:i,s:i,s:s,s:s,s:s,s:s,s:N,s:s,s:s}", "launcher",
+                         id.launcher, "rank", boot.rank, "nranks", boot.nranks, "local_rank",
+                         boot.local_rank, "local_size", boot.local_size, "job", boot.job, "host",
+                         boot.host, "spans_hosts", boot.spans_hosts, "backend", chosen,
+                         "capabilities", can, "engine", engine.name, "engine_reason", engine.why);
 }
 
 static PyObject *env_table(PyObject *module, PyObject *unused)
@@ -228,6 +236,9 @@ static PyMethodDef methods[] = {
         "forked after init)."),
     SYMMEM__EXT_NOARGS("backend_name", backend_name,
                        "backend_name($module, /)\n--\n\n'cpu', 'gpu', 'mpi', or None before init."),
+    SYMMEM__EXT_NOARGS("engine_name", engine_name,
+                       "engine_name($module, /)\n--\n\nThe gpu backend's engine, 'nvshmem' or "
+                       "'symmem'; '' on the other backends and before init."),
     SYMMEM__EXT_NOARGS(
         "library_version", library_version,
         "library_version($module, /)\n--\n\n"

@@ -1,4 +1,4 @@
-"""NVSHMEM4Py's host helpers for device code on 2+ GPUs, with real cuda.core
+"""NVSHMEM4Py's host helpers for device code on the gpu backend, with real cuda.core
 modules: every PE checks what its kernels did.
 - symmem's device library: a CUDA C kernel over device.cuh
   (find_device_library), compiled by NVRTC through cuda.core, put through
@@ -8,7 +8,9 @@ modules: every PE checks what its kernels did.
 - NVSHMEM's device library: a module holding `nvshmemi_device_lib_version_d`
   and `nvshmemi_device_state_d` (what libnvshmem_device.bc defines) gets
   NVSHMEM's device state from module_init (mype and npes read back), and
-  one with another NVSHMEM version is refused with NvshmemError.
+  one with another NVSHMEM version is refused with NvshmemError; on the
+  symmem engine, which has no NVSHMEM, module_init of such a module raises
+  NotImplementedError naming SYMMEM_GPU_ENGINE=nvshmem.
 - finalize counts: a second finalize of a handle raises.
 Run: python -m symmem.run -n 2 tests/gpu/host_helpers.py"""
 
@@ -111,7 +113,6 @@ expect(
 )
 
 # ---- NVSHMEM's device library: module_init copies NVSHMEM's device state in ----
-major, minor, patch = (int(x) for x in nvshmem.get_version().libnvshmem_version.split("."))
 NVSHMEM_LIKE = r"""
 extern "C" __constant__ int nvshmemi_device_lib_version_d[3] = {%d, %d, %d};
 // NVSHMEM copies its nvshmemi_device_host_state_t (776 bytes in 3.4) here: room to spare
@@ -132,24 +133,36 @@ def state_ints(module):
     return words.tolist()
 
 
-nv_module = as_module(compile_cubin(NVSHMEM_LIKE % (major, minor, patch)))
-assert state_ints(nv_module) == [0, 0, 0]
-nvshmem.module_init(K.from_cuda_bindings(nv_module))
-_, mype, npes = state_ints(nv_module)  # the head of nvshmemi_device_host_state_t
-assert (mype, npes) == (me, n), f"PE {me}: state has mype {mype}, npes {npes}"
-nvshmem.module_finalize(K.from_cuda_bindings(nv_module))
-expect(nvshmem.NvshmemInvalid, ["is not initialised"], nvshmem.module_finalize, nv_module)
+if nvshmem.get_version().engine == "symmem":
+    # no NVSHMEM to fill its state: refused, naming the engine that has it
+    nv_module = other = as_module(compile_cubin(NVSHMEM_LIKE % (3, 4, 5)))
+    expect(
+        NotImplementedError,
+        ["module_init: mod=", "links NVSHMEM's device library", "SYMMEM_GPU_ENGINE=nvshmem"],
+        nvshmem.module_init,
+        nv_module,
+    )
+else:
+    version = nvshmem.get_version().libnvshmem_version
+    major, minor, patch = (int(x) for x in version.split("."))
+    nv_module = as_module(compile_cubin(NVSHMEM_LIKE % (major, minor, patch)))
+    assert state_ints(nv_module) == [0, 0, 0]
+    nvshmem.module_init(K.from_cuda_bindings(nv_module))
+    _, mype, npes = state_ints(nv_module)  # the head of nvshmemi_device_host_state_t
+    assert (mype, npes) == (me, n), f"PE {me}: state has mype {mype}, npes {npes}"
+    nvshmem.module_finalize(K.from_cuda_bindings(nv_module))
+    expect(nvshmem.NvshmemInvalid, ["is not initialised"], nvshmem.module_finalize, nv_module)
 
-other = as_module(compile_cubin(NVSHMEM_LIKE % (major + 1, 0, 0)))
-expect(
-    nvshmem.NvshmemError,
-    ["module_init: mod=", "links NVSHMEM's device library", "nvshmemx_cumodule_init failed"],
-    nvshmem.module_init,
-    other,
-)
-expect(nvshmem.NvshmemInvalid, ["is not initialised"], nvshmem.module_finalize, other)
+    other = as_module(compile_cubin(NVSHMEM_LIKE % (major + 1, 0, 0)))
+    expect(
+        nvshmem.NvshmemError,
+        ["module_init: mod=", "links NVSHMEM's device library", "nvshmemx_cumodule_init failed"],
+        nvshmem.module_init,
+        other,
+    )
+    expect(nvshmem.NvshmemInvalid, ["is not initialised"], nvshmem.module_finalize, other)
 
-for m in (module, nv_module, other):
+for m in {module, nv_module, other}:
     driver.cuModuleUnload(m)
 nvshmem.free_array(dst)
 nvshmem.finalize()

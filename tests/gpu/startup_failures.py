@@ -36,7 +36,7 @@ from symmem import _symmem  # the launcher's placement, whichever launcher
 
 STEPS = [
     "context",
-    "nvshmem",
+    "engine",
     "stream",
     "scratch",
     "agree_buffers",
@@ -50,8 +50,8 @@ STEPS = [
 # What each step takes, for messages that say what a failed unwind left held.
 HOLDS = {
     "context": "a retain of the device's primary context",
-    "nvshmem": "NVSHMEM itself: its symmetric heap (NVSHMEM_SYMMETRIC_SIZE), its internal "
-    "buffers and its bootstrap",
+    "engine": "NVSHMEM itself (the nvshmem engine): its symmetric heap (NVSHMEM_SYMMETRIC_SIZE), "
+    "its internal buffers and its bootstrap",
     "stream": "the backend's CUDA stream",
     "scratch": "the 1 MiB scratch buffer (cuMemAlloc)",
     "agree_buffers": "two small nvshmem_malloc buffers",
@@ -262,7 +262,7 @@ for index, step in enumerate(STEPS):
     taken = "; ".join(f"{s}: {HOLDS[s]}" for s in STEPS[:index]) or "nothing"
     meet()
     before = free_memory()
-    starts = REPEAT if index > STEPS.index("nvshmem") else 0  # NVSHMEM started, then unwound
+    starts = REPEAT if index > STEPS.index("engine") else 0  # NVSHMEM started, then unwound
     for _ in range(REPEAT):
         os.environ["SYMMEM_GPU_FAIL_AT"] = step
         try:

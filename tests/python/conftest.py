@@ -8,11 +8,13 @@ The test then checks rc == 0 and that every PE printed its OK line.
 
 The PEs run on the backend SYMMEM_BACKEND names (it passes to them): the cpu
 engine here and in CI, where symmetric arrays are NumPy arrays; with
-SYMMEM_BACKEND=gpu, one PE per GPU, where they are CuPy arrays. PRELUDE's
+SYMMEM_BACKEND=gpu, where they are CuPy arrays (one PE a GPU on the
+nvshmem engine; PEs share GPUs on the symmem engine). PRELUDE's
 xp() and host() let one program serve both: fill a symmetric array with
 `a[:] = xp().asarray(numpy_values)` and compare `host(a)` (check_equal does).
 Tests of what only the cpu engine does carry @cpu_only(reason); a test that
-starts more PEs than there are GPUs is skipped on the gpu backend.
+starts more PEs than there are GPUs is skipped on the gpu backend's nvshmem
+engine.
 """
 
 import functools
@@ -161,10 +163,16 @@ def gpu_count():
 
 
 def require_gpus(n):
-    """On the gpu backend every PE needs a GPU of its own: skips the calling test
-    where this host has fewer than n. Does nothing on the cpu backend."""
-    if ON_GPU and gpu_count() < n:
-        pytest.skip(f"SYMMEM_BACKEND=gpu: {n} PEs need {n} GPUs, this host has {gpu_count()}")
+    """On the gpu backend's nvshmem engine every PE needs a GPU of its own:
+    skips the calling test where this host has fewer than n. The symmem
+    engine (and auto, which takes it where PEs outnumber GPUs) lets PEs share
+    a GPU. Does nothing on the cpu backend."""
+    engine = os.environ.get("SYMMEM_GPU_ENGINE", "auto")
+    if ON_GPU and engine == "nvshmem" and gpu_count() < n:
+        pytest.skip(
+            f"SYMMEM_BACKEND=gpu, SYMMEM_GPU_ENGINE=nvshmem: {n} PEs need {n} GPUs, "
+            f"this host has {gpu_count()}"
+        )
 
 
 PRELUDE = '''\

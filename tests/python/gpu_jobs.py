@@ -20,15 +20,43 @@ GPU_DIR = ROOT / "tests" / "gpu"
 def _gpu_count():
     try:
         import cupy
-        import nvidia.nvshmem  # noqa: F401
 
         return cupy.cuda.runtime.getDeviceCount()
     except Exception:
         return 0
 
 
+def _has_nvshmem():
+    try:
+        import nvidia.nvshmem  # noqa: F401
+
+        return True
+    except Exception:
+        return False
+
+
 GPUS = _gpu_count()
-needs_gpus = pytest.mark.skipif(GPUS < 2, reason="needs 2 GPUs, CuPy and nvidia-nvshmem")
+NVSHMEM = _has_nvshmem()
+# The gpu backend's engine the jobs get (SYMMEM_GPU_ENGINE, which they
+# inherit): the nvshmem engine takes a GPU a PE; the symmem engine, and
+# auto where PEs outnumber GPUs or NVSHMEM is absent, let PEs share a GPU,
+# so on one GPU every multi-PE job runs (docs/testing.md says how).
+ENGINE = os.environ.get("SYMMEM_GPU_ENGINE", "auto")
+SHARES_GPUS = ENGINE != "nvshmem"
+needs_gpus = pytest.mark.skipif(
+    GPUS < (1 if SHARES_GPUS else 2) or (not SHARES_GPUS and not NVSHMEM),
+    reason="needs CuPy and a GPU (SYMMEM_GPU_ENGINE=nvshmem: 2 GPUs and nvidia-nvshmem)",
+)
+# What only NVSHMEM does (its start-up across hosts, its unique id's rendezvous,
+# its device library, its heap's variables): the nvshmem engine, a GPU a PE.
+needs_nvshmem = pytest.mark.skipif(
+    GPUS < 2 or not NVSHMEM or ENGINE == "symmem",
+    reason="NVSHMEM's own: the nvshmem engine, with 2 GPUs and nvidia-nvshmem",
+)
+# What only the symmem engine does.
+needs_symmem_engine = pytest.mark.skipif(
+    GPUS < 1 or ENGINE == "nvshmem", reason="the symmem engine's own: a GPU"
+)
 
 
 def run(args, env=None, timeout=240):
@@ -194,9 +222,23 @@ def _numba_cuda_problem():
     return None if result.returncode == 0 else result.stderr.strip().splitlines()[-1]
 
 
+def _engine_for(n):
+    """The engine a job of n PEs gets here (engine_choice.c's choice)."""
+    if ENGINE == "auto":
+        return "nvshmem" if NVSHMEM and GPUS >= n else "symmem"
+    return ENGINE
+
+
+def _nvshmem_engine_for(n, what):
+    """Skips the calling test (what: NVSHMEM's own, in words) where a job of
+    n PEs runs on the symmem engine."""
+    if _engine_for(n) != "nvshmem":
+        pytest.skip(f"{what} is NVSHMEM's: a job of {n} PEs here runs on the symmem engine")
+
+
 def _gpus_for(n):
-    if GPUS < n:
-        pytest.skip(f"needs {n} GPUs, this host has {GPUS}")
+    if GPUS < n and not SHARES_GPUS:
+        pytest.skip(f"needs {n} GPUs (SYMMEM_GPU_ENGINE=nvshmem), this host has {GPUS}")
 
 
 def _uid_job(tmp_path, script, *args, env):

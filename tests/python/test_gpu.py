@@ -1,5 +1,7 @@
 """The gpu backend: without a GPU only its host-side logic runs (library
-discovery and error paths); with 2+ GPUs and the nvidia-nvshmem wheel, how it
+discovery and error paths; test_gpu_engine_choice.py has the engines'
+choice); with a GPU (one is enough on the symmem engine; NVSHMEM's own parts
+need the nvshmem engine: 2 GPUs and the nvidia-nvshmem wheel), how it
 starts: every start-up path (symmem.run, mpirun, torchrun, a unique id, as
 on several hosts), what init refuses, and what it reports
 (docs/testing.md). The other gpu backend tests are test_gpu_*.py, with the
@@ -19,12 +21,16 @@ from gpu_jobs import (  # noqa: F401
     _assert_all_ok,
     _example_runs,
     _gpus_for,
+    _engine_for,
     _launch,
+    _nvshmem_engine_for,
     _passes_on_2_gpus,
     _symmem_run,
     _uid_job,
     gpu_init_error,
     needs_gpus,
+    needs_nvshmem,
+    needs_symmem_engine,
     run,
     run_python,
     with_symmem_run_only,
@@ -69,6 +75,13 @@ def test_a_failed_start_up_gives_back_what_it_took():
     _passes_on_2_gpus("startup_failures.py", "startup failures, 11 steps")
 
 
+@needs_symmem_engine
+def test_the_symmem_engine_s_heap_grows_to_its_limit_and_its_version_says_so():
+    _passes_on_2_gpus(
+        "heap_growth.py", "heap growth", SYMMEM_GPU_ENGINE="symmem", SYMMEM_SYMMETRIC_SIZE="3G"
+    )
+
+
 @needs_gpus
 def test_a_bad_kernels_choice_is_refused_at_init():
     error = gpu_init_error({"SYMMEM_GPU_KERNELS": "fast"}, "NvshmemInvalid")
@@ -81,7 +94,7 @@ def test_a_bad_unmapped_pe_test_hook_is_refused_at_init():
     assert "SYMMEM_GPU_UNMAPPED_PE='one' is not a PE number (0 to 0)" in error
 
 
-@needs_gpus
+@needs_nvshmem
 def test_symmem_symmetric_size_sizes_nvshmem_and_the_version_is_nvshmem_s():
     env = {"SYMMEM_SYMMETRIC_SIZE": "256M", "NVSHMEM_SYMMETRIC_SIZE": ""}
     _passes_on_2_gpus("heap_and_version.py", "heap and version", **env)
@@ -120,7 +133,8 @@ def test_the_gpu_backend_s_capabilities(tmp_path):
 def test_launcher_start_picks_the_gpu_by_itself():
     result = _launch(2, GPU_DIR / "startup.py", "launcher", env={"SYMMEM_BACKEND": "auto"})
     _assert_all_ok(result, 2, "via launcher")
-    assert "on cuda:0" in result.stdout and "on cuda:1" in result.stdout
+    for pe in range(2):  # LOCAL_RANK % the GPUs
+        assert f"PE {pe} of 2 OK via launcher on cuda:{pe % GPUS}" in result.stdout, result.stdout
 
 
 @needs_gpus
@@ -177,7 +191,7 @@ def test_uid_start(tmp_path):
     _uid_start_passes(tmp_path, {})
 
 
-@needs_gpus
+@needs_nvshmem
 @with_symmem_run_only
 @pytest.mark.parametrize("how", ["torchrun", "mpirun", "uid"])
 def test_the_gpu_backend_starts_as_on_several_hosts(how, tmp_path):
@@ -211,7 +225,7 @@ def test_the_gpu_backend_starts_as_on_several_hosts(how, tmp_path):
         assert f"PE {pe} started again via {how}" in result.stdout, result.stdout
 
 
-@needs_gpus
+@needs_nvshmem
 @with_symmem_run_only
 def test_symmem_run_says_it_starts_pes_on_one_host_only():
     result = _symmem_run(
@@ -228,6 +242,7 @@ def test_symmem_run_says_it_starts_pes_on_one_host_only():
     ) in result.stderr, result.stdout + result.stderr
 
 
+@pytest.mark.skipif(GPUS < 2, reason="needs 2 GPUs: a stream of the other one")
 @needs_gpus
 def test_a_stream_of_another_gpu_is_refused_and_init_says_which_device_it_made_current():
     result = _launch(2, GPU_DIR / "devices.py", env={"SYMMEM_BACKEND": "gpu"})

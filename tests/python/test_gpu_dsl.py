@@ -2,13 +2,15 @@
 "CuTe and numba-cuda-mlir"): tests/gpu/cute_device.py on both engines and
 tests/gpu/mlir_device.py at 2 and 4 PEs, checking on every PE what it
 received for every call, dtype and scope; a dead peer during a CuTe wait;
-the four examples. Skipped without 2 GPUs or without the DSL (the CPU
-checks are test_cute_mlir.py). The helpers are test_gpu.py's."""
+the four examples. Skipped without a GPU (NVSHMEM's bitcode engine: the
+gpu backend's nvshmem engine, 2 GPUs) or without the DSL (the CPU checks
+are test_cute_mlir.py). The helpers are test_gpu.py's."""
 
 import importlib.util
 
 import pytest
 
+from gpu_jobs import _nvshmem_engine_for
 from test_gpu import GPU_DIR, _assert_all_ok, _example_runs, _gpus_for, _launch, needs_gpus
 
 needs_cute = pytest.mark.skipif(
@@ -27,6 +29,8 @@ needs_mlir = pytest.mark.skipif(
 @pytest.mark.parametrize("engine", ["symmem", "nvshmem"])
 def test_cute_kernels_deliver_every_call_dtype_and_scope(engine, n):
     _gpus_for(n)
+    if engine == "nvshmem":
+        _nvshmem_engine_for(n, "SYMMEM_CUTE_ENGINE=nvshmem (its bitcode)")
     result = _launch(
         n,
         GPU_DIR / "cute_device.py",
@@ -69,6 +73,8 @@ def test_mlir_kernels_deliver_every_call_dtype_and_scope(n):
 @pytest.mark.parametrize("engine", ["symmem", "nvshmem"])
 @pytest.mark.parametrize("example", ["cute_ring_put_signal.py", "cute_allreduce.py"])
 def test_the_cute_examples_run_on_both_engines(example, engine, n):
+    if engine == "nvshmem":
+        _nvshmem_engine_for(n, "SYMMEM_CUTE_ENGINE=nvshmem (its bitcode)")
     _example_runs(example, n, {"SYMMEM_CUTE_ENGINE": engine})
 
 

@@ -8,8 +8,10 @@ from gpu_jobs import (
     GPU_DIR,
     _assert_all_ok,
     _launch,
+    _nvshmem_engine_for,
     _uid_job,
     needs_gpus,
+    needs_nvshmem,
     not_under_mpirun,
     with_symmem_run_only,
 )
@@ -42,7 +44,7 @@ def test_ctrl_c_ends_a_wait_on_the_gpu(wait):
     assert "KeyboardInterrupt()" in line and seconds < 5, line
 
 
-@needs_gpus
+@needs_nvshmem
 @with_symmem_run_only
 @pytest.mark.parametrize("wait", ["barrier_all", "signal_wait"])
 def test_a_dead_pe_on_another_host_ends_a_wait_through_the_heartbeat(wait, tmp_path):
@@ -64,6 +66,8 @@ def test_a_dead_pe_on_another_host_ends_a_wait_through_the_heartbeat(wait, tmp_p
     "mode,collectives", [("barrier", "symmem"), ("every", "symmem"), ("every", "nvshmem")]
 )
 def test_finalize_completes_while_graphs_of_symmem_calls_are_alive(mode, collectives):
+    if collectives == "nvshmem":
+        _nvshmem_engine_for(2, "SYMMEM_GPU_COLLECTIVES=nvshmem")
     # 'barrier' hung in NVSHMEM's closing barrier in one run of two or three
     # before finalize waited for the device (issue 17): three runs.
     for _ in range(3 if mode == "barrier" else 1):

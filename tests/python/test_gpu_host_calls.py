@@ -1,11 +1,22 @@
-"""The gpu backend's host calls on 2+ GPUs, through tests/gpu/ programs
-checked on every PE: the end-to-end checks, external memory, put_signal at
-every size, barriers, an atomic beyond the NVLink domain, and every stream
+"""The gpu backend's host calls (on 2+ GPUs, or PEs sharing one on the
+symmem engine), through tests/gpu/ programs checked on every PE: the
+end-to-end checks, external memory, put_signal at every size, barriers, an
+atomic beyond the NVLink domain (the nvshmem engine's), and every stream
 call replayed from a CUDA graph."""
 
 import pytest
 
-from gpu_jobs import GPU_DIR, GPUS, _assert_all_ok, _launch, _passes_on_2_gpus, needs_gpus
+from gpu_jobs import (
+    GPU_DIR,
+    GPUS,
+    SHARES_GPUS,
+    _assert_all_ok,
+    _launch,
+    _nvshmem_engine_for,
+    _passes_on_2_gpus,
+    needs_gpus,
+    needs_nvshmem,
+)
 
 
 @needs_gpus
@@ -17,7 +28,7 @@ def test_every_stream_call_replays_from_a_cuda_graph_captured_by(lib):
 
 @needs_gpus
 def test_end_to_end_checks_on_every_gpu():
-    n = min(GPUS, 4)
+    n = 4 if SHARES_GPUS else min(GPUS, 4)
     _assert_all_ok(_launch(n, GPU_DIR / "smoke.py", env={"SYMMEM_BACKEND": "gpu"}), n)
 
 
@@ -31,6 +42,8 @@ def test_registered_external_vmm_memory_is_symmetric():
 @needs_gpus
 @pytest.mark.parametrize("kernels", ["symmem", "nvshmem"])
 def test_put_signal_delivers_every_size_and_alignment(kernels):
+    if kernels == "nvshmem":
+        _nvshmem_engine_for(2, "SYMMEM_GPU_KERNELS=nvshmem")
     _passes_on_2_gpus("put_signal.py", "put_signal, 156 cases", SYMMEM_GPU_KERNELS=kernels)
 
 
@@ -39,7 +52,7 @@ def test_barriers_order_every_kind_of_write():
     _passes_on_2_gpus("barrier.py", "barrier, 300 rounds")
 
 
-@needs_gpus
+@needs_nvshmem
 def test_an_atomic_beyond_the_nvlink_domain_that_cannot_compile_says_what_is_missing(tmp_path):
     """PE 1 taken for a PE on another node, and no CUDA headers: PE 0's
     atomic on it raises naming NVRTC and SYMMEM_CUDA_INCLUDE; the job goes on."""

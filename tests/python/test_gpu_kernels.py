@@ -13,6 +13,7 @@ from gpu_jobs import (
     _numba_cuda_problem,
     _passes_on_2_gpus,
     needs_gpus,
+    needs_nvshmem,
     with_symmem_run_only,
 )
 
@@ -90,7 +91,7 @@ def test_p_or_an_atomic_on_an_empty_array_ends_the_kernel_saying_so(mode):
     )
 
 
-@needs_gpus
+@needs_nvshmem
 @pytest.mark.parametrize(
     "mode,call", [("unreachable_put", "put"), ("unreachable_barrier", "barrier_all")]
 )

@@ -1,10 +1,21 @@
-"""Triton kernels (symmem.device.triton) on 2+ GPUs, on both engines: every
-function's bytes compared between them, the Triton examples, and a dead peer
-during a Triton wait. The checks that need no GPU are test_triton.py."""
+"""Triton kernels (symmem.device.triton) on the gpu backend, on both Triton
+engines (NVSHMEM's bitcode engine needs the gpu backend's nvshmem engine: 2
+GPUs): every function's bytes compared between them, the Triton examples,
+and a dead peer during a Triton wait. The checks that need no GPU are
+test_triton.py."""
 
 import pytest
 
-from gpu_jobs import GPU_DIR, GPUS, _assert_all_ok, _example_runs, _launch, with_symmem_run_only
+from gpu_jobs import (
+    GPU_DIR,
+    GPUS,
+    SHARES_GPUS,
+    _assert_all_ok,
+    _example_runs,
+    _launch,
+    _nvshmem_engine_for,
+    with_symmem_run_only,
+)
 
 
 def _has_triton():
@@ -18,7 +29,8 @@ def _has_triton():
 
 
 needs_triton = pytest.mark.skipif(
-    GPUS < 2 or not _has_triton(), reason="needs 2 GPUs, torch and triton"
+    GPUS < (1 if SHARES_GPUS else 2) or not _has_triton(),
+    reason="needs a GPU (SYMMEM_GPU_ENGINE=nvshmem: 2), torch and triton",
 )
 
 
@@ -30,6 +42,7 @@ def test_triton_kernels_deliver_the_same_bytes_on_both_engines(tmp_path):
     # sizes, checked on every PE; then the two engines' bytes compared
     import numpy as np
 
+    _nvshmem_engine_for(2, "SYMMEM_TRITON_ENGINE=nvshmem (its bitcode)")
     for engine in ("symmem", "nvshmem"):
         # compiling every kernel against NVSHMEM's bitcode takes minutes
         result = _launch(
@@ -56,6 +69,8 @@ def test_triton_kernels_deliver_the_same_bytes_on_both_engines(tmp_path):
 @pytest.mark.parametrize("engine", ["symmem", "nvshmem"])
 @pytest.mark.parametrize("example", ["triton_allreduce.py", "triton_put_signal.py"])
 def test_the_triton_examples_run_on_both_engines(example, engine, n):
+    if engine == "nvshmem":
+        _nvshmem_engine_for(n, "SYMMEM_TRITON_ENGINE=nvshmem (its bitcode)")
     _example_runs(example, n, {"SYMMEM_TRITON_ENGINE": engine})
 
 

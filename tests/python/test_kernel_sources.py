@@ -28,7 +28,14 @@ ARCH = "sm_90"
 DTYPES = 13  # symmem_dtype_t: bool, int8..uint64, float16, bfloat16, float32, float64
 FLOATS = range(9, 13)
 OPS = 7  # symmem_reduce_op_t: sum, min, max, prod, and, or, xor (the last 3 bitwise)
-PROGRAMS = ("atomics_ptx", "put_signal_ptx", "move_cu", "nvshmem_atomics_cu", "reduce_cu")
+PROGRAMS = (
+    "atomics_ptx",
+    "put_signal_ptx",
+    "move_cu",
+    "nvshmem_atomics_cu",
+    "reduce_cu",
+    "signal_wait_cu",
+)
 
 PRINTER = (
     r"""
@@ -247,6 +254,79 @@ def test_the_own_byte_movers_and_sync_compile(printer):
         assert name in source
     log = compile_with_nvrtc(source, OWN_OPTIONS)
     assert log == "", log
+
+
+@needs_nvrtc
+def test_the_symmem_engine_s_signal_wait_compiles(printer):
+    source = printer("signal_wait_cu")
+    assert b"signal_wait" in source
+    log = compile_with_nvrtc(source, OWN_OPTIONS)
+    assert log == "", log
+
+
+# What cuda_vmm_abi.h declares, against cuda.h: the sizes of the structs the
+# symmem engine hands the driver, and every number it names.
+VMM_ABI_CHECK = r"""
+#include <stddef.h>
+#include <cuda.h>
+#include "cuda_vmm_abi.h"
+_Static_assert(sizeof(cu_mem_prop_t) == sizeof(CUmemAllocationProp), "prop");
+_Static_assert(offsetof(cu_mem_prop_t, location) == offsetof(CUmemAllocationProp, location), "l");
+_Static_assert(offsetof(cu_mem_prop_t, flags) == offsetof(CUmemAllocationProp, allocFlags), "f");
+_Static_assert(sizeof(cu_mem_access_t) == sizeof(CUmemAccessDesc), "access");
+_Static_assert(sizeof(cu_mem_handle_t) == sizeof(CUmemGenericAllocationHandle), "handle");
+"""
+VMM_ABI_NUMBERS = [
+    "CU_MEM_ALLOCATION_TYPE_PINNED",
+    "CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR",
+    "CU_MEM_LOCATION_TYPE_DEVICE",
+    "CU_MEM_ACCESS_FLAGS_PROT_READWRITE",
+    "CU_MEM_ALLOC_GRANULARITY_RECOMMENDED",
+    "CU_STREAM_NON_BLOCKING",
+    "CU_DEVICE_ATTRIBUTE_PCI_BUS_ID",
+    "CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID",
+    "CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID",
+    "CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED",
+    "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED",
+]
+
+
+@pytest.mark.skipif(
+    NVCC is None
+    or not os.path.exists(os.path.join(os.path.dirname(NVCC), "..", "include", "cuda.h")),
+    reason="no cuda.h here (a CUDA toolkit)",
+)
+def test_the_vmm_abi_matches_cuda_h(tmp_path):
+    # cuda.h's enumerators and cuda_vmm_abi.h's macros share names: each
+    # number is compared through an enum of cuda.h's value, read before the
+    # macro is defined.
+    include = os.path.join(os.path.dirname(NVCC), "..", "include")
+    numbers = "".join(f"enum {{ CUDA_{n} = {n} }};\n" for n in VMM_ABI_NUMBERS)
+    checks = "".join(f'_Static_assert(CUDA_{n} == {n}, "{n}");\n' for n in VMM_ABI_NUMBERS)
+    source = VMM_ABI_CHECK.replace(
+        '#include "cuda_vmm_abi.h"', numbers + '#include "cuda_vmm_abi.h"'
+    )
+    (tmp_path / "check.c").write_text(
+        source + "CUDA_ERROR_CHECK\n".replace("CUDA_ERROR_CHECK", checks)
+    )
+    cc = sysconfig.get_config_var("CC").split()[0] if sysconfig.get_config_var("CC") else "cc"
+    result = subprocess.run(
+        [
+            cc,
+            "-std=gnu11",
+            "-c",
+            "-I",
+            include,
+            "-I",
+            str(KERNELS.parent),
+            "-o",
+            str(tmp_path / "check.o"),
+            str(tmp_path / "check.c"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
 
 
 @pytest.mark.skipif(PTXAS is None, reason="no ptxas here (a CUDA toolkit)")

@@ -455,6 +455,7 @@ const symmem_backend_ops_t symmem__cpu_backend_ops = {
     .cuda_module = symmem__unsupported_cuda_module,
     .predefined_team = symmem__one_host_predefined_team,
     .device_wake = cpu_device_wake,
+    .engine = symmem__one_engine,
     /* host memory every PE maps: loads and stores, which never wait */
     .capabilities = SYMMEM_CAP_PEER_LOAD_STORE | SYMMEM_CAP_HOST_RMA,
 };

@@ -2,8 +2,9 @@
  * each one is a one-thread kernel on the backend's stream, and the old
  * value comes back through the scratch buffer. For a PE in this PE's NVLink
  * domain it is a PTX atom instruction (kernels/atomics.ptx) on the
- * address nvshmem_ptr gives; for any other, NVSHMEM's device atomic of the
- * same name (nvshmem_atomics.c), which takes the network. */
+ * address the engine's ptr gives; for any other (the nvshmem engine's PEs
+ * on other nodes), NVSHMEM's device atomic of the same name
+ * (nvshmem_atomics.c), which takes the network. */
 #include "gpu.h"
 
 symmem_status_t symmem__gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target,
@@ -14,7 +15,7 @@ symmem_status_t symmem__gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target
     scope_t scope = symmem__gpu_enter(g);
     char name[32];
     symmem__gpu_atomic_kernel(op, dtype, name, sizeof(name), &value);
-    void *kernel = NULL, *address = libs.ptr(target, pe);
+    void *kernel = NULL, *address = g->engine->ptr(g, target, pe);
     symmem_status_t status = SYMMEM_OK;
     if (address == NULL || pe == g->unmapped_pe) { /* NVSHMEM's kernels take the local address */
         address = target;

@@ -54,7 +54,15 @@ symmem_status_t symmem__gpu_cuda_module(gpu_t *g, int library, uint64_t handle, 
         return symmem__gpu_leave(g, scope, SYMMEM_OK);
     }
     symmem_status_t status = links_nvshmem(library, handle, call, links_p);
-    if (status == SYMMEM_OK && *links_p && op != SYMMEM_CUDA_MODULE_QUERY) {
+    if (status == SYMMEM_OK && *links_p && op != SYMMEM_CUDA_MODULE_QUERY &&
+        !g->engine->nvshmem_device_state)
+        status = ERROR(SYMMEM_ERR_UNSUPPORTED,
+                       "%s: %s=0x%llx links NVSHMEM's device library, whose state only NVSHMEM "
+                       "fills, and this job runs on the gpu backend's %s engine: start it with "
+                       "SYMMEM_GPU_ENGINE=nvshmem (one GPU a PE), or compile the kernel against "
+                       "symmem's device library",
+                       call, library ? "lib" : "mod", (unsigned long long)handle, g->engine->name);
+    else if (status == SYMMEM_OK && *links_p && op != SYMMEM_CUDA_MODULE_QUERY) {
         char name[40];
         snprintf(name, sizeof(name), "nvshmemx_cu%s_%s", library ? "library" : "module",
                  op == SYMMEM_CUDA_MODULE_INIT ? "init" : "finalize");

@@ -64,14 +64,15 @@ static symmem_status_t make_fixed(gpu_t *g)
 }
 
 /* Writes the block's copy from the host's: this GPU's view of every heap
- * (heap_lo and heap_hi grow as nvshmem_malloc hands out more). */
+ * (heap_lo and heap_hi grow as the engine hands out more). */
 static symmem_status_t write_block(gpu_t *g)
 {
     int n = g->boot.nranks;
     uint64_t peers[n];
     for (int pe = 0; pe < n; pe++)
-        peers[pe] =
-            pe == g->unmapped_pe ? 0 : (uint64_t)(uintptr_t)libs.ptr((const void *)g->heap_lo, pe);
+        peers[pe] = pe == g->unmapped_pe
+                        ? 0
+                        : (uint64_t)(uintptr_t)g->engine->ptr(g, (const void *)g->heap_lo, pe);
     CU("init", libs.cuMemcpy(g->device_peers, (cu_deviceptr_t)peers, sizeof(peers)));
     symmem_device_state_t copy = g->device_state;
     copy.heap_base = g->heap_lo;
@@ -269,7 +270,8 @@ static symmem_status_t read_unmapped_pe(gpu_t *g)
  * without it the push reduces pull (own_collectives.c). Only where
  * SYMMEM_GPU_COLLECTIVES asks for a push reduce: the default table does not
  * use them yet, and a failed nvshmem_malloc can leave NVSHMEM unusable, so
- * nobody else pays the 8 team parts of heap or that risk. */
+ * nobody else pays the 8 team parts of heap or that risk. (The symmem
+ * engine's heap fails alike on every PE: its PEs agree on each growth.) */
 static void make_staging(gpu_t *g)
 {
     size_t blocks = symmem__gpu_core->env_size("SYMMEM_GPU_PUSH_BLOCKS");
@@ -283,18 +285,12 @@ static void make_staging(gpu_t *g)
         g->stage_bytes = 0;
     if (g->stage_bytes == 0) return;
     size_t bytes = g->stage_bytes * SYMMEM_COLL_STAGED_TEAMS;
-    g->stage_area = libs.malloc(bytes);
-    if (g->stage_area == NULL) {
-        if (symmem__gpu_core->env_size("SYMMEM_DEBUG"))
-            fprintf(stderr,
-                    "symmem: [pe %d] init: nvshmem_malloc(%zu) for the push reduces' "
-                    "staging failed (SYMMEM_GPU_STAGING); they pull instead\n",
-                    g->boot.rank, bytes);
-        return;
-    }
-    uintptr_t at = (uintptr_t)g->stage_area;
-    if (g->heap_lo == 0 || at < g->heap_lo) g->heap_lo = at;
-    if (at + bytes > g->heap_hi) g->heap_hi = at + bytes;
+    if (symmem__gpu_heap_take(g, "init", bytes, &g->stage_area) != SYMMEM_OK &&
+        symmem__gpu_core->env_size("SYMMEM_DEBUG"))
+        fprintf(stderr,
+                "symmem: [pe %d] init: %zu bytes of symmetric heap for the push reduces' "
+                "staging failed (SYMMEM_GPU_STAGING; %s); they pull instead\n",
+                g->boot.rank, bytes, symmem__gpu_core->last_error());
 }
 
 symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *host,
@@ -307,17 +303,10 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
     /* Collective (every PE is here, at the end of init): the sync area. */
     size_t syncs = team_sync_bytes(n) * SYMMEM_TEAM_MAX;
     size_t sync_bytes = syncs + (size_t)SYMMEM_COLL_TEAM_FLAG_BYTES * SYMMEM_TEAM_MAX;
-    if (status == SYMMEM_OK) {
-        g->sync_area = libs.malloc(sync_bytes);
-        if (g->sync_area == NULL)
-            status = ERROR(SYMMEM_ERR_NO_MEMORY,
-                           "init: nvshmem_malloc(%zu) for the device sync area failed", sync_bytes);
-    }
+    if (status == SYMMEM_OK) status = symmem__gpu_heap_take(g, "init", sync_bytes, &g->sync_area);
     if (status == SYMMEM_OK) {
         uintptr_t at = (uintptr_t)g->sync_area;
         g->own_flags = (char *)g->sync_area + syncs; /* own_collectives.c's */
-        if (at < g->heap_lo) g->heap_lo = at;
-        if (at + sync_bytes > g->heap_hi) g->heap_hi = at + sync_bytes;
         cu_result_t rc = libs.cuMemsetD8((cu_deviceptr_t)at, 0, sync_bytes);
         if (rc == 0) rc = libs.cuMemAlloc(&g->device_peers, sizeof(uint64_t) * (size_t)n);
         if (rc == 0) rc = libs.cuMemAlloc(&g->device_teams, team_table_bytes(n));
@@ -348,6 +337,7 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
             g->device_watching = 1;
     }
     *device_addr_p = status == SYMMEM_OK ? (uint64_t)fixed.block : 0;
+    g->state_block = status == SYMMEM_OK ? fixed.block : 0;
     return symmem__gpu_leave(g, scope, status);
 }
 

@@ -1,16 +1,19 @@
 /*
- * The gpu backend: the ops table over NVIDIA's NVSHMEM host library. Every
- * data-moving slot enqueues on the caller's CUDA stream; with no stream it
- * uses the backend's own stream and completes before returning. Host memory
- * on the private side of a put or get is staged through a device buffer.
- * The calling thread's CUDA context is switched to the backend's device for
- * each call and switched back after it.
+ * The gpu backend: the ops table over one of two engines (engine.h):
+ * NVIDIA's NVSHMEM host library, or symmem's own for the PEs of one host.
+ * Every data-moving slot enqueues on the caller's CUDA stream; with no
+ * stream it uses the backend's own stream and completes before returning.
+ * Host memory on the private side of a put or get is staged through a
+ * device buffer. The calling thread's CUDA context is switched to the
+ * backend's device for each call and switched back after it.
  *
  * This is the folder's private header: the backend's state, the two globals
  * every file shares, and what the files call in one another. One concept per
  * file: context.c, start.c, memory.c, rma.c, signals.c, collectives.c,
- * teams.c, atomics.c (with nvshmem_atomics.c and nvrtc.c), external.c, and ops.c with the table; the
- * GPU programs (CUDA and PTX, embedded at build time) are in kernels/.
+ * teams.c, atomics.c (with nvshmem_atomics.c and nvrtc.c), external.c, and
+ * ops.c with the table; the engines' own files (nvshmem_*.c; symmem_*.c,
+ * vmm_heap.c, host_mesh.c) and engine_choice.c; the GPU programs (CUDA and
+ * PTX, embedded at build time) are in kernels/.
  */
 #ifndef SYMMEM_GPU_H
 #define SYMMEM_GPU_H
@@ -25,11 +28,13 @@
 #include "../../core/error.h" /* SYMMEM_CHECK and _GOTO; messages go through core->error */
 #include "../../core/vocab.h" /* dtype sizes and NVSHMEM names, op words, comparisons */
 #include "call_page.h"
+#include "engine.h"
 #include "kernels/programs.h"
 #include "libs.h"
 #include "peer_watch.h"
 
-#define GPU_SCRATCH_BYTES (1 << 20) /* host memory is staged in chunks of this size */
+#define GPU_SCRATCH_BYTES (1 << 20)    /* host memory is staged in chunks of this size */
+#define GPU_INIT_TIMEOUT_SECONDS 120.0 /* PEs that never meet at init, without SYMMEM_TIMEOUT */
 
 /* SYMMEM_GPU_COLLECTIVES's choices, in its order */
 enum {
@@ -60,23 +65,27 @@ typedef struct {
     int mismatch_seen;        /* a mismatch was raised: the job ends anyway */
 } gpu_stuck_t;
 
+struct symmem_engine_state; /* symmem_engine.h */
+
 struct symmem_backend {
     symmem_bootstrap_t boot;
-    int device;             /* the CUDA ordinal */
-    cu_device_t cu_device;  /* its driver handle, to release the context with */
-    cu_context_t ctx;       /* the device's primary context, retained by init */
-    nv_stream_t stream;     /* for calls made without a stream */
-    cu_deviceptr_t scratch; /* stages host memory */
-    int64_t *agree_in;      /* symmetric: this PE's value for an agreement */
-    int64_t *agree_all;     /* symmetric: every PE's value */
-    void *atomics;          /* CUmodule of the PTX atomics */
-    void *nvshmem_atomics;  /* CUmodule of NVSHMEM's, built at the first use; NULL */
-    int collectives_mode;   /* SYMMEM_GPU_COLLECTIVES: SYMMEM_GPU_COLLECTIVES_* */
-    void *own_flags;        /* symmetric: own collectives' flags, a part per team handle */
-    void *stage_area;       /* symmetric: the push reduces' staging, a part per team
+    const gpu_engine_t *engine;      /* who starts the job and maps the heap */
+    struct symmem_engine_state *sym; /* the symmem engine's state; NULL under nvshmem */
+    int device;                      /* the CUDA ordinal */
+    cu_device_t cu_device;           /* its driver handle, to release the context with */
+    cu_context_t ctx;                /* the device's primary context, retained by init */
+    nv_stream_t stream;              /* for calls made without a stream */
+    cu_deviceptr_t scratch;          /* stages host memory */
+    int64_t *agree_in;               /* symmetric: this PE's value for an agreement */
+    int64_t *agree_all;              /* symmetric: every PE's value */
+    void *atomics;                   /* CUmodule of the PTX atomics */
+    void *nvshmem_atomics;           /* CUmodule of NVSHMEM's, built at the first use; NULL */
+    int collectives_mode;            /* SYMMEM_GPU_COLLECTIVES: SYMMEM_GPU_COLLECTIVES_* */
+    void *own_flags;                 /* symmetric: own collectives' flags, a part per team handle */
+    void *stage_area;                /* symmetric: the push reduces' staging, a part per team
                                * handle below SYMMEM_COLL_STAGED_TEAMS; NULL: none */
-    size_t stage_bytes;     /* SYMMEM_GPU_STAGING: a part's bytes */
-    unsigned push_blocks;   /* SYMMEM_GPU_PUSH_BLOCKS: the push reduces' largest grid */
+    size_t stage_bytes;              /* SYMMEM_GPU_STAGING: a part's bytes */
+    unsigned push_blocks;            /* SYMMEM_GPU_PUSH_BLOCKS: the push reduces' largest grid */
     own_team_t own_teams[SYMMEM_TEAM_MAX];
     struct {
         void *module, *kernels[5]; /* one_shot, two_shot, ll_reduce, push_one_shot, push_two_shot */
@@ -87,8 +96,8 @@ struct symmem_backend {
     void *put_signal_kernels[17]; /* by element width in bytes: 1, 4, 8, 16 */
     unsigned max_blocks;          /* a put_signal grid: two blocks per multiprocessor */
     int nvshmem_kernels;          /* SYMMEM_GPU_KERNELS=nvshmem: never our kernels */
-    uintptr_t heap_lo;            /* the span of every nvshmem_malloc so far: NVSHMEM */
-    uintptr_t heap_hi;            /* reserves its heap once, so all of it is device memory */
+    uintptr_t heap_lo;            /* the span of the symmetric heap handed out so far, all */
+    uintptr_t heap_hi;            /* of it device memory (NVSHMEM reserves its heap once) */
     peer_watch_t watch;           /* which peers still run */
     heartbeat_t heartbeat;        /* the PEs on other hosts: start.c starts it */
     /* device_state.c: what kernels of symmem.device reach */
@@ -97,6 +106,7 @@ struct symmem_backend {
     /* where kernels read the abort word and leave an error record (device
      * addresses of pinned host memory; own_collectives.c passes them on) */
     uint64_t device_abort_word, device_error;
+    cu_deviceptr_t state_block;  /* the device state block's copy (device.cuh's st) */
     int unmapped_pe;             /* SYMMEM_GPU_UNMAPPED_PE (tests): as if on another node; -1 */
     cu_deviceptr_t device_teams; /* its team table, then every team's members */
     void *sync_area;             /* symmetric: device syncs' arrivals, per team */
@@ -114,8 +124,6 @@ struct symmem_backend {
     gpu_call_ref_t pending[GPU_CALL_RING];
     gpu_stuck_t stuck; /* the device watch thread's, but mismatch_seen */
 };
-
-typedef symmem_backend_t gpu_t;
 
 /* ---- ops.c: set when the core opens the backend ---- */
 extern const symmem_core_services_t *symmem__gpu_core;
@@ -296,6 +304,11 @@ int symmem__gpu_is_on_this_gpu(gpu_t *g, const void *device_ptr);
 symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void **ptr_p);
 symmem_status_t symmem__gpu_free(gpu_t *g, void *ptr);
 void *symmem__gpu_ptr(gpu_t *g, const void *ptr, int pe);
+/* The backend's own symmetric buffers (the exchange's, the device sync
+ * area, the staging): collective like malloc, but with no agreement (init
+ * makes them on every PE in the same order). give_back: NULL is nothing. */
+symmem_status_t symmem__gpu_heap_take(gpu_t *g, const char *call, size_t size, void **ptr_p);
+void symmem__gpu_heap_give_back(gpu_t *g, void *ptr);
 void symmem__gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p);
 
 /* ---- rma.c, signals.c, collectives.c, teams.c, atomics.c, external.c:
@@ -304,6 +317,11 @@ symmem_copy_func_t symmem__gpu_put, symmem__gpu_get, symmem__gpu_put_nbi, symmem
 symmem_status_t symmem__gpu_quiet(gpu_t *g, symmem_stream_t stream);
 symmem_status_t symmem__gpu_fence(gpu_t *g, symmem_stream_t stream);
 
+/* symmem's put_signal kernel (kernels/put_signal.ptx) to peer_dst and
+ * peer_sig, as this PE maps them; nbytes 0: signal_op. */
+symmem_status_t symmem__gpu_kernel_put_signal(gpu_t *g, const char *call, void *peer_dst,
+                                              const void *src, size_t nbytes, uint64_t *peer_sig,
+                                              uint64_t value, symmem_signal_op_t op, nv_stream_t s);
 symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, size_t nbytes,
                                        uint64_t *sig, uint64_t value, symmem_signal_op_t op, int pe,
                                        int nbi, symmem_stream_t stream);
@@ -354,6 +372,12 @@ int symmem__gpu_own_reduce_takes(gpu_t *g, int scatter, const symmem_team_view_t
 symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter, const symmem_team_view_t *team,
                                        void *dst, const void *src, size_t nelems,
                                        symmem_dtype_t dtype, symmem_reduce_op_t op, nv_stream_t s);
+/* The same where own_reduce_takes said no because dst overlaps src unaligned
+ * (the symmem engine, which has no NVSHMEM to fall back on). */
+symmem_status_t symmem__gpu_own_reduce_staged(gpu_t *g, int scatter, const symmem_team_view_t *team,
+                                              void *dst, const void *src, size_t nelems,
+                                              symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                              nv_stream_t s);
 symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, int kind,
                                      const symmem_team_view_t *team, void *dst, const void *src,
                                      size_t nbytes, int root, nv_stream_t s);
@@ -361,8 +385,10 @@ symmem_status_t symmem__gpu_own_sync(gpu_t *g, const char *call, const symmem_te
                                      nv_stream_t s);
 /* At finalize, before NVSHMEM's: the modules. */
 void symmem__gpu_own_unload(gpu_t *g);
-
-symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p);
-symmem_status_t symmem__gpu_unregister_external(gpu_t *g, void *sym, size_t size);
+/* NVRTC compiles source (for this GPU) and the driver loads it into
+ * *module_p, with kernels[i] the kernel names[i]. */
+symmem_status_t symmem__gpu_build_module(gpu_t *g, const char *call, const char *source,
+                                         void **module_p, const char *const *names, void **kernels,
+                                         int count);
 
 #endif

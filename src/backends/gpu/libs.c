@@ -3,6 +3,7 @@
 #include "libs.h"
 
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,62 @@ static void *open_nvshmem(const symmem_core_services_t *core, char *why, size_t 
             return -1;                                                                             \
         }                                                                                          \
     } while (0)
+
+/* NVSHMEM's host library, for the nvshmem engine: where it cannot load,
+ * the table keeps NULL for its calls and the reason in nvshmem_why. */
+static void load_nvshmem(gpu_libs_t *libs, const symmem_core_services_t *core)
+{
+    char *why = libs->nvshmem_why;
+    size_t why_size = sizeof(libs->nvshmem_why);
+    void *nv = open_nvshmem(core, why, why_size);
+    if (nv == NULL) return;
+/* A symbol NVSHMEM lacks: none of it is used (the fields are NULL again). */
+#define LOAD_NV(field, name)                                                                       \
+    do {                                                                                           \
+        *(void **)&libs->field = dlsym(nv, name);                                                  \
+        if (libs->field == NULL) {                                                                 \
+            snprintf(why, why_size, "libnvshmem_host.so.3 has no symbol %s", name);                \
+            memset(&libs->get_uniqueid, 0,                                                         \
+                   offsetof(gpu_libs_t, nvshmem_handle) - offsetof(gpu_libs_t, get_uniqueid));     \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+    LOAD_NV(get_uniqueid, "nvshmemx_get_uniqueid");
+    LOAD_NV(set_attr_uniqueid_args, "nvshmemx_set_attr_uniqueid_args");
+    LOAD_NV(hostlib_init_attr, "nvshmemx_hostlib_init_attr");
+    LOAD_NV(hostlib_finalize, "nvshmemx_hostlib_finalize");
+    LOAD_NV(vendor_get_version_info, "nvshmemx_vendor_get_version_info");
+    LOAD_NV(my_pe, "nvshmem_my_pe");
+    LOAD_NV(n_pes, "nvshmem_n_pes");
+    LOAD_NV(malloc, "nvshmem_malloc");
+    LOAD_NV(align, "nvshmem_align");
+    LOAD_NV(free, "nvshmem_free");
+    LOAD_NV(ptr, "nvshmem_ptr");
+    LOAD_NV(putmem_on_stream, "nvshmemx_putmem_on_stream");
+    LOAD_NV(getmem_on_stream, "nvshmemx_getmem_on_stream");
+    LOAD_NV(putmem_nbi_on_stream, "nvshmemx_putmem_nbi_on_stream");
+    LOAD_NV(getmem_nbi_on_stream, "nvshmemx_getmem_nbi_on_stream");
+    LOAD_NV(quiet_on_stream, "nvshmemx_quiet_on_stream");
+    LOAD_NV(fence, "nvshmem_fence");
+    LOAD_NV(putmem_signal_on_stream, "nvshmemx_putmem_signal_on_stream");
+    LOAD_NV(putmem_signal_nbi_on_stream, "nvshmemx_putmem_signal_nbi_on_stream");
+    LOAD_NV(signal_op_on_stream, "nvshmemx_signal_op_on_stream");
+    LOAD_NV(signal_wait_until_on_stream, "nvshmemx_signal_wait_until_on_stream");
+    LOAD_NV(signal_fetch, "nvshmem_signal_fetch");
+    LOAD_NV(barrier_all_on_stream, "nvshmemx_barrier_all_on_stream");
+    LOAD_NV(sync_all_on_stream, "nvshmemx_sync_all_on_stream");
+    LOAD_NV(barrier_on_stream, "nvshmemx_barrier_on_stream");
+    LOAD_NV(team_sync_on_stream, "nvshmemx_team_sync_on_stream");
+    LOAD_NV(team_split_strided, "nvshmem_team_split_strided");
+    LOAD_NV(team_split_2d, "nvshmem_team_split_2d");
+    LOAD_NV(team_destroy, "nvshmem_team_destroy");
+    LOAD_NV(team_n_pes, "nvshmem_team_n_pes");
+    LOAD_NV(team_my_pe, "nvshmem_team_my_pe");
+    LOAD_NV(team_translate_pe, "nvshmem_team_translate_pe");
+#undef LOAD_NV
+    libs->nvshmem_handle = nv;
+    libs->nvshmem_why[0] = '\0';
+}
 
 int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
                           size_t why_size)
@@ -90,6 +147,20 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
     LOAD(cuda, cuMemRetainAllocationHandle, "cuMemRetainAllocationHandle");
     LOAD(cuda, cuMemRelease, "cuMemRelease");
     LOAD(cuda, cuLaunchKernel, "cuLaunchKernel");
+    LOAD(cuda, cuMemcpyAsync, "cuMemcpyAsync");
+    LOAD(cuda, cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer");
+    LOAD(cuda, cuMemAllocAsync, "cuMemAllocAsync");
+    LOAD(cuda, cuMemFreeAsync, "cuMemFreeAsync");
+    LOAD(cuda, cuMemCreate, "cuMemCreate");
+    LOAD(cuda, cuMemAddressReserve, "cuMemAddressReserve");
+    LOAD(cuda, cuMemAddressFree, "cuMemAddressFree");
+    LOAD(cuda, cuMemMap, "cuMemMap");
+    LOAD(cuda, cuMemUnmap, "cuMemUnmap");
+    LOAD(cuda, cuMemSetAccess, "cuMemSetAccess");
+    LOAD(cuda, cuMemExportToShareableHandle, "cuMemExportToShareableHandle");
+    LOAD(cuda, cuMemImportFromShareableHandle, "cuMemImportFromShareableHandle");
+    LOAD(cuda, cuMemGetAllocationGranularity, "cuMemGetAllocationGranularity");
+    LOAD(cuda, cuMemGetAllocationPropertiesFromHandle, "cuMemGetAllocationPropertiesFromHandle");
     int count = 0;
     if (libs->cuInit(0) != 0 || libs->cuDeviceGetCount(&count) != 0 || count == 0) {
         snprintf(why, why_size,
@@ -97,47 +168,14 @@ int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, 
                  "0 devices)");
         return -1;
     }
-    void *nv = open_nvshmem(core, why, why_size);
-    if (nv == NULL) return -1;
-    libs->nvshmem_handle = nv;
-    LOAD(nv, get_uniqueid, "nvshmemx_get_uniqueid");
-    LOAD(nv, set_attr_uniqueid_args, "nvshmemx_set_attr_uniqueid_args");
-    LOAD(nv, hostlib_init_attr, "nvshmemx_hostlib_init_attr");
-    LOAD(nv, hostlib_finalize, "nvshmemx_hostlib_finalize");
-    LOAD(nv, vendor_get_version_info, "nvshmemx_vendor_get_version_info");
-    LOAD(nv, my_pe, "nvshmem_my_pe");
-    LOAD(nv, n_pes, "nvshmem_n_pes");
-    LOAD(nv, malloc, "nvshmem_malloc");
-    LOAD(nv, align, "nvshmem_align");
-    LOAD(nv, free, "nvshmem_free");
-    LOAD(nv, ptr, "nvshmem_ptr");
-    LOAD(nv, putmem_on_stream, "nvshmemx_putmem_on_stream");
-    LOAD(nv, getmem_on_stream, "nvshmemx_getmem_on_stream");
-    LOAD(nv, putmem_nbi_on_stream, "nvshmemx_putmem_nbi_on_stream");
-    LOAD(nv, getmem_nbi_on_stream, "nvshmemx_getmem_nbi_on_stream");
-    LOAD(nv, quiet_on_stream, "nvshmemx_quiet_on_stream");
-    LOAD(nv, fence, "nvshmem_fence");
-    LOAD(nv, putmem_signal_on_stream, "nvshmemx_putmem_signal_on_stream");
-    LOAD(nv, putmem_signal_nbi_on_stream, "nvshmemx_putmem_signal_nbi_on_stream");
-    LOAD(nv, signal_op_on_stream, "nvshmemx_signal_op_on_stream");
-    LOAD(nv, signal_wait_until_on_stream, "nvshmemx_signal_wait_until_on_stream");
-    LOAD(nv, signal_fetch, "nvshmem_signal_fetch");
-    LOAD(nv, barrier_all_on_stream, "nvshmemx_barrier_all_on_stream");
-    LOAD(nv, sync_all_on_stream, "nvshmemx_sync_all_on_stream");
-    LOAD(nv, barrier_on_stream, "nvshmemx_barrier_on_stream");
-    LOAD(nv, team_sync_on_stream, "nvshmemx_team_sync_on_stream");
-    LOAD(nv, team_split_strided, "nvshmem_team_split_strided");
-    LOAD(nv, team_split_2d, "nvshmem_team_split_2d");
-    LOAD(nv, team_destroy, "nvshmem_team_destroy");
-    LOAD(nv, team_n_pes, "nvshmem_team_n_pes");
-    LOAD(nv, team_my_pe, "nvshmem_team_my_pe");
-    LOAD(nv, team_translate_pe, "nvshmem_team_translate_pe");
+    load_nvshmem(libs, core);
     return 0;
 }
 
 void *symmem__gpu_libs_symbol(const gpu_libs_t *libs, const char *name)
 {
-    return dlsym(libs->nvshmem_handle, name);
+    /* dlsym(NULL) would search the whole process */
+    return libs->nvshmem_handle != NULL ? dlsym(libs->nvshmem_handle, name) : NULL;
 }
 
 cu_result_t symmem__gpu_libs_module_global(const gpu_libs_t *libs, int library, uint64_t handle,

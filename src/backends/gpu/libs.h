@@ -1,11 +1,14 @@
 /* The CUDA driver and NVSHMEM host library, loaded at run time into a table
- * of function pointers (NCCL's ibvsymbols pattern). */
+ * of function pointers (NCCL's ibvsymbols pattern). The driver is needed;
+ * NVSHMEM only by the nvshmem engine (engine.h): where it does not load, its
+ * pointers stay NULL and nvshmem_why says why. */
 #ifndef SYMMEM_GPU_LIBS_H
 #define SYMMEM_GPU_LIBS_H
 
 #include <stddef.h>
 
 #include "../../core/backend.h"
+#include "cuda_vmm_abi.h"
 #include "nvshmem_abi.h"
 
 typedef struct {
@@ -63,6 +66,31 @@ typedef struct {
     cu_result_t (*cuLaunchKernel)(void *function, unsigned gx, unsigned gy, unsigned gz,
                                   unsigned bx, unsigned by, unsigned bz, unsigned shared,
                                   nv_stream_t stream, void **params, void **extra);
+    cu_result_t (*cuMemcpyAsync)(cu_deviceptr_t dst, cu_deviceptr_t src, size_t bytes,
+                                 nv_stream_t stream);
+    cu_result_t (*cuDeviceCanAccessPeer)(int *can, cu_device_t device, cu_device_t peer);
+    /* stream-ordered: a graph captures them */
+    cu_result_t (*cuMemAllocAsync)(cu_deviceptr_t *ptr, size_t bytes, nv_stream_t stream);
+    cu_result_t (*cuMemFreeAsync)(cu_deviceptr_t ptr, nv_stream_t stream);
+    /* virtual memory management: the symmem engine's heap (vmm_heap.c) */
+    cu_result_t (*cuMemCreate)(cu_mem_handle_t *handle, size_t bytes, const cu_mem_prop_t *prop,
+                               unsigned long long flags);
+    cu_result_t (*cuMemAddressReserve)(cu_deviceptr_t *ptr, size_t bytes, size_t alignment,
+                                       cu_deviceptr_t hint, unsigned long long flags);
+    cu_result_t (*cuMemAddressFree)(cu_deviceptr_t ptr, size_t bytes);
+    cu_result_t (*cuMemMap)(cu_deviceptr_t ptr, size_t bytes, size_t offset, cu_mem_handle_t handle,
+                            unsigned long long flags);
+    cu_result_t (*cuMemUnmap)(cu_deviceptr_t ptr, size_t bytes);
+    cu_result_t (*cuMemSetAccess)(cu_deviceptr_t ptr, size_t bytes, const cu_mem_access_t *desc,
+                                  size_t count);
+    cu_result_t (*cuMemExportToShareableHandle)(void *shareable, cu_mem_handle_t handle, int type,
+                                                unsigned long long flags);
+    cu_result_t (*cuMemImportFromShareableHandle)(cu_mem_handle_t *handle, void *os_handle,
+                                                  int type);
+    cu_result_t (*cuMemGetAllocationGranularity)(size_t *granularity, const cu_mem_prop_t *prop,
+                                                 int option);
+    cu_result_t (*cuMemGetAllocationPropertiesFromHandle)(cu_mem_prop_t *prop,
+                                                          cu_mem_handle_t handle);
 
     /* NVSHMEM host library (libnvshmem_host.so.3) */
     int (*get_uniqueid)(nv_uniqueid_t *uid);
@@ -103,10 +131,12 @@ typedef struct {
     int (*team_my_pe)(nv_team_t team);
     int (*team_translate_pe)(nv_team_t src_team, int src_pe, nv_team_t dest_team);
 
-    void *nvshmem_handle; /* for typed collectives and atomics, looked up by name */
+    void *nvshmem_handle;  /* for typed collectives and atomics, looked up by name; NULL: none */
+    char nvshmem_why[700]; /* why NVSHMEM did not load, where it did not */
 } gpu_libs_t;
 
-/* Loads both libraries; non-zero with the reason in why on failure. */
+/* Loads the driver (non-zero with the reason in why where it cannot), then
+ * tries NVSHMEM (nvshmem_handle NULL and nvshmem_why where it cannot). */
 int symmem__gpu_libs_load(gpu_libs_t *libs, const symmem_core_services_t *core, char *why,
                           size_t why_size);
 /* A typed NVSHMEM function such as "nvshmemx_float_sum_reduce_on_stream". */

@@ -1,6 +1,6 @@
-/* The symmetric heap: nvshmem_malloc and nvshmem_free behind an agreement on
- * the size (exchange.c, checked as a collective), and which memory is
- * device memory on this PE's GPU. */
+/* The symmetric heap: the engine's malloc and free (engine.h) behind an
+ * agreement on the size (exchange.c, checked as a collective), and which
+ * memory is device memory on this PE's GPU. */
 #include "gpu.h"
 
 static int in_heap(gpu_t *g, const void *ptr)
@@ -75,11 +75,13 @@ static symmem_status_t fits_on_the_gpu(gpu_t *g, size_t size)
                  size, g->device, total);
 }
 
-/* alignment 0: nvshmem_malloc; else nvshmem_align */
+/* alignment 0: the engine's own (nvshmem_malloc); else nvshmem_align's */
 symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void **ptr_p)
 {
     scope_t scope = symmem__gpu_enter(g);
-    /* nvshmem_malloc's own barrier must not run beside one still in flight. */
+    /* nvshmem_malloc's own barrier must not run beside one still in flight;
+     * the symmem engine's heap grows with every PE's help (host mesh), and
+     * a PE must not reuse freed memory a peer's kernel still uses. */
     symmem_status_t status = symmem__gpu_wait_device_idle(g, "malloc");
     int64_t sizes[g->boot.nranks];
     if (status == SYMMEM_OK) status = agree(g, "malloc", SYMMEM_CALL_MALLOC, (int64_t)size, sizes);
@@ -87,33 +89,23 @@ symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void
     if (status == SYMMEM_OK) status = agree_on_alignment(g, alignment);
     if (status == SYMMEM_OK) status = fits_on_the_gpu(g, size);
     if (status == SYMMEM_OK && size > 0) {
-        *ptr_p = alignment ? libs.align(alignment, size) : libs.malloc(size);
-        uintptr_t start = (uintptr_t)*ptr_p;
+        status = g->engine->alloc(g, "malloc", size, alignment, ptr_p);
+        uintptr_t start = status == SYMMEM_OK ? (uintptr_t)*ptr_p : 0;
         if (start != 0 && (g->heap_lo == 0 || start < g->heap_lo)) g->heap_lo = start;
         if (start != 0 && start + size > g->heap_hi) g->heap_hi = start + size;
-        if (*ptr_p != NULL) status = symmem__gpu_device_state_update(g);
-        if (*ptr_p == NULL)
-            status = ERROR(SYMMEM_ERR_NO_MEMORY,
-                           "malloc: nvshmem_%s(%zu) failed: the symmetric heap is full "
-                           "(NVSHMEM_SYMMETRIC_SIZE sets its size)",
-                           alignment ? "align" : "malloc", size);
+        if (status == SYMMEM_OK) status = symmem__gpu_device_state_update(g);
     } else if (status == SYMMEM_OK) {
         *ptr_p = NULL;
     }
     return symmem__gpu_leave(g, scope, status);
 }
 
-static int nvshmem_free_job(void *ptr)
-{
-    libs.free(ptr);
-    return 0;
-}
-
 /* nvshmem_free holds a barrier with no time limit, which NVSHMEM runs on its
  * own stream: started while the program's kernels or graph replays still run
  * a barrier of ours, the two mix their counts and hang (issue 17). So the
  * device goes idle first, then an agreement (bounded, and it catches PEs
- * freeing different blocks) lets NVSHMEM's barrier pair at once. */
+ * freeing different blocks) lets NVSHMEM's barrier pair at once. The symmem
+ * engine's free is this PE's alone after the same agreement. */
 symmem_status_t symmem__gpu_free(gpu_t *g, void *ptr)
 {
     scope_t scope = symmem__gpu_enter(g);
@@ -126,15 +118,29 @@ symmem_status_t symmem__gpu_free(gpu_t *g, void *ptr)
                            "free: every PE must free the same allocation, but PE %d freed "
                            "heap offset %lld and this PE offset %lld",
                            pe, (long long)values[pe], (long long)offset);
-    if (status == SYMMEM_OK)
-        status = symmem__gpu_nvshmem_watched(g, "free", "nvshmem_free", nvshmem_free_job, ptr);
+    if (status == SYMMEM_OK) status = g->engine->release(g, "free", ptr);
     return symmem__gpu_leave(g, scope, status);
+}
+
+symmem_status_t symmem__gpu_heap_take(gpu_t *g, const char *call, size_t size, void **ptr_p)
+{
+    *ptr_p = NULL;
+    SYMMEM_CHECK(g->engine->alloc(g, call, size, 0, ptr_p));
+    uintptr_t start = (uintptr_t)*ptr_p;
+    if (g->heap_lo == 0 || start < g->heap_lo) g->heap_lo = start;
+    if (start + size > g->heap_hi) g->heap_hi = start + size;
+    return SYMMEM_OK;
+}
+
+void symmem__gpu_heap_give_back(gpu_t *g, void *ptr)
+{
+    if (ptr != NULL) g->engine->release(g, "finalize", ptr);
 }
 
 void *symmem__gpu_ptr(gpu_t *g, const void *ptr, int pe)
 {
     scope_t scope = symmem__gpu_enter(g);
-    void *peer = libs.ptr(ptr, pe);
+    void *peer = g->engine->ptr(g, ptr, pe);
     symmem__gpu_leave(g, scope, SYMMEM_OK);
     return peer;
 }

@@ -1,6 +1,6 @@
 /* The gpu backend's ops table and the one symbol this library exports: the
  * core calls symmem_gpu_backend_open once, which lends the core's services
- * and loads the CUDA driver and NVSHMEM (libs.c). */
+ * and loads the CUDA driver, and NVSHMEM where it can (libs.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,6 +16,20 @@ static void gpu_no_wake(symmem_backend_t *be, int pe)
 {
     (void)be;
     (void)pe;
+}
+
+/* External memory is the engine's to map (nvshmem_external.c,
+ * symmem_external.c). */
+static symmem_status_t register_external(gpu_t *g, void *ptr, size_t size, void **sym_p)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    return symmem__gpu_leave(g, scope, g->engine->register_external(g, ptr, size, sym_p));
+}
+
+static symmem_status_t unregister_external(gpu_t *g, void *sym, size_t size)
+{
+    scope_t scope = symmem__gpu_enter(g);
+    return symmem__gpu_leave(g, scope, g->engine->unregister_external(g, sym, size));
 }
 
 static const symmem_backend_ops_t gpu_ops = {
@@ -55,14 +69,15 @@ static const symmem_backend_ops_t gpu_ops = {
     .heap_range = symmem__gpu_heap_range,
     .team_init = symmem__gpu_team_init,
     .can_run = symmem__gpu_can_run,
-    .register_external = symmem__gpu_register_external,
-    .unregister_external = symmem__gpu_unregister_external,
+    .register_external = register_external,
+    .unregister_external = unregister_external,
     .library_version = symmem__gpu_library_version,
     .prepare_finalize = symmem__gpu_prepare_finalize,
     .device_state = symmem__gpu_device_state,
     .cuda_module = symmem__gpu_cuda_module,
     .predefined_team = symmem__gpu_predefined_team,
     .device_wake = gpu_no_wake,
+    .engine = symmem__gpu_engine_slot,
     /* NVLink multicast is never mapped (_multicast.py says why) */
     .capabilities = SYMMEM_CAP_DEVICE_MEMORY | SYMMEM_CAP_PEER_LOAD_STORE |
                     SYMMEM_CAP_DEVICE_CALLS | SYMMEM_CAP_STREAM_ORDERED | SYMMEM_CAP_SPANS_HOSTS,

@@ -91,7 +91,7 @@ void symmem__gpu_own_team_set(gpu_t *g, int handle, const int *members, int n)
         return;
     t->part = (uintptr_t)g->own_flags + (size_t)handle * SYMMEM_COLL_TEAM_FLAG_BYTES;
     for (int i = 0; i < n; i++) {
-        void *there = libs.ptr((const void *)t->part, members[i]);
+        void *there = g->engine->ptr(g, (const void *)t->part, members[i]);
         if (there == NULL) return; /* on another node: every member sees one */
         t->flags[i] = (uint64_t)(uintptr_t)there;
     }
@@ -100,7 +100,7 @@ void symmem__gpu_own_team_set(gpu_t *g, int handle, const int *members, int n)
     if (g->stage_area == NULL || handle >= SYMMEM_COLL_STAGED_TEAMS) return;
     const char *stage = (const char *)g->stage_area + (size_t)handle * g->stage_bytes;
     for (int i = 0; i < n; i++) {
-        void *there = libs.ptr(stage, members[i]);
+        void *there = g->engine->ptr(g, stage, members[i]);
         if (there == NULL) return;
         t->stage[i] = (uint64_t)(uintptr_t)there;
     }
@@ -113,8 +113,8 @@ static uint64_t on_member(gpu_t *g, const symmem_team_view_t *team, const void *
     const own_team_t *t = &g->own_teams[team->channel];
     uintptr_t a = (uintptr_t)addr;
     if (a < g->heap_lo || a >= g->heap_hi) /* registered external memory */
-        return (uint64_t)(uintptr_t)libs.ptr(addr, team->members[i]);
-    return t->flags[i] + (uint64_t)(a - t->part); /* NVSHMEM maps each heap whole */
+        return (uint64_t)(uintptr_t)g->engine->ptr(g, addr, team->members[i]);
+    return t->flags[i] + (uint64_t)(a - t->part); /* both engines map each heap whole */
 }
 
 int symmem__gpu_own_takes(gpu_t *g, const symmem_team_view_t *team, const void *a, const void *b)
@@ -132,8 +132,9 @@ int symmem__gpu_own_takes(gpu_t *g, const symmem_team_view_t *team, const void *
 
 /* ---- kernels ---- */
 
-static symmem_status_t load(gpu_t *g, const char *call, const char *source, void **module_p,
-                            const char *const *names, void **kernels, int count)
+symmem_status_t symmem__gpu_build_module(gpu_t *g, const char *call, const char *source,
+                                         void **module_p, const char *const *names, void **kernels,
+                                         int count)
 {
     char arch[32], why[2048];
     symmem__gpu_arch_option(g, arch, sizeof(arch));
@@ -165,8 +166,8 @@ static symmem_status_t build_reduce(gpu_t *g, const char *call, symmem_dtype_t d
     } else {
         static const char *const names[] = {"one_shot", "two_shot", "ll_reduce", "push_one_shot",
                                             "push_two_shot"};
-        status = load(g, call, source, &g->reduce_kernels[dtype][op].module, names,
-                      g->reduce_kernels[dtype][op].kernels, 5);
+        status = symmem__gpu_build_module(g, call, source, &g->reduce_kernels[dtype][op].module,
+                                          names, g->reduce_kernels[dtype][op].kernels, 5);
     }
     free(source);
     return status;
@@ -176,7 +177,8 @@ static symmem_status_t build_move(gpu_t *g, const char *call)
 {
     static const char *const names[] = {"move16", "move8", "move4", "move2", "move1", "sync_only",
                                         "push16", "push8", "push4", "push2", "push1"};
-    return load(g, call, symmem__gpu_kernel_move_cu, &g->move_module, names, g->move_kernels, 11);
+    return symmem__gpu_build_module(g, call, symmem__gpu_kernel_move_cu, &g->move_module, names,
+                                    g->move_kernels, 11);
 }
 
 /* Grid of a kernel whose threads each take one of units: the same on every
@@ -275,6 +277,36 @@ static symmem_status_t push_reduce(gpu_t *g, const char *call, void *kernel, int
     a->slot = share < fits ? share : fits;
     for (size_t i = 0; i < n; i++) a->stage.p[i] = t->stage[i];
     return launch(call, kernel, (unsigned)blocks, a, s);
+}
+
+/* A reduce whose dst overlaps src where they are not 16-byte aligned (no
+ * kernel of ours reduces that in place): one-shot into a buffer of this
+ * PE's own, then copied over dst. One-shot's last meeting means that no
+ * member still reads this PE's src once the kernel is done. The buffer is
+ * stream-ordered, so that a graph captures it too. */
+symmem_status_t symmem__gpu_own_reduce_staged(gpu_t *g, int scatter, const symmem_team_view_t *team,
+                                              void *dst, const void *src, size_t nelems,
+                                              symmem_dtype_t dtype, symmem_reduce_op_t op,
+                                              nv_stream_t s)
+{
+    const char *call = scatter ? "reducescatter" : "reduce";
+    if (g->reduce_kernels[dtype][op].module == NULL) SYMMEM_CHECK(build_reduce(g, call, dtype, op));
+    size_t bytes = nelems * symmem__dtype_bytes(dtype);
+    cu_deviceptr_t own = 0;
+    CU(call, libs.cuMemAllocAsync(&own, bytes, s));
+    args_t a = common(g, call, team, NULL, src);
+    a.dst.p[team->me] = own; /* the only dst one-shot writes */
+    a.count = nelems;
+    if (scatter) /* this PE's part of every member's src */
+        for (int i = 0; i < team->n; i++) a.src.p[i] += (uint64_t)(bytes * (size_t)team->me);
+    a.packed = (a.src.p[team->me] | own) % 16 == 0;
+    symmem_status_t status = launch(call, g->reduce_kernels[dtype][op].kernels[ONE_SHOT],
+                                    grid((bytes + 15) / 16), &a, s);
+    cu_result_t rc =
+        status == SYMMEM_OK ? libs.cuMemcpyAsync((cu_deviceptr_t)dst, own, bytes, s) : 0;
+    libs.cuMemFreeAsync(own, s);
+    if (rc != 0) status = symmem__gpu_cuda_error(call, "copying the reduced data over dst", rc);
+    return status;
 }
 
 symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter, const symmem_team_view_t *team,

@@ -1,13 +1,13 @@
-/* One-sided copies: put and get (blocking or nbi) through NVSHMEM's
- * on-stream forms, host memory on the private side staged through the
+/* One-sided copies: put and get (blocking or nbi) through the engine's
+ * copies on a stream (NVSHMEM's on-stream forms, or the copy engine's through
+ * the peer mapping), host memory on the private side staged through the
  * scratch buffer; quiet and fence. */
 #include "gpu.h"
 
-typedef void (*nv_copy_func_t)(void *, const void *, size_t, int, nv_stream_t);
-
 /* put (is_put) or get; host memory on the private side goes through scratch. */
-static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func_t func, void *dst,
-                            const void *src, size_t nbytes, int pe, symmem_stream_t stream)
+static symmem_status_t copy(gpu_t *g, const char *call, int is_put, gpu_copy_func_t *func,
+                            void *dst, const void *src, size_t nbytes, int pe,
+                            symmem_stream_t stream)
 {
     scope_t scope;
     nv_stream_t s;
@@ -16,9 +16,11 @@ static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func
     const void *private_side = is_put ? src : dst;
     symmem_status_t status = SYMMEM_OK;
     if (symmem__gpu_is_device_memory(g, private_side)) {
-        func(dst, src, nbytes, pe, s);
+        cu_result_t rc = func(g, dst, src, nbytes, pe, s);
+        if (rc != 0)
+            return symmem__gpu_leave(g, scope, symmem__gpu_cuda_error(call, "the copy", rc));
         if (blocking) {
-            libs.quiet_on_stream(s);
+            g->engine->quiet(g, s);
             status = symmem__gpu_drain(g, call);
         }
         return symmem__gpu_leave(g, scope, status);
@@ -31,15 +33,15 @@ static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func
         if (is_put) {
             rc = libs.cuMemcpy(g->scratch, (cu_deviceptr_t)((const char *)src + done), n);
             if (rc == 0) rc = libs.cuStreamSynchronize((nv_stream_t)0);
-            if (rc == 0) func((char *)dst + done, scratch, n, pe, s);
+            if (rc == 0) rc = func(g, (char *)dst + done, scratch, n, pe, s);
         } else {
-            func(scratch, (const char *)src + done, n, pe, s);
+            rc = func(g, scratch, (const char *)src + done, n, pe, s);
         }
         if (rc != 0) {
             status = symmem__gpu_cuda_error(call, "staging host memory", rc);
             break;
         }
-        libs.quiet_on_stream(s);
+        g->engine->quiet(g, s);
         if (s == g->stream) {
             status = symmem__gpu_drain(g, call);
         } else if ((rc = libs.cuStreamSynchronize(s)) != 0) {
@@ -55,25 +57,25 @@ static symmem_status_t copy(gpu_t *g, const char *call, int is_put, nv_copy_func
 symmem_status_t symmem__gpu_put(gpu_t *g, void *dst, const void *src, size_t n, int pe,
                                 symmem_stream_t stream)
 {
-    return copy(g, "put", 1, libs.putmem_on_stream, dst, src, n, pe, stream);
+    return copy(g, "put", 1, g->engine->put, dst, src, n, pe, stream);
 }
 
 symmem_status_t symmem__gpu_get(gpu_t *g, void *dst, const void *src, size_t n, int pe,
                                 symmem_stream_t stream)
 {
-    return copy(g, "get", 0, libs.getmem_on_stream, dst, src, n, pe, stream);
+    return copy(g, "get", 0, g->engine->get, dst, src, n, pe, stream);
 }
 
 symmem_status_t symmem__gpu_put_nbi(gpu_t *g, void *dst, const void *src, size_t n, int pe,
                                     symmem_stream_t stream)
 {
-    return copy(g, "put_nbi", 1, libs.putmem_nbi_on_stream, dst, src, n, pe, stream);
+    return copy(g, "put_nbi", 1, g->engine->put_nbi, dst, src, n, pe, stream);
 }
 
 symmem_status_t symmem__gpu_get_nbi(gpu_t *g, void *dst, const void *src, size_t n, int pe,
                                     symmem_stream_t stream)
 {
-    return copy(g, "get_nbi", 0, libs.getmem_nbi_on_stream, dst, src, n, pe, stream);
+    return copy(g, "get_nbi", 0, g->engine->get_nbi, dst, src, n, pe, stream);
 }
 
 /* quiet, and fence on a stream (named call in errors) */
@@ -83,7 +85,7 @@ static symmem_status_t quiet(gpu_t *g, const char *call, symmem_stream_t stream)
     nv_stream_t s;
     int blocking;
     SYMMEM_CHECK(symmem__gpu_begin(g, call, SYMMEM_CALL_NONE, stream, &scope, &s, &blocking));
-    libs.quiet_on_stream(s);
+    g->engine->quiet(g, s);
     symmem_status_t status = blocking ? symmem__gpu_drain(g, call) : SYMMEM_OK;
     return symmem__gpu_leave(g, scope, status);
 }
@@ -94,11 +96,12 @@ symmem_status_t symmem__gpu_quiet(gpu_t *g, symmem_stream_t stream)
 }
 
 /* On a stream, the stream's quiet: NVSHMEM has no fence on a stream, and its
- * host fence does not order puts the stream has not run yet. */
+ * host fence does not order puts the stream has not run yet. (The symmem
+ * engine's copies are ordered by their stream.) */
 symmem_status_t symmem__gpu_fence(gpu_t *g, symmem_stream_t stream)
 {
     if (stream != SYMMEM_STREAM_NONE) return quiet(g, "fence", stream);
     scope_t scope = symmem__gpu_enter(g);
-    libs.fence();
+    g->engine->fence(g);
     return symmem__gpu_leave(g, scope, SYMMEM_OK);
 }

@@ -1,7 +1,7 @@
 /* Signals and waits: put_signal and signal_op (symmem's kernels within the
- * NVLink domain, NVSHMEM's beyond it or when SYMMEM_GPU_KERNELS=nvshmem),
- * signal_wait_until and signal_fetch, and test / wait_until, which read one
- * element from the host. */
+ * NVLink domain, the engine's beyond it or when SYMMEM_GPU_KERNELS=nvshmem),
+ * signal_wait_until and signal_fetch (the engine's), and test / wait_until,
+ * which read one element from the host. */
 #include <unistd.h>
 
 #include "gpu.h"
@@ -9,9 +9,9 @@
 /* put_signal (or, with nbytes 0, signal_op) by symmem's kernels, to the
  * peer addresses of dst and sig: one block that copies and signals, or for
  * large messages a grid that copies and then one block that signals. */
-static symmem_status_t kernel_put_signal(gpu_t *g, const char *call, void *peer_dst,
-                                         const void *src, size_t nbytes, uint64_t *peer_sig,
-                                         uint64_t value, symmem_signal_op_t op, nv_stream_t s)
+symmem_status_t symmem__gpu_kernel_put_signal(gpu_t *g, const char *call, void *peer_dst,
+                                              const void *src, size_t nbytes, uint64_t *peer_sig,
+                                              uint64_t value, symmem_signal_op_t op, nv_stream_t s)
 {
     int width = symmem__gpu_put_signal_width(peer_dst, src, nbytes);
     size_t elements = nbytes / (size_t)width;
@@ -52,20 +52,16 @@ symmem_status_t symmem__gpu_put_signal(gpu_t *g, void *dst, const void *src, siz
                                        "put_signal",
                                        call, src));
     /* Within the NVLink domain our kernel beats NVSHMEM's (kernels/put_signal.ptx). */
-    uint64_t *peer_sig = libs.ptr(sig, pe);
-    void *peer_dst = nbytes ? libs.ptr(dst, pe) : NULL;
+    uint64_t *peer_sig = g->engine->ptr(g, sig, pe);
+    void *peer_dst = nbytes ? g->engine->ptr(g, dst, pe) : NULL;
     symmem_status_t status = SYMMEM_OK;
     if (!g->nvshmem_kernels && peer_sig != NULL &&
         (nbytes == 0 || (peer_dst != NULL && symmem__gpu_is_on_this_gpu(g, src)))) {
-        status = kernel_put_signal(g, call, peer_dst, src, nbytes, peer_sig, value, op, s);
+        status =
+            symmem__gpu_kernel_put_signal(g, call, peer_dst, src, nbytes, peer_sig, value, op, s);
     } else {
-        if (nbytes == 0)
-            libs.signal_op_on_stream(sig, value, (int)op, pe, s);
-        else if (nbi)
-            libs.putmem_signal_nbi_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
-        else
-            libs.putmem_signal_on_stream(dst, src, nbytes, sig, value, (int)op, pe, s);
-        if (blocking) libs.quiet_on_stream(s);
+        status = g->engine->put_signal(g, call, dst, src, nbytes, sig, value, op, pe, nbi, s);
+        if (blocking && status == SYMMEM_OK) g->engine->quiet(g, s);
     }
     if (blocking && status == SYMMEM_OK) status = symmem__gpu_drain(g, call);
     return symmem__gpu_leave(g, scope, status);
@@ -80,11 +76,10 @@ symmem_status_t symmem__gpu_signal_wait_until(gpu_t *g, uint64_t *sig, symmem_cm
     int blocking;
     SYMMEM_CHECK(
         symmem__gpu_begin(g, "signal_wait", SYMMEM_CALL_NONE, stream, &scope, &s, &blocking));
-    libs.signal_wait_until_on_stream(sig, (int)cmp, value, s);
-    symmem_status_t status = SYMMEM_OK;
-    if (blocking) {
+    symmem_status_t status = g->engine->signal_wait(g, sig, cmp, value, s);
+    if (blocking && status == SYMMEM_OK) {
         status = symmem__gpu_drain(g, "signal_wait");
-        if (status == SYMMEM_OK && value_p) *value_p = libs.signal_fetch(sig);
+        if (status == SYMMEM_OK && value_p) status = g->engine->signal_fetch(g, sig, value_p);
     }
     return symmem__gpu_leave(g, scope, status);
 }
@@ -92,8 +87,7 @@ symmem_status_t symmem__gpu_signal_wait_until(gpu_t *g, uint64_t *sig, symmem_cm
 symmem_status_t symmem__gpu_signal_fetch(gpu_t *g, const uint64_t *sig, uint64_t *value_p)
 {
     scope_t scope = symmem__gpu_enter(g);
-    *value_p = libs.signal_fetch(sig);
-    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+    return symmem__gpu_leave(g, scope, g->engine->signal_fetch(g, sig, value_p));
 }
 
 /* Reads one element of device memory into a host int64/uint64 comparison. */

@@ -1,153 +1,15 @@
-/* Start-up and shut-down: the unique id and its exchange between the PEs of
- * a launcher's job, NVSHMEM's start, whether the backend can run at all,
- * and init and finalize. init takes its steps in a fixed order; when one
- * fails, that step has undone its own partial work and init undoes the
- * steps before it, last first. finalize releases the same things.
- * SYMMEM_GPU_FAIL_AT makes a chosen step fail, to test that. */
-#include <errno.h>
-#include <fcntl.h>
+/* Start-up and shut-down: init and finalize, whichever engine starts the
+ * job (engine_choice.c picks it, its start is a step here). init takes its
+ * steps in a fixed order; when one fails, that step has undone its own
+ * partial work and init undoes the steps before it, last first. finalize
+ * releases the same things. SYMMEM_GPU_FAIL_AT makes a chosen step fail,
+ * to test that. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gpu.h"
-
-#define INIT_TIMEOUT_SECONDS 120.0
-
-/* ---- the unique id ---- */
-
-symmem_status_t symmem__gpu_unique_id(symmem_unique_id_t *uid_p)
-{
-    nv_uniqueid_t uid;
-    memset(&uid, 0, sizeof(uid));
-    uid.version = NV_UNIQUEID_VERSION;
-    int rc = libs.get_uniqueid(&uid);
-    if (rc != 0)
-        return ERROR(SYMMEM_ERR_BACKEND, "get_unique_id: nvshmemx_get_uniqueid failed (%d)", rc);
-    memcpy(uid_p->bytes, &uid, sizeof(uid));
-    return SYMMEM_OK;
-}
-
-static void uid_path(const gpu_t *g, char *path, size_t size)
-{
-    snprintf(path, size, "/dev/shm/symmem-%s-nvshmem-uid", g->boot.job);
-}
-
-/* Hands PE 0's NVSHMEM unique id to the PEs of a launcher's job through a
- * file in /dev/shm (the launcher starts every PE on this host). */
-static symmem_status_t exchange_uid(gpu_t *g, nv_uniqueid_t *uid)
-{
-    char path[256], tmp[300];
-    uid_path(g, path, sizeof(path));
-    if (g->boot.rank == 0) {
-        symmem_unique_id_t bytes;
-        SYMMEM_CHECK(symmem__gpu_unique_id(&bytes));
-        memcpy(uid, bytes.bytes, sizeof(*uid));
-        snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fd < 0 || write(fd, uid, sizeof(*uid)) != (ssize_t)sizeof(*uid) || close(fd) != 0 ||
-            rename(tmp, path) != 0)
-            return ERROR(SYMMEM_ERR_BOOTSTRAP, "init: cannot publish the unique id in %s: %s", path,
-                         strerror(errno));
-        return SYMMEM_OK;
-    }
-    double deadline =
-        symmem__gpu_now() + (g->boot.timeout > 0 ? g->boot.timeout : INIT_TIMEOUT_SECONDS);
-    for (;;) {
-        int fd = open(path, O_RDONLY);
-        if (fd >= 0) {
-            ssize_t n = read(fd, uid, sizeof(*uid));
-            close(fd);
-            if (n == (ssize_t)sizeof(*uid)) return SYMMEM_OK;
-        }
-        if (symmem__gpu_now() > deadline)
-            return ERROR(SYMMEM_ERR_BOOTSTRAP,
-                         "init: PE 0 never published the unique id (%s); the gpu backend's "
-                         "launcher rendezvous works for PEs on one host",
-                         path);
-        usleep(1000);
-    }
-}
-
-static symmem_status_t start_nvshmem(gpu_t *g)
-{
-    nv_uniqueid_t uid;
-    int exchanged = 0;
-    if (g->boot.have_uid) {
-        memcpy(&uid, g->boot.uid.bytes, sizeof(uid));
-        if (uid.version != NV_UNIQUEID_VERSION)
-            return ERROR(SYMMEM_ERR_INVALID,
-                         "init: uid was not made by get_unique_id() for the gpu backend "
-                         "(make it with SYMMEM_BACKEND=gpu, or on a machine with a GPU)");
-    } else if (g->boot.nranks == 1) {
-        symmem_unique_id_t bytes;
-        SYMMEM_CHECK(symmem__gpu_unique_id(&bytes));
-        memcpy(&uid, bytes.bytes, sizeof(uid));
-    } else if (g->boot.spans_hosts[0] != '\0') {
-        /* /dev/shm reaches this host only: Python's init hands the id over
-         * the launcher's rendezvous (symmem/_rendezvous.py) and passes it */
-        return ERROR(SYMMEM_ERR_BOOTSTRAP,
-                     "init: the launcher starts this job's %d PEs on several hosts (%s), and "
-                     "the gpu backend's own rendezvous reaches one host; symmem's Python init "
-                     "hands NVSHMEM's unique id over the launcher's rendezvous, and a C "
-                     "program passes one (SYMMEM_INIT_WITH_UID)",
-                     g->boot.nranks, g->boot.spans_hosts);
-    } else {
-        SYMMEM_CHECK(exchange_uid(g, &uid));
-        exchanged = 1;
-    }
-    /* Version 1 identifiers: every NVSHMEM 3.x accepts them. */
-    nv_init_attr_t attr;
-    memset(&attr, 0, sizeof(attr));
-    attr.version = (1 << 16) + (int)sizeof(nv_init_attr_t);
-    attr.args.version = (1 << 16) + (int)sizeof(nv_init_args_t);
-    attr.args.uid_args.version = NV_UNIQUEID_ARGS_VERSION;
-    attr.args.uid_args.myrank = -1;
-    attr.args.uid_args.nranks = -1;
-    int rc = libs.set_attr_uniqueid_args(g->boot.rank, g->boot.nranks, &uid, &attr);
-    if (rc != 0)
-        return ERROR(SYMMEM_ERR_BOOTSTRAP, "init: nvshmemx_set_attr_uniqueid_args failed (%d)", rc);
-    rc = libs.hostlib_init_attr(NV_INIT_WITH_UNIQUEID, &attr);
-    if (rc != 0)
-        return ERROR(SYMMEM_ERR_BOOTSTRAP,
-                     "init: NVSHMEM failed to start (nvshmemx_hostlib_init_attr returned %d; "
-                     "NVSHMEM_DEBUG=INFO tells more)",
-                     rc);
-    /* Every PE has read the id once NVSHMEM runs: a later init of this job
-     * (after finalize, in the same processes) must not find this one. */
-    if (exchanged && g->boot.rank == 0) {
-        char path[256];
-        uid_path(g, path, sizeof(path));
-        unlink(path);
-    }
-    if (libs.my_pe() != g->boot.rank || libs.n_pes() != g->boot.nranks) {
-        symmem_status_t status = ERROR(SYMMEM_ERR_BOOTSTRAP,
-                                       "init: NVSHMEM numbered this PE %d of %d, expected %d of %d",
-                                       libs.my_pe(), libs.n_pes(), g->boot.rank, g->boot.nranks);
-        libs.hostlib_finalize();
-        return status;
-    }
-    return SYMMEM_OK;
-}
-
-/* NVSHMEM wants a GPU of its own for every PE of a host (several PEs on one
- * GPU hang in its start-up here), so that is checked before it starts. */
-int symmem__gpu_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size)
-{
-    int count = 0;
-    libs.cuDeviceGetCount(&count);
-    if (boot->device >= count) {
-        snprintf(why, why_size, "device=%d but this host has %d CUDA devices", boot->device, count);
-        return 0;
-    }
-    if (boot->device < 0 && boot->local_size > count) {
-        snprintf(why, why_size, "%d PEs on this host but only %d GPUs (one PE per GPU)",
-                 boot->local_size, count);
-        return 0;
-    }
-    return 1;
-}
 
 /* ---- the steps of init, each of which undoes its own partial work ---- */
 
@@ -182,20 +44,24 @@ static symmem_status_t alloc_scratch(gpu_t *g)
                    : symmem__gpu_cuda_error("init", "allocating the backend's buffers", rc);
 }
 
-/* The two symmetric buffers of the exchange (exchange.c). */
+/* The two symmetric buffers of the nvshmem engine's exchange (exchange.c). */
 static symmem_status_t alloc_agree_buffers(gpu_t *g)
 {
-    g->agree_in = libs.malloc(sizeof(int64_t));
-    g->agree_all = libs.malloc(sizeof(int64_t) * (size_t)g->boot.nranks);
-    if (g->agree_in == NULL || g->agree_all == NULL) {
-        libs.free(g->agree_all); /* nvshmem_free(NULL) does nothing */
-        libs.free(g->agree_in);
-        return ERROR(SYMMEM_ERR_NO_MEMORY, "init: nvshmem_malloc of 8 bytes failed");
+    symmem_status_t status =
+        symmem__gpu_heap_take(g, "init", sizeof(int64_t), (void **)&g->agree_in);
+    if (status == SYMMEM_OK)
+        status = symmem__gpu_heap_take(g, "init", sizeof(int64_t) * (size_t)g->boot.nranks,
+                                       (void **)&g->agree_all);
+    if (status != SYMMEM_OK) {
+        symmem__gpu_heap_give_back(g, g->agree_in);
+        g->agree_in = NULL;
     }
-    uintptr_t a = (uintptr_t)g->agree_in, b = (uintptr_t)g->agree_all;
-    g->heap_lo = a < b ? a : b;
-    g->heap_hi = (a > b ? a : b) + sizeof(int64_t) * (size_t)g->boot.nranks;
-    return SYMMEM_OK;
+    return status;
+}
+
+static symmem_status_t start_engine(gpu_t *g)
+{
+    return g->engine->start(g);
 }
 
 /* kernels/atomics.ptx and put_signal.ptx, compiled by the driver. */
@@ -233,7 +99,7 @@ static symmem_status_t load_put_signal(gpu_t *g)
  * checks that every step before it is undone. */
 enum {
     STEP_CONTEXT,
-    STEP_NVSHMEM,
+    STEP_ENGINE,
     STEP_STREAM,
     STEP_SCRATCH,
     STEP_AGREE_BUFFERS,
@@ -250,7 +116,7 @@ static const struct {
     symmem_status_t (*take)(gpu_t *g);
 } steps[STEP_COUNT] = {
     [STEP_CONTEXT] = {"context", take_context},
-    [STEP_NVSHMEM] = {"nvshmem", start_nvshmem},
+    [STEP_ENGINE] = {"engine", start_engine},
     [STEP_STREAM] = {"stream", create_stream},
     [STEP_SCRATCH] = {"scratch", alloc_scratch},
     [STEP_AGREE_BUFFERS] = {"agree_buffers", alloc_agree_buffers},
@@ -295,11 +161,10 @@ static symmem_status_t take_step(gpu_t *g, int step, int fail_at)
 
 symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_t **backend_p)
 {
-    if (symmem__gpu_nvshmem_wedged())
-        return ERROR(SYMMEM_ERR_BACKEND,
-                     "init: an earlier free or finalize in this process never got through "
-                     "NVSHMEM's barrier, so NVSHMEM cannot start again here; start a new "
-                     "process");
+    char why[1024];
+    const gpu_engine_t *engine = symmem__gpu_engine_choose(boot, why, sizeof(why));
+    if (engine == NULL)
+        return ERROR(SYMMEM_ERR_BACKEND, "init: the gpu backend cannot run here: %s", why);
     int count = 0;
     libs.cuDeviceGetCount(&count);
     int ordinal = boot->device >= 0 ? boot->device : boot->local_rank % count;
@@ -317,14 +182,15 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
     g->nvshmem_kernels = kernels == 1;
     g->collectives_mode = collectives; /* the choices in SYMMEM_GPU_COLLECTIVES_* order */
     g->boot = *boot;
+    g->engine = engine;
     g->device = ordinal;
     cu_context_t saved = NULL; /* the caller's */
     cu_device_t caller_device = -1;
     if (libs.cuCtxGetCurrent(&saved) == 0 && saved != NULL) libs.cuCtxGetDevice(&caller_device);
     symmem_status_t status;
     SYMMEM_CHECK_GOTO(take_step(g, STEP_CONTEXT, fail_at), status, err_free);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_NVSHMEM, fail_at), status, err_release_context);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_STREAM, fail_at), status, err_finalize_nvshmem);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_ENGINE, fail_at), status, err_release_context);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_STREAM, fail_at), status, err_stop_engine);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_SCRATCH, fail_at), status, err_destroy_stream);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_AGREE_BUFFERS, fail_at), status, err_free_scratch);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_WATCH_PEERS, fail_at), status, err_free_agree_buffers);
@@ -357,14 +223,14 @@ err_stop_heartbeat:
 err_free_watch:
     symmem__gpu_peer_watch_free(&g->watch);
 err_free_agree_buffers:
-    libs.free(g->agree_all);
-    libs.free(g->agree_in);
+    symmem__gpu_heap_give_back(g, g->agree_all);
+    symmem__gpu_heap_give_back(g, g->agree_in);
 err_free_scratch:
     libs.cuMemFree(g->scratch);
 err_destroy_stream:
     libs.cuStreamDestroy(g->stream);
-err_finalize_nvshmem:
-    libs.hostlib_finalize();
+err_stop_engine:
+    g->engine->stop(g, 0);
 err_release_context:
     libs.cuCtxSetCurrent(saved); /* the caller's, or none */
     libs.cuDevicePrimaryCtxRelease(g->cu_device);
@@ -400,18 +266,8 @@ symmem_status_t symmem__gpu_prepare_finalize(gpu_t *g)
                        "the graph; torch: graph.reset()) and call finalize again",
                        graphs);
     if (status == SYMMEM_OK) status = symmem__gpu_calls_leave(g);
-    if (status == SYMMEM_OK) {
-        libs.barrier_all_on_stream(g->stream);
-        status = symmem__gpu_drain(g, "finalize");
-    }
+    if (status == SYMMEM_OK) status = g->engine->final_barrier(g);
     return symmem__gpu_leave(g, scope, status);
-}
-
-static int nvshmem_finalize_job(void *arg)
-{
-    (void)arg;
-    libs.hostlib_finalize();
-    return 0;
 }
 
 /* Releases what init made, last first, as init's failure path does. */
@@ -425,31 +281,27 @@ symmem_status_t symmem__gpu_finalize(gpu_t *g)
     symmem__gpu_own_unload(g);
     void *sync_area = g->sync_area;
     symmem__gpu_device_state_release(g); /* its thread watches the peers */
-    libs.free(sync_area);                /* nvshmem_free(NULL) does nothing */
-    libs.free(g->stage_area);
+    symmem__gpu_heap_give_back(g, sync_area);
+    symmem__gpu_heap_give_back(g, g->stage_area);
     g->stage_area = NULL;
     symmem__gpu_calls_stop(g);
     symmem__gpu_predefined_teams_free(g);
     symmem__gpu_heartbeat_stop(g, 1); /* every PE came through prepare_finalize's barrier */
     symmem__gpu_peer_watch_free(&g->watch);
-    libs.free(g->agree_all);
-    libs.free(g->agree_in);
+    symmem__gpu_heap_give_back(g, g->agree_all);
+    symmem__gpu_heap_give_back(g, g->agree_in);
     libs.cuMemFree(g->scratch);
     libs.cuStreamDestroy(g->stream);
-    symmem_status_t status =
-        symmem__gpu_nvshmem_watched(g, "finalize", "nvshmem_finalize", nvshmem_finalize_job, NULL);
+    symmem_status_t status = g->engine->stop(g, 1);
     symmem__gpu_leave(g, scope, status);
-    if (status != SYMMEM_OK) return status; /* NVSHMEM still holds the context */
+    if (status != SYMMEM_OK) return status; /* the engine still holds the context */
     libs.cuDevicePrimaryCtxRelease(g->cu_device);
     free(g);
     return SYMMEM_OK;
 }
 
-/* NVSHMEM's version, as nvshmemx_vendor_get_version_info gives it. */
+/* The engine's library's version: NVSHMEM's, or "" for symmem's own. */
 void symmem__gpu_library_version(gpu_t *g, char *text, size_t size)
 {
-    (void)g;
-    int major = 0, minor = 0, patch = 0;
-    libs.vendor_get_version_info(&major, &minor, &patch);
-    snprintf(text, size, "%d.%d.%d", major, minor, patch);
+    g->engine->version(g, text, size);
 }

@@ -71,6 +71,15 @@ static void mpi_no_wake(symmem_backend_t *be, int pe)
     (void)be, (void)pe;
 }
 
+/* One engine: MPI's. */
+static void mpi_one_engine(symmem_backend_t *be, const symmem_bootstrap_t *boot, char *name,
+                           size_t name_size, char *why, size_t why_size)
+{
+    (void)be, (void)boot;
+    if (name_size > 0) name[0] = '\0';
+    if (why_size > 0) why[0] = '\0';
+}
+
 static const symmem_backend_ops_t mpi_ops = {
     .version = SYMMEM_BACKEND_OPS_VERSION,
     .name = "mpi",
@@ -116,6 +125,7 @@ static const symmem_backend_ops_t mpi_ops = {
     .cuda_module = mpi_cuda_module,
     .predefined_team = symmem__mpi_predefined_team,
     .device_wake = mpi_no_wake,
+    .engine = mpi_one_engine,
     /* None of the capabilities: the heap is host memory but reached through
      * MPI calls that can wait (so no host_rma: the extension lets go of the
      * GIL), peers' heaps load and store only on one node, and a job across

@@ -35,6 +35,8 @@ def _choose(call):
             "python tools/device_bitcode.py (needs clang), or use "
             "SYMMEM_CUTE_ENGINE=nvshmem"
         )
+    if wanted == "nvshmem":
+        _device_host._require_nvshmem_engine(call, "SYMMEM_CUTE_ENGINE=nvshmem")
     if wanted in ENGINES:
         return wanted
     # auto. TEAM_SHARED (1) is the team of the PEs this GPU reaches by load and store.

@@ -31,8 +31,10 @@ _extern_libs = {}  # what a kernel links with it: NVSHMEM's bitcode for its engi
 _nvshmem_modules = []  # handles of loaded modules that link NVSHMEM's bitcode
 
 
-def _choose_engine():
+def _choose_engine(call):
     wanted = _symmem.env("SYMMEM_TRITON_ENGINE") or "auto"
+    if wanted == "nvshmem":
+        _device_host._require_nvshmem_engine(call, "SYMMEM_TRITON_ENGINE=nvshmem")
     if wanted in ENGINES:
         return wanted
     # auto: symmem's own where every PE's heap is mapped here (TEAM_SHARED is
@@ -54,7 +56,7 @@ def configure(call="symmem.device.triton"):
         return _engine
     _device_host._require_gpu(call, "Triton kernels")
     state = _symmem.device_state_gpu()
-    engine = _choose_engine()
+    engine = _choose_engine(call)
     _own.STATE = tl.constexpr(state)
     _own.CONSTS = tl.constexpr(state + _symmem.DEVICE_STATE_LAYOUT["consts_copy"])
     _api.ENGINE = _api.NVSHMEM if engine == "nvshmem" else _api.OWN

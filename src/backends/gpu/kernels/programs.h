@@ -24,6 +24,8 @@ extern const char symmem__gpu_kernel_nvshmem_atomics_cu[];
 extern const char symmem__gpu_kernel_move_cu[];
 /* reduce.cu, for the dtype and op its source defines. */
 extern const char symmem__gpu_kernel_reduce_cu[];
+/* signal_wait.cu: signal_wait, the symmem engine's wait on a stream. */
+extern const char symmem__gpu_kernel_signal_wait_cu[];
 
 /* The source of the kernels one_shot, two_shot and ll_reduce for dtype and
  * op (bool: the caller passes an op that works on 0 and 1): reduce.cu after

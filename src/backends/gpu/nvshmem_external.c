@@ -1,7 +1,9 @@
-/* External memory: CUDA VMM memory the user made, mapped into NVSHMEM's
- * symmetric space with nvshmemx_buffer_register_symmetric (NVSHMEM 3.3 and
- * later, looked up by name), once every PE has shown that it can be. */
+/* The nvshmem engine's external memory: CUDA VMM memory the user made,
+ * mapped into NVSHMEM's symmetric space with
+ * nvshmemx_buffer_register_symmetric (NVSHMEM 3.3 and later, looked up by
+ * name), once every PE has shown that it can be. */
 #include "gpu.h"
+#include "nvshmem_engine.h"
 
 /* NVSHMEM_CUMEM_GRANULARITY: the unit NVSHMEM maps external memory in. */
 static size_t external_granule(void)
@@ -10,7 +12,7 @@ static size_t external_granule(void)
     return value > 0 ? value : (size_t)512 << 20; /* NVSHMEM's default */
 }
 
-symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p)
+symmem_status_t symmem__nv_register_external(gpu_t *g, void *ptr, size_t size, void **sym_p)
 {
     const char *call = "register_external";
     void *(*register_symmetric)(void *, size_t, int) = (void *(*)(
@@ -20,7 +22,6 @@ symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, 
                      "%s: this NVSHMEM has no nvshmemx_buffer_register_symmetric (it came in "
                      "NVSHMEM 3.3)",
                      call);
-    scope_t scope = symmem__gpu_enter(g);
     int64_t sizes[g->boot.nranks];
     symmem_status_t status = symmem__gpu_exchange(g, call, (int64_t)size, sizes);
     if (status == SYMMEM_OK) status = symmem__gpu_same_size(g, call, sizes, size);
@@ -49,21 +50,18 @@ symmem_status_t symmem__gpu_register_external(gpu_t *g, void *ptr, size_t size, 
                        "%s: nvshmemx_buffer_register_symmetric refused %p (%zu bytes); "
                        "NVSHMEM_DEBUG=INFO tells why",
                        call, ptr, size);
-    return symmem__gpu_leave(g, scope, status);
+    return status;
 }
 
-symmem_status_t symmem__gpu_unregister_external(gpu_t *g, void *sym, size_t size)
+symmem_status_t symmem__nv_unregister_external(gpu_t *g, void *sym, size_t size)
 {
     int (*unregister_symmetric)(void *, size_t) = (int (*)(void *, size_t))symmem__gpu_libs_symbol(
         &libs, "nvshmemx_buffer_unregister_symmetric");
-    scope_t scope = symmem__gpu_enter(g);
     libs.cuStreamSynchronize(g->stream);
     int rc = unregister_symmetric ? unregister_symmetric(sym, size) : -1;
     if (rc != 0)
-        return symmem__gpu_leave(g, scope,
-                                 ERROR(SYMMEM_ERR_BACKEND,
-                                       "unregister_external: "
-                                       "nvshmemx_buffer_unregister_symmetric(%p) returned %d",
-                                       sym, rc));
-    return symmem__gpu_leave(g, scope, SYMMEM_OK);
+        return ERROR(SYMMEM_ERR_BACKEND,
+                     "unregister_external: nvshmemx_buffer_unregister_symmetric(%p) returned %d",
+                     sym, rc);
+    return SYMMEM_OK;
 }

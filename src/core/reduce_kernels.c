@@ -157,11 +157,3 @@ void symmem__reduce_members(void *dst, const void *const *srcs, int n, size_t co
         memcpy((char *)dst + at, acc, m * size);
     }
 }
-
-/* TEMPORARY until the mpi backend's callers move to symmem__reduce_members. */
-void symmem__reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
-                         symmem_reduce_op_t op)
-{
-    const void *srcs[2] = {acc, in};
-    symmem__reduce_members(acc, srcs, 2, n, dtype, op);
-}

@@ -17,8 +17,4 @@
 void symmem__reduce_members(void *dst, const void *const *srcs, int n, size_t count,
                             symmem_dtype_t dtype, symmem_reduce_op_t op);
 
-/* TEMPORARY */
-void symmem__reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
-                         symmem_reduce_op_t op);
-
 #endif

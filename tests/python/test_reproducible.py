@@ -32,14 +32,13 @@ NAMES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
 HALF = ("float16", "bfloat16")
 OPS = ["sum", "min", "max", "prod", "and", "or", "xor"]
 KIB = 1024
-# Byte sizes at which an algorithm or a chunk changes: the gpu backend's
-# one-phase limit (4 KiB) and own_collectives.c's table (64 KiB at 5-8 PEs,
-# 512 KiB at 4, 2 MiB at 3); the mpi backend's exchange (8 KiB) and RMA path
-# (64 KiB), its RMA chunk (256 KiB of each member's slice) and node chunk
-# (64 KiB of a slice); the cpu engine's chunk (64 KiB of a slice).
-THRESHOLDS = [4 * KIB, 8 * KIB, 64 * KIB]
-THRESHOLDS += {"cpu": [64 * KIB * n], "mpi": [64 * KIB * n, 256 * KIB * n],
-               "gpu": [512 * KIB, 2048 * KIB]}.get(backend, [])
+# Byte sizes at which an algorithm changes: the gpu backend's one-phase
+# limit (4 KiB) and own_collectives.c's table (64 KiB at 5-8 PEs, 512 KiB at
+# 4, 2 MiB at 3); the mpi backend's exchange (8 KiB) and RMA path (64 KiB).
+THRESHOLDS = [4 * KIB, 8 * KIB, 64 * KIB] + ([512 * KIB, 2048 * KIB] if backend == "gpu" else [])
+# Sizes past which a member's slice spans two chunks: the cpu engine's and
+# the mpi node path's 64 KiB, the mpi RMA path's 256 KiB.
+CHUNKS = {"cpu": [64 * KIB * n], "mpi": [64 * KIB * n, 256 * KIB * n]}.get(backend, [])
 
 
 def dtype_of(name):
@@ -73,14 +72,15 @@ def ops_of(name):
 
 
 def counts(name):
-    """Element counts: of a float, on both sides of every threshold and a
-    few small ones (513: past symmem__reduce_members' block of 512); of an
-    integer or bool, whose results no order changes (sum and prod wrap), a
-    small one and one past every threshold."""
+    """Element counts: of a float, on both sides of every threshold, past
+    every chunk, and a few small ones (513: past symmem__reduce_members'
+    block of 512); of an integer or bool, whose results no order changes
+    (sum and prod wrap), a small one and one past the thresholds all
+    backends share."""
     size = dtype_of(name).itemsize
     if not is_float(name):
-        return [17, max(THRESHOLDS) // size + 1]
-    out = {1, 17, 513}
+        return [17, 64 * KIB // size + 1]
+    out = {1, 17, 513} | {t // size + 1 for t in CHUNKS}
     for t in THRESHOLDS:
         out |= {t // size - 1, t // size + 1}
     return sorted(out)
@@ -224,7 +224,7 @@ for k, (name, count) in enumerate(cases):
 # 1, q)): each member checks its own result
 for name in NAMES:
     size = dtype_of(name).itemsize
-    for count in (17, 4 * KIB // size + 1, 64 * KIB // size + 1)[:3 if is_float(name) else 1]:
+    for count in (17, 64 * KIB // size + 1)[: 2 if is_float(name) else 1]:
         firsts = [values(name, count, pe, 1, 0) for pe in range(n)] if is_float(name) else []
         own = np.concatenate([values(name, count, me, 1, q) for q in range(n)])
         mine = [values(name, count, pe, 1, me) for pe in range(n)]

@@ -10,7 +10,8 @@ With SYMMEM_ONE_HOST_PER_PE=1 each PE counts as on a host of its own: init
 hands NVSHMEM's id over the launcher's rendezvous (torchrun's TCPStore, MPI).
 
 Every way, the predefined teams must hold the PEs NVSHMEM's teams hold
-(asked through the NVSHMEM library the backend loaded), and a reduce on each
+(asked through the NVSHMEM library the backend loaded; on the symmem engine,
+the PEs where they are: every PE on one host, each GPU's), and a reduce on each
 must sum its members' numbers.
 
 With uid, the PEs meet through the file (uid_init.py). Under torchrun and
@@ -56,7 +57,31 @@ def nvshmem_library():
     return ctypes.CDLL(path, mode=os.RTLD_NOLOAD)
 
 
-lib = nvshmem_library()
+def symmem_engine_teams():
+    """The predefined teams' members on the symmem engine, from where each
+    PE's heap is: one host (WORLD, SHARED, NODE: every PE), and the PEs of
+    each GPU (SAME_GPU: this one's; GPU_LEADERS: the first of each)."""
+    ours = nvshmem.array((1,), dtype="int64")
+    gpus = nvshmem.array((n,), dtype="int64")
+    ours[:] = cp.cuda.runtime.getDevice()
+    nvshmem.fcollect(nvshmem.Teams.TEAM_WORLD, gpus, ours, stream=None)
+    on = [int(x) for x in gpus.get()]
+    nvshmem.free_array(ours)
+    nvshmem.free_array(gpus)
+    leaders = [p for p in range(n) if on.index(on[p]) == p]
+    return {
+        "TEAM_WORLD": list(range(n)),
+        "TEAM_SHARED": list(range(n)),
+        "TEAM_NODE": list(range(n)),
+        "TEAM_SAME_MYPE_NODE": [me],
+        "TEAM_SAME_GPU": [p for p in range(n) if on[p] == on[me]],
+        "TEAM_GPU_LEADERS": leaders if me in leaders else [],
+    }
+
+
+# the teams as the engine placed them: NVSHMEM's own, asked through its library
+expected = symmem_engine_teams() if nvshmem.get_version().engine == "symmem" else None
+lib = nvshmem_library() if expected is None else None
 teams = {}
 for team in (
     nvshmem.Teams.TEAM_WORLD,
@@ -68,12 +93,18 @@ for team in (
 ):
     size = nvshmem.team_n_pes(team)
     members = [nvshmem.team_translate_pe(team, i, nvshmem.Teams.TEAM_WORLD) for i in range(size)]
-    theirs = [
-        lib.nvshmem_team_translate_pe(int(team), i, 0)
-        for i in range(lib.nvshmem_team_n_pes(int(team)))
-    ]
-    assert members == theirs, f"PE {me}: {team.name} holds {members}, NVSHMEM's {theirs}"
-    assert nvshmem.team_my_pe(team) == lib.nvshmem_team_my_pe(int(team)) >= 0, team.name
+    if expected is not None:
+        assert members == expected[team.name], f"PE {me}: {team.name} holds {members}"
+        if not members:
+            continue  # not in it (GPU_LEADERS, this PE not its GPU's first)
+        assert nvshmem.team_my_pe(team) == members.index(me), team.name
+    else:
+        theirs = [
+            lib.nvshmem_team_translate_pe(int(team), i, 0)
+            for i in range(lib.nvshmem_team_n_pes(int(team)))
+        ]
+        assert members == theirs, f"PE {me}: {team.name} holds {members}, NVSHMEM's {theirs}"
+        assert nvshmem.team_my_pe(team) == lib.nvshmem_team_my_pe(int(team)) >= 0, team.name
     src = nvshmem.array((3,), dtype="int64")
     dst = nvshmem.array((3,), dtype="int64")
     src[:] = me + 1

@@ -228,7 +228,9 @@ test-sanitize: dev sanitizer-check
 
 # What users install: an sdist and a wheel built from it, installed into a
 # fresh environment in a temporary directory, run examples/ring.py there;
-# mypy checks the package's types (tests/package/check_package.sh; ~1 minute).
+# the wheel with its mpi extra into another, ring.py on 2 PEs of the mpi
+# backend under mpirun; mypy checks the package's types
+# (tests/package/check_package.sh; ~2 minutes, beside the other stages).
 test-package:
 	PYTHON=$(PYTHON) bash tests/package/check_package.sh
 

@@ -1,6 +1,9 @@
 """Builds the C extension symmem._symmem from the C library's sources, and
 the gpu backend (loaded at run time only when it is chosen) beside it; the
-mpi backend too, where an MPI compiler is found (mpi_compiler()).
+mpi backend too, where an MPI compiler is found (mpi_compiler()). Where
+none is (pip builds symmem before it installs an extra's MPI wheel), the
+package carries the mpi backend's sources (_mpi_sources/, copied here) and
+builds the backend on first use (python/symmem/_mpi_build.py).
 
 The compiler flags come from cflags.txt (which the Makefile reads too) and
 the version from include/symmem/symmem.h. setuptools builds in build-python/,
@@ -103,6 +106,47 @@ def build_device_bitcode():
         print(f"setup.py: device.bc not built ({error}); CuTe's own engine is unavailable")
 
 
+# The mpi backend's sources: its own files and the core's it compiles in.
+MPI_SOURCES = sorted(glob("src/backends/mpi/*.c")) + [
+    "src/core/heap_alloc.c",
+    "src/core/heartbeat.c",
+    "src/core/reduce_kernels.c",
+]
+MPI_SOURCES_COPY = os.path.join("python", "symmem", "_mpi_sources")
+
+
+def included(path):
+    """The project files path includes (#include "..."), directly or not."""
+    found, todo = set(), [path]
+    while todo:
+        here = todo.pop()
+        for name in re.findall(r'^#include "([^"]+)"', open(here).read(), re.M):
+            for base in (os.path.dirname(here), "include"):
+                candidate = os.path.normpath(os.path.join(base, name))
+                if os.path.exists(candidate) and candidate not in found:
+                    found.add(candidate)
+                    todo.append(candidate)
+                    break
+    return found
+
+
+def write_mpi_sources():
+    """The mpi backend's sources, the headers they include, cflags.txt and
+    SOURCES (what to compile) into the package's _mpi_sources/, in the
+    tree's layout, for _mpi_build.py to build the backend on first use;
+    files no longer needed go. A file is rewritten only where it changed."""
+    wanted = {"cflags.txt": open("cflags.txt").read(), "SOURCES": "\n".join(MPI_SOURCES) + "\n"}
+    for path in set(MPI_SOURCES).union(*(included(p) for p in MPI_SOURCES)):
+        wanted[path] = open(path).read()
+    for path, text in wanted.items():
+        embed.write_if_changed(os.path.join(MPI_SOURCES_COPY, path), text)
+    for folder, _, names in os.walk(MPI_SOURCES_COPY):
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.relpath(path, MPI_SOURCES_COPY) not in wanted:
+                os.remove(path)
+
+
 def mpi_compiler():
     """The MPI compiler the mpi backend is built with, as mpi4py finds one:
     SYMMEM_MPICC, else mpicc beside this Python (a virtual environment with
@@ -117,12 +161,13 @@ def mpi_compiler():
 def mpi_extension(flags, extra_flags):
     """The mpi backend (not a Python module: a shared object the core dlopens
     for backend="mpi"), with the flags `mpicc -show` names; optional, so a
-    broken MPI leaves the package without it rather than unbuilt. None where
-    no MPI compiler is found."""
+    broken MPI leaves the package without it rather than unbuilt (it is
+    then built on first use). None where no MPI compiler is found."""
     mpicc = mpi_compiler()
     if mpicc is None:
         print(
-            "symmem: no MPI compiler (mpicc, or SYMMEM_MPICC): the mpi backend is not built",
+            "symmem: no MPI compiler (mpicc, or SYMMEM_MPICC): the mpi backend is built on "
+            "first use, with the MPI found then",
             file=sys.stderr,
         )
         return None
@@ -140,8 +185,7 @@ def mpi_extension(flags, extra_flags):
     link_extra = [w for w in words if not w.startswith(("-I", "-D"))] + ["-Wl,-z,defs"]
     return Extension(
         "symmem._mpi_backend",
-        sources=sorted(glob("src/backends/mpi/*.c"))
-        + ["src/core/heap_alloc.c", "src/core/heartbeat.c", "src/core/reduce_kernels.c"],
+        sources=MPI_SOURCES,
         depends=headers,
         include_dirs=include_dirs,
         extra_compile_args=flags + compile_extra,
@@ -164,6 +208,7 @@ headers = (
     + glob("src/**/*.def", recursive=True)
 )
 embed.write_package_copies()  # device/device.cuh and bench/nvshmem_abi.h
+write_mpi_sources()  # _mpi_sources/, for the mpi backend built on first use
 build_device_bitcode()  # device/device.bc, where clang is
 mpi_backend = mpi_extension(flags, extra_flags)
 

@@ -14,6 +14,7 @@ ignores the output. Standard library only.
     python3 tools/device_bitcode.py [OUT]     (default python/symmem/device/device.bc)
 """
 
+import argparse
 import os
 import shutil
 import subprocess
@@ -116,8 +117,26 @@ def _nvvm_layout(compiler, bitcode, tmp):
         pass  # the bitcode clang wrote is still there
 
 
+def parse_args(argv):
+    """OUT from argv (argv[0] is the program); -h/--help prints the usage,
+    and a word that looks like an option is refused, never taken for OUT."""
+    parser = argparse.ArgumentParser(
+        prog="tools/device_bitcode.py",
+        description=__doc__.rsplit("\n\n", 1)[0],  # all but the usage line
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "out",
+        nargs="?",
+        default=OUT,
+        metavar="OUT",
+        help="where to write the bitcode (default: %s)" % os.path.relpath(OUT, ROOT),
+    )
+    return parser.parse_args(argv[1:])
+
+
 def main(argv):
-    out = argv[1] if len(argv) > 1 else OUT
+    out = parse_args(argv).out
     try:
         print(build(out))
     except subprocess.CalledProcessError as error:

@@ -20,6 +20,7 @@ Standard library only: setup.py runs it from an unpacked sdist.
     python3 tools/embed.py package
 """
 
+import argparse
 import os
 import re
 import sys
@@ -143,14 +144,28 @@ def write_package_copies():
         write_if_changed(os.path.join(ROOT, copy), package_copy(source))
 
 
+def parse_args(argv):
+    """The command and its OUT from argv (without the program); -h/--help
+    prints the usage, anything else unknown is refused."""
+    parser = argparse.ArgumentParser(
+        prog="tools/embed.py",
+        description=__doc__.rsplit("\n\n", 1)[0],  # all but the usage lines
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    kernels = commands.add_parser("kernels", help="write the gpu backend's programs as C strings")
+    kernels.add_argument("out", metavar="OUT.c", help="the C file to write")
+    commands.add_parser("package", help="write the package's copies of the headers")
+    return parser.parse_args(argv)
+
+
 def main(argv):
-    if argv[1:2] == ["kernels"] and len(argv) == 3:
-        write(argv[2], kernel_sources())  # newer than what make saw change
-    elif argv[1:] == ["package"]:
-        write_package_copies()
+    args = parse_args(argv)
+    if args.command == "kernels":
+        write(args.out, kernel_sources())  # newer than what make saw change
     else:
-        sys.exit(__doc__)
+        write_package_copies()
 
 
 if __name__ == "__main__":
-    main(sys.argv)
+    main(sys.argv[1:])

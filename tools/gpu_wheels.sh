@@ -129,14 +129,17 @@ sys.exit(tuple(int(x) for x in p.__version__.split(".")[:3]) < (1, 5, 4))' 2>/de
     echo "installed nccl4py $NCCL4PY into $OUT/nccl-site"
 }
 
+usage() {  # the comment at the top of this file
+    echo "usage: sh tools/gpu_wheels.sh prepare|install-cute|install-mlir|prepare-nccl|install-nccl"
+    sed -n '2,/^set -eu/{/^#/s/^# \{0,1\}//p}' tools/gpu_wheels.sh  # cwd: the root
+}
+
 case "${1:-}" in
     prepare) prepare ;;
     install-cute) install_cute ;;
     install-mlir) install_mlir ;;
     prepare-nccl) prepare_nccl ;;
     install-nccl) install_nccl ;;
-    *)
-        echo "usage: sh tools/gpu_wheels.sh prepare|install-cute|install-mlir|prepare-nccl|install-nccl" >&2
-        exit 2
-        ;;
+    -h | --help) usage ;;
+    *) usage >&2; exit 2 ;;
 esac

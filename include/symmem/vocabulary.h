@@ -118,7 +118,9 @@
     X(STREAM_ORDERED, "stream_ordered", 4,                                                         \
       "calls run in order on CUDA streams and can be captured in CUDA graphs")                     \
     X(MULTICAST, "multicast", 5, "NVLink multicast memory spans a team's GPUs")                    \
-    X(SPANS_HOSTS, "spans_hosts", 6, "the PEs of a job may run on several hosts")
+    X(SPANS_HOSTS, "spans_hosts", 6, "the PEs of a job may run on several hosts")                  \
+    X(MPI_PROCESSES, "mpi_processes", 7,                                                           \
+      "the PEs are MPI processes: mpirun starts them, and init can make them of a communicator")
 
 /* ---- the C enums, made from the lists ---- */
 

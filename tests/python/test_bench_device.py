@@ -13,11 +13,16 @@ from symmem.bench import plan
 
 def test_device_operations_join_the_default_run_on_gpus_with_two_pes():
     every_host, every_device = ",".join(plan.OPS), ",".join(plan.DEVICE_OPS)
+    # on the gpu backend the atomic and symmem's init + finalize too
+    gpu_host = ",".join([*plan.OPS, *plan.ATOMIC_OPS, *plan.INIT_OPS])
     opts = _parse("--backend", "gpu", "-n", "2")
-    assert (opts.ops, opts.device_ops) == (every_host, every_device)
-    for argv in (("--backend", "gpu", "-n", "1"), ("--backend", "cpu", "-n", "2")):
+    assert (opts.ops, opts.device_ops) == (gpu_host, every_device)
+    for argv, host in (
+        (("--backend", "gpu", "-n", "1"), gpu_host),
+        (("--backend", "cpu", "-n", "2"), every_host),
+    ):
         opts = _parse(*argv)
-        assert (opts.ops, opts.device_ops) == (every_host, ""), argv
+        assert (opts.ops, opts.device_ops) == (host, ""), argv
     opts = _parse("--backend", "gpu", "--ops", "device")
     assert (opts.ops, opts.device_ops) == ("", every_device)
     # names and groups mix; each operation once, in the order first named
@@ -40,7 +45,7 @@ def test_device_operations_join_the_default_run_on_gpus_with_two_pes():
         ),
         (
             ("--backend", "gpu", "--ops", "device,teleport"),
-            "--ops: unknown teleport; choose from host, device, triton, cute, put,",
+            "--ops: unknown teleport; choose from host, device, triton, cute, init, put,",
         ),
     ],
 )

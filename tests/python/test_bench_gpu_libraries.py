@@ -149,13 +149,18 @@ def test_the_symmem_collectives_libraries_run_the_worker_under_their_mode(mode, 
     SYMMEM_GPU_COLLECTIVES=<mode>; the rest of --ops is left out."""
     from types import SimpleNamespace
 
-    from symmem.bench import libraries
+    from symmem.bench import engine_preview, libraries, symmem_runs
 
-    seen = []
+    seen, asked = [], []
     monkeypatch.setattr(
-        libraries,
+        symmem_runs,
         "stream_records",
         lambda command, env, log: iter(seen.append((command, env)) or []),
+    )
+    monkeypatch.setattr(
+        engine_preview,
+        "ask",
+        lambda pes, env: asked.append((pes, env)) or dict(engine="nvshmem", why="auto"),
     )
     opts = SimpleNamespace(
         ops="put,reduce,fcollect",
@@ -171,5 +176,7 @@ def test_the_symmem_collectives_libraries_run_the_worker_under_their_mode(mode, 
     assert env["SYMMEM_GPU_COLLECTIVES"] == mode
     assert command[command.index("--label") + 1] == f"symmem/{mode}"
     assert command[command.index("--ops") + 1] == "reduce,fcollect"
+    # NVSHMEM's collectives run on its engine only: symmem is asked whether the PEs get it
+    assert asked == ([(2, {"SYMMEM_GPU_COLLECTIVES": "nvshmem"})] if mode == "nvshmem" else [])
     with pytest.raises(libraries.Unavailable, match="--ops has none of"):
         libraries.GPU_LIBRARIES[f"symmem/{mode}"](SimpleNamespace(ops="put"))

@@ -260,12 +260,18 @@ def test_no_prefix():
 
 
 def failing_script(tmp_path, failure):
-    """PE 1 does `failure`; the other PEs sleep for a minute."""
+    """PE 1 does `failure` once every PE has started (a failure during
+    start-up ends it: test_launcher_limits.py); the other PEs sleep for a
+    minute."""
     return write_script(
         tmp_path,
         """
-        import os, sys, time
+        import glob, os, sys, time
+        folder, n = os.environ["SYMMEM_STATUS_DIR"], int(os.environ["SYMMEM_NRANKS"])
+        open(os.path.join(folder, "started." + os.environ["SYMMEM_RANK"]), "w").close()
         if os.environ["SYMMEM_RANK"] == "1":
+            while len(glob.glob(os.path.join(folder, "started.*"))) < n:
+                time.sleep(0.01)
             %s
         time.sleep(60)
     """

@@ -238,18 +238,48 @@ NAME_REPORTS = {
     "python/symmem/_info.py": "python -m symmem info reports which backend init would choose",
     "python/symmem/bench": "the bench prints and records the backend it measured",
 }
-BACKEND_NAMES = {"cpu", "gpu"}
+ENV_VARS = os.path.join(SRC, "core", "env_vars.def")
 
 
-def backend_name_tests(path):
-    """["line N: what"] for each comparison in the Python file path of a
-    backend's name ("cpu", "gpu") or of _symmem.backend_name()."""
+def backend_names():
+    """Every backend's name: SYMMEM_BACKEND's choices (src/core/env_vars.def)
+    but auto, which names none."""
+    table = open(ENV_VARS).read()
+    choices = re.search(
+        r'SYMMEM_ENV_VAR\("SYMMEM_BACKEND",\s*CHOICE,\s*"[^"]*",\s*"[^"]*",\s*"([^"]+)"', table
+    )
+    assert choices, f"no SYMMEM_BACKEND choices in {ENV_VARS}"
+    return set(choices.group(1).split("|")) - {"auto"}
+
+
+BACKEND_NAMES = backend_names()
+
+
+def test_the_backend_names_are_every_backend_s():
+    # each backend has a folder of its own under src/backends/
+    assert BACKEND_NAMES == set(os.listdir(os.path.join(SRC, "backends"))), BACKEND_NAMES
+
+
+def backend_name_tests(path, names=BACKEND_NAMES):
+    """["line N: what"] for each comparison in the Python file path with a
+    backend's name (alone or in a tuple, list or set), with
+    _symmem.backend_name(), or with a launcher preview's ["backend"]."""
     import ast
 
     def is_name(node):
-        return (isinstance(node, ast.Constant) and node.value in BACKEND_NAMES) or (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "backend_name"
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(map(is_name, node.elts))
+        return (
+            (isinstance(node, ast.Constant) and node.value in names)
+            or (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", getattr(node.func, "id", None)) == "backend_name"
+            )
+            or (
+                isinstance(node, ast.Subscript)
+                and isinstance(node.slice, ast.Constant)
+                and node.slice.value == "backend"
+            )
         )
 
     found = []
@@ -274,30 +304,80 @@ def test_the_package_decides_by_capability_not_by_backend_name():
     assert not uses, f"ask _symmem.capabilities() instead: {uses}"
 
 
-def test_the_extension_decides_by_capability_not_by_backend_name():
-    found = [
-        f"{os.path.relpath(p, ROOT)}: {line.strip()}"
-        for p in c_files(os.path.join(SRC, "extension"))
-        for line in open(p)
-        if re.search(r'strcmp\([^;]*"(cpu|gpu)"', line)
+def c_backend_name_tests(path, names=BACKEND_NAMES):
+    """["path: line"] for each line of the C file path that compares a
+    string with a backend's name or with an ops table's name (ops->name)."""
+    literal = "|".join(map(re.escape, sorted(names)))
+    pattern = re.compile(
+        rf'\b(strn?cmp|strcasecmp|memcmp)\([^;]*("({literal})"|\bops->name\b)'
+        rf"|\bops->name\s*[!=]=|\bops->name\[\d+\]\s*[!=]="
+    )
+    return [
+        f"{os.path.relpath(path, ROOT)}: {line.strip()}"
+        for line in open(path)
+        if pattern.search(line)
     ]
-    assert not found, found
+
+
+def test_the_core_and_the_extension_decide_by_capability_not_by_backend_name():
+    found = [
+        line
+        for layer in ("core", "extension")
+        for path in c_files(os.path.join(SRC, layer))
+        for line in c_backend_name_tests(path)
+    ]
+    assert not found, f"test the ops table's capabilities instead: {found}"
 
 
 def test_the_backend_name_check_finds_each_form(tmp_path):
+    names = BACKEND_NAMES | {"tpu"}  # a backend added tomorrow is covered the same way
     forms = [
         '_symmem.backend_name() == "gpu"',
         'x = backend != "cpu"',
         '"gpu" == name',
         'b = _symmem.backend_name() in ("cpu",)',
         'job["backend"] == "gpu"',
+        'if (args.backend or os.environ.get("SYMMEM_BACKEND")) == "mpi": pass',
+        'if _symmem.launcher(backend=backend)["backend"] == chosen: pass',
+        'heap = backend in ("cpu", "mpi")',
+        'ok = backend not in {"tpu"}',
     ]
     for form in forms:
         path = tmp_path / "m.py"
         path.write_text(f'"""backend == "gpu" in a docstring is fine."""\n{form}\n')
-        assert backend_name_tests(str(path)), form
+        assert backend_name_tests(str(path), names), form
     path.write_text(
         '"""Prints the name."""\nprint(f"backend {_symmem.backend_name()}")\n'
         'ok = "device_memory" in _symmem.capabilities()\n'
+        'mpi = "mpi_processes" in job["capabilities"]\n'
+        'method = initializer_method in ("mpi", "emulated_mpi")\n'
     )
-    assert backend_name_tests(str(path)) == []
+    # "mpi" is an initializer method too: a name in another role still reads
+    # as a backend's, so such a comparison names its values (MPI_METHODS)
+    assert backend_name_tests(str(path), names) == [
+        "line 5: initializer_method in ('mpi', 'emulated_mpi')"
+    ]
+
+
+def test_the_c_backend_name_check_finds_each_form(tmp_path):
+    names = BACKEND_NAMES | {"tpu"}
+    forms = [
+        'if (strcmp(ops->name, "mpi") != 0) return;',
+        'if (strcmp(name, "gpu") == 0 || strcmp(name, "tpu") == 0) x = 1;',
+        'if (strncmp(requested, "cpu", 3) == 0) x = 1;',
+        "if (strcmp(rt->ops->name, wanted) == 0) x = 1;",
+        "if (rt->ops->name == cpu_name) x = 1;",
+        "if (ops->name[0] == 'g') x = 1;",
+    ]
+    for form in forms:
+        path = tmp_path / "m.c"
+        path.write_text(f"/* strcmp(ops->name, \"gpu\") in a comment is one too */\n{form}\n")
+        assert len(c_backend_name_tests(str(path), names)) == 2, form
+    path.write_text(
+        "if (ops->capabilities & SYMMEM_CAP_MPI_PROCESSES) x = 1;\n"
+        "if (strcmp(v->name, wanted) == 0) return v; /* another table's names */\n"
+        "while (i < count && strcmp(name, named_backends[i].name) != 0) i++;\n"
+        'static const char *names[] = {"cpu", "gpu"};\n'
+        'printf("backend %s", ops->name);\n'
+    )
+    assert c_backend_name_tests(str(path), names) == []

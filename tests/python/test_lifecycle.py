@@ -1,10 +1,13 @@
 """init/finalize, init_status, get_version, my_pe/n_pes, Teams, barriers, and the
 symmem.core alias, at 1..4 PEs."""
 
+import subprocess
+import sys
+
 import pytest
 
 import symmem
-from conftest import assert_all_ok
+from conftest import assert_all_ok, clean_env, cpu_only, write_program
 
 N_PES = (1, 2, 3, 4)
 
@@ -245,3 +248,61 @@ FORKED_CHILD = """
 
 def test_a_child_forked_after_init_is_no_pe(run_pes):
     assert_all_ok(run_pes(2, FORKED_CHILD), 2)
+
+
+def test_a_communicator_makes_pes_only_of_a_backend_of_mpi_processes():
+    # The core decides by the backend's mpi_processes capability, not its
+    # name (issue 48): the cpu engine refuses an MPI communicator.
+    code = (
+        "from symmem import _symmem\n"
+        "try:\n"
+        "    _symmem.init(mpi_comm=1, rank=0, nranks=1, backend='cpu')\n"
+        "except Exception as error:\n"
+        "    print(type(error).__name__, error)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.startswith("NvshmemInvalid init: an MPI communicator"), result
+    assert "whose PEs are MPI processes" in result.stdout
+    assert "not of backend='cpu'" in result.stdout
+
+
+# Issue 48: init of a one-PE job at SYMMEM_TIMEOUT=0.0001 failed five times
+# in five ("cannot join ...-ctl: it kept changing") and left its control
+# segment in /dev/shm. Making and joining the segment waits for no one, so
+# no timeout bounds it; a PE that must wait for others says when its
+# timeout was too short (test_segments.py).
+TINY_TIMEOUTS = """
+import glob, os, symmem
+said = []
+for timeout in ("0.0001", "1e-9", "0.000001s", "0.001"):
+    os.environ["SYMMEM_TIMEOUT"] = timeout  # init reads it each time
+    for _ in range(25):
+        try:
+            symmem.init()
+        except symmem.NvshmemError as error:
+            said.append(str(error))
+        else:
+            symmem.finalize()
+            said.append("ok")
+print("\\n".join(said))
+left = glob.glob(f"/dev/shm/symmem-{os.geteuid()}-solo{os.getpid()}-*")
+print("left", left)
+for path in left:  # said; not left for others
+    os.unlink(path)
+"""
+
+
+@cpu_only("the cpu backend's files in /dev/shm")
+def test_one_pe_inits_at_tiny_timeouts_succeed_and_leave_nothing(tmp_path):
+    prog = write_program(tmp_path, TINY_TIMEOUTS, prelude=False)
+    env = clean_env({"SYMMEM_BACKEND": "cpu"})
+    result = subprocess.run(
+        [sys.executable, str(prog)], capture_output=True, text=True, timeout=120, env=env
+    )
+    rc, out, err = result.returncode, result.stdout, result.stderr
+    assert rc == 0, out + err
+    *outcomes, left = out.splitlines()
+    assert len(outcomes) == 100 and left == "left []", out
+    assert outcomes == ["ok"] * 100, [o for o in outcomes if o != "ok"][:3]

@@ -248,6 +248,13 @@ MISMATCH = """
             nvshmem.barrier_all()
     except nvshmem.NvshmemInvalid as error:
         print(f"PE {me} caught: {error}", flush=True)
+    # malloc and team_split (on the world's communicator once) meet as collectives do
+    for name, call in [("array", lambda: nvshmem.array((4,), dtype="int8")),
+                       ("team_split", lambda: nvshmem.team_split_strided(W, 0, 1, n))]:
+        try:
+            call() if me == 0 else nvshmem.barrier_all()
+        except nvshmem.NvshmemInvalid as error:
+            print(f"PE {me} caught in {name}: {error}", flush=True)
     try:  # 16 bytes with the fingerprints, against 256 KiB by RMA after them
         count = 4 if me == 0 else 65536
         nvshmem.reduce(W, dst[:count], src[:count], "sum")
@@ -276,6 +283,66 @@ def test_different_collectives_raise_instead_of_hanging(run_pes, env):
         caught = [line for line in result.lines(pe) if line.startswith(f"PE {pe} caught too: ")]
         assert len(caught) == 1 and "PEs disagree" in caught[0], str(result)
         assert "4 elements" in caught[0] and "65536 elements" in caught[0], caught[0]
+        for name, what in [
+            ("array", "PE 0 called malloc"),
+            ("team_split", "PE 0 called team_split"),
+        ]:
+            caught = [
+                line for line in result.lines(pe) if line.startswith(f"PE {pe} caught in {name}: ")
+            ]
+            assert len(caught) == 1 and "PEs disagree" in caught[0], str(result)
+            assert what in caught[0] and "PE 1 called barrier_all" in caught[0], caught[0]
+
+
+# A PE in finalize() and one in a collective (no SYMMEM_TIMEOUT): both raise,
+# each naming the other and what it is in, and the job can still end well.
+# First PE 1's finalize() frees the arrays it leaked (collectively) while PE
+# 0 is in a large reduce (over RMA across hosts, the node path on one);
+# then, nothing left to free, PE 1 leaves while PE 0 waits in barrier_all;
+# then both finalize, PE 1 for the third time (the runtime stayed).
+FINALIZE_AMONG_COLLECTIVES = """
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    W = nvshmem.Teams.TEAM_WORLD
+    src = nvshmem.array((1 << 18,), dtype="float32")  # 1 MiB
+    dst = nvshmem.array((1 << 18,), dtype="float32")
+    src[:] = me + 1
+    nvshmem.barrier_all()
+    reduce = "reduce(sum, float32, 262144 elements, team WORLD)"
+    started = time.monotonic()
+    if me == 0:
+        expect_raises(nvshmem.NvshmemInvalid, ["[pe 0] reduce: PEs disagree", f"PE 0 called {reduce}",
+                                               "PE 1 called free"], nvshmem.reduce, W, dst, src, "sum")
+    else:
+        time.sleep(0.3)  # PE 0 waits in the reduce by now
+        warnings.simplefilter("ignore")  # finalize() warns of each leak it frees
+        expect_raises(nvshmem.NvshmemInvalid, ["[pe 1] finalize: freeing the Buffer", "PE 1 called free",
+                                               f"PE 0 called {reduce}"], nvshmem.finalize)
+    print(f"PE {me} raised after {time.monotonic() - started:.2f} s", flush=True)
+    nvshmem.reduce(W, dst, src, "sum")  # the job goes on
+    check_equal(dst, np.full(1 << 18, n * (n + 1) / 2, dtype="float32"), "the next reduce")
+    nvshmem.free_array(src)
+    nvshmem.free_array(dst)
+    started = time.monotonic()
+    if me == 0:
+        expect_raises(nvshmem.NvshmemError, ["[pe 0] barrier_all: PE 1 has called finalize() and "
+                                             "left the job"], nvshmem.barrier_all)
+    else:
+        time.sleep(0.3)
+        expect_raises(nvshmem.NvshmemInvalid, ["[pe 1] finalize: PE 0 is in barrier_all, which "
+                                               "this PE never entered"], nvshmem.finalize)
+    print(f"PE {me} raised after {time.monotonic() - started:.2f} s", flush=True)
+    nvshmem.finalize()
+    print(f"PE {me} OK", flush=True)
+"""
+
+
+@pytest.mark.parametrize("env", [ONE_HOST_PER_PE, NODE_PATH], ids=["rma", "node"])
+def test_finalize_and_a_different_collective_both_raise(run_pes, env):
+    result = run_pes(2, FINALIZE_AMONG_COLLECTIVES, timeout=60, env=env)
+    assert result.rc == 0, str(result)
+    for pe in (0, 1):
+        assert f"PE {pe} OK" in result.lines(pe), str(result)
 
 
 # init(initializer_method="mpi", mpi_comm=...) under a plain mpirun: the PEs

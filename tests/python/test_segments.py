@@ -277,6 +277,8 @@ def test_a_pe_whose_init_times_out_leaves_no_files(tmp_path, port, rank):
     assert re.search(
         rf"\[pe {rank}\] init: timed out after \d+\.\d s; PEs that never started: {1 - rank}", said
     ), result
+    # which bound expired, and what to do
+    assert "SYMMEM_TIMEOUT=1 s bounds init's wait for every PE to start as well" in said, said
     assert job_files(port) == []
 
 

@@ -157,6 +157,7 @@ def test_every_capability_is_one_bit_with_a_name():
         "stream_ordered",
         "multicast",
         "spans_hosts",
+        "mpi_processes",
     }
 
 
@@ -169,9 +170,11 @@ GPU_CAPABILITIES = (
     "stream_ordered",
     "spans_hosts",
 )
-# none: its RMA calls can wait (the GIL is let go), peers' heaps load and
-# store on one node only, and it spans hosts through MPI (src/backends/mpi/ops.c)
-MPI_CAPABILITIES = ()
+# its PEs are MPI processes (mpirun starts them; init can take a communicator),
+# and nothing else: its RMA calls can wait (the GIL is let go), peers' heaps
+# load and store on one node only, and it spans hosts through MPI
+# (src/backends/mpi/ops.c)
+MPI_CAPABILITIES = ("mpi_processes",)
 
 
 def test_before_init_no_backend_can_anything():
@@ -196,6 +199,6 @@ print(f"PE {me} OK", flush=True)
 def test_the_running_backend_s_capabilities(run_pes, n):
     # the gpu backend (where the suite runs on it) keeps its heap on the GPU,
     # runs device code and stream-ordered calls and spans hosts; the mpi
-    # backend has none
+    # backend's PEs are MPI processes
     code = CAPABILITIES_WHILE_RUNNING % (CPU_CAPABILITIES, GPU_CAPABILITIES, MPI_CAPABILITIES)
     assert_all_ok(run_pes(n, code), n)

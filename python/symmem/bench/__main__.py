@@ -29,107 +29,14 @@ import platform
 import sys
 import time
 
-from symmem.bench import libraries, plan, progress, report, setups
-
-EPILOG = """\
-operations (--ops; default every host operation, and on the gpu backend with
-2 PEs or more every device operation too; "host", "device", "triton" and
-"cute" name groups):
-{ops}
-device operations (gpu backend, 2 PEs or more; PE 0 works, PE 1 is the target):
-{device_ops}
-
-libraries (--libs; default every one of the backend that can run here):
-  gpu backend:
-    symmem          on a CUDA stream, and with stream=None as "symmem (blocking)"
-    symmem/nvshmem  symmem with NVSHMEM's collectives (SYMMEM_GPU_COLLECTIVES=
-                    nvshmem) instead of its own kernels; collectives only
-    symmem/one_shot, symmem/two_shot, symmem/push_one_shot, symmem/push_two_shot
-                    symmem's reduce forced to one algorithm (SYMMEM_GPU_
-                    COLLECTIVES=one_shot|two_shot|push_one_shot|push_two_shot):
-                    how the table that picks it by size and PE count is
-                    measured; collectives only (the push ones write into
-                    the members' staging buffers, SYMMEM_GPU_STAGING)
-    torch symm-mem  PyTorch SymmetricMemory's one-shot and two-shot all-reduce
-                    (reduce only; needs torch with NCCL)
-    torch symm-mem nccl
-                    its symmetric memory on its NCCL backend (set_backend(
-                    "NCCL"), torch 2.9 on): torch.distributed's all-reduce,
-                    reduce-scatter and all-gather on its tensors, which are
-                    NCCL symmetric windows (NCCL's symmetric kernels, each row
-                    labelled by what ran, as nccl symmetric's), and the one-
-                    shot and two-shot all-reduce on them
-    nvshmem C       a C program calling NVSHMEM directly, compiled when the run
-                    starts (needs cc, the CUDA runtime, the nvidia-nvshmem wheel)
-    nvshmem4py      NVSHMEM4Py, started by mpirun
-    nccl            NCCL through torch.distributed (collectives only)
-    nccl symmetric  NCCL's symmetric kernels (NCCL 2.27 on): all-reduce,
-                    reduce-scatter and all-gather on buffers registered as
-                    symmetric windows, through nccl4py (pip install
-                    'symmem[bench]'); each row labelled by the kernels CUPTI
-                    saw run: "nccl symmetric (fell back)" where NCCL ran its
-                    regular ones; the NCCL kernels section lists them
-    symmem device   the device operations from symmem.device.numba kernels
-                    (needs numba-cuda and CuPy) and, as "symmem host", symmem's
-                    host calls on a stream doing the same
-    nvshmem device  the same kernels calling NVSHMEM's device API: a CUDA C
-                    program built with nvcc when the run starts, kept in
-                    ~/.cache/symmem/bench (needs nvcc and the nvidia-nvshmem
-                    wheel's libnvshmem_device.a)
-    symmem triton   the triton_* operations from Triton kernels calling
-                    symmem.device.triton on symmem's own engine (needs triton,
-                    torch and CuPy)
-    nvshmem triton  the same kernels on NVSHMEM's device bitcode (needs the
-                    nvidia-nvshmem wheel's libnvshmem_device.bc)
-    symmem cute     the cute_* operations from CuTe DSL kernels calling
-                    symmem.device.cute on symmem's own engine (needs
-                    nvidia-cutlass-dsl, cuda.core and CuPy: symmem[cute])
-    nvshmem cute    the same kernels on NVSHMEM's device bitcode
-  cpu backend:
-    symmem
-    symmem njit     the same operations from @numba.njit loops (symmem.device.numba);
-                    its call_cost is one 8-byte put inside the loop
-    numpy           the same data movement done by one process
-    mpi4py          mpi4py under mpirun: put is Put + Flush into an MPI window
-                    (Win.Allocate, one Lock_all epoch), put_signal a Send/Recv
-                    ping-pong, then the collectives (reduce: Allreduce) and
-                    Barrier (pip install 'symmem[mpi]')
-  A library that cannot run here is left out, with the reason; the NCCL ones
-  (nccl, nccl symmetric, torch symm-mem, torch symm-mem nccl) need a GPU per
-  PE.
-
-sizes: K, M and G suffixes are powers of 2. A sweep runs from --min-size to
---max-size in x4 steps; collective sizes are rounded down to whole float32
-blocks of 1/n; put_lat, get_lat and put_signal stop at 4M; device_put and
-device_put_grid keep within 1K-64M.
-
-environment: every variable reaches every PE, so symmem's settings apply
-(python -m symmem info lists them; SYMMEM_SPIN_US, for one, sets how long a
-wait spins before it sleeps). The symmetric heap is sized for the sweep
-unless SYMMEM_SYMMETRIC_SIZE or NVSHMEM_SYMMETRIC_SIZE is set.
-
-progress: on a terminal one line on stderr, rewritten in place: the library,
-operation and size running, measurements done of all, the time so far and an
-estimate of the time left; elsewhere the same as a plain line every 20 s and
-as each library's run ends; none with --quiet.
-
-The output ends with a summary: for each operation and library, the sizes
-where symmem is ahead, level (within the spread between rounds: ~ in the
-tables) or behind. report.md puts it first and says how each library was
-set up (the NumPy reference's buffers are aligned as symmem's heap is).
-
-pip install 'symmem[bench]' brings matplotlib, for the plots, and nccl4py,
-for nccl symmetric; the progress display needs nothing more.
-
-To compare PE counts, run once per count (-n 2, -n 3, -n 4), each with its
-own --out.
-"""
+from symmem.bench import gpu_sharing, libraries, plan, plots, progress, report, setups
+from symmem.bench.help_text import EPILOG
 
 
 def parse_args(argv):
     ops, device_ops = (
         "\n".join(f"  {op:22}{what}" for op, what in table.items())
-        for table in (plan.OPS, plan.DEVICE_OPS)
+        for table in (plan.HOST_OPS, plan.DEVICE_OPS)
     )
     parser = argparse.ArgumentParser(
         prog="python -m symmem.bench",
@@ -141,7 +48,8 @@ def parse_args(argv):
         "--backend",
         choices=("auto", "cpu", "gpu", "mpi"),
         default="auto",
-        help="default auto: gpu where there is a GPU for every PE, else cpu; "
+        help="default auto: gpu where there is a GPU for every PE, else cpu "
+        "(gpu with more PEs than GPUs runs them sharing the GPUs: no speed claim); "
         "mpi: the mpi backend through RMA and on the node path, beside "
         "the cpu backend and mpi4py",
     )
@@ -193,6 +101,14 @@ def parse_args(argv):
         "keeps its fastest round (default 2 on GPUs, 1 on the cpu)",
     )
     parser.add_argument(
+        "--iters",
+        type=int,
+        default=None,
+        metavar="N",
+        help="calls in each timed run, at every size (default 200, 50 from 1M, 10 from "
+        "64M); few keep a run whose PEs time-share a GPU short",
+    )
+    parser.add_argument(
         "--timeout",
         type=float,
         default=900,
@@ -217,8 +133,10 @@ def parse_args(argv):
     opts = parser.parse_args(argv)
     if opts.pes < 1:
         parser.error(f"-n/--npes: need at least 1 PE, got {opts.pes}")
-    if opts.backend == "auto":
-        opts.backend = "gpu" if libraries.gpu_count() >= opts.pes else "cpu"
+    if opts.iters is not None and opts.iters < 1:
+        parser.error(f"--iters: need at least 1, got {opts.iters}")
+    choose_backend(opts)
+    opts.ops_given = opts.ops  # None: the default for the backend
     opts.ops, opts.device_ops = split_ops(parser, opts)
     if opts.rounds is None:
         opts.rounds = 2 if opts.backend == "gpu" else 1
@@ -233,15 +151,39 @@ def parse_args(argv):
     return opts
 
 
+def choose_backend(opts):
+    """opts.backend for auto, and how the PEs would share GPUs (opts.sharing,
+    gpu_sharing.sharing()) and why auto chose (opts.backend_why). auto takes
+    gpu only where every PE has a GPU: PEs time-sharing one measure the
+    GPU's switching between them, no speed, and the references that need
+    a GPU a PE (NVSHMEM's, NCCL's) could not run beside them; --backend gpu
+    runs them so."""
+    gpus = libraries.gpu_count() if opts.backend in ("auto", "gpu") else 0
+    opts.backend_why = ""
+    if opts.backend == "auto":
+        opts.backend = "gpu" if gpus >= opts.pes else "cpu"
+        if 0 < gpus < opts.pes:
+            opts.backend_why = (
+                f"auto: {opts.pes} PEs and {gpus} GPU(s) here, so the cpu backend; --backend "
+                f"gpu runs the PEs sharing the GPU(s) (a check that the paths run, not a "
+                "speed claim)"
+            )
+    opts.sharing = gpu_sharing.sharing(opts.pes, gpus) if opts.backend == "gpu" else None
+
+
 def split_ops(parser, opts):
     """(host operations, device operations), each comma-separated, from
-    --ops (names and groups) or the default for the backend and PE count."""
+    --ops (names and groups) or the default for the backend and PE count
+    (no device operation where PEs time-share a GPU: each of their kernels
+    waits on peers thousands of times, a turn of the GPU each)."""
     if opts.ops is None:
-        both = opts.backend == "gpu" and opts.pes >= 2
+        sharing = getattr(opts, "sharing", None)
+        both = opts.backend == "gpu" and opts.pes >= 2 and not (sharing and not sharing["mps"])
         names = (
             list(plan.OPS)
             + (list(plan.DEVICE_OPS) if both else [])
-            + (list(plan.ATOMIC_OPS) if opts.backend == "mpi" else [])
+            + (list(plan.ATOMIC_OPS) if opts.backend in ("mpi", "gpu") else [])
+            + (list(plan.INIT_OPS) if opts.backend == "gpu" else [])
         )
     else:
         words = opts.ops.split(",")
@@ -359,6 +301,7 @@ def main(argv=None):
     if opts.load:
         records, meta = load(opts.load)
         opts.pes, opts.rounds, opts.backend = meta["n_pes"], meta.get("rounds", 1), meta["backend"]
+        opts.sharing = meta.get("sharing")
         return finish(opts, records, meta)
     chosen, skipped = choose_libraries(opts)
     meta = dict(
@@ -372,17 +315,25 @@ def main(argv=None):
         skipped=skipped,
         load_average=os.getloadavg()[0],
         setup={name: setups.setup(name, opts.backend) for name, _ in chosen},
+        sharing=opts.sharing,
+        iters=opts.iters,
     )
     # Other work on the machine slows every library; the load says how busy it was.
     print(
         f"symmem.bench: {opts.backend} backend, {opts.pes} PEs, {meta['machine']}, "
         f"load average {meta['load_average']:.2f}"
     )
+    if opts.backend_why:
+        print(f"  {opts.backend_why}")
     if opts.backend in ("cpu", "mpi") and opts.pes > os.cpu_count():
         print(
             f"  note: {opts.pes} PEs share {os.cpu_count()} CPUs: barriers and small "
             "messages measure time slicing as much as the operation"
         )
+    if opts.sharing:
+        print(f"  note: {gpu_sharing.note(opts.sharing)}")
+        if not opts.sharing["mps"] and opts.ops_given is None:
+            print("  note: no device operations by default here (--ops device runs them)")
     print(f"  libraries: {', '.join(name for name, _ in chosen) or 'none'}")
     for name, why in skipped.items():
         print(f"  left out {name}: {why}")
@@ -436,15 +387,17 @@ def measure(opts, chosen, meta):
 
 def finish(opts, records, meta):
     """Prints the tables and writes results.json, report.md and the plots."""
-    print(report.text_tables(records, opts.pes))
+    sharing = getattr(opts, "sharing", None)
+    print(report.text_tables(records, opts.pes, sharing))
     report.write_json(os.path.join(opts.out, "results.json"), records, meta, opts.pes)
     with open(os.path.join(opts.out, "report.md"), "w") as f:
         load = f", load average {meta['load_average']:.2f}" if "load_average" in meta else ""
         f.write(
             f"`{meta['command']}` on {meta['machine']}{load}, {meta['date']}, "
-            f"{opts.backend} backend, {opts.pes} PEs, {opts.rounds} round(s)\n\n"
+            f"{opts.backend} backend, {gpu_sharing.heading(opts.pes, sharing)}, "
+            f"{opts.rounds} round(s)\n\n"
         )
-        f.write(report.markdown(records, opts.pes, setup=meta.get("setup")))
+        f.write(report.markdown(records, opts.pes, setup=meta.get("setup"), sharing=sharing))
     written = [] if opts.no_plots else plot_or_explain(opts, records)
     print(
         f"\nwrote {opts.out}/results.json, {opts.out}/report.md"
@@ -456,13 +409,16 @@ def finish(opts, records, meta):
 def describe(record):
     if record["op"] == "init":
         return f"init {record['seconds']:.2f} s"
+    if record["op"] in plan.INIT_OPS:
+        return f"{record['op']}: {record['us'] / 1e3:.1f} ms (init + finalize)"
     return f"{record['op']} {plan.format_size(record['bytes'])}: {record['us']:.2f} us"
 
 
 def plot_or_explain(opts, records):
     try:
-        return report.plots(
-            opts.out, records, opts.pes, f"symmem.bench, {opts.backend} backend, {opts.pes} PEs"
+        pes = gpu_sharing.heading(opts.pes, getattr(opts, "sharing", None))
+        return plots.plots(
+            opts.out, records, opts.pes, f"symmem.bench, {opts.backend} backend, {pes}"
         )
     except ImportError:
         print("no plots: matplotlib is not installed (pip install matplotlib)")

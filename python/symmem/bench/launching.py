@@ -44,14 +44,25 @@ def measuring(run, ops):
 def sweep_args(opts, ops=None):
     """The worker options that say what to measure (ops: default the host
     operations); every worker takes them."""
-    return [
-        "--ops",
-        ops or opts.ops,
-        "--min-bytes",
-        str(opts.min_bytes),
-        "--max-bytes",
-        str(opts.max_bytes),
-    ] + (["--graph"] if opts.graph else [])
+    iters = getattr(opts, "iters", None)
+    return (
+        [
+            "--ops",
+            ops or opts.ops,
+            "--min-bytes",
+            str(opts.min_bytes),
+            "--max-bytes",
+            str(opts.max_bytes),
+        ]
+        + (["--graph"] if opts.graph else [])
+        + (["--iters", str(iters)] if iters else [])
+    )
+
+
+def ops_without(opts, *left_out):
+    """The operations of --ops but left_out, comma-separated: what a library
+    that has no counterpart of those measures."""
+    return ",".join(op for op in opts.ops.split(",") if op and op not in left_out)
 
 
 def stream_records(command, env, log):

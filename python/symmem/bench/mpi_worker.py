@@ -143,7 +143,7 @@ def main():
             continue
         for size in plan.sizes(op, args.min_bytes, args.max_bytes, n):
             call, done = body(comm, op, size)
-            seconds = plan.best_seconds(plan.iterations(size), call, comm.Barrier)
+            seconds = plan.best_seconds(plan.iterations(size, args.iters), call, comm.Barrier)
             if done:
                 done()
             if op == "put_signal":

@@ -141,7 +141,7 @@ def check_data(what, rank, got, want):
         )
 
 
-def measure(emit, base, op, nbytes, body, check, line_up, graph):
+def measure(emit, base, op, nbytes, body, check, line_up, graph, fixed=None):
     """Times body (one collective call) eager and, with graph, replayed from
     a CUDA graph (torch_timing.py), each time after a first call (or capture
     and replay) that says which kernels ran; eager, check() confirms the
@@ -150,7 +150,7 @@ def measure(emit, base, op, nbytes, body, check, line_up, graph):
     from symmem.bench import plan
     from symmem.bench.torch_timing import best_of, best_of_graph
 
-    iters = plan.iterations(nbytes)
+    iters = plan.iterations(nbytes, fixed)  # fixed: --iters
     for replayed in (False, True) if graph else (False,):
         if replayed:
             seen = []

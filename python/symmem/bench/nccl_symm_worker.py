@@ -117,7 +117,9 @@ def main():
         for op in ops:
             for size in sizes[op]:
                 body, check = call(op, comm, windows, size // 4, n, rank)
-                nccl_kernels.measure(emit, LABEL, op, size, body, check, line_up, args.graph)
+                nccl_kernels.measure(
+                    emit, LABEL, op, size, body, check, line_up, args.graph, args.iters
+                )
         windows.close()
     line_up()
     comm.destroy()

@@ -31,7 +31,7 @@ def main():
             continue
         for size in plan.sizes(op, args.min_bytes, args.max_bytes, n):
             for graph in (False, True) if args.graph else (False,):
-                us = time_op(op, size, n, rank, graph)
+                us = time_op(op, size, n, rank, graph, args.iters)
                 if rank == 0:
                     print(
                         json.dumps(
@@ -43,7 +43,7 @@ def main():
     dist.destroy_process_group()
 
 
-def time_op(op, nbytes, n, rank, graph=False):
+def time_op(op, nbytes, n, rank, graph=False, fixed=None):
     count, block = nbytes // 4, nbytes // 4 // n
     src = torch.full((count,), rank + 1.0, device="cuda")
     small = torch.full((block,), rank + 1.0, device="cuda")
@@ -55,7 +55,7 @@ def time_op(op, nbytes, n, rank, graph=False):
         "fcollect": lambda: dist.all_gather_into_tensor(dst, small),
         "alltoall": lambda: dist.all_to_all_single(dst, src),
     }[op]
-    return (best_of_graph if graph else best_of)(body, plan.iterations(nbytes))
+    return (best_of_graph if graph else best_of)(body, plan.iterations(nbytes, fixed))
 
 
 if __name__ == "__main__":

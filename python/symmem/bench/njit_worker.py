@@ -98,9 +98,10 @@ def best_seconds(iters, run):
     return best
 
 
-def measure(op, nbytes, me, n):
-    """Seconds per call of op at nbytes, and the arrays to free."""
-    iters = plan.iterations(nbytes)
+def measure(op, nbytes, me, n, fixed=None):
+    """Seconds per call of op at nbytes (fixed calls a run where given), and
+    the arrays to free."""
+    iters = plan.iterations(nbytes, fixed)
     if op in ("put", "put_lat", "get", "get_lat", "call_cost"):
         dst, src = arrays(me, nbytes, nbytes, dtype="uint8")
         move, quiet = (gets if op.startswith("get") else puts), op.endswith("_lat")
@@ -143,7 +144,7 @@ def main():
         if op == "put_signal" and n < 2:
             continue
         for size in plan.sizes(op, args.min_bytes, args.max_bytes, n):
-            seconds, used = measure(op, size, me, n)
+            seconds, used = measure(op, size, me, n, args.iters)
             for a in used:
                 symmem.free_array(a)
             emit(lib=LABEL, op=op, bytes=size, us=seconds * 1e6)

@@ -79,8 +79,9 @@ def _body(op, nbytes, n):
     return None  # barrier: nothing to do in one process
 
 
-def measure(ops, min_bytes, max_bytes, n):
-    """Records like the workers', lib 'numpy'."""
+def measure(ops, min_bytes, max_bytes, n, fixed=None):
+    """Records like the workers', lib 'numpy' (fixed calls a timed run where
+    given: --iters)."""
     yield dict(lib="numpy", op="init", seconds=0.0, n_pes=1)
     for op in ops:
         if op == "call_cost":
@@ -100,5 +101,5 @@ def measure(ops, min_bytes, max_bytes, n):
                 lib="numpy",
                 op=op,
                 bytes=size,
-                us=plan.best_seconds(plan.iterations(size), body) * 1e6,
+                us=plan.best_seconds(plan.iterations(size, fixed), body) * 1e6,
             )

@@ -59,8 +59,11 @@ int nvshmemx_float_alltoall_on_stream(int team, float *dst, const float *src, si
 static int rank, nranks;
 static cudaStream_t stream;
 
+static int fixed_iterations; /* FLOOR_ITERS (--iters), else 0: by size */
+
 static int iterations(size_t bytes)
 {
+    if (fixed_iterations > 0) return fixed_iterations;
     return bytes >= ((size_t)64 << 20) ? 10 : bytes >= ((size_t)1 << 20) ? 50 : 200;
 }
 
@@ -201,6 +204,7 @@ int main(void)
     nranks = (int)env_long("SYMMEM_NRANKS", 1);
     size_t min_bytes = (size_t)env_long("FLOOR_MIN_BYTES", 8);
     size_t max_bytes = (size_t)env_long("FLOOR_MAX_BYTES", 1 << 20);
+    fixed_iterations = (int)env_long("FLOOR_ITERS", 0);
     char ops[512];
     snprintf(ops, sizeof(ops), "%s", getenv("FLOOR_OPS") ? getenv("FLOOR_OPS") : "put");
     double t0 = now();

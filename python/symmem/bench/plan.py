@@ -83,18 +83,30 @@ DEVICE_PUTS = (
     "cute_get",
     "cute_get_grid",
 )
-# Measured where --backend mpi runs them beside mpi4py (its default), or --ops names them.
+# In the default run of --backend mpi (beside mpi4py's) and gpu, or where --ops names it.
 ATOMIC_OPS = {
-    "atomic": "8-byte fetch-add by PE 0 on PE 1, back to back (MPI: Fetch_and_op + Flush)",
+    "atomic": "8-byte fetch-add by PE 0 on PE 1, back to back, host clock (MPI: "
+    "Fetch_and_op + Flush)",
 }
-ALL_OPS = {**OPS, **ATOMIC_OPS, **DEVICE_OPS}
-HOST_OPS = {**OPS, **ATOMIC_OPS}
+# symmem's start and end, each launch a fresh job (init_worker.py): in the
+# default run of --backend gpu (the engines' start-up differs most), or
+# where --ops names them ("init" names both). A record's time is the median
+# over INIT_LAUNCHES launches of the slowest PE's init() + finalize().
+INIT_OPS = {
+    "init_first": "symmem.init() + finalize(), the first of a fresh process (slowest PE, "
+    "median of 3 launches)",
+    "init_again": "a second init() + finalize() in the same process",
+}
+INIT_LAUNCHES = 3
+ALL_OPS = {**OPS, **ATOMIC_OPS, **INIT_OPS, **DEVICE_OPS}
+HOST_OPS = {**OPS, **ATOMIC_OPS, **INIT_OPS}
 # --ops words that name several operations.
 OP_GROUPS = {
     "host": tuple(OPS),
     "device": tuple(DEVICE_OPS),
     "triton": tuple(TRITON_OPS),
     "cute": tuple(CUTE_OPS),
+    "init": tuple(INIT_OPS),
 }
 DEVICE_PUT_SIZES = (1 << 10, 64 << 20)  # the device put sweep: 1K to 64M, x4 steps
 DEVICE_MOVE_BYTES = 1 << 30  # a put kernel repeats its put to move this much,
@@ -145,7 +157,7 @@ def sizes(op, min_bytes, max_bytes, n_pes, factor=4):
         "cute_put_signal",
     ):
         return [8]
-    if op in ("barrier", "device_barrier", "device_barrier_block"):
+    if op in ("barrier", "device_barrier", "device_barrier_block", *INIT_OPS):
         return [0]
     if op in DEVICE_PUTS:
         min_bytes = max(min_bytes, DEVICE_PUT_SIZES[0])
@@ -198,8 +210,11 @@ def best_seconds(iters, body, line_up=None):
     return best
 
 
-def iterations(nbytes):
-    """Calls per timed run: enough to swamp timer resolution, few for big messages."""
+def iterations(nbytes, fixed=None):
+    """Calls per timed run: enough to swamp timer resolution, few for big
+    messages; fixed (--iters) where given."""
+    if fixed:
+        return fixed
     if nbytes >= 64 << 20:
         return 10
     if nbytes >= 1 << 20:
@@ -230,6 +245,9 @@ def sweep_parser():
     parser.add_argument("--max-bytes", type=int, default=1 << 20)
     parser.add_argument(
         "--graph", action="store_true", help="also time collectives replayed from a CUDA graph"
+    )
+    parser.add_argument(
+        "--iters", type=int, default=None, help="calls per timed run (default: iterations())"
     )
     return parser
 

@@ -5,7 +5,7 @@ import json
 import math
 from collections import defaultdict
 
-from symmem.bench import plan
+from symmem.bench import engine_report, gpu_sharing, plan
 
 BANDWIDTH_OPS = (
     "put",
@@ -270,30 +270,48 @@ def kernel_lines(records):
     return lines
 
 
-def text_tables(records, n_pes):
+def _tabled(op):
+    """Whether op has a table of its own (the init operations are in the
+    init table, in ms)."""
+    return op in plan.HOST_OPS and op not in plan.INIT_OPS
+
+
+def text_tables(records, n_pes, sharing=None):
     """The tables printed at the end of a run: one per host operation, one
-    for the device operations."""
+    for the device operations, the engines'; sharing (gpu_sharing.sharing()):
+    how the PEs shared GPUs, which every heading and the summary say."""
     lines = []
     all_rows = rows(records, n_pes)
+    pes = gpu_sharing.heading(n_pes, sharing)
     for op, op_rows in _by_op(all_rows).items():
-        if op in plan.HOST_OPS:
-            lines.append(f"\n== {op}: {plan.HOST_OPS[op]} ({n_pes} PEs)")
+        if _tabled(op):
+            lines.append(f"\n== {op}: {plan.HOST_OPS[op]} ({pes})")
             lines += _text(HEADER, [8, 22, 12, 12, 12, 18], map(_cells, op_rows), {1})
     for name, header, title, body in _device_tables(all_rows):
-        lines.append(f"\n== {name} ({n_pes} PEs): {title}")
+        lines.append(f"\n== {name} ({pes}): {title}")
         widths = [24, 6] + [len(h) + 2 for h in header[2:]]
         lines += _text(header, widths, body, {0})
+    for name, header, title, body in engine_report.tables(all_rows, records):
+        lines.append(f"\n== {name} ({pes}): {title}")
+        widths = [max(len(cells[i]) for cells in [header, *body]) + 2 for i in range(len(header))]
+        lines += _text(header, widths, body, {0, 1} if name == "init" else {0})
     kernels = kernel_lines(records)
     if kernels:
-        lines.append(f"\n== NCCL kernels ({n_pes} PEs): {KERNELS_TITLE}")
+        lines.append(f"\n== NCCL kernels ({pes}): {KERNELS_TITLE}")
         lines += [f"  {line}" for line in kernels]
+    engines = engine_report.engine_lines(records)
+    if engines:
+        lines.append("\n== which engine: the gpu backend's engine each symmem library ran on")
+        lines += [f"  {line}" for line in engines]
     lines.append("\n" + NOISE_NOTE)
     body, note = summary(all_rows)
     if body:  # last: what is on the screen when the run ends
-        lines.append(f"\n== summary ({n_pes} PEs): {SUMMARY_TITLE}")
+        lines.append(f"\n== summary ({pes}): {SUMMARY_TITLE}")
         widths = [max(len(cells[i]) for cells in [SUMMARY_HEADER, *body]) + 2 for i in range(5)]
         lines += [line.rstrip() for line in _text(SUMMARY_HEADER, widths, body, set(range(5)))]
         lines += note
+    if sharing:
+        lines.append(gpu_sharing.note(sharing))
     return "\n".join(lines)
 
 
@@ -342,14 +360,16 @@ def _span(run):
     return f"{sizes[0]}{' to ' + sizes[-1] if len(sizes) > 1 else ''} ({ratio})"
 
 
-def markdown(records, n_pes, ops_to_show=None, setup=None):
-    """The same tables in Markdown, for docs/benchmarks.md: first the
-    summary, then how each library was set up ({library: line}), then the
-    tables."""
+def markdown(records, n_pes, ops_to_show=None, setup=None, sharing=None):
+    """The same tables in Markdown, for docs/benchmarks.md: first how the
+    PEs shared GPUs (sharing, where they did) and the summary, then how
+    each library was set up ({library: line}) and the engine each symmem
+    library ran on, then the tables."""
     _, init, _, _ = organise(records)
     all_rows = rows(records, n_pes)
     body, notes = summary(all_rows)
-    parts = (
+    parts = [f"**{gpu_sharing.heading(n_pes, sharing)}**: {gpu_sharing.note(sharing)}", ""]
+    parts = (parts if sharing else []) + (
         [f"**summary**: {SUMMARY_TITLE}", ""]
         + _markdown(SUMMARY_HEADER, body)
         + [""]
@@ -360,15 +380,21 @@ def markdown(records, n_pes, ops_to_show=None, setup=None):
     )
     if setup:
         parts += ["**setup**:", ""] + [f"- {lib}: {line}" for lib, line in setup.items()] + [""]
-    parts += [NOISE_NOTE, "", "| library | init s |", "|---|---|"]
+    engines = engine_report.engine_lines(records)
+    if engines:
+        parts += ["**engines** (get_version().engine):", ""] + [f"- {e}" for e in engines] + [""]
+    parts += [NOISE_NOTE, "", "| library | start-up s |", "|---|---|"]
     parts += [f"| {lib} | {seconds:.2f} |" for lib, seconds in init.items()]
     for op, op_rows in _by_op(all_rows).items():
-        if op not in plan.HOST_OPS or (ops_to_show and op not in ops_to_show):
+        if not _tabled(op) or (ops_to_show and op not in ops_to_show):
             continue
         parts += ["", f"**{op}**: {plan.HOST_OPS[op]}", ""] + _markdown(
             HEADER, map(_cells, op_rows)
         )
-    for name, header, title, body in _device_tables(all_rows):
+    for name, header, title, body in [
+        *_device_tables(all_rows),
+        *engine_report.tables(all_rows, records),
+    ]:
         parts += ["", f"**{name}**: {title}", ""] + _markdown(header, body)
     kernels = kernel_lines(records)
     if kernels:
@@ -379,85 +405,3 @@ def markdown(records, n_pes, ops_to_show=None, setup=None):
 def write_json(path, records, meta, n_pes):
     with open(path, "w") as f:
         json.dump(dict(meta=meta, records=records, rows=rows(records, n_pes)), f, indent=1)
-
-
-def plots(out_dir, records, n_pes, title):
-    """bandwidth.png (bus bandwidth vs size) and latency.png (latency vs size),
-    one panel per operation and one line per library; summary.png for the
-    single numbers (host cost per call, barrier, init). The paths written."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    table, init, libs, _ = organise(records)
-    colours = {lib: f"C{i}" for i, lib in enumerate(libs)}
-    written = []
-    for name, ops, metric in (
-        ("bandwidth", BANDWIDTH_OPS, "busbw GB/s"),
-        ("latency", LATENCY_OPS, "latency us"),
-    ):
-        ops = [op for op in ops if table.get(op)]
-        if not ops:
-            continue
-        cols = min(3, len(ops))
-        rows_ = math.ceil(len(ops) / cols)
-        fig, axes = plt.subplots(rows_, cols, figsize=(5 * cols, 3.6 * rows_), squeeze=False)
-        for ax, op in zip(axes.flat, ops):
-            for lib in libs:
-                points = sorted(table[op].get(lib, {}).items())
-                if metric == "latency us":
-                    points = [(s, us) for s, us in points if s <= 1 << 20]
-                if not points:
-                    continue
-                xs = [s for s, _ in points]
-                ys = [
-                    us if metric == "latency us" else bandwidths(op, s, us, n_pes)[1]
-                    for s, us in points
-                ]
-                ax.plot(
-                    xs,
-                    ys,
-                    marker=".",
-                    label=lib,
-                    color=colours[lib],
-                    linestyle="--" if "blocking" in lib else "-",
-                )
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_title(op)
-            ax.set_xlabel("message size (bytes)")
-            ax.set_ylabel(metric)
-            ax.grid(True, which="both", alpha=0.3)
-        for ax in list(axes.flat)[len(ops) :]:
-            ax.axis("off")
-        axes.flat[0].legend(fontsize=8)
-        fig.suptitle(f"{title}: {metric} vs size")
-        fig.tight_layout()
-        path = f"{out_dir}/{name}.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        written.append(path)
-    singles = [
-        ("host cost of one 8-byte put (us)", table.get("call_cost", {}), 8),
-        ("barrier (us)", table.get("barrier", {}), 0),
-    ]
-    singles = [
-        (label, {lib: v[size] for lib, v in data.items() if size in v}, size)
-        for label, data, size in singles
-    ]
-    singles.append(("init (s)", init, None))
-    fig, axes = plt.subplots(1, len(singles), figsize=(5 * len(singles), 3.6))
-    for ax, (label, values, _) in zip(axes, singles):
-        names = list(values)
-        ax.barh(names, [values[k] for k in names], color=[colours[k] for k in names])
-        ax.set_title(label)
-        for i, k in enumerate(names):
-            ax.text(values[k], i, f" {values[k]:.2f}", va="center", fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    path = f"{out_dir}/summary.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    written.append(path)
-    return written

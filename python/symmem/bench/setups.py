@@ -5,6 +5,11 @@ worker; a line here changes with it."""
 
 from symmem.bench import numpy_reference
 
+# init_first and init_again, wherever a symmem library measures them
+_INIT = (
+    "3 launches of init_worker.py (symmem.run), each a fresh job at the heap's defaults, "
+    "timing init() and finalize() twice; the slowest PE of a launch, the median launch"
+)
 _SYMMEM = {
     "cpu": "one process per PE (symmem.run); arrays on the symmetric heap: a /dev/shm file each "
     "PE maps at a 2 MiB boundary, each array at a 256-byte aligned offset in it",
@@ -13,10 +18,15 @@ _SYMMEM = {
     "window (Open MPI's osc/sm on one machine); put is MPI_Put + MPI_Win_flush_local, "
     "quiet MPI_Win_flush of the PE written; a collective's fingerprints (and a reduction "
     "of up to 8 KiB) go in one point-to-point exchange among the members",
-    "gpu": "one process per GPU (symmem.run); arrays on the symmetric heap (NVSHMEM's); calls "
+    "gpu": "one process per PE (symmem.run), PE i on GPU i % count; arrays on the symmetric "
+    "heap of the engine it ran on (NVSHMEM's, or CUDA VMM memory on the symmem engine); calls "
     "on a CUDA stream (cuda.core) timed with CUDA events, and with stream=None as "
-    "symmem (blocking)",
+    "symmem (blocking); the atomic on the host clock; init_first and init_again: " + _INIT,
 }
+_ENGINE = (
+    "symmem's worker with SYMMEM_GPU_ENGINE={}, as symmem; put, put_lat, get, put_signal, "
+    "atomic, the collectives and init (" + _INIT + ")"
+)
 _FORCED = "symmem's worker with SYMMEM_GPU_COLLECTIVES={}: its collectives only"
 _TRITON = (
     "Triton kernels (bench/triton_kernels.py) calling symmem.device.triton on {}, "
@@ -29,6 +39,13 @@ _CUTE = (
 )
 
 SETUP = {
+    "symmem/symmem_engine": _ENGINE.format("symmem"),
+    "symmem/nvshmem_engine": _ENGINE.format("nvshmem"),
+    "cudaMemcpyAsync": "one process (no launcher): CuPy's cudaMemcpyAsync, device to device, "
+    "of each put and get size on a non-blocking stream of PE 0's GPU, CUDA events as symmem's "
+    "stream calls; within the GPU where PE 0 and PE 1 share one, else a peer copy between "
+    "their GPUs (put: PE 0's to PE 1's; get: PE 1's to PE 0's); buffers from CuPy's pool, "
+    "each size's destination checked",
     "symmem njit": "as symmem, one process per PE and arrays on the symmetric heap; the calls "
     "from @numba.njit loops (symmem.device.numba)",
     "numpy": numpy_reference.SETUP,

@@ -80,6 +80,7 @@ class Bench:
             )
         self.world = self.nvshmem.Teams.TEAM_WORLD
         self.signal_total = 0
+        self.iters = args.iters
 
     # ---- output ----
 
@@ -189,7 +190,8 @@ class Bench:
         return body, (dst, src), lambda: nv.quiet(stream=stream)
 
     def atomic(self, stream):
-        """8-byte fetch-adds by PE 0 on PE 1's int64, each returning its value."""
+        """8-byte fetch-adds by PE 0 on PE 1's int64, each returning its value
+        (so each call ends before the next: run_op times them on the host clock)."""
         nv, peer = self.nvshmem, 1 % self.n
         counter = self.arrays(8, dtype="int64")[0]
 
@@ -251,6 +253,7 @@ class Bench:
             body, arrays, after = self.rma(op, nbytes, stream)
         elif op == "atomic":
             body, arrays, after = self.atomic(stream)
+            stream = None  # a blocking call: the host clock, not events on an idle stream
         elif op == "put_signal":
             if self.n < 2:
                 return
@@ -258,9 +261,9 @@ class Bench:
         else:
             body, arrays, after = self.collective(op, nbytes, stream)
         if graph:
-            seconds = self.timed_graph(plan.iterations(nbytes), body)
+            seconds = self.timed_graph(plan.iterations(nbytes, self.iters), body)
         else:
-            seconds = self.timed(plan.iterations(nbytes), body, stream)
+            seconds = self.timed(plan.iterations(nbytes, self.iters), body, stream)
         if after:
             after()
         if op == "put_signal":
@@ -289,7 +292,9 @@ def main():
     args = parse_args()
     bench = Bench(args)
     label = args.label or args.lib
-    bench.emit(lib=label, op="init", seconds=bench.init_seconds, n_pes=bench.n)
+    # the engine symmem's gpu backend runs on ("" elsewhere): the report says which
+    engine = bench.nvshmem.get_version().engine if args.lib == "symmem" else ""
+    bench.emit(lib=label, op="init", seconds=bench.init_seconds, n_pes=bench.n, engine=engine)
     variants = [(bench.stream, label, False)]
     if args.blocking and bench.on_gpu:
         variants.append((None, f"{label} (blocking)", False))
@@ -297,8 +302,10 @@ def main():
         variants.append((bench.stream, f"{label} (graph)", True))
     for op in args.ops.split(","):
         for stream, label, graph in variants:
-            if stream is None and bench.on_gpu and op in ("put", "get", "put_signal"):
-                continue  # pipelining needs a stream; blocking latency is put_lat/get_lat
+            # pipelining needs a stream, blocking latency is put_lat/get_lat; the
+            # atomic blocks either way: timed once, on the host clock
+            if stream is None and bench.on_gpu and op in ("put", "get", "put_signal", "atomic"):
+                continue
             if graph and op not in plan.COLLECTIVES:
                 continue
             if op == "call_cost":

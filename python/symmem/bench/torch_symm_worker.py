@@ -53,7 +53,7 @@ def main():
                 symm_mem.rendezvous(buf, group)
                 buf.fill_(rank + 1.0)
                 for name, body in shots(buf, group).items():
-                    timed(emit, f"torch symm-mem {name}", size, body, args.graph)
+                    timed(emit, f"torch symm-mem {name}", size, body, args.graph, args.iters)
                 del buf
     dist.barrier()
     dist.destroy_process_group()
@@ -67,10 +67,11 @@ def shots(buf, group):
     }
 
 
-def timed(emit, lib, size, body, graph):
-    """Records body's time as lib (reduce), eager and with graph replayed."""
+def timed(emit, lib, size, body, graph, fixed=None):
+    """Records body's time as lib (reduce), eager and with graph replayed
+    (fixed calls a run where given)."""
     for replayed in (False, True) if graph else (False,):
-        us = (best_of_graph if replayed else best_of)(body, plan.iterations(size))
+        us = (best_of_graph if replayed else best_of)(body, plan.iterations(size, fixed))
         emit(lib=lib + (" (graph)" if replayed else ""), op="reduce", bytes=size, us=us)
 
 
@@ -103,7 +104,9 @@ def on_nccl(args, rank, n, group, emit):
             def check(got=got, want=want, what=what):
                 nccl_kernels.check_data(what, rank, got, want)
 
-            nccl_kernels.measure(emit, NCCL_LABEL, op, size, body, check, None, args.graph)
+            nccl_kernels.measure(
+                emit, NCCL_LABEL, op, size, body, check, None, args.graph, args.iters
+            )
     if "reduce" in ops:
         shots_on_nccl(args, rank, n, group, big, sizes["reduce"], emit)
 
@@ -126,7 +129,7 @@ def shots_on_nccl(args, rank, n, group, big, sizes, emit):
                 break
             want = nccl_kernels.expected("reduce", n, size // 4 // n)
             nccl_kernels.check_data(f"{NCCL_LABEL} {name} of {size} bytes", rank, got, want)
-            timed(emit, f"{NCCL_LABEL} {name}", size, body, args.graph)
+            timed(emit, f"{NCCL_LABEL} {name}", size, body, args.graph, args.iters)
 
 
 if __name__ == "__main__":

@@ -272,16 +272,26 @@ err_close:
     return status;
 }
 
-symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id, double deadline)
+/* Looks at the name before giving up. Each look joins, fails, or changes
+ * what is there (makes the segment, removes a stale one), so a job's PEs
+ * need two or three; only processes that keep replacing it need more. Not
+ * bounded by init's deadline: joining waits for no other PE, and a short
+ * SYMMEM_TIMEOUT must not fail a one-PE job here (it once did, leaving the
+ * segment it had just made in /dev/shm). */
+#define CTL_LOOKS 100
+
+symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id)
 {
     char name[512];
     symmem__cpu_segment_name(name, sizeof(name), cpu->boot.job, NULL, "ctl", -1);
     int joined = 0;
-    /* Each look joins, fails, or found the name changing under it. */
-    while (!joined && symmem__cpu_now() < deadline)
+    for (int look = 0; !joined && look < CTL_LOOKS; look++)
         SYMMEM_CHECK(ctl_try_join(cpu, id, name, &joined));
     if (!joined)
-        return symmem__error(SYMMEM_ERR_BOOTSTRAP, "init: cannot join %s: it kept changing", name);
+        return symmem__error(SYMMEM_ERR_BOOTSTRAP,
+                             "init: cannot join %s: other processes replaced it %d times while "
+                             "this PE looked",
+                             name, CTL_LOOKS);
     return SYMMEM_OK;
 }
 
@@ -371,4 +381,20 @@ symmem_status_t symmem__cpu_slots_wait_joined(cpu_t *cpu, double deadline)
         symmem__cpu_wait(cpu, "init", CPU_WAIT_PEERS, all_joined, not_joined, NULL, cpu, deadline));
     SYMMEM_CHECK(check_none_failed(cpu));
     return check_one_host(cpu);
+}
+
+symmem_status_t symmem__cpu_start_up_timed_out(cpu_t *cpu)
+{
+    char said[768];
+    snprintf(said, sizeof(said), "%s", symmem_last_error());
+    if (cpu->boot.timeout > 0)
+        return symmem__error(SYMMEM_ERR_TIMEOUT,
+                             "%s. SYMMEM_TIMEOUT=%g s bounds init's wait for every PE to start "
+                             "as well, and that was too short for this job's start-up: raise it, "
+                             "or unset it (init then waits %g s)",
+                             said, cpu->boot.timeout, CPU_INIT_TIMEOUT_SECONDS);
+    return symmem__error(SYMMEM_ERR_TIMEOUT,
+                         "%s. init waits %g s for every PE to start (SYMMEM_TIMEOUT sets "
+                         "another bound)",
+                         said, CPU_INIT_TIMEOUT_SECONDS);
 }

@@ -161,11 +161,14 @@ symmem_status_t symmem__cpu_heap_commit(cpu_t *cpu, size_t offset, size_t size);
 void symmem__cpu_heap_release(cpu_t *cpu, size_t offset, size_t size);
 
 /* ---- control.c: the control segment ---- */
+/* How long init waits for every PE to start where SYMMEM_TIMEOUT is unset. */
+#define CPU_INIT_TIMEOUT_SECONDS 120.0
 /* Joins the job's control segment, making it if there is none and replacing
  * it if it is stale; refuses one of another job (a different key), with
  * another number of PEs or heap size, or that fails the checks of
- * symmem__cpu_segment_open. A full /dev/shm is SYMMEM_ERR_NO_MEMORY. */
-symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id, double deadline);
+ * symmem__cpu_segment_open. A full /dev/shm is SYMMEM_ERR_NO_MEMORY. Waits
+ * for no other PE, so no deadline bounds it (SYMMEM_TIMEOUT bounds waits). */
+symmem_status_t symmem__cpu_ctl_join(cpu_t *cpu, const symmem_job_identity_t *id);
 /* Claims our slot (pid by compare-and-swap, then start time and host); fails
  * naming the process that holds it. Does not publish the state. */
 symmem_status_t symmem__cpu_slot_claim(cpu_t *cpu);
@@ -174,6 +177,9 @@ void symmem__cpu_slot_publish(cpu_t *cpu, uint32_t state);
 /* Waits until every PE has published its slot; fails if one failed to
  * start or is on another host. */
 symmem_status_t symmem__cpu_slots_wait_joined(cpu_t *cpu, double deadline);
+/* The last error, a timeout in init's start-up, with the bound that expired
+ * (SYMMEM_TIMEOUT, or init's own) and what to do. */
+symmem_status_t symmem__cpu_start_up_timed_out(cpu_t *cpu);
 
 /* ---- peers.c: is a peer alive? ---- */
 /* 1 if PE pe is gone; how it ended goes into how, and when (wall clock, from

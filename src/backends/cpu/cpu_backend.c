@@ -18,9 +18,6 @@
  * PEs that mix the two calls fail the barrier's check. */
 enum { AGREE_MALLOC = 1, AGREE_COMMIT, AGREE_ALIGN_SIZE, AGREE_ALIGNMENT };
 
-/* Bootstrap waits this long for all PEs unless SYMMEM_TIMEOUT says otherwise. */
-#define INIT_TIMEOUT_SECONDS 120.0
-
 /* ---- lifecycle ---- */
 
 static void cpu_destroy(cpu_t *cpu)
@@ -77,9 +74,11 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     cpu->world = (symmem_team_view_t){cpu->world_members, cpu->n, cpu->me, 0};
     /* Channels 0..5 belong to the predefined teams. */
     cpu->channels_in_use = (1ULL << SYMMEM_TEAM_FIRST_USER) - 1; /* see cpu_channel */
+    /* SYMMEM_TIMEOUT bounds the wait for the other PEs (as any wait's), not
+     * the steps that wait for no one (ctl_join). */
     double deadline =
-        symmem__cpu_now() + (boot->timeout > 0 ? boot->timeout : INIT_TIMEOUT_SECONDS);
-    SYMMEM_CHECK_GOTO(symmem__cpu_ctl_join(cpu, &id, deadline), status, err_free);
+        symmem__cpu_now() + (boot->timeout > 0 ? boot->timeout : CPU_INIT_TIMEOUT_SECONDS);
+    SYMMEM_CHECK_GOTO(symmem__cpu_ctl_join(cpu, &id), status, err_free);
     SYMMEM_CHECK_GOTO(symmem__cpu_slot_claim(cpu), status, err_free);
     SYMMEM_CHECK_GOTO(symmem__cpu_heap_create(cpu), status, err_failed);
     symmem__cpu_slot_publish(cpu, PE_JOINED);
@@ -95,6 +94,7 @@ static symmem_status_t cpu_init(const symmem_bootstrap_t *boot, symmem_backend_t
     *backend_p = cpu;
     return SYMMEM_OK;
 err_failed:
+    if (status == SYMMEM_ERR_TIMEOUT) status = symmem__cpu_start_up_timed_out(cpu);
     /* Peers waiting for us learn at once that we will not come. */
     symmem__cpu_slot_publish(cpu, PE_FAILED);
     symmem__cpu_segments_unlink(cpu, 1);

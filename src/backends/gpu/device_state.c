@@ -123,6 +123,11 @@ symmem_status_t symmem__gpu_device_team_set(gpu_t *g, int handle, const int *mem
     if (rc == 0)
         rc = libs.cuMemcpy(g->device_teams + sizeof(entry) * (size_t)handle,
                            (cu_deviceptr_t)(uintptr_t)&entry, sizeof(entry));
+    /* The zeroes are in memory before the members meet (the engine's
+     * team_meet, init's last exchange): a peer's first arrival here, after
+     * that meeting, is never wiped by a memset still queued (PEs that share
+     * a GPU run each other's work in any order). */
+    if (rc == 0) rc = libs.cuStreamSynchronize((nv_stream_t)0);
     return rc == 0 ? SYMMEM_OK
                    : symmem__gpu_cuda_error("team", "writing the device team table", rc);
 }

@@ -79,6 +79,28 @@ static symmem_status_t learn_gpus(gpu_t *g)
     return SYMMEM_OK;
 }
 
+/* Where PEs share a GPU, PE 0 says so, once a process: without CUDA MPS
+ * the GPU time-slices their contexts (right, but slow). */
+static void say_shared(gpu_t *g)
+{
+    static int said;
+    const int64_t *gpus = g->sym->gpus;
+    int n = g->boot.nranks, distinct = 0;
+    for (int pe = 0; pe < n; pe++) {
+        int first = 1;
+        for (int q = 0; q < pe && first; q++) first = gpus[q] != gpus[pe];
+        distinct += first;
+    }
+    if (g->boot.rank != 0 || distinct == n || said) return;
+    said = 1;
+    fprintf(stderr,
+            "symmem: %d PEs share %d GPU%s (the gpu backend's symmem engine): without CUDA MPS "
+            "the GPU time-slices them, so they run right but slowly; with the MPS daemon "
+            "running their kernels run side by side\n",
+            n, distinct, distinct == 1 ? "" : "s");
+    fflush(stderr);
+}
+
 /* The most the heap may grow to: SYMMEM_SYMMETRIC_SIZE, else the GPU's memory. */
 static size_t heap_limit(gpu_t *g)
 {
@@ -105,6 +127,7 @@ symmem_status_t symmem__sym_start(gpu_t *g)
     s->teams_in_use = (1ULL << SYMMEM_TEAM_FIRST_USER) - 1; /* the predefined ones */
     symmem_status_t status = connect_all(g);
     if (status == SYMMEM_OK) status = learn_gpus(g);
+    if (status == SYMMEM_OK) say_shared(g);
     if (status == SYMMEM_OK) {
         cu_result_t rc = libs.cuStreamCreate(&s->peek, CU_STREAM_NON_BLOCKING);
         if (rc != 0) status = symmem__gpu_cuda_error("init", "creating a stream", rc);

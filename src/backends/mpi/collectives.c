@@ -13,20 +13,13 @@
 #include "../../core/vocab.h"
 #include "mpi_backend.h"
 
-symmem_status_t symmem__mpi_comm_barrier(mpi_t *m, const char *call, MPI_Comm comm)
-{
-    MPI_Request req;
-    MPI_TRY(call, "MPI_Ibarrier", MPI_Ibarrier(comm, &req));
-    return symmem__mpi_wait(m, call, &req);
-}
-
 /* Every member of team makes the collective fp (SYMMEM_CHECK on), before
  * any of MPI's: by one exchange where the team is small, else MPI's. */
 static symmem_status_t check(mpi_t *m, const symmem_team_view_t *team, symmem_call_t fp)
 {
     if (!m->check_calls) return SYMMEM_OK;
     if (symmem__mpi_exchange_fits(team)) return symmem__mpi_exchange(m, team, fp, NULL, 0, NULL);
-    return symmem__mpi_check_call(m, m->teams[team->channel], team->members, fp, 0);
+    return symmem__mpi_check_call(m, team, fp, 0);
 }
 
 /* Meets every member of team; quiet first for a barrier. */
@@ -34,41 +27,23 @@ static symmem_status_t meet(mpi_t *m, const symmem_team_view_t *team, symmem_cal
                             int quiet)
 {
     if (quiet) SYMMEM_CHECK(symmem__mpi_quiet(m, SYMMEM_STREAM_NONE));
-    symmem_call_t call = mpi_call(kind, team, 0, 0, 0, 0);
-    MPI_Comm comm = m->teams[team->channel];
-    if (symmem__mpi_on_node(m, team))
-        SYMMEM_CHECK(symmem__mpi_node_barrier(m, team, call));
-    else if (symmem__mpi_exchange_fits(team)) /* the exchange waits for every member */
-        SYMMEM_CHECK(symmem__mpi_exchange(m, team, call, NULL, 0, NULL));
-    else if (m->check_calls) /* comparing the fingerprints waits for every member */
-        SYMMEM_CHECK(symmem__mpi_check_call(m, comm, team->members, call, 1));
-    else
-        SYMMEM_CHECK(symmem__mpi_comm_barrier(m, symmem__mpi_call_name(call), comm));
+    SYMMEM_CHECK(symmem__mpi_meet(m, team, mpi_call(kind, team, 0, 0, 0, 0), m->check_calls));
     MPI_Win_sync(m->win); /* what the others stored before the barrier, into our view */
     return SYMMEM_OK;
-}
-
-static const symmem_team_view_t *world_view(mpi_t *m, symmem_team_view_t *view)
-{
-    view->members = NULL;
-    view->n = m->n;
-    view->me = m->me;
-    view->channel = SYMMEM_TEAM_WORLD;
-    return view;
 }
 
 symmem_status_t symmem__mpi_barrier_all(symmem_backend_t *be, symmem_stream_t stream)
 {
     (void)stream;
     symmem_team_view_t view;
-    return meet(be, world_view(be, &view), SYMMEM_CALL_BARRIER_ALL, 1);
+    return meet(be, symmem__mpi_world_view(be, &view), SYMMEM_CALL_BARRIER_ALL, 1);
 }
 
 symmem_status_t symmem__mpi_sync_all(symmem_backend_t *be, symmem_stream_t stream)
 {
     (void)stream;
     symmem_team_view_t view;
-    return meet(be, world_view(be, &view), SYMMEM_CALL_SYNC_ALL, 0);
+    return meet(be, symmem__mpi_world_view(be, &view), SYMMEM_CALL_SYNC_ALL, 0);
 }
 
 symmem_status_t symmem__mpi_barrier(symmem_backend_t *be, const symmem_team_view_t *team,
@@ -114,12 +89,20 @@ static symmem_status_t too_many(const char *call, size_t count)
                            call, count, INT_MAX);
 }
 
-/* The collective's start (one of MPI's I-collectives), then its wait. */
-static symmem_status_t finish(mpi_t *m, const char *call, int rc, MPI_Request *req, void *copy)
+/* The collective's start (one of MPI's I-collectives, on team's
+ * communicator, for fingerprint fp), then its wait, a meeting. */
+static symmem_status_t finish(mpi_t *m, const symmem_team_view_t *team, symmem_call_t fp, int rc,
+                              MPI_Request *req, void *copy)
 {
-    symmem_status_t status = rc == MPI_SUCCESS ? symmem__mpi_wait(m, call, req)
-                                               : symmem__mpi_failed(rc, call, "the collective");
-    free(copy);
+    const char *call = symmem__mpi_call_name(fp);
+    symmem_status_t status = symmem__mpi_failed(rc, call, "the collective");
+    /* begin fails only on a PE that has left, which the check before
+     * found already where SYMMEM_CHECK is on */
+    if (rc == MPI_SUCCESS && (status = symmem__mpi_meeting_begin(m, team, fp)) == SYMMEM_OK) {
+        status = symmem__mpi_wait(m, call, req);
+        symmem__mpi_meeting_end(m, status);
+    }
+    if (status == SYMMEM_OK || rc != MPI_SUCCESS) free(copy); /* else MPI may still read it */
     MPI_Win_sync(m->win);
     return status;
 }
@@ -173,7 +156,7 @@ static symmem_status_t move(mpi_t *m, const symmem_team_view_t *team, symmem_cal
     int rc = kind == SYMMEM_CALL_ALLTOALL
                  ? MPI_Ialltoall(from, count, MPI_BYTE, dst, count, MPI_BYTE, comm, &req)
                  : MPI_Iallgather(from, count, MPI_BYTE, dst, count, MPI_BYTE, comm, &req);
-    return finish(m, call, rc, &req, copy);
+    return finish(m, team, fp, rc, &req, copy);
 }
 
 symmem_status_t symmem__mpi_alltoall(symmem_backend_t *be, const symmem_team_view_t *team,
@@ -208,5 +191,5 @@ symmem_status_t symmem__mpi_broadcast(symmem_backend_t *be, const symmem_team_vi
     if (team->me == root && src != dst) memmove(dst, src, nbytes);
     MPI_Request req;
     int rc = MPI_Ibcast(dst, (int)nbytes, MPI_BYTE, root, comm, &req);
-    return finish(m, call, rc, &req, NULL);
+    return finish(m, team, fp, rc, &req, NULL);
 }

@@ -61,6 +61,7 @@ symmem_status_t symmem__mpi_exchange(mpi_t *m, const symmem_team_view_t *team, s
     MPI_Comm comm = m->teams[team->channel];
     if (m->exchange == NULL && (m->exchange = malloc(SLOT * MPI_EXCHANGE_MAX_PES)) == NULL)
         return MPI_CORE->error(SYMMEM_ERR_NO_MEMORY, "%s: out of host memory", name);
+    SYMMEM_CHECK(symmem__mpi_meeting_begin(m, team, call));
     char *slots = m->exchange, *mine = slots + (size_t)team->me * SLOT;
     memcpy(mine, &call, sizeof(call));
     if (bytes) memcpy(mine + sizeof(call), data, bytes);
@@ -81,6 +82,8 @@ symmem_status_t symmem__mpi_exchange(mpi_t *m, const symmem_team_view_t *team, s
     symmem_status_t status = w.rc == MPI_SUCCESS
                                  ? symmem__mpi_wait_all(m, name, w.reqs, w.count, &w.rc)
                                  : symmem__mpi_failed(w.rc, name, "MPI_Isend");
+    symmem__mpi_meeting_end(m, status == SYMMEM_OK && w.rc == MPI_SUCCESS ? SYMMEM_OK
+                                                                          : SYMMEM_ERR_BACKEND);
     if (status == SYMMEM_OK && w.rc != MPI_SUCCESS) {
         SYMMEM_CHECK(symmem__mpi_peers_check(m, name)); /* a dead PE says more than MPI */
         status = symmem__mpi_failed(w.rc, name, "an exchange of fingerprints");

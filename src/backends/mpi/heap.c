@@ -161,8 +161,9 @@ symmem_status_t symmem__mpi_malloc(symmem_backend_t *be, size_t size, size_t ali
                                    void **ptr_p)
 {
     mpi_t *m = be;
-    SYMMEM_CHECK(symmem__mpi_check_call(m, m->world, NULL,
-                                        symmem__call(SYMMEM_CALL_MALLOC, 0, 0, 0, 0, 0), 1));
+    symmem_team_view_t world;
+    SYMMEM_CHECK(symmem__mpi_meet(m, symmem__mpi_world_view(m, &world),
+                                  symmem__call(SYMMEM_CALL_MALLOC, 0, 0, 0, 0, 0), 1));
     SYMMEM_CHECK(agree_on(m, "malloc", "size", size));
     SYMMEM_CHECK(agree_on(m, "malloc", "alignment", alignment));
     if (alignment > MPI_HEAP_ALIGN)
@@ -195,8 +196,9 @@ symmem_status_t symmem__mpi_free(symmem_backend_t *be, void *ptr)
 {
     mpi_t *m = be;
     uint64_t offset = (uint64_t)((char *)ptr - m->base);
-    SYMMEM_CHECK(symmem__mpi_check_call(m, m->world, NULL,
-                                        symmem__call(SYMMEM_CALL_FREE, 0, 0, 0, 0, 0), 1));
+    symmem_team_view_t world;
+    SYMMEM_CHECK(symmem__mpi_meet(m, symmem__mpi_world_view(m, &world),
+                                  symmem__call(SYMMEM_CALL_FREE, 0, 0, 0, 0, 0), 1));
     SYMMEM_CHECK(agree_on(m, "free", "the allocation (its offset in the heap)", offset));
     symmem__heap_allocator_free(m->alloc, offset);
     return SYMMEM_OK;

@@ -14,16 +14,22 @@
  *
  * Teams are communicators; collectives are MPI's non-blocking ones, polled
  * (progress.c) so that every wait watches SYMMEM_TIMEOUT, Ctrl-C and the
- * liveness of the peers (liveness.c), and each carries a fingerprint its
- * members compare first (calls.c), so PEs in different collectives raise.
- * Reductions are symmem's own (node_collectives.c, exchange.c,
- * rma_reduce.c), in the members' order (docs/reproducibility.md).
+ * liveness of the peers (liveness.c), and each first meets the team's
+ * members with its fingerprint (meet.c; malloc, free and the team calls
+ * too), so PEs in different collectives raise. Reductions are symmem's
+ * own (node_collectives.c, exchange.c, rma_reduce.c), in the members'
+ * order (docs/reproducibility.md), never MPI's.
+ *
+ * finalize() is no collective another can match: a PE entering it tells the
+ * others (departures.c), and a collective waiting for it raises, as its
+ * finalize() does, each naming the other.
  *
  * The files stand in floors, each calling only those below it (no circle):
- * failure.c (errors, the job lost) at the bottom; liveness.c; progress.c
- * (every wait); helper.c (blocking MPI calls, bounded), peers.c, calls.c,
- * comms.c, flush.c; rma.c, signals.c, atomics.c; collectives.c; teams.c,
- * team_init.c, heap.c; start.c; ops.c (the table). */
+ * failure.c (errors, the job lost) at the bottom; liveness.c, departures.c;
+ * progress.c (every wait); helper.c (blocking MPI calls, bounded), peers.c,
+ * calls.c; comms.c, flush.c, node.c, exchange.c; meet.c (a team's
+ * meeting), rma.c, signals.c, atomics.c; node_collectives.c, rma_reduce.c,
+ * team_init.c; collectives.c, teams.c, heap.c; start.c; ops.c (the table). */
 #ifndef SYMMEM_MPI_BACKEND_H
 #define SYMMEM_MPI_BACKEND_H
 
@@ -40,6 +46,27 @@
 
 typedef struct symmem_backend mpi_t;
 typedef struct mpi_helper mpi_helper_t; /* helper.c */
+typedef struct mpi_notice mpi_notice_t; /* departures.c */
+
+/* What this PE knows of finalize() calls (departures.c). */
+typedef struct {
+    /* Meetings (waits for every member: meet.c's, and MPI's collectives)
+     * this PE completed on each channel since its team was made: the same
+     * count on every member, as they make the same collectives. */
+    uint64_t met[SYMMEM_TEAM_MAX];
+    const symmem_team_view_t *team;    /* the meeting this PE waits in; NULL: none */
+    symmem_call_t call;                /* its collective */
+    mpi_notice_t *in;                  /* the notice being received: MPI's while in_req is posted */
+    MPI_Request in_req;                /* MPI_REQUEST_NULL: none posted */
+    uint64_t (*left)[SYMMEM_TEAM_MAX]; /* by PE, once one left: its met then; NULL: none */
+    int *left_order;                   /* by PE: 0, or 1 + how many had left before it */
+    int left_n;                        /* PEs that have left */
+    int stuck_pe;             /* a PE that raised as this one left while it waited, or -1 */
+    symmem_call_t stuck_call; /* the collective it was in */
+    int stuck_said;        /* finalize() raised for one, or this PE raised for a leaver: no more */
+    mpi_notice_t *out;     /* this PE's own notice, once it has left; NULL: not yet */
+    MPI_Request *out_reqs; /* its sends, one to each other PE */
+} mpi_departures_t;
 
 /* The liveness of the other PEs (peers.c gathers it, liveness.c checks it). */
 typedef struct {
@@ -67,11 +94,12 @@ struct symmem_backend {
     symmem_heap_allocator_t *alloc;
     MPI_Comm teams[SYMMEM_TEAM_MAX]; /* by handle; MPI_COMM_NULL where free */
     mpi_peers_t peers;
-    int check_calls; /* SYMMEM_CHECK: compare fingerprints before each collective */
-    int started_mpi; /* MPI_Init was ours: finalized at exit */
-    int finished;    /* every PE reached finalize's barrier */
-    int lost;        /* a PE died: finalize skips MPI's collective teardown */
-    int dirty;       /* RMA issued since the last flush: the PE, MPI_DIRTY_MANY, or -1 */
+    int check_calls;               /* SYMMEM_CHECK: compare fingerprints before each collective */
+    int started_mpi;               /* MPI_Init was ours: finalized at exit */
+    int finished;                  /* every PE reached finalize (prepare_finalize) */
+    symmem_status_t finish_status; /* prepare_finalize's failure, finalize's to return */
+    int lost;                      /* a PE died: finalize skips MPI's collective teardown */
+    int dirty; /* RMA issued since the last flush: the PE, MPI_DIRTY_MANY, or -1 */
     struct {
         uint64_t key, uses;
     } *team_keys; /* team_init's keys (team_init.c) */
@@ -83,6 +111,7 @@ struct symmem_backend {
     size_t rma_tmp_bytes;
     mpi_helper_t *helper; /* the thread that makes blocking MPI calls; NULL: none */
     int flush_mode;       /* SYMMEM_MPI_FLUSH_THREAD (flush.c) */
+    mpi_departures_t departures;
 };
 
 #define MPI_DIRTY_MANY (-2) /* m->dirty: RMA to more than one PE */
@@ -104,8 +133,31 @@ int symmem__mpi_job_lost(void);
         if (mpi_rc_ != MPI_SUCCESS) return symmem__mpi_failed(mpi_rc_, call, what);                \
     } while (0)
 
+/* ---- departures.c: finalize() among the collectives ---- */
+/* Receives the others' notices from now on (collective: init). */
+symmem_status_t symmem__mpi_departures_start(mpi_t *m);
+void symmem__mpi_departures_stop(mpi_t *m);
+/* A meeting of team (for collective call) waits from begin to end: begin
+ * fails where this PE has left; end counts it where status is OK. */
+symmem_status_t symmem__mpi_meeting_begin(mpi_t *m, const symmem_team_view_t *team,
+                                          symmem_call_t call);
+void symmem__mpi_meeting_end(mpi_t *m, symmem_status_t status);
+/* Between a wait's polls: SYMMEM_ERR_PEER_DEAD naming call where the
+ * meeting waits for a member that left before it (which is told). */
+symmem_status_t symmem__mpi_departures_check(mpi_t *m, const char *call);
+/* Tells every other PE that this one has entered finalize() (once). */
+symmem_status_t symmem__mpi_leave(mpi_t *m);
+/* Whether every PE has left (and heard so), or one raised waiting for this
+ * one; then symmem__mpi_left_error says which. */
+int symmem__mpi_all_left(mpi_t *m);
+symmem_status_t symmem__mpi_left_error(mpi_t *m, const char *call);
+
 /* ---- start.c: init, finalize ---- */
 symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_t **be_p);
+/* Every PE meets in finalize(), which no collective matches: fails (the
+ * runtime stays) where a PE waited in a collective for this one instead;
+ * finalize returns any other failure of it, after letting go. */
+symmem_status_t symmem__mpi_prepare_finalize(symmem_backend_t *be);
 symmem_status_t symmem__mpi_finalize(symmem_backend_t *be);
 int symmem__mpi_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size);
 void symmem__mpi_library_version(symmem_backend_t *be, char *text, size_t size);
@@ -246,11 +298,11 @@ void symmem__mpi_heartbeat_stop(mpi_t *m, int finished);
 symmem_status_t symmem__mpi_peers_check(mpi_t *m, const char *call);
 
 /* ---- calls.c: fingerprints compared before a collective ---- */
-/* Every member of comm (members[i]: world PE of member i, NULL for the
- * world) made call, else SYMMEM_ERR_MISMATCH on every member naming what
- * each called. Skipped where SYMMEM_CHECK=0 unless always. */
-symmem_status_t symmem__mpi_check_call(mpi_t *m, MPI_Comm comm, const int *members,
-                                       symmem_call_t call, int always);
+/* Every member of team made call (compared on its communicator, a
+ * meeting), else SYMMEM_ERR_MISMATCH on every member naming what each
+ * called. Skipped where SYMMEM_CHECK=0 unless always. */
+symmem_status_t symmem__mpi_check_call(mpi_t *m, const symmem_team_view_t *team, symmem_call_t call,
+                                       int always);
 /* "reduce": the collective a fingerprint names. */
 const char *symmem__mpi_call_name(symmem_call_t call);
 /* The world PE of member i of team. */
@@ -306,6 +358,19 @@ symmem_status_t symmem__mpi_exchange_reduce(mpi_t *m, const symmem_team_view_t *
                                             const void *src, size_t nelems, size_t bytes,
                                             symmem_dtype_t dtype, symmem_reduce_op_t op);
 
+/* ---- meet.c: a team's meeting, which every collective call makes first ---- */
+/* Every member of team arrives with fingerprint call: over the node's
+ * shared window (node.c), by one exchange (small teams), else on the
+ * team's communicator, comparing the fingerprints where compare (else a
+ * barrier). Any two collective calls on a team meet so, and raise
+ * SYMMEM_ERR_MISMATCH where they differ, never wait apart. */
+symmem_status_t symmem__mpi_meet(mpi_t *m, const symmem_team_view_t *team, symmem_call_t call,
+                                 int compare);
+/* MPI_Ibarrier on comm, polled (no meeting: all are in one call already). */
+symmem_status_t symmem__mpi_comm_barrier(mpi_t *m, const char *call, MPI_Comm comm);
+/* TEAM_WORLD's view, in *view. */
+const symmem_team_view_t *symmem__mpi_world_view(const mpi_t *m, symmem_team_view_t *view);
+
 /* ---- rma_reduce.c: reductions across hosts by MPI_Rget ---- */
 /* reduce (scatter 0) or reducescatter (1) of nelems elements: a reduce-
  * scatter by MPI_Rget, then for reduce an all-gather by MPI_Rget, with the
@@ -329,7 +394,5 @@ symmem_team_sync_func_t symmem__mpi_barrier, symmem__mpi_sync;
 symmem_reduce_func_t symmem__mpi_reduce, symmem__mpi_reducescatter;
 symmem_move_func_t symmem__mpi_alltoall, symmem__mpi_fcollect;
 symmem_broadcast_func_t symmem__mpi_broadcast;
-/* Waits for every member of comm (the collective's own barrier), polled. */
-symmem_status_t symmem__mpi_comm_barrier(mpi_t *m, const char *call, MPI_Comm comm);
 
 #endif

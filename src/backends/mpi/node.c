@@ -105,6 +105,7 @@ symmem_status_t symmem__mpi_node_barrier(mpi_t *m, const symmem_team_view_t *tea
                                          symmem_call_t call)
 {
     if (team->n == 1) return SYMMEM_OK; /* nobody to wait for */
+    SYMMEM_CHECK(symmem__mpi_meeting_begin(m, team, call));
     int channel = team->channel;
     node_wait_t w = {m, team, channel, ++m->node_epoch[channel], call, 0, 0};
     mpi_node_channel_t *mine = &channels_of(m, m->me)[channel];
@@ -115,6 +116,7 @@ symmem_status_t symmem__mpi_node_barrier(mpi_t *m, const symmem_team_view_t *tea
     /* release: the fingerprint, and the data this PE stored, before the arrival */
     atomic_store_explicit(&mine->epoch, w.epoch, memory_order_release);
     symmem_status_t status = symmem__mpi_poll(m, symmem__mpi_call_name(call), all_arrived, &w, 1);
+    symmem__mpi_meeting_end(m, status);
     if (status != SYMMEM_OK) {
         --m->node_epoch[channel]; /* a member in another collective has not counted it */
         return status;

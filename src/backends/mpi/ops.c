@@ -41,12 +41,6 @@ static symmem_status_t mpi_unregister_external(symmem_backend_t *be, void *sym, 
                            "unregister_external: not supported by the mpi backend");
 }
 
-static symmem_status_t mpi_prepare_finalize(symmem_backend_t *be)
-{
-    (void)be;
-    return SYMMEM_OK;
-}
-
 static symmem_status_t mpi_device_state(symmem_backend_t *be,
                                         const struct symmem_device_state *host,
                                         uint64_t *device_addr_p)
@@ -120,18 +114,18 @@ static const symmem_backend_ops_t mpi_ops = {
     .register_external = mpi_register_external,
     .unregister_external = mpi_unregister_external,
     .library_version = symmem__mpi_library_version,
-    .prepare_finalize = mpi_prepare_finalize,
+    .prepare_finalize = symmem__mpi_prepare_finalize,
     .device_state = mpi_device_state,
     .cuda_module = mpi_cuda_module,
     .predefined_team = symmem__mpi_predefined_team,
     .device_wake = mpi_no_wake,
     .engine = mpi_one_engine,
-    /* None of the capabilities: the heap is host memory but reached through
-     * MPI calls that can wait (so no host_rma: the extension lets go of the
+    /* Only mpi_processes: the heap is host memory but reached through MPI
+     * calls that can wait (so no host_rma: the extension lets go of the
      * GIL), peers' heaps load and store only on one node, and a job across
-     * hosts starts through MPI, not the unique-id rendezvous that
-     * spans_hosts asks for. */
-    .capabilities = 0,
+     * hosts starts through MPI (mpirun, a communicator), not the unique-id
+     * rendezvous that spans_hosts asks for. */
+    .capabilities = SYMMEM_CAP_MPI_PROCESSES,
 };
 
 __attribute__((visibility("default"))) int symmem_mpi_backend_open(

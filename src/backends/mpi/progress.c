@@ -76,6 +76,7 @@ symmem_status_t symmem__mpi_still_waiting(mpi_t *m, const char *call, double sta
 {
     SYMMEM_CHECK(MPI_CORE->interrupted(call));
     SYMMEM_CHECK(symmem__mpi_peers_check(m, call));
+    SYMMEM_CHECK(symmem__mpi_departures_check(m, call)); /* a member in finalize() */
     double now = symmem__mpi_now();
     if (m->boot.timeout > 0 && now > started + m->boot.timeout)
         return MPI_CORE->error(SYMMEM_ERR_TIMEOUT, "%s: timed out after %.1f s (SYMMEM_TIMEOUT=%g)",

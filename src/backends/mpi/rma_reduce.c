@@ -34,13 +34,7 @@
 static symmem_status_t meet(mpi_t *m, const symmem_team_view_t *team, symmem_call_t fp, int first)
 {
     MPI_Win_sync(m->win);
-    if (symmem__mpi_exchange_fits(team))
-        SYMMEM_CHECK(symmem__mpi_exchange(m, team, fp, NULL, 0, NULL));
-    else if (first && m->check_calls) /* comparing the fingerprints waits for every member */
-        SYMMEM_CHECK(symmem__mpi_check_call(m, m->teams[team->channel], team->members, fp, 1));
-    else
-        SYMMEM_CHECK(
-            symmem__mpi_comm_barrier(m, symmem__mpi_call_name(fp), m->teams[team->channel]));
+    SYMMEM_CHECK(symmem__mpi_meet(m, team, fp, first && m->check_calls));
     MPI_Win_sync(m->win);
     return SYMMEM_OK;
 }

@@ -176,6 +176,7 @@ static void release(mpi_t *m)
     int finalized = 1;
     MPI_Finalized(&finalized);
     symmem__mpi_heartbeat_stop(m, !m->lost && m->finished);
+    if (!finalized) symmem__mpi_departures_stop(m);
     if (!finalized && !m->lost) { /* MPI's teardown is collective: not with a dead PE */
         symmem__mpi_teams_free(m);
         symmem__mpi_heap_destroy(m); /* MPI_Win_free, bounded (helper.c) */
@@ -204,6 +205,8 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
     m->n = boot->nranks;
     m->world = m->node = MPI_COMM_NULL;
     m->win = m->shared_win = MPI_WIN_NULL;
+    m->departures.in_req = MPI_REQUEST_NULL;
+    m->departures.stuck_pe = -1;
     for (int t = 0; t < SYMMEM_TEAM_MAX; t++) m->teams[t] = MPI_COMM_NULL;
     m->heap_size = boot->heap_size;
     m->dirty = -1; /* no PE written yet */
@@ -217,6 +220,7 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
     if (status == SYMMEM_OK) status = symmem__mpi_flush_init(m);
     if (status == SYMMEM_OK) status = symmem__mpi_helper_start(m);
     if (status == SYMMEM_OK) status = make_comms(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_departures_start(m);
     if (status == SYMMEM_OK) status = symmem__mpi_peers_init(m);
     if (status == SYMMEM_OK) status = symmem__mpi_heartbeat_start(m);
     if (status == SYMMEM_OK) status = symmem__mpi_heap_create(m);
@@ -233,13 +237,35 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
     return SYMMEM_OK;
 }
 
+static int everyone_left(mpi_t *m, void *arg)
+{
+    (void)arg;
+    return symmem__mpi_all_left(m);
+}
+
+/* Every PE arrives before any window goes (a peer may still be putting),
+ * and not through a barrier, which a peer's collective could meet: each
+ * PE tells the others it left (departures.c) and waits until all did. A
+ * peer that raised, waiting in a collective for this PE, makes this fail
+ * naming it; the runtime stays, and finalize() can be called again. Any
+ * other failure (a dead PE, the time limit) is finalize's, after it let
+ * go of what it can. */
+symmem_status_t symmem__mpi_prepare_finalize(symmem_backend_t *be)
+{
+    mpi_t *m = be;
+    symmem_status_t status = symmem__mpi_quiet(m, SYMMEM_STREAM_NONE);
+    if (status == SYMMEM_OK) status = symmem__mpi_leave(m);
+    if (status == SYMMEM_OK) status = symmem__mpi_poll(m, "finalize", everyone_left, NULL, 0);
+    if (status == SYMMEM_OK) SYMMEM_CHECK(symmem__mpi_left_error(m, "finalize"));
+    m->finished = status == SYMMEM_OK; /* the heartbeat's goodbye: no PE counts this a death */
+    m->finish_status = status;
+    return SYMMEM_OK;
+}
+
 symmem_status_t symmem__mpi_finalize(symmem_backend_t *be)
 {
     mpi_t *m = be;
-    /* Every PE arrives before any window goes: a peer may still be putting. */
-    symmem_status_t status = symmem__mpi_quiet(m, SYMMEM_STREAM_NONE);
-    if (status == SYMMEM_OK) status = symmem__mpi_comm_barrier(m, "finalize", m->world);
-    m->finished = status == SYMMEM_OK; /* the heartbeat's goodbye: no PE counts this a death */
+    symmem_status_t status = m->finish_status; /* its message is the last error still */
     if (status != SYMMEM_OK || m->lost) symmem__mpi_lost(m);
     live_runtimes--;
     release(m);

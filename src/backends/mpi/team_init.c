@@ -176,6 +176,7 @@ symmem_status_t symmem__mpi_team_init(symmem_backend_t *be, uint64_t key, int np
         return status;
     }
     m->teams[handle] = comm;
+    m->departures.met[handle] = 0; /* a new team: its members count its meetings from here */
     SYMMEM_CHECK(symmem__mpi_node_channel_open(m, call, comm, handle));
     *handle_p = handle;
     return SYMMEM_OK;

@@ -10,6 +10,7 @@ static symmem_status_t own(mpi_t *m, symmem_team_t team, MPI_Comm comm)
 {
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     m->teams[team] = comm;
+    m->departures.met[team] = 0; /* a new team: its members count its meetings from here */
     return SYMMEM_OK;
 }
 
@@ -76,9 +77,8 @@ static symmem_status_t agree(mpi_t *m, const symmem_team_view_t *parent, uint64_
 {
     const char *call = "team_split";
     MPI_Comm comm = m->teams[parent->channel];
-    SYMMEM_CHECK(symmem__mpi_check_call(
-        m, comm, parent->members,
-        symmem__call(SYMMEM_CALL_TEAM_SPLIT, parent->channel, args_hash, 0, 0, 0), 1));
+    SYMMEM_CHECK(symmem__mpi_meet(
+        m, parent, symmem__call(SYMMEM_CALL_TEAM_SPLIT, parent->channel, args_hash, 0, 0, 0), 1));
     uint64_t mine = 0, busy = 0;
     for (int t = 0; t < SYMMEM_TEAM_MAX; t++)
         if (m->teams[t] != MPI_COMM_NULL) mine |= 1ULL << t;
@@ -140,9 +140,8 @@ symmem_status_t symmem__mpi_team_destroy(symmem_backend_t *be, const symmem_team
 {
     mpi_t *m = be;
     /* Nobody may still be inside a collective of the team. */
-    SYMMEM_CHECK(symmem__mpi_check_call(
-        m, m->teams[team->channel], team->members,
-        symmem__call(SYMMEM_CALL_TEAM_DESTROY, team->channel, 0, 0, 0, 0), 1));
+    SYMMEM_CHECK(symmem__mpi_meet(
+        m, team, symmem__call(SYMMEM_CALL_TEAM_DESTROY, team->channel, 0, 0, 0, 0), 1));
     MPI_Comm_free(&m->teams[team->channel]);
     return SYMMEM_OK;
 }

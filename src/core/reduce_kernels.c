@@ -137,6 +137,10 @@ void symmem__reduce_members(void *dst, const void *const *srcs, int n, size_t co
     size_t size = symmem__dtype_bytes(dtype);
     _Alignas(64) double acc[BLOCK]; /* BLOCK elements of up to 8 bytes */
     _Alignas(64) float more[BLOCK];
+    /* dst itself accumulates unless a later member's src is dst (in place
+     * on a member past the first): then each block goes through acc */
+    int through_acc = 0;
+    for (int j = 1; j < n; j++) through_acc |= srcs[j] == dst;
     for (size_t done = 0; done < count; done += BLOCK) {
         size_t m = count - done < BLOCK ? count - done : BLOCK, at = done * size;
         if (half) {
@@ -152,8 +156,9 @@ void symmem__reduce_members(void *dst, const void *const *srcs, int n, size_t co
             }
             continue;
         }
-        memcpy(acc, (const char *)srcs[0] + at, m * size);
-        for (int j = 1; j < n; j++) combine_into(acc, (const char *)srcs[j] + at, m, dtype, op);
-        memcpy((char *)dst + at, acc, m * size);
+        char *into = through_acc ? (char *)acc : (char *)dst + at;
+        if (into != (const char *)srcs[0] + at) memcpy(into, (const char *)srcs[0] + at, m * size);
+        for (int j = 1; j < n; j++) combine_into(into, (const char *)srcs[j] + at, m, dtype, op);
+        if (through_acc) memcpy((char *)dst + at, acc, m * size);
     }
 }

@@ -164,12 +164,12 @@ test-python: dev
 # subset of them (MPI_CI_TESTS: every operation through RMA at 2 and 4 PEs and
 # on the node path, kill -9 in a wait and in a collective, mismatched
 # collectives, init on a communicator, a backend that cannot load, an
-# MPI_Init that never returns), with the
+# MPI_Init that never returns, the reductions' one order at 3 PEs), with the
 # package's _mpi_backend, which `make dev` builds against Open MPI's wheel.
 # `make test-mpi MPI_CI_TESTS=` runs them all; SYMMEM_BACKEND=mpi runs the suite.
 MPI_CI_TESTS ?= everything_through_rma and (2 or 4) or everything_on_the_node_path and 3 \
                 or killed and (signal_wait and rma or reduce and node and not large) or different \
-                or communicator or cannot or mpi_init or large_reductions and 3
+                or communicator or cannot or mpi_init or large_reductions and 3 or one_order
 test-mpi: dev
 	$(VPY) -m pytest -q $(PYTEST_N) tests/python/test_mpi_backend.py \
 	    tests/python/test_mpi_blocking_calls.py $(if $(MPI_CI_TESTS),-k "$(MPI_CI_TESTS)")

@@ -177,7 +177,9 @@ SYMMEM__PUSH_API(broadcast, SYMMEM__BROADCAST, SYMMEM__THREAD)
 SYMMEM__PUSH_API(broadcast_warp, SYMMEM__BROADCAST, SYMMEM__WARP)
 SYMMEM__PUSH_API(broadcast_block, SYMMEM__BROADCAST, SYMMEM__BLOCK)
 
-/* ---- reductions: pull every member's src, combine in member order ---- */
+/* ---- reductions: pull every member's src, combine in member order ----
+ * (member 0 first, the 16-bit floats in float, rounded once: the order of
+ * docs/reproducibility.md, the same as the host's and the kernels') */
 
 /* How an element type is combined: in A (float for the 16-bit floats). */
 template <typename T>

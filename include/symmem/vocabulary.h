@@ -34,11 +34,14 @@
     X(FLOAT64, "float64", 12, 8, double, "double", FLOAT)
 
 /* Reduce ops: X(NAME, "name", code, bitwise, combine) where combine is the
- * op on two values a and b; bitwise ops take integers and bool only. */
+ * op on two values: a, what members 0 .. j - 1 combined to, and b, member
+ * j's value (the one order: docs/reproducibility.md); bitwise ops take
+ * integers and bool only. min and max: a NaN b wins ((b) != (b)), a NaN a
+ * stays, and of equal values (+0 and -0) a stays. */
 #define SYMMEM_REDUCE_OPS(X)                                                                       \
     X(SUM, "sum", 0, 0, (a) + (b))                                                                 \
-    X(MIN, "min", 1, 0, (b) < (a) ? (b) : (a))                                                     \
-    X(MAX, "max", 2, 0, (b) > (a) ? (b) : (a))                                                     \
+    X(MIN, "min", 1, 0, (b) < (a) || (b) != (b) ? (b) : (a))                                       \
+    X(MAX, "max", 2, 0, (b) > (a) || (b) != (b) ? (b) : (a))                                       \
     X(PROD, "prod", 3, 0, (a) * (b))                                                               \
     X(AND, "and", 4, 1, (a) & (b))                                                                 \
     X(OR, "or", 5, 1, (a) | (b))                                                                   \

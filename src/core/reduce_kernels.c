@@ -1,5 +1,9 @@
-/* acc = acc op in, element-wise, for every dtype and op. float16 and
- * bfloat16 are reduced in float32 and rounded back to nearest even. */
+/* The host's reductions in the one order of docs/reproducibility.md:
+ * element i of the result is member 0's element i, combined with member 1's,
+ * then member 2's, ..., left to right; float16 and bfloat16 accumulate in
+ * float32 and are rounded to nearest even once, at the end. The same order
+ * and combine as the GPU kernels' (symmem/vocabulary.h's combine column), so
+ * every backend gives the same bits for the same data. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -7,6 +11,7 @@
 #include "bfloat16.h"
 #include "float16.h"
 #include "reduce_kernels.h"
+#include "vocab.h"
 
 /* Integer sum and prod wrap, as in NumPy: computed in the unsigned type U
  * (at least unsigned int, so no promotion to a signed int), where overflow is
@@ -43,7 +48,8 @@
         }                                                                                          \
     }
 
-/* NaN propagates through min and max, as in NumPy. */
+/* NaN propagates through min and max, as in NumPy; of equal values (+0 and
+ * -0) the accumulator's stays: vocabulary.h's combine column, exactly. */
 #define FLOAT_KERNEL(NAME, T)                                                                      \
     static void NAME(T *restrict a, const T *restrict b, size_t n, symmem_reduce_op_t op)          \
     {                                                                                              \
@@ -95,23 +101,8 @@ static void reduce_bool(uint8_t *a, const uint8_t *b, size_t n, symmem_reduce_op
     }
 }
 
-/* 16-bit floats: widen a block to float32, reduce, narrow back. */
-static void reduce_f16(uint16_t *a, const uint16_t *b, size_t n, symmem_reduce_op_t op, int brain)
-{
-    float wa[256], wb[256];
-    for (size_t done = 0; done < n; done += 256) {
-        size_t m = n - done < 256 ? n - done : 256;
-        for (size_t i = 0; i < m; i++) {
-            wa[i] = brain ? symmem__bf16_to_float(a[done + i]) : symmem__f16_to_float(a[done + i]);
-            wb[i] = brain ? symmem__bf16_to_float(b[done + i]) : symmem__f16_to_float(b[done + i]);
-        }
-        reduce_FLOAT32(wa, wb, m, op);
-        for (size_t i = 0; i < m; i++)
-            a[done + i] = brain ? symmem__float_to_bf16(wa[i]) : symmem__float_to_f16(wa[i]);
-    }
-}
-
-void symmem__reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
+/* acc[i] = acc[i] op in[i], n elements, one dtype's loop. */
+static void combine_into(void *acc, const void *in, size_t n, symmem_dtype_t dtype,
                          symmem_reduce_op_t op)
 {
     switch (dtype) {
@@ -121,8 +112,53 @@ void symmem__reduce_into(void *acc, const void *in, size_t n, symmem_dtype_t dty
 #define CALL_UINT(NAME) reduce_##NAME(acc, in, n, op)
 #define CALL_FLOAT(NAME) reduce_##NAME(acc, in, n, op)
 #define CALL_BOOL(NAME) reduce_bool(acc, in, n, op)
-#define CALL_HALF(NAME) reduce_f16(acc, in, n, op, SYMMEM_DTYPE_##NAME == SYMMEM_DTYPE_BFLOAT16)
+#define CALL_HALF(NAME) reduce_FLOAT32(acc, in, n, op) /* widened: float32 */
         SYMMEM_DTYPES(CALL_OF)
     default: return;
+    }
+}
+
+/* Elements a block of the accumulator holds: 4 KiB of float32 or of the
+ * widest element, on the stack (in L1 while every member's block is
+ * combined into it). */
+#define BLOCK 512
+
+static void widen(float *to, const uint16_t *from, size_t n, int brain)
+{
+    for (size_t i = 0; i < n; i++)
+        to[i] = brain ? symmem__bf16_to_float(from[i]) : symmem__f16_to_float(from[i]);
+}
+
+void symmem__reduce_members(void *dst, const void *const *srcs, int n, size_t count,
+                            symmem_dtype_t dtype, symmem_reduce_op_t op)
+{
+    int half = dtype == SYMMEM_DTYPE_FLOAT16 || dtype == SYMMEM_DTYPE_BFLOAT16;
+    int brain = dtype == SYMMEM_DTYPE_BFLOAT16;
+    size_t size = symmem__dtype_bytes(dtype);
+    _Alignas(64) double acc[BLOCK]; /* BLOCK elements of up to 8 bytes */
+    _Alignas(64) float more[BLOCK];
+    /* dst itself accumulates unless a later member's src is dst (in place
+     * on a member past the first): then each block goes through acc */
+    int through_acc = 0;
+    for (int j = 1; j < n; j++) through_acc |= srcs[j] == dst;
+    for (size_t done = 0; done < count; done += BLOCK) {
+        size_t m = count - done < BLOCK ? count - done : BLOCK, at = done * size;
+        if (half) {
+            widen((float *)acc, (const uint16_t *)((const char *)srcs[0] + at), m, brain);
+            for (int j = 1; j < n; j++) {
+                widen(more, (const uint16_t *)((const char *)srcs[j] + at), m, brain);
+                combine_into(acc, more, m, dtype, op);
+            }
+            uint16_t *out = (uint16_t *)((char *)dst + at);
+            for (size_t i = 0; i < m; i++) {
+                float f = ((const float *)acc)[i];
+                out[i] = brain ? symmem__float_to_bf16(f) : symmem__float_to_f16(f);
+            }
+            continue;
+        }
+        char *into = through_acc ? (char *)acc : (char *)dst + at;
+        if (into != (const char *)srcs[0] + at) memcpy(into, (const char *)srcs[0] + at, m * size);
+        for (int j = 1; j < n; j++) combine_into(into, (const char *)srcs[j] + at, m, dtype, op);
+        if (through_acc) memcpy((char *)dst + at, acc, m * size);
     }
 }

@@ -17,6 +17,7 @@ import numpy as np
 from numba import cuda
 
 import symmem as nvshmem
+from one_order import one_order, same_bits, spread
 from symmem import _symmem  # the launcher's placement, whichever launcher
 
 numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
@@ -33,8 +34,9 @@ def view(a):
 
 
 def check(what, got, want):
+    """Every element equal; floats bit for bit (-0 is not 0), any NaN as any NaN."""
     got, want = cp.asnumpy(got), np.asarray(want)
-    if got.shape != want.shape or not np.array_equal(got, want):
+    if not same_bits(got, want):
         bad = np.flatnonzero(got.ravel() != want.ravel())
         raise AssertionError(
             f"PE {me} {what}: {bad.size} elements differ, first at {bad[:5]}: "
@@ -133,20 +135,9 @@ def reductions(size=1000):
         for dtype, ops in EVERY_OP if scope == "_block" else SOME_OPS:
             src = nvshmem.array((n * size,), dtype=dtype)
             dst = nvshmem.array((n * size,), dtype=dtype)
-            every = [source(pe, n * size, dtype) for pe in range(n)]
-            numpy_op = {
-                "sum": np.add,
-                "prod": np.multiply,
-                "min": np.minimum,
-                "max": np.maximum,
-                "and": np.bitwise_and,
-                "or": np.bitwise_or,
-                "xor": np.bitwise_xor,
-            }
+            every = [spread(pe, n, n * size, dtype) for pe in range(n)]
             for op in ops:
-                want = every[0].copy()
-                for pe in range(1, n):  # member order, as the device combines
-                    want = numpy_op[op](want, every[pe]).astype(dtype)
+                want = one_order(every, op, dtype)
                 for in_place in (False, True):
                     src[:] = cp.asarray(every[me])
                     dst[:] = 0
@@ -160,7 +151,11 @@ def reductions(size=1000):
                         f"reduce{scope} {dtype} {op} in_place={in_place}", out[:size], want[:size]
                     )
                     if not in_place:
-                        check(f"reduce{scope} left the rest of dst", dst[size:], 0 * want[size:])
+                        check(
+                            f"reduce{scope} left the rest of dst",
+                            dst[size:],
+                            np.zeros_like(want[size:]),
+                        )
                 src[:] = cp.asarray(every[me])
                 dst[:] = 0
                 nvshmem.barrier_all()
@@ -263,7 +258,7 @@ def bfloat16s(size=1000):
 
     bf16 = ml_dtypes.bfloat16
     src, dst, flag = (nvshmem.array((k,), dtype="uint16") for k in (size, size, 1))
-    every = [source(pe, size, "float32").astype(bf16) for pe in range(n)]  # exact in bf16
+    every = [spread(pe, n, size, "float32").astype(bf16) for pe in range(n)]
     src[:] = cp.asarray(every[me].view("uint16"))
     dst[:] = 0
     flag[:] = 0
@@ -278,8 +273,12 @@ def bfloat16s(size=1000):
         view(out).view(bf16),
     )
     cuda.synchronize()
-    want = sum(e.astype("float32") for e in every).astype(bf16)
-    check("bfloat16 reduce_block sum", dst, want.view("uint16"))
+    want = one_order([e.astype("float32") for e in every], "sum", "float32").astype(bf16)
+
+    def wide(bits):  # bfloat16 bits as float32, exactly
+        return (cp.asnumpy(bits).astype(np.uint32) << 16).view(np.float32)
+
+    check("bfloat16 reduce_block sum (float32, rounded once)", wide(dst), wide(want.view("uint16")))
     check("bfloat16 p and g", out, np.array([2.5], dtype=bf16).view("uint16"))
     nvshmem.barrier_all()
     for x in (flag, dst, src):

@@ -9,8 +9,10 @@
  * one launch to the next) runs at full concurrency through thousands of
  * random collectives: random kinds, sizes, grids, slots, alignments, in
  * place or not, one PE held back at random. Every PE's result is checked
- * element by element against the same reduction done here in the same
- * order, and the bytes after it are checked untouched.
+ * element by element, bit for bit, against the reduction in the one order
+ * of docs/reproducibility.md, written out in kernel_stress_data.cuh, with
+ * values whose bits depend on the order; and the bytes after it are
+ * checked untouched.
  *
  * What it cannot show: NVLink's timing and ordering between GPUs (the PEs
  * here share one L2), and the host's choices (own_collectives.c); the
@@ -23,7 +25,9 @@
  * STRESS_KINDS=0,2: those kinds only; graph: each PE's collectives captured
  * in a CUDA graph and replayed STRESS_REPLAYS times (default 20).
  *
- * Prints one line per kind with its count, then "OK"; exits 1 naming the
+ * Prints one line per kind with its count, the elements whose bits another
+ * order would have changed ("order shows in N elements, rounding at every
+ * step in M"), then "OK"; exits 1 naming the
  * first wrong element (PE, collective, index, got, want), 2 naming the
  * collective each PE was in when the PEs stopped making progress.
  * tests/python/test_gpu_kernel_stress.py builds and runs it. */
@@ -361,6 +365,10 @@ int main(int argc, char **argv)
     printf("\n");
     for (int i = 0; i < s.nkinds; i++)
         printf("  %-28s %llu\n", KIND_NAMES[s.kinds_allowed[i]], s.kinds[s.kinds_allowed[i]]);
+    unsigned long long shows[2];
+    CHECK_CUDA(cudaMemcpyFromSymbol(&shows[0], order_shows, sizeof(shows[0])));
+    CHECK_CUDA(cudaMemcpyFromSymbol(&shows[1], step_shows, sizeof(shows[1])));
+    printf("order shows in %llu elements, rounding at every step in %llu\n", shows[0], shows[1]);
     printf("OK\n");
     return 0;
 }

@@ -9,7 +9,9 @@ names (symmem or nvshmem). Every PE checks what it received:
 - p, g, remote_ptr with plain tl.store, my_pe, n_pes, team_my_pe, team_n_pes;
 - the atomics on the peer's words;
 - alltoall, fcollect, broadcast, reduce (sum, max; twice into fresh arrays;
-  in place, over more than one block of 1024), barrier_all, sync_all.
+  in place, over more than one block of 1024), barrier_all, sync_all;
+- on the symmem engine, reduce sum and max of 16- and 32-bit floats whose bits
+  depend on the order, against docs/reproducibility.md's order (one_order.py).
 With TRITON_RESULTS=<dir> each PE saves every received array there, so the
 two engines' bytes can be compared (tests/python/test_gpu.py does).
 Mode "dead_peer" (argv[1]): PE 1 exits; PE 0's kernel waits for its signal
@@ -26,6 +28,7 @@ import triton
 import triton.language as tl
 
 import symmem as nvshmem
+from one_order import one_order, same_bits, spread
 from symmem import _symmem  # the launcher's placement, whichever launcher
 import symmem.device.triton as sdt
 
@@ -148,6 +151,13 @@ def collectives(
 @triton.jit
 def reduce_in_place(x, n):
     sdt.reduce(sdt.TEAM_WORLD, x, x, n, "sum")  # dest is source
+
+
+@sdt.requires_symmem
+@triton.jit
+def reduce_sum_max(sum_dst, max_dst, src, n):
+    sdt.reduce(sdt.TEAM_WORLD, sum_dst, src, n, "sum")
+    sdt.reduce(sdt.TEAM_WORLD, max_dst, src, n, "max")
 
 
 @sdt.requires_symmem
@@ -419,6 +429,32 @@ def check_collectives(results):
             nvshmem.free_tensor(x)
 
 
+def check_one_order(results):
+    """The own engine sums in the one order (NVSHMEM's bitcode promises
+    none): members 0, 1, ...; 16-bit floats in float32, rounded once; max
+    takes a NaN from any member and keeps the earlier of +0 and -0."""
+    if engine != "symmem":
+        return
+    count = 3001  # three blocks of 1024
+    kinds = ((torch.float16, "float16"), (torch.bfloat16, "float32"), (torch.float32, "float32"))
+    for dtype, name in kinds:  # name: spread()'s range of magnitudes
+        every = [torch.from_numpy(spread(pe, npes, count, name)).to(dtype) for pe in range(npes)]
+        wide = [e.float().numpy() for e in every]
+        src, sums, maxes = (nvshmem.tensor(count, dtype=dtype) for _ in range(3))
+        src.copy_(every[me].cuda())
+        torch.cuda.synchronize()
+        nvshmem.barrier_all()
+        reduce_sum_max[(1,)](sums, maxes, src, count)
+        torch.cuda.synchronize()
+        for op, got in (("sum", sums), ("max", maxes)):
+            want = torch.from_numpy(one_order(wide, op, "float32")).to(dtype).float().numpy()
+            if not same_bits(got.float().cpu().numpy(), want):
+                raise AssertionError(f"PE {me}: reduce {op} {dtype}: not the one order's bits")
+        nvshmem.barrier_all()
+        for x in (src, sums, maxes):
+            nvshmem.free_tensor(x)
+
+
 def dead_peer():
     sig = nvshmem.tensor(1, dtype=torch.uint64)
     sig.zero_()
@@ -453,6 +489,7 @@ for check in (
     check_point_ops,
     check_atomics,
     check_collectives,
+    check_one_order,
 ):
     check(results)
     # progress (compiling against NVSHMEM's bitcode takes seconds a kernel)

@@ -717,6 +717,23 @@ COLLECTIVES = (
         for a in (a2a_dst, a2a_src, scattered, gathered, bcast, out, src):
             nvshmem.free_array(a)
     nvshmem.barrier_all()
+    # the engine's one order through the device call (docs/reproducibility.md,
+    # test_reproducible.py): float32 values whose sum's bits depend on the
+    # order, summed member 0 first
+    def spread(pe):
+        r = np.random.default_rng([49, pe]).random((2, 4099))
+        x = np.ldexp(1 + r[0], (r[1] * 100 - 50).astype(np.int64)) * (-1) ** pe
+        return x.astype(np.float32)
+    out, src = (nvshmem.array((4099,), dtype="float32") for _ in range(2))
+    src[:] = spread(me)
+    reduce_count(nvshmem.Teams.TEAM_WORLD, out, src, 4099)
+    want = spread(0)
+    for pe in range(1, n):
+        want = want + spread(pe)
+    check(np.array_equal(np.asarray(out).view(np.uint32), want.view(np.uint32)),
+          "njit reduce sum: not in the members' order, bit for bit")
+    nvshmem.free_array(out)
+    nvshmem.free_array(src)
     if n > 1:
         out = nvshmem.array((8,), dtype="float32")
         src = nvshmem.array((8,), dtype="float32")

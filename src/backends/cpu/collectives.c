@@ -27,21 +27,23 @@ symmem_status_t symmem__cpu_team_sync(cpu_t *cpu, const symmem_team_view_t *team
 }
 
 /* Reduces elements [first, first+count) of every member's src (each at
- * src_offset elements into its src) into tmp, then copies tmp to each
- * destination in dsts (ndst of them, at dst_offset elements). */
+ * src_offset elements into its src) into tmp, in the members' order
+ * (symmem__reduce_members), then copies tmp to each destination in dsts
+ * (ndst of them, at dst_offset elements). srcs: room for a pointer a
+ * member. */
 static void reduce_range(cpu_t *cpu, const symmem_team_view_t *team, char *const *dsts, int ndst,
                          const void *src, size_t first, size_t count, size_t src_offset,
-                         size_t dst_offset, symmem_dtype_t dtype, symmem_reduce_op_t op, char *tmp)
+                         size_t dst_offset, symmem_dtype_t dtype, symmem_reduce_op_t op, char *tmp,
+                         const void **srcs)
 {
     size_t size = symmem_dtype_size(dtype);
     size_t per_chunk = CHUNK_BYTES / size;
     for (size_t done = 0; done < count; done += per_chunk) {
         size_t n = count - done < per_chunk ? count - done : per_chunk;
         size_t at = (first + done) * size;
-        memcpy(tmp, cpu_peer(cpu, src, team->members[0]) + src_offset * size + at, n * size);
-        for (int j = 1; j < team->n; j++)
-            symmem__reduce_into(tmp, cpu_peer(cpu, src, team->members[j]) + src_offset * size + at,
-                                n, dtype, op);
+        for (int j = 0; j < team->n; j++)
+            srcs[j] = cpu_peer(cpu, src, team->members[j]) + src_offset * size + at;
+        symmem__reduce_members(tmp, srcs, team->n, n, dtype, op);
         for (int d = 0; d < ndst; d++)
             symmem__cpu_copy(dsts[d] + dst_offset * size + at, tmp, n * size,
                              count * size * (size_t)ndst);
@@ -55,9 +57,11 @@ symmem_status_t symmem__cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, v
     (void)stream;
     char *tmp = aligned_alloc(64, CHUNK_BYTES);
     char **dsts = malloc((size_t)team->n * sizeof(char *));
-    if (tmp == NULL || dsts == NULL) {
+    const void **srcs = malloc((size_t)team->n * sizeof(void *));
+    if (tmp == NULL || dsts == NULL || srcs == NULL) {
         free(tmp);
         free(dsts);
+        free(srcs);
         return symmem__error(SYMMEM_ERR_NO_MEMORY, "reduce: out of host memory");
     }
     for (int j = 0; j < team->n; j++) dsts[j] = cpu_peer(cpu, dst, team->members[j]);
@@ -67,9 +71,11 @@ symmem_status_t symmem__cpu_reduce(cpu_t *cpu, const symmem_team_view_t *team, v
         /* Our slice of the result, written into every member's dst. */
         size_t first = nelems * (size_t)team->me / (size_t)team->n;
         size_t last = nelems * (size_t)(team->me + 1) / (size_t)team->n;
-        reduce_range(cpu, team, dsts, team->n, src, first, last - first, 0, 0, dtype, op, tmp);
+        reduce_range(cpu, team, dsts, team->n, src, first, last - first, 0, 0, dtype, op, tmp,
+                     srcs);
         status = symmem__cpu_barrier(cpu, team, call);
     }
+    free(srcs);
     free(dsts);
     free(tmp);
     return status;
@@ -81,16 +87,21 @@ symmem_status_t symmem__cpu_reducescatter(cpu_t *cpu, const symmem_team_view_t *
 {
     (void)stream;
     char *tmp = aligned_alloc(64, CHUNK_BYTES);
-    if (tmp == NULL)
+    const void **srcs = malloc((size_t)team->n * sizeof(void *));
+    if (tmp == NULL || srcs == NULL) {
+        free(tmp);
+        free(srcs);
         return symmem__error(SYMMEM_ERR_NO_MEMORY, "reducescatter: out of host memory");
+    }
     symmem_call_t call = cpu_call(SYMMEM_CALL_REDUCESCATTER, team, nelems, (int)dtype, (int)op, 0);
     symmem_status_t status = symmem__cpu_barrier(cpu, team, call);
     if (status == SYMMEM_OK) {
         char *mine = dst;
         reduce_range(cpu, team, &mine, 1, src, 0, nelems, (size_t)team->me * nelems, 0, dtype, op,
-                     tmp);
+                     tmp, srcs);
         status = symmem__cpu_barrier(cpu, team, call);
     }
+    free(srcs);
     free(tmp);
     return status;
 }

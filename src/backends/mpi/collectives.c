@@ -1,6 +1,6 @@
 /* Barriers and collectives: among PEs of one node over the shared window
  * (node.c, node_collectives.c); else on the team's communicator, small
- * reductions by one exchange (exchange.c), large ones over RMA
+ * reductions by one exchange (exchange.c), the others over RMA
  * (rma_reduce.c), the rest MPI's non-blocking collectives, polled
  * (progress.c), each after its members compared their fingerprints
  * (calls.c), which for a barrier is the barrier itself. Where
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../core/vocab.h"
 #include "mpi_backend.h"
 
 /* Every member of team makes the collective fp (SYMMEM_CHECK on), before
@@ -106,54 +107,21 @@ static symmem_status_t finish(mpi_t *m, const symmem_team_view_t *team, symmem_c
     return status;
 }
 
-/* What reduce and reducescatter share: the collective check, a count MPI
- * takes (an int), the team's communicator, the MPI type and the bytes of
- * nelems elements. */
-static symmem_status_t reduce_begin(mpi_t *m, const char *call, symmem_call_t fp,
-                                    const symmem_team_view_t *team, size_t nelems,
-                                    symmem_dtype_t dtype, MPI_Comm *comm_p, MPI_Datatype *type_p,
-                                    size_t *bytes_p)
-{
-    *comm_p = m->teams[team->channel];
-    SYMMEM_CHECK(check(m, team, fp));
-    if (nelems > INT_MAX) return too_many(call, nelems);
-    *type_p = symmem__mpi_datatype(dtype);
-    int size;
-    MPI_Type_size(*type_p, &size);
-    *bytes_p = nelems * (size_t)size;
-    return SYMMEM_OK;
-}
-
+/* Reductions are symmem's own on every path, never MPI's: MPI promises no
+ * order (docs/reproducibility.md wants one), and Open MPI 5's MPI_SUM of
+ * 8- and 16-bit integers saturates where NumPy and symmem wrap. */
 symmem_status_t symmem__mpi_reduce(symmem_backend_t *be, const symmem_team_view_t *team, void *dst,
                                    const void *src, size_t nelems, symmem_dtype_t dtype,
                                    symmem_reduce_op_t op, symmem_stream_t stream)
 {
     (void)stream;
     mpi_t *m = be;
-    const char *call = "reduce";
     if (symmem__mpi_on_node(m, team))
         return symmem__mpi_node_reduce(m, team, dst, src, nelems, dtype, op);
-    int size;
-    MPI_Type_size(symmem__mpi_datatype(dtype), &size);
-    if (symmem__mpi_exchange_fits(team) && nelems <= MPI_EXCHANGE_DATA / (size_t)size)
-        return symmem__mpi_exchange_reduce(m, team, dst, src, nelems, nelems * (size_t)size, dtype,
-                                           op);
-    if (nelems >= MPI_RMA_REDUCE_MIN / (size_t)size)
-        return symmem__mpi_rma_reduce(m, team, dst, src, nelems, dtype, op, 0);
-    symmem_call_t fp = mpi_call(SYMMEM_CALL_REDUCE, team, nelems, (int)dtype, (int)op, 0);
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    size_t bytes = 0;
-    SYMMEM_CHECK(reduce_begin(m, call, fp, team, nelems, dtype, &comm, &type, &bytes));
-    const void *from = src;
-    void *copy = NULL;
-    if (src == dst)
-        from = MPI_IN_PLACE;
-    else
-        SYMMEM_CHECK(apart(call, src, bytes, dst, bytes, &from, &copy));
-    MPI_Request req;
-    int rc = MPI_Iallreduce(from, dst, (int)nelems, type, symmem__mpi_op(m, dtype, op), comm, &req);
-    return finish(m, team, fp, rc, &req, copy);
+    size_t size = symmem__dtype_bytes((int)dtype);
+    if (symmem__mpi_exchange_fits(team) && nelems <= MPI_EXCHANGE_DATA / size)
+        return symmem__mpi_exchange_reduce(m, team, dst, src, nelems, nelems * size, dtype, op);
+    return symmem__mpi_rma_reduce(m, team, dst, src, nelems, dtype, op, 0);
 }
 
 symmem_status_t symmem__mpi_reducescatter(symmem_backend_t *be, const symmem_team_view_t *team,
@@ -163,25 +131,9 @@ symmem_status_t symmem__mpi_reducescatter(symmem_backend_t *be, const symmem_tea
 {
     (void)stream;
     mpi_t *m = be;
-    const char *call = "reducescatter";
     if (symmem__mpi_on_node(m, team))
         return symmem__mpi_node_reducescatter(m, team, dst, src, nelems, dtype, op);
-    int size;
-    MPI_Type_size(symmem__mpi_datatype(dtype), &size);
-    if (nelems >= MPI_RMA_REDUCE_MIN / (size_t)size)
-        return symmem__mpi_rma_reduce(m, team, dst, src, nelems, dtype, op, 1);
-    symmem_call_t fp = mpi_call(SYMMEM_CALL_REDUCESCATTER, team, nelems, (int)dtype, (int)op, 0);
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Datatype type = MPI_DATATYPE_NULL;
-    size_t bytes = 0;
-    SYMMEM_CHECK(reduce_begin(m, call, fp, team, nelems, dtype, &comm, &type, &bytes));
-    const void *from;
-    void *copy;
-    SYMMEM_CHECK(apart(call, src, bytes * (size_t)team->n, dst, bytes, &from, &copy));
-    MPI_Request req;
-    int rc = MPI_Ireduce_scatter_block(from, dst, (int)nelems, type, symmem__mpi_op(m, dtype, op),
-                                       comm, &req);
-    return finish(m, team, fp, rc, &req, copy);
+    return symmem__mpi_rma_reduce(m, team, dst, src, nelems, dtype, op, 1);
 }
 
 /* alltoall and fcollect: nbytes to or from each member. */

@@ -112,13 +112,11 @@ symmem_status_t symmem__mpi_exchange_reduce(mpi_t *m, const symmem_team_view_t *
     symmem_call_t call = mpi_call(SYMMEM_CALL_REDUCE, team, nelems, (int)dtype, (int)op, 0);
     const char *data;
     SYMMEM_CHECK(symmem__mpi_exchange(m, team, call, src, bytes, &data));
-    /* tmp = tmp op x[i] for i in the members' order, with the cpu engine's
-     * loops (core/reduce_kernels.c): the same on every member */
-    char *tmp = m->node_tmp;
-    memcpy(tmp, data, bytes);
-    for (int i = 1; i < team->n; i++)
-        symmem__reduce_into(tmp, data + (size_t)i * SLOT, nelems, dtype, op);
-    memcpy(dst, tmp, bytes);
+    /* in the members' order, with the cpu engine's loops
+     * (core/reduce_kernels.c): the same bits on every member */
+    const void *srcs[MPI_EXCHANGE_MAX_PES];
+    for (int i = 0; i < team->n; i++) srcs[i] = data + (size_t)i * SLOT;
+    symmem__reduce_members(dst, srcs, team->n, nelems, dtype, op);
     MPI_Win_sync(m->win); /* as after MPI's collectives: the heap's public copy */
     return SYMMEM_OK;
 }

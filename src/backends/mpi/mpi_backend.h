@@ -16,7 +16,9 @@
  * (progress.c) so that every wait watches SYMMEM_TIMEOUT, Ctrl-C and the
  * liveness of the peers (liveness.c), and each first meets the team's
  * members with its fingerprint (meet.c; malloc, free and the team calls
- * too), so PEs in different collectives raise.
+ * too), so PEs in different collectives raise. Reductions are symmem's
+ * own (node_collectives.c, exchange.c, rma_reduce.c), in the members'
+ * order (docs/reproducibility.md), never MPI's.
  *
  * finalize() is no collective another can match: a PE entering it tells the
  * others (departures.c), and a collective waiting for it raises, as its
@@ -25,7 +27,7 @@
  * The files stand in floors, each calling only those below it (no circle):
  * failure.c (errors, the job lost) at the bottom; liveness.c, departures.c;
  * progress.c (every wait); helper.c (blocking MPI calls, bounded), peers.c,
- * calls.c, dtypes.c; comms.c, flush.c, node.c, exchange.c; meet.c (a team's
+ * calls.c; comms.c, flush.c, node.c, exchange.c; meet.c (a team's
  * meeting), rma.c, signals.c, atomics.c; node_collectives.c, rma_reduce.c,
  * team_init.c; collectives.c, teams.c, heap.c; start.c; ops.c (the table). */
 #ifndef SYMMEM_MPI_BACKEND_H
@@ -91,9 +93,6 @@ struct symmem_backend {
     MPI_Win shared_win; /* the node's shared window where it is not win; else MPI_WIN_NULL */
     symmem_heap_allocator_t *alloc;
     MPI_Comm teams[SYMMEM_TEAM_MAX]; /* by handle; MPI_COMM_NULL where free */
-    /* User-defined ops where MPI's own differ from symmem's (dtypes.c): bool,
-     * float16, bfloat16 (every op), float32 and float64 (min, max: NaN wins). */
-    MPI_Op own_ops[SYMMEM_DTYPE_COUNT][SYMMEM_OP_COUNT];
     mpi_peers_t peers;
     int check_calls;               /* SYMMEM_CHECK: compare fingerprints before each collective */
     int started_mpi;               /* MPI_Init was ours: finalized at exit */
@@ -263,13 +262,6 @@ symmem_status_t symmem__mpi_test(symmem_backend_t *be, void *ivar, symmem_dtype_
 /* ---- atomics.c ---- */
 symmem_atomic_func_t symmem__mpi_atomic;
 
-/* ---- dtypes.c: symmem's dtypes and ops as MPI's ---- */
-MPI_Datatype symmem__mpi_datatype(symmem_dtype_t dtype);
-/* The MPI_Op of op on dtype (user-defined for float16 and bfloat16). */
-MPI_Op symmem__mpi_op(mpi_t *m, symmem_dtype_t dtype, symmem_reduce_op_t op);
-symmem_status_t symmem__mpi_ops_create(mpi_t *m);
-void symmem__mpi_ops_free(mpi_t *m);
-
 /* ---- progress.c: every blocking wait ---- */
 double symmem__mpi_now(void);
 /* Polls ready(m, arg) until it returns 1, and fails with a dead peer,
@@ -379,10 +371,7 @@ symmem_status_t symmem__mpi_comm_barrier(mpi_t *m, const char *call, MPI_Comm co
 /* TEAM_WORLD's view, in *view. */
 const symmem_team_view_t *symmem__mpi_world_view(const mpi_t *m, symmem_team_view_t *view);
 
-/* ---- rma_reduce.c: large reductions by MPI_Rget ---- */
-/* From this many bytes (reducescatter: of a part) a team that is not on one
- * node reduces over RMA instead of with MPI's collectives. */
-#define MPI_RMA_REDUCE_MIN (64 * 1024)
+/* ---- rma_reduce.c: reductions across hosts by MPI_Rget ---- */
 /* reduce (scatter 0) or reducescatter (1) of nelems elements: a reduce-
  * scatter by MPI_Rget, then for reduce an all-gather by MPI_Rget, with the
  * fingerprint check at the first of their meetings. dst and src symmetric. */

@@ -22,19 +22,20 @@ static const char *at(const mpi_t *m, const void *sym, int pe)
 }
 
 /* Reduces elements [first, first + count) of every member's src (at
- * src_offset elements into it) and writes them to dst (at the same
- * elements, less src_offset) on every member (all) or on this PE. */
+ * src_offset elements into it), in the members' order
+ * (symmem__reduce_members), and writes them to dst (at the same elements,
+ * less src_offset) on every member (all) or on this PE. */
 static void reduce_range(mpi_t *m, const symmem_team_view_t *team, void *dst, const void *src,
                          size_t first, size_t count, size_t src_offset, symmem_dtype_t dtype,
                          symmem_reduce_op_t op, int all)
 {
     size_t size = symmem__dtype_bytes(dtype), per_chunk = CHUNK_BYTES / size;
+    const void *srcs[team->n];
     for (size_t done = 0; done < count; done += per_chunk) {
         size_t n = count - done < per_chunk ? count - done : per_chunk;
         size_t from = (src_offset + first + done) * size, to = (first + done) * size;
-        memcpy(m->node_tmp, at(m, src, mpi_member(team, 0)) + from, n * size);
-        for (int j = 1; j < team->n; j++)
-            symmem__reduce_into(m->node_tmp, at(m, src, mpi_member(team, j)) + from, n, dtype, op);
+        for (int j = 0; j < team->n; j++) srcs[j] = at(m, src, mpi_member(team, j)) + from;
+        symmem__reduce_members(m->node_tmp, srcs, team->n, n, dtype, op);
         if (!all) {
             memcpy((char *)dst + to, m->node_tmp, n * size);
             continue;

@@ -1,6 +1,7 @@
-/* Large reductions over RMA: a reduce-scatter, then (reduce) an
- * all-gather, both by MPI_Rget from the other members' copies of src and
- * dst. The core's checks put both on the symmetric heap, in place or apart.
+/* Reductions across hosts (but a small team's small ones: exchange.c) over
+ * RMA: a reduce-scatter, then (reduce) an all-gather, both by MPI_Rget from
+ * the other members' copies of src and dst. The core's checks put both on
+ * the symmetric heap, in place or apart.
  *
  *   meet;  each member gets its slice of every other member's src (for
  *          reducescatter: its part), chunk by chunk, two chunks in flight,
@@ -8,7 +9,8 @@
  *   meet;  (reduce) each member gets every other member's slice of dst;
  *          meet (reduce only): nobody still reads this PE's dst.
  *
- * A slice is reduced by one member, so all members get the same bits. In
+ * A slice is reduced by one member, in the members' order (the one order of
+ * docs/reproducibility.md), so all members get the same bits. In
  * place (dst == src) a member writes only its own slice before the second
  * meeting, and the others read only their own slices of its src. Each get
  * reads (n - 1) / n of the data each way, what a reduce-scatter/all-gather
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "../../core/reduce_kernels.h"
+#include "../../core/vocab.h"
 #include "mpi_backend.h"
 
 /* A member's chunk in one of the two buffers: 256 KiB, less where the team
@@ -95,25 +98,17 @@ static int start_chunk(mpi_t *m, const slice_job_t *job, char *tmp, int b, size_
     return MPI_SUCCESS;
 }
 
-/* dst[at, at + bytes) = member 0's op member 1's op ..., this PE's own
- * from src (copied first where dst is src: the first member's chunk
- * overwrites it), the others' from buffer b. */
+/* dst[at, at + bytes) = member 0's op member 1's op ..., in the members'
+ * order (symmem__reduce_members: dst may be this PE's src, as in place),
+ * this PE's own from src, the others' from buffer b. */
 static void reduce_chunk(const slice_job_t *job, char *tmp, int b, size_t at, size_t bytes)
 {
     const symmem_team_view_t *team = job->team;
-    char *out = job->dst + at, *slots = tmp + (size_t)b * (size_t)team->n * job->chunk;
-    const char *own = job->src + at;
-    if (out == own && team->me != 0) {
-        memcpy(slots + (size_t)team->me * job->chunk, own, bytes);
-        own = slots + (size_t)team->me * job->chunk;
-    }
-    for (int i = 0; i < team->n; i++) {
-        const char *in = i == team->me ? own : slots + (size_t)i * job->chunk;
-        if (i > 0)
-            symmem__reduce_into(out, in, bytes / job->size, job->dtype, job->op);
-        else if (in != out)
-            memcpy(out, in, bytes);
-    }
+    char *slots = tmp + (size_t)b * (size_t)team->n * job->chunk;
+    const void *srcs[team->n];
+    for (int i = 0; i < team->n; i++)
+        srcs[i] = i == team->me ? job->src + at : slots + (size_t)i * job->chunk;
+    symmem__reduce_members(job->dst + at, srcs, team->n, bytes / job->size, job->dtype, job->op);
 }
 
 /* This PE's slice: chunk k + 1's gets in flight while chunk k is reduced. */
@@ -192,9 +187,7 @@ symmem_status_t symmem__mpi_rma_reduce(mpi_t *m, const symmem_team_view_t *team,
     symmem_call_kind_t kind = scatter ? SYMMEM_CALL_REDUCESCATTER : SYMMEM_CALL_REDUCE;
     symmem_call_t fp = mpi_call(kind, team, nelems, (int)dtype, (int)op, 0);
     const char *call = symmem__mpi_call_name(fp);
-    int type_size;
-    MPI_Type_size(symmem__mpi_datatype(dtype), &type_size);
-    size_t size = (size_t)type_size, lo = 0, hi = nelems;
+    size_t size = symmem__dtype_bytes((int)dtype), lo = 0, hi = nelems;
     SYMMEM_CHECK(meet(m, team, fp, 1));
     if (!scatter) slice_of(nelems, team->n, team->me, &lo, &hi);
     /* reduce: slice me of every src into dst's; reducescatter: part me of every src into dst */

@@ -180,7 +180,6 @@ static void release(mpi_t *m)
     if (!finalized && !m->lost) { /* MPI's teardown is collective: not with a dead PE */
         symmem__mpi_teams_free(m);
         symmem__mpi_heap_destroy(m); /* MPI_Win_free, bounded (helper.c) */
-        symmem__mpi_ops_free(m);
         if (m->node != MPI_COMM_NULL) MPI_Comm_free(&m->node);
         if (m->world != MPI_COMM_NULL) MPI_Comm_free(&m->world);
     }
@@ -209,8 +208,6 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
     m->departures.in_req = MPI_REQUEST_NULL;
     m->departures.stuck_pe = -1;
     for (int t = 0; t < SYMMEM_TEAM_MAX; t++) m->teams[t] = MPI_COMM_NULL;
-    for (int d = 0; d < SYMMEM_DTYPE_COUNT; d++)
-        for (int o = 0; o < SYMMEM_OP_COUNT; o++) m->own_ops[d][o] = MPI_OP_NULL;
     m->heap_size = boot->heap_size;
     m->dirty = -1; /* no PE written yet */
     m->check_calls = flag_on("SYMMEM_CHECK");
@@ -227,7 +224,6 @@ symmem_status_t symmem__mpi_init(const symmem_bootstrap_t *boot, symmem_backend_
     if (status == SYMMEM_OK) status = symmem__mpi_peers_init(m);
     if (status == SYMMEM_OK) status = symmem__mpi_heartbeat_start(m);
     if (status == SYMMEM_OK) status = symmem__mpi_heap_create(m);
-    if (status == SYMMEM_OK) status = symmem__mpi_ops_create(m);
     if (status == SYMMEM_OK) status = symmem__mpi_teams_init(m);
     if (status != SYMMEM_OK) {
         /* The PEs are out of step (one failed where the others wait, or all

@@ -36,14 +36,18 @@ def push(
 
 @triton.jit
 def combine(a, b, OP: tl.constexpr):
+    """a, what the members before combined to, op b, the next member's
+    values: symmem/vocabulary.h's combine column (min and max: a NaN b wins,
+    of equal values such as +0 and -0 a stays), so that every engine gives
+    the same bits (docs/reproducibility.md)."""
     if OP == "sum":
         r = a + b
     elif OP == "prod":
         r = a * b
     elif OP == "max":
-        r = tl.maximum(a, b)
+        r = tl.where((b > a) | (b != b), b, a)
     elif OP == "min":
-        r = tl.minimum(a, b)
+        r = tl.where((b < a) | (b != b), b, a)
     elif OP == "and":
         r = a & b
     elif OP == "or":
@@ -59,8 +63,8 @@ def combine(a, b, OP: tl.constexpr):
 @triton.jit
 def reduce_block(team, src, lo, hi, OP: tl.constexpr, CALL: tl.constexpr):
     """Every member's src[lo:lo + REDUCE_BLOCK] (below hi) combined in member
-    order (the same bits on every PE); 16-bit floats widened to float for
-    each step."""
+    order, member 0 first (the same bits on every PE); 16-bit floats
+    accumulate in float32 and are rounded once, at the end."""
     n = team_size(team, CALL)
     T: tl.constexpr = src.dtype.element_ty
     WIDE: tl.constexpr = tl.float32 if (T == tl.float16) or (T == tl.bfloat16) else T
@@ -69,12 +73,12 @@ def reduce_block(team, src, lo, hi, OP: tl.constexpr, CALL: tl.constexpr):
     offs = lo + tl.arange(0, REDUCE_BLOCK)
     mask = offs < hi
     first = remote(src_at, nbytes, team_member(team, 0, CALL), 1, CALL)
-    acc = tl.load(first.to(src.dtype) + offs, mask=mask)
+    acc = tl.cast(tl.load(first.to(src.dtype) + offs, mask=mask), WIDE)
     for i in range(1, n):
         peer = remote(src_at, nbytes, team_member(team, i, CALL), 1, CALL)
         x = tl.load(peer.to(src.dtype) + offs, mask=mask)
-        acc = combine(tl.cast(acc, WIDE), tl.cast(x, WIDE), OP).to(T)
-    return acc
+        acc = combine(acc, tl.cast(x, WIDE), OP)
+    return acc.to(T)
 
 
 @triton.jit

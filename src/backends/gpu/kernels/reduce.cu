@@ -26,7 +26,11 @@
  *
  * push_one_shot and push_two_shot (push_one_shot.cuh, push_two_shot.cuh):
  * each PE writes into the others' staging buffers (stage.cuh) instead of
- * reading their src; they take packed buffers only. */
+ * reading their src; they take packed buffers only.
+ *
+ * Whichever kernel, grid or slice computes an element, it combines the
+ * members' values member 0 first (reduce_types.cuh): every kernel gives
+ * the same bits (docs/reproducibility.md). */
 #include "meet.cuh"
 #include "reduce_types.cuh"
 

@@ -7,7 +7,9 @@
  * bool takes the ops of 0 and 1 (the backend passes or for sum and max,
  * and for min and prod). VEC elements make a 16-byte
  * pack; combine_packs reduces one pack of each of n members, member 0's
- * first, so that every PE that reduces the same packs gets the same bits. */
+ * first. Every kernel combines so, in ACC, rounding to T once: the one
+ * order of docs/reproducibility.md, which makes the bits independent of
+ * the kernel, grid and slice that computes an element. */
 #ifndef SYMMEM_GPU_KERNELS_REDUCE_TYPES_CUH
 #define SYMMEM_GPU_KERNELS_REDUCE_TYPES_CUH
 

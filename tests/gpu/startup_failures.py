@@ -44,8 +44,6 @@ STEPS = [
     "heartbeat",
     "teams",
     "call_pages",
-    "atomics_module",
-    "put_signal_module",
 ]
 # What each step takes, for messages that say what a failed unwind left held.
 HOLDS = {
@@ -59,8 +57,6 @@ HOLDS = {
     "heartbeat": "nothing on one host; across hosts a thread and TCP sockets",
     "teams": "host memory only (the predefined teams' members)",
     "call_pages": "host memory and a call page in /dev/shm (unlinked at once)",
-    "atomics_module": "the atomics' CUDA module",
-    "put_signal_module": "put_signal's CUDA module",
 }
 # How far free device memory may fall during a step without counting as a
 # leak. Measured on 2 x H200 with NVSHMEM 3.4.5: NVSHMEM itself keeps up to

@@ -72,7 +72,7 @@ def test_team_init_from_a_unique_id():
 
 @needs_nvshmem
 def test_a_failed_start_up_gives_back_what_it_took():
-    _passes_on_2_gpus("startup_failures.py", "startup failures, 11 steps")
+    _passes_on_2_gpus("startup_failures.py", "startup failures, 9 steps")
 
 
 @needs_symmem_engine

@@ -7,6 +7,15 @@
  * (nvshmem_atomics.c), which takes the network. */
 #include "gpu.h"
 
+/* kernels/atomics.ptx, which the driver compiles at the first atomic (not
+ * at init: a job that never makes one never waits for it). */
+static symmem_status_t atomics_module(gpu_t *g, const char *call)
+{
+    if (g->atomics == NULL)
+        CU(call, libs.cuModuleLoadData(&g->atomics, symmem__gpu_kernel_atomics_ptx));
+    return SYMMEM_OK;
+}
+
 symmem_status_t symmem__gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target,
                                    symmem_dtype_t dtype, uint64_t value, uint64_t cond, int pe,
                                    uint64_t *fetched_p)
@@ -20,7 +29,7 @@ symmem_status_t symmem__gpu_atomic(gpu_t *g, symmem_atomic_op_t op, void *target
     if (address == NULL || pe == g->unmapped_pe) { /* NVSHMEM's kernels take the local address */
         address = target;
         status = symmem__gpu_nvshmem_atomic_kernel(g, name, &kernel);
-    } else {
+    } else if ((status = atomics_module(g, call)) == SYMMEM_OK) {
         cu_result_t rc = libs.cuModuleGetFunction(&kernel, g->atomics, name);
         if (rc != 0) status = symmem__gpu_cuda_error(call, name, rc);
     }

@@ -146,8 +146,7 @@ static const gpu_engine_t *choose(const symmem_bootstrap_t *boot, char *why, siz
         return &symmem__gpu_nvshmem_engine;
     }
     if (!symmem_can(boot, &job, sym_why, sizeof(sym_why))) {
-        snprintf(why, size, "neither engine can run the job: %s; nor nvshmem: %s", sym_why,
-                 nv_why);
+        snprintf(why, size, "neither engine can run the job: %s; nor nvshmem: %s", sym_why, nv_why);
         return NULL;
     }
     snprintf(why, size, "auto: %s", nv_why);

@@ -2,6 +2,7 @@
  * NVLink domain, the engine's beyond it or when SYMMEM_GPU_KERNELS=nvshmem),
  * signal_wait_until and signal_fetch (the engine's), and test / wait_until,
  * which read one element from the host. */
+#include <stdio.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -9,10 +10,35 @@
 /* put_signal (or, with nbytes 0, signal_op) by symmem's kernels, to the
  * peer addresses of dst and sig: one block that copies and signals, or for
  * large messages a grid that copies and then one block that signals. */
+/* kernels/put_signal.ptx, which the driver compiles at the first put_signal
+ * or signal_op (not at init), and the largest grid: two blocks an SM. */
+static symmem_status_t put_signal_module(gpu_t *g, const char *call)
+{
+    if (g->put_signal != NULL) return SYMMEM_OK;
+    int sms = 0;
+    cu_result_t rc =
+        libs.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, g->cu_device);
+    g->max_blocks = rc == 0 && sms > 0 ? 2 * (unsigned)sms : 64;
+    void *module = NULL;
+    CU(call, libs.cuModuleLoadData(&module, symmem__gpu_kernel_put_signal_ptx));
+    static const int widths[] = {1, 4, 8, 16};
+    for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "put_signal_%d", widths[i]);
+        if ((rc = libs.cuModuleGetFunction(&g->put_signal_kernels[widths[i]], module, name)) != 0) {
+            libs.cuModuleUnload(module);
+            return symmem__gpu_cuda_error(call, name, rc);
+        }
+    }
+    g->put_signal = module;
+    return SYMMEM_OK;
+}
+
 symmem_status_t symmem__gpu_kernel_put_signal(gpu_t *g, const char *call, void *peer_dst,
                                               const void *src, size_t nbytes, uint64_t *peer_sig,
                                               uint64_t value, symmem_signal_op_t op, nv_stream_t s)
 {
+    SYMMEM_CHECK(put_signal_module(g, call));
     int width = symmem__gpu_put_signal_width(peer_dst, src, nbytes);
     size_t elements = nbytes / (size_t)width;
     uint64_t from = (uintptr_t)src, to = (uintptr_t)peer_dst, n = nbytes;

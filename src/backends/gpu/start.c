@@ -64,36 +64,6 @@ static symmem_status_t start_engine(gpu_t *g)
     return g->engine->start(g);
 }
 
-/* kernels/atomics.ptx and put_signal.ptx, compiled by the driver. */
-static symmem_status_t load_atomics(gpu_t *g)
-{
-    cu_result_t rc = libs.cuModuleLoadData(&g->atomics, symmem__gpu_kernel_atomics_ptx);
-    if (rc != 0) return symmem__gpu_cuda_error("init", "compiling the atomics' PTX", rc);
-    return SYMMEM_OK;
-}
-
-static symmem_status_t load_put_signal(gpu_t *g)
-{
-    int sms = 0;
-    cu_result_t rc =
-        libs.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, g->cu_device);
-    g->max_blocks = rc == 0 && sms > 0 ? 2 * (unsigned)sms : 64;
-    if ((rc = libs.cuModuleLoadData(&g->put_signal, symmem__gpu_kernel_put_signal_ptx)) != 0)
-        return symmem__gpu_cuda_error("init", "compiling put_signal's PTX", rc);
-    static const int widths[] = {1, 4, 8, 16};
-    for (size_t i = 0; i < sizeof(widths) / sizeof(widths[0]); i++) {
-        char name[32];
-        snprintf(name, sizeof(name), "put_signal_%d", widths[i]);
-        rc = libs.cuModuleGetFunction(&g->put_signal_kernels[widths[i]], g->put_signal, name);
-        if (rc != 0) {
-            symmem_status_t status = symmem__gpu_cuda_error("init", name, rc);
-            libs.cuModuleUnload(g->put_signal);
-            return status;
-        }
-    }
-    return SYMMEM_OK;
-}
-
 /* init's steps in order. SYMMEM_GPU_FAIL_AT=<name> makes init fail where
  * that step would begin: a test hook, with which tests/gpu/startup_failures.py
  * checks that every step before it is undone. */
@@ -107,8 +77,6 @@ enum {
     STEP_HEARTBEAT,
     STEP_TEAMS,
     STEP_CALL_PAGES,
-    STEP_ATOMICS_MODULE,
-    STEP_PUT_SIGNAL_MODULE,
     STEP_COUNT
 };
 static const struct {
@@ -124,8 +92,6 @@ static const struct {
     [STEP_HEARTBEAT] = {"heartbeat", symmem__gpu_heartbeat_start}, /* liveness.c */
     [STEP_TEAMS] = {"teams", symmem__gpu_predefined_teams_read},   /* teams.c */
     [STEP_CALL_PAGES] = {"call_pages", symmem__gpu_calls_start},   /* call_check.c */
-    [STEP_ATOMICS_MODULE] = {"atomics_module", load_atomics},
-    [STEP_PUT_SIGNAL_MODULE] = {"put_signal_module", load_put_signal},
 };
 
 /* The step SYMMEM_GPU_FAIL_AT names; STEP_COUNT where it is unset. */
@@ -197,8 +163,6 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
     SYMMEM_CHECK_GOTO(take_step(g, STEP_HEARTBEAT, fail_at), status, err_free_watch);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_TEAMS, fail_at), status, err_stop_heartbeat);
     SYMMEM_CHECK_GOTO(take_step(g, STEP_CALL_PAGES, fail_at), status, err_free_teams);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_ATOMICS_MODULE, fail_at), status, err_free_call_pages);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_PUT_SIGNAL_MODULE, fail_at), status, err_unload_atomics);
     /* The heap's device stays current, so that the program's allocations and
      * streams land where the heap is; a caller that had made another device
      * current is told (NVSHMEM4Py binds the current device: device= chooses). */
@@ -212,10 +176,6 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
     *backend_p = g;
     return SYMMEM_OK;
 
-err_unload_atomics:
-    libs.cuModuleUnload(g->atomics);
-err_free_call_pages:
-    symmem__gpu_calls_stop(g);
 err_free_teams:
     symmem__gpu_predefined_teams_free(g);
 err_stop_heartbeat:
@@ -275,8 +235,8 @@ symmem_status_t symmem__gpu_finalize(gpu_t *g)
 {
     scope_t scope = symmem__gpu_enter(g);
     libs.cuStreamSynchronize(g->stream);
-    libs.cuModuleUnload(g->put_signal);
-    libs.cuModuleUnload(g->atomics);
+    if (g->put_signal != NULL) libs.cuModuleUnload(g->put_signal);
+    if (g->atomics != NULL) libs.cuModuleUnload(g->atomics);
     symmem__gpu_nvshmem_atomics_unload(g);
     symmem__gpu_own_unload(g);
     void *sync_area = g->sync_area;

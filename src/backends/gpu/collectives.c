@@ -111,6 +111,13 @@ static symmem_status_t reduction(gpu_t *g, int scatter, const symmem_team_view_t
             g, scope, s, call,
             symmem__gpu_own_reduce(g, scatter, team, dst, src, nelems, as, bool_op(dtype, op), s),
             blocking);
+    /* in place without 16-byte packs: symmem's kernel through a private
+     * buffer, so that the sum keeps its one order (docs/reproducibility.md) */
+    if (nelems > 0 && symmem__gpu_own_takes(g, team, dst, src))
+        return finish_own(g, scope, s, call,
+                          symmem__gpu_own_reduce_staged(g, scatter, team, dst, src, nelems, as,
+                                                        bool_op(dtype, op), s),
+                          blocking);
     symmem_status_t status =
         g->engine->reduce(g, scatter, team, dst, src, nelems, as, bool_op(dtype, op), s);
     return finish(g, scope, call, status, blocking);

@@ -372,8 +372,8 @@ int symmem__gpu_own_reduce_takes(gpu_t *g, int scatter, const symmem_team_view_t
 symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter, const symmem_team_view_t *team,
                                        void *dst, const void *src, size_t nelems,
                                        symmem_dtype_t dtype, symmem_reduce_op_t op, nv_stream_t s);
-/* The same where own_reduce_takes said no because dst overlaps src unaligned
- * (the symmem engine, which has no NVSHMEM to fall back on). */
+/* The same where own_reduce_takes said no but own_takes yes: dst overlaps
+ * src without 16-byte packs (through a private buffer). */
 symmem_status_t symmem__gpu_own_reduce_staged(gpu_t *g, int scatter, const symmem_team_view_t *team,
                                               void *dst, const void *src, size_t nelems,
                                               symmem_dtype_t dtype, symmem_reduce_op_t op,

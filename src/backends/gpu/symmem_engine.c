@@ -180,13 +180,15 @@ static symmem_status_t sym_sync(gpu_t *g, const char *call, symmem_call_kind_t k
                  call, team->n);
 }
 
-/* Nothing to reduce, or dst overlapping src without 16-byte packs. */
+/* Nothing to reduce (every other reduce is symmem's kernels'). */
 static symmem_status_t sym_reduce(gpu_t *g, int scatter, const symmem_team_view_t *team, void *dst,
                                   const void *src, size_t nelems, symmem_dtype_t dtype,
                                   symmem_reduce_op_t op, nv_stream_t s)
 {
+    (void)g, (void)team, (void)dst, (void)src, (void)dtype, (void)op, (void)s;
     if (nelems == 0) return SYMMEM_OK;
-    return symmem__gpu_own_reduce_staged(g, scatter, team, dst, src, nelems, dtype, op, s);
+    return ERROR(SYMMEM_ERR_BACKEND, "%s: a buffer is not mapped on every member of the team",
+                 scatter ? "reducescatter" : "reduce");
 }
 
 static symmem_status_t sym_move(gpu_t *g, const char *call, int kind,

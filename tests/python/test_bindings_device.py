@@ -286,3 +286,24 @@ def test_every_family_compiles_and_the_refused_names_say_why(module):
         cwd=ROOT,
     )
     assert out.returncode == 0 and "compiled" in out.stdout, out.stdout + out.stderr[-3000:]
+
+
+@pytest.mark.timeout(1500)
+@pytest.mark.parametrize(
+    "program,args,module",
+    [
+        ("bindings_numba.py", ["numba", "compile"], "numba"),
+        ("bindings_numba.py", ["mlir", "compile"], "numba_cuda_mlir"),
+        ("bindings_cute.py", ["compile"], "cute"),
+        ("bindings_ring_reduce.py", ["compile"], "numba"),
+    ],
+)
+def test_the_gpu_programs_kernels_compile(program, args, module):
+    """tests/gpu/bindings_*.py's kernels, compiled for sm_90 with no GPU."""
+    if not HAVE[module]:
+        pytest.skip(f"{module} is not installed here (CI installs no DSL)")
+    gpu = os.path.join(ROOT, "tests", "gpu")
+    command = [sys.executable, os.path.join(gpu, program), *args]
+    env = dict(os.environ, CUTE_DSL_ARCH="sm_90a", SYMMEM_CUTE_ENGINE="symmem")
+    out = subprocess.run(command, capture_output=True, text=True, timeout=1400, env=env, cwd=gpu)
+    assert out.returncode == 0, out.stdout + out.stderr[-3000:]

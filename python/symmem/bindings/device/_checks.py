@@ -13,10 +13,13 @@ def check(call, args, pointee, is_number, error):
     """error(message) unless args suit call's parameters; returns the dtype
     (a generic form's, found from its arguments).
 
-    pointee(arg): what a pointer argument points to (a dtype name, "void",
-    "address" for an int) or None where arg is no pointer; is_number(arg):
-    whether arg can be a value parameter's."""
-    dtype = None if call.generic else call.dtype
+    pointee(arg): what a pointer argument points to (a dtype name, or
+    names joined by "|" where the DSL cannot tell which: a CuTe pointer to
+    an unsigned type says it is signed; "void"; "address" for an int) or
+    None where arg is no pointer; is_number(arg): whether arg can be a
+    value parameter's."""
+    typed = None if call.generic else call.dtype
+    candidates = None  # a generic form's dtypes its typed pointers allow
     for (name, kind), arg in zip(call.params, args):
         if not kind.startswith("*"):
             if not is_number(arg):
@@ -30,24 +33,33 @@ def check(call, args, pointee, is_number, error):
             )
         if points in ("void", "address") or want == "void":
             continue
-        if want == "T" and dtype is None:
-            dtype = points
-        elif points != (dtype if want == "T" else want):
+        choices = points.split("|")
+        if want == "T":
+            before = candidates
+            candidates = [c for c in choices if before is None or c in before]
+            if not candidates:
+                raise error(
+                    f"{call.name}: {name} points to {points}, where the other pointers point "
+                    f"to {'|'.join(before)}"
+                )
+        elif want not in choices:
             raise error(
-                f"{call.name}: {name} points to {points}, where {call.name} takes a pointer to "
-                f"{dtype if want == 'T' else want}"
+                f"{call.name}: {name} points to {points}, where {call.name} takes a pointer "
+                f"to {want}"
             )
-    if call.generic:
-        if dtype is None:
-            raise error(
-                f"{call.name}: no argument says the element type: pass a typed pointer or an "
-                "array for one of its pointers (an int or a void pointer does not say it)"
-            )
-        if dtype not in call.dtypes():
-            raise error(
-                f"{call.name}: the arguments point to {dtype}, which NVSHMEM's {call.name} "
-                f"does not take ({', '.join(call.dtypes())})"
-            )
+    if not call.generic:
+        return typed
+    if candidates is None:
+        raise error(
+            f"{call.name}: no argument says the element type: pass a typed pointer or an "
+            "array for one of its pointers (an int or a void pointer does not say it)"
+        )
+    dtype = candidates[0]  # signed where the DSL could not tell
+    if dtype not in call.dtypes():
+        raise error(
+            f"{call.name}: the arguments point to {dtype}, which NVSHMEM's {call.name} "
+            f"does not take ({', '.join(call.dtypes())})"
+        )
     return dtype
 
 

@@ -46,8 +46,9 @@ def _element_name(element_type):
 
 
 def _pointee(arg):
-    if isinstance(arg, Pointer):
-        return _element_name(arg.dtype)
+    if isinstance(arg, Pointer):  # CuTe 4.8's pointer of a uint64 tensor says Int64
+        name = _element_name(arg.dtype)
+        return f"{name}|u{name}" if name.startswith("int") else name
     if isinstance(arg, cute.Tensor):
         return _element_name(arg.element_type)
     if isinstance(arg, (int, cutlass.Integer)) and not isinstance(arg, bool):

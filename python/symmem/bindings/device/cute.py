@@ -10,11 +10,11 @@ kernels on the gpu backend::
         me = my_pe()
         int_p(dest.iterator, me + 1, (me + 1) % n_pes())
 
-Every function of NVSHMEM4Py 0.4.1's module (its nvshmemi_*_put_signal
+Every function of NVSHMEM4Py 0.4.1's module (its nvshmemi_<type>_put_signal
 internals and ptr too), with its argument orders and types, and the
 generic forms without the type. Pointer arguments take a cute pointer (a
 tensor's .iterator), a cute.Tensor (its first element) or an address;
-counts are elements (bytes for the *mem forms). Two engines, as
+counts are elements (bytes for the mem forms: putmem, ...). Two engines, as
 symmem.device.cute's (SYMMEM_CUTE_ENGINE=auto|symmem|nvshmem; engine()
 says which): symmem's device library, or NVSHMEM's own device bitcode
 (reaching PEs on other nodes; its kernels need library_init, which

@@ -10,13 +10,13 @@ symmem: NVSHMEM's device functions under their C names, for
         int32_put_block(dst, src, n, (my_pe() + 1) % n_pes())
 
 Every function of NVSHMEM4Py 0.4.1's module, with its name, argument order
-and types (2,729 of them: <T>_p, <T>_put_signal_nbi_block, putmem, iput64,
-<T>_wait_until_any_vector, <T>_atomic_fetch_add, <T>_sum_reduce_warp,
+and types (2,729 of them: int_p, float_put_signal_nbi_block, putmem, iput64,
+long_wait_until_any_vector, uint_atomic_fetch_add, double_sum_reduce_warp,
 barrier, quiet, ...), and the generic forms without the type
 (put_signal_nbi, atomic_add, ...). Pointer arguments take what numba types
 as a pointer (cffi's from_buffer, say), an array (its first element: a
 symmem.array or a slice of one), or an address (an int); counts are
-elements (bytes for the *mem forms). The calls are symmem's device library
+elements (bytes for the mem forms: putmem, ...). The calls are symmem's device library
 (device.cuh), as symmem.device.numba's, and what NVSHMEM4Py has that
 symmem cannot serve (mc_ptr: symmem never enables NVLink multicast;
 barrier_warpgroup; maxloc; region_stop_block) fails the kernel's compile

@@ -23,6 +23,13 @@ import re
 import sys
 from pathlib import Path
 
+COMMANDS = (
+    "pip download nvshmem4py-cu12==0.4.1 --no-deps -d /tmp/nv4py",
+    "unzip -q /tmp/nv4py/nvshmem4py_cu12-0.4.1-*.whl -d /tmp/nv4py/whl",
+    "python tests/python/data/nvshmem4py_device_names.py /tmp/nv4py/whl "
+    "> tests/python/data/nvshmem4py_0.4.1_device.txt",
+)
+
 _CUTE_TYPES = {
     "Int8": "int8",
     "Int16": "int16",
@@ -127,7 +134,9 @@ def main(root):
             lines.setdefault(name, {}).setdefault(f"{ret}({', '.join(params)})", []).append(module)
             symbols.update({name: symbol[0]} if symbol else {})
     print("# NVSHMEM4Py 0.4.1's raw device bindings: modules name signature [C symbol, for CuTe]")
-    print("# (made by tests/python/data/nvshmem4py_device_names.py; its docstring says how)")
+    print("# made by (tests/python/data/nvshmem4py_device_names.py says what each field is):")
+    for command in COMMANDS:
+        print(f"#   {command}")
     for name, signatures in lines.items():
         for signature, modules in signatures.items():
             symbol = f" {symbols[name]}" if "cute" in modules else ""

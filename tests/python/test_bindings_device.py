@@ -307,3 +307,20 @@ def test_the_gpu_programs_kernels_compile(program, args, module):
     env = dict(os.environ, CUTE_DSL_ARCH="sm_90a", SYMMEM_CUTE_ENGINE="symmem")
     out = subprocess.run(command, capture_output=True, text=True, timeout=1400, env=env, cwd=gpu)
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
+
+
+def test_the_bitcode_listing_names_what_it_defines(tmp_path, monkeypatch):
+    """CuTe's NVSHMEM engine refuses a call its bitcode lacks by this list:
+    here, of symmem's own device.bc, made once and then read from the cache."""
+    bitcode = os.path.join(ROOT, "python", "symmem", "device", "device.bc")
+    if not os.path.exists(bitcode) or importlib.util.find_spec("llvmlite") is None:
+        pytest.skip("no device.bc (built where clang is) or no llvmlite")
+    from symmem.device import _nvvm_bitcode
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    names = _nvvm_bitcode.defined_functions(bitcode)
+    assert {f"symmem_dev_{n}" for n in L.SIGNATURES} <= names
+    assert "symmem_dev_wait_set" in names and "symmem__test" not in names  # inlined helpers
+    (listing,) = (tmp_path / "symmem" / "cute").glob("device-*.functions")
+    listing.write_text("only_this\n")  # the second call reads the list, not the bitcode
+    assert _nvvm_bitcode.defined_functions(bitcode) == {"only_this"}

@@ -7,9 +7,10 @@
  *
  * The files, by concept: device_layout.h (the state block, the constant
  * state, the error record: the host's layout too), device_base.cuh (the
- * primitives, addresses, waits), device_rma.cuh (put, get, signals,
- * atomics), device_collectives.cuh (team syncs and collectives),
- * device_queries.cuh. With -I<this folder's parent> nvcc and NVRTC
+ * primitives, addresses, waits), device_rma.cuh (put, get, strided
+ * copies, signals, atomics), device_collectives.cuh (team syncs and
+ * collectives), device_wait_sets.cuh (test, and waits on several
+ * variables), device_queries.cuh. With -I<this folder's parent> nvcc and NVRTC
  * compile them as they are; the package's copy (the path
  * symmem.find_device_library() gives) is this file with all of them
  * inlined, which NVRTC compiles with no include path (tools/embed.py makes
@@ -62,6 +63,7 @@
 #include "device_base.cuh"
 #include "device_rma.cuh"
 #include "device_collectives.cuh"
+#include "device_wait_sets.cuh"
 #include "device_queries.cuh"
 
 #endif

@@ -258,28 +258,48 @@ SYMMEM_DEVICE_API symmem_u64 symmem_dev_signal_wait(symmem_u64 st, symmem_u64 si
     }
 }
 
+/* Bytes of symmem_dtype_t's element (vocabulary.h), 0 if none. */
+static __device__ __forceinline__ symmem_u64 symmem__dtype_size(int dtype)
+{
+    switch (dtype) {
+#define SYMMEM__DEV_DTYPE_SIZE(NAME, name, code, size, ctype, nvshmem, kind)                       \
+    case code: return size;
+        SYMMEM_DTYPES(SYMMEM__DEV_DTYPE_SIZE)
+#undef SYMMEM__DEV_DTYPE_SIZE
+    default: return 0;
+    }
+}
+
+/* Whether the integer at ivar (dtype: an integer symmem_dtype_t, int8 ...
+ * uint64, vocabulary.h) compares true with value now. The acquire load
+ * pairs with the release fence before the store it reads (put_signal's,
+ * signal_op's, or a p of the flag after quiet or fence). */
+static __device__ __forceinline__ int symmem__test(symmem_u64 ivar, int dtype, int cmp,
+                                                   long long value)
+{
+    long long v;
+    switch (dtype) {
+    case SYMMEM_DTYPE_INT8: v = (signed char)symmem__ld_acquire_u8(ivar); break;
+    case SYMMEM_DTYPE_INT16: v = (short)symmem__ld_acquire_u16(ivar); break;
+    case SYMMEM_DTYPE_INT32: v = (int)symmem__ld_acquire_u32(ivar); break;
+    case SYMMEM_DTYPE_UINT8: v = (unsigned char)symmem__ld_acquire_u8(ivar); break;
+    case SYMMEM_DTYPE_UINT16: v = symmem__ld_acquire_u16(ivar); break;
+    case SYMMEM_DTYPE_UINT32: v = symmem__ld_acquire_u32(ivar); break;
+    default: v = (long long)symmem__ld_acquire_u64(ivar);
+    }
+    if (dtype >= SYMMEM_DTYPE_UINT8)
+        return symmem__compare<symmem_u64>((symmem_u64)v, cmp, (symmem_u64)value);
+    return symmem__compare<long long>(v, cmp, value);
+}
+
 /* dtype: an integer symmem_dtype_t (int8 ... uint64, vocabulary.h). */
 SYMMEM_DEVICE_API int symmem_dev_wait_until(symmem_u64 st, symmem_u64 ivar, int dtype, int cmp,
                                             long long value)
 {
     symmem_u64 t0 = symmem__globaltimer();
-    for (unsigned int spin = 1;; spin++) {
-        long long v;
-        switch (dtype) { /* each acquire pairs with the flag's writer's fence */
-        case SYMMEM_DTYPE_INT8: v = (signed char)symmem__ld_acquire_u8(ivar); break;
-        case SYMMEM_DTYPE_INT16: v = (short)symmem__ld_acquire_u16(ivar); break;
-        case SYMMEM_DTYPE_INT32: v = (int)symmem__ld_acquire_u32(ivar); break;
-        case SYMMEM_DTYPE_UINT8: v = (unsigned char)symmem__ld_acquire_u8(ivar); break;
-        case SYMMEM_DTYPE_UINT16: v = symmem__ld_acquire_u16(ivar); break;
-        case SYMMEM_DTYPE_UINT32: v = symmem__ld_acquire_u32(ivar); break;
-        default: v = (long long)symmem__ld_acquire_u64(ivar);
-        }
-        int unsigned_type = dtype >= SYMMEM_DTYPE_UINT8;
-        if (unsigned_type ? symmem__compare<symmem_u64>((symmem_u64)v, cmp, (symmem_u64)value)
-                          : symmem__compare<long long>(v, cmp, value))
-            return 0;
+    for (unsigned int spin = 1; !symmem__test(ivar, dtype, cmp, value); spin++)
         if (spin % SYMMEM_DEV_SPINS == 0) symmem__still_waiting(st, "wait_until", t0);
-    }
+    return 0;
 }
 
 #endif

@@ -123,6 +123,21 @@ SYMMEM_DEVICE_API int symmem_dev_team_n_pes(symmem_u64 st, int team)
     return t != 0 ? symmem__ro(&t->n) : -1;
 }
 
+/* The number in dest_team of src_team's PE src_pe: -1 where either is no
+ * team of this PE, src_pe is not in src_team or not in dest_team, as
+ * NVSHMEM's. */
+SYMMEM_DEVICE_API int symmem_dev_team_translate_pe(symmem_u64 st, int src_team, int src_pe,
+                                                   int dest_team)
+{
+    const symmem_device_team *from = symmem__team_or_0(st, src_team);
+    const symmem_device_team *to = symmem__team_or_0(st, dest_team);
+    if (from == 0 || to == 0 || src_pe < 0 || src_pe >= symmem__ro(&from->n)) return -1;
+    int world = symmem__ro(&symmem__ro(&from->members)[src_pe]);
+    for (int i = 0, n = symmem__ro(&to->n); i < n; i++)
+        if (symmem__ro(&symmem__ro(&to->members)[i]) == world) return i;
+    return -1;
+}
+
 /* ---- collectives that move bytes: push into the members' dst ---- */
 
 /* kind: which of the three. Every lane of the scope calls it. */
@@ -296,18 +311,6 @@ static __device__ __noinline__ void symmem__reduce_typed(symmem_u64 st, const sy
     T *out = (T *)dst;
     for (symmem_u64 i = first + lane; i < first + count; i += lanes)
         out[i] = N::narrow(symmem__reduced<T>(st, t, offset, i, op));
-}
-
-/* Bytes of symmem_dtype_t's element (vocabulary.h), 0 if none. */
-static __device__ __forceinline__ symmem_u64 symmem__dtype_size(int dtype)
-{
-    switch (dtype) {
-#define SYMMEM__DEV_DTYPE_SIZE(NAME, name, code, size, ctype, nvshmem, kind)                       \
-    case code: return size;
-        SYMMEM_DTYPES(SYMMEM__DEV_DTYPE_SIZE)
-#undef SYMMEM__DEV_DTYPE_SIZE
-    default: return 0;
-    }
 }
 
 static __device__ __forceinline__ void symmem__reduce_range(symmem_u64 st,

@@ -140,6 +140,14 @@ typedef struct symmem_device_error {
 /* A device wait looks at the abort word and the clock every this many spins. */
 #define SYMMEM_DEV_SPINS 1024
 
+/* symmem_dev_wait_set's how: which of NVSHMEM's waits on a set of
+ * variables (wait_until_all, _any, _some), plus TEST for its test (one
+ * look, no wait: test_all, _any, _some). */
+#define SYMMEM_DEV_WAIT_ALL 0
+#define SYMMEM_DEV_WAIT_ANY 1
+#define SYMMEM_DEV_WAIT_SOME 2
+#define SYMMEM_DEV_WAIT_TEST 4
+
 /* ---- the gpu backend's own collectives (src/backends/gpu/kernels/) ---- */
 
 #define SYMMEM_COLL_MAX_PES 8      /* members of a team they serve: one NVLink domain */

@@ -13,6 +13,21 @@ SYMMEM_DEVICE_API symmem_u64 symmem_dev_ptr(symmem_u64 st, symmem_u64 addr, symm
     return symmem__remote(st, "get_peer_array", 0, addr, nbytes, pe);
 }
 
+/* nvshmem_ptr: where PE pe's copy of the symmetric addr is mapped here; 0
+ * where it is not (a PE out of range or on another node, an address off
+ * the heap, symmem not initialised), as NVSHMEM answers. */
+SYMMEM_DEVICE_API symmem_u64 symmem_dev_peer_ptr(symmem_u64 st, symmem_u64 addr, int pe)
+{
+    symmem_u64 remote;
+    if (symmem__remote_fast(addr, 1, pe, &remote)) return remote;
+    if (SYMMEM__RO(st, magic) != SYMMEM_DEVICE_STATE_MAGIC || pe < 0 || pe >= SYMMEM__RO(st, n_pes))
+        return 0;
+    symmem_u64 base = SYMMEM__RO(st, heap_base);
+    if (addr < base || addr - base >= SYMMEM__RO(st, heap_size)) return 0;
+    symmem_u64 peer = symmem__mapped(st, pe);
+    return peer != 0 ? peer + (addr - base) : 0;
+}
+
 /* For language bindings that check an argument's size at run time. */
 SYMMEM_DEVICE_API int symmem_dev_too_small(symmem_u64 st, int arg, symmem_u64 needed)
 {

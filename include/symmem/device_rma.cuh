@@ -143,6 +143,65 @@ SYMMEM__COPY_API(get, symmem__get, SYMMEM__THREAD)
 SYMMEM__COPY_API(get_warp, symmem__get, SYMMEM__WARP)
 SYMMEM__COPY_API(get_block, symmem__get, SYMMEM__BLOCK)
 
+/* ---- strided copies: iput and iget ---- */
+
+/* One element of width bytes (1, 2, 4, 8 or 16: NVSHMEM's iput128). */
+static __device__ __forceinline__ void symmem__copy_element(symmem_u64 dst, symmem_u64 src,
+                                                            int width)
+{
+    switch (width) {
+    case 1: *(unsigned char *)dst = *(const unsigned char *)src; break;
+    case 2: *(unsigned short *)dst = *(const unsigned short *)src; break;
+    case 4: *(unsigned int *)dst = *(const unsigned int *)src; break;
+    case 8: *(symmem_u64 *)dst = *(const symmem_u64 *)src; break;
+    default: *(uint4 *)dst = *(const uint4 *)src;
+    }
+}
+
+/* iput (get 0) and iget (get 1): nelems elements of width bytes, element i
+ * from src + i * src_stride elements to dst + i * dst_stride elements
+ * (NVSHMEM's sst and dst), the scope's lanes taking every lanes-th. The
+ * peer's side is checked as one span, from its lowest element to past its
+ * highest. */
+static __device__ __forceinline__ void symmem__strided(symmem_u64 st, const char *call, int scope,
+                                                       int get, symmem_u64 dst, symmem_u64 src,
+                                                       long long dst_stride, long long src_stride,
+                                                       symmem_u64 nelems, int width, int pe)
+{
+    if (nelems > 0) {
+        symmem_u64 peer = get ? src : dst;
+        long long step = (get ? src_stride : dst_stride) * width;
+        symmem_u64 last = peer + (symmem_u64)((long long)(nelems - 1) * step);
+        symmem_u64 low = step < 0 ? last : peer, high = step < 0 ? peer : last;
+        symmem_u64 delta = symmem__remote(st, call, get, low, high - low + width, pe) - low;
+        if (get)
+            src += delta;
+        else
+            dst += delta;
+        for (symmem_u64 i = symmem__lane(scope); i < nelems; i += symmem__lanes(scope))
+            symmem__copy_element(dst + (symmem_u64)((long long)i * dst_stride * width),
+                                 src + (symmem_u64)((long long)i * src_stride * width), width);
+    }
+    symmem__scope_sync(scope); /* the scope returns together, as put and get do */
+}
+
+#define SYMMEM__STRIDED_API(name, get, scope)                                                      \
+    SYMMEM_DEVICE_API int symmem_dev_##name(symmem_u64 st, symmem_u64 dst, symmem_u64 src,         \
+                                            long long dst_stride, long long src_stride,            \
+                                            symmem_u64 nelems, int width, int pe)                  \
+    {                                                                                              \
+        symmem__strided(st, #name, scope, get, dst, src, dst_stride, src_stride, nelems, width,    \
+                        pe);                                                                       \
+        return 0;                                                                                  \
+    }
+
+SYMMEM__STRIDED_API(iput, 0, SYMMEM__THREAD)
+SYMMEM__STRIDED_API(iput_warp, 0, SYMMEM__WARP)
+SYMMEM__STRIDED_API(iput_block, 0, SYMMEM__BLOCK)
+SYMMEM__STRIDED_API(iget, 1, SYMMEM__THREAD)
+SYMMEM__STRIDED_API(iget_warp, 1, SYMMEM__WARP)
+SYMMEM__STRIDED_API(iget_block, 1, SYMMEM__BLOCK)
+
 /* p of a 1, 2, 4 or 8-byte value (its bits). */
 SYMMEM_DEVICE_API int symmem_dev_p(symmem_u64 st, symmem_u64 dst, symmem_u64 bits, int width,
                                    int pe)
@@ -353,6 +412,22 @@ SYMMEM_DEVICE_API unsigned int symmem_dev_atomic32(symmem_u64 st, symmem_u64 des
                      : "l"(a), "r"(value)
                      : "memory");
     }
+    return old;
+}
+
+/* atomic_add and atomic_fetch_add of a half (float16, its bits) on PE pe's
+ * copy, relaxed at system scope like the others; pe < 0: at dest itself,
+ * any address of this process (CUDA's atomicAdd_system, which NVSHMEM4Py's
+ * bindings carry). Returns the old value's bits. */
+SYMMEM_DEVICE_API unsigned int symmem_dev_atomic_add_f16(symmem_u64 st, symmem_u64 dest,
+                                                         unsigned int bits, int pe)
+{
+    symmem_u64 a = pe < 0 ? dest : symmem__remote(st, "atomic_add", 0, dest, 2, pe);
+    unsigned short old, value = (unsigned short)bits;
+    asm volatile("atom.relaxed.sys.add.noftz.f16 %0, [%1], %2;"
+                 : "=h"(old)
+                 : "l"(a), "h"(value)
+                 : "memory");
     return old;
 }
 

@@ -255,7 +255,7 @@ static int add_table(PyObject *module, const char *name, const char *const *keys
 /* DEVICE_LAYOUT: the rest of symmem/device_layout.h that code outside C
  * (symmem.device.triton's engine) reads: the team table's entries, the
  * error record and its codes, the team sync area, the spins between looks
- * at the abort word. */
+ * at the abort word, symmem_dev_wait_set's modes. */
 static int add_device_layout(PyObject *module)
 {
     static const char *const keys[] = {
@@ -265,7 +265,8 @@ static int add_device_layout(PyObject *module)
         "error_call_bytes",   "sync_word",       "spins",         "ERR_BAD_PE",
         "ERR_NOT_SYMMETRIC",  "ERR_PEER_DEAD",   "ERR_TIMEOUT",   "ERR_NOT_INITIALIZED",
         "ERR_NOT_CONTIGUOUS", "ERR_BAD_TEAM",    "ERR_TOO_SMALL", "ERR_BAD_ROOT",
-        "ERR_BAD_ARG",        "ERR_UNREACHABLE", "ERR_OVERLAP"};
+        "ERR_BAD_ARG",        "ERR_UNREACHABLE", "ERR_OVERLAP",   "WAIT_ALL",
+        "WAIT_ANY",           "WAIT_SOME",       "WAIT_TEST"};
     const long long values[] = {sizeof(symmem_device_team_t),
                                 offsetof(symmem_device_team_t, n),
                                 offsetof(symmem_device_team_t, me),
@@ -292,7 +293,11 @@ static int add_device_layout(PyObject *module)
                                 SYMMEM_DEV_ERR_BAD_ROOT,
                                 SYMMEM_DEV_ERR_BAD_ARG,
                                 SYMMEM_DEV_ERR_UNREACHABLE,
-                                SYMMEM_DEV_ERR_OVERLAP};
+                                SYMMEM_DEV_ERR_OVERLAP,
+                                SYMMEM_DEV_WAIT_ALL,
+                                SYMMEM_DEV_WAIT_ANY,
+                                SYMMEM_DEV_WAIT_SOME,
+                                SYMMEM_DEV_WAIT_TEST};
     _Static_assert(sizeof(keys) / sizeof(keys[0]) == sizeof(values) / sizeof(values[0]),
                    "a name for every value");
     return add_table(module, "DEVICE_LAYOUT", keys, values, sizeof(values) / sizeof(values[0]));

@@ -51,7 +51,7 @@ def expressions():
         for key in getattr(_symmem, table):
             if (table, key) in MACROS:
                 found[table, key] = MACROS[table, key]
-            elif table == "DEVICE_LAYOUT" and key.startswith("ERR_"):
+            elif table == "DEVICE_LAYOUT" and key.startswith(("ERR_", "WAIT_")):
                 found[table, key] = "SYMMEM_DEV_" + key
             elif table == "DEVICE_LAYOUT":
                 prefix = next(p for p in PREFIXES if key.startswith(p))

@@ -21,6 +21,8 @@ from symmem import _symmem
 SCOPES = ("", "_warp", "_block")
 
 _COPY = ("i32", "u64", "u64", "u64", "u64", "i32")  # st, dst, src, nbytes, pe
+# st, dst, src, dst_stride, src_stride (elements), nelems, width (bytes), pe
+_STRIDED = ("i32", "u64", "u64", "u64", "i64", "i64", "u64", "i32", "i32")
 _PUT_SIGNAL = ("i32", "u64", "u64", "u64", "u64", "u64", "u64", "i32", "i32")
 _TEAM = ("i32", "u64", "i32")  # st, team
 _PUSH = ("i32", "u64", "i32", "u64", "u64", "u64", "i32")  # st, team, dst, src, nbytes, root
@@ -44,9 +46,16 @@ SIGNATURES = {  # name -> (return type, parameter types...)
     "team_n_pes": _TEAM,
     "too_small": ("i32", "u64", "i32", "u64"),  # st, argument, bytes needed
     "empty": ("i32", "u64", "i32", "u64"),
+    "team_translate_pe": ("i32", "u64", "i32", "i32", "i32"),  # st, src_team, src_pe, dest_team
+    "peer_ptr": ("u64", "u64", "u64", "i32"),  # st, addr, pe (0 where not mapped)
+    "test": ("i32", "u64", "u64", "i32", "i32", "i64"),  # st, ivar, dtype, cmp, value
+    # st, ivars, nelems, status, dtype, cmp, value, values, indices, how (WAIT_SET)
+    "wait_set": ("u64", "u64", "u64", "u64", "u64", "i32", "i32", "i64", "u64", "u64", "i32"),
+    "atomic_add_f16": ("u32", "u64", "u64", "u32", "i32"),  # st, dest, bits, pe (< 0: local)
 }
 for _scope in SCOPES:
     SIGNATURES["put" + _scope] = SIGNATURES["get" + _scope] = _COPY
+    SIGNATURES["iput" + _scope] = SIGNATURES["iget" + _scope] = _STRIDED
     SIGNATURES["put_signal" + _scope] = _PUT_SIGNAL
     for _name in ("barrier_all", "sync_all"):
         SIGNATURES[_name + _scope] = _NO_ARGS
@@ -95,3 +104,7 @@ BITWISE_OPS = ("and", "or", "xor")  # integers only
 SIGNAL_OPS = dict(_symmem.SIGNAL_OPS)
 COMPARISONS = dict(_symmem.COMPARISONS)
 TEAMS = dict(_symmem.TEAMS)
+# symmem_dev_wait_set's how (device_layout.h): all, any or some, + TEST for one look
+WAIT_SET = {
+    name: _symmem.DEVICE_LAYOUT["WAIT_" + name.upper()] for name in ("all", "any", "some", "test")
+}

@@ -9,7 +9,9 @@ compiles with its own LLVM, does not mind, so only the CuTe engine takes this
 copy: the same module with the functions' sections dropped (a section places
 code in an object file; a GPU kernel's code has no such place), made once per
 bitcode file with llvmlite (which numba brings) and kept in
-~/.cache/symmem/cute under a hash of the original."""
+~/.cache/symmem/cute under a hash of the original. defined_functions lists
+what a bitcode defines (symmem.bindings.device.cute refuses a call its
+NVSHMEM lacks, naming it), kept there too."""
 
 import fcntl
 import hashlib
@@ -71,3 +73,27 @@ def for_nvvm(path, call="symmem.device.cute"):
         partial.write_bytes(bitcode)
         os.replace(partial, out)  # whole or absent, for readers without the lock
     return str(out)
+
+
+def defined_functions(path, call="symmem.bindings.device.cute"):
+    """The names of the functions the bitcode at path defines (not only
+    declares), kept beside the copies above as a list, made once per file."""
+    data = Path(path).read_bytes()
+    key = hashlib.sha256(data).hexdigest()[:16]
+    cache = _cache_dir()
+    cache.mkdir(parents=True, exist_ok=True)
+    listing = cache / f"{Path(path).stem}-{key}.functions"
+    if not listing.exists():
+        try:
+            import llvmlite.binding as llvm
+        except ImportError:
+            raise invalid(
+                f"{call}: listing NVSHMEM's device bitcode's functions needs llvmlite: "
+                "pip install llvmlite"
+            ) from None
+        module = llvm.parse_bitcode(data)
+        names = sorted(f.name for f in module.functions if not f.is_declaration)
+        partial = listing.with_name(f"{listing.name}.{os.getpid()}")
+        partial.write_text("\n".join(names) + "\n")
+        os.replace(partial, listing)  # whole or absent
+    return set(listing.read_text().split())

@@ -11,8 +11,8 @@
  * every file shares, and what the files call in one another. One concept per
  * file: context.c, start.c, memory.c, rma.c, signals.c, collectives.c,
  * teams.c, atomics.c (with nvshmem_atomics.c and nvrtc.c), external.c, and
- * ops.c with the table; the engines' own files (nvshmem_*.c; symmem_*.c,
- * vmm_heap.c, host_mesh.c) and engine_choice.c; the GPU programs (CUDA and
+ * ops.c with the table, own_buffers.c; the engines' own files (nvshmem_*.c;
+ * symmem_*.c, vmm_heap.c, host_mesh.c) and engine_choice.c; the GPU programs (CUDA and
  * PTX, embedded at build time) are in kernels/.
  */
 #ifndef SYMMEM_GPU_H
@@ -304,9 +304,10 @@ int symmem__gpu_is_on_this_gpu(gpu_t *g, const void *device_ptr);
 symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void **ptr_p);
 symmem_status_t symmem__gpu_free(gpu_t *g, void *ptr);
 void *symmem__gpu_ptr(gpu_t *g, const void *ptr, int pe);
-/* The backend's own symmetric buffers (the exchange's, the device sync
- * area, the staging): collective like malloc, but with no agreement (init
- * makes them on every PE in the same order). give_back: NULL is nothing. */
+/* own_buffers.c: the backend's own symmetric buffers (the exchange's, the
+ * device sync area, the staging): collective like malloc, but with no
+ * agreement (init makes them on every PE in the same order). give_back:
+ * NULL is nothing. */
 symmem_status_t symmem__gpu_heap_take(gpu_t *g, const char *call, size_t size, void **ptr_p);
 void symmem__gpu_heap_give_back(gpu_t *g, void *ptr);
 void symmem__gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p);

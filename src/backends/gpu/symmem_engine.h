@@ -1,6 +1,6 @@
 /* The symmem engine (engine.h): its state, and what its files
- * (symmem_engine.c, symmem_start.c, symmem_teams.c, symmem_external.c,
- * vmm_heap.c) call in one another. */
+ * (symmem_engine.c, symmem_start.c, symmem_wait.c, symmem_teams.c,
+ * symmem_external.c, vmm_heap.c) call in one another. */
 #ifndef SYMMEM_GPU_SYMMEM_ENGINE_H
 #define SYMMEM_GPU_SYMMEM_ENGINE_H
 
@@ -25,8 +25,9 @@ typedef struct symmem_engine_state {
     nv_stream_t peek;                /* reads from the host; waits for no other stream */
 } symmem_engine_state_t;
 
-/* A wait on the host mesh, as the backend's waits go: Ctrl-C, a dead peer
- * and SYMMEM_TIMEOUT (at init, limit seconds where it is 0) end it. */
+/* symmem_wait.c: a wait on the host mesh, as the backend's waits go:
+ * Ctrl-C, a dead peer and SYMMEM_TIMEOUT (at init, limit seconds where it
+ * is 0) end it. */
 typedef struct {
     gpu_t *g;
     const char *call, *what;

@@ -48,11 +48,13 @@ STEPS = [
 # What each step takes, for messages that say what a failed unwind left held.
 HOLDS = {
     "context": "a retain of the device's primary context",
-    "engine": "NVSHMEM itself (the nvshmem engine): its symmetric heap (NVSHMEM_SYMMETRIC_SIZE), "
-    "its internal buffers and its bootstrap",
+    "engine": "the engine's start: NVSHMEM itself (its symmetric heap, NVSHMEM_SYMMETRIC_SIZE, "
+    "its internal buffers and its bootstrap), or the symmem engine's sockets, a stream and "
+    "the heap's reserved address space",
     "stream": "the backend's CUDA stream",
     "scratch": "the 1 MiB scratch buffer (cuMemAlloc)",
-    "agree_buffers": "two small nvshmem_malloc buffers",
+    "agree_buffers": "two small buffers of the symmetric heap (the symmem engine maps its "
+    "first 32 MiB chunk for them, on every PE)",
     "watch_peers": "host memory only",
     "heartbeat": "nothing on one host; across hosts a thread and TCP sockets",
     "teams": "host memory only (the predefined teams' members)",
@@ -83,7 +85,8 @@ NVSHMEM_STATUS = {
 }
 
 placement = _symmem.launcher()  # whichever launcher started the job, if one did
-cp.cuda.Device(placement["local_rank"]).use()  # the GPU symmem picks for this PE
+# the GPU symmem picks for this PE (PEs share GPUs on the symmem engine)
+cp.cuda.Device(placement["local_rank"] % cp.cuda.runtime.getDeviceCount()).use()
 # This PE and the job's size as NVSHMEM numbers them, from the warm-up round
 # on: PEs that meet through a unique id had no launcher to say.
 me, n = placement["rank"], placement["nranks"]

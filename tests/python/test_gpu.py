@@ -70,7 +70,7 @@ def test_team_init_from_a_unique_id():
     _passes_on_2_gpus("team_init.py", "team_init")
 
 
-@needs_nvshmem
+@needs_gpus
 def test_a_failed_start_up_gives_back_what_it_took():
     _passes_on_2_gpus("startup_failures.py", "startup failures, 9 steps")
 

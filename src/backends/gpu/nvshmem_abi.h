@@ -50,6 +50,7 @@ _Static_assert(sizeof(nv_init_attr_t) == 144, "nvshmemx_init_attr_t is 144 bytes
 #define NV_INIT_ARGS_VERSION ((2 << 16) + (int)sizeof(nv_init_args_t))
 #define NV_INIT_ATTR_VERSION ((2 << 16) + (int)sizeof(nv_init_attr_t))
 #define NV_INIT_WITH_UNIQUEID (1 << 3)
+#define NV_INIT_STATUS_LIMITED_MPG 3 /* nvshmemx_init_status(): PEs share GPUs, no MPS */
 
 /* ---- CUDA driver ---- */
 

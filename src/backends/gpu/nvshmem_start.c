@@ -133,6 +133,19 @@ symmem_status_t symmem__nv_start(gpu_t *g)
         libs.hostlib_finalize();
         return status;
     }
+    /* PEs that share a GPU without CUDA MPS ("limited MPG"): NVSHMEM starts
+     * them, then ends both processes at their first collective (3.4.5).
+     * Every PE sees the same status, so every PE refuses here instead. */
+    int (*init_status)(void) =
+        (int (*)(void))symmem__gpu_libs_symbol(&libs, "nvshmemx_init_status");
+    if (init_status != NULL && init_status() == NV_INIT_STATUS_LIMITED_MPG) {
+        libs.hostlib_finalize();
+        return ERROR(SYMMEM_ERR_BACKEND,
+                     "init: PEs of this job share a GPU, which NVSHMEM runs only under CUDA MPS "
+                     "(nvshmemx_init_status: limited MPG): SYMMEM_GPU_ENGINE=symmem runs them on "
+                     "the gpu backend's own engine (auto takes it where the launcher says that "
+                     "PEs outnumber GPUs; a unique id's job does not say)");
+    }
     return SYMMEM_OK;
 }
 

@@ -9,7 +9,7 @@
 #include "concepts.h"
 #include "../core/internal.h"
 #include "errors.h"
-#include "owner.h"
+#include "owner_search.h"
 
 /* The status of this thread's last failed device call (its message is
  * symmem_last_error(), per thread too). */

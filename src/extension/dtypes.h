@@ -3,7 +3,7 @@
 #ifndef SYMMEM_EXT_DTYPES_H
 #define SYMMEM_EXT_DTYPES_H
 
-#include "resolve.h"
+#include "memory_desc.h"
 
 /* 0 if format (a buffer-protocol format, or a dtype name from the
  * package's resolver, either after an optional byte-order prefix) names

@@ -57,8 +57,8 @@ typedef struct {
     PyObject *resolver;         /* Python fallback for objects without the buffer protocol */
     PyObject *owner_of;         /* obj -> the Buffer it was made over, or None (package's) */
     PyObject *dtype_namer;      /* obj -> the name of the dtype it spells (package's) */
-    PyTypeObject *ndarray_type; /* numpy.ndarray, whose .base resolve.c reads in C */
-    int ndarray_base_in_c;      /* 1 where NumPy's array struct has the layout resolve.c reads */
+    PyTypeObject *ndarray_type; /* numpy.ndarray, whose .base numpy_abi.h reads in C */
+    int ndarray_base_in_c;      /* 1 where NumPy's struct has the layout that numpy_abi.h reads */
     void *numpy_dlpack_deleters[2]; /* NumPy's DLPack deleters (legacy, versioned), which keep the
                                        exporting array as manager_ctx; NULL: not known */
     struct symmem__ext_ndarray_fast *ndarray_fast; /* ndarray_fast.h; NULL: the buffer protocol */

@@ -5,7 +5,7 @@
 #include "dtypes.h"
 #include "errors.h"
 #include "ndarray_fast.h"
-#include "owner.h"
+#include "numpy_abi.h"
 
 /* NumPy's array flags (numpy/ndarraytypes.h; the same bits since NumPy 1.7,
  * and checked against .flags by the probe). */
@@ -15,7 +15,7 @@
 #define FLAG_WRITEABLE 0x0400u
 #define FLAG_WARN_ON_WRITE 0x80000000u /* a write warns (NumPy's private bit): the export's call */
 
-/* PyArrayObject_fields up to its flags: owner.h's head, then the dtype and
+/* PyArrayObject_fields up to its flags: numpy_abi.h's head, then the dtype and
  * the flags, in that order from NumPy 1.7 through 2.x. */
 typedef struct {
     symmem__ext_ndarray_head_t head;

@@ -17,7 +17,7 @@
 #ifndef SYMMEM_EXT_NDARRAY_FAST_H
 #define SYMMEM_EXT_NDARRAY_FAST_H
 
-#include "resolve.h"
+#include "memory_desc.h"
 
 /* How one NumPy dtype (by its type character) looks in a buffer export. */
 typedef struct {

@@ -11,36 +11,23 @@
  * sliding_window_view end it at an object with __array_interface__,
  * np.asarray(obj) at obj, np.from_dlpack(a) at NumPy's DLPack capsule. Where
  * the walk ends at such an object and the memory lies in a symmetric heap as
- * this process maps it, owner_search.c looks for the Buffer among what that
- * object holds (the exporter must keep its memory alive, so it holds the
- * array it was made from), and a view it cannot trace to one is refused: its
- * allocation may have been freed and its address handed out again. */
+ * this process maps it, owner_search.h (the layer above this one) looks for
+ * the Buffer among what that object holds (the exporter must keep its memory
+ * alive, so it holds the array it was made from), and a view it cannot trace
+ * to one is refused: its allocation may have been freed and its address
+ * handed out again. */
 #ifndef SYMMEM_EXT_OWNER_H
 #define SYMMEM_EXT_OWNER_H
 
 #include "buffer.h"
-
-/* The head of NumPy's array struct (PyArrayObject_fields in
- * numpy/ndarraytypes.h): NumPy's ABI, which every extension built against
- * NumPy compiles PyArray_BASE into, the same from NumPy 1.7 through 2.x.
- * symmem__ext_owner_set_ndarray checks it against ndarray.base first. */
-typedef struct {
-    PyObject_HEAD char *data;
-    int nd;
-    Py_ssize_t *dimensions;
-    Py_ssize_t *strides;
-    PyObject *base;
-} symmem__ext_ndarray_head_t;
-
-/* An array's .base asked by name (borrowed), where the layout is not known. */
-PyObject *symmem__ext_owner_base_by_name(PyObject *array);
+#include "numpy_abi.h"
 
 /* The Buffer obj was made over, found in C (borrowed): a NumPy array's .base
  * (a view's base is the array it views), a memoryview's exporter
  * (np.frombuffer keeps one) or a DLPack capsule of ours (np.from_dlpack), up
  * to a Buffer; NULL where the chain ends elsewhere, with *end_p the object it
  * ends at (borrowed): NULL for an array with no base (private memory), else
- * an object C does not walk (owner_search.c's). *end_p is set only where it
+ * an object C does not walk (owner_search.h's). *end_p is set only where it
  * returns NULL. */
 static inline buffer_object_t *symmem__ext_owner_walk(module_state_t *st, PyObject *obj,
                                                       PyObject **end_p)
@@ -54,8 +41,7 @@ static inline buffer_object_t *symmem__ext_owner_walk(module_state_t *st, PyObje
         else if (PyMemoryView_Check(obj))
             obj = PyMemoryView_GET_BUFFER(obj)->obj;
         else if (st->ndarray_type != NULL && PyObject_TypeCheck(obj, st->ndarray_type))
-            obj = st->ndarray_base_in_c ? ((symmem__ext_ndarray_head_t *)obj)->base
-                                        : symmem__ext_owner_base_by_name(obj);
+            obj = symmem__ext_ndarray_base(st, obj);
         else if (PyCapsule_CheckExact(obj) && (ours = symmem__ext_buffer_of_capsule(obj)) != NULL)
             return ours; /* np.from_dlpack(buffer) */
         else
@@ -81,46 +67,5 @@ static inline int symmem__ext_owner_check(module_state_t *st, const buffer_objec
     if (buf == NULL || symmem__ext_buffer_usable(buf)) return 0;
     return symmem__ext_owner_refuse(st, buf, call, arg);
 }
-
-/* What the memory [ptr, ptr + nbytes) an object names belongs to, where
- * its chain ended at end (an object the walk does not know, or a foreign
- * DLPack capsule); ask (NULL: none) is the object to ask the package's
- * owner_of about first. OWNER_LIVE where the memory is in no symmetric heap
- * this process maps, or a Buffer found covering it is live (*found_p,
- * borrowed: NULL where none was looked for); OWNER_FREED where one covering
- * it was freed (*found_p); OWNER_UNTRACED where none covers it among what
- * ask's answer and end hold. Called with the GIL; sets no error.
- * (owner_search.c) */
-enum { SYMMEM__EXT_OWNER_LIVE, SYMMEM__EXT_OWNER_FREED, SYMMEM__EXT_OWNER_UNTRACED };
-int symmem__ext_owner_search(module_state_t *st, PyObject *ask, PyObject *end, const void *ptr,
-                             size_t nbytes, buffer_object_t **found_p);
-
-/* owner_search's answer as an error: 0 (*found_p as there, if found_p) for
- * OWNER_LIVE, else -1 with NvshmemInvalid naming call and arg. */
-int symmem__ext_owner_search_check(module_state_t *st, PyObject *ask, PyObject *end,
-                                   const void *ptr, size_t nbytes, const char *call,
-                                   const char *arg, buffer_object_t **found_p);
-
-/* 0 if the memory [ptr, ptr + nbytes) that obj names may be used: the Buffer
- * its chain leads to is live, or the chain ends at private memory, or
- * owner_search finds it live; else -1 with NvshmemInvalid naming call and
- * arg. The check of every argument that is not a Buffer itself. */
-static inline int symmem__ext_owner_verify(module_state_t *st, PyObject *obj, const void *ptr,
-                                           size_t nbytes, const char *call, const char *arg)
-{
-    PyObject *end;
-    buffer_object_t *buf = symmem__ext_owner_walk(st, obj, &end);
-    if (buf != NULL || end == NULL) return symmem__ext_owner_check(st, buf, call, arg);
-    return symmem__ext_owner_search_check(st, obj, end, ptr, nbytes, call, arg, NULL);
-}
-
-/* Finds NumPy's DLPack deleters (st->numpy_dlpack_deleters) by exporting a
- * probe array: where the capsule's manager_ctx is the probe, that deleter
- * marks a capsule whose manager_ctx is the array it exports. Sets no error. */
-void symmem__ext_owner_probe_dlpack(module_state_t *st);
-
-/* Remembers numpy.ndarray (None or NULL: none) for the walk, and whether its
- * struct has the layout the walk reads (else it asks .base by name). */
-void symmem__ext_owner_set_ndarray(module_state_t *st, PyObject *ndarray);
 
 #endif

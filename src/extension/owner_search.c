@@ -1,4 +1,4 @@
-/* The search of owner.h for the Buffer behind a view that left NumPy's
+/* The search of owner_search.h for the Buffer behind a view that left NumPy's
  * chain of bases: as_strided and sliding_window_view end it at a DummyArray,
  * np.asarray(obj) at obj, np.from_dlpack(a) at NumPy's DLPack capsule. After
  * free_array(a) and a new allocation at a's address, such a view would reach
@@ -21,7 +21,7 @@
  * tells a stale view from a live one. Only views that leave the chain pay. */
 #include "dlpack.h"
 #include "errors.h"
-#include "owner.h"
+#include "owner_search.h"
 
 #define SEARCH_OBJECTS 64
 
@@ -94,8 +94,7 @@ static void follow(search_t *s, PyObject *obj)
 {
     module_state_t *st = s->st;
     if (st->ndarray_type != NULL && PyObject_TypeCheck(obj, st->ndarray_type))
-        add(s, st->ndarray_base_in_c ? ((symmem__ext_ndarray_head_t *)obj)->base
-                                     : symmem__ext_owner_base_by_name(obj));
+        add(s, symmem__ext_ndarray_base(st, obj));
     else if (PyMemoryView_Check(obj))
         add(s, PyMemoryView_GET_BUFFER(obj)->obj);
     else if (PyCapsule_CheckExact(obj)) {

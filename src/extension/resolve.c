@@ -10,7 +10,8 @@
 #include "dtypes.h"
 #include "errors.h"
 #include "ndarray_fast.h"
-#include "owner.h"
+#include "numpy_abi.h"
+#include "owner_search.h"
 #include "resolve.h"
 
 static void set_format(memory_t *mem, const char *format)
@@ -120,8 +121,8 @@ static int resolve_with_fallback(module_state_t *st, PyObject *obj, int writable
     set_format(mem, format);
     mem->order = symmem__ext_order_of(order[0] == 'C', order[0] == 'F');
     mem->keep = result; /* holds whatever the resolver says keeps the memory alive */
-    /* Whose memory it is: a NumPy array's chain in C, else the package's
-     * word, else what the object holds (owner.h). */
+    /* Whose memory it is: a NumPy array's chain in C (owner.h), else the
+     * package's word, else what the object holds (owner_search.h). */
     PyObject *end, *asked = NULL;
     buffer_object_t *owner = symmem__ext_owner_walk(st, obj, &end);
     if (owner == NULL && symmem__ext_owner_ask(st, obj, &asked) < 0) {
@@ -413,7 +414,9 @@ static PyObject *set_resolver(PyObject *module, PyObject *const *args, Py_ssize_
         return symmem__ext_raise_invalid(st, "_set_resolver: ndarray must be a type");
     Py_XSETREF(st->resolver, Py_NewRef(v[0]));
     Py_XSETREF(st->owner_of, v[1] != NULL && v[1] != Py_None ? Py_NewRef(v[1]) : NULL);
-    symmem__ext_owner_set_ndarray(st, v[2]);
+    symmem__ext_ndarray_set_type(st, v[2]); /* the walk's way through .base (owner.h) */
+    symmem__ext_ndarray_probe(st);          /* ndarray_fast.h's read, where NumPy is as it reads */
+    symmem__ext_owner_probe_dlpack(st);     /* the search's way through np.from_dlpack(a) */
     Py_RETURN_NONE;
 }
 

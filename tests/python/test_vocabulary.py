@@ -5,6 +5,7 @@ comparison with its name."""
 
 import ast
 import json
+import re
 import subprocess
 import sysconfig
 from pathlib import Path
@@ -249,6 +250,39 @@ def test_no_device_module_writes_an_atomic_op_s_traits_again():
                     if type(node.value.value) is int and name in numbers:
                         copies.append(f"{where}: {target.id} = {node.value.value}")
     assert not copies, "read these from _symmem.ATOMIC_TRAITS:\n" + "\n".join(copies)
+
+
+# How C and CUDA code would write a collective's kind as a bare number: a
+# comparison with one, an int parameter of the gpu backend, a call name
+# followed by one, or a define of its own per collective.
+_KIND_NAMES = "|".join(_symmem.CALL_KINDS)
+BARE_KINDS = {
+    "compared with a number": (re.compile(r"\bkind\s*[!=<>]=?\s*\d"), "all"),
+    "an int": (re.compile(r"\bint\s+kind\b"), "gpu"),
+    # move_bytes(g, "alltoall", 0, team, ...)
+    "a number after the call's name": (re.compile(r'"(?:%s)",\s*\d+,\s*team' % _KIND_NAMES), "all"),
+    # #define SYMMEM__FCOLLECT 0
+    "numbered here": (
+        re.compile(r"#\s*define\s+(?:\w+__)?(?:%s)\s+\d" % _KIND_NAMES.upper()),
+        "all",
+    ),
+}
+
+
+def test_the_gpu_code_names_a_collective_by_the_vocabulary_s_kind():
+    # The gpu backend's byte movers took kinds 0, 1, 2 of their own, and the
+    # device library numbered its pushes itself: SYMMEM_CALL_* (calls.h) and
+    # device_collectives.cuh's SYMMEM__CALL_* are vocabulary.h's codes.
+    gpu = ROOT / "src" / "backends" / "gpu"
+    files = [p for p in sorted(gpu.rglob("*")) if p.suffix in (".c", ".h", ".cu", ".cuh")]
+    files += sorted((ROOT / "include" / "symmem").glob("*.cuh"))
+    found = []
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            for what, (pattern, where) in BARE_KINDS.items():
+                if pattern.search(line) and (where == "all" or gpu in path.parents):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: kind {what}: {line.strip()}")
+    assert not found, "\n".join(found)
 
 
 def test_every_capability_is_one_bit_with_a_name():

@@ -4,9 +4,10 @@
  * (device_base.cuh) and the gpu backend's own collective kernels
  * (src/backends/gpu/kernels/meet.cuh) both build on it; it reads no state
  * block and declares no __constant__, so a kernel module that includes it
- * holds only what it uses. Triton kernels cannot include it:
- * symmem.device.triton's engine writes the same record in the same order
- * (its fail(), _own.py; tests/python/test_device_layout.py compares). */
+ * holds only what it uses. Triton kernels cannot include it: their engine
+ * writes the same record in the same steps from PTX that
+ * python/symmem/device/_error_record.py makes (tests/python/
+ * test_device_layout.py compares the two). */
 #ifndef SYMMEM_DEVICE_PRIMITIVES_CUH
 #define SYMMEM_DEVICE_PRIMITIVES_CUH
 

@@ -2,7 +2,10 @@
 the numbers the extension exports for the code that cannot include the
 header (symmem.device.triton's engine, Numba's njit checks) are the
 header's as C, nvcc and NVRTC compile it, and that code takes them from the
-extension instead of writing them down."""
+extension instead of writing them down; the error record is written in one
+set of steps (device_primitives.cuh's symmem__fail_at, and the PTX of
+symmem.device._error_record for Triton), and the CUDA C's memory-model
+primitives are device_primitives.cuh's alone."""
 
 import ast
 import ctypes
@@ -298,3 +301,37 @@ def test_the_ptx_writer_s_call_name_is_the_c_writer_s():
         words = _error_record.call_words(name)
         raw = b"".join(w.to_bytes(8, "little", signed=True) for w in words)
         assert len(raw) == size and raw == name.encode()[: size - 1].ljust(size, b"\0"), name
+
+
+# What only device_primitives.cuh may write in CUDA C: the memory model's
+# instructions, the clock, a cast to the error record, a trap.
+WRITTEN_ONCE = {
+    "a fence": r'"\s*fence\.(?:sc|acq_rel)\.sys',
+    "an acquire load": r'"\s*ld\.acquire\.sys',
+    "a relaxed 64-bit store": r'"\s*st\.relaxed\.sys\.global\.u64 ',
+    "the clock": r"%%globaltimer",
+    "the error record": r"\(symmem_device_error(?:_t)? \*\)",
+    "a trap": r"\b__trap\(\);",
+}
+
+
+def test_the_primitives_and_the_error_record_are_written_once():
+    # meet.cuh had its own ld_acquire, st_relaxed, now_ns and fail(): the
+    # own kernels, the device library and the tests' CUDA take them from
+    # device_primitives.cuh.
+    files = sorted((ROOT / "include" / "symmem").glob("*.cuh"))
+    files += sorted((ROOT / "src" / "backends" / "gpu" / "kernels").glob("*.cu*"))
+    files += sorted((ROOT / "tests" / "gpu").glob("*.cu*"))
+    found = []
+    for path in files:
+        if path == PRIMITIVES:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            found += [
+                f"{path.relative_to(ROOT)}:{number}: {what}: {line.strip()}"
+                for what, pattern in WRITTEN_ONCE.items()
+                if re.search(pattern, line)
+            ]
+    assert not found, "use device_primitives.cuh's:\n" + "\n".join(found)
+    text = PRIMITIVES.read_text()
+    assert all(re.search(pattern, text) for pattern in WRITTEN_ONCE.values())

@@ -6,8 +6,10 @@
  * and CUDA C or CuPy RawKernel code includes it as <symmem/device.cuh>.
  *
  * The files, by concept: device_layout.h (the state block, the constant
- * state, the error record: the host's layout too), device_base.cuh (the
- * primitives, addresses, waits), device_rma.cuh (put, get, strided
+ * state, the error record: the host's layout too), device_primitives.cuh
+ * (the memory-model primitives, the error record's writer, a wait's check:
+ * the gpu backend's own kernels include it too), device_base.cuh (the
+ * state, scopes, addresses, waits), device_rma.cuh (put, get, strided
  * copies, signals, atomics), device_collectives.cuh (team syncs and
  * collectives), device_wait_sets.cuh (test, and waits on several
  * variables), device_queries.cuh. With -I<this folder's parent> nvcc and NVRTC

@@ -1,12 +1,14 @@
 /* symmem's device library (device.cuh): the state it reads, failing
- * loudly, the memory-model primitives, the scopes, where a PE's copy of an
- * address is, and the waits. The layout of the state block, the constant
- * state and the error record is symmem/device_layout.h's, shared with the
- * host. */
+ * loudly, the scopes, where a PE's copy of an address is, and the waits,
+ * over device_primitives.cuh (the memory-model primitives, the error
+ * record's writer, a wait's check), which the gpu backend's own kernels
+ * share. The layout of the state block, the constant state and the error
+ * record is symmem/device_layout.h's, shared with the host. */
 #ifndef SYMMEM_DEVICE_BASE_CUH
 #define SYMMEM_DEVICE_BASE_CUH
 
 #include "device_layout.h"
+#include "device_primitives.cuh"
 #include "vocabulary.h" /* the codes of signal ops, comparisons, dtypes and ops */
 
 /* extern "C" __device__ for linking (symmem.device.numba); a header user
@@ -14,8 +16,6 @@
 #ifndef SYMMEM_DEVICE_API
 #define SYMMEM_DEVICE_API extern "C" __device__
 #endif
-
-typedef unsigned long long symmem_u64;
 
 /* The constant state (device_layout.h's symmem_device_consts_t), which the
  * host copies into the constant bank of each loaded module that links this
@@ -45,63 +45,12 @@ __constant__ symmem_device_consts_t symmem_device_consts;
 
 /* ---- failing loudly ---- */
 
+/* The error record (symmem__fail_at) at the state block's error, naming
+ * call; then traps. */
 static __device__ __noinline__ void symmem__dev_fail(symmem_u64 st, const char *call, int what,
                                                      int pe, int arg, symmem_u64 value)
 {
-    symmem_device_error *e = (symmem_device_error *)SYMMEM__ST(st)->error;
-    if (e != 0 && atomicCAS(&e->set, 0u, 2u) == 0u) {
-        e->what = what;
-        e->pe = pe;
-        e->arg = arg;
-        e->value = value;
-        int i = 0;
-        for (; i < 31 && call[i] != '\0'; i++) e->call[i] = call[i];
-        e->call[i] = '\0';
-        __threadfence_system(); /* the fields before set = 1, which the host polls */
-        *(volatile unsigned int *)&e->set = 1u;
-        __threadfence_system();
-    }
-    __trap();
-}
-
-/* ---- memory-model primitives ---- */
-
-static __device__ __forceinline__ void symmem__fence_sc_sys(void)
-{
-    asm volatile("fence.sc.sys;" ::: "memory");
-}
-
-static __device__ __forceinline__ void symmem__fence_acq_rel_sys(void)
-{
-    asm volatile("fence.acq_rel.sys;" ::: "memory");
-}
-
-/* An acquire load at system scope of a 1, 2, 4 or 8-byte word. */
-#define SYMMEM__LD_ACQUIRE(bits, type, reg)                                                        \
-    static __device__ __forceinline__ type symmem__ld_acquire_u##bits(symmem_u64 addr)             \
-    {                                                                                              \
-        type v;                                                                                    \
-        asm volatile("ld.acquire.sys.global.u" #bits " %0, [%1];"                                  \
-                     : "=" reg(v)                                                                  \
-                     : "l"(addr)                                                                   \
-                     : "memory");                                                                  \
-        return v;                                                                                  \
-    }
-SYMMEM__LD_ACQUIRE(64, symmem_u64, "l")
-SYMMEM__LD_ACQUIRE(32, unsigned int, "r")
-SYMMEM__LD_ACQUIRE(16, unsigned short, "h")
-SYMMEM__LD_ACQUIRE(8, unsigned short, "h") /* PTX has no 8-bit registers */
-
-static __device__ __forceinline__ void symmem__st_relaxed_u64(symmem_u64 addr, symmem_u64 v)
-{
-    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(addr), "l"(v) : "memory");
-}
-
-static __device__ __forceinline__ symmem_u64 symmem__globaltimer(void)
-{
-    symmem_u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
+    symmem__fail_at(SYMMEM__ST(st)->error, call, 0, what, pe, arg, value);
 }
 
 /* ---- the scopes: which lane of how many, and their barrier ---- */
@@ -226,10 +175,10 @@ static __device__ __noinline__ void symmem__still_waiting(symmem_u64 st, const c
                                                           symmem_u64 t0)
 {
     const symmem_device_state *s = SYMMEM__ST(st);
-    if (s->abort_word != 0 && s->abort_word[0] != 0u)
-        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_PEER_DEAD, (int)s->abort_word[1], -1, 0);
-    if (s->timeout_ns != 0 && symmem__globaltimer() - t0 > s->timeout_ns)
-        symmem__dev_fail(st, call, SYMMEM_DEV_ERR_TIMEOUT, s->my_pe, -1, s->timeout_ns);
+    symmem__wait_check(s->abort_word, &s->timeout_ns, &s->my_pe, t0,
+                       [=](int what, int pe, symmem_u64 value) {
+                           symmem__dev_fail(st, call, what, pe, -1, value);
+                       });
 }
 
 /* the comparisons of vocabulary.h (GE for a code it lacks) */

@@ -140,10 +140,12 @@ SYMMEM_DEVICE_API int symmem_dev_team_translate_pe(symmem_u64 st, int src_team, 
 
 /* ---- collectives that move bytes: push into the members' dst ---- */
 
-/* kind: which of the three. Every lane of the scope calls it. */
-#define SYMMEM__FCOLLECT 0
-#define SYMMEM__ALLTOALL 1
-#define SYMMEM__BROADCAST 2
+/* kind: which of the three, by its code in vocabulary.h's call kinds
+ * (SYMMEM__CALL_FCOLLECT, _ALLTOALL, _BROADCAST). Every lane of the scope
+ * calls it. */
+#define SYMMEM__CALL_CODE(NAME, name, code, shape, moves_data) SYMMEM__CALL_##NAME = code,
+enum { SYMMEM_CALL_KINDS(SYMMEM__CALL_CODE) };
+#undef SYMMEM__CALL_CODE
 
 static __device__ __forceinline__ void symmem__push(symmem_u64 st, const char *call, int scope,
                                                     int kind, int team, symmem_u64 dst,
@@ -152,18 +154,18 @@ static __device__ __forceinline__ void symmem__push(symmem_u64 st, const char *c
     const symmem_device_team *t = symmem__team(st, call, team);
     int n = symmem__ro(&t->n), me = symmem__ro(&t->me);
     const int *members = symmem__ro(&t->members);
-    if (kind == SYMMEM__BROADCAST && (root < 0 || root >= n))
+    if (kind == SYMMEM__CALL_BROADCAST && (root < 0 || root >= n))
         symmem__dev_fail(st, call, SYMMEM_DEV_ERR_BAD_ROOT, n, 3, (symmem_u64)(long long)root);
-    symmem_u64 span = kind == SYMMEM__BROADCAST ? nbytes : nbytes * (symmem_u64)n;
+    symmem_u64 span = kind == SYMMEM__CALL_BROADCAST ? nbytes : nbytes * (symmem_u64)n;
     symmem__remote(st, call, 1, dst, span, SYMMEM__RO(st, my_pe)); /* dst is symmetric */
     symmem__team_barrier(st, call, scope, team, 0);                /* every member's dst is free */
     unsigned int lane = symmem__lane(scope), lanes = symmem__lanes(scope);
-    if (kind != SYMMEM__BROADCAST || me == root) {
+    if (kind != SYMMEM__CALL_BROADCAST || me == root) {
         for (int k = 0; k < n; k++) {
             int i = (me + k) % n; /* members start at different peers */
             symmem_u64 at = dst, from = src;
-            if (kind == SYMMEM__FCOLLECT) at += nbytes * (symmem_u64)me;
-            if (kind == SYMMEM__ALLTOALL) {
+            if (kind == SYMMEM__CALL_FCOLLECT) at += nbytes * (symmem_u64)me;
+            if (kind == SYMMEM__CALL_ALLTOALL) {
                 at += nbytes * (symmem_u64)me;
                 from += nbytes * (symmem_u64)i;
             }
@@ -182,15 +184,15 @@ static __device__ __forceinline__ void symmem__push(symmem_u64 st, const char *c
         return 0;                                                                                  \
     }
 
-SYMMEM__PUSH_API(fcollect, SYMMEM__FCOLLECT, SYMMEM__THREAD)
-SYMMEM__PUSH_API(fcollect_warp, SYMMEM__FCOLLECT, SYMMEM__WARP)
-SYMMEM__PUSH_API(fcollect_block, SYMMEM__FCOLLECT, SYMMEM__BLOCK)
-SYMMEM__PUSH_API(alltoall, SYMMEM__ALLTOALL, SYMMEM__THREAD)
-SYMMEM__PUSH_API(alltoall_warp, SYMMEM__ALLTOALL, SYMMEM__WARP)
-SYMMEM__PUSH_API(alltoall_block, SYMMEM__ALLTOALL, SYMMEM__BLOCK)
-SYMMEM__PUSH_API(broadcast, SYMMEM__BROADCAST, SYMMEM__THREAD)
-SYMMEM__PUSH_API(broadcast_warp, SYMMEM__BROADCAST, SYMMEM__WARP)
-SYMMEM__PUSH_API(broadcast_block, SYMMEM__BROADCAST, SYMMEM__BLOCK)
+SYMMEM__PUSH_API(fcollect, SYMMEM__CALL_FCOLLECT, SYMMEM__THREAD)
+SYMMEM__PUSH_API(fcollect_warp, SYMMEM__CALL_FCOLLECT, SYMMEM__WARP)
+SYMMEM__PUSH_API(fcollect_block, SYMMEM__CALL_FCOLLECT, SYMMEM__BLOCK)
+SYMMEM__PUSH_API(alltoall, SYMMEM__CALL_ALLTOALL, SYMMEM__THREAD)
+SYMMEM__PUSH_API(alltoall_warp, SYMMEM__CALL_ALLTOALL, SYMMEM__WARP)
+SYMMEM__PUSH_API(alltoall_block, SYMMEM__CALL_ALLTOALL, SYMMEM__BLOCK)
+SYMMEM__PUSH_API(broadcast, SYMMEM__CALL_BROADCAST, SYMMEM__THREAD)
+SYMMEM__PUSH_API(broadcast_warp, SYMMEM__CALL_BROADCAST, SYMMEM__WARP)
+SYMMEM__PUSH_API(broadcast_block, SYMMEM__CALL_BROADCAST, SYMMEM__BLOCK)
 
 /* ---- reductions: pull every member's src, combine in member order ----
  * (member 0 first, the 16-bit floats in float, rounded once: the order of

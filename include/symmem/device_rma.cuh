@@ -300,56 +300,56 @@ SYMMEM__PUT_SIGNAL_API(put_signal_block, SYMMEM__BLOCK)
 
 /* ---- atomics: relaxed, system scope, on PE pe's copy ---- */
 
-/* op: 0 fetch, 1 set, 2 swap, 3 compare_swap, 4 fetch_add, 5 fetch_and,
- * 6 fetch_or, 7 fetch_xor, 8 fetch_add of a float (width 4) or double
- * (width 8) (inc and the non-fetch forms are these with the result
- * ignored). Values travel as their bits; returns the old value's bits. */
+/* op: a symmem_dev_atomic_t (vocabulary.h's SYMMEM_DEVICE_ATOMICS; each
+ * atomic op's row there says which it runs as); FETCH_ADD_FLOAT adds a
+ * float (atomic32) or a double (atomic64). Values travel as their bits;
+ * returns the old value's bits. */
 SYMMEM_DEVICE_API symmem_u64 symmem_dev_atomic64(symmem_u64 st, symmem_u64 dest, int op,
                                                  symmem_u64 value, symmem_u64 cond, int pe)
 {
     symmem_u64 a = symmem__remote(st, "atomic", 0, dest, 8, pe), old = 0;
     switch (op) {
-    case 0:
+    case SYMMEM_DEV_ATOMIC_FETCH:
         asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(old) : "l"(a) : "memory");
         break;
-    case 1: symmem__st_relaxed_u64(a, value); break;
-    case 2:
+    case SYMMEM_DEV_ATOMIC_SET: symmem__st_relaxed_u64(a, value); break;
+    case SYMMEM_DEV_ATOMIC_SWAP:
         asm volatile("atom.relaxed.sys.global.exch.b64 %0, [%1], %2;"
                      : "=l"(old)
                      : "l"(a), "l"(value)
                      : "memory");
         break;
-    case 3:
+    case SYMMEM_DEV_ATOMIC_COMPARE_SWAP:
         asm volatile("atom.relaxed.sys.global.cas.b64 %0, [%1], %2, %3;"
                      : "=l"(old)
                      : "l"(a), "l"(cond), "l"(value)
                      : "memory");
         break;
-    case 4:
+    case SYMMEM_DEV_ATOMIC_FETCH_ADD:
         asm volatile("atom.relaxed.sys.global.add.u64 %0, [%1], %2;"
                      : "=l"(old)
                      : "l"(a), "l"(value)
                      : "memory");
         break;
-    case 5:
+    case SYMMEM_DEV_ATOMIC_FETCH_AND:
         asm volatile("atom.relaxed.sys.global.and.b64 %0, [%1], %2;"
                      : "=l"(old)
                      : "l"(a), "l"(value)
                      : "memory");
         break;
-    case 6:
+    case SYMMEM_DEV_ATOMIC_FETCH_OR:
         asm volatile("atom.relaxed.sys.global.or.b64 %0, [%1], %2;"
                      : "=l"(old)
                      : "l"(a), "l"(value)
                      : "memory");
         break;
-    case 7:
+    case SYMMEM_DEV_ATOMIC_FETCH_XOR:
         asm volatile("atom.relaxed.sys.global.xor.b64 %0, [%1], %2;"
                      : "=l"(old)
                      : "l"(a), "l"(value)
                      : "memory");
         break;
-    default:
+    default: /* SYMMEM_DEV_ATOMIC_FETCH_ADD_FLOAT */
         asm volatile("atom.relaxed.sys.global.add.f64 %0, [%1], %2;"
                      : "=l"(old)
                      : "l"(a), "l"(value)
@@ -364,49 +364,49 @@ SYMMEM_DEVICE_API unsigned int symmem_dev_atomic32(symmem_u64 st, symmem_u64 des
     symmem_u64 a = symmem__remote(st, "atomic", 0, dest, 4, pe);
     unsigned int old = 0;
     switch (op) {
-    case 0:
+    case SYMMEM_DEV_ATOMIC_FETCH:
         asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(old) : "l"(a) : "memory");
         break;
-    case 1:
+    case SYMMEM_DEV_ATOMIC_SET:
         asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(a), "r"(value) : "memory");
         break;
-    case 2:
+    case SYMMEM_DEV_ATOMIC_SWAP:
         asm volatile("atom.relaxed.sys.global.exch.b32 %0, [%1], %2;"
                      : "=r"(old)
                      : "l"(a), "r"(value)
                      : "memory");
         break;
-    case 3:
+    case SYMMEM_DEV_ATOMIC_COMPARE_SWAP:
         asm volatile("atom.relaxed.sys.global.cas.b32 %0, [%1], %2, %3;"
                      : "=r"(old)
                      : "l"(a), "r"(cond), "r"(value)
                      : "memory");
         break;
-    case 4:
+    case SYMMEM_DEV_ATOMIC_FETCH_ADD:
         asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], %2;"
                      : "=r"(old)
                      : "l"(a), "r"(value)
                      : "memory");
         break;
-    case 5:
+    case SYMMEM_DEV_ATOMIC_FETCH_AND:
         asm volatile("atom.relaxed.sys.global.and.b32 %0, [%1], %2;"
                      : "=r"(old)
                      : "l"(a), "r"(value)
                      : "memory");
         break;
-    case 6:
+    case SYMMEM_DEV_ATOMIC_FETCH_OR:
         asm volatile("atom.relaxed.sys.global.or.b32 %0, [%1], %2;"
                      : "=r"(old)
                      : "l"(a), "r"(value)
                      : "memory");
         break;
-    case 7:
+    case SYMMEM_DEV_ATOMIC_FETCH_XOR:
         asm volatile("atom.relaxed.sys.global.xor.b32 %0, [%1], %2;"
                      : "=r"(old)
                      : "l"(a), "r"(value)
                      : "memory");
         break;
-    default:
+    default: /* SYMMEM_DEV_ATOMIC_FETCH_ADD_FLOAT */
         asm volatile("atom.relaxed.sys.global.add.f32 %0, [%1], %2;"
                      : "=r"(old)
                      : "l"(a), "r"(value)

@@ -1,7 +1,8 @@
 /*
  * symmem's vocabulary, each word written once: element types, reduce ops,
- * atomic ops, signal ops, comparisons, the collectives a fingerprint names,
- * and what a backend can do. Each is an X-macro list; every layer makes its
+ * atomic ops (and the device library's atomic instructions they run as),
+ * signal ops, comparisons, the collectives a fingerprint names, and what a
+ * backend can do. Each is an X-macro list; every layer makes its
  * tables from it (the C enums below, the core's names and sizes, the
  * extension's _symmem.DTYPES, REDUCE_OPS, ... tables, the backends' and the
  * kernels' variants), so adding a dtype or an op is one line here.
@@ -47,24 +48,42 @@
     X(OR, "or", 5, 1, (a) | (b))                                                                   \
     X(XOR, "xor", 6, 1, (a) ^ (b))
 
-/* Atomic ops: X(NAME, "name", code, operands, fetches, floats): operands 0
- * (none), 1 (value) or 2 (cond and value); fetches: returns the old value;
- * floats: takes float32 and float64 besides the 32- and 64-bit integers. */
+/* Atomic ops: X(NAME, "name", code, operands, fetches, floats, DEVICE):
+ * operands 0 (none), 1 (value) or 2 (cond and value); fetches: returns the
+ * old value; floats: takes float32 and float64 besides the 32- and 64-bit
+ * integers; DEVICE: the device library's instruction it runs as
+ * (SYMMEM_DEVICE_ATOMICS: inc adds 1, fetch reads, and a form that does
+ * not fetch drops the old value). */
 #define SYMMEM_ATOMIC_OPS(X)                                                                       \
-    X(FETCH, "atomic_fetch", 0, 0, 1, 1)                                                           \
-    X(SET, "atomic_set", 1, 1, 0, 1)                                                               \
-    X(INC, "atomic_inc", 2, 0, 0, 0)                                                               \
-    X(FETCH_INC, "atomic_fetch_inc", 3, 0, 1, 0)                                                   \
-    X(ADD, "atomic_add", 4, 1, 0, 1)                                                               \
-    X(FETCH_ADD, "atomic_fetch_add", 5, 1, 1, 1)                                                   \
-    X(AND, "atomic_and", 6, 1, 0, 0)                                                               \
-    X(FETCH_AND, "atomic_fetch_and", 7, 1, 1, 0)                                                   \
-    X(OR, "atomic_or", 8, 1, 0, 0)                                                                 \
-    X(FETCH_OR, "atomic_fetch_or", 9, 1, 1, 0)                                                     \
-    X(XOR, "atomic_xor", 10, 1, 0, 0)                                                              \
-    X(FETCH_XOR, "atomic_fetch_xor", 11, 1, 1, 0)                                                  \
-    X(SWAP, "atomic_swap", 12, 1, 1, 1)                                                            \
-    X(COMPARE_SWAP, "atomic_compare_swap", 13, 2, 1, 0)
+    X(FETCH, "atomic_fetch", 0, 0, 1, 1, FETCH)                                                    \
+    X(SET, "atomic_set", 1, 1, 0, 1, SET)                                                          \
+    X(INC, "atomic_inc", 2, 0, 0, 0, FETCH_ADD)                                                    \
+    X(FETCH_INC, "atomic_fetch_inc", 3, 0, 1, 0, FETCH_ADD)                                        \
+    X(ADD, "atomic_add", 4, 1, 0, 1, FETCH_ADD)                                                    \
+    X(FETCH_ADD, "atomic_fetch_add", 5, 1, 1, 1, FETCH_ADD)                                        \
+    X(AND, "atomic_and", 6, 1, 0, 0, FETCH_AND)                                                    \
+    X(FETCH_AND, "atomic_fetch_and", 7, 1, 1, 0, FETCH_AND)                                        \
+    X(OR, "atomic_or", 8, 1, 0, 0, FETCH_OR)                                                       \
+    X(FETCH_OR, "atomic_fetch_or", 9, 1, 1, 0, FETCH_OR)                                           \
+    X(XOR, "atomic_xor", 10, 1, 0, 0, FETCH_XOR)                                                   \
+    X(FETCH_XOR, "atomic_fetch_xor", 11, 1, 1, 0, FETCH_XOR)                                       \
+    X(SWAP, "atomic_swap", 12, 1, 1, 1, SWAP)                                                      \
+    X(COMPARE_SWAP, "atomic_compare_swap", 13, 2, 1, 0, COMPARE_SWAP)
+
+/* The device library's atomic instructions, the op that symmem_dev_atomic32
+ * and symmem_dev_atomic64 take (include/symmem/device_rma.cuh): X(NAME,
+ * "name", code). Each returns the old value; FETCH_ADD_FLOAT is FETCH_ADD
+ * of a float32 (atomic32) or a float64 (atomic64). */
+#define SYMMEM_DEVICE_ATOMICS(X)                                                                   \
+    X(FETCH, "fetch", 0)                                                                           \
+    X(SET, "set", 1)                                                                               \
+    X(SWAP, "swap", 2)                                                                             \
+    X(COMPARE_SWAP, "compare_swap", 3)                                                             \
+    X(FETCH_ADD, "fetch_add", 4)                                                                   \
+    X(FETCH_AND, "fetch_and", 5)                                                                   \
+    X(FETCH_OR, "fetch_or", 6)                                                                     \
+    X(FETCH_XOR, "fetch_xor", 7)                                                                   \
+    X(FETCH_ADD_FLOAT, "fetch_add_float", 8)
 
 /* Signal ops (NVSHMEM's numbers): X(NAME, "name", code). */
 #define SYMMEM_SIGNAL_OPS(X)                                                                       \
@@ -133,10 +152,16 @@ typedef enum { SYMMEM_DTYPES(SYMMEM__VOCAB_DTYPE) SYMMEM_DTYPE_COUNT } symmem_dt
 typedef enum { SYMMEM_REDUCE_OPS(SYMMEM__VOCAB_OP) SYMMEM_OP_COUNT } symmem_reduce_op_t;
 #undef SYMMEM__VOCAB_OP
 
-#define SYMMEM__VOCAB_ATOMIC(NAME, name, code, operands, fetches, floats)                          \
+#define SYMMEM__VOCAB_ATOMIC(NAME, name, code, operands, fetches, floats, device)                  \
     SYMMEM_ATOMIC_##NAME = code,
 typedef enum { SYMMEM_ATOMIC_OPS(SYMMEM__VOCAB_ATOMIC) SYMMEM_ATOMIC_COUNT } symmem_atomic_op_t;
 #undef SYMMEM__VOCAB_ATOMIC
+
+#define SYMMEM__VOCAB_DEV_ATOMIC(NAME, name, code) SYMMEM_DEV_ATOMIC_##NAME = code,
+typedef enum {
+    SYMMEM_DEVICE_ATOMICS(SYMMEM__VOCAB_DEV_ATOMIC) SYMMEM_DEV_ATOMIC_COUNT
+} symmem_dev_atomic_t;
+#undef SYMMEM__VOCAB_DEV_ATOMIC
 
 #define SYMMEM__VOCAB_SIGNAL(NAME, name, code) SYMMEM_SIGNAL_##NAME = code,
 typedef enum { SYMMEM_SIGNAL_OPS(SYMMEM__VOCAB_SIGNAL) } symmem_signal_op_t;

@@ -59,6 +59,9 @@ SIGNAL_OPS: Final[dict[str, int]]
 COMPARISONS: Final[dict[str, int]]
 REDUCE_OPS: Final[tuple[str, ...]]
 ATOMIC_OPS: Final[tuple[tuple[str, tuple[str, ...]], ...]]  # (name, operands) by op code
+# atomic op name -> {"fetches": bool, "floats": bool, "device_op": DEVICE_ATOMICS' code}
+ATOMIC_TRAITS: Final[dict[str, dict[str, bool | int]]]
+DEVICE_ATOMICS: Final[dict[str, int]]  # the device library's atomic instructions: name -> op
 DTYPES: Final[dict[str, int]]  # name -> size in bytes
 DTYPE_CODES: Final[dict[str, int]]  # name -> symmem_dtype_t code
 DTYPE_ALIASES: Final[dict[str, str]]  # NVSHMEM's C names -> DTYPES' names

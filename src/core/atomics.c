@@ -6,10 +6,10 @@
 
 #define RT (&symmem__rt)
 
-#define NAME_OF(NAME, name, code, operands, fetches, floats) [code] = name,
+#define NAME_OF(NAME, name, code, operands, fetches, floats, device) [code] = name,
 static const char *const names[SYMMEM_ATOMIC_COUNT] = {SYMMEM_ATOMIC_OPS(NAME_OF)};
 #undef NAME_OF
-#define FLOATS_OF(NAME, name, code, operands, fetches, floats) [code] = floats,
+#define FLOATS_OF(NAME, name, code, operands, fetches, floats, device) [code] = floats,
 static const unsigned char takes_floats[SYMMEM_ATOMIC_COUNT] = {SYMMEM_ATOMIC_OPS(FLOATS_OF)};
 #undef FLOATS_OF
 

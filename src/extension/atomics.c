@@ -12,7 +12,7 @@
 enum { VALUE = 1, COND = 2, FETCHES = 4 };
 
 /* What each op takes and whether it returns the old value (vocabulary.h). */
-#define SHAPE(NAME, name, code, operands, fetches, floats)                                         \
+#define SHAPE(NAME, name, code, operands, fetches, floats, device)                                 \
     [code] =                                                                                       \
         ((operands) >= 1 ? VALUE : 0) | ((operands) == 2 ? COND : 0) | ((fetches) ? FETCHES : 0),
 static const int shapes[SYMMEM_ATOMIC_COUNT] = {SYMMEM_ATOMIC_OPS(SHAPE)};

@@ -1,8 +1,11 @@
 /* symmem/vocabulary.h's lists as the tables the package reads, so that no
  * Python file lists a name or a code again: _symmem.DTYPES (name -> bytes,
- * in code order), DTYPE_CODES (name -> code), REDUCE_OPS (names by code), SIGNAL_OPS and COMPARISONS
- * (name -> code), CALL_KINDS (name -> code), CAPABILITIES (name -> bit),
- * and capabilities(), what the running backend can do. (ATOMIC_OPS is
+ * in code order), DTYPE_CODES (name -> code), REDUCE_OPS (names by code),
+ * ATOMIC_TRAITS (atomic op name -> {"fetches", "floats", "device_op": the
+ * code of the device library's instruction it runs as}), DEVICE_ATOMICS
+ * (those instructions: name -> code), SIGNAL_OPS and COMPARISONS (name ->
+ * code), CALL_KINDS (name -> code), CAPABILITIES (name -> bit), and
+ * capabilities(), what the running backend can do. (ATOMIC_OPS is
  * atomics.c's, beside the functions it names.) */
 #include "args.h"
 #include "capabilities.h"
@@ -54,6 +57,36 @@ static PyObject *reduce_ops_table(void)
     }
     SYMMEM_REDUCE_OPS(ROW)
 #undef ROW
+    return table;
+}
+
+static PyObject *atomic_traits_table(void)
+{
+    PyObject *table = PyDict_New();
+    int rc = table ? 0 : -1;
+#define ROW(NAME, name, code, operands, fetches, floats, device)                                   \
+    if (rc == 0) {                                                                                 \
+        PyObject *row =                                                                            \
+            Py_BuildValue("{s:N,s:N,s:i}", "fetches", PyBool_FromLong(fetches), "floats",          \
+                          PyBool_FromLong(floats), "device_op", (int)SYMMEM_DEV_ATOMIC_##device);  \
+        rc = row ? PyDict_SetItemString(table, name, row) : -1;                                    \
+        Py_XDECREF(row);                                                                           \
+    }
+    SYMMEM_ATOMIC_OPS(ROW)
+#undef ROW
+    if (rc < 0) Py_CLEAR(table);
+    return table;
+}
+
+static PyObject *device_atomics_table(void)
+{
+    PyObject *table = PyDict_New();
+    int rc = table ? 0 : -1;
+#define ROW(NAME, name, code)                                                                      \
+    if (rc == 0) rc = add_row(table, name, code);
+    SYMMEM_DEVICE_ATOMICS(ROW)
+#undef ROW
+    if (rc < 0) Py_CLEAR(table);
     return table;
 }
 
@@ -145,6 +178,8 @@ int symmem__ext_vocabulary_exec(PyObject *module)
         {"DTYPES", dtypes_table},
         {"DTYPE_CODES", dtype_codes_table},
         {"REDUCE_OPS", reduce_ops_table},
+        {"ATOMIC_TRAITS", atomic_traits_table},
+        {"DEVICE_ATOMICS", device_atomics_table},
         {"SIGNAL_OPS", signal_ops_table},
         {"COMPARISONS", comparisons_table},
         {"CALL_KINDS", call_kinds_table},

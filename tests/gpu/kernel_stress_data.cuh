@@ -3,7 +3,7 @@
  * same on every PE), the values each PE writes (fill) and the result it
  * must then hold (check: every element, and the guard bytes after it), and
  * a kernel that holds a PE back. Included after reduce.cu (T, ACC,
- * FROM_ACC) and meet.cuh (now_ns).
+ * FROM_ACC) and meet.cuh (symmem__globaltimer).
  *
  * The result a reduce must give is the one order of docs/reproducibility.md,
  * written out here (not reduce_types.cuh's COMBINE): member 0's value, then
@@ -312,8 +312,8 @@ __global__ void check(plan pl, int n, int pe, const char *dst, volatile u64 *don
 /* Holds this PE's stream back: it arrives late at the next collective. */
 __global__ void hold_back(u64 ns)
 {
-    u64 t0 = now_ns();
-    while (now_ns() - t0 < ns) {
+    u64 t0 = symmem__globaltimer();
+    while (symmem__globaltimer() - t0 < ns) {
     }
 }
 

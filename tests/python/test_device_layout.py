@@ -2,7 +2,10 @@
 the numbers the extension exports for the code that cannot include the
 header (symmem.device.triton's engine, Numba's njit checks) are the
 header's as C, nvcc and NVRTC compile it, and that code takes them from the
-extension instead of writing them down."""
+extension instead of writing them down; the error record is written in one
+set of steps (device_primitives.cuh's symmem__fail_at, and the PTX of
+symmem.device._error_record for Triton), and the CUDA C's memory-model
+primitives are device_primitives.cuh's alone."""
 
 import ast
 import ctypes
@@ -192,3 +195,143 @@ def test_the_triton_engine_writes_no_layout_number():
     assert not written, f"read these from _symmem's layout tables: {written}"
     # fail()'s PTX writes the error record at the exported offsets.
     assert not re.search(r"\[\$1\+\d", path.read_text()), "an offset written into PTX"
+
+
+# ---- the error record's writers: the device library's one (C) and the PTX
+# of the engines that write it from inline asm (Triton's) ----
+
+PRIMITIVES = ROOT / "include" / "symmem" / "device_primitives.cuh"
+
+
+def _c_writer_steps():
+    """symmem__fail_at's steps, in the order its source takes them."""
+    text = PRIMITIVES.read_text()
+    body = text[text.index("void symmem__fail_at(") :]
+    body = body[: body.index("\n}\n")]
+    patterns = [
+        (r"atomicCAS\(&e->set, 0u, 2u\)", lambda m: ("claim", "set")),
+        (r"e->(what|pe|arg|value) =", lambda m: ("write", m.group(1))),
+        (r"e->call\[i\] =", lambda m: ("write", "call")),
+        (r"__threadfence_system\(\)", lambda m: ("fence",)),
+        (r"&e->set = 1u", lambda m: ("publish", "set")),
+        (r"__trap\(\)", lambda m: ("trap",)),
+    ]
+    found = []
+    for pattern, step in patterns:
+        found += [(m.start(), step(m)) for m in re.finditer(pattern, body)]
+    steps = []
+    for _, step in sorted(found):
+        if not steps or step != steps[-1] or step != ("write", "call"):
+            steps.append(step)  # the two loops over call are one write
+    return steps
+
+
+def _ptx_writer_steps(ptx):
+    """The same steps in the PTX, each store checked for its field's width
+    (from the exported offsets); the call's words must cover its bytes."""
+    layout = _symmem.DEVICE_LAYOUT
+    names = ("set", "what", "pe", "arg", "value", "call")
+    at = {layout["error_" + name]: name for name in names}
+    ends = sorted(at) + [layout["error_size"]]
+    width = {at[o]: ends[i + 1] - o for i, o in enumerate(sorted(at))}
+    steps, call_bytes = [], []
+    for line in ptx.splitlines():
+        line = line.strip().removeprefix("@claimed ")
+        store = re.match(
+            r"(atom\.global\.cas\.b32 \w+,|st\.(?:volatile\.)?global\.u(\d+)) "
+            r"\[\$1\+(\d+)\], (.+);",
+            line,
+        )
+        if store:
+            offset, what = int(store.group(3)), store.group(1)
+            field = at.get(offset) or ("call" if offset > layout["error_call"] else None)
+            assert field is not None, f"a store at offset {offset}: {line}"
+            if what.startswith("atom"):
+                assert store.group(4) == "0, 2", line
+                steps.append(("claim", field))
+            elif what.startswith("st.volatile"):
+                assert store.group(4) == "1", line
+                steps.append(("publish", field))
+            elif field == "call":
+                call_bytes.append((offset, int(store.group(2)) // 8))
+                if steps[-1] != ("write", "call"):
+                    steps.append(("write", "call"))
+            else:
+                assert int(store.group(2)) // 8 == width[field], f"{field}: {line}"
+                steps.append(("write", field))
+        elif line.startswith(("fence.sc.sys", "trap")):
+            steps.append(("fence",) if line.startswith("fence") else ("trap",))
+    start = layout["error_call"]
+    assert call_bytes == [(start + 8 * i, 8) for i in range(layout["error_call_bytes"] // 8)], (
+        call_bytes
+    )
+    return steps
+
+
+def test_the_ptx_error_record_writer_takes_the_device_library_s_steps():
+    # symmem.device.triton's fail() writes the record from this PTX: the same
+    # fields at the exported offsets, in the order of symmem__fail_at, with
+    # the same claim, fences and publication.
+    from symmem.device import _error_record
+
+    c_steps = _c_writer_steps()
+    assert c_steps == [
+        ("claim", "set"),
+        ("write", "what"),
+        ("write", "pe"),
+        ("write", "arg"),
+        ("write", "value"),
+        ("write", "call"),
+        ("fence",),
+        ("publish", "set"),
+        ("fence",),
+        ("trap",),
+    ], c_steps
+    assert _ptx_writer_steps(_error_record.FAIL_PTX) == c_steps
+    assert not re.search(r"\[\$1\+\d", Path(_error_record.__file__).read_text())
+
+
+def test_the_ptx_writer_s_call_name_is_the_c_writer_s():
+    # at most 31 characters, NUL-padded to the record's 32 bytes, as the host
+    # reads them (device_state.c)
+    from symmem.device import _error_record
+
+    size = _symmem.DEVICE_LAYOUT["error_call_bytes"]
+    for name in ("put", "putmem_signal_nbi_block", "x" * 40):
+        words = _error_record.call_words(name)
+        raw = b"".join(w.to_bytes(8, "little", signed=True) for w in words)
+        assert len(raw) == size and raw == name.encode()[: size - 1].ljust(size, b"\0"), name
+
+
+# What only device_primitives.cuh may write in CUDA C: the memory model's
+# instructions, the clock, a cast to the error record, a trap.
+WRITTEN_ONCE = {
+    "a fence": r'"\s*fence\.(?:sc|acq_rel)\.sys',
+    "an acquire load": r'"\s*ld\.acquire\.sys',
+    "a relaxed 64-bit store": r'"\s*st\.relaxed\.sys\.global\.u64 ',
+    "the clock": r"%%globaltimer",
+    "the error record": r"\(symmem_device_error(?:_t)? \*\)",
+    "a trap": r"\b__trap\(\);",
+}
+
+
+def test_the_primitives_and_the_error_record_are_written_once():
+    # meet.cuh had its own ld_acquire, st_relaxed, now_ns and fail(): the
+    # own kernels, the device library and the tests' CUDA take them from
+    # device_primitives.cuh.
+    files = sorted((ROOT / "include" / "symmem").glob("*.cuh"))
+    files += sorted((ROOT / "src" / "backends" / "gpu" / "kernels").glob("*.cu*"))
+    files += sorted((ROOT / "tests" / "gpu").glob("*.cu*"))
+    found = []
+    for path in files:
+        if path == PRIMITIVES:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            found += [
+                f"{path.relative_to(ROOT)}:{number}: {what}: {line.strip()}"
+                for what, pattern in WRITTEN_ONCE.items()
+                if re.search(pattern, line)
+            ]
+    assert not found, "use device_primitives.cuh's:\n" + "\n".join(found)
+    text = PRIMITIVES.read_text()
+    assert all(re.search(pattern, text) for pattern in WRITTEN_ONCE.values())

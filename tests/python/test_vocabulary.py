@@ -3,7 +3,9 @@ extension exports is the header's list as C compiles it, the codes are the
 ABI they always were, and what a backend can do is a capability, never a
 comparison with its name."""
 
+import ast
 import json
+import re
 import subprocess
 import sysconfig
 from pathlib import Path
@@ -35,6 +37,18 @@ ABI = {
     },
     "SIGNAL_OPS": {"SIGNAL_SET": 9, "SIGNAL_ADD": 10},
     "COMPARISONS": {"CMP_EQ": 0, "CMP_NE": 1, "CMP_GT": 2, "CMP_LE": 3, "CMP_LT": 4, "CMP_GE": 5},
+    # the op symmem_dev_atomic32 / 64 take (device_rma.cuh's switch)
+    "DEVICE_ATOMICS": {
+        "fetch": 0,
+        "set": 1,
+        "swap": 2,
+        "compare_swap": 3,
+        "fetch_add": 4,
+        "fetch_and": 5,
+        "fetch_or": 6,
+        "fetch_xor": 7,
+        "fetch_add_float": 8,
+    },
 }
 
 # Each list's rows printed as JSON [name, code, ...] by a C program over the header.
@@ -52,8 +66,11 @@ int main(void)
            SYMMEM_DTYPE_##NAME == code && (int)sizeof(ctype) == size), first = 0;
 #define OP(NAME, name, code, bitwise, combine) \
     printf("%s[\"%s\", %d, %d]", COMMA(first), name, code, SYMMEM_OP_##NAME == code), first = 0;
-#define ATOMIC(NAME, name, code, operands, fetches, floats) \
-    printf("%s[\"%s\", %d, %d]", COMMA(first), name, code, SYMMEM_ATOMIC_##NAME == code), \
+#define ATOMIC(NAME, name, code, operands, fetches, floats, device) \
+    printf("%s[\"%s\", %d, %d, %d, %d, %d]", COMMA(first), name, code, fetches, floats, \
+           SYMMEM_DEV_ATOMIC_##device, SYMMEM_ATOMIC_##NAME == code), first = 0;
+#define DEV_ATOMIC(NAME, name, code) \
+    printf("%s[\"%s\", %d, %d]", COMMA(first), name, code, SYMMEM_DEV_ATOMIC_##NAME == code), \
         first = 0;
 #define SIGNAL(NAME, name, code) \
     printf("%s[\"%s\", %d, %d]", COMMA(first), name, code, SYMMEM_SIGNAL_##NAME == code), \
@@ -68,6 +85,7 @@ int main(void)
     LIST("DTYPES", SYMMEM_DTYPES, DTYPE)
     LIST("REDUCE_OPS", SYMMEM_REDUCE_OPS, OP)
     LIST("ATOMIC_OPS", SYMMEM_ATOMIC_OPS, ATOMIC)
+    LIST("DEVICE_ATOMICS", SYMMEM_DEVICE_ATOMICS, DEV_ATOMIC)
     LIST("SIGNAL_OPS", SYMMEM_SIGNAL_OPS, SIGNAL)
     LIST("COMPARISONS", SYMMEM_COMPARISONS, CMP)
     LIST("CALL_KINDS", SYMMEM_CALL_KINDS, KIND)
@@ -117,7 +135,12 @@ def test_every_exported_table_is_the_header_s_list(header_lists):
     assert [name for name, _ in _symmem.ATOMIC_OPS] == [
         name for name, *_ in sorted(lists["ATOMIC_OPS"], key=lambda r: r[1])
     ]
-    for table in ("SIGNAL_OPS", "COMPARISONS", "CALL_KINDS", "CAPABILITIES"):
+    assert _symmem.ATOMIC_TRAITS == {
+        name: {"fetches": bool(fetches), "floats": bool(floats), "device_op": device}
+        for name, _, fetches, floats, device, _ in lists["ATOMIC_OPS"]
+    }
+    assert list(_symmem.ATOMIC_TRAITS) == [name for name, _ in _symmem.ATOMIC_OPS]
+    for table in ("SIGNAL_OPS", "COMPARISONS", "CALL_KINDS", "CAPABILITIES", "DEVICE_ATOMICS"):
         assert getattr(_symmem, table) == {name: code for name, code, _ in lists[table]}, table
 
 
@@ -144,6 +167,122 @@ def test_the_codes_are_the_abi_they_always_were():
     # the Python enums are made from the same tables
     assert {m.name: m.value for m in symmem.SignalOp} == _symmem.SIGNAL_OPS
     assert {m.name: m.value for m in symmem.ComparisonType} == _symmem.COMPARISONS
+
+
+def test_each_atomic_runs_as_the_device_instruction_of_its_meaning():
+    # the non-fetch forms as their fetch forms (the old value dropped), inc as
+    # fetch_add (of 1), fetch as a read
+    device_names = {code: name for name, code in _symmem.DEVICE_ATOMICS.items()}
+    for name, traits in _symmem.ATOMIC_TRAITS.items():
+        op = name.removeprefix("atomic_").replace("inc", "add")
+        if op not in _symmem.DEVICE_ATOMICS:
+            op = "fetch_" + op
+        assert device_names[traits["device_op"]] == op, name
+
+
+PACKAGE = ROOT / "python" / "symmem"
+
+
+def _package_files(under=PACKAGE):
+    return [p for p in sorted(under.rglob("*.py")) if "_mpi_sources" not in p.parts]
+
+
+def _vocabulary_codes():
+    """Each table of the vocabulary as {name: code}, as the extension exports it."""
+    return {
+        "DTYPE_CODES": _symmem.DTYPE_CODES,
+        "REDUCE_OPS": {name: code for code, name in enumerate(_symmem.REDUCE_OPS)},
+        "ATOMIC_OPS": {name: code for code, (name, _) in enumerate(_symmem.ATOMIC_OPS)},
+        "ATOMIC_TRAITS' device_op": {
+            name: traits["device_op"] for name, traits in _symmem.ATOMIC_TRAITS.items()
+        },
+        "DEVICE_ATOMICS": _symmem.DEVICE_ATOMICS,
+        "SIGNAL_OPS": _symmem.SIGNAL_OPS,
+        "COMPARISONS": _symmem.COMPARISONS,
+        "CALL_KINDS": _symmem.CALL_KINDS,
+    }
+
+
+def test_no_package_file_writes_the_vocabulary_s_codes_again():
+    # A dict literal that maps two or more of a table's names to their codes
+    # is a hand-written copy (the device library's atomic ops were one, in
+    # two files): it must be made from the extension's table instead.
+    copies = []
+    for path in _package_files():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.Dict):
+                continue
+            pairs = {
+                k.value: v.value
+                for k, v in zip(node.keys, node.values)
+                if isinstance(k, ast.Constant)
+                and isinstance(k.value, str)
+                and isinstance(v, ast.Constant)
+                and type(v.value) is int
+            }
+            for table, codes in _vocabulary_codes().items():
+                same = [name for name, code in pairs.items() if codes.get(name) == code]
+                if len(same) >= 2:
+                    copies.append(f"{path.relative_to(ROOT)}:{node.lineno}: {table} {same}")
+    assert not copies, "make these from _symmem's tables:\n" + "\n".join(copies)
+
+
+def test_no_device_module_writes_an_atomic_op_s_traits_again():
+    # which atomics fetch or take floats, and the device library's op numbers
+    # (FLOAT_ADD = 8 was one), come from _symmem.ATOMIC_TRAITS and
+    # DEVICE_ATOMICS; a literal set of the names of one trait is a copy.
+    traits = _symmem.ATOMIC_TRAITS
+    columns = {
+        trait: {name for name, row in traits.items() if row[trait]}
+        for trait in ("fetches", "floats")
+    }
+    numbers = {name.replace("_", "") for name in _symmem.DEVICE_ATOMICS} | {"floatadd"}
+    copies = []
+    for path in _package_files(PACKAGE / "device"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, (ast.Set, ast.List, ast.Tuple)):
+                names = {e.value for e in node.elts if isinstance(e, ast.Constant)}
+                copies += [f"{where}: {t}" for t, column in columns.items() if names == column]
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                for target in node.targets:
+                    name = getattr(target, "id", "").lower().replace("_", "")
+                    if type(node.value.value) is int and name in numbers:
+                        copies.append(f"{where}: {target.id} = {node.value.value}")
+    assert not copies, "read these from _symmem.ATOMIC_TRAITS:\n" + "\n".join(copies)
+
+
+# How C and CUDA code would write a collective's kind as a bare number: a
+# comparison with one, an int parameter of the gpu backend, a call name
+# followed by one, or a define of its own per collective.
+_KIND_NAMES = "|".join(_symmem.CALL_KINDS)
+BARE_KINDS = {
+    "compared with a number": (re.compile(r"\bkind\s*[!=<>]=?\s*\d"), "all"),
+    "an int": (re.compile(r"\bint\s+kind\b"), "gpu"),
+    # move_bytes(g, "alltoall", 0, team, ...)
+    "a number after the call's name": (re.compile(r'"(?:%s)",\s*\d+,\s*team' % _KIND_NAMES), "all"),
+    # #define SYMMEM__FCOLLECT 0
+    "numbered here": (
+        re.compile(r"#\s*define\s+(?:\w+__)?(?:%s)\s+\d" % _KIND_NAMES.upper()),
+        "all",
+    ),
+}
+
+
+def test_the_gpu_code_names_a_collective_by_the_vocabulary_s_kind():
+    # The gpu backend's byte movers took kinds 0, 1, 2 of their own, and the
+    # device library numbered its pushes itself: SYMMEM_CALL_* (calls.h) and
+    # device_collectives.cuh's SYMMEM__CALL_* are vocabulary.h's codes.
+    gpu = ROOT / "src" / "backends" / "gpu"
+    files = [p for p in sorted(gpu.rglob("*")) if p.suffix in (".c", ".h", ".cu", ".cuh")]
+    files += sorted((ROOT / "include" / "symmem").glob("*.cuh"))
+    found = []
+    for path in files:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            for what, (pattern, where) in BARE_KINDS.items():
+                if pattern.search(line) and (where == "all" or gpu in path.parents):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: kind {what}: {line.strip()}")
+    assert not found, "\n".join(found)
 
 
 def test_every_capability_is_one_bit_with_a_name():

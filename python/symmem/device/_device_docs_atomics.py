@@ -3,10 +3,10 @@ atomic_swap, atomic_compare_swap, atomic_inc and the add, and, or, xor forms,
 each with its fetch form; _device_docs.py merges them with the others)."""
 
 from ._device_doc_format import _raises, build
+from ._library_calls import ATOMICS_FLOAT
 
 _ATOMIC_INTS = "int32, int64, uint32 or uint64"
 _ATOMIC_FLOATS = "int32, int64, uint32, uint64, float32 or float64"
-_FLOAT_OK = {"atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add"}
 
 DOCS = {}
 
@@ -39,7 +39,7 @@ for _op, _sym in (("add", "+"), ("and", "&"), ("or", "|"), ("xor", "^")):
     )
 
 for _name, (_params, _summary, _returns) in _ATOMICS.items():
-    _dtypes = _ATOMIC_FLOATS if _name in _FLOAT_OK else _ATOMIC_INTS
+    _dtypes = _ATOMIC_FLOATS if _name in ATOMICS_FLOAT else _ATOMIC_INTS
     _call = (
         f"dev.{_name}("
         + ", ".join({"dest": "counter", "value": "1", "cond": "0", "pe": "0"}[p] for p in _params)

@@ -9,12 +9,15 @@ Types: "u64" unsigned long long (addresses, sizes, signals), "i32" int,
 "i64" long long, "u32" unsigned int. Every function takes the device state
 block's address (symmem.device.state_address()) first.
 
-The numbers that have a table in the extension come from it: dtype codes
+Every number comes from the extension's tables (include/symmem/vocabulary.h
+and device_layout.h as C compiles them), never written here: dtype codes
 are the order of _symmem.DTYPES (bool 0 ... float64 12, as device.cuh's
 reduce and wait_until read them), reduce ops the order of
 _symmem.REDUCE_OPS, signal ops and comparisons _symmem.SIGNAL_OPS and
-COMPARISONS. The atomic op numbers are the device library's own switch
-(symmem__atomic in device_rma.cuh)."""
+COMPARISONS, and the op that symmem_dev_atomic32 / 64 take for each atomic
+_symmem.ATOMIC_TRAITS' device_op (a code of _symmem.DEVICE_ATOMICS, the
+library's switch in device_rma.cuh). tests/python/test_vocabulary.py fails
+where a table of those numbers is written into the package again."""
 
 from symmem import _symmem
 
@@ -66,35 +69,13 @@ for _scope in SCOPES:
     for _name in ("reduce", "reducescatter"):
         SIGNATURES[_name + _scope] = _REDUCE
 
-# symmem__atomic's op numbers; the value-less forms pass 1 (inc) or 0 (fetch)
-ATOMIC_OPS = {
-    "atomic_fetch": 0,
-    "atomic_set": 1,
-    "atomic_swap": 2,
-    "atomic_compare_swap": 3,
-    "atomic_fetch_add": 4,
-    "atomic_add": 4,
-    "atomic_inc": 4,
-    "atomic_fetch_inc": 4,
-    "atomic_fetch_and": 5,
-    "atomic_and": 5,
-    "atomic_fetch_or": 6,
-    "atomic_or": 6,
-    "atomic_fetch_xor": 7,
-    "atomic_xor": 7,
-}
-FLOAT_ADD = 8  # atom.add.f32 / .f64, for atomic_add and atomic_fetch_add of floats
-ATOMICS_RETURNING = {
-    "atomic_fetch",
-    "atomic_swap",
-    "atomic_compare_swap",
-    "atomic_fetch_add",
-    "atomic_fetch_inc",
-    "atomic_fetch_and",
-    "atomic_fetch_or",
-    "atomic_fetch_xor",
-}
-ATOMICS_FLOAT = {"atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add"}
+# the op symmem_dev_atomic32 / 64 take for each atomic; the value-less forms
+# pass 1 (inc) or 0 (fetch)
+ATOMIC_OPS = {name: traits["device_op"] for name, traits in _symmem.ATOMIC_TRAITS.items()}
+# atom.add.f32 / .f64, for atomic_add and atomic_fetch_add of floats
+FLOAT_ADD = _symmem.DEVICE_ATOMICS["fetch_add_float"]
+ATOMICS_RETURNING = {name for name, traits in _symmem.ATOMIC_TRAITS.items() if traits["fetches"]}
+ATOMICS_FLOAT = {name for name, traits in _symmem.ATOMIC_TRAITS.items() if traits["floats"]}
 ATOMIC_INTS = ("int32", "int64", "uint32", "uint64")
 ATOMIC_ARGS = dict(_symmem.ATOMIC_OPS)  # name -> its value arguments: (), ("value",), ...
 

@@ -137,8 +137,9 @@ symmem_status_t symmem__gpu_reducescatter(gpu_t *g, const symmem_team_view_t *te
     return reduction(g, 1, team, dst, src, nelems, dtype, op, stream);
 }
 
-/* kind: 0 alltoall, 1 fcollect, 2 broadcast (root -1 for the first two). */
-static symmem_status_t move_bytes(gpu_t *g, const char *call, int kind,
+/* kind: SYMMEM_CALL_ALLTOALL, _FCOLLECT or _BROADCAST (root -1 for the
+ * first two). */
+static symmem_status_t move_bytes(gpu_t *g, const char *call, symmem_call_kind_t kind,
                                   const symmem_team_view_t *team, void *dst, const void *src,
                                   size_t nbytes, int root, symmem_stream_t stream)
 {
@@ -146,10 +147,8 @@ static symmem_status_t move_bytes(gpu_t *g, const char *call, int kind,
     nv_stream_t s;
     int blocking;
     gpu_call_ref_t ref;
-    static const symmem_call_kind_t kinds[3] = {SYMMEM_CALL_ALLTOALL, SYMMEM_CALL_FCOLLECT,
-                                                SYMMEM_CALL_BROADCAST};
-    SYMMEM_CHECK(start(g, call, kinds[kind], team, nbytes, 0, 0, root < 0 ? 0 : root, stream,
-                       &scope, &s, &blocking, &ref));
+    SYMMEM_CHECK(start(g, call, kind, team, nbytes, 0, 0, root < 0 ? 0 : root, stream, &scope, &s,
+                       &blocking, &ref));
     if (nbytes > 0 && symmem__gpu_own_takes(g, team, dst, src))
         return finish_own(g, scope, s, call,
                           symmem__gpu_own_move(g, call, kind, team, dst, src, nbytes, root, s),
@@ -161,18 +160,18 @@ static symmem_status_t move_bytes(gpu_t *g, const char *call, int kind,
 symmem_status_t symmem__gpu_alltoall(gpu_t *g, const symmem_team_view_t *team, void *dst,
                                      const void *src, size_t nbytes, symmem_stream_t stream)
 {
-    return move_bytes(g, "alltoall", 0, team, dst, src, nbytes, -1, stream);
+    return move_bytes(g, "alltoall", SYMMEM_CALL_ALLTOALL, team, dst, src, nbytes, -1, stream);
 }
 
 symmem_status_t symmem__gpu_fcollect(gpu_t *g, const symmem_team_view_t *team, void *dst,
                                      const void *src, size_t nbytes, symmem_stream_t stream)
 {
-    return move_bytes(g, "fcollect", 1, team, dst, src, nbytes, -1, stream);
+    return move_bytes(g, "fcollect", SYMMEM_CALL_FCOLLECT, team, dst, src, nbytes, -1, stream);
 }
 
 symmem_status_t symmem__gpu_broadcast(gpu_t *g, const symmem_team_view_t *team, void *dst,
                                       const void *src, size_t nbytes, int root,
                                       symmem_stream_t stream)
 {
-    return move_bytes(g, "broadcast", 2, team, dst, src, nbytes, root, stream);
+    return move_bytes(g, "broadcast", SYMMEM_CALL_BROADCAST, team, dst, src, nbytes, root, stream);
 }

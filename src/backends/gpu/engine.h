@@ -84,8 +84,9 @@ typedef struct {
     symmem_status_t (*reduce)(gpu_t *g, int scatter, const symmem_team_view_t *team, void *dst,
                               const void *src, size_t nelems, symmem_dtype_t dtype,
                               symmem_reduce_op_t op, nv_stream_t s);
-    symmem_status_t (*move)(gpu_t *g, const char *call, int kind, const symmem_team_view_t *team,
-                            void *dst, const void *src, size_t nbytes, int root, nv_stream_t s);
+    symmem_status_t (*move)(gpu_t *g, const char *call, symmem_call_kind_t kind,
+                            const symmem_team_view_t *team, void *dst, const void *src,
+                            size_t nbytes, int root, nv_stream_t s);
 
     /* ---- teams: the backend's slots of the same names, but for the
      * bookkeeping teams.c does for both (call pages, device team table) ---- */

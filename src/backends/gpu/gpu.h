@@ -361,8 +361,8 @@ void symmem__gpu_nvshmem_atomics_unload(gpu_t *g);
  * team (new, or predefined at init) needs of them, once the flag area is
  * made; _takes: whether they serve a collective on team over buffers a and b
  * (either NULL; the same answer on every member); then each collective,
- * enqueued on s (reduce_op: "reduce" or "reducescatter"; move kind: 0
- * alltoall, 1 fcollect, 2 broadcast). */
+ * enqueued on s (reduce_op: "reduce" or "reducescatter"; move kind:
+ * SYMMEM_CALL_ALLTOALL, _FCOLLECT or _BROADCAST). */
 void symmem__gpu_own_team_set(gpu_t *g, int handle, const int *members, int n);
 int symmem__gpu_own_takes(gpu_t *g, const symmem_team_view_t *team, const void *a, const void *b);
 /* The same for reduce and reducescatter (scatter 1; dst holds nelems of
@@ -379,7 +379,7 @@ symmem_status_t symmem__gpu_own_reduce_staged(gpu_t *g, int scatter, const symme
                                               void *dst, const void *src, size_t nelems,
                                               symmem_dtype_t dtype, symmem_reduce_op_t op,
                                               nv_stream_t s);
-symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, int kind,
+symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, symmem_call_kind_t kind,
                                      const symmem_team_view_t *team, void *dst, const void *src,
                                      size_t nbytes, int root, nv_stream_t s);
 symmem_status_t symmem__gpu_own_sync(gpu_t *g, const char *call, const symmem_team_view_t *team,

@@ -179,12 +179,14 @@ static symmem_status_t nv_reduce(gpu_t *g, int scatter, const symmem_team_view_t
 /* Byte-moving collectives use NVSHMEM's forms for the widest unsigned
  * integer that the size and both addresses allow: its kernels copy one
  * element per thread step, so uint8 would move bytes four or eight times
- * slower than uint32 or uint64. kind: 0 alltoall, 1 fcollect, 2 broadcast. */
-static symmem_status_t nv_move(gpu_t *g, const char *call, int kind, const symmem_team_view_t *team,
-                               void *dst, const void *src, size_t nbytes, int root, nv_stream_t s)
+ * slower than uint32 or uint64. kind: SYMMEM_CALL_ALLTOALL, _FCOLLECT or
+ * _BROADCAST (each its own function, found once). */
+static symmem_status_t nv_move(gpu_t *g, const char *call, symmem_call_kind_t kind,
+                               const symmem_team_view_t *team, void *dst, const void *src,
+                               size_t nbytes, int root, nv_stream_t s)
 {
     (void)g;
-    static void *found[3][4];
+    static void *found[SYMMEM_CALL_COUNT][4];
     uintptr_t bits = nbytes | (uintptr_t)dst | (uintptr_t)src;
     int width = bits % 8 == 0 ? 3 : bits % 4 == 0 ? 2 : bits % 2 == 0 ? 1 : 0;
     void *func;

@@ -348,26 +348,27 @@ symmem_status_t symmem__gpu_own_reduce(gpu_t *g, int scatter, const symmem_team_
                   blocks, &a, s);
 }
 
-/* kind: 0 alltoall, 1 fcollect, 2 broadcast (collectives.c's order). */
-symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, int kind,
+/* kind: SYMMEM_CALL_ALLTOALL, _FCOLLECT or _BROADCAST. */
+symmem_status_t symmem__gpu_own_move(gpu_t *g, const char *call, symmem_call_kind_t kind,
                                      const symmem_team_view_t *team, void *dst, const void *src,
                                      size_t nbytes, int root, nv_stream_t s)
 {
     if (g->move_module == NULL) SYMMEM_CHECK(build_move(g, call));
     args_t a = common(g, call, team, dst, src);
     a.count = nbytes;
-    a.first = kind == 2 ? root : team->me;
-    a.pieces = kind == 2 ? 1 : team->n;
-    a.src_step = kind == 0 ? nbytes : 0;
-    a.dst_step = kind == 2 ? 0 : nbytes;
+    int broadcast = kind == SYMMEM_CALL_BROADCAST;
+    a.first = broadcast ? root : team->me;
+    a.pieces = broadcast ? 1 : team->n;
+    a.src_step = kind == SYMMEM_CALL_ALLTOALL ? nbytes : 0;
+    a.dst_step = broadcast ? 0 : nbytes;
     /* the widest unit that the piece and every address allow; the same on
      * every member for symmetric buffers */
     uint64_t bits = nbytes | a.src.p[team->me] | a.dst.p[team->me];
     int width = bits % 16 == 0 ? 0 : bits % 8 == 0 ? 1 : bits % 4 == 0 ? 2 : bits % 2 == 0 ? 3 : 4;
     unsigned blocks = grid(nbytes >> (4 - width));
     /* the push collectives push fcollect and alltoall too (kernels/move.cu) */
-    int push = kind != 2 && (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_PUSH_ONE_SHOT ||
-                             g->collectives_mode == SYMMEM_GPU_COLLECTIVES_PUSH_TWO_SHOT);
+    int push = !broadcast && (g->collectives_mode == SYMMEM_GPU_COLLECTIVES_PUSH_ONE_SHOT ||
+                              g->collectives_mode == SYMMEM_GPU_COLLECTIVES_PUSH_TWO_SHOT);
     return launch(call, g->move_kernels[push ? 6 + width : width], blocks, &a, s);
 }
 

@@ -137,7 +137,7 @@ static symmem_status_t sym_reduce(gpu_t *g, int scatter, const symmem_team_view_
                  scatter ? "reducescatter" : "reduce");
 }
 
-static symmem_status_t sym_move(gpu_t *g, const char *call, int kind,
+static symmem_status_t sym_move(gpu_t *g, const char *call, symmem_call_kind_t kind,
                                 const symmem_team_view_t *team, void *dst, const void *src,
                                 size_t nbytes, int root, nv_stream_t s)
 {

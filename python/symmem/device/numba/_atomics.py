@@ -9,13 +9,14 @@ but fetch rings the target's doorbell (a waiter may watch the element)."""
 from numba.core.errors import TypingError
 from numba.extending import register_jitable
 
+from .._library_calls import ATOMIC_INTS, ATOMICS_FLOAT
 from . import _checks as C
 from . import _errors as E
 from . import _llvm as L
 from ._stubs import cpu_overload, require_array, require_int, stub
 
-_INTS = ["int32", "int64", "uint32", "uint64"]
-_FLOAT_OK = {"atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add"}
+_INTS = list(ATOMIC_INTS)
+_FLOAT_OK = ATOMICS_FLOAT  # the vocabulary's: which atomics take float32 and float64
 
 
 def _check(name, dest, pe):

@@ -24,6 +24,7 @@ from numba.cuda.extending import intrinsic, overload
 
 from symmem import _symmem
 
+from .. import _library_calls as L
 from . import _atomics, _collectives, _rma, _sync  # noqa: F401  (_collectives registers)
 from . import _scoped as S
 from ._library import LIBRARY
@@ -296,34 +297,10 @@ def _wait_until(ivar, cmp, cmp_value):
 
 # ---- atomics: one device function per width; the op by number ----
 
-_OPS = {
-    "atomic_fetch": 0,
-    "atomic_set": 1,
-    "atomic_swap": 2,
-    "atomic_compare_swap": 3,
-    "atomic_fetch_add": 4,
-    "atomic_add": 4,
-    "atomic_inc": 4,
-    "atomic_fetch_inc": 4,
-    "atomic_fetch_and": 5,
-    "atomic_and": 5,
-    "atomic_fetch_or": 6,
-    "atomic_or": 6,
-    "atomic_fetch_xor": 7,
-    "atomic_xor": 7,
-}
-_RETURNS = {
-    "atomic_fetch",
-    "atomic_swap",
-    "atomic_compare_swap",
-    "atomic_fetch_add",
-    "atomic_fetch_inc",
-    "atomic_fetch_and",
-    "atomic_fetch_or",
-    "atomic_fetch_xor",
-}
-_FLOAT_OK = {"atomic_fetch", "atomic_set", "atomic_swap", "atomic_add", "atomic_fetch_add"}
-_FLOAT_ADD = 8  # the library's op for atom.add.f32 / .f64
+# the library's op for each atomic and for a float's add, what fetches and what
+# takes floats: the vocabulary's (_library_calls, from _symmem's tables)
+_OPS, _FLOAT_ADD = L.ATOMIC_OPS, L.FLOAT_ADD
+_RETURNS, _FLOAT_OK = L.ATOMICS_RETURNING, L.ATOMICS_FLOAT
 
 
 def _atomic_device(name, dest, pe):
@@ -378,12 +355,13 @@ def _pe_only_atomic(name):
 def _compare_swap(dest, cond, value, pe):
     fn, word = _atomic_device("atomic_compare_swap", dest, pe)
     st, elem = state_address("atomic_compare_swap"), dest.dtype
+    op = _OPS["atomic_compare_swap"]
 
     def impl(dest, cond, value, pe):
         old = fn(
             st,
             first_address(st, dest, 0),
-            3,
+            op,
             word(to_bits(elem(value))),
             word(to_bits(elem(cond))),
             pe,
@@ -393,21 +371,11 @@ def _compare_swap(dest, cond, value, pe):
     return impl
 
 
-for _name in (
-    "atomic_set",
-    "atomic_swap",
-    "atomic_add",
-    "atomic_fetch_add",
-    "atomic_and",
-    "atomic_fetch_and",
-    "atomic_or",
-    "atomic_fetch_or",
-    "atomic_xor",
-    "atomic_fetch_xor",
-):
-    _value_atomic(_name)
-for _name in ("atomic_fetch", "atomic_inc", "atomic_fetch_inc"):
-    _pe_only_atomic(_name)
+for _name, _operands in _symmem.ATOMIC_OPS:  # compare_swap (cond, value): above
+    if _operands == ("value",):
+        _value_atomic(_name)
+    elif not _operands:
+        _pe_only_atomic(_name)
 
 
 @overload(_rma.get_peer_array, target="cuda", inline="always")

@@ -34,16 +34,11 @@ CMP_EQ, CMP_NE, CMP_GT, CMP_LE, CMP_LT = (
     _symmem.COMPARISONS[name] for name in ("CMP_EQ", "CMP_NE", "CMP_GT", "CMP_LE", "CMP_LT")
 )
 CMP_FIRST, CMP_LAST = min(_symmem.COMPARISONS.values()), max(_symmem.COMPARISONS.values())
+# the integers' symmem_dtype_t codes (symmem/vocabulary.h)
 _INT_CODES = {
-    "int8": 1,
-    "int16": 2,
-    "int32": 3,
-    "int64": 4,
-    "uint8": 5,
-    "uint16": 6,
-    "uint32": 7,
-    "uint64": 8,
-}  # symmem_dtype_t
+    name: _symmem.DTYPE_CODES[name]
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+}
 
 
 @register_jitable

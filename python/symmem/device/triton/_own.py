@@ -41,6 +41,7 @@ import triton.language as tl
 
 from symmem import _symmem
 
+from .. import _error_record
 from ._copy import copy
 from ._own_primitives import (  # noqa: F401 (same_address: _api.py calls own.same_address)
     _globaltimer,
@@ -106,43 +107,22 @@ ERR_BAD_TEAM = tl.constexpr(_L["ERR_BAD_TEAM"])
 ERR_BAD_ROOT = tl.constexpr(_L["ERR_BAD_ROOT"])
 ERR_UNREACHABLE = tl.constexpr(_L["ERR_UNREACHABLE"])
 
-# fail()'s PTX: claim the error record (set 0 -> 2), write what, pe, arg,
-# value and the call's name (four 8-byte words), fence, publish set = 1.
-_CALL_WORDS = _L["error_call_bytes"] // 8
-assert _CALL_WORDS == 4, "fail() passes the call's name in four words"
-_FAIL_PTX = tl.constexpr(
-    f"""{{
-        .reg .pred claimed;
-        .reg .b32 old;
-        setp.ne.u64 claimed, $1, 0;
-        @claimed atom.global.sys.cas.b32 old, [$1+{_L["error_set"]}], 0, 2;
-        @claimed setp.eq.u32 claimed, old, 0;
-        @claimed st.global.u32 [$1+{_L["error_what"]}], $2;
-        @claimed st.global.u32 [$1+{_L["error_pe"]}], $3;
-        @claimed st.global.u32 [$1+{_L["error_arg"]}], $4;
-        @claimed st.global.u64 [$1+{_L["error_value"]}], $5;
-"""
-    + "".join(
-        f"""        @claimed st.global.u64 [$1+{_L["error_call"] + 8 * i}], ${6 + i};
-"""
-        for i in range(_CALL_WORDS)
-    )
-    + f"""        @claimed fence.sc.sys;
-        @claimed st.volatile.global.u32 [$1+{_L["error_set"]}], 1;
-        fence.sc.sys;
-        trap;
-        mov.u32 $0, 0;
-        }}"""
-)
+# fail()'s PTX and the call's name as its words: the device library's record
+# and steps (symmem.device._error_record, checked against device_layout.h and
+# symmem__fail_at by tests/python/test_device_layout.py)
+assert _error_record.CALL_WORDS == 4, "fail() passes the call's name in four words"
+_FAIL_PTX = tl.constexpr(_error_record.FAIL_PTX)
+_FAIL_CONSTRAINTS = tl.constexpr(_error_record.CONSTRAINTS)
+
+
+_call_words = triton.constexpr_function(_error_record.call_words)
 
 
 @triton.constexpr_function
 def _name_word(name, i):
-    """Bytes 8i to 8i + 7 of the call's name (NUL-padded, at most 31
-    characters) as a little-endian integer: the error record's call[32]."""
-    size = _L["error_call_bytes"]
-    raw = name.encode()[: size - 1].ljust(size, b"\0")
-    return int.from_bytes(raw[8 * i : 8 * i + 8], "little", signed=True)
+    """Word i of the record's call field for the call's name (NUL-padded, at
+    most 31 characters)."""
+    return _call_words(name)[i]
 
 
 # ---- the constant copy ----
@@ -185,14 +165,14 @@ def _const_i32(field):
 
 @triton.jit
 def fail(what, pe, arg, value, CALL: tl.constexpr):
-    """Leaves the error record (device.cuh's symmem_device_error: set, what,
-    pe, arg, value, call[32]) for the host and traps. Inline asm, so no
-    barrier: any thread that fails may run it; the first to claim the
-    record fills it."""
+    """Leaves the error record (device_layout.h's symmem_device_error: set,
+    what, pe, arg, value, call[32]) for the host and traps: the device
+    library's steps (symmem__fail_at). Inline asm, so no barrier: any thread
+    that fails may run it; the first to claim the record fills it."""
     record = _u64(STATE + S_ERROR)
     tl.inline_asm_elementwise(
         _FAIL_PTX,
-        "=r,l,r,r,r,l,l,l,l,l",
+        _FAIL_CONSTRAINTS,
         [
             record,
             tl.cast(what, tl.int32),

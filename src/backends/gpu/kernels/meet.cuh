@@ -15,7 +15,10 @@
 #ifndef SYMMEM_GPU_KERNELS_MEET_CUH
 #define SYMMEM_GPU_KERNELS_MEET_CUH
 
-#include "symmem/device_layout.h"
+/* the memory-model primitives, the error record and a wait's check: the
+ * device library's (its functions this module does not call are unused) */
+#pragma nv_diag_suppress 177 /* "declared but never referenced" */
+#include "symmem/device_primitives.cuh"
 
 #define MAX_PES SYMMEM_COLL_MAX_PES
 #define MAX_BLOCKS SYMMEM_COLL_MAX_BLOCKS
@@ -26,38 +29,19 @@ typedef unsigned int u32;
 typedef unsigned short u16;
 typedef symmem_coll_args_t args;
 
-static __device__ __forceinline__ u64 ld_acquire(u64 a)
-{
-    u64 v;
-    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(a) : "memory");
-    return v;
-}
-static __device__ __forceinline__ void st_relaxed(u64 a, u64 v)
-{
-    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(a), "l"(v) : "memory");
-}
-static __device__ __forceinline__ u64 now_ns(void)
-{
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
 /* Leaves the error record (the device watch thread reports it) and traps. */
 static __device__ __noinline__ void fail(const args &a, int what, int pe, u64 value)
 {
-    symmem_device_error_t *e = (symmem_device_error_t *)a.error;
-    if (e != 0 && atomicCAS(&e->set, 0u, 2u) == 0u) {
-        e->what = what;
-        e->pe = pe;
-        e->arg = -1;
-        e->value = value;
-        for (int i = 0; i < 16; i++) e->call[i] = a.call[i];
-        __threadfence_system(); /* the fields before set = 1, which the host polls */
-        *(volatile u32 *)&e->set = 1u;
-        __threadfence_system();
-    }
-    __trap();
+    symmem__fail_at(a.error, a.call, (int)sizeof(a.call), what, pe, -1, value);
+}
+
+/* What a wait of the collective that started at t0 does every
+ * SYMMEM_DEV_SPINS spins: the device library's check, over the argument
+ * block's abort word and timeout. */
+static __device__ __forceinline__ void still_waiting(const args &a, u64 t0)
+{
+    symmem__wait_check((const volatile u32 *)a.abort_word, &a.timeout_ns, &a.me, t0,
+                       [&](int what, int pe, u64 value) { fail(a, what, pe, value); });
 }
 
 #define ARRIVAL(base, block, pe) ((base) + SYMMEM_COLL_ARRIVAL_AT(block, pe))
@@ -72,17 +56,14 @@ static __device__ __forceinline__ void meet(const args &a, int phase, u64 epoch)
         u64 value = epoch * 4 + (u64)phase;
         /* release: the block's reads and writes of every buffer before this
          * arrival on member t (cumulative over the bar.sync above) */
-        asm volatile("fence.acq_rel.sys;" ::: "memory");
-        st_relaxed(ARRIVAL(a.flags.p[t], blockIdx.x, a.me), value);
-        u64 at = ARRIVAL(a.mine, blockIdx.x, t), t0 = now_ns();
+        symmem__fence_acq_rel_sys();
+        symmem__st_relaxed_u64(ARRIVAL(a.flags.p[t], blockIdx.x, a.me), value);
+        u64 at = ARRIVAL(a.mine, blockIdx.x, t), t0 = symmem__globaltimer();
         /* acquire: pairs with member t's fence before its arrival store
          * here, so its block's accesses happen before ours after this */
-        for (u32 spin = 1; ld_acquire(at) < value; spin++) {
+        for (u32 spin = 1; symmem__ld_acquire_u64(at) < value; spin++) {
             if (spin % SYMMEM_DEV_SPINS) continue;
-            const volatile u32 *word = (const volatile u32 *)a.abort_word;
-            if (word != 0 && word[0] != 0u) fail(a, SYMMEM_DEV_ERR_PEER_DEAD, (int)word[1], 0);
-            if (a.timeout_ns != 0 && now_ns() - t0 > a.timeout_ns)
-                fail(a, SYMMEM_DEV_ERR_TIMEOUT, a.me, a.timeout_ns);
+            still_waiting(a, t0);
         }
     }
     __syncthreads(); /* every thread after the acquires */

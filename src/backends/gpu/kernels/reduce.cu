@@ -89,11 +89,8 @@ static __device__ __forceinline__ u64 ld_ll(const args &a, u64 at, u32 flag)
                      : "memory");
         if ((u32)(lo >> 32) == flag && (u32)(hi >> 32) == flag) break;
         if (spin % SYMMEM_DEV_SPINS) continue;
-        if (t0 == 0) t0 = now_ns();
-        const volatile u32 *word = (const volatile u32 *)a.abort_word;
-        if (word != 0 && word[0] != 0u) fail(a, SYMMEM_DEV_ERR_PEER_DEAD, (int)word[1], 0);
-        if (a.timeout_ns != 0 && now_ns() - t0 > a.timeout_ns)
-            fail(a, SYMMEM_DEV_ERR_TIMEOUT, a.me, a.timeout_ns);
+        if (t0 == 0) t0 = symmem__globaltimer();
+        still_waiting(a, t0);
     }
     return (lo & 0xffffffffull) | (hi << 32);
 }

@@ -290,7 +290,7 @@ static void make_staging(gpu_t *g)
         g->stage_bytes = 0;
     if (g->stage_bytes == 0) return;
     size_t bytes = g->stage_bytes * SYMMEM_COLL_STAGED_TEAMS;
-    if (symmem__gpu_heap_take(g, "init", bytes, &g->stage_area) != SYMMEM_OK &&
+    if (symmem__gpu_heap_take(g, "init", bytes, 0, &g->stage_area) != SYMMEM_OK &&
         symmem__gpu_core->env_size("SYMMEM_DEBUG"))
         fprintf(stderr,
                 "symmem: [pe %d] init: %zu bytes of symmetric heap for the push reduces' "
@@ -308,7 +308,8 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
     /* Collective (every PE is here, at the end of init): the sync area. */
     size_t syncs = team_sync_bytes(n) * SYMMEM_TEAM_MAX;
     size_t sync_bytes = syncs + (size_t)SYMMEM_COLL_TEAM_FLAG_BYTES * SYMMEM_TEAM_MAX;
-    if (status == SYMMEM_OK) status = symmem__gpu_heap_take(g, "init", sync_bytes, &g->sync_area);
+    if (status == SYMMEM_OK)
+        status = symmem__gpu_heap_take(g, "init", sync_bytes, 0, &g->sync_area);
     if (status == SYMMEM_OK) {
         uintptr_t at = (uintptr_t)g->sync_area;
         g->own_flags = (char *)g->sync_area + syncs; /* own_collectives.c's */

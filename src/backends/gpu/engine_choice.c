@@ -96,7 +96,8 @@ static int symmem_can(const symmem_bootstrap_t *boot, const job_t *job, char *wh
 }
 
 /* The engine for boot (its reason in why), or NULL (why not in why). */
-static const gpu_engine_t *choose(const symmem_bootstrap_t *boot, char *why, size_t size)
+const gpu_engine_t *symmem__gpu_engine_choose(const symmem_bootstrap_t *boot, char *why,
+                                              size_t size)
 {
     job_t job;
     read_job(boot, &job);
@@ -153,15 +154,9 @@ static const gpu_engine_t *choose(const symmem_bootstrap_t *boot, char *why, siz
     return &symmem__gpu_symmem_engine;
 }
 
-const gpu_engine_t *symmem__gpu_engine_choose(const symmem_bootstrap_t *boot, char *why,
-                                              size_t why_size)
-{
-    return choose(boot, why, why_size);
-}
-
 int symmem__gpu_can_run(const symmem_bootstrap_t *boot, char *why, size_t why_size)
 {
-    return choose(boot, why, why_size) != NULL;
+    return symmem__gpu_engine_choose(boot, why, why_size) != NULL;
 }
 
 void symmem__gpu_engine_slot(gpu_t *g, const symmem_bootstrap_t *boot, char *name, size_t name_size,
@@ -172,6 +167,6 @@ void symmem__gpu_engine_slot(gpu_t *g, const symmem_bootstrap_t *boot, char *nam
         if (why_size > 0) why[0] = '\0';
         return;
     }
-    const gpu_engine_t *engine = choose(boot, why, why_size);
+    const gpu_engine_t *engine = symmem__gpu_engine_choose(boot, why, why_size);
     snprintf(name, name_size, "%s", engine != NULL ? engine->name : "");
 }

@@ -304,11 +304,13 @@ int symmem__gpu_is_on_this_gpu(gpu_t *g, const void *device_ptr);
 symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void **ptr_p);
 symmem_status_t symmem__gpu_free(gpu_t *g, void *ptr);
 void *symmem__gpu_ptr(gpu_t *g, const void *ptr, int pe);
-/* own_buffers.c: the backend's own symmetric buffers (the exchange's, the
- * device sync area, the staging): collective like malloc, but with no
- * agreement (init makes them on every PE in the same order). give_back:
- * NULL is nothing. */
-symmem_status_t symmem__gpu_heap_take(gpu_t *g, const char *call, size_t size, void **ptr_p);
+/* own_buffers.c: the engine's allocation (alignment 0: its own) and the
+ * heap's span grown to hold it; collective. malloc calls it after its
+ * agreement; the backend's own buffers (the exchange's, the device sync
+ * area, the staging) with none (init makes them on every PE in the same
+ * order). give_back: NULL is nothing. */
+symmem_status_t symmem__gpu_heap_take(gpu_t *g, const char *call, size_t size, size_t alignment,
+                                      void **ptr_p);
 void symmem__gpu_heap_give_back(gpu_t *g, void *ptr);
 void symmem__gpu_heap_range(gpu_t *g, uintptr_t *start_p, size_t *size_p);
 

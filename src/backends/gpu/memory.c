@@ -89,10 +89,7 @@ symmem_status_t symmem__gpu_malloc(gpu_t *g, size_t size, size_t alignment, void
     if (status == SYMMEM_OK) status = agree_on_alignment(g, alignment);
     if (status == SYMMEM_OK) status = fits_on_the_gpu(g, size);
     if (status == SYMMEM_OK && size > 0) {
-        status = g->engine->alloc(g, "malloc", size, alignment, ptr_p);
-        uintptr_t start = status == SYMMEM_OK ? (uintptr_t)*ptr_p : 0;
-        if (start != 0 && (g->heap_lo == 0 || start < g->heap_lo)) g->heap_lo = start;
-        if (start != 0 && start + size > g->heap_hi) g->heap_hi = start + size;
+        status = symmem__gpu_heap_take(g, "malloc", size, alignment, ptr_p);
         if (status == SYMMEM_OK) status = symmem__gpu_device_state_update(g);
     } else if (status == SYMMEM_OK) {
         *ptr_p = NULL;

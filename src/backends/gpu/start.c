@@ -48,9 +48,9 @@ static symmem_status_t alloc_scratch(gpu_t *g)
 static symmem_status_t alloc_agree_buffers(gpu_t *g)
 {
     symmem_status_t status =
-        symmem__gpu_heap_take(g, "init", sizeof(int64_t), (void **)&g->agree_in);
+        symmem__gpu_heap_take(g, "init", sizeof(int64_t), 0, (void **)&g->agree_in);
     if (status == SYMMEM_OK)
-        status = symmem__gpu_heap_take(g, "init", sizeof(int64_t) * (size_t)g->boot.nranks,
+        status = symmem__gpu_heap_take(g, "init", sizeof(int64_t) * (size_t)g->boot.nranks, 0,
                                        (void **)&g->agree_all);
     if (status != SYMMEM_OK) {
         symmem__gpu_heap_give_back(g, g->agree_in);

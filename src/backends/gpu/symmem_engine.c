@@ -15,17 +15,6 @@
 
 /* ---- the heap ---- */
 
-static symmem_status_t sym_alloc(gpu_t *g, const char *call, size_t size, size_t alignment,
-                                 void **ptr_p)
-{
-    return symmem__vmm_heap_alloc(g, call, size, alignment, ptr_p);
-}
-
-static symmem_status_t sym_release(gpu_t *g, const char *call, void *ptr)
-{
-    return symmem__vmm_heap_free(g, call, ptr);
-}
-
 static void *sym_ptr(gpu_t *g, const void *ptr, int pe)
 {
     symmem_engine_state_t *s = g->sym;
@@ -154,8 +143,8 @@ const gpu_engine_t symmem__gpu_symmem_engine = {
     .stop = symmem__sym_stop,
     .final_barrier = symmem__sym_final_barrier,
     .version = symmem__sym_version,
-    .alloc = sym_alloc,
-    .release = sym_release,
+    .alloc = symmem__vmm_heap_alloc,
+    .release = symmem__vmm_heap_free,
     .ptr = sym_ptr,
     .exchange_start = sym_exchange_start,
     .exchange_finish = sym_exchange_finish,

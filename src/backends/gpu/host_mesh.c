@@ -255,7 +255,8 @@ static int connect_to(host_mesh_t *m, uint64_t job, int pe, const mesh_wait_t *w
     return symmem__mesh_send(m, pe, &hello, -1, wait);
 }
 
-/* Accepts one PE above this one, after checking who it is. */
+/* Accepts one connection and checks who it is: 1 for a PE above this one,
+ * 0 for a stranger (closed; accept again), or a MESH_ error. */
 static int accept_one(host_mesh_t *m, int listener, uint64_t job, const mesh_wait_t *wait)
 {
     int fd;
@@ -304,7 +305,7 @@ static int accept_one(host_mesh_t *m, int listener, uint64_t job, const mesh_wai
                     (long long)k.msg.value[1], (int)who.pid, pe);
     }
     m->fds[pe] = fd;
-    return 0;
+    return 1;
 }
 
 static void free_kept(mesh_kept_t *k)
@@ -369,13 +370,12 @@ int symmem__mesh_open(host_mesh_t *m, const char *job, int me, int n, const mesh
     /* Connecting needs no accept on the other side (the backlog holds it),
      * so every PE connects down first and then accepts from above. */
     for (int pe = 0; pe < me && rc == 0; pe++) rc = connect_to(m, hash, pe, wait);
-    for (int k = me + 1; k < n && rc == 0; k++) {
-        int before = 0;
-        for (int pe = me + 1; pe < n; pe++) before += m->fds[pe] >= 0;
-        rc = accept_one(m, listener, hash, wait);
-        int after = 0;
-        for (int pe = me + 1; pe < n; pe++) after += m->fds[pe] >= 0;
-        if (rc == 0 && after == before) k--; /* a stranger: accept again */
+    for (int accepted = 0; accepted < n - 1 - me && rc == 0;) {
+        int got = accept_one(m, listener, hash, wait);
+        if (got > 0)
+            accepted++;
+        else
+            rc = got;
     }
     if (listener >= 0) close(listener); /* the name goes with it */
     if (rc != 0) {

@@ -40,6 +40,8 @@ from gpu_jobs import (  # noqa: F401
 
 
 def test_the_package_points_the_core_at_its_gpu_backend_library():
+    import symmem  # noqa: F401  (importing the package publishes the path)
+
     path = os.environ.get("SYMMEM_GPU_BACKEND_LIB")
     assert path and Path(path).exists() and "_gpu_backend" in path
 

@@ -163,38 +163,26 @@ def _rma():
                     R.put_signal(scope),
                     prefix,
                 )
+    # putmem moves bytes (W 1), put8 ... put128 elements of W bytes
+    widths = [("mem", 1)] + [(str(bits), bits // 8) for bits in TY.SIZED]
     for scope in SCOPES:
         for nbi in ("", "_nbi"):
             for what in ("put", "get"):
-                _add(
-                    f"{what}mem{nbi}{scope}",
-                    R.COPY_MEM,
-                    "void",
-                    R.copy(what + scope),
-                    constants={"W": 1},
-                )
-                for bits in TY.SIZED:
+                for size, w in widths:
                     _add(
-                        f"{what}{bits}{nbi}{scope}",
+                        f"{what}{size}{nbi}{scope}",
                         R.COPY_MEM,
                         "void",
                         R.copy(what + scope),
-                        constants={"W": bits // 8},
+                        constants={"W": w},
                     )
-            _add(
-                f"putmem_signal{nbi}{scope}",
-                R.PUT_SIGNAL_MEM,
-                "void",
-                R.put_signal(scope),
-                constants={"W": 1},
-            )
-            for bits in TY.SIZED:
+            for size, w in widths:
                 _add(
-                    f"put{bits}_signal{nbi}{scope}",
+                    f"put{size}_signal{nbi}{scope}",
                     R.PUT_SIGNAL_MEM,
                     "void",
                     R.put_signal(scope),
-                    constants={"W": bits // 8},
+                    constants={"W": w},
                 )
         for what in ("iput", "iget"):
             _typed(what + scope, TY.RMA, R.STRIDED, "void", R.strided(what + scope))

@@ -88,7 +88,7 @@ $(BUILD)/tests/%: tests/c/%.c $(BUILD)/libsymmem.a tests/c/c_test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(BUILD)/libsymmem.a $(LDFLAGS) $(LDLIBS)
 
-# The gpu backend's call pages, heartbeat and host mesh need no GPU: their
+# The gpu backend's call pages, heartbeat, host mesh and PTX cache need no GPU: their
 # tests link them alone.
 $(BUILD)/tests/test_call_page: tests/c/test_call_page.c src/backends/gpu/call_page.c \
 		src/backends/gpu/call_page.h $(BUILD)/libsymmem.a tests/c/c_test.h
@@ -99,6 +99,13 @@ $(BUILD)/tests/test_host_mesh: tests/c/test_host_mesh.c src/backends/gpu/host_me
 		src/backends/gpu/host_mesh.h tests/c/c_test.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/host_mesh.c $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tests/test_ptx_cache: tests/c/test_ptx_cache.c src/backends/gpu/ptx_cache.c \
+		src/backends/gpu/ptx_cache.h src/backends/gpu/nvrtc.c src/backends/gpu/nvrtc.h \
+		tests/c/c_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/ptx_cache.c src/backends/gpu/nvrtc.c \
+	    $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/tests/test_heartbeat: tests/c/test_heartbeat.c src/core/heartbeat.c \
 		src/core/heartbeat.h tests/c/c_test.h

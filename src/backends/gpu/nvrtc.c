@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ptx_cache.h"
+
 typedef struct {
     int (*create)(void **prog, const char *src, const char *name, int nheaders,
                   const char *const *headers, const char *const *include_names);
@@ -17,6 +19,7 @@ typedef struct {
     int (*ptx_size)(void *prog, size_t *size);
     int (*ptx)(void *prog, char *ptx);
     int (*destroy)(void **prog);
+    int (*version)(int *major, int *minor);
 } nvrtc_t;
 
 static nvrtc_t nvrtc;
@@ -50,9 +53,10 @@ static int load(const symmem_core_services_t *core, char *why, size_t why_size)
         .ptx_size = (int (*)(void *, size_t *))dlsym(handle, "nvrtcGetPTXSize"),
         .ptx = (int (*)(void *, char *))dlsym(handle, "nvrtcGetPTX"),
         .destroy = (int (*)(void **))dlsym(handle, "nvrtcDestroyProgram"),
+        .version = (int (*)(int *, int *))dlsym(handle, "nvrtcVersion"),
     };
     if (!found.create || !found.compile || !found.log_size || !found.log || !found.ptx_size ||
-        !found.ptx || !found.destroy) {
+        !found.ptx || !found.destroy || !found.version) {
         snprintf(why, why_size, "the NVRTC library found lacks a symbol it must have");
         dlclose(handle);
         return -1;
@@ -85,6 +89,10 @@ int symmem__gpu_nvrtc_compile(const symmem_core_services_t *core, const char *so
     int rc = load(core, why, why_size);
     pthread_mutex_unlock(&nvrtc_lock);
     if (rc != 0) return -1;
+    int major = 0, minor = 0;
+    nvrtc.version(&major, &minor);
+    uint64_t key = symmem__ptx_cache_key(source, name, options, noptions, major, minor);
+    if ((*ptx_p = symmem__ptx_cache_load(core, key)) != NULL) return 0;
     void *prog = NULL;
     if ((rc = nvrtc.create(&prog, source, name, 0, NULL, NULL)) != 0) {
         snprintf(why, why_size, "nvrtcCreateProgram failed for %s (status %d)", name, rc);
@@ -101,6 +109,7 @@ int symmem__gpu_nvrtc_compile(const symmem_core_services_t *core, const char *so
         ptx = NULL;
     }
     nvrtc.destroy(&prog);
+    if (ptx != NULL) symmem__ptx_cache_store(core, key, ptx);
     *ptx_p = ptx;
     return ptx != NULL ? 0 : -1;
 }

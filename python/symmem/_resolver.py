@@ -131,8 +131,8 @@ def owner_of(obj):
     _memory._wrap gave them, torch tensors through their base tensor, which
     interop.torch marks."""
     if type(obj).__module__.startswith("torch"):
-        base = getattr(obj, "_base", None)
-        return getattr(obj if base is None else base, TENSOR_BUFFER, None)
+        found = getattr(obj, TENSOR_BUFFER, None)
+        return found if found is not None else getattr(obj._base, TENSOR_BUFFER, None)
     if not isinstance(obj, np.ndarray):  # NumPy's .data is a memoryview
         memory = getattr(getattr(obj, "data", None), "mem", None)
         owner = getattr(memory, "_owner", None)

@@ -24,7 +24,7 @@ from symmem import _symmem  # the launcher's placement, whichever launcher
 MODE = sys.argv[1]
 REPLAYS = 10
 
-local = _symmem.launcher()["local_rank"]
+local = _symmem.launcher()["local_rank"] % torch.cuda.device_count()  # PEs may share a GPU
 torch.cuda.set_device(local)
 nv.init(device=local)
 me, n = nv.my_pe(), nv.n_pes()

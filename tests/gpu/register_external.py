@@ -143,12 +143,15 @@ for register in (
         assert "buffer_unregister_symmetric: size=" in str(error), error
     assert bindings.buffer_unregister_symmetric(at, size) == 0
 
-# memory from cudaMalloc is not VMM memory, and NVSHMEM maps whole granules:
-# both are refused on every PE, before NVSHMEM sees them
+# memory from cudaMalloc is not VMM memory, and both engines map whole
+# granules: both are refused on every PE, before anything is mapped
+GRANULE_WORDS = (
+    "VMM granularity" if nvshmem.get_version().engine == "symmem" else "NVSHMEM_CUMEM_GRANULARITY"
+)
 plain = cp.zeros(size, dtype=cp.uint8)
 for bad, words in (
     (plain, ["register_external_array", "not CUDA VMM memory"]),
-    (mine[: count // 2], ["register_external_array", "NVSHMEM_CUMEM_GRANULARITY"]),
+    (mine[: count // 2], ["register_external_array", GRANULE_WORDS]),
 ):
     try:
         nvshmem.register_external_array(bad)

@@ -91,12 +91,18 @@ for team in (
     nvshmem.Teams.TEAM_SAME_GPU,
     nvshmem.Teams.TEAM_GPU_LEADERS,
 ):
+    if expected is not None and not expected[team.name]:
+        # not in it (GPU_LEADERS, this PE not its GPU's first): a query raises
+        try:
+            nvshmem.team_n_pes(team)
+        except nvshmem.NvshmemInvalid as e:
+            assert "not a member" in str(e), e
+            continue
+        raise AssertionError(f"PE {me}: {team.name} answered, but this PE is not in it")
     size = nvshmem.team_n_pes(team)
     members = [nvshmem.team_translate_pe(team, i, nvshmem.Teams.TEAM_WORLD) for i in range(size)]
     if expected is not None:
         assert members == expected[team.name], f"PE {me}: {team.name} holds {members}"
-        if not members:
-            continue  # not in it (GPU_LEADERS, this PE not its GPU's first)
         assert nvshmem.team_my_pe(team) == members.index(me), team.name
     else:
         theirs = [

@@ -28,12 +28,16 @@ def _torch_dtype(torch, dtype, call):
     return found
 
 
-def _mark(root, buf):
-    """root (a tensor that is no view) is over buf: every view of it has it as
-    ._base, through which the C module finds buf (_resolver.owner_of) and
-    refuses the tensor once buf is freed."""
-    setattr(root, TENSOR_BUFFER, buf)
-    return root
+def _mark(made, buf):
+    """made (a tensor just made over buf) and its root are over buf: every
+    view of it has the root as ._base, through which the C module finds buf
+    (_resolver.owner_of) and refuses the tensor once buf is freed. The root
+    is made itself unless torch made it a view (from_dlpack may: then every
+    view's ._base is the tensor torch made first, not made)."""
+    setattr(made, TENSOR_BUFFER, buf)
+    if made._base is not None:
+        setattr(made._base, TENSOR_BUFFER, buf)
+    return made
 
 
 def _wrap(torch, buf, dtype, count):

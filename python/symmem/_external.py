@@ -11,7 +11,7 @@ from symmem import _symmem
 from symmem._errors import invalid, require_initialized
 from symmem._lifecycle import _finalize_hooks
 from symmem._memory import Buffer, _address_of, _external, _numpy_dtype, _sequence, _wrap, buffer_of
-from symmem.interop.torch import _torch
+from symmem.interop.torch import _torch, _typed
 
 
 def _extent(obj, call):
@@ -166,7 +166,7 @@ def register_external_tensor(tensor):
     """
     torch = _torch("register_external_tensor")
     buf = _register(tensor, "register_external_tensor")
-    return torch.from_dlpack(buf).view(tensor.dtype).reshape(tensor.shape)
+    return _typed(torch.from_dlpack(buf), tensor.dtype, buf).reshape(tensor.shape)
 
 
 def unregister_external_buffer(buffer):

@@ -115,6 +115,24 @@ TORCH_INTEROP = """
         nvshmem.barrier_all()
         nvshmem.free_tensor(t)
         st.free_tensor(s)
+    # the gpu backend's tensors (DLPack bytes, then the dtype, whose view of
+    # another size starts a root of torch's own): a view of a view is traced
+    # to its Buffer, used while it lives and refused once it is freed
+    for dtype in (torch.bfloat16, torch.float32, torch.uint8):
+        buf = nvshmem.buffer(64)
+        view = st._typed(torch.from_dlpack(buf), dtype, buf)[1:5].reshape(2, 2)[1]
+        src = nvshmem.tensor((2,), dtype=dtype)
+        src.fill_(3)
+        nvshmem.put(view, src, me)
+        nvshmem.quiet()
+        check(bool((view == 3).all()), f"{dtype}: put into a typed view: {view}")
+        nvshmem.free(buf)
+        try:
+            nvshmem.put(view, src, me)
+            check(False, f"{dtype}: a view of a freed Buffer was accepted")
+        except nvshmem.NvshmemInvalid as error:
+            check("was freed" in str(error), f"{dtype}: {error}")
+        nvshmem.free_tensor(src)
     # a symmetric array or Buffer is not a tensor: refused by name, not an AttributeError
     arr = nvshmem.array((4,), dtype="float32")
     for obj in (arr, nvshmem.array_get_buffer(arr)[0]):

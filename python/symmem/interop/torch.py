@@ -31,18 +31,23 @@ def _torch_dtype(torch, dtype, call):
 def _mark(made, buf):
     """made (a tensor just made over buf) and its root are over buf: every
     view of it has the root as ._base, through which the C module finds buf
-    (_resolver.owner_of) and refuses the tensor once buf is freed. The root
-    is made itself unless torch made it a view (from_dlpack may: then every
-    view's ._base is the tensor torch made first, not made)."""
+    (_resolver.owner_of) and refuses the tensor once buf is freed."""
     setattr(made, TENSOR_BUFFER, buf)
     if made._base is not None:
         setattr(made._base, TENSOR_BUFFER, buf)
     return made
 
 
+def _typed(raw, dtype, buf):
+    """raw (bytes over buf) as dtype, marked. torch's view to a dtype of
+    another size starts a root of its own (its ._base is None, and its views'
+    ._base is it), so the mark goes on what the view gives."""
+    return _mark(raw.view(dtype), buf)
+
+
 def _wrap(torch, buf, dtype, count):
     if "device_memory" in _symmem.capabilities():
-        flat = _mark(torch.from_dlpack(buf), buf).view(dtype)[:count]
+        flat = _typed(torch.from_dlpack(buf), dtype, buf)[:count]
     elif count == 0:
         flat = torch.empty(0, dtype=dtype)
     else:
@@ -271,10 +276,11 @@ def get_peer_tensor(t, peer_pe):
     peer = _symmem.peer_buffer(whole, peer_pe, "get_peer_tensor", "peer_pe")
     nbytes = t.numel() * t.element_size()
     if "device_memory" in _symmem.capabilities():
-        raw = _mark(torch.from_dlpack(peer), peer)[offset : offset + nbytes]
+        raw = torch.from_dlpack(peer)[offset : offset + nbytes]
     else:
-        raw = _mark(torch.frombuffer(peer, dtype=torch.uint8, count=nbytes, offset=offset), peer)
-    return _shaped(raw.view(t.dtype), tuple(t.shape), "F" if _column_major(t) else "C")
+        raw = torch.frombuffer(peer, dtype=torch.uint8, count=nbytes, offset=offset)
+    typed = _typed(raw, t.dtype, peer)
+    return _shaped(typed, tuple(t.shape), "F" if _column_major(t) else "C")
 
 
 # The names NVSHMEM4Py's interop module uses.

@@ -6,12 +6,20 @@ builds it on first use, _mpi_build.py) and libnvshmem_host.so.3 from the nvidia-
 wheel (SYMMEM_NVSHMEM_WHEEL_LIB; SYMMEM_NVSHMEM_LIB, set by the user, is
 tried first). For the NVSHMEM atomics the backend compiles at run
 time: NVRTC from the CUDA wheel (SYMMEM_NVRTC_LIB) and the CUDA headers
-(SYMMEM_CUDA_INCLUDE), each only where the user did not set it. Only paths
-are looked at here; nothing is loaded."""
+(SYMMEM_CUDA_INCLUDE), each only where the user did not set it; and the
+folder that keeps what NVRTC compiles between runs (SYMMEM_KERNEL_CACHE).
+Only paths are looked at here; nothing is loaded or made."""
 
 import glob
 import importlib.util
 import os
+
+
+def user_cache(*parts):
+    """A folder of symmem's in the user's cache: $XDG_CACHE_HOME/symmem/...,
+    ~/.cache/symmem/... where XDG_CACHE_HOME is unset."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "symmem", *parts)
 
 
 def _backend_library(name):
@@ -90,6 +98,8 @@ def publish():
     nvrtc = _nvrtc_wheel_library()
     if nvrtc and not os.environ.get("SYMMEM_NVRTC_LIB"):
         os.environ["SYMMEM_NVRTC_LIB"] = nvrtc
+    if "SYMMEM_KERNEL_CACHE" not in os.environ:  # set empty or off: no cache
+        os.environ["SYMMEM_KERNEL_CACHE"] = user_cache("kernels")
     if not os.environ.get("SYMMEM_CUDA_INCLUDE"):
         folders = _cuda_include_folders()
         if folders:

@@ -39,6 +39,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from symmem import _symmem
 from symmem._errors import exception
+from symmem._libraries import user_cache
 
 # The backend whose library this module builds: init(backend=NAME) asks for
 # it by name, as _libraries.py finds each backend's library by its name.
@@ -119,8 +120,7 @@ def _own_folder(path):
 
 
 def cache_folder():
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "symmem", "mpi-backend")
+    return user_cache("mpi-backend")
 
 
 def _compile(mpicc, into):

@@ -1,7 +1,8 @@
 /* The gpu backend's PTX cache (src/backends/gpu/ptx_cache.c) and NVRTC's
  * use of it (nvrtc.c), which need no GPU: keys tell every input apart; a
  * stored module loads back whole; an unsafe folder (writable by others),
- * a file that is not PTX and SYMMEM_KERNEL_CACHE=off are not used; and,
+ * a file that is not PTX and SYMMEM_KERNEL_CACHE empty or off are not
+ * used; a folder and its parents are made where missing; and,
  * where NVRTC is installed, a second compile of the same source is served
  * from the cache (a marked file stands in for it) and a compile of other
  * source is not. */
@@ -79,6 +80,8 @@ static void store_and_load(void)
     strcpy(cache_dir, "off");
     CHECK(symmem__ptx_cache_load(&core, 42) == NULL, "SYMMEM_KERNEL_CACHE=off still loaded");
     symmem__ptx_cache_store(&core, 45, ptx); /* must write nothing, anywhere */
+    strcpy(cache_dir, "");
+    CHECK(symmem__ptx_cache_load(&core, 42) == NULL, "SYMMEM_KERNEL_CACHE= still loaded");
     strcpy(cache_dir, saved);
     CHECK(symmem__ptx_cache_load(&core, 45) == NULL, "SYMMEM_KERNEL_CACHE=off still stored");
 }
@@ -142,7 +145,7 @@ int main(void)
 {
     char made[] = "/tmp/symmem-ptx-cache-XXXXXX";
     CHECK(mkdtemp(made) != NULL, "no temporary folder");
-    snprintf(cache_dir, sizeof(cache_dir), "%s/kernels", made); /* made by the cache */
+    snprintf(cache_dir, sizeof(cache_dir), "%s/deep/kernels", made); /* the cache makes both */
 
     keys_differ();
     store_and_load();

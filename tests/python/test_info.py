@@ -365,6 +365,25 @@ def test_only_what_you_set_is_set_by_you():
         ), rest
 
 
+def test_the_kernel_cache_is_in_the_users_cache_unless_set(tmp_path):
+    # set by the package at import where unset; what the user set (empty: off) stays
+    code = "import os, symmem; print(os.environ['SYMMEM_KERNEL_CACHE'])"
+    env = {k: v for k, v in os.environ.items() if k != "SYMMEM_KERNEL_CACHE"}
+    for given, expected in [
+        (None, str(tmp_path / "symmem" / "kernels")),
+        ("", ""),
+        ("off", "off"),
+        ("/elsewhere", "/elsewhere"),
+    ]:
+        run_env = dict(env, XDG_CACHE_HOME=str(tmp_path))
+        if given is not None:
+            run_env["SYMMEM_KERNEL_CACHE"] = given
+        result = subprocess.run(
+            [sys.executable, "-c", code], env=run_env, capture_output=True, text=True, timeout=60
+        )
+        assert result.stdout.strip() == expected, (given, result.stdout, result.stderr)
+
+
 # ---------------------------------------------------------------- the command line
 
 

@@ -34,31 +34,26 @@ uint64_t symmem__ptx_cache_key(const char *source, const char *name, const char 
     return fnv1a(h, source, strlen(source) + 1);
 }
 
-/* mkdir that accepts a folder already there. */
-static int make_folder(const char *path)
+/* path and the folders above it, made (mode 0700) where missing. */
+static int make_folders(char *path)
 {
-    return mkdir(path, 0700) == 0 || errno == EEXIST ? 0 : -1;
+    for (char *slash = strchr(path + 1, '/');; slash = strchr(slash + 1, '/')) {
+        if (slash != NULL) *slash = '\0';
+        int made = mkdir(path, 0700) == 0 || errno == EEXIST;
+        if (slash == NULL) return made ? 0 : -1;
+        *slash = '/';
+        if (!made) return -1;
+    }
 }
 
 /* The cache folder into path, made where missing; -1 where the cache is off
- * or the folder is not safe to load code from. */
+ * (SYMMEM_KERNEL_CACHE empty or off: the Python package sets it) or the
+ * folder is not safe to load code from. */
 static int folder(const symmem_core_services_t *core, char *path, size_t size)
 {
     const char *chosen = core->env_string("SYMMEM_KERNEL_CACHE");
-    if (strcmp(chosen, "off") == 0) return -1;
-    if (chosen[0] != '\0') {
-        if ((size_t)snprintf(path, size, "%s", chosen) >= size || make_folder(path) != 0) return -1;
-    } else {
-        const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-        if ((xdg == NULL || xdg[0] == '\0') && (home == NULL || home[0] == '\0')) return -1;
-        int n = xdg != NULL && xdg[0] != '\0' ? snprintf(path, size, "%s", xdg)
-                                              : snprintf(path, size, "%s/.cache", home);
-        if (n < 0 || (size_t)n + 24 >= size || make_folder(path) != 0) return -1;
-        strcat(path, "/symmem");
-        if (make_folder(path) != 0) return -1;
-        strcat(path, "/kernels");
-        if (make_folder(path) != 0) return -1;
-    }
+    if (chosen[0] == '\0' || strcmp(chosen, "off") == 0) return -1;
+    if ((size_t)snprintf(path, size, "%s", chosen) >= size || make_folders(path) != 0) return -1;
     struct stat st;
     if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
         (st.st_mode & 022) != 0)

@@ -74,7 +74,7 @@ def run(k, dsl):
 
     def sym(shape, dtype, value=0):
         a = nvshmem.array(shape, dtype=dtype)
-        a[...] = value
+        a[...] = cp.asarray(value, dtype=a.dtype)  # CuPy takes no NumPy array implicitly
         made.append(a)
         return a
 

@@ -11,7 +11,7 @@ import numpy as np
 from symmem import _symmem
 from symmem._errors import invalid, require_initialized
 from symmem._lifecycle import _finalize_hooks
-from symmem._resolver import owner_of
+from symmem._resolver import note, owner_of
 
 Buffer = _symmem.Buffer
 
@@ -66,6 +66,7 @@ def _allocate(size, release, call, alignment=None):
     buf = _symmem.malloc(size, call, alignment)
     if buf.size:  # size 0 allocates nothing (handle 0): nothing to track or free
         _live[buf.handle] = (next(_sequence), buf, release)
+        note(buf)  # owner_of may name it by its memory
     return buf
 
 

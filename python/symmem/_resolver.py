@@ -14,6 +14,8 @@ owner_of(obj) -> the Buffer obj was made over, or None: the C module walks
 NumPy's .base chain itself and asks here for the rest (CuPy arrays, torch
 tensors), to refuse an object whose allocation was freed."""
 
+import weakref
+
 import numpy as np
 
 from symmem import _symmem
@@ -22,6 +24,15 @@ Buffer = _symmem.Buffer
 # The attribute interop.torch sets on the tensor it makes over a Buffer (the
 # base of every view of it): the Buffer.
 TENSOR_BUFFER = "_symmem_buffer"
+# Every Buffer of this PE's allocations that is still alive, freed or not
+# (_memory notes each): where torch made a tensor itself over a symmetric
+# array, the memory names its Buffer (_covering).
+_BUFFERS = weakref.WeakSet()
+
+
+def note(buf):
+    """buf is an allocation's Buffer: owner_of may name it by its memory."""
+    _BUFFERS.add(buf)
 
 
 def _dense(dims, itemsize):
@@ -132,7 +143,9 @@ def owner_of(obj):
     interop.torch marks."""
     if type(obj).__module__.startswith("torch"):
         found = getattr(obj, TENSOR_BUFFER, None)
-        return found if found is not None else getattr(obj._base, TENSOR_BUFFER, None)
+        if found is None:
+            found = getattr(obj._base, TENSOR_BUFFER, None)
+        return found if found is not None else _covering(obj)
     if not isinstance(obj, np.ndarray):  # NumPy's .data is a memoryview
         memory = getattr(getattr(obj, "data", None), "mem", None)
         owner = getattr(memory, "_owner", None)
@@ -148,6 +161,31 @@ def owner_of(obj):
         else:
             return None
     return None
+
+
+def _covering(tensor):
+    """The Buffer under a tensor that torch made itself over a symmetric array
+    (torch.from_numpy, as_tensor, from_dlpack): torch keeps that array where
+    Python cannot see it, but alive. So where the Buffer of a freed
+    allocation at this memory is alive, the tensor may be over it, and a
+    newer allocation may have its address: refused (ValueError, which the C
+    module reports naming the call). Else the live Buffer there; None where
+    none covers it (private memory)."""
+    start = tensor.data_ptr()
+    end = start + tensor.numel() * tensor.element_size()
+    live = None
+    for buf in list(_BUFFERS):
+        if buf.ptr <= start and end <= buf.ptr + buf.size:
+            if buf.freed:
+                raise ValueError(
+                    f"torch made this tensor itself over symmetric memory at {start:#x}, and "
+                    f"the Buffer of a freed allocation there ({buf.ptr:#x}, {buf.size} bytes) is "
+                    "still alive, so the tensor may be over freed memory that a newer allocation "
+                    "now has; drop what holds the freed array or Buffer (del), or make symmetric "
+                    "tensors with symmem.tensor()"
+                )
+            live = buf
+    return live
 
 
 def install():

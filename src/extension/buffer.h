@@ -14,6 +14,7 @@ typedef struct {
     int freed;
     uint64_t generation; /* its allocation's (registry.h; size 0: its own); 0 once freed */
     PyObject *base;      /* what keeps a peer view's memory alive: the local Buffer */
+    PyObject *weakrefs;  /* the package's weak set of Buffers (_resolver.py) */
 } buffer_object_t;
 
 /* A new Buffer over [ptr, ptr+size) of PE pe; base keeps a peer view's

@@ -10,6 +10,8 @@
 #include "errors.h"
 #include "../core/internal.h"
 
+#include <structmember.h> /* T_PYSSIZET, READONLY (after Python.h) */
+
 PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size, int pe, int owner,
                                  PyObject *base)
 {
@@ -22,6 +24,7 @@ PyObject *symmem__ext_buffer_new(module_state_t *st, char *ptr, Py_ssize_t size,
     buf->owner = owner;
     buf->freed = 0;
     buf->base = Py_XNewRef(base);
+    buf->weakrefs = NULL;
     if (base != NULL) buf->generation = ((buffer_object_t *)base)->generation;
     /* Size 0 has no address: a generation of its own, which finalize retires. */
     else
@@ -48,6 +51,7 @@ static void buffer_dealloc(buffer_object_t *self)
 {
     PyTypeObject *type = Py_TYPE(self);
     PyObject_GC_UnTrack(self);
+    if (self->weakrefs != NULL) PyObject_ClearWeakRefs((PyObject *)self);
     buffer_clear(self);
     type->tp_free(self);
     Py_DECREF(type);
@@ -337,12 +341,24 @@ PyDoc_STRVAR(buffer_doc,
              "    >>> buf.freed\n"
              "    True\n");
 
+/* Weak references, for the package's set of Buffers (heap types name the
+ * slot this way before Python 3.12's Py_TPFLAGS_MANAGED_WEAKREF). */
+static PyMemberDef buffer_members[] = {
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(buffer_object_t, weakrefs), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
 static PyType_Slot buffer_slots[] = {
+    {Py_tp_members, buffer_members},
     {Py_tp_doc, (void *)buffer_doc}, /* PyType_FromSpec copies it */
-    {Py_tp_dealloc, buffer_dealloc},     {Py_tp_traverse, buffer_traverse},
-    {Py_tp_clear, buffer_clear},         {Py_tp_repr, buffer_repr},
-    {Py_tp_getset, buffer_getset},       {Py_tp_methods, buffer_methods},
-    {Py_bf_getbuffer, buffer_getbuffer}, {0, NULL},
+    {Py_tp_dealloc, buffer_dealloc},
+    {Py_tp_traverse, buffer_traverse},
+    {Py_tp_clear, buffer_clear},
+    {Py_tp_repr, buffer_repr},
+    {Py_tp_getset, buffer_getset},
+    {Py_tp_methods, buffer_methods},
+    {Py_bf_getbuffer, buffer_getbuffer},
+    {0, NULL},
 };
 
 static PyType_Spec buffer_spec = {

@@ -133,6 +133,38 @@ TORCH_INTEROP = """
         except nvshmem.NvshmemInvalid as error:
             check("was freed" in str(error), f"{dtype}: {error}")
         nvshmem.free_tensor(src)
+    # tensors torch makes itself over a symmetric array (it holds the array
+    # out of Python's sight): used while the array lives; once it is freed
+    # and a newer allocation has its address, refused, the newer one untouched
+    import gc
+    import numpy as np
+    del buf, view, src, t, s  # freed above: nothing may hold their Buffers now
+    gc.collect()
+    AMBIGUOUS = ["torch made this tensor itself", "freed allocation", "still alive"]
+    for make in (torch.from_numpy, torch.as_tensor, torch.from_dlpack):
+        a = nvshmem.array((8,), dtype="float32")
+        a[:] = 1
+        view = make(a)[2:6]
+        nvshmem.put(view, np.full(4, 5, np.float32), me)
+        check(a.tolist() == [1, 1, 5, 5, 5, 5, 1, 1], f"{make.__name__}: put into a live view")
+        nvshmem.free_array(a)
+        b = nvshmem.array((8,), dtype="float32")
+        check(b.ctypes.data == a.ctypes.data, f"{make.__name__}: b did not get a's address")
+        b[:] = -1
+        for tensor in (view, make(b)):  # which allocation each is over, nothing can tell
+            try:
+                nvshmem.put(tensor, np.full(4, 5, np.float32), me)
+                check(False, f"{make.__name__}: a tensor over freed memory was accepted")
+            except nvshmem.NvshmemInvalid as error:
+                check(all(w in str(error) for w in [f"[pe {me}] put: dst"] + AMBIGUOUS),
+                      f"{make.__name__}: {error}")
+        check(b.tolist() == [-1] * 8, f"{make.__name__}: the refused put reached b: {b}")
+        del view, a, tensor
+        gc.collect()  # nothing holds the freed Buffer now: b's own tensors work
+        nvshmem.put(make(b)[:4], np.full(4, 2, np.float32), me)
+        check(b.tolist() == [2] * 4 + [-1] * 4, f"{make.__name__}: put into b's tensor: {b}")
+        nvshmem.free_array(b)
+        del b  # else its freed Buffer would make the next a's tensors ambiguous
     # a symmetric array or Buffer is not a tensor: refused by name, not an AttributeError
     arr = nvshmem.array((4,), dtype="float32")
     for obj in (arr, nvshmem.array_get_buffer(arr)[0]):

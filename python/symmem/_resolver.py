@@ -173,6 +173,8 @@ def _covering(tensor):
     none covers it (private memory)."""
     start = tensor.data_ptr()
     end = start + tensor.numel() * tensor.element_size()
+    if not _symmem._on_heap(start, end - start):
+        return None  # private memory (the common case: no scan)
     live = None
     for buf in list(_BUFFERS):
         if buf.ptr <= start and end <= buf.ptr + buf.size:

@@ -441,7 +441,27 @@ static PyObject *extent(PyObject *module, PyObject *const *args, Py_ssize_t narg
     return result;
 }
 
+/* _on_heap(address, nbytes) -> bool: whether [address, address+nbytes)
+ * touches a symmetric heap this process maps, for the package's owner_of,
+ * which looks for a Buffer by memory only there. */
+static PyObject *on_heap(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
+{
+    static const char *const names[] = {"address", "nbytes", NULL};
+    static const symmem__ext_params_t params = {"_on_heap", names, 2, 2};
+    PyObject *v[2];
+    if (symmem__ext_parse(symmem__ext_state(module), &params, args, nargs, kwnames, v) < 0)
+        return NULL;
+    unsigned long long address = PyLong_AsUnsignedLongLong(v[0]);
+    unsigned long long nbytes = PyErr_Occurred() ? 0 : PyLong_AsUnsignedLongLong(v[1]);
+    if (PyErr_Occurred()) return NULL;
+    return PyBool_FromLong(symmem__heap_mapped_at((const void *)(uintptr_t)address, nbytes));
+}
+
 static PyMethodDef methods[] = {
+    SYMMEM__EXT_METHOD("_on_heap", on_heap,
+                       "_on_heap($module, address, nbytes)\n--\n\n"
+                       "Whether the memory touches a symmetric heap this process maps."),
     SYMMEM__EXT_METHOD(
         "_set_resolver", set_resolver,
         "_set_resolver($module, resolver, owner_of=None, ndarray=None)\n--\n\n"

@@ -24,9 +24,10 @@ try:
     from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
 except ImportError:  # cuda.core before 0.4
     from cuda.core.experimental import Device, LaunchConfig, Program, ProgramOptions, launch
-from cuda.bindings import driver
+from cuda.bindings import driver, runtime
 
-device = Device(_symmem.launcher()["local_rank"])
+# PEs may share a GPU (the symmem engine): the launcher's local rank, modulo
+device = Device(_symmem.launcher()["local_rank"] % runtime.cudaGetDeviceCount()[1])
 device.set_current()
 nvshmem.init(device=device)
 me, n = nvshmem.my_pe(), nvshmem.n_pes()

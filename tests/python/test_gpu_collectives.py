@@ -7,10 +7,14 @@ import pytest
 from gpu_jobs import GPU_DIR, _assert_all_ok, _gpus_for, _launch, needs_gpus, with_symmem_run_only
 
 
+MODES = ["symmem", "one_shot", "two_shot", "push_one_shot", "push_two_shot"]
+
+
 @needs_gpus
-@pytest.mark.parametrize("n", [2, 4])
 @pytest.mark.parametrize(
-    "mode", ["symmem", "one_shot", "two_shot", "push_one_shot", "push_two_shot"]
+    "mode, n",
+    # every mode at 2 and 4 PEs; 8 PEs (on one GPU: the symmem engine) in the default
+    [(mode, n) for n in (2, 4) for mode in MODES] + [("symmem", 8)],
 )
 def test_symmem_s_own_collectives_give_numpy_s_answer_on_every_team_and_stream(mode, n):
     _gpus_for(n)

@@ -154,6 +154,8 @@ def test_mpi_start(method):
             "2",
             "--oversubscribe",
             sys.executable,
+            "-m",
+            "mpi4py",  # a rank that raises aborts the job (not a wait in MPI_Finalize)
             str(GPU_DIR / "startup.py"),
             method,
         ],

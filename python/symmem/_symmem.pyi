@@ -64,6 +64,7 @@ ATOMIC_TRAITS: Final[dict[str, dict[str, bool | int]]]
 DEVICE_ATOMICS: Final[dict[str, int]]  # the device library's atomic instructions: name -> op
 DTYPES: Final[dict[str, int]]  # name -> size in bytes
 DTYPE_CODES: Final[dict[str, int]]  # name -> symmem_dtype_t code
+DTYPE_NVSHMEM_NAMES: Final[dict[str, str]]  # name -> NVSHMEM's type name ("half", ...)
 DTYPE_ALIASES: Final[dict[str, str]]  # NVSHMEM's C names -> DTYPES' names
 CALL_KINDS: Final[dict[str, int]]  # the collectives a fingerprint names -> code
 CAPABILITIES: Final[dict[str, int]]  # what a backend can do: name -> bit

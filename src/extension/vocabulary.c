@@ -1,6 +1,7 @@
 /* symmem/vocabulary.h's lists as the tables the package reads, so that no
  * Python file lists a name or a code again: _symmem.DTYPES (name -> bytes,
- * in code order), DTYPE_CODES (name -> code), REDUCE_OPS (names by code),
+ * in code order), DTYPE_CODES (name -> code), DTYPE_NVSHMEM_NAMES (name ->
+ * the type NVSHMEM's typed calls name it by), REDUCE_OPS (names by code),
  * ATOMIC_TRAITS (atomic op name -> {"fetches", "floats", "device_op": the
  * code of the device library's instruction it runs as}), DEVICE_ATOMICS
  * (those instructions: name -> code), SIGNAL_OPS and COMPARISONS (name ->
@@ -38,6 +39,22 @@ static PyObject *dtype_codes_table(void)
     int rc = table ? 0 : -1;
 #define ROW(NAME, name, code, size, ctype, nvshmem, kind)                                          \
     if (rc == 0) rc = add_row(table, name, code);
+    SYMMEM_DTYPES(ROW)
+#undef ROW
+    if (rc < 0) Py_CLEAR(table);
+    return table;
+}
+
+static PyObject *dtype_nvshmem_names_table(void)
+{
+    PyObject *table = PyDict_New();
+    int rc = table ? 0 : -1;
+#define ROW(NAME, name, code, size, ctype, nvshmem, kind)                                          \
+    if (rc == 0) {                                                                                 \
+        PyObject *text = PyUnicode_FromString(nvshmem);                                            \
+        rc = text ? PyDict_SetItemString(table, name, text) : -1;                                  \
+        Py_XDECREF(text);                                                                          \
+    }
     SYMMEM_DTYPES(ROW)
 #undef ROW
     if (rc < 0) Py_CLEAR(table);
@@ -177,6 +194,7 @@ int symmem__ext_vocabulary_exec(PyObject *module)
     } tables[] = {
         {"DTYPES", dtypes_table},
         {"DTYPE_CODES", dtype_codes_table},
+        {"DTYPE_NVSHMEM_NAMES", dtype_nvshmem_names_table},
         {"REDUCE_OPS", reduce_ops_table},
         {"ATOMIC_TRAITS", atomic_traits_table},
         {"DEVICE_ATOMICS", device_atomics_table},

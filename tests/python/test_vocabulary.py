@@ -62,7 +62,7 @@ int main(void)
     printf("{");
 #define LIST(title, list, row) first = 1; printf("\"%s\": [", title); list(row) printf("],\n");
 #define DTYPE(NAME, name, code, size, ctype, nvshmem, kind) \
-    printf("%s[\"%s\", %d, %d, %d]", COMMA(first), name, code, size, \
+    printf("%s[\"%s\", %d, %d, \"%s\", %d]", COMMA(first), name, code, size, nvshmem, \
            SYMMEM_DTYPE_##NAME == code && (int)sizeof(ctype) == size), first = 0;
 #define OP(NAME, name, code, bitwise, combine) \
     printf("%s[\"%s\", %d, %d]", COMMA(first), name, code, SYMMEM_OP_##NAME == code), first = 0;
@@ -124,11 +124,12 @@ def header_lists(tmp_path_factory):
 
 def test_every_exported_table_is_the_header_s_list(header_lists):
     lists = header_lists
-    assert _symmem.DTYPES == {name: size for name, _, size, _ in lists["DTYPES"]}
+    assert _symmem.DTYPES == {name: size for name, _, size, _, _ in lists["DTYPES"]}
     assert list(_symmem.DTYPES) == [
         name for name, *_ in sorted(lists["DTYPES"], key=lambda r: r[1])
     ]
     assert _symmem.DTYPE_CODES == {name: code for name, code, *_ in lists["DTYPES"]}
+    assert _symmem.DTYPE_NVSHMEM_NAMES == {name: nv for name, _, _, nv, _ in lists["DTYPES"]}
     assert _symmem.REDUCE_OPS == tuple(
         name for name, *_ in sorted(lists["REDUCE_OPS"], key=lambda r: r[1])
     )

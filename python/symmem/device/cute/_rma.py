@@ -12,6 +12,7 @@ symmem's engine (its puts complete at quiet, a barrier or a signal)."""
 
 import cutlass
 
+from symmem import _symmem
 from symmem.device import _library_calls as L
 from symmem.device._dsl_docs import build
 
@@ -19,21 +20,9 @@ from . import _engine as E
 from . import _externs as X
 from . import _values as V
 
-# NVSHMEM's type names in its typed functions (nvshmem_<T>_p, ...)
-NV_TYPES = {
-    "int8": "int8",
-    "int16": "int16",
-    "int32": "int32",
-    "int64": "int64",
-    "uint8": "uint8",
-    "uint16": "uint16",
-    "uint32": "uint32",
-    "uint64": "uint64",
-    "float16": "half",
-    "bfloat16": "bfloat16",
-    "float32": "float",
-    "float64": "double",
-}
+# NVSHMEM's type names in its typed functions (nvshmem_<T>_p, ...): the
+# vocabulary's, for every dtype but bool (which NVSHMEM's typed calls lack)
+NV_TYPES = {d: nv for d, nv in _symmem.DTYPE_NVSHMEM_NAMES.items() if d != "bool"}
 _U64, _I32 = cutlass.Uint64, cutlass.Int32
 
 

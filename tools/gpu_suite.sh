@@ -60,7 +60,7 @@ if ! python3 -m pip install -q --no-build-isolation --no-deps -e . > "$LOGS/inst
 fi
 echo "install: $(($(date +%s) - START)) s"
 
-PYTEST="python3 -m pytest -q -rfE --tb=line -p no:cacheprovider"
+PYTEST="python3 -m pytest -q -rfE --tb=line -p no:cacheprovider --durations=12"
 stage() {  # name limit command...
     name=$1 limit=$2
     shift 2

@@ -25,8 +25,8 @@ Buffer = _symmem.Buffer
 # base of every view of it): the Buffer.
 TENSOR_BUFFER = "_symmem_buffer"
 # Every Buffer of this PE's allocations that is still alive, freed or not
-# (_memory notes each): where torch made a tensor itself over a symmetric
-# array, the memory names its Buffer (_covering).
+# (_memory notes each): where torch or CuPy made a tensor or array itself
+# over a symmetric one, the memory names its Buffer (_covering).
 _BUFFERS = weakref.WeakSet()
 
 
@@ -140,17 +140,23 @@ def owner_of(obj):
     """The Buffer obj was made over, or None: NumPy arrays reach it through
     .base (and np.frombuffer's memoryview), CuPy arrays through the memory
     _memory._wrap gave them, torch tensors through their base tensor, which
-    interop.torch marks."""
-    if type(obj).__module__.startswith("torch"):
+    interop.torch marks; arrays and tensors that CuPy or torch made
+    themselves over a symmetric one by their memory (_covering)."""
+    module = type(obj).__module__
+    if module.startswith("torch"):
         found = getattr(obj, TENSOR_BUFFER, None)
         if found is None:
             found = getattr(obj._base, TENSOR_BUFFER, None)
-        return found if found is not None else _covering(obj)
+        if found is not None:
+            return found
+        return _covering(obj.data_ptr(), obj.numel() * obj.element_size(), "torch", "tensor")
     if not isinstance(obj, np.ndarray):  # NumPy's .data is a memoryview
         memory = getattr(getattr(obj, "data", None), "mem", None)
         owner = getattr(memory, "_owner", None)
         if isinstance(owner, Buffer):
             return owner
+        if module.startswith("cupy") and memory is not None:
+            return _covering(obj.data.ptr, obj.nbytes, "CuPy", "array")
     for _ in range(64):
         if isinstance(obj, Buffer):
             return obj
@@ -163,28 +169,28 @@ def owner_of(obj):
     return None
 
 
-def _covering(tensor):
-    """The Buffer under a tensor that torch made itself over a symmetric array
-    (torch.from_numpy, as_tensor, from_dlpack): torch keeps that array where
-    Python cannot see it, but alive. So where the Buffer of a freed
-    allocation at this memory is alive, the tensor may be over it, and a
+def _covering(start, nbytes, library, kind):
+    """The Buffer under an array or tensor that library made itself over a
+    symmetric one (torch.from_numpy, as_tensor, from_dlpack; CuPy's
+    from_dlpack): the library keeps that array where Python cannot see it
+    (a DLPack capsule's context), but alive. So where the Buffer of a freed
+    allocation at this memory is alive, the object may be over it, and a
     newer allocation may have its address: refused (ValueError, which the C
     module reports naming the call). Else the live Buffer there; None where
     none covers it (private memory)."""
-    start = tensor.data_ptr()
-    end = start + tensor.numel() * tensor.element_size()
-    if not _symmem._on_heap(start, end - start):
+    end = start + nbytes
+    if not _symmem._on_heap(start, nbytes):
         return None  # private memory (the common case: no scan)
     live = None
     for buf in list(_BUFFERS):
         if buf.ptr <= start and end <= buf.ptr + buf.size:
             if buf.freed:
                 raise ValueError(
-                    f"torch made this tensor itself over symmetric memory at {start:#x}, and "
-                    f"the Buffer of a freed allocation there ({buf.ptr:#x}, {buf.size} bytes) is "
-                    "still alive, so the tensor may be over freed memory that a newer allocation "
-                    "now has; drop what holds the freed array or Buffer (del), or make symmetric "
-                    "tensors with symmem.tensor()"
+                    f"{library} made this {kind} itself over symmetric memory at {start:#x}, "
+                    f"and the Buffer of a freed allocation there ({buf.ptr:#x}, {buf.size} "
+                    f"bytes) is still alive, so the {kind} may be over freed memory that a newer "
+                    "allocation now has; drop what holds the freed array or Buffer (del), or "
+                    "make symmetric arrays with symmem.array() or symmem.tensor()"
                 )
             live = buf
     return live

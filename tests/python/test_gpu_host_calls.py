@@ -92,3 +92,8 @@ def test_an_atomic_beyond_the_nvlink_domain_that_cannot_compile_says_what_is_mis
     assert "PE 0 raised NotImplementedError [pe 0] atomic: an atomic on a PE outside" in out, out
     assert "NVRTC" in out and "SYMMEM_CUDA_INCLUDE" in out and "cuda_runtime.h" in out, out
     assert "PE 0 holds 5" in out and "PE 1 holds 0" in out, out
+
+
+@needs_gpus
+def test_gpu_arrays_of_other_orders_and_views_of_freed_ones_are_refused():
+    _passes_on_2_gpus("orders_and_views.py", "orders and views")

@@ -279,10 +279,11 @@ def test_resolver_takes_dense_tensors_in_either_order():
         torch.arange(6.0).reshape(3, 2).t(),  # column-major 2-D
         torch.arange(24).reshape(4, 3, 2).permute(2, 1, 0),  # column-major 3-D
         torch.arange(24.0).reshape(4, 6).t()[:, 1:3],  # its columns 1 and 2
-        torch.arange(6, dtype=torch.bfloat16).reshape(2, 3),
-    ]  # row-major
-    for t in dense:
-        address, nbytes, itemsize, name, readonly, keep = _resolver.resolve(t)
+        torch.arange(6, dtype=torch.bfloat16).reshape(2, 3),  # row-major
+    ]
+    for t, order in zip(dense, "FFFC"):
+        address, nbytes, itemsize, name, readonly, keep, got_order = _resolver.resolve(t)
+        assert got_order == order, (t.shape, t.stride(), got_order)
         assert (address, nbytes, itemsize, readonly, keep) == (
             t.data_ptr(),
             t.numel() * t.element_size(),

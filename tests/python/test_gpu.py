@@ -18,6 +18,7 @@ import pytest
 from gpu_jobs import (  # noqa: F401
     GPU_DIR,
     GPUS,
+    NVSHMEM,
     _assert_all_ok,
     _example_runs,
     _gpus_for,
@@ -88,6 +89,28 @@ def test_the_symmem_engine_s_heap_grows_to_its_limit_and_its_version_says_so():
 def test_a_bad_kernels_choice_is_refused_at_init():
     error = gpu_init_error({"SYMMEM_GPU_KERNELS": "fast"}, "NvshmemInvalid")
     assert "SYMMEM_GPU_KERNELS='fast' is not one of 'symmem', 'nvshmem'" in error
+
+
+@needs_gpus
+@pytest.mark.parametrize("engine", ["symmem", "nvshmem"])
+def test_symmem_debug_says_where_init_s_time_went(engine):
+    if engine == "nvshmem" and not NVSHMEM:
+        pytest.skip("the nvshmem engine needs the nvidia-nvshmem wheel")
+    result = run_python(
+        "import symmem\nsymmem.init(backend='gpu')\nsymmem.finalize()\nprint('DONE')\n",
+        env={"SYMMEM_DEBUG": "1", "SYMMEM_GPU_ENGINE": engine},
+    )
+    assert "DONE" in result.stdout, result.stdout + result.stderr
+    line = next(
+        (x for x in result.stderr.splitlines() if "init: the" in x and "steps took" in x), ""
+    )
+    assert line.startswith(f"symmem: [pe 0] init: the {engine} engine's steps took context "), (
+        result.stderr
+    )
+    steps = ["context", "engine", "stream", "scratch", "agree_buffers", "watch_peers"]
+    steps += ["heartbeat", "teams", "call_pages"]
+    took = dict(part.rsplit(" ", 2)[:2] for part in line.split("took ", 1)[1].split(", "))
+    assert list(took) == steps and all(float(ms) >= 0 for ms in took.values()), line
 
 
 @needs_nvshmem

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -115,12 +116,36 @@ static symmem_status_t read_fail_at(int *step_p)
     return SYMMEM_OK;
 }
 
-static symmem_status_t take_step(gpu_t *g, int step, int fail_at)
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* Takes the step and notes its time in took_ms[step]. */
+static symmem_status_t take_step(gpu_t *g, int step, int fail_at, double *took_ms)
 {
     if (step == fail_at)
         return ERROR(SYMMEM_ERR_BACKEND, "init: failing at %s (SYMMEM_GPU_FAIL_AT)",
                      steps[step].name);
-    return steps[step].take(g);
+    double begun = now_ms();
+    symmem_status_t status = steps[step].take(g);
+    took_ms[step] = now_ms() - begun;
+    return status;
+}
+
+/* SYMMEM_DEBUG=1: where a start-up's time went, one line per PE. */
+static void say_step_times(const gpu_t *g, const double *took_ms)
+{
+    if (!symmem__gpu_core->env_size("SYMMEM_DEBUG")) return;
+    char line[512];
+    int used = 0;
+    for (int step = 0; step < STEP_COUNT && used < (int)sizeof(line); step++)
+        used += snprintf(line + used, sizeof(line) - (size_t)used, "%s%s %.1f ms", step ? ", " : "",
+                         steps[step].name, took_ms[step]);
+    fprintf(stderr, "symmem: [pe %d] init: the %s engine's steps took %s\n", g->boot.rank,
+            g->engine->name, line);
 }
 
 /* ---- init and finalize ---- */
@@ -154,15 +179,17 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
     cu_device_t caller_device = -1;
     if (libs.cuCtxGetCurrent(&saved) == 0 && saved != NULL) libs.cuCtxGetDevice(&caller_device);
     symmem_status_t status;
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_CONTEXT, fail_at), status, err_free);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_ENGINE, fail_at), status, err_release_context);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_STREAM, fail_at), status, err_stop_engine);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_SCRATCH, fail_at), status, err_destroy_stream);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_AGREE_BUFFERS, fail_at), status, err_free_scratch);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_WATCH_PEERS, fail_at), status, err_free_agree_buffers);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_HEARTBEAT, fail_at), status, err_free_watch);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_TEAMS, fail_at), status, err_stop_heartbeat);
-    SYMMEM_CHECK_GOTO(take_step(g, STEP_CALL_PAGES, fail_at), status, err_free_teams);
+    double took_ms[STEP_COUNT] = {0};
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_CONTEXT, fail_at, took_ms), status, err_free);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_ENGINE, fail_at, took_ms), status, err_release_context);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_STREAM, fail_at, took_ms), status, err_stop_engine);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_SCRATCH, fail_at, took_ms), status, err_destroy_stream);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_AGREE_BUFFERS, fail_at, took_ms), status, err_free_scratch);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_WATCH_PEERS, fail_at, took_ms), status,
+                      err_free_agree_buffers);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_HEARTBEAT, fail_at, took_ms), status, err_free_watch);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_TEAMS, fail_at, took_ms), status, err_stop_heartbeat);
+    SYMMEM_CHECK_GOTO(take_step(g, STEP_CALL_PAGES, fail_at, took_ms), status, err_free_teams);
     /* The heap's device stays current, so that the program's allocations and
      * streams land where the heap is; a caller that had made another device
      * current is told (NVSHMEM4Py binds the current device: device= chooses). */
@@ -173,6 +200,7 @@ symmem_status_t symmem__gpu_init(const symmem_bootstrap_t *boot, symmem_backend_
                 "init to choose\n",
                 boot->rank, caller_device, g->device,
                 boot->device >= 0 ? "device= asked for it" : "LOCAL_RANK % device count");
+    say_step_times(g, took_ms);
     *backend_p = g;
     return SYMMEM_OK;
 

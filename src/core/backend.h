@@ -192,7 +192,7 @@ symmem_status_t symmem__nothing_to_prepare(symmem_backend_t *be);
 int symmem__backend_ops_complete(const symmem_backend_ops_t *ops, char *why, size_t why_size);
 
 /* What the core lends a backend built as its own shared object. */
-#define SYMMEM_CORE_SERVICES_VERSION 6
+#define SYMMEM_CORE_SERVICES_VERSION 7
 typedef struct {
     uint32_t version;
     symmem_status_t (*error)(symmem_status_t status, const char *fmt, ...)
@@ -217,6 +217,8 @@ typedef struct {
     /* version 6, bootstrap.h: a unique id as the cpu engine makes one (the
      * mpi backend's get_unique_id: its PEs still meet through MPI) */
     symmem_status_t (*unique_id)(symmem_unique_id_t *uid_p);
+    /* version 7, env.h: a FLAG variable (env_size reads only sizes and numbers) */
+    int (*env_flag)(const char *name);
 } symmem_core_services_t;
 
 /* The entry point a gpu backend library exports: fills ops_p if the backend

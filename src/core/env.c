@@ -136,6 +136,11 @@ static const struct {
 static double read_typed(const char *name)
 {
     const symmem_env_var_t *row = row_of(name);
+    if ((size_t)row->kind >= sizeof(typed) / sizeof(typed[0]) || typed[row->kind].parse == NULL) {
+        /* a caller's slip (a flag or a choice read as a size): 0, never a crash */
+        fprintf(stderr, "symmem: internal error: %s is read as a number but is none\n", name);
+        return 0;
+    }
     const char *text = symmem__env_string(name);
     double value = typed[row->kind].parse(text);
     if (value >= 0) return value;

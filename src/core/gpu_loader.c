@@ -29,6 +29,7 @@ static const symmem_core_services_t services = {
     .calls_group = symmem__calls_group,
     .call_describe = symmem__call_describe,
     .unique_id = symmem__cpu_unique_id,
+    .env_flag = symmem__env_flag,
 };
 
 /* One backend library: where its path comes from, its entry point, and

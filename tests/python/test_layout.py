@@ -255,6 +255,33 @@ def backend_names():
 BACKEND_NAMES = backend_names()
 
 
+# The typed readers of env.h (and the backends' services of the same names)
+# and the kinds of variable each reads: a flag read as a size called a
+# parser that FLAG has not (a crash of every gpu init, found on a GPU).
+TYPED_READERS = {
+    "env_size": {"SIZE", "NUMBER", "DURATION"},
+    "env_number": {"SIZE", "NUMBER", "DURATION"},
+    "env_flag": {"FLAG"},
+}
+
+
+def test_every_typed_read_of_a_variable_matches_its_kind():
+    kinds = dict(re.findall(r'SYMMEM_ENV_VAR\("(\w+)",\s*(\w+)', open(ENV_VARS).read()))
+    reads = 0
+    wrong = []
+    for path in c_files():
+        text = open(path).read()
+        for reader, name in re.findall(r'\b(?:symmem__)?(env_\w+)\s*\(\s*"(\w+)"', text):
+            if reader not in TYPED_READERS:
+                continue
+            reads += 1
+            if kinds.get(name) not in TYPED_READERS[reader]:
+                wrong.append(
+                    f"{os.path.relpath(path, ROOT)}: {reader}({name}), a {kinds.get(name)}"
+                )
+    assert reads > 5 and not wrong, wrong
+
+
 def test_the_backend_names_are_every_backend_s():
     # each backend has a folder of its own under src/backends/
     assert BACKEND_NAMES == set(os.listdir(os.path.join(SRC, "backends"))), BACKEND_NAMES

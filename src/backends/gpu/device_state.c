@@ -291,7 +291,7 @@ static void make_staging(gpu_t *g)
     if (g->stage_bytes == 0) return;
     size_t bytes = g->stage_bytes * SYMMEM_COLL_STAGED_TEAMS;
     if (symmem__gpu_heap_take(g, "init", bytes, 0, &g->stage_area) != SYMMEM_OK &&
-        symmem__gpu_core->env_size("SYMMEM_DEBUG"))
+        symmem__gpu_core->env_flag("SYMMEM_DEBUG"))
         fprintf(stderr,
                 "symmem: [pe %d] init: %zu bytes of symmetric heap for the push reduces' "
                 "staging failed (SYMMEM_GPU_STAGING; %s); they pull instead\n",

@@ -138,7 +138,7 @@ static symmem_status_t take_step(gpu_t *g, int step, int fail_at, double *took_m
 /* SYMMEM_DEBUG=1: where a start-up's time went, one line per PE. */
 static void say_step_times(const gpu_t *g, const double *took_ms)
 {
-    if (!symmem__gpu_core->env_size("SYMMEM_DEBUG")) return;
+    if (!symmem__gpu_core->env_flag("SYMMEM_DEBUG")) return;
     char line[512];
     int used = 0;
     for (int step = 0; step < STEP_COUNT && used < (int)sizeof(line); step++)

@@ -11,11 +11,15 @@ the staging buffer): every PE checks what it received against NumPy.
     aligned and misaligned addresses;
   - every collective, barrier and sync on three teams: the world, a team of
     every PE made by team_split_2d (another handle) and its x teams;
-  - reduce on one team and fcollect on another, on two streams at once;
+  - reduce on one team and fcollect on another, on two streams at once (500
+    rounds);
   - 10,000 back-to-back collectives on one stream, checked at the end;
   - back-to-back reduces whose sizes (so grids, slots, rounds) change from
     call to call, out of place and in place, checked at the end;
   - a CUDA graph of 100 collectives, replayed 1,000 times with new input.
+Where PEs share a GPU (the symmem engine), they take turns on it, a time
+slice of a few ms for each wait on a peer, so the three loops run 30, 300
+and 20 times: the same checks, in minutes instead of hours.
 Run: python -m symmem.run -n 2 tests/gpu/collectives.py"""
 
 import os
@@ -32,6 +36,10 @@ W = nvshmem.Teams.TEAM_WORLD
 mode = os.environ.get("SYMMEM_GPU_COLLECTIVES", "symmem")
 stream = cp.cuda.Stream(non_blocking=True)
 checks = 0
+SHARED = nvshmem.team_n_pes(nvshmem.Teams.TEAM_SAME_GPU) > 1
+TWO_STREAM_ROUNDS = 30 if SHARED else 500
+BACK_TO_BACK = 300 if SHARED else 10000
+REPLAYS, CHECK_EVERY = (20, 10) if SHARED else (1000, 100)
 
 INTS = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
 FLOATS = ["float16", "bfloat16", "float32", "float64"]
@@ -267,7 +275,7 @@ fill(a, values("float32", me, 4096))
 c[:] = cp.arange(256) + 1000 * me
 cp.cuda.Device().synchronize()
 nvshmem.barrier_all()
-for _ in range(500):
+for _ in range(TWO_STREAM_ROUNDS):
     nvshmem.reduce(W, b, a, "sum", stream=stream)
     nvshmem.fcollect(yteam, d, c, stream=other)
 stream.synchronize()
@@ -278,7 +286,7 @@ assert np.array_equal(cp.asnumpy(d)[: want.size], want), f"PE {me}: fcollect bes
 checks += 1
 
 # 10,000 back-to-back collectives on one stream: the flags never get out of step.
-for k in range(10000):
+for k in range(BACK_TO_BACK):
     if k % 3 == 0:
         nvshmem.reduce(W, b, a, "sum", stream=stream)
     elif k % 3 == 1:
@@ -286,7 +294,7 @@ for k in range(10000):
     else:
         nvshmem.barrier_all(stream=stream)
 stream.synchronize()
-check("float32", "sum", 4096, to_numpy(b), "after 10,000 back to back")
+check("float32", "sum", 4096, to_numpy(b), f"after {BACK_TO_BACK} back to back")
 assert np.array_equal(
     cp.asnumpy(d), np.concatenate([np.arange(256) + 1000 * pe for pe in range(n)])
 )
@@ -327,12 +335,12 @@ for k in range(100):
         nvshmem.reduce(W, b, a, "max", stream=stream)
         nvshmem.reduce(W, a, b, "max", stream=stream)
 graph = stream.end_capture()
-for replay in range(1000):
+for replay in range(REPLAYS):
     with stream:
         a[:] = cp.arange(4096, dtype=cp.float32) % 11 + replay * 10 + me
         c[:] = cp.arange(256) + replay + 1000 * me
     graph.launch(stream=stream)
-    if replay % 100 == 99:
+    if replay % CHECK_EVERY == CHECK_EVERY - 1:
         stream.synchronize()
         want = np.arange(4096, dtype=np.float32) % 11 + replay * 10 + (n - 1)
         got = cp.asnumpy(a)

@@ -79,11 +79,13 @@ refused(
 )
 nvshmem.barrier_all()
 check("nothing written by a refusal", bool((c2 == -1).all() and (f2 == -1).all()))
+nvshmem.barrier_all()  # every PE has looked before the next puts land
 nvshmem.put(c2, c, nxt)
 nvshmem.put(f2, f, nxt)
 nvshmem.barrier_all()
 check("put C <- C element-wise", bool((c2 == grid(prv)).all()))
 check("put F <- F element-wise", bool((f2 == grid(prv)).all()))
+nvshmem.barrier_all()  # every PE has looked before the reduce writes f2
 nvshmem.reduce(W, f2, f, "sum")
 check("reduce F <- F element-wise", bool((f2 == sum(grid(pe) for pe in range(n))).all()))
 

@@ -83,6 +83,9 @@ def symmem_engine_teams():
 expected = symmem_engine_teams() if nvshmem.get_version().engine == "symmem" else None
 lib = nvshmem_library() if expected is None else None
 teams = {}
+# world-collective allocations, made by every PE whatever teams it is in
+src = nvshmem.array((3,), dtype="int64")
+dst = nvshmem.array((3,), dtype="int64")
 for team in (
     nvshmem.Teams.TEAM_WORLD,
     nvshmem.Teams.TEAM_SHARED,
@@ -111,15 +114,13 @@ for team in (
         ]
         assert members == theirs, f"PE {me}: {team.name} holds {members}, NVSHMEM's {theirs}"
         assert nvshmem.team_my_pe(team) == lib.nvshmem_team_my_pe(int(team)) >= 0, team.name
-    src = nvshmem.array((3,), dtype="int64")
-    dst = nvshmem.array((3,), dtype="int64")
     src[:] = me + 1
     nvshmem.reduce(team, dst, src, "sum", stream=None)
     assert int(dst[2]) == sum(m + 1 for m in members), f"PE {me}: {team.name} sum {dst}"
-    nvshmem.free_array(src)
-    nvshmem.free_array(dst)
     teams[team.name.replace("TEAM_", "")] = members
 device = cp.cuda.runtime.getDevice()
+nvshmem.free_array(src)
+nvshmem.free_array(dst)
 nvshmem.free_array(a)
 nvshmem.free_array(b)
 nvshmem.finalize()

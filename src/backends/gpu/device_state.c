@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../core/device_state.h"
@@ -220,7 +221,28 @@ static void report(gpu_t *g, const symmem_device_error_t *e)
     fflush(stderr);
 }
 
-/* Every 20 ms: a peer that died sets the abort word (device waits then
+#define WATCH_PERIOD_NS 20000000L /* the watch looks every 20 ms */
+
+/* The watch's pause: a period, or until symmem__gpu_device_state_release
+ * stops it (a sleep would hold finalize up to a period: 20 ms of a 1-PE
+ * job's 143 ms start and end on an H100). */
+static void watch_pause(gpu_t *g)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_nsec += WATCH_PERIOD_NS;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&g->device_watch_lock);
+    while (!g->device_watch_stop &&
+           pthread_cond_timedwait(&g->device_watch_wake, &g->device_watch_lock, &until) ==
+               0); /* woken early and not stopped: a spurious wake-up, so wait on */
+    pthread_mutex_unlock(&g->device_watch_lock);
+}
+
+/* Every period: a peer that died sets the abort word (device waits then
  * trap), an error a kernel left is printed once, and stream collectives
  * that wait for each other end (stuck.c). */
 static void *watch_loop(void *arg)
@@ -246,7 +268,7 @@ static void *watch_loop(void *arg)
             g->device_error_reported = 1;
         }
         symmem__gpu_stuck_watch(g);
-        usleep(20000);
+        watch_pause(g);
     }
     return NULL;
 }
@@ -336,7 +358,15 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
     if (status == SYMMEM_OK) {
         g->device_watch_stop = 0;
         g->device_error_reported = 0;
+        pthread_condattr_t clock;
+        pthread_condattr_init(&clock);
+        pthread_condattr_setclock(&clock, CLOCK_MONOTONIC); /* watch_pause's deadline */
+        pthread_mutex_init(&g->device_watch_lock, NULL);
+        pthread_cond_init(&g->device_watch_wake, &clock);
+        pthread_condattr_destroy(&clock);
         if (pthread_create(&g->device_watch, NULL, watch_loop, g) != 0) {
+            pthread_cond_destroy(&g->device_watch_wake);
+            pthread_mutex_destroy(&g->device_watch_lock);
             symmem__gpu_stuck_stop(g);
             status = ERROR(SYMMEM_ERR_BACKEND, "init: cannot start the device watch thread");
         } else
@@ -355,8 +385,13 @@ symmem_status_t symmem__gpu_device_state_update(gpu_t *g)
 void symmem__gpu_device_state_release(gpu_t *g)
 {
     if (g->device_watching) {
+        pthread_mutex_lock(&g->device_watch_lock);
         __atomic_store_n(&g->device_watch_stop, 1, __ATOMIC_RELEASE);
+        pthread_cond_signal(&g->device_watch_wake); /* ends its pause now */
+        pthread_mutex_unlock(&g->device_watch_lock);
         pthread_join(g->device_watch, NULL);
+        pthread_cond_destroy(&g->device_watch_wake);
+        pthread_mutex_destroy(&g->device_watch_lock);
         g->device_watching = 0;
         /* One last look: a kernel that failed just before finalize. */
         if (!g->device_error_reported &&

@@ -112,6 +112,8 @@ struct symmem_backend {
     void *sync_area;             /* symmetric: device syncs' arrivals, per team */
     pthread_t device_watch;      /* sets the abort word, reports kernels' errors */
     int device_watch_stop, device_watching, device_error_reported;
+    pthread_mutex_t device_watch_lock; /* with _wake: finalize ends the watch's pause at once */
+    pthread_cond_t device_watch_wake;
     gpu_calls_t calls; /* call pages: this PE's and its same-host peers' */
     int *world;        /* 0 .. n-1: TEAM_WORLD's members */
     /* NVSHMEM's predefined teams (teams.c): members[n]; n = 0, not in it */

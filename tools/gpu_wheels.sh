@@ -10,15 +10,14 @@
 #                        protobuf's, and cutlass-libs-cu13.tar.xz: the cu13
 #                        wheel unpacked without its lib/stubs, xz -9e (about
 #                        54 MB; minutes on 2 cores)
-#     .devwheels/mlir1/, mlir2/   numba-cuda-mlir's wheel (71 MB) cut in two
-#                        (split), and cuda-core's wheel (installed there only
-#                        where the image's is older than 0.5.1)
+#     .devwheels/mlir/   numba-cuda-mlir's wheel (71 MB) unpacked, xz -9e
+#                        (about 47 MB), and cuda-core's wheel (installed
+#                        there only where the image's is older than 0.5.1)
 #     python/symmem/device/device.bc   the device library as LLVM bitcode
 #                        (tools/device_bitcode.py; needs clang), which
 #                        symmem.device.cute's own engine links
 #   sh tools/gpu_wheels.sh install-cute   (there; carry .devwheels/cute)
-#   sh tools/gpu_wheels.sh install-mlir   (there, after a call that carried
-#                                         .devwheels/mlir1 and one that carries mlir2)
+#   sh tools/gpu_wheels.sh install-mlir   (there; carry .devwheels/mlir)
 #     both install into .devwheels/site, which later calls keep (git ignores
 #     it and no call carries it); then
 #   PYTHONPATH=$PWD/.devwheels/site:$PWD/.devwheels/site/nvidia_cutlass_dsl/dsl_packages
@@ -56,7 +55,7 @@ download() {  # download DIR SPEC...: wheels for the GPU machine's Python, no de
 prepare() {
     PYVER=${PYVER:-$($PYTHON -c 'import sys; print("%d.%d" % sys.version_info[:2])')}
     rm -rf "$OUT/cute" "$OUT/mlir" "$OUT/mlir1" "$OUT/mlir2" "$OUT/unpack"
-    mkdir -p "$OUT/cute" "$OUT/mlir" "$OUT/mlir1" "$OUT/mlir2" "$OUT/unpack"
+    mkdir -p "$OUT/cute" "$OUT/mlir" "$OUT/unpack"
     download "$OUT/cute" "nvidia-cutlass-dsl==$CUTLASS_DSL" \
         "nvidia-cutlass-dsl-libs-base==$CUTLASS_DSL" \
         "nvidia-cutlass-dsl-libs-core==$CUTLASS_DSL" "protobuf>=4.21.12"
@@ -66,18 +65,18 @@ prepare() {
         cd tree && tar -cf - . | xz -T2 -9e --lzma2=preset=9e,dict=256MiB \
             > ../../cute/cutlass-libs-cu13.tar.xz)
     rm -rf "$OUT/unpack"
-    download "$OUT/mlir" "numba-cuda-mlir==$NUMBA_CUDA_MLIR" "cuda-core>=0.5.1,<2"
-    mv "$OUT"/mlir/cuda_core-*.whl "$OUT/mlir1/"
-    wheel=$(cd "$OUT/mlir" && ls numba_cuda_mlir-*.whl)
-    echo "$wheel" > "$OUT/mlir1/wheel-name"
-    split -b 38m "$OUT/mlir/$wheel" "$OUT/mlir/part-"
-    mv "$OUT/mlir/part-aa" "$OUT/mlir1/"
-    mv "$OUT"/mlir/part-a[b-z] "$OUT/mlir2/"
-    rm -rf "$OUT/mlir"
+    mkdir -p "$OUT/unpack"
+    download "$OUT/unpack" "numba-cuda-mlir==$NUMBA_CUDA_MLIR"
+    download "$OUT/mlir" "cuda-core>=0.5.1,<2"
+    # a wheel's files are what pip puts in site-packages: unpacked, they pack
+    # smaller in xz (one call carries them with the tree)
+    (cd "$OUT/unpack" && $PYTHON -m zipfile -e numba_cuda_mlir-*.whl tree &&
+        cd tree && tar -cf - . | xz -T2 -9e > ../../mlir/numba-cuda-mlir.tar.xz)
+    rm -rf "$OUT/unpack"
     $PYTHON tools/device_bitcode.py
-    du -sh "$OUT/cute" "$OUT/mlir1" "$OUT/mlir2" python/symmem/device/device.bc
-    echo "for Python $PYVER; carry .devwheels/cute (and python/symmem/device/device.bc)," \
-         ".devwheels/mlir1 and .devwheels/mlir2, in separate calls"
+    du -sh "$OUT/cute" "$OUT/mlir" python/symmem/device/device.bc
+    echo "for Python $PYVER; carry .devwheels/cute (and python/symmem/device/device.bc)" \
+         "and .devwheels/mlir in separate calls"
 }
 
 install_cute() {
@@ -89,15 +88,11 @@ install_cute() {
 
 install_mlir() {
     mkdir -p "$OUT/site"
-    wheel=$(cat "$OUT/mlir1/wheel-name")
-    tmp=$(mktemp -d)
-    cat "$OUT"/mlir1/part-* "$OUT"/mlir2/part-* > "$tmp/$wheel"
-    $PYTHON -m pip install -q --no-deps --target "$OUT/site" "$tmp/$wheel"
-    rm -rf "$tmp"
+    xz -dc "$OUT/mlir/numba-cuda-mlir.tar.xz" | tar -xf - -C "$OUT/site"
     # cuda-core: the image's where it is new enough (numba-cuda-mlir needs 0.5.1)
     if ! $PYTHON -c 'import cuda.core as c, sys
 v = tuple(int(x) for x in c.__version__.split(".")[:2]); sys.exit(v < (0, 5))' 2>/dev/null; then
-        $PYTHON -m pip install -q --no-deps --target "$OUT/site" "$OUT"/mlir1/cuda_core-*.whl
+        $PYTHON -m pip install -q --no-deps --target "$OUT/site" "$OUT"/mlir/cuda_core-*.whl
     fi
     echo "installed numba-cuda-mlir $NUMBA_CUDA_MLIR into $OUT/site"
 }

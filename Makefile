@@ -107,6 +107,11 @@ $(BUILD)/tests/test_ptx_cache: tests/c/test_ptx_cache.c src/backends/gpu/ptx_cac
 	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/ptx_cache.c src/backends/gpu/nvrtc.c \
 	    $(LDFLAGS) $(LDLIBS)
 
+$(BUILD)/tests/test_pause: tests/c/test_pause.c src/backends/gpu/pause.c \
+		src/backends/gpu/pause.h tests/c/c_test.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< src/backends/gpu/pause.c $(LDFLAGS) $(LDLIBS)
+
 $(BUILD)/tests/test_heartbeat: tests/c/test_heartbeat.c src/core/heartbeat.c \
 		src/core/heartbeat.h tests/c/c_test.h
 	@mkdir -p $(dir $@)

@@ -15,7 +15,7 @@ from pathlib import Path
 PE_COUNTS = (1, 2, 3, 4)
 # They fork their own processes and never call init: the PE count changes
 # nothing but their run time (test_heartbeat: 12.5 s a run).
-RUN_ONCE = {"test_call_page", "test_heartbeat", "test_host_mesh"}
+RUN_ONCE = {"test_call_page", "test_heartbeat", "test_host_mesh", "test_pause"}
 
 
 def run(program, n):

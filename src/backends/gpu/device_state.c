@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../core/device_state.h"
@@ -221,26 +220,7 @@ static void report(gpu_t *g, const symmem_device_error_t *e)
     fflush(stderr);
 }
 
-#define WATCH_PERIOD_NS 20000000L /* the watch looks every 20 ms */
-
-/* The watch's pause: a period, or until symmem__gpu_device_state_release
- * stops it (a sleep would hold finalize up to a period: 20 ms of a 1-PE
- * job's 143 ms start and end on an H100). */
-static void watch_pause(gpu_t *g)
-{
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_nsec += WATCH_PERIOD_NS;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&g->device_watch_lock);
-    while (!g->device_watch_stop &&
-           pthread_cond_timedwait(&g->device_watch_wake, &g->device_watch_lock, &until) ==
-               0); /* woken early and not stopped: a spurious wake-up, so wait on */
-    pthread_mutex_unlock(&g->device_watch_lock);
-}
+#define WATCH_PERIOD_NS 20000000LL /* the watch looks every 20 ms */
 
 /* Every period: a peer that died sets the abort word (device waits then
  * trap), an error a kernel left is printed once, and stream collectives
@@ -249,7 +229,7 @@ static void *watch_loop(void *arg)
 {
     gpu_t *g = arg;
     libs.cuCtxSetCurrent(g->ctx); /* stuck.c launches a kernel from here */
-    while (!__atomic_load_n(&g->device_watch_stop, __ATOMIC_ACQUIRE)) {
+    do {
         char how[256];
         if (fixed.words->abort[0] == 0) {
             int dead =
@@ -268,8 +248,9 @@ static void *watch_loop(void *arg)
             g->device_error_reported = 1;
         }
         symmem__gpu_stuck_watch(g);
-        watch_pause(g);
-    }
+        /* a pause, not a sleep: finalize would wait out up to a period (20
+         * ms of a 1-PE job's 143 ms start and end on an H100) */
+    } while (!symmem__pause_for(&g->device_watch_pause, WATCH_PERIOD_NS));
     return NULL;
 }
 
@@ -356,17 +337,10 @@ symmem_status_t symmem__gpu_device_state(gpu_t *g, const symmem_device_state_t *
     if (status == SYMMEM_OK) status = symmem__gpu_exchange(g, "init", 0, ignored);
     if (status == SYMMEM_OK) status = symmem__gpu_stuck_start(g);
     if (status == SYMMEM_OK) {
-        g->device_watch_stop = 0;
         g->device_error_reported = 0;
-        pthread_condattr_t clock;
-        pthread_condattr_init(&clock);
-        pthread_condattr_setclock(&clock, CLOCK_MONOTONIC); /* watch_pause's deadline */
-        pthread_mutex_init(&g->device_watch_lock, NULL);
-        pthread_cond_init(&g->device_watch_wake, &clock);
-        pthread_condattr_destroy(&clock);
-        if (pthread_create(&g->device_watch, NULL, watch_loop, g) != 0) {
-            pthread_cond_destroy(&g->device_watch_wake);
-            pthread_mutex_destroy(&g->device_watch_lock);
+        int paused = symmem__pause_init(&g->device_watch_pause) == 0;
+        if (!paused || pthread_create(&g->device_watch, NULL, watch_loop, g) != 0) {
+            if (paused) symmem__pause_destroy(&g->device_watch_pause);
             symmem__gpu_stuck_stop(g);
             status = ERROR(SYMMEM_ERR_BACKEND, "init: cannot start the device watch thread");
         } else
@@ -385,13 +359,9 @@ symmem_status_t symmem__gpu_device_state_update(gpu_t *g)
 void symmem__gpu_device_state_release(gpu_t *g)
 {
     if (g->device_watching) {
-        pthread_mutex_lock(&g->device_watch_lock);
-        __atomic_store_n(&g->device_watch_stop, 1, __ATOMIC_RELEASE);
-        pthread_cond_signal(&g->device_watch_wake); /* ends its pause now */
-        pthread_mutex_unlock(&g->device_watch_lock);
+        symmem__pause_stop(&g->device_watch_pause);
         pthread_join(g->device_watch, NULL);
-        pthread_cond_destroy(&g->device_watch_wake);
-        pthread_mutex_destroy(&g->device_watch_lock);
+        symmem__pause_destroy(&g->device_watch_pause);
         g->device_watching = 0;
         /* One last look: a kernel that failed just before finalize. */
         if (!g->device_error_reported &&

@@ -31,6 +31,7 @@
 #include "engine.h"
 #include "kernels/programs.h"
 #include "libs.h"
+#include "pause.h"
 #include "peer_watch.h"
 
 #define GPU_SCRATCH_BYTES (1 << 20)    /* host memory is staged in chunks of this size */
@@ -106,14 +107,13 @@ struct symmem_backend {
     /* where kernels read the abort word and leave an error record (device
      * addresses of pinned host memory; own_collectives.c passes them on) */
     uint64_t device_abort_word, device_error;
-    cu_deviceptr_t state_block;  /* the device state block's copy (device.cuh's st) */
-    int unmapped_pe;             /* SYMMEM_GPU_UNMAPPED_PE (tests): as if on another node; -1 */
-    cu_deviceptr_t device_teams; /* its team table, then every team's members */
-    void *sync_area;             /* symmetric: device syncs' arrivals, per team */
-    pthread_t device_watch;      /* sets the abort word, reports kernels' errors */
-    int device_watch_stop, device_watching, device_error_reported;
-    pthread_mutex_t device_watch_lock; /* with _wake: finalize ends the watch's pause at once */
-    pthread_cond_t device_watch_wake;
+    cu_deviceptr_t state_block;     /* the device state block's copy (device.cuh's st) */
+    int unmapped_pe;                /* SYMMEM_GPU_UNMAPPED_PE (tests): as if on another node; -1 */
+    cu_deviceptr_t device_teams;    /* its team table, then every team's members */
+    void *sync_area;                /* symmetric: device syncs' arrivals, per team */
+    pthread_t device_watch;         /* sets the abort word, reports kernels' errors */
+    gpu_pause_t device_watch_pause; /* between its looks; finalize's stop ends it at once */
+    int device_watching, device_error_reported;
     gpu_calls_t calls; /* call pages: this PE's and its same-host peers' */
     int *world;        /* 0 .. n-1: TEAM_WORLD's members */
     /* NVSHMEM's predefined teams (teams.c): members[n]; n = 0, not in it */

@@ -6,7 +6,8 @@
 #   sh tools/gpu_suite.sh STAGE[=SECONDS] ...     (there; logs under $OUT)
 #
 # Each stage runs under its own limit (SECONDS, else its default) and is
-# stopped with SIGINT at it, so pytest still prints what ran. Before the
+# stopped with SIGINT at it, so pytest still prints what ran (-v: each
+# test's result as it ends, in the stage's log). Before the
 # stages: the package is installed (pip -e, no network), and
 # .devcache/caches.tar.xz, if a call carried it, is unpacked: NVRTC's PTX
 # (SYMMEM_KERNEL_CACHE) and the driver's translations (CUDA_CACHE_PATH),
@@ -60,7 +61,7 @@ if ! python3 -m pip install -q --no-build-isolation --no-deps -e . > "$LOGS/inst
 fi
 echo "install: $(($(date +%s) - START)) s"
 
-PYTEST="python3 -m pytest -q -rfE --tb=line -p no:cacheprovider --durations=12"
+PYTEST="python3 -m pytest -v -rfE --tb=line -p no:cacheprovider --durations=12"
 stage() {  # name limit command...
     name=$1 limit=$2
     shift 2

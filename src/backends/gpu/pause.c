@@ -29,8 +29,7 @@ int symmem__pause_for(gpu_pause_t *p, long long ns)
     pthread_mutex_lock(&p->lock);
     /* 0: signalled, or a spurious wake-up, so wait on unless stopped;
      * ETIMEDOUT: the period is over */
-    while (!p->stopped && pthread_cond_timedwait(&p->wake, &p->lock, &until) == 0)
-        ;
+    while (!p->stopped && pthread_cond_timedwait(&p->wake, &p->lock, &until) == 0);
     int stopped = p->stopped;
     pthread_mutex_unlock(&p->lock);
     return stopped;

@@ -13,7 +13,13 @@ const cache_entry_t *symmem__ext_object_cache_find(const object_cache_t *cache, 
     const cache_entry_t *entry = &cache->entries[slot_of(obj)];
     if (entry->ref == NULL) return NULL;
     /* A borrowed reference; Py_None once the object has died. */
-    return PyWeakref_GetObject(entry->ref) == obj ? entry : NULL;
+    if (PyWeakref_GetObject(entry->ref) != obj) return NULL;
+    return entry->owner == NULL || PyWeakref_GetObject(entry->owner) != Py_None ? entry : NULL;
+}
+
+PyObject *symmem__ext_object_cache_owner(const cache_entry_t *entry)
+{
+    return entry->owner != NULL ? PyWeakref_GetObject(entry->owner) : NULL;
 }
 
 static int may_cache(PyObject *obj)
@@ -27,8 +33,10 @@ void symmem__ext_object_cache_store(object_cache_t *cache, PyObject *obj,
 {
     if (!may_cache(obj)) return;
     PyObject *ref = PyWeakref_NewRef(obj, NULL);
-    if (ref == NULL) {
+    PyObject *owner = ref && value->owner ? PyWeakref_NewRef(value->owner, NULL) : NULL;
+    if (ref == NULL || (value->owner != NULL && owner == NULL)) {
         PyErr_Clear();
+        Py_XDECREF(ref);
         return;
     }
     cache_entry_t *entry = &cache->entries[slot_of(obj)];
@@ -36,7 +44,7 @@ void symmem__ext_object_cache_store(object_cache_t *cache, PyObject *obj,
     Py_XDECREF(entry->owner);
     *entry = *value;
     entry->ref = ref;
-    Py_XINCREF(entry->owner);
+    entry->owner = owner;
 }
 
 void symmem__ext_object_cache_clear(object_cache_t *cache)

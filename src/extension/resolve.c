@@ -339,7 +339,8 @@ int symmem__ext_memory_resolve(module_state_t *st, PyObject *obj, int writable, 
     }
     const cache_entry_t *known = symmem__ext_object_cache_find(&st->arrays, obj);
     if (known != NULL) {
-        if (symmem__ext_owner_check(st, (buffer_object_t *)known->owner, call, arg) < 0) return -1;
+        buffer_object_t *owner = (buffer_object_t *)symmem__ext_object_cache_owner(known);
+        if (symmem__ext_owner_check(st, owner, call, arg) < 0) return -1;
         if (writable && known->readonly) {
             symmem__ext_raise_invalid(st, "%s: %s (%s) is read-only, and the call writes it", call,
                                       arg, Py_TYPE(obj)->tp_name);

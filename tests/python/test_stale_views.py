@@ -136,3 +136,55 @@ HOST = (
 
 def test_views_that_leave_numpys_chain_never_reach_a_newer_allocation(run_pes):
     assert_all_ok(run_pes(2, HOST), 2)
+
+
+# The object cache (src/extension/object_cache.h) remembers what a
+# __cuda_array_interface__ object resolved to, Buffer included: it must hold
+# that Buffer weakly, else a freed allocation's Buffer outlives every view of
+# it and memory-named tensors over a newer allocation there are refused as
+# ambiguous (interop's _covering) until the cache slot is reused.
+CACHE = """
+    import gc
+    from symmem import _resolver
+
+    class CudaInterface:  # read in C, and cached: a type that takes weak references
+        def __init__(self, arr):
+            self.arr = arr
+            self.__cuda_array_interface__ = {
+                "data": arr.__array_interface__["data"], "shape": arr.shape,
+                "typestr": arr.dtype.str, "strides": None, "version": 3}
+
+    nvshmem.init()
+    me, n = nvshmem.my_pe(), nvshmem.n_pes()
+    nxt, prv = (me + 1) % n, (me - 1) % n
+    a = nvshmem.array((8,), dtype="int64")
+    address = a.ctypes.data
+    view = CudaInterface(a)
+    for _ in range(2):  # the second call is served from the cache
+        nvshmem.put(view, np.full(8, me, np.int64), nxt)
+    nvshmem.barrier_all()
+    check_equal(a, np.full(8, prv), "a put through a live interface")
+    nvshmem.barrier_all()  # every PE has looked before a is freed
+    nvshmem.free_array(a)
+    expect_raises(nvshmem.NvshmemInvalid, ["put: dst", "freed"],
+                  nvshmem.put, view, np.zeros(8, np.int64), nxt)
+    del a, view
+    gc.collect()
+    held = [b for b in _resolver._BUFFERS if b.freed and b.ptr == address]
+    check(not held, f"a freed Buffer outlived its views: {held}")
+    b = nvshmem.array((8,), dtype="int64")
+    b[:] = me
+    nvshmem.barrier_all()
+    view = CudaInterface(b)
+    nvshmem.put(view, np.full(8, 10 + me, np.int64), nxt)  # a newer one: cached afresh
+    nvshmem.barrier_all()
+    check_equal(b, np.full(8, 10 + prv), "a put through the newer allocation's interface")
+    nvshmem.barrier_all()
+    nvshmem.free_array(b)
+    ok()
+    nvshmem.finalize()
+"""
+
+
+def test_the_object_cache_keeps_no_freed_buffer_alive(run_pes):
+    assert_all_ok(run_pes(2, CACHE), 2)

@@ -6,6 +6,8 @@ torch.from_dlpack) reach their allocation while it lives and are refused
 once it is freed, even where a newer allocation has its address.
 Run: python -m symmem.run -n 2 tests/gpu/orders_and_views.py"""
 
+import gc
+
 import cupy as cp
 import torch
 
@@ -135,6 +137,7 @@ check("newer kept its values", bool((newer == 7).all()))
 if newer.data.ptr == address:  # the case the check exists for
     checks.append("the newer allocation has the freed one's address")
 del views, view
+gc.collect()  # whatever cycles held a freed view
 over_newer = cp.from_dlpack(newer)  # no freed Buffer there now: the live one
 nvshmem.put(dst, over_newer, nxt)
 nvshmem.barrier_all()

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "gpu.h"
@@ -116,22 +115,15 @@ static symmem_status_t read_fail_at(int *step_p)
     return SYMMEM_OK;
 }
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /* Takes the step and notes its time in took_ms[step]. */
 static symmem_status_t take_step(gpu_t *g, int step, int fail_at, double *took_ms)
 {
     if (step == fail_at)
         return ERROR(SYMMEM_ERR_BACKEND, "init: failing at %s (SYMMEM_GPU_FAIL_AT)",
                      steps[step].name);
-    double begun = now_ms();
+    double begun = symmem__gpu_now();
     symmem_status_t status = steps[step].take(g);
-    took_ms[step] = now_ms() - begun;
+    took_ms[step] = (symmem__gpu_now() - begun) * 1e3;
     return status;
 }
 

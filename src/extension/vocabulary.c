@@ -12,13 +12,18 @@
 #include "capabilities.h"
 #include "concepts.h"
 
-/* Adds {name: value} rows to dict; 0, or -1 with an exception set. */
+/* Adds the row {name: value} to dict, value a new reference (NULL: its
+ * making failed), which it drops; 0, or -1 with an exception set. */
+static int set_row(PyObject *dict, const char *name, PyObject *value)
+{
+    int rc = value ? PyDict_SetItemString(dict, name, value) : -1;
+    Py_XDECREF(value);
+    return rc;
+}
+
 static int add_row(PyObject *dict, const char *name, long long value)
 {
-    PyObject *number = PyLong_FromLongLong(value);
-    int rc = number ? PyDict_SetItemString(dict, name, number) : -1;
-    Py_XDECREF(number);
-    return rc;
+    return set_row(dict, name, PyLong_FromLongLong(value));
 }
 
 static PyObject *dtypes_table(void)
@@ -50,11 +55,7 @@ static PyObject *dtype_nvshmem_names_table(void)
     PyObject *table = PyDict_New();
     int rc = table ? 0 : -1;
 #define ROW(NAME, name, code, size, ctype, nvshmem, kind)                                          \
-    if (rc == 0) {                                                                                 \
-        PyObject *text = PyUnicode_FromString(nvshmem);                                            \
-        rc = text ? PyDict_SetItemString(table, name, text) : -1;                                  \
-        Py_XDECREF(text);                                                                          \
-    }
+    if (rc == 0) rc = set_row(table, name, PyUnicode_FromString(nvshmem));
     SYMMEM_DTYPES(ROW)
 #undef ROW
     if (rc < 0) Py_CLEAR(table);
@@ -82,13 +83,11 @@ static PyObject *atomic_traits_table(void)
     PyObject *table = PyDict_New();
     int rc = table ? 0 : -1;
 #define ROW(NAME, name, code, operands, fetches, floats, device)                                   \
-    if (rc == 0) {                                                                                 \
-        PyObject *row =                                                                            \
-            Py_BuildValue("{s:N,s:N,s:i}", "fetches", PyBool_FromLong(fetches), "floats",          \
-                          PyBool_FromLong(floats), "device_op", (int)SYMMEM_DEV_ATOMIC_##device);  \
-        rc = row ? PyDict_SetItemString(table, name, row) : -1;                                    \
-        Py_XDECREF(row);                                                                           \
-    }
+    if (rc == 0)                                                                                   \
+        rc = set_row(table, name,                                                                  \
+                     Py_BuildValue("{s:N,s:N,s:i}", "fetches", PyBool_FromLong(fetches), "floats", \
+                                   PyBool_FromLong(floats), "device_op",                           \
+                                   (int)SYMMEM_DEV_ATOMIC_##device));
     SYMMEM_ATOMIC_OPS(ROW)
 #undef ROW
     if (rc < 0) Py_CLEAR(table);
